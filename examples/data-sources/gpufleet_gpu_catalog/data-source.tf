@@ -1,0 +1,15 @@
+# The cheapest single-GPU AWS shapes with at least 24 GiB per GPU in eu-west-1.
+data "gpufleet_gpu_catalog" "inference" {
+  cloud              = "aws"
+  region             = "eu-west-1"
+  min_gpu_memory_gib = 24
+  max_gpus_per_node  = 1
+}
+
+output "cheapest" {
+  value = {
+    instance_type = data.gpufleet_gpu_catalog.inference.node_types[0].name
+    gpu           = data.gpufleet_gpu_catalog.inference.node_types[0].gpu_model
+    hourly_usd    = data.gpufleet_gpu_catalog.inference.node_types[0].on_demand_hourly_usd
+  }
+}

@@ -1,0 +1,77 @@
+// Package acctest is shared set-up for acceptance tests: the provider served in-process to the real
+// terraform binary, and an environment that keeps terraform offline and its files in one place.
+package acctest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/provider"
+)
+
+// ProviderFactories serves the provider in-process to terraform.
+var ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"gpufleet": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+// Main prepares the environment for a package's acceptance tests and runs them: a terraform CLI
+// config that exists (the machine's TF_CLI_CONFIG_FILE may point nowhere), and TF_ACC_TEMP_DIR in a
+// directory removed afterwards. Call it from TestMain.
+func Main(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "gpufleet-acc-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if cfg := os.Getenv("TF_CLI_CONFIG_FILE"); cfg == "" || !exists(cfg) {
+		cliConfig := filepath.Join(dir, "terraformrc")
+		if err := os.WriteFile(cliConfig, []byte("# gpufleet acceptance tests: no plugin cache, no credentials\n"), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		os.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
+	}
+	if os.Getenv("TF_ACC_TEMP_DIR") == "" {
+		work := filepath.Join(dir, "work")
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		os.Setenv("TF_ACC_TEMP_DIR", work)
+	}
+	os.Setenv("CHECKPOINT_DISABLE", "1")
+	return m.Run()
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// WriteFile writes content to a file in t's temp dir and returns its path.
+func WriteFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// ExpectErrorParts matches an error that contains the regexp parts in order. Spaces in a part match
+// any white space, as terraform wraps long diagnostics.
+func ExpectErrorParts(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = strings.ReplaceAll(p, " ", `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
+}

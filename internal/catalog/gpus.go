@@ -1,0 +1,96 @@
+package catalog
+
+import "strconv"
+
+// The GPU models gpufleet knows.
+//
+// MIG tables follow NVIDIA's MIG User Guide, "Supported MIG Profiles": profile name, compute slices
+// (the "Ng"), nominal memory (the "Ngb") and the number of instances of that profile one GPU holds.
+// The "+me" profiles carry the media extensions (NVDEC/NVJPG/OFA); only one of them fits on a GPU.
+// The "1g.<2x>gb" profiles pair one compute slice with two memory slices, so only four fit.
+//
+// BalancedMIG is the profile set of the "all-balanced" config shipped with NVIDIA mig-parted and the
+// GPU Operator's MIG manager (config-default.yaml), which is what `mig.config=all-balanced` applies.
+var gpuModels = []GPUModel{
+	{Name: "T4", Architecture: "Turing", MemoryGiB: 16, Class: ClassInference, GKEAccelerator: "nvidia-tesla-t4"},
+	{Name: "V100-16GB", Architecture: "Volta", MemoryGiB: 16, Class: ClassTraining, GKEAccelerator: "nvidia-tesla-v100"},
+	// The 32 GB V100 is only on p3dn; GKE's nvidia-tesla-v100 is the 16 GB part.
+	{Name: "V100-32GB", Architecture: "Volta", MemoryGiB: 32, Class: ClassTraining},
+	{Name: "P100", Architecture: "Pascal", MemoryGiB: 16, Class: ClassTraining, GKEAccelerator: "nvidia-tesla-p100"},
+	{Name: "A10G", Architecture: "Ampere", MemoryGiB: 24, Class: ClassInference},
+	{Name: "L4", Architecture: "Ada Lovelace", MemoryGiB: 24, Class: ClassInference, GKEAccelerator: "nvidia-l4"},
+	{Name: "L40S", Architecture: "Ada Lovelace", MemoryGiB: 48, Class: ClassInference},
+	{
+		// A30 is GA100 silicon sold for mainstream inference; it supports MIG with four slices.
+		Name: "A30", Architecture: "Ampere", MemoryGiB: 24, Class: ClassInference,
+		MIGProfiles: []MIGProfile{
+			{"1g.6gb", 1, 6, 4},
+			{"1g.6gb+me", 1, 6, 1},
+			{"2g.12gb", 2, 12, 2},
+			{"2g.12gb+me", 2, 12, 1},
+			{"4g.24gb", 4, 24, 1},
+		},
+		BalancedMIG: []string{"1g.6gb", "2g.12gb"},
+	},
+	{
+		Name: "A100-40GB", Architecture: "Ampere", MemoryGiB: 40, Class: ClassTraining, GKEAccelerator: "nvidia-tesla-a100",
+		MIGProfiles: sevenSliceProfiles(5, 10, 20, 40),
+		BalancedMIG: []string{"1g.5gb", "2g.10gb", "3g.20gb"},
+	},
+	{
+		Name: "A100-80GB", Architecture: "Ampere", MemoryGiB: 80, Class: ClassTraining, GKEAccelerator: "nvidia-a100-80gb",
+		MIGProfiles: sevenSliceProfiles(10, 20, 40, 80),
+		BalancedMIG: []string{"1g.10gb", "2g.20gb", "3g.40gb"},
+	},
+	{
+		Name: "H100-80GB", Architecture: "Hopper", MemoryGiB: 80, Class: ClassTraining, GKEAccelerator: "nvidia-h100-80gb",
+		MIGProfiles: sevenSliceProfiles(10, 20, 40, 80),
+		BalancedMIG: []string{"1g.10gb", "2g.20gb", "3g.40gb"},
+	},
+	{
+		// H100 NVL. No AWS or GKE node type carries it; it is here for its MIG table (other clouds, on-prem).
+		Name: "H100-94GB", Architecture: "Hopper", MemoryGiB: 94, Class: ClassTraining,
+		MIGProfiles: sevenSliceProfiles(12, 24, 47, 94),
+		BalancedMIG: []string{"1g.12gb", "2g.24gb", "3g.47gb"},
+	},
+	{
+		Name: "H200-141GB", Architecture: "Hopper", MemoryGiB: 141, Class: ClassTraining, GKEAccelerator: "nvidia-h200-141gb",
+		MIGProfiles: sevenSliceProfiles(18, 35, 71, 141),
+		BalancedMIG: []string{"1g.18gb", "2g.35gb", "3g.71gb"},
+	},
+	{
+		Name: "B200", Architecture: "Blackwell", MemoryGiB: 180, Class: ClassTraining, GKEAccelerator: "nvidia-b200",
+		MIGProfiles: sevenSliceProfiles(23, 45, 90, 180),
+		BalancedMIG: []string{"1g.23gb", "2g.45gb", "3g.90gb"},
+	},
+}
+
+// sevenSliceProfiles builds the MIG table shared by every seven-slice GPU (A100, H100, H200, B200).
+// NVIDIA rounds the memory in profile names per part (H100 NVL: 1g.12gb but 1g.24gb; H200: 1g.18gb but
+// 1g.35gb), so the four memory sizes are given rather than derived: one memory slice, the quarter-GPU
+// size (1g double-memory and 2g profiles), the half-GPU size (3g and 4g) and the whole GPU (7g).
+func sevenSliceProfiles(slice, quarter, half, full int) []MIGProfile {
+	p := func(g, mem int, suffix string, maxInstances int) MIGProfile {
+		return MIGProfile{
+			Name:          strconv.Itoa(g) + "g." + strconv.Itoa(mem) + "gb" + suffix,
+			ComputeSlices: g,
+			MemoryGiB:     float64(mem),
+			MaxInstances:  maxInstances,
+		}
+	}
+	return []MIGProfile{
+		p(1, slice, "", 7),
+		p(1, slice, "+me", 1), // media extensions exist once per GPU
+		p(1, quarter, "", 4),
+		p(2, quarter, "", 3),
+		p(3, half, "", 2),
+		p(4, half, "", 1),
+		p(7, full, "", 1),
+	}
+}
+
+// gkeAcceleratorAliases are GKE accelerator types that name a GPU under a second name. A3 Mega
+// machines carry H100s under their own accelerator type because of their different GPU networking.
+var gkeAcceleratorAliases = map[string]string{
+	"nvidia-h100-mega-80gb": "H100-80GB",
+}

@@ -1,0 +1,250 @@
+package catalog
+
+import (
+	"fmt"
+	"math"
+)
+
+// Price data.
+//
+// The catalog keeps one on-demand list price per node type, quoted for a base region (us-east-1 on
+// AWS, us-central1 on GCP, unless the type is not sold there), and derives every other row from two
+// small tables: a regional factor per region and a spot ratio per family. That keeps the raw data
+// reviewable (one number per type) and makes every derived number explainable in its Source.
+//
+// What the numbers are, honestly:
+//   - base prices: gpufleet's snapshot of the public on-demand list prices (AWS EC2 On-Demand, Linux,
+//     shared tenancy; Google Compute Engine on-demand VM + GPU prices), compiled by hand, not fetched
+//     from the AWS Price List API or the Cloud Billing Catalog API. AWS P4d/P4de/P5 prices are the
+//     reduced ones AWS announced in June 2025. Families flagged as estimates had no reliable public
+//     on-demand list price in the snapshot (sold mostly via Capacity Blocks / calendar mode, or new);
+//     their Source says "gpufleet estimate".
+//   - regional factors: rounded ratios of the region's list price to the base region's, read off the
+//     g4dn/p4d (AWS) and n1/T4 (GCP) price pages. Real per-type ratios differ by a few percent.
+//   - spot: spot prices move hourly; the catalog uses a per-family spot/on-demand ratio, a rough
+//     long-run average, good enough to rank options and to size savings, not to bid.
+//
+// Users with negotiated rates override prices in the provider block (see Pricing).
+
+// priceAsOf is the date of the snapshot every row carries.
+const priceAsOf = "2025-09-01"
+
+// Regions priced per cloud, in display order (base region first).
+var (
+	awsRegions = []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "eu-north-1", "ap-northeast-1", "ap-southeast-1"}
+	gcpRegions = []string{"us-central1", "us-east4", "us-west1", "europe-west4", "europe-west1", "asia-northeast1", "asia-southeast1"}
+)
+
+// regionalFactor is a region's on-demand price level relative to the cloud's base region (1.00).
+// AWS: Ohio and Oregon price like N. Virginia; Ireland ~+12 %, Frankfurt ~+24 %, Stockholm ~+6 %,
+// Tokyo ~+32 %, Singapore ~+36 %. GCP: Iowa and Oregon are the cheapest; N. Virginia ~+12 %,
+// Netherlands/Belgium ~+10 %, Tokyo ~+28 %, Singapore ~+23 %.
+var regionalFactor = map[string]float64{
+	"us-east-1":      1.00,
+	"us-east-2":      1.00,
+	"us-west-2":      1.00,
+	"eu-west-1":      1.12,
+	"eu-central-1":   1.24,
+	"eu-north-1":     1.06,
+	"ap-northeast-1": 1.32,
+	"ap-southeast-1": 1.36,
+
+	"us-central1":     1.00,
+	"us-east4":        1.12,
+	"us-west1":        1.00,
+	"europe-west4":    1.10,
+	"europe-west1":    1.10,
+	"asia-northeast1": 1.28,
+	"asia-southeast1": 1.23,
+}
+
+// family says where a family is sold and how its spot price relates to on-demand.
+type family struct {
+	base      string   // region the list price is quoted for
+	regions   []string // regions where the family is offered (DescribeInstanceTypeOfferings / GCE zones)
+	spotRatio float64  // spot ÷ on-demand, gpufleet's long-run estimate
+	estimate  bool     // the base price is a gpufleet estimate, not a public list price
+}
+
+// awsFamilies: availability is a region fact (DescribeInstanceTypeOfferings); the newest H200/B200
+// families are only in a few regions and mostly sold through Capacity Blocks. Spot discounts are
+// deepest on older, plentiful GPUs and shallowest on the scarce new ones.
+var awsFamilies = map[string]family{
+	"g4dn":    {base: "us-east-1", regions: awsRegions, spotRatio: 0.35},
+	"g5":      {base: "us-east-1", regions: awsRegions, spotRatio: 0.40},
+	"g6":      {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.40},
+	"g6e":     {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-central-1", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.45},
+	"p3":      {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1", "ap-southeast-1"}, spotRatio: 0.33},
+	"p3dn":    {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.35},
+	"p4d":     {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1"}, spotRatio: 0.45},
+	"p4de":    {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.50},
+	"p5":      {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.55},
+	"p5e":     {base: "us-east-2", regions: []string{"us-east-2"}, spotRatio: 0.60, estimate: true},
+	"p5en":    {base: "us-east-2", regions: []string{"us-east-2", "us-west-2", "ap-northeast-1"}, spotRatio: 0.60, estimate: true},
+	"p6-b200": {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.65, estimate: true},
+}
+
+// awsOnDemand is the on-demand list price (USD per instance-hour, Linux) in the family's base region.
+var awsOnDemand = map[string]float64{
+	"g4dn.xlarge": 0.526, "g4dn.2xlarge": 0.752, "g4dn.4xlarge": 1.204, "g4dn.8xlarge": 2.176,
+	"g4dn.12xlarge": 3.912, "g4dn.16xlarge": 4.352, "g4dn.metal": 7.824,
+
+	"g5.xlarge": 1.006, "g5.2xlarge": 1.212, "g5.4xlarge": 1.624, "g5.8xlarge": 2.448,
+	"g5.12xlarge": 5.672, "g5.16xlarge": 4.096, "g5.24xlarge": 8.144, "g5.48xlarge": 16.288,
+
+	"g6.xlarge": 0.8048, "g6.2xlarge": 0.9776, "g6.4xlarge": 1.3232, "g6.8xlarge": 2.0144,
+	"g6.12xlarge": 4.6016, "g6.16xlarge": 3.3968, "g6.24xlarge": 6.6752, "g6.48xlarge": 13.3504,
+
+	"g6e.xlarge": 1.861, "g6e.2xlarge": 2.2421, "g6e.4xlarge": 3.0042, "g6e.8xlarge": 4.5286,
+	"g6e.12xlarge": 10.4926, "g6e.16xlarge": 7.5772, "g6e.24xlarge": 15.0656, "g6e.48xlarge": 30.1312,
+
+	"p3.2xlarge": 3.06, "p3.8xlarge": 12.24, "p3.16xlarge": 24.48,
+	"p3dn.24xlarge": 31.212,
+
+	"p4d.24xlarge":  21.96,
+	"p4de.24xlarge": 27.45,
+
+	"p5.4xlarge": 6.88, "p5.48xlarge": 55.04,
+	"p5e.48xlarge":     60.00,
+	"p5en.48xlarge":    63.30,
+	"p6-b200.48xlarge": 113.93,
+}
+
+// gcpFamilies: GKE node prices are the Compute Engine VM prices (GPUs included for a2/a3/a4/g2);
+// GKE's cluster fee is per cluster, not per node, so it is not in here. a3-highgpu-1g/2g/4g are only
+// provisionable as Spot or Flex-start VMs; their on-demand rate is still the reference price.
+var gcpFamilies = map[string]family{
+	"g2":          {base: "us-central1", regions: gcpRegions, spotRatio: 0.40},
+	"a2-highgpu":  {base: "us-central1", regions: []string{"us-central1", "us-west1", "europe-west4", "asia-northeast1", "asia-southeast1"}, spotRatio: 0.30},
+	"a2-megagpu":  {base: "us-central1", regions: []string{"us-central1", "europe-west4", "asia-southeast1"}, spotRatio: 0.30},
+	"a2-ultragpu": {base: "us-central1", regions: []string{"us-central1", "us-east4", "europe-west4", "asia-southeast1"}, spotRatio: 0.40},
+	"a3-highgpu":  {base: "us-central1", regions: gcpRegions, spotRatio: 0.35},
+	"a3-megagpu":  {base: "us-central1", regions: []string{"us-central1", "us-east4", "us-west1", "europe-west4", "europe-west1", "asia-northeast1"}, spotRatio: 0.40, estimate: true},
+	"a3-ultragpu": {base: "us-central1", regions: []string{"us-central1", "us-east4", "europe-west1"}, spotRatio: 0.45, estimate: true},
+	"a4-highgpu":  {base: "us-central1", regions: []string{"us-central1", "europe-west4"}, spotRatio: 0.45, estimate: true},
+	// n1 machines alone (no GPU); priced from GCE's per-vCPU and per-GB rates below.
+	"n1": {base: "us-central1", regions: gcpRegions, spotRatio: 0.21},
+}
+
+// gceOnDemand is the Compute Engine on-demand price (USD per VM-hour, GPUs included) in us-central1.
+var gceOnDemand = map[string]float64{
+	"g2-standard-4": 0.7068, "g2-standard-8": 0.8536, "g2-standard-12": 1.0004, "g2-standard-16": 1.1472,
+	"g2-standard-24": 2.0008, "g2-standard-32": 1.7344, "g2-standard-48": 4.0017, "g2-standard-96": 8.0033,
+
+	"a2-highgpu-1g": 3.6734, "a2-highgpu-2g": 7.3468, "a2-highgpu-4g": 14.6935, "a2-highgpu-8g": 29.3871,
+	"a2-megagpu-16g": 55.7395,
+	"a2-ultragpu-1g": 5.0688, "a2-ultragpu-2g": 10.1376, "a2-ultragpu-4g": 20.2752, "a2-ultragpu-8g": 40.5503,
+
+	"a3-highgpu-1g": 11.0613, "a3-highgpu-2g": 22.1225, "a3-highgpu-4g": 44.2450, "a3-highgpu-8g": 88.4901,
+	"a3-megagpu-8g":  93.40,
+	"a3-ultragpu-8g": 84.81,
+	"a4-highgpu-8g":  106.00,
+}
+
+// N1 predefined machine types are billed per vCPU and per GB of memory (us-central1 on-demand).
+const (
+	n1VCPUHourUSD  = 0.031611
+	n1GiBHourUSD   = 0.004237
+	n1MachineQuote = "Google Compute Engine N1 on-demand vCPU/memory rates"
+)
+
+// gpuAttach describes a GPU GKE attaches to n1 machines: its per-GPU price and where it is offered.
+type gpuAttach struct {
+	onDemand  float64 // USD per GPU-hour, us-central1
+	spotRatio float64
+	regions   []string
+}
+
+// n1Accelerators: T4 is almost everywhere; V100 and P100 are in few zones, and none in our Asian
+// regions or us-east4.
+var n1Accelerators = map[string]gpuAttach{
+	"nvidia-tesla-t4":   {onDemand: 0.35, spotRatio: 0.40, regions: gcpRegions},
+	"nvidia-tesla-v100": {onDemand: 2.48, spotRatio: 0.40, regions: []string{"us-central1", "us-west1", "europe-west4"}},
+	"nvidia-tesla-p100": {onDemand: 1.46, spotRatio: 0.40, regions: []string{"us-central1", "us-west1", "europe-west1", "europe-west4"}},
+}
+
+// round4 rounds to 4 decimals: finer than any list price, and what the policy export carries, so the
+// Go numbers and the Rego numbers are the same numbers.
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// factorFrom is the price level of region relative to base.
+func factorFrom(base, region string) float64 { return regionalFactor[region] / regionalFactor[base] }
+
+// onDemandSource says where an on-demand number comes from.
+func onDemandSource(cloud Cloud, f family, quote, region string) string {
+	what := quote
+	if what == "" {
+		what = "AWS EC2 On-Demand list price (Linux)"
+		if cloud == GCP {
+			what = "Google Compute Engine on-demand list price"
+		}
+	}
+	if f.estimate {
+		what = "gpufleet estimate of the " + what + " (no reliable public list price in the snapshot)"
+	} else {
+		what = "gpufleet snapshot of the " + what
+	}
+	s := fmt.Sprintf("%s, %s", what, f.base)
+	if region != f.base {
+		s += fmt.Sprintf(" × gpufleet regional factor %.2f for %s", factorFrom(f.base, region), region)
+	}
+	return s
+}
+
+// unitPrice is one region's price of one billed unit (a node, an n1 machine or one attached GPU).
+type unitPrice struct {
+	onDemand, spot float64
+	source         string // on-demand and spot provenance
+}
+
+// regionalPrice derives one region's price from a base price. ok is false where the unit is not sold.
+func regionalPrice(cloud Cloud, label string, f family, baseOnDemand float64, quote, region string) (unitPrice, bool) {
+	if !contains(f.regions, region) {
+		return unitPrice{}, false
+	}
+	od := round4(baseOnDemand * factorFrom(f.base, region))
+	return unitPrice{
+		onDemand: od,
+		spot:     round4(od * f.spotRatio),
+		source: fmt.Sprintf("on-demand: %s; spot: gpufleet estimate, on-demand × %.2f (%s)",
+			onDemandSource(cloud, f, quote, region), f.spotRatio, label),
+	}, true
+}
+
+// priceRows builds a node type's price rows, base region first, then the cloud's region order.
+// label names what the spot ratio belongs to, e.g. "g5 family".
+func priceRows(cloud Cloud, label string, f family, baseOnDemand float64) []Price {
+	var rows []Price
+	for _, region := range baseFirst(f.base, regionsOf(cloud)) {
+		if u, ok := regionalPrice(cloud, label, f, baseOnDemand, "", region); ok {
+			rows = append(rows, Price{Region: region, OnDemandUSD: u.onDemand, SpotUSD: u.spot, Source: u.source, AsOf: priceAsOf})
+		}
+	}
+	return rows
+}
+
+func regionsOf(cloud Cloud) []string {
+	if cloud == AWS {
+		return awsRegions
+	}
+	return gcpRegions
+}
+
+func baseFirst(base string, regions []string) []string {
+	out := []string{base}
+	for _, r := range regions {
+		if r != base {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

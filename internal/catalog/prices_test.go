@@ -1,0 +1,211 @@
+package catalog
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// baseRegionOf is the region a node type's list price is quoted for.
+func baseRegionOf(t *testing.T, n NodeType) string {
+	t.Helper()
+	fams := awsFamilies
+	if n.Cloud == GCP {
+		fams = gcpFamilies
+	}
+	f, ok := fams[n.Family]
+	if !ok {
+		t.Fatalf("%s: no family %q", n.Name, n.Family)
+	}
+	return f.base
+}
+
+var isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+func TestEveryNodeTypeIsPriced(t *testing.T) {
+	for _, cloud := range []Cloud{AWS, GCP} {
+		for _, n := range NodeTypes(cloud) {
+			id := n.Name + "/" + n.Accelerator
+			base := baseRegionOf(t, n)
+			p, ok := n.Price(base)
+			if !ok {
+				t.Errorf("%s: no price in its base region %s", id, base)
+				continue
+			}
+			if n.Prices[0].Region != base {
+				t.Errorf("%s: first price row is %s, want base region %s", id, n.Prices[0].Region, base)
+			}
+			if !strings.Contains(p.Source, base) || strings.Contains(p.Source, "regional factor") && n.Family != "n1" {
+				t.Errorf("%s: base row source %q", id, p.Source)
+			}
+			seen := map[string]bool{}
+			for _, r := range n.Prices {
+				if seen[r.Region] {
+					t.Errorf("%s: two rows for %s", id, r.Region)
+				}
+				seen[r.Region] = true
+				if !slices.Contains(regionsOf(cloud), r.Region) {
+					t.Errorf("%s: row for %s, not a %s region", id, r.Region, cloud)
+				}
+				if r.OnDemandUSD <= 0 || r.SpotUSD <= 0 || r.SpotUSD >= r.OnDemandUSD {
+					t.Errorf("%s %s: on-demand %g, spot %g", id, r.Region, r.OnDemandUSD, r.SpotUSD)
+				}
+				if r.OnDemandUSD != round4(r.OnDemandUSD) || r.SpotUSD != round4(r.SpotUSD) {
+					t.Errorf("%s %s: prices not rounded to 4 decimals", id, r.Region)
+				}
+				if r.Source == "" || !isoDate.MatchString(r.AsOf) {
+					t.Errorf("%s %s: source %q as-of %q", id, r.Region, r.Source, r.AsOf)
+				}
+				if !strings.Contains(r.Source, "spot: gpufleet estimate") {
+					t.Errorf("%s %s: source does not say spot is an estimate: %q", id, r.Region, r.Source)
+				}
+				if r.Region != base && !strings.Contains(r.Source, "regional factor") {
+					t.Errorf("%s %s: derived row does not name its regional factor: %q", id, r.Region, r.Source)
+				}
+			}
+		}
+	}
+}
+
+func TestRegionalPrices(t *testing.T) {
+	tests := []struct {
+		name, region string
+		wantOD       float64
+		wantSource   string
+	}{
+		{"g4dn.xlarge", "us-east-1", 0.526, "gpufleet snapshot of the AWS EC2 On-Demand list price (Linux), us-east-1; spot: gpufleet estimate, on-demand × 0.35 (g4dn family)"},
+		{"g4dn.xlarge", "eu-west-1", 0.5891, "AWS EC2 On-Demand list price (Linux), us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
+		{"p5.48xlarge", "us-east-2", 55.04, "regional factor 1.00 for us-east-2"},
+		{"p5e.48xlarge", "us-east-2", 60, "gpufleet estimate of the AWS EC2 On-Demand list price (Linux) (no reliable public list price in the snapshot), us-east-2;"},
+		{"p5en.48xlarge", "ap-northeast-1", 83.556, "us-east-2 × gpufleet regional factor 1.32 for ap-northeast-1"},
+	}
+	for _, tt := range tests {
+		n, _ := AWSInstanceType(tt.name)
+		p, ok := n.Price(tt.region)
+		if !ok {
+			t.Errorf("%s: no price in %s", tt.name, tt.region)
+			continue
+		}
+		if math.Abs(p.OnDemandUSD-tt.wantOD) > 1e-9 {
+			t.Errorf("%s %s: on-demand %g, want %g", tt.name, tt.region, p.OnDemandUSD, tt.wantOD)
+		}
+		if !strings.Contains(p.Source, tt.wantSource) {
+			t.Errorf("%s %s: source %q lacks %q", tt.name, tt.region, p.Source, tt.wantSource)
+		}
+	}
+}
+
+func TestAvailabilityIsARegionFact(t *testing.T) {
+	tests := []struct {
+		cloud   Cloud
+		name    string
+		in, out []string
+	}{
+		{AWS, "g4dn.xlarge", awsRegions, nil},
+		{AWS, "p5e.48xlarge", []string{"us-east-2"}, []string{"us-east-1", "eu-west-1"}},
+		{AWS, "p6-b200.48xlarge", []string{"us-east-1", "us-west-2"}, []string{"eu-central-1", "ap-southeast-1"}},
+		{AWS, "p3dn.24xlarge", []string{"us-east-1"}, []string{"eu-north-1"}},
+		{GCP, "a4-highgpu-8g", []string{"us-central1"}, []string{"asia-southeast1", "us-west1"}},
+		{GCP, "a3-ultragpu-8g", []string{"us-central1"}, []string{"asia-northeast1"}},
+		{GCP, "g2-standard-8", gcpRegions, nil},
+	}
+	for _, tt := range tests {
+		var n NodeType
+		var err error
+		if tt.cloud == AWS {
+			n, _ = AWSInstanceType(tt.name)
+		} else if n, err = GKENodeType(tt.name, "", 0); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range tt.in {
+			if _, ok := n.Price(r); !ok {
+				t.Errorf("%s should be offered in %s", tt.name, r)
+			}
+		}
+		for _, r := range tt.out {
+			if _, ok := n.Price(r); ok {
+				t.Errorf("%s should not be offered in %s", tt.name, r)
+			}
+		}
+	}
+}
+
+func TestN1ComboPriceIsMachinePlusGPUs(t *testing.T) {
+	tests := []struct {
+		machine, accelerator string
+		count                int
+		region               string
+		wantOD               float64
+	}{
+		// 8 × 0.031611 + 30 × 0.004237 = 0.37998 → 0.38; + 2 × 0.35
+		{"n1-standard-8", "nvidia-tesla-t4", 2, "us-central1", 1.08},
+		// (0.38 + 4 × 2.48) × 1.10
+		{"n1-standard-8", "nvidia-tesla-v100", 4, "europe-west4", 0.418 + 4*2.728},
+	}
+	for _, tt := range tests {
+		n, err := GKENodeType(tt.machine, tt.accelerator, tt.count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := n.Price(tt.region)
+		if !ok {
+			t.Fatalf("%s: no price in %s", tt.machine, tt.region)
+		}
+		if math.Abs(p.OnDemandUSD-tt.wantOD) > 1e-9 {
+			t.Errorf("%s + %d × %s in %s: %g, want %g", tt.machine, tt.count, tt.accelerator, tt.region, p.OnDemandUSD, tt.wantOD)
+		}
+	}
+	// The export's parts and the node types' sums are the same numbers, in every region.
+	for _, n := range NodeTypes(GCP) {
+		if n.Family != "n1" {
+			continue
+		}
+		m, _ := findN1Machine(n.Name)
+		for _, p := range n.Prices {
+			mp, ok1 := n1MachinePrice(m, p.Region)
+			gp, ok2 := n1AcceleratorPrice(n.Accelerator, p.Region)
+			if !ok1 || !ok2 {
+				t.Errorf("%s/%s in %s: parts not priced", n.Name, n.Accelerator, p.Region)
+				continue
+			}
+			if p.OnDemandUSD != round4(mp.onDemand+float64(n.GPUCount)*gp.onDemand) || p.SpotUSD != round4(mp.spot+float64(n.GPUCount)*gp.spot) {
+				t.Errorf("%s + %d × %s in %s: %g/%g is not the sum of its parts", n.Name, n.GPUCount, n.Accelerator, p.Region, p.OnDemandUSD, p.SpotUSD)
+			}
+		}
+		// A combination exists exactly where the GPU is offered.
+		for _, r := range gcpRegions {
+			_, priced := n.Price(r)
+			if offered := slices.Contains(n1Accelerators[n.Accelerator].regions, r); priced != offered {
+				t.Errorf("%s + %s in %s: priced %v, GPU offered %v", n.Name, n.Accelerator, r, priced, offered)
+			}
+		}
+	}
+}
+
+func TestPriceTablesHaveNoStrays(t *testing.T) {
+	// Every price belongs to a shape and every region has a factor, so no number is silently unused.
+	for name := range awsOnDemand {
+		if _, ok := AWSInstanceType(name); !ok {
+			t.Errorf("awsOnDemand has %s, which is not an instance type", name)
+		}
+	}
+	for name := range gceOnDemand {
+		if _, ok := findFixedShape(name); !ok {
+			t.Errorf("gceOnDemand has %s, which is not a machine type", name)
+		}
+	}
+	for _, r := range append(slices.Clone(awsRegions), gcpRegions...) {
+		if regionalFactor[r] <= 0 {
+			t.Errorf("region %s has no factor", r)
+		}
+	}
+	for name, fams := range map[string]map[string]family{"aws": awsFamilies, "gcp": gcpFamilies} {
+		for fam, f := range fams {
+			if !slices.Contains(f.regions, f.base) || f.spotRatio <= 0 || f.spotRatio >= 1 {
+				t.Errorf("%s family %s: base %s in %v, spot ratio %g", name, fam, f.base, f.regions, f.spotRatio)
+			}
+		}
+	}
+}

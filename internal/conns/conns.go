@@ -1,0 +1,302 @@
+// Package conns holds what the provider's Configure hands to every resource and data source: cloud
+// clients, built lazily on first use, and the settings that shape derived values (default tags,
+// pricing, the client registry, the policy engine). Building clients lazily means a configuration
+// that only uses GKE never needs AWS credentials, and `terraform validate` needs none at all.
+package conns
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	container "cloud.google.com/go/container/apiv1"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"google.golang.org/api/impersonate"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// AWSSettings is the provider's aws block.
+type AWSSettings struct {
+	Region                    string
+	Profile                   string
+	SharedConfigFiles         []string
+	AssumeRoleARN             string
+	AssumeRoleSessionName     string
+	AssumeRoleExternalID      string
+	EKSEndpoint               string
+	EC2Endpoint               string
+	STSEndpoint               string
+	SkipCredentialsValidation bool
+	// MaxAttempts overrides the SDK retryer's attempt count (0 = the SDK's standard 3).
+	MaxAttempts int
+}
+
+// PollInterval is how often waiters poll: the SDK waiters' defaults (30 s and up) against AWS, but
+// quickly against an EKS endpoint on this machine (cloudsim, localstack), which answers in
+// milliseconds and would otherwise stretch every apply by minutes.
+func (s AWSSettings) PollInterval() time.Duration {
+	if s.EKSEndpoint != "" && IsLoopbackEndpoint(s.EKSEndpoint) {
+		return 100 * time.Millisecond
+	}
+	return 0
+}
+
+// RegionHint is the region as configured, without loading the SDK's configuration (which may call
+// out for credentials): the provider block, then the environment. "" when only a profile knows.
+func (s AWSSettings) RegionHint() string {
+	for _, r := range []string{s.Region, os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION")} {
+		if r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// GCPSettings is the provider's gcp block. Credentials is secret: never log it.
+type GCPSettings struct {
+	Project                   string
+	Credentials               string
+	ImpersonateServiceAccount string
+	Endpoint                  string
+	Insecure                  bool
+}
+
+// Meta is the provider data every resource and data source receives.
+type Meta struct {
+	AWSSettings AWSSettings
+	GCPSettings GCPSettings
+	Pool        pool.Environment
+	UserAgent   string
+	// Policy evaluates pool documents at plan time; nil when enforcement is "off".
+	Policy      *policy.Engine
+	Enforcement string
+
+	awsOnce sync.Once
+	awsCfg  aws.Config
+	awsErr  error
+
+	gkeOnce sync.Once
+	gke     *container.ClusterManagerClient
+	gkeErr  error
+
+	shown sync.Map
+}
+
+// Once reports whether key is seen for the first time in this provider process (terraform runs one
+// per operation): plan-wide notices are shown once per plan, not once per pool.
+func (m *Meta) Once(key string) bool {
+	_, seen := m.shown.LoadOrStore(key, true)
+	return !seen
+}
+
+// AWSConfig loads the AWS configuration once, through the SDK's standard chain (environment, shared
+// config and credentials files, SSO, web identity, IMDS), then assumes the role when one is set.
+func (m *Meta) AWSConfig(ctx context.Context) (aws.Config, error) {
+	m.awsOnce.Do(func() { m.awsCfg, m.awsErr = m.loadAWS(ctx) })
+	return m.awsCfg, m.awsErr
+}
+
+func (m *Meta) loadAWS(ctx context.Context) (aws.Config, error) {
+	s := m.AWSSettings
+	var opts []func(*config.LoadOptions) error
+	if s.Region != "" {
+		opts = append(opts, config.WithRegion(s.Region))
+	}
+	if s.Profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(s.Profile))
+	}
+	if len(s.SharedConfigFiles) > 0 {
+		opts = append(opts, config.WithSharedConfigFiles(s.SharedConfigFiles))
+	}
+	if s.MaxAttempts > 0 {
+		opts = append(opts, config.WithRetryMaxAttempts(s.MaxAttempts))
+	}
+	if m.UserAgent != "" {
+		opts = append(opts, config.WithAppID(m.UserAgent))
+	}
+	// The context of the first caller may end with its request; credentials refresh later on.
+	cfg, err := config.LoadDefaultConfig(context.WithoutCancel(ctx), opts...)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		return aws.Config{}, errors.New("no AWS region: set aws.region in the provider block, or AWS_REGION / a profile region")
+	}
+	if s.AssumeRoleARN != "" {
+		stsClient := sts.NewFromConfig(cfg, m.stsOptions)
+		cfg.Credentials = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(stsClient, s.AssumeRoleARN, func(o *stscreds.AssumeRoleOptions) {
+			if s.AssumeRoleSessionName != "" {
+				o.RoleSessionName = s.AssumeRoleSessionName
+			}
+			if s.AssumeRoleExternalID != "" {
+				o.ExternalID = aws.String(s.AssumeRoleExternalID)
+			}
+		}))
+	}
+	if !s.SkipCredentialsValidation {
+		if _, err := sts.NewFromConfig(cfg, m.stsOptions).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); err != nil {
+			return aws.Config{}, fmt.Errorf("validating AWS credentials with STS GetCallerIdentity (set aws.skip_credentials_validation to skip): %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+func (m *Meta) stsOptions(o *sts.Options) {
+	if m.AWSSettings.STSEndpoint != "" {
+		o.BaseEndpoint = aws.String(m.AWSSettings.STSEndpoint)
+	}
+}
+
+// EKS returns an EKS client, honouring the endpoint override.
+func (m *Meta) EKS(ctx context.Context) (*eks.Client, error) {
+	cfg, err := m.AWSConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return eks.NewFromConfig(cfg, func(o *eks.Options) {
+		if m.AWSSettings.EKSEndpoint != "" {
+			o.BaseEndpoint = aws.String(m.AWSSettings.EKSEndpoint)
+		}
+	}), nil
+}
+
+// EC2 returns an EC2 client, honouring the endpoint override.
+func (m *Meta) EC2(ctx context.Context) (*ec2.Client, error) {
+	cfg, err := m.AWSConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ec2.NewFromConfig(cfg, func(o *ec2.Options) {
+		if m.AWSSettings.EC2Endpoint != "" {
+			o.BaseEndpoint = aws.String(m.AWSSettings.EC2Endpoint)
+		}
+	}), nil
+}
+
+// GKE returns the GKE cluster manager client, built once: application default credentials unless
+// credentials are given, an impersonated service account when set, plaintext only to loopback.
+func (m *Meta) GKE(ctx context.Context) (*container.ClusterManagerClient, error) {
+	m.gkeOnce.Do(func() { m.gke, m.gkeErr = m.newGKE(ctx) })
+	return m.gke, m.gkeErr
+}
+
+func (m *Meta) newGKE(ctx context.Context) (*container.ClusterManagerClient, error) {
+	s := m.GCPSettings
+	var opts []option.ClientOption
+	if s.Endpoint != "" {
+		opts = append(opts, option.WithEndpoint(s.Endpoint))
+	}
+	switch {
+	case s.Insecure:
+		if !IsLoopbackEndpoint(s.Endpoint) {
+			return nil, fmt.Errorf("gcp.insecure is only allowed with a loopback endpoint, not %q", s.Endpoint)
+		}
+		opts = append(opts, option.WithoutAuthentication(), option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	case s.ImpersonateServiceAccount != "":
+		ts, err := impersonate.CredentialsTokenSource(context.WithoutCancel(ctx), impersonate.CredentialsConfig{
+			TargetPrincipal: s.ImpersonateServiceAccount,
+			Scopes:          []string{cloudPlatformScope},
+		}, credentialOptions(s.Credentials)...)
+		if err != nil {
+			return nil, fmt.Errorf("impersonating %s: %w", s.ImpersonateServiceAccount, err)
+		}
+		opts = append(opts, option.WithTokenSource(ts))
+	default:
+		opts = append(opts, credentialOptions(s.Credentials)...)
+	}
+	if m.UserAgent != "" {
+		opts = append(opts, option.WithUserAgent(m.UserAgent))
+	}
+	c, err := container.NewClusterManagerClient(context.WithoutCancel(ctx), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("creating the GKE client: %w", err)
+	}
+	return c, nil
+}
+
+const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
+// credentialOptions turns the gcp.credentials setting (a key file's JSON or its path) into client
+// options; none means application default credentials.
+func credentialOptions(credentials string) []option.ClientOption {
+	if credentials == "" {
+		return nil
+	}
+	if !strings.HasPrefix(strings.TrimSpace(credentials), "{") {
+		return []option.ClientOption{option.WithAuthCredentialsFile(CredentialsType([]byte(nil), credentials), credentials)}
+	}
+	return []option.ClientOption{option.WithAuthCredentialsJSON(CredentialsType([]byte(credentials), ""), []byte(credentials))}
+}
+
+// CredentialsType reads the "type" of a Google credentials JSON (from data, or the file at path).
+func CredentialsType(data []byte, path string) option.CredentialsType {
+	if data == nil && path != "" {
+		data, _ = os.ReadFile(path)
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Type == "" {
+		return option.ServiceAccount
+	}
+	return option.CredentialsType(head.Type)
+}
+
+// Close releases the GKE connection, if one was made.
+func (m *Meta) Close() error {
+	if m.gke != nil {
+		return m.gke.Close()
+	}
+	return nil
+}
+
+// IsLoopbackEndpoint reports whether endpoint (host:port or a URL) points at this machine.
+func IsLoopbackEndpoint(endpoint string) bool {
+	host := endpoint
+	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// FromProviderData extracts the Meta in a resource's or data source's Configure. It returns nil
+// before the provider is configured (e.g. during validate): callers then skip cloud work.
+func FromProviderData(providerData any) (*Meta, error) {
+	if providerData == nil {
+		return nil, nil
+	}
+	meta, ok := providerData.(*Meta)
+	if !ok {
+		return nil, fmt.Errorf("expected *conns.Meta, got %T: please report this issue to the provider developers", providerData)
+	}
+	return meta, nil
+}
+
+// Pricing is a shorthand for the configured pricing.
+func (m *Meta) Pricing() catalog.Pricing { return m.Pool.Pricing }

@@ -1,0 +1,196 @@
+package pool
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"strconv"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+)
+
+// Derived taint keys and label keys.
+const (
+	TaintGPU    = "nvidia.com/gpu"
+	TaintClient = "gpufleet.io/client"
+
+	LabelPrefix        = "gpufleet.io/"
+	LabelClient        = "gpufleet.io/client"
+	LabelWorkload      = "gpufleet.io/workload"
+	LabelEnvironment   = "gpufleet.io/environment"
+	LabelGPUMemory     = "gpufleet.io/gpu-memory-gib"
+	LabelInterruptible = "gpufleet.io/interruptible"
+	LabelCapacityType  = "gpufleet.io/capacity-type"
+	LabelMIGConfig     = "nvidia.com/mig.config"
+	LabelDevicePlugin  = "nvidia.com/device-plugin.config"
+)
+
+var derivedTaintKeys = []string{TaintGPU, TaintClient}
+
+// TagKeys are the derived tag keys of a cloud: AWS tags allow "gpufleet:client", GKE resource labels
+// allow only lowercase letters, digits, '_' and '-', so GKE gets "gpufleet_client".
+type TagKeys struct {
+	prefix                             string
+	Client, Pool, Workload, CostCenter string
+}
+
+func tagKeys(cloud catalog.Cloud) TagKeys {
+	if cloud == catalog.GCP {
+		return TagKeys{prefix: "gpufleet_", Client: "gpufleet_client", Pool: "gpufleet_pool", Workload: "gpufleet_workload", CostCenter: "gpufleet_cost_center"}
+	}
+	return TagKeys{prefix: "gpufleet:", Client: "gpufleet:client", Pool: "gpufleet:pool", Workload: "gpufleet:workload", CostCenter: "gpufleet:cost-center"}
+}
+
+// TagKeysFor returns the derived tag keys of a cloud.
+func TagKeysFor(cloud catalog.Cloud) TagKeys { return tagKeys(cloud) }
+
+// Environment is what Derive needs besides the spec: provider-level settings and the policy data.
+type Environment struct {
+	DefaultTags map[string]string
+	Pricing     catalog.Pricing
+	Registry    Registry // nil without policy data
+}
+
+// Derived is everything gpufleet computes from a valid, fully known spec.
+type Derived struct {
+	Node           catalog.NodeType
+	GPU            catalog.GPUModel
+	SliceMemoryGiB float64 // memory one replica gets: the MIG slice or the whole GPU
+	Taints         []Taint
+	Labels         map[string]string // on every node of the pool
+	Tags           map[string]string
+	Sides          []Side
+	// DevicePluginConfig is the NVIDIA device plugin config for GPU sharing ("" without sharing);
+	// its name is in the nvidia.com/device-plugin.config label.
+	DevicePluginConfig string
+	HourlyUSD          float64
+	MonthlyUSD         float64
+	// PriceErr says why there is no cost estimate (no price row for the region), nil otherwise.
+	PriceErr error
+}
+
+// Derive computes the derived values. It expects s.Validate() to have returned no problems and every
+// value to be known.
+func Derive(s Spec, env Environment) (Derived, error) {
+	node, problem, _ := s.NodeType()
+	if problem != nil {
+		return Derived{}, *problem
+	}
+	d := Derived{Node: node, GPU: node.GPU(), Sides: s.Sides()}
+	d.SliceMemoryGiB = d.GPU.MemoryGiB
+	if s.GPU.MIG != nil {
+		p, err := SliceProfile(d.GPU, *s.GPU.MIG)
+		if err != nil {
+			return Derived{}, err
+		}
+		d.SliceMemoryGiB = p.MemoryGiB
+	}
+	client, registered := env.Registry.Lookup(s.Client)
+	d.Taints = deriveTaints(s, registered && client.Isolation == IsolationDedicated)
+	d.Labels = deriveLabels(s)
+	if s.GPU.Sharing != nil {
+		name, config := devicePluginConfig(*s.GPU.Sharing, s.GPU.MIG != nil)
+		d.DevicePluginConfig = config
+		if s.Cloud == catalog.AWS {
+			d.Labels[LabelDevicePlugin] = name
+		}
+	}
+	d.Tags = deriveTags(s, env.DefaultTags, client.CostCenter)
+	d.HourlyUSD, d.PriceErr = hourlyCost(node, s.Region, d.Sides, env.Pricing)
+	d.MonthlyUSD = round2(d.HourlyUSD * catalog.HoursPerMonth)
+	return d, nil
+}
+
+func deriveTaints(s Spec, dedicated bool) []Taint {
+	taints := []Taint{{Key: TaintGPU, Value: "present", Effect: EffectNoSchedule}}
+	if dedicated {
+		taints = append(taints, Taint{Key: TaintClient, Value: s.Client, Effect: EffectNoSchedule})
+	}
+	return append(taints, s.Taints...)
+}
+
+func deriveLabels(s Spec) map[string]string {
+	labels := maps.Clone(s.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelClient] = s.Client
+	labels[LabelWorkload] = s.Workload.Kind
+	labels[LabelEnvironment] = s.Workload.Environment
+	labels[LabelGPUMemory] = strconv.FormatFloat(s.Workload.GPUMemoryGiB, 'f', -1, 64)
+	labels[LabelInterruptible] = strconv.FormatBool(s.Workload.Interruptible)
+	if s.GPU.MIG != nil && s.Cloud == catalog.AWS {
+		// GKE partitions through gpu_partition_size; on EKS the GPU Operator's MIG manager reads this label.
+		labels[LabelMIGConfig] = s.GPU.MIG.ConfigName()
+	}
+	return labels
+}
+
+// SideLabels are the labels of one side's nodes: the pool's labels plus the capacity type.
+func SideLabels(poolLabels map[string]string, side Side) map[string]string {
+	labels := maps.Clone(poolLabels)
+	labels[LabelCapacityType] = capacityLabel(side.CapacityType)
+	return labels
+}
+
+func capacityLabel(capacityType string) string {
+	switch capacityType {
+	case CapacitySpot:
+		return "spot"
+	case CapacityCapacityBlock:
+		return "capacity-block"
+	}
+	return "on-demand"
+}
+
+func deriveTags(s Spec, defaults map[string]string, costCenter string) map[string]string {
+	keys := tagKeys(s.Cloud)
+	tags := maps.Clone(defaults)
+	if tags == nil {
+		tags = map[string]string{}
+	}
+	maps.Copy(tags, s.Tags)
+	tags[keys.Client] = s.Client
+	tags[keys.Pool] = s.Name
+	tags[keys.Workload] = s.Workload.Kind
+	if costCenter != "" {
+		tags[keys.CostCenter] = costCenter
+	}
+	return tags
+}
+
+// devicePluginConfig renders the NVIDIA k8s-device-plugin sharing config (version v1), named after
+// the strategy and replica count so identical pools share one ConfigMap entry.
+func devicePluginConfig(sh Sharing, mig bool) (name, config string) {
+	key := "timeSlicing"
+	if sh.Strategy == SharingMPS {
+		key = "mps"
+	}
+	name = fmt.Sprintf("gpufleet-%s-%d", sh.Strategy, sh.Replicas)
+	flags := ""
+	if mig {
+		// With MIG the slices are advertised as nvidia.com/gpu ("single" strategy), so sharing applies to them.
+		flags = "flags:\n  migStrategy: single\n"
+	}
+	config = fmt.Sprintf("version: v1\n%ssharing:\n  %s:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: %d\n", flags, key, sh.Replicas)
+	return name, config
+}
+
+func hourlyCost(node catalog.NodeType, region string, sides []Side, pricing catalog.Pricing) (float64, error) {
+	onDemand, spot, err := pricing.Hourly(node, region)
+	if err != nil {
+		return 0, err
+	}
+	var total float64
+	for _, side := range sides {
+		price := onDemand
+		if side.Spot() {
+			price = spot
+		}
+		total += float64(side.Sizes.Desired) * price
+	}
+	return round4(total), nil
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+func round4(f float64) float64 { return math.Round(f*10000) / 10000 }

@@ -1,0 +1,187 @@
+// Package pool is the cloud-neutral GPU node pool: what a user declared (Spec), whether it is valid
+// (Validate), and what gpufleet derives from it (Derive): the GPU behind the instance types, the spot
+// mix split, taints, labels, tags and the cost estimate. The EKS and GKE resources translate their
+// schemas to a Spec and the Derived values back to cloud requests; the policy document is built here
+// too, so the provider and conftest judge the same facts. Pure functions, no I/O.
+package pool
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+)
+
+// Workload kinds and environments, as the schema and the policy document spell them.
+const (
+	KindTraining    = "training"
+	KindInference   = "inference"
+	KindDevelopment = "development"
+	KindBatch       = "batch"
+
+	EnvProduction  = "production"
+	EnvStaging     = "staging"
+	EnvDevelopment = "development"
+
+	SharingTimeSlicing = "time-slicing"
+	SharingMPS         = "mps"
+
+	EffectNoSchedule       = "NO_SCHEDULE"
+	EffectNoExecute        = "NO_EXECUTE"
+	EffectPreferNoSchedule = "PREFER_NO_SCHEDULE"
+
+	// EKS reservations.
+	ReservationCapacityReservation = "capacity-reservation"
+	ReservationCapacityBlock       = "capacity-block"
+	// GKE reservation affinity.
+	ReservationSpecific = "specific"
+	ReservationAny      = "any"
+	ReservationNone     = "none"
+)
+
+var (
+	Kinds          = []string{KindTraining, KindInference, KindDevelopment, KindBatch}
+	Environments   = []string{EnvProduction, EnvStaging, EnvDevelopment}
+	SharingKinds   = []string{SharingTimeSlicing, SharingMPS}
+	TaintEffects   = []string{EffectNoSchedule, EffectNoExecute, EffectPreferNoSchedule}
+	EKSReservation = []string{ReservationCapacityReservation, ReservationCapacityBlock}
+	GKEReservation = []string{ReservationSpecific, ReservationAny, ReservationNone}
+)
+
+// Spec is one GPU node pool as declared. Strings left empty and pointers left nil mean "not set".
+type Spec struct {
+	Cloud        catalog.Cloud
+	ResourceType string // gpufleet_eks_node_pool or gpufleet_gke_node_pool
+	Name         string
+	Region       string
+	Zones        []string
+
+	Client   string
+	Workload Workload
+	GPU      GPU
+
+	InstanceTypes []string // EKS: EC2 instance types, first one is the on-demand type
+	MachineType   string   // GKE
+
+	Scaling  Sizes
+	Capacity Capacity
+
+	Taints  []Taint
+	Labels  map[string]string
+	Tags    map[string]string
+	Waivers map[string]string
+
+	// Unknown holds the attribute paths (Path.String()) whose values are not known yet at plan time.
+	// Validation skips them; derived values that need them are not computed; the policy document
+	// shows them as null.
+	Unknown map[string]bool
+}
+
+type Workload struct {
+	Kind          string
+	Environment   string
+	GPUMemoryGiB  float64
+	Interruptible bool
+}
+
+type GPU struct {
+	MIG     *MIG
+	Sharing *Sharing
+	// GKE only: accelerator type, count per node (0 = the machine type's own) and driver installation.
+	Type          string
+	Count         int
+	DriverVersion string
+}
+
+type MIG struct {
+	Profile string // e.g. "3g.40gb"
+	Config  string // e.g. "all-balanced" or "all-3g.40gb"
+}
+
+type Sharing struct {
+	Strategy string
+	Replicas int
+}
+
+type Sizes struct {
+	Min, Max, Desired int
+}
+
+type Capacity struct {
+	SpotPercentage int
+	OnDemandBase   int
+	Reservation    *Reservation
+}
+
+// Reservation is EKS's {id, type} or GKE's {type, name, project}.
+type Reservation struct {
+	Type    string
+	ID      string
+	Name    string
+	Project string
+}
+
+type Taint struct {
+	Key    string
+	Value  string
+	Effect string
+}
+
+// Known reports whether the value at path p (and so everything below it) is known.
+func (s Spec) Known(p Path) bool {
+	if len(s.Unknown) == 0 {
+		return true
+	}
+	key := p.String()
+	for u := range s.Unknown {
+		if u == key || strings.HasPrefix(key, u+".") || strings.HasPrefix(key, u+"[") {
+			return false
+		}
+	}
+	return true
+}
+
+// AllKnown reports whether every value of the spec is known.
+func (s Spec) AllKnown() bool { return len(s.Unknown) == 0 }
+
+// Path is an attribute path in the resource schema: names and list indexes.
+type Path []any
+
+// P builds a Path from names (string) and list indexes (int).
+func P(steps ...any) Path { return Path(steps) }
+
+func (p Path) String() string {
+	var b strings.Builder
+	for i, step := range p {
+		switch v := step.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(v) + "]")
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprint(&b, v)
+		}
+	}
+	return b.String()
+}
+
+// Problem is one validation error, at the attribute the user has to change.
+type Problem struct {
+	Path    Path
+	Summary string
+	Detail  string
+}
+
+func (p Problem) Error() string { return p.Path.String() + ": " + p.Summary + ": " + p.Detail }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

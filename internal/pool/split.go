@@ -1,0 +1,67 @@
+package pool
+
+// Suffixes of the cloud objects behind a pool.
+const (
+	SuffixOnDemand = "-od"
+	SuffixSpot     = "-spot"
+)
+
+// Capacity types of a pool side, in EKS's spelling (GKE maps spot to node_config.spot).
+const (
+	CapacityOnDemand      = "ON_DEMAND"
+	CapacitySpot          = "SPOT"
+	CapacityCapacityBlock = "CAPACITY_BLOCK"
+)
+
+// SpotCount is the spot share of size nodes: floor(max(size-base, 0) * percentage / 100).
+func SpotCount(size, base, percentage int) int {
+	above := size - base
+	if above <= 0 || percentage <= 0 {
+		return 0
+	}
+	if percentage > 100 {
+		percentage = 100
+	}
+	return above * percentage / 100
+}
+
+// SplitSizes splits min, max and desired alike. Both sides stay ordered (min <= desired <= max)
+// because the spot count grows by at most one node per node of size.
+func SplitSizes(total Sizes, base, percentage int) (onDemand, spot Sizes) {
+	split := func(n int) (int, int) {
+		s := SpotCount(n, base, percentage)
+		return n - s, s
+	}
+	onDemand.Min, spot.Min = split(total.Min)
+	onDemand.Max, spot.Max = split(total.Max)
+	onDemand.Desired, spot.Desired = split(total.Desired)
+	return onDemand, spot
+}
+
+// Side is one cloud object backing the pool: an EKS node group or a GKE node pool.
+type Side struct {
+	Name         string
+	CapacityType string
+	Sizes        Sizes
+}
+
+// Spot reports whether the side runs on spot capacity.
+func (s Side) Spot() bool { return s.CapacityType == CapacitySpot }
+
+// Sides returns the cloud objects the pool needs: "<name>-od" and "<name>-spot", leaving out a side
+// whose max is 0. Capacity blocks replace on-demand on EKS.
+func (s Spec) Sides() []Side {
+	od, spot := SplitSizes(s.Scaling, s.Capacity.OnDemandBase, s.Capacity.SpotPercentage)
+	odType := CapacityOnDemand
+	if r := s.Capacity.Reservation; r != nil && r.Type == ReservationCapacityBlock {
+		odType = CapacityCapacityBlock
+	}
+	var sides []Side
+	if od.Max > 0 {
+		sides = append(sides, Side{Name: s.Name + SuffixOnDemand, CapacityType: odType, Sizes: od})
+	}
+	if spot.Max > 0 {
+		sides = append(sides, Side{Name: s.Name + SuffixSpot, CapacityType: CapacitySpot, Sizes: spot})
+	}
+	return sides
+}

@@ -1,0 +1,342 @@
+package pool
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+)
+
+var (
+	// ClientIDPattern keeps a client id usable as a Kubernetes label value, a GKE resource label value
+	// and an AWS tag value at once.
+	ClientIDPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]{0,61}[a-z0-9])?$`)
+	// EKSNamePattern: EKS CreateNodegroup nodegroupName, less room for the "-spot" suffix.
+	EKSNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,57}$`)
+	// GKENamePattern: GKE node pool names (RFC 1035, at most 40 characters), less room for "-spot".
+	GKENamePattern = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,33}[a-z0-9])?$`)
+	// WaiverRulePattern matches gpufleet policy rule ids.
+	WaiverRulePattern = regexp.MustCompile(`^GF-[A-Z]+-[0-9]{3}$`)
+
+	k8sNamePattern   = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	dnsSubdomain     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+	gkeLabelKey      = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+	gkeLabelValue    = regexp.MustCompile(`^[a-z0-9_-]{0,63}$`)
+	ec2ReservationID = regexp.MustCompile(`^cr-[0-9a-f]{8,17}$`)
+)
+
+const (
+	maxSharingReplicas = 48 // GKE's maxSharedClientsPerGpu limit; the device plugin has none, keep one rule
+	minWaiverReason    = 10
+)
+
+// Validate checks the spec against the catalog and the clouds' rules. Every problem names the
+// attribute to change. Unknown values are skipped; they are checked again at apply.
+func (s Spec) Validate() []Problem {
+	v := validator{spec: s}
+	v.name()
+	v.client()
+	v.workload()
+	node, ok := v.nodeType()
+	if ok {
+		v.gpu(node)
+	}
+	v.scaling()
+	v.capacity()
+	v.taints()
+	v.labels()
+	v.tags()
+	v.waivers()
+	return v.problems
+}
+
+type validator struct {
+	spec     Spec
+	problems []Problem
+}
+
+func (v *validator) add(p Path, summary, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Path: p, Summary: summary, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) known(p Path) bool { return v.spec.Known(p) }
+
+func (v *validator) name() {
+	p := P("name")
+	if !v.known(p) {
+		return
+	}
+	switch v.spec.Cloud {
+	case catalog.AWS:
+		if !EKSNamePattern.MatchString(v.spec.Name) {
+			v.add(p, "Invalid node pool name", "%q must be 1-58 letters, digits, '-' or '_', starting with a letter or digit: EKS allows 63 characters and gpufleet appends %q or %q.", v.spec.Name, SuffixOnDemand, SuffixSpot)
+		}
+	case catalog.GCP:
+		if !GKENamePattern.MatchString(v.spec.Name) {
+			v.add(p, "Invalid node pool name", "%q must be 1-35 lowercase letters, digits or '-', starting with a letter and not ending with '-': GKE allows 40 characters and gpufleet appends %q or %q.", v.spec.Name, SuffixOnDemand, SuffixSpot)
+		}
+	}
+}
+
+func (v *validator) client() {
+	p := P("client")
+	if !v.known(p) {
+		return
+	}
+	if !ClientIDPattern.MatchString(v.spec.Client) {
+		v.add(p, "Invalid client id", "%q must be 1-63 lowercase letters, digits, '-' or '_', starting and ending with a letter or digit, so that it can be a Kubernetes label value, a GKE label value and an AWS tag value.", v.spec.Client)
+	}
+}
+
+func (v *validator) workload() {
+	w := v.spec.Workload
+	if v.known(P("workload", "kind")) && !slices.Contains(Kinds, w.Kind) {
+		v.add(P("workload", "kind"), "Invalid workload kind", "%q is not one of %s.", w.Kind, strings.Join(Kinds, ", "))
+	}
+	if v.known(P("workload", "environment")) && !slices.Contains(Environments, w.Environment) {
+		v.add(P("workload", "environment"), "Invalid workload environment", "%q is not one of %s.", w.Environment, strings.Join(Environments, ", "))
+	}
+	if v.known(P("workload", "gpu_memory_gib")) && w.GPUMemoryGiB <= 0 {
+		v.add(P("workload", "gpu_memory_gib"), "Invalid GPU memory need", "%g GiB: the GPU memory one replica needs must be greater than 0.", w.GPUMemoryGiB)
+	}
+}
+
+// nodeType resolves and checks the instance/machine types; ok is false when they are unknown or bad.
+func (v *validator) nodeType() (catalog.NodeType, bool) {
+	node, problem, known := v.spec.NodeType()
+	if problem != nil {
+		v.problems = append(v.problems, *problem)
+	}
+	return node, known && problem == nil
+}
+
+func (v *validator) gpu(node catalog.NodeType) {
+	g := v.spec.GPU
+	gpu := node.GPU()
+	if g.MIG != nil && v.known(P("gpu", "mig")) {
+		v.mig(g.MIG, gpu)
+	}
+	if g.Sharing != nil && v.known(P("gpu", "sharing")) {
+		sp := P("gpu", "sharing", "strategy")
+		if !slices.Contains(SharingKinds, g.Sharing.Strategy) {
+			v.add(sp, "Invalid GPU sharing strategy", "%q is not one of %s.", g.Sharing.Strategy, strings.Join(SharingKinds, ", "))
+		}
+		if g.Sharing.Replicas < 2 || g.Sharing.Replicas > maxSharingReplicas {
+			v.add(P("gpu", "sharing", "replicas"), "Invalid GPU sharing replicas", "%d: a shared GPU serves 2 to %d replicas.", g.Sharing.Replicas, maxSharingReplicas)
+		}
+	}
+}
+
+func (v *validator) mig(m *MIG, gpu catalog.GPUModel) {
+	base := P("gpu", "mig")
+	if !gpu.MIGCapable() {
+		v.add(base, "MIG not supported", "%s has no Multi-Instance GPU support; MIG needs one of %s.", gpu.Name, strings.Join(migCapableGPUs(), ", "))
+		return
+	}
+	switch {
+	case m.Profile != "" && m.Config != "":
+		v.add(base, "Conflicting MIG settings", "set either gpu.mig.profile or gpu.mig.config, not both.")
+	case m.Profile == "" && m.Config == "":
+		v.add(base, "Missing MIG setting", "set gpu.mig.profile (e.g. %q) or gpu.mig.config (e.g. \"all-balanced\").", gpu.MIGProfiles[0].Name)
+	case m.Profile != "":
+		if _, ok := gpu.MIGProfile(m.Profile); !ok {
+			v.add(P("gpu", "mig", "profile"), "Unknown MIG profile", "%s offers %s, not %q.", gpu.Name, strings.Join(gpu.MIGProfileNames(), ", "), m.Profile)
+		}
+	default:
+		if _, err := SliceProfile(gpu, *m); err != nil {
+			v.add(P("gpu", "mig", "config"), "Unknown MIG config", "%s", err)
+			return
+		}
+		if v.spec.Cloud == catalog.GCP && m.Config == MIGConfigBalanced {
+			v.add(P("gpu", "mig", "config"), "MIG config not supported on GKE", "GKE partitions every GPU of a node pool into one profile size (gpu_partition_size): use gpu.mig.profile, or config \"all-<profile>\".")
+		}
+	}
+}
+
+func migCapableGPUs() []string {
+	var names []string
+	for _, g := range catalog.GPUs() {
+		if g.MIGCapable() {
+			names = append(names, g.Name)
+		}
+	}
+	return names
+}
+
+func (v *validator) scaling() {
+	s := v.spec.Scaling
+	known := v.known(P("scaling", "min_size")) && v.known(P("scaling", "max_size")) && v.known(P("scaling", "desired_size"))
+	if v.known(P("scaling", "min_size")) && s.Min < 0 {
+		v.add(P("scaling", "min_size"), "Invalid scaling", "min_size %d must be 0 or more.", s.Min)
+	}
+	if v.known(P("scaling", "max_size")) && s.Max < 1 {
+		v.add(P("scaling", "max_size"), "Invalid scaling", "max_size %d must be 1 or more.", s.Max)
+	}
+	if !known {
+		return
+	}
+	if s.Min > s.Max {
+		v.add(P("scaling", "min_size"), "Invalid scaling", "min_size %d is greater than max_size %d.", s.Min, s.Max)
+	} else if s.Desired < s.Min || s.Desired > s.Max {
+		v.add(P("scaling", "desired_size"), "Invalid scaling", "desired_size %d must be between min_size %d and max_size %d.", s.Desired, s.Min, s.Max)
+	}
+}
+
+func (v *validator) capacity() {
+	c := v.spec.Capacity
+	if v.known(P("capacity", "spot_percentage")) && (c.SpotPercentage < 0 || c.SpotPercentage > 100) {
+		v.add(P("capacity", "spot_percentage"), "Invalid spot share", "%d must be between 0 and 100.", c.SpotPercentage)
+	}
+	if v.known(P("capacity", "on_demand_base")) && c.OnDemandBase < 0 {
+		v.add(P("capacity", "on_demand_base"), "Invalid on-demand base", "%d must be 0 or more.", c.OnDemandBase)
+	}
+	r := c.Reservation
+	if r == nil || !v.known(P("capacity", "reservation")) {
+		return
+	}
+	switch v.spec.Cloud {
+	case catalog.AWS:
+		v.eksReservation(r, c)
+	case catalog.GCP:
+		v.gkeReservation(r)
+	}
+}
+
+func (v *validator) eksReservation(r *Reservation, c Capacity) {
+	if !slices.Contains(EKSReservation, r.Type) {
+		v.add(P("capacity", "reservation", "type"), "Invalid reservation type", "%q is not one of %s.", r.Type, strings.Join(EKSReservation, ", "))
+	}
+	if !ec2ReservationID.MatchString(r.ID) {
+		v.add(P("capacity", "reservation", "id"), "Invalid reservation id", "%q is not an EC2 capacity reservation id (cr- followed by 8 to 17 hex digits).", r.ID)
+	}
+	if r.Type == ReservationCapacityBlock && c.SpotPercentage > 0 && v.known(P("capacity", "spot_percentage")) {
+		v.add(P("capacity", "spot_percentage"), "Spot with a capacity block", "a capacity block is prepaid on-demand capacity (capacity type CAPACITY_BLOCK): set spot_percentage to 0, not %d.", c.SpotPercentage)
+	}
+	if len(v.spec.InstanceTypes) > 1 && v.known(P("instance_types")) {
+		v.add(P("instance_types"), "Several instance types with a reservation", "a capacity reservation is for one instance type: list only the reserved type, not %d.", len(v.spec.InstanceTypes))
+	}
+}
+
+func (v *validator) gkeReservation(r *Reservation) {
+	if !slices.Contains(GKEReservation, r.Type) {
+		v.add(P("capacity", "reservation", "type"), "Invalid reservation type", "%q is not one of %s.", r.Type, strings.Join(GKEReservation, ", "))
+		return
+	}
+	if r.Type == ReservationSpecific && r.Name == "" {
+		v.add(P("capacity", "reservation", "name"), "Missing reservation name", "a \"specific\" reservation affinity names the reservation to consume.")
+	}
+	if r.Type != ReservationSpecific && (r.Name != "" || r.Project != "") {
+		v.add(P("capacity", "reservation", "name"), "Reservation name not allowed", "only a \"specific\" reservation affinity takes a name and project, not %q.", r.Type)
+	}
+	if r.Type != ReservationNone && v.spec.Capacity.SpotPercentage > 0 && v.known(P("capacity", "spot_percentage")) {
+		v.add(P("capacity", "spot_percentage"), "Spot with a reservation", "Spot VMs cannot consume reservations: set spot_percentage to 0 or the reservation type to \"none\".")
+	}
+}
+
+func (v *validator) taints() {
+	if !v.known(P("taints")) {
+		return
+	}
+	seen := map[string]bool{}
+	for i, t := range v.spec.Taints {
+		if !validK8sQualifiedName(t.Key) {
+			v.add(P("taints", i, "key"), "Invalid taint key", "%q is not a Kubernetes qualified name ([prefix/]name, name at most 63 characters).", t.Key)
+		}
+		if t.Value != "" && !k8sNamePattern.MatchString(t.Value) {
+			v.add(P("taints", i, "value"), "Invalid taint value", "%q must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.", t.Value)
+		}
+		if !slices.Contains(TaintEffects, t.Effect) {
+			v.add(P("taints", i, "effect"), "Invalid taint effect", "%q is not one of %s.", t.Effect, strings.Join(TaintEffects, ", "))
+		}
+		if slices.Contains(derivedTaintKeys, t.Key) {
+			v.add(P("taints", i, "key"), "Taint duplicates a derived taint", "gpufleet sets the %q taint itself (see effective_taints); remove it from taints.", t.Key)
+		}
+		id := t.Key + ":" + t.Effect
+		if seen[id] {
+			v.add(P("taints", i), "Duplicate taint", "taint %q with effect %s is listed twice.", t.Key, t.Effect)
+		}
+		seen[id] = true
+	}
+}
+
+func (v *validator) labels() {
+	if !v.known(P("labels")) {
+		return
+	}
+	for _, k := range sortedKeys(v.spec.Labels) {
+		p := P("labels", k)
+		switch {
+		case !validK8sQualifiedName(k):
+			v.add(p, "Invalid label key", "%q is not a Kubernetes qualified name ([prefix/]name, name at most 63 characters).", k)
+		case strings.HasPrefix(k, LabelPrefix):
+			v.add(p, "Reserved label", "labels under %q are derived by gpufleet (see effective_labels); remove %q.", LabelPrefix, k)
+		}
+		if val := v.spec.Labels[k]; val != "" && !k8sNamePattern.MatchString(val) {
+			v.add(p, "Invalid label value", "%q must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.", val)
+		}
+	}
+}
+
+func (v *validator) tags() {
+	if !v.known(P("tags")) {
+		return
+	}
+	for _, k := range sortedKeys(v.spec.Tags) {
+		if problem := tagProblem(v.spec.Cloud, k, v.spec.Tags[k]); problem != "" {
+			v.add(P("tags", k), "Invalid tag", "%s", problem)
+		}
+	}
+}
+
+// tagProblem checks one tag against the cloud's rules; "" when valid.
+func tagProblem(cloud catalog.Cloud, key, value string) string {
+	reserved := tagKeys(cloud).prefix
+	switch cloud {
+	case catalog.GCP:
+		if !gkeLabelKey.MatchString(key) {
+			return fmt.Sprintf("GKE resource label key %q must start with a lowercase letter and hold at most 63 lowercase letters, digits, '_' or '-'.", key)
+		}
+		if !gkeLabelValue.MatchString(value) {
+			return fmt.Sprintf("GKE resource label value %q (key %q) may hold at most 63 lowercase letters, digits, '_' or '-'.", value, key)
+		}
+	default:
+		if key == "" || len(key) > 128 || strings.HasPrefix(strings.ToLower(key), "aws:") {
+			return fmt.Sprintf("AWS tag key %q must be 1-128 characters and must not start with \"aws:\".", key)
+		}
+		if len(value) > 256 {
+			return fmt.Sprintf("AWS tag value for %q is longer than 256 characters.", key)
+		}
+	}
+	if strings.HasPrefix(key, reserved) {
+		return fmt.Sprintf("tags starting with %q are derived by gpufleet (see effective_tags); remove %q.", reserved, key)
+	}
+	return ""
+}
+
+// TagProblem checks a provider-level default tag for a cloud; "" when valid.
+func TagProblem(cloud catalog.Cloud, key, value string) string { return tagProblem(cloud, key, value) }
+
+func (v *validator) waivers() {
+	if !v.known(P("policy_waivers")) {
+		return
+	}
+	for _, rule := range sortedKeys(v.spec.Waivers) {
+		p := P("policy_waivers", rule)
+		if !WaiverRulePattern.MatchString(rule) {
+			v.add(p, "Invalid policy waiver", "%q is not a gpufleet rule id such as \"GF-COST-002\".", rule)
+		}
+		if len(strings.TrimSpace(v.spec.Waivers[rule])) < minWaiverReason {
+			v.add(p, "Policy waiver without a reason", "waiving %s needs a reason of at least %d characters (who decided, why, until when).", rule, minWaiverReason)
+		}
+	}
+}
+
+func validK8sQualifiedName(key string) bool {
+	prefix, name, hasPrefix := strings.Cut(key, "/")
+	if !hasPrefix {
+		return k8sNamePattern.MatchString(key)
+	}
+	return prefix != "" && dnsSubdomain.MatchString(prefix) && k8sNamePattern.MatchString(name)
+}

@@ -1,0 +1,210 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+)
+
+var (
+	_ datasource.DataSource              = &GPUCatalogDataSource{}
+	_ datasource.DataSourceWithConfigure = &GPUCatalogDataSource{}
+)
+
+// GPUCatalogDataSource lists GPU node shapes of a cloud from gpufleet's catalog.
+type GPUCatalogDataSource struct {
+	meta *conns.Meta
+}
+
+// NewGPUCatalogDataSource is the data source factory.
+func NewGPUCatalogDataSource() datasource.DataSource { return &GPUCatalogDataSource{} }
+
+type gpuCatalogModel struct {
+	Cloud           types.String    `tfsdk:"cloud"`
+	Region          types.String    `tfsdk:"region"`
+	GPUModel        types.String    `tfsdk:"gpu_model"`
+	MinGPUMemoryGiB types.Float64   `tfsdk:"min_gpu_memory_gib"`
+	MIGCapable      types.Bool      `tfsdk:"mig_capable"`
+	MaxGPUsPerNode  types.Int64     `tfsdk:"max_gpus_per_node"`
+	NodeTypes       []nodeTypeModel `tfsdk:"node_types"`
+}
+
+type nodeTypeModel struct {
+	Name              types.String  `tfsdk:"name"`
+	Family            types.String  `tfsdk:"family"`
+	Accelerator       types.String  `tfsdk:"accelerator"`
+	GPUModel          types.String  `tfsdk:"gpu_model"`
+	GPUCount          types.Int64   `tfsdk:"gpu_count"`
+	GPUMemoryGiB      types.Float64 `tfsdk:"gpu_memory_gib"`
+	GPUClass          types.String  `tfsdk:"gpu_class"`
+	MIGProfiles       []string      `tfsdk:"mig_profiles"`
+	VCPU              types.Int64   `tfsdk:"vcpu"`
+	MemoryGiB         types.Float64 `tfsdk:"memory_gib"`
+	OnDemandHourlyUSD types.Float64 `tfsdk:"on_demand_hourly_usd"`
+	SpotHourlyUSD     types.Float64 `tfsdk:"spot_hourly_usd"`
+	PriceSource       types.String  `tfsdk:"price_source"`
+	PriceAsOf         types.String  `tfsdk:"price_as_of"`
+}
+
+func (d *GPUCatalogDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_gpu_catalog"
+}
+
+func (d *GPUCatalogDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "GPU instance types (AWS) or machine type and accelerator combinations (GKE) from gpufleet's catalog, " +
+			"with GPU model, count, memory, MIG profiles and price estimates. With `region`, only shapes priced there are listed, cheapest first, " +
+			"at the provider's negotiated rates (`pricing`).",
+		Attributes: map[string]schema.Attribute{
+			"cloud": schema.StringAttribute{
+				MarkdownDescription: "`aws` or `gcp`.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(string(catalog.AWS), string(catalog.GCP))},
+			},
+			"region": schema.StringAttribute{
+				MarkdownDescription: "Only shapes with a price in this region, e.g. `us-east-1` or `europe-west4`; prices are for this region.",
+				Optional:            true,
+			},
+			"gpu_model": schema.StringAttribute{
+				MarkdownDescription: "Only this GPU model, e.g. `L4` or `H100-80GB`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(gpuModelNames()...)},
+			},
+			"min_gpu_memory_gib": schema.Float64Attribute{
+				MarkdownDescription: "Only GPUs with at least this much memory (GiB) each.",
+				Optional:            true,
+				Validators:          []validator.Float64{float64validator.AtLeast(0)},
+			},
+			"mig_capable": schema.BoolAttribute{
+				MarkdownDescription: "When `true`, only GPUs that support MIG.",
+				Optional:            true,
+			},
+			"max_gpus_per_node": schema.Int64Attribute{
+				MarkdownDescription: "Only shapes with at most this many GPUs per node.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"node_types": schema.ListNestedAttribute{
+				MarkdownDescription: "The matching node shapes.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"name":                 schema.StringAttribute{Computed: true, MarkdownDescription: "EC2 instance type or GKE machine type."},
+						"family":               schema.StringAttribute{Computed: true, MarkdownDescription: "Instance or machine family, e.g. `p5`, `a3-highgpu`."},
+						"accelerator":          schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type; null on AWS."},
+						"gpu_model":            schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `H100-80GB`."},
+						"gpu_count":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node."},
+						"gpu_memory_gib":       schema.Float64Attribute{Computed: true, MarkdownDescription: "Memory of one GPU in GiB."},
+						"gpu_class":            schema.StringAttribute{Computed: true, MarkdownDescription: "`training` or `inference`: what the GPU was built for."},
+						"mig_profiles":         schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "MIG profiles of the GPU; empty without MIG."},
+						"vcpu":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs per node."},
+						"memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "Host memory per node in GiB."},
+						"on_demand_hourly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "On-demand price of one node-hour in `region`, after the provider's discount and overrides; null without `region`."},
+						"spot_hourly_usd":      schema.Float64Attribute{Computed: true, MarkdownDescription: "Spot price estimate of one node-hour in `region`; null without `region`."},
+						"price_source":         schema.StringAttribute{Computed: true, MarkdownDescription: "Where the catalog price comes from."},
+						"price_as_of":          schema.StringAttribute{Computed: true, MarkdownDescription: "Date of the catalog price (YYYY-MM-DD)."},
+					},
+				},
+			},
+		},
+	}
+}
+
+func gpuModelNames() []string {
+	var names []string
+	for _, g := range catalog.GPUs() {
+		names = append(names, g.Name)
+	}
+	return names
+}
+
+func (d *GPUCatalogDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	meta, err := conns.FromProviderData(req.ProviderData)
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
+		return
+	}
+	d.meta = meta
+}
+
+func (d *GPUCatalogDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m gpuCatalogModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	region := m.Region.ValueString()
+	matches := catalog.Find(catalog.Requirement{
+		Cloud:           catalog.Cloud(m.Cloud.ValueString()),
+		Region:          region,
+		GPUModel:        m.GPUModel.ValueString(),
+		MinGPUMemoryGiB: m.MinGPUMemoryGiB.ValueFloat64(),
+		MIGCapable:      m.MIGCapable.ValueBool(),
+		MaxGPUs:         int(m.MaxGPUsPerNode.ValueInt64()),
+	})
+	var pricing catalog.Pricing
+	if d.meta != nil {
+		pricing = d.meta.Pricing()
+	}
+	m.NodeTypes = make([]nodeTypeModel, 0, len(matches))
+	for _, n := range matches {
+		nt, err := nodeTypeFrom(n, region, pricing)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("pricing %s in %s", n.Name, region), err.Error())
+			return
+		}
+		m.NodeTypes = append(m.NodeTypes, nt)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func nodeTypeFrom(n catalog.NodeType, region string, pricing catalog.Pricing) (nodeTypeModel, error) {
+	g := n.GPU()
+	out := nodeTypeModel{
+		Name:              types.StringValue(n.Name),
+		Family:            types.StringValue(n.Family),
+		Accelerator:       types.StringNull(),
+		GPUModel:          types.StringValue(n.GPUModel),
+		GPUCount:          types.Int64Value(int64(n.GPUCount)),
+		GPUMemoryGiB:      types.Float64Value(g.MemoryGiB),
+		GPUClass:          types.StringValue(string(g.Class)),
+		MIGProfiles:       g.MIGProfileNames(),
+		VCPU:              types.Int64Value(int64(n.VCPU)),
+		MemoryGiB:         types.Float64Value(n.MemoryGiB),
+		OnDemandHourlyUSD: types.Float64Null(),
+		SpotHourlyUSD:     types.Float64Null(),
+		PriceSource:       types.StringNull(),
+		PriceAsOf:         types.StringNull(),
+	}
+	if n.Accelerator != "" {
+		out.Accelerator = types.StringValue(n.Accelerator)
+	}
+	if len(n.Prices) > 0 {
+		row := n.Prices[0]
+		if region != "" {
+			row, _ = n.Price(region)
+		}
+		out.PriceSource = types.StringValue(row.Source)
+		out.PriceAsOf = types.StringValue(row.AsOf)
+	}
+	if region == "" {
+		return out, nil
+	}
+	od, spot, err := pricing.Hourly(n, region)
+	if err != nil {
+		return out, err
+	}
+	out.OnDemandHourlyUSD = types.Float64Value(od)
+	out.SpotHourlyUSD = types.Float64Value(spot)
+	return out, nil
+}

@@ -1,0 +1,184 @@
+package provider_test
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+)
+
+func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
+
+const policyData = `
+gpufleet:
+  clients:
+    acme:
+      cost_center: cc-1001
+      allowed_regions: ["us-*"]
+      isolation: dedicated
+      monthly_budget_usd: 50000
+`
+
+// A full provider block, configured by the real terraform binary; the catalog data source proves
+// Configure ran (it prices at the configured discount) without touching any cloud: the endpoints
+// point at closed loopback ports, and clients are only built on first use.
+func TestAccProvider_configure(t *testing.T) {
+	data := acctest.WriteFile(t, "policy-data.yaml", policyData)
+	g6, _ := catalog.AWSInstanceType("g6.xlarge")
+	list, _ := g6.Price("us-east-1")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "gpufleet" {
+  default_tags = { ManagedBy = "terraform" }
+  aws {
+    region                      = "us-east-1"
+    profile                     = "does-not-need-to-exist"
+    skip_credentials_validation = true
+    max_retries                 = 5
+    assume_role {
+      role_arn     = "arn:aws:iam::123456789012:role/gpufleet"
+      session_name = "gpufleet-test"
+    }
+    endpoints {
+      eks = "http://127.0.0.1:1"
+      ec2 = "http://127.0.0.1:1"
+    }
+  }
+  gcp {
+    project  = "acme-ml"
+    endpoint = "127.0.0.1:1"
+    insecure = true
+  }
+  pricing {
+    discount_percent = 10
+    overrides = { "p5.4xlarge" = { on_demand_hourly_usd = 5 } }
+  }
+  policy {
+    enforcement = "warn"
+    data_files  = [%q]
+  }
+}
+
+data "gpufleet_gpu_catalog" "l4" {
+  cloud     = "aws"
+  region    = "us-east-1"
+  gpu_model = "L4"
+}
+
+data "gpufleet_gpu_catalog" "p5" {
+  cloud       = "aws"
+  region      = "us-east-1"
+  gpu_model   = "H100-80GB"
+  mig_capable = true
+}
+`, data),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.l4", tfjsonpath.New("node_types").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("g6.xlarge")),
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.l4", tfjsonpath.New("node_types").AtSliceIndex(0).AtMapKey("on_demand_hourly_usd"),
+					knownvalue.Float64Exact(roundTo4(list.OnDemandUSD*0.9))),
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.p5", tfjsonpath.New("node_types").AtSliceIndex(0).AtMapKey("on_demand_hourly_usd"), knownvalue.Float64Exact(5)),
+			},
+		}},
+	})
+}
+
+// Bad provider configuration fails at validate/plan, naming the attribute, before any cloud call.
+func TestAccProvider_badConfig(t *testing.T) {
+	missing := t.TempDir() + "/nope.yaml"
+	broken := acctest.WriteFile(t, "broken.yaml", "gpufleet: [unclosed")
+	noRoot := acctest.WriteFile(t, "noroot.yaml", "clients: {}\n")
+	badIsolation := acctest.WriteFile(t, "iso.yaml", "gpufleet:\n  clients:\n    acme: { isolation: private }\n")
+	cases := map[string]struct {
+		block string
+		want  []string
+	}{
+		"unknown region format":       {"aws {\n region = \"useast1\"\n}", []string{"aws.region", "must be an AWS region"}},
+		"insecure non-loopback":       {"gcp {\n endpoint = \"container.googleapis.com:443\"\n insecure = true\n}", []string{"gcp.insecure", "only allowed with a loopback endpoint"}},
+		"negative discount":           {"pricing {\n discount_percent = -5\n}", []string{"pricing.discount_percent", "must be between 0"}},
+		"unreadable data file":        {fmt.Sprintf("policy {\n data_files = [%q]\n}", missing), []string{`policy.data_files\[0\]`, "no such file"}},
+		"broken data file":            {fmt.Sprintf("policy {\n data_files = [%q]\n}", broken), []string{`policy.data_files\[0\]`, "not valid YAML or JSON"}},
+		"data file without root key":  {fmt.Sprintf("policy {\n data_files = [%q]\n}", noRoot), []string{`policy.data_files\[0\]`, `no top-level "gpufleet" key`}},
+		"data file bad isolation":     {fmt.Sprintf("policy {\n data_files = [%q]\n}", badIsolation), []string{`policy.data_files\[0\]`, `isolation "private"`}},
+		"missing bundle directory":    {fmt.Sprintf("policy {\n bundle_paths = [%q]\n}", missing), []string{`policy.bundle_paths\[0\]`, "no such file"}},
+		"bad enforcement":             {"policy {\n enforcement = \"block\"\n}", []string{"policy.enforcement", "value must be one of"}},
+		"bad role arn":                {"aws {\n assume_role {\n role_arn = \"gpufleet\"\n }\n}", []string{"aws.assume_role.role_arn", "IAM role ARN"}},
+		"bad endpoint url":            {"aws {\n endpoints {\n eks = \"localhost:4566\"\n }\n}", []string{"aws.endpoints.eks", `http\(s\) URL`}},
+		"bad gcp project":             {"gcp {\n project = \"Acme\"\n}", []string{"gcp.project", "Google Cloud project id"}},
+		"credentials over plaintext":  {"gcp {\n endpoint = \"127.0.0.1:9\"\n insecure = true\n credentials = \"{}\"\n}", []string{"gcp.credentials", "plaintext"}},
+		"reserved default tag prefix": {"default_tags = { \"aws:owner\" = \"x\" }", []string{`default_tags\["aws:owner"\]`, `must not start with "aws:"`}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      "provider \"gpufleet\" {\n" + tc.block + "\n}\n" + `data "gpufleet_gpu_catalog" "any" { cloud = "aws" }`,
+					ExpectError: acctest.ExpectErrorParts(tc.want...),
+				}},
+			})
+		})
+	}
+}
+
+func TestAccGPUCatalogDataSource_filters(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+data "gpufleet_gpu_catalog" "big" {
+  cloud              = "gcp"
+  region             = "us-central1"
+  min_gpu_memory_gib = 80
+  max_gpus_per_node  = 1
+}
+data "gpufleet_gpu_catalog" "t4" {
+  cloud     = "gcp"
+  gpu_model = "T4"
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.big", tfjsonpath.New("node_types").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("a2-ultragpu-1g")),
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.big", tfjsonpath.New("node_types").AtSliceIndex(0).AtMapKey("mig_profiles").AtSliceIndex(0), knownvalue.StringExact("1g.10gb")),
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.t4", tfjsonpath.New("node_types").AtSliceIndex(0).AtMapKey("accelerator"), knownvalue.StringExact("nvidia-tesla-t4")),
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.t4", tfjsonpath.New("node_types").AtSliceIndex(0).AtMapKey("on_demand_hourly_usd"), knownvalue.Null()),
+			},
+		}},
+	})
+}
+
+func TestAccMIGProfilesFunction_basic(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		Steps: []resource.TestStep{
+			{
+				Config: `output "h100" { value = provider::gpufleet::mig_profiles("H100-80GB") }
+output "l4" { value = provider::gpufleet::mig_profiles("L4") }`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValueAtPath("h100", tfjsonpath.New(4).AtMapKey("name"), knownvalue.StringExact("3g.40gb")),
+					statecheck.ExpectKnownOutputValueAtPath("h100", tfjsonpath.New(4).AtMapKey("max_instances"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownOutputValue("l4", knownvalue.ListSizeExact(0)),
+				},
+			},
+			{
+				Config:      `output "x" { value = provider::gpufleet::mig_profiles("RTX-4090") }`,
+				ExpectError: regexp.MustCompile(`unknown GPU model "RTX-4090"`),
+			},
+		},
+	})
+}
+
+func roundTo4(f float64) float64 {
+	return float64(int64(f*10000+0.5)) / 10000
+}
