@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -341,7 +342,7 @@ func validatePolicyFiles(ctx context.Context, pol *policyModel, resp *provider.V
 	if files, ok := knownStrings(ctx, pol.DataFiles, resp); ok {
 		if _, err := policy.LoadData(files); err != nil {
 			idx := 0
-			if fe, ok := err.(*policy.DataFileError); ok {
+			if fe := (*policy.DataFileError)(nil); errors.As(err, &fe) {
 				idx = fe.Index
 			}
 			attributeError(&resp.Diagnostics, path.Root("policy").AtName("data_files").AtListIndex(idx), "Unusable policy data file", err.Error())

@@ -1,0 +1,224 @@
+package eks_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
+)
+
+func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
+
+const (
+	testRegion  = "us-east-1"
+	testCluster = "ml"
+	testRole    = "arn:aws:iam::123456789012:role/gpu-nodes"
+	odcrID      = "cr-0a1b2c3d4e5f60718"
+	blockID     = "cr-0b1c2d3e4f5a60719"
+)
+
+// testSeed is the AWS world of the acceptance tests: one cluster, two subnets, GPU offerings for
+// every family the tests use, an ODCR and a capacity block for p5.48xlarge.
+func testSeed(t *testing.T) *cloudsim.Seed {
+	t.Helper()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	end := start.AddDate(0, 2, 0)
+	types := []string{
+		"g4dn.xlarge", "g4dn.2xlarge", "g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.12xlarge", "g6.xlarge", "g6.2xlarge", "g6e.xlarge",
+		"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5.4xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "p3.2xlarge",
+	}
+	seed := &cloudsim.Seed{AWS: cloudsim.AWSSeed{Regions: map[string]*cloudsim.AWSRegionSeed{
+		testRegion: {
+			Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.31"}},
+			Subnets: []cloudsim.SubnetSeed{
+				{ID: "subnet-0a1a1a1a1a1a1a1a1", AvailabilityZone: "us-east-1a", VpcID: "vpc-0123456789abcdef0"},
+				{ID: "subnet-0b2b2b2b2b2b2b2b2", AvailabilityZone: "us-east-1b", VpcID: "vpc-0123456789abcdef0"},
+			},
+			CapacityReservations: []cloudsim.CapacityReservationSeed{
+				{ID: odcrID, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 4, InstanceMatchCriteria: "targeted"},
+				{ID: blockID, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 2, AvailableInstanceCount: 2, ReservationType: "capacity-block", InstanceMatchCriteria: "targeted", StartDate: &start, EndDate: &end},
+			},
+			InstanceTypeOfferings: map[string][]string{"us-east-1a": types, "us-east-1b": types},
+		},
+	}}}
+	return seed
+}
+
+// startSim runs cloudsim for one test and points the AWS SDK's credential chain at static keys.
+func startSim(t *testing.T) *cloudsim.Sim {
+	t.Helper()
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(t), TransitionDelay: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAGPUFLEETTEST")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "gpufleet-test-secret")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	return sim
+}
+
+// providerConfig is the provider block that points gpufleet at the simulator.
+func providerConfig(sim *cloudsim.Sim, extra string) string {
+	e := sim.Endpoints()
+	return fmt.Sprintf(`
+provider "gpufleet" {
+  default_tags = { ManagedBy = "terraform" }
+  aws {
+    region                      = %q
+    skip_credentials_validation = true
+    max_retries                 = 8
+    endpoints {
+      eks = %q
+      ec2 = %q
+    }
+  }
+%s
+}
+`, testRegion, e.EKS, e.EC2, extra)
+}
+
+// pool renders one gpufleet_eks_node_pool with the usual arguments and body for the rest.
+func pool(name, instanceTypes, body string) string {
+	return fmt.Sprintf(`
+resource "gpufleet_eks_node_pool" %[1]q {
+  cluster_name   = %[2]q
+  name           = %[1]q
+  client         = "acme"
+  node_role_arn  = %[3]q
+  subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1", "subnet-0b2b2b2b2b2b2b2b2"]
+  instance_types = %[4]s
+%[5]s
+}
+`, name, testCluster, testRole, instanceTypes, body)
+}
+
+type awsClients struct {
+	eks *eks.Client
+	ec2 *ec2.Client
+}
+
+// clients are real SDK clients on the simulator, for checking what the provider left in the cloud.
+func clients(t *testing.T, sim *cloudsim.Sim) awsClients {
+	t.Helper()
+	cfg, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion(testRegion),
+		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("AKIAGPUFLEETTEST", "secret", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sim.Endpoints()
+	return awsClients{
+		eks: eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(e.EKS) }),
+		ec2: ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(e.EC2) }),
+	}
+}
+
+func (c awsClients) nodegroup(name string) (*ekstypes.Nodegroup, error) {
+	out, err := c.eks.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(testCluster), NodegroupName: aws.String(name)})
+	if err != nil {
+		return nil, err
+	}
+	return out.Nodegroup, nil
+}
+
+func (c awsClients) nodegroupNames(t *testing.T) []string {
+	t.Helper()
+	out, err := c.eks.ListNodegroups(context.Background(), &eks.ListNodegroupsInput{ClusterName: aws.String(testCluster)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Nodegroups
+}
+
+func (c awsClients) launchTemplateNames(t *testing.T) []string {
+	t.Helper()
+	out, err := c.ec2.DescribeLaunchTemplates(context.Background(), &ec2.DescribeLaunchTemplatesInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, lt := range out.LaunchTemplates {
+		names = append(names, aws.ToString(lt.LaunchTemplateName))
+	}
+	return names
+}
+
+// launchTemplateData returns the data of the launch template version a node group uses.
+func (c awsClients) launchTemplateData(ng *ekstypes.Nodegroup) (*ec2types.ResponseLaunchTemplateData, error) {
+	if ng.LaunchTemplate == nil {
+		return nil, fmt.Errorf("node group %s has no launch template", aws.ToString(ng.NodegroupName))
+	}
+	out, err := c.ec2.DescribeLaunchTemplateVersions(context.Background(), &ec2.DescribeLaunchTemplateVersionsInput{
+		LaunchTemplateId: ng.LaunchTemplate.Id, Versions: []string{aws.ToString(ng.LaunchTemplate.Version)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.LaunchTemplateVersions) != 1 {
+		return nil, fmt.Errorf("launch template %s version %s: %d versions", aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version), len(out.LaunchTemplateVersions))
+	}
+	return out.LaunchTemplateVersions[0].LaunchTemplateData, nil
+}
+
+// checkNothingLeft is a CheckDestroy: no node group and no launch template survive the pools.
+func checkNothingLeft(t *testing.T, sim *cloudsim.Sim) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		c := clients(t, sim)
+		if ngs := c.nodegroupNames(t); len(ngs) > 0 {
+			return fmt.Errorf("node groups left after destroy: %v", ngs)
+		}
+		if lts := c.launchTemplateNames(t); len(lts) > 0 {
+			return fmt.Errorf("launch templates left after destroy: %v", lts)
+		}
+		return nil
+	}
+}
+
+// checkNodegroup runs f on a node group as the simulator holds it.
+func checkNodegroup(t *testing.T, sim *cloudsim.Sim, name string, f func(*ekstypes.Nodegroup) error) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		ng, err := clients(t, sim).nodegroup(name)
+		if err != nil {
+			return fmt.Errorf("describing %s: %w", name, err)
+		}
+		return f(ng)
+	}
+}
+
+func wantLabel(ng *ekstypes.Nodegroup, key, value string) error {
+	if got, ok := ng.Labels[key]; !ok || got != value {
+		return fmt.Errorf("node group %s label %s = %q, want %q (labels %v)", aws.ToString(ng.NodegroupName), key, got, value, ng.Labels)
+	}
+	return nil
+}
+
+func noLabel(ng *ekstypes.Nodegroup, key string) error {
+	if v, ok := ng.Labels[key]; ok {
+		return fmt.Errorf("node group %s has label %s=%q, want none", aws.ToString(ng.NodegroupName), key, v)
+	}
+	return nil
+}
+
+// requestCount counts the simulator's recorded calls, optionally of one operation.
+func requestCount(sim *cloudsim.Sim, operation string) int {
+	n := 0
+	for _, r := range sim.Requests() {
+		if operation == "" || r.Operation == operation {
+			n++
+		}
+	}
+	return n
+}

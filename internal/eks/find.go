@@ -1,0 +1,158 @@
+package eks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/aws/smithy-go"
+)
+
+// errNotFound marks a cloud object that does not exist (any more).
+var errNotFound = errors.New("not found")
+
+func isNotFound(err error) bool {
+	if errors.Is(err, errNotFound) {
+		return true
+	}
+	var rnf *types.ResourceNotFoundException
+	if errors.As(err, &rnf) {
+		return true
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode() {
+		case "InvalidLaunchTemplateId.NotFound", "InvalidLaunchTemplateName.NotFoundException", "InvalidLaunchTemplateId.VersionNotFound":
+			return true
+		}
+	}
+	return false
+}
+
+func isAlreadyExists(err error) bool {
+	var apiErr smithy.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "InvalidLaunchTemplateName.AlreadyExistsException"
+}
+
+// findNodegroup returns the node group, or an error wrapping errNotFound.
+func findNodegroup(ctx context.Context, conn *eks.Client, cluster, name string) (*types.Nodegroup, error) {
+	out, err := conn.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
+	if isNotFound(err) {
+		return nil, fmt.Errorf("EKS node group (%s/%s): %w", cluster, name, errNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if out.Nodegroup == nil {
+		return nil, fmt.Errorf("EKS node group (%s/%s): %w", cluster, name, errNotFound)
+	}
+	return out.Nodegroup, nil
+}
+
+// waitNodegroupActive waits with the SDK's NodegroupActive waiter. On CREATE_FAILED it describes the
+// node group once more to report its health issues.
+func waitNodegroupActive(ctx context.Context, conn *eks.Client, cluster, name string, timeout, poll time.Duration) (*types.Nodegroup, error) {
+	in := &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}
+	out, err := eks.NewNodegroupActiveWaiter(conn, func(o *eks.NodegroupActiveWaiterOptions) { setDelays(&o.MinDelay, &o.MaxDelay, poll) }).
+		WaitForOutput(ctx, in, timeout)
+	if err == nil {
+		return out.Nodegroup, nil
+	}
+	ng, findErr := findNodegroup(context.WithoutCancel(ctx), conn, cluster, name)
+	if findErr != nil {
+		return nil, fmt.Errorf("%w (and describing it afterwards: %w)", err, findErr)
+	}
+	if ng.Status == types.NodegroupStatusCreateFailed || ng.Status == types.NodegroupStatusDegraded {
+		return ng, fmt.Errorf("status %s: %s", ng.Status, healthIssues(ng))
+	}
+	if strings.Contains(err.Error(), "exceeded max wait time") {
+		return ng, fmt.Errorf("timed out after %s waiting for status ACTIVE (last status %s)", timeout, ng.Status)
+	}
+	return ng, err
+}
+
+func healthIssues(ng *types.Nodegroup) string {
+	if ng.Health == nil || len(ng.Health.Issues) == 0 {
+		return "no health issues reported"
+	}
+	var parts []string
+	for _, i := range ng.Health.Issues {
+		part := string(i.Code) + ": " + aws.ToString(i.Message)
+		if len(i.ResourceIds) > 0 {
+			part += " (" + strings.Join(i.ResourceIds, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// waitNodegroupDeleted waits with the SDK's NodegroupDeleted waiter.
+func waitNodegroupDeleted(ctx context.Context, conn *eks.Client, cluster, name string, timeout, poll time.Duration) error {
+	in := &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}
+	err := eks.NewNodegroupDeletedWaiter(conn, func(o *eks.NodegroupDeletedWaiterOptions) { setDelays(&o.MinDelay, &o.MaxDelay, poll) }).
+		Wait(ctx, in, timeout)
+	if err != nil && strings.Contains(err.Error(), "exceeded max wait time") {
+		return fmt.Errorf("timed out after %s waiting for the node group to be deleted", timeout)
+	}
+	return err
+}
+
+// waitUpdateSuccessful waits for an EKS update. The SDK models the Successful/Failed/Cancelled
+// states of DescribeUpdate once, in the CertificateAuthorityUpdateComplete waiter; node group
+// updates report through the same DescribeUpdate states.
+func waitUpdateSuccessful(ctx context.Context, conn *eks.Client, cluster, nodegroup, updateID string, timeout, poll time.Duration) error {
+	in := &eks.DescribeUpdateInput{Name: aws.String(cluster), NodegroupName: aws.String(nodegroup), UpdateId: aws.String(updateID)}
+	_, err := eks.NewCertificateAuthorityUpdateCompleteWaiter(conn, func(o *eks.CertificateAuthorityUpdateCompleteWaiterOptions) {
+		setDelays(&o.MinDelay, &o.MaxDelay, poll)
+	}).WaitForOutput(ctx, in, timeout)
+	if err == nil {
+		return nil
+	}
+	out, descErr := conn.DescribeUpdate(context.WithoutCancel(ctx), in)
+	if descErr != nil || out.Update == nil {
+		return err
+	}
+	if out.Update.Status == types.UpdateStatusFailed || out.Update.Status == types.UpdateStatusCancelled {
+		var msgs []string
+		for _, e := range out.Update.Errors {
+			msgs = append(msgs, string(e.ErrorCode)+": "+aws.ToString(e.ErrorMessage))
+		}
+		return fmt.Errorf("update %s %s: %s", updateID, out.Update.Status, strings.Join(msgs, "; "))
+	}
+	if strings.Contains(err.Error(), "exceeded max wait time") {
+		return fmt.Errorf("timed out after %s waiting for update %s (last status %s)", timeout, updateID, out.Update.Status)
+	}
+	return err
+}
+
+// setDelays shortens the waiters' polling when the provider talks to a simulator (poll > 0).
+func setDelays(minDelay, maxDelay *time.Duration, poll time.Duration) {
+	if poll > 0 {
+		*minDelay, *maxDelay = poll, 4*poll
+	}
+}
+
+// findLaunchTemplateVersion returns one version of a launch template.
+func findLaunchTemplateVersion(ctx context.Context, conn *ec2.Client, id, version string) (*ec2types.LaunchTemplateVersion, error) {
+	out, err := conn.DescribeLaunchTemplateVersions(ctx, &ec2.DescribeLaunchTemplateVersionsInput{
+		LaunchTemplateId: aws.String(id),
+		Versions:         []string{version},
+	})
+	if isNotFound(err) {
+		return nil, fmt.Errorf("launch template %s version %s: %w", id, version, errNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(out.LaunchTemplateVersions) == 0 {
+		return nil, fmt.Errorf("launch template %s version %s: %w", id, version, errNotFound)
+	}
+	return &out.LaunchTemplateVersions[0], nil
+}

@@ -1,0 +1,299 @@
+package eks
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/eks/types"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+const (
+	// tagSpotMix records the spot mix on each node group, so that import and refresh can tell how
+	// the two node groups' sizes came about. It is not part of effective_tags.
+	tagSpotMix = "gpufleet:spot-mix"
+	// Cluster-autoscaler node-template tags (cluster-autoscaler FAQ, "scale a node group to 0" on AWS).
+	autoscalerPrefix      = "k8s.io/cluster-autoscaler/"
+	autoscalerLabelPrefix = autoscalerPrefix + "node-template/label/"
+	autoscalerTaintPrefix = autoscalerPrefix + "node-template/taint/"
+	autoscalerGPUResource = autoscalerPrefix + "node-template/resources/nvidia.com/gpu"
+)
+
+// sideConfig is everything one node group of the pool is created or updated with.
+type sideConfig struct {
+	pool.Side
+	InstanceTypes []string
+	Labels        map[string]string
+	Taints        []pool.Taint
+	Tags          map[string]string // node group tags: effective tags, spot mix, autoscaler templates
+	InstanceTags  map[string]string // launch template tag specifications: effective tags
+	Reservation   *pool.Reservation // only on the on-demand side
+}
+
+// sideConfigs expands a pool into its node groups.
+func sideConfigs(cluster string, s pool.Spec, d pool.Derived) []sideConfig {
+	var out []sideConfig
+	for _, side := range d.Sides {
+		labels := pool.SideLabels(d.Labels, side)
+		tags := maps.Clone(d.Tags)
+		tags[tagSpotMix] = formatSpotMix(s.Capacity)
+		tags[autoscalerPrefix+"enabled"] = "true"
+		tags[autoscalerPrefix+cluster] = "owned"
+		for k, v := range labels {
+			tags[autoscalerLabelPrefix+k] = v
+		}
+		for _, t := range d.Taints {
+			tags[autoscalerTaintPrefix+t.Key] = t.Value + ":" + k8sEffect(t.Effect)
+		}
+		tags[autoscalerGPUResource] = strconv.Itoa(advertisedGPUs(s, d))
+		cfg := sideConfig{Side: side, InstanceTypes: s.InstanceTypes, Labels: labels, Taints: d.Taints, Tags: tags, InstanceTags: d.Tags}
+		if !side.Spot() {
+			cfg.Reservation = s.Capacity.Reservation
+		}
+		out = append(out, cfg)
+	}
+	return out
+}
+
+// advertisedGPUs is what the NVIDIA device plugin advertises as nvidia.com/gpu on one node: the GPUs,
+// or their MIG slices (single strategy), times the sharing replicas.
+func advertisedGPUs(s pool.Spec, d pool.Derived) int {
+	perGPU := 1
+	if m := s.GPU.MIG; m != nil {
+		perGPU = 0
+		names := d.GPU.BalancedMIG
+		if m.Config != pool.MIGConfigBalanced {
+			p, _ := pool.SliceProfile(d.GPU, *m)
+			names = nil
+			perGPU = p.MaxInstances
+		}
+		for _, n := range names {
+			if p, ok := d.GPU.MIGProfile(n); ok {
+				perGPU += balancedCount(d.GPU, p)
+			}
+		}
+	}
+	if sh := s.GPU.Sharing; sh != nil {
+		perGPU *= sh.Replicas
+	}
+	return d.Node.GPUCount * perGPU
+}
+
+// balancedCount is how many instances of a profile the GPU Operator's all-balanced layout creates:
+// two of the smallest slice, one of each larger one (mig-parted config-default.yaml).
+func balancedCount(g catalog.GPUModel, p catalog.MIGProfile) int {
+	if len(g.BalancedMIG) > 0 && p.Name == g.BalancedMIG[0] {
+		return 2
+	}
+	return 1
+}
+
+func k8sEffect(effect string) string {
+	switch effect {
+	case pool.EffectNoExecute:
+		return "NoExecute"
+	case pool.EffectPreferNoSchedule:
+		return "PreferNoSchedule"
+	}
+	return "NoSchedule"
+}
+
+func formatSpotMix(c pool.Capacity) string {
+	return fmt.Sprintf("spot_percentage=%d,on_demand_base=%d", c.SpotPercentage, c.OnDemandBase)
+}
+
+func parseSpotMix(v string) (pct, base int, ok bool) {
+	_, err := fmt.Sscanf(v, "spot_percentage=%d,on_demand_base=%d", &pct, &base)
+	return pct, base, err == nil
+}
+
+// launchTemplateName is deterministic, so Delete can clean up a template whose node group never
+// made it into state.
+func launchTemplateName(cluster, nodegroup string) string {
+	return "gpufleet-" + cluster + "-" + nodegroup
+}
+
+// launchTemplateData carries what EKS does not manage itself: tags for instances, volumes and network
+// interfaces (so per-client cost allocation reaches EC2), the reservation target, and IMDSv2. No
+// instance type, AMI or user data: EKS sets those from the node group (EKS User Guide, "Customizing
+// managed nodes with launch templates").
+func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
+	tags := ec2Tags(cfg.InstanceTags)
+	data := &ec2types.RequestLaunchTemplateData{
+		MetadataOptions: &ec2types.LaunchTemplateInstanceMetadataOptionsRequest{
+			HttpTokens:              ec2types.LaunchTemplateHttpTokensStateRequired,
+			HttpPutResponseHopLimit: aws.Int32(2), // pods reach IMDS through one extra hop
+			HttpEndpoint:            ec2types.LaunchTemplateInstanceMetadataEndpointStateEnabled,
+		},
+		TagSpecifications: []ec2types.LaunchTemplateTagSpecificationRequest{
+			{ResourceType: ec2types.ResourceTypeInstance, Tags: tags},
+			{ResourceType: ec2types.ResourceTypeVolume, Tags: tags},
+			{ResourceType: ec2types.ResourceTypeNetworkInterface, Tags: tags},
+		},
+	}
+	if r := cfg.Reservation; r != nil {
+		data.CapacityReservationSpecification = &ec2types.LaunchTemplateCapacityReservationSpecificationRequest{
+			CapacityReservationTarget: &ec2types.CapacityReservationTarget{CapacityReservationId: aws.String(r.ID)},
+		}
+		if r.Type == pool.ReservationCapacityBlock {
+			data.InstanceMarketOptions = &ec2types.LaunchTemplateInstanceMarketOptionsRequest{MarketType: ec2types.MarketTypeCapacityBlock}
+		}
+	}
+	return data
+}
+
+func ec2Tags(m map[string]string) []ec2types.Tag {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	tags := make([]ec2types.Tag, len(keys))
+	for i, k := range keys {
+		tags[i] = ec2types.Tag{Key: aws.String(k), Value: aws.String(m[k])}
+	}
+	return tags
+}
+
+// createLaunchTemplate creates the side's launch template and returns its id and version. A template
+// of the same name is ours (the name is derived from the node group's): it is left over when the node
+// group was deleted outside terraform, so it gets a new version instead.
+func createLaunchTemplate(ctx context.Context, conn *ec2.Client, cluster string, cfg sideConfig) (string, string, error) {
+	name := launchTemplateName(cluster, cfg.Name)
+	out, err := conn.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{
+		LaunchTemplateName: aws.String(name),
+		LaunchTemplateData: launchTemplateData(cfg),
+		VersionDescription: aws.String("gpufleet " + cfg.Name),
+		TagSpecifications: []ec2types.TagSpecification{
+			{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: ec2Tags(cfg.InstanceTags)},
+		},
+	})
+	if isAlreadyExists(err) {
+		existing, findErr := conn.DescribeLaunchTemplates(ctx, &ec2.DescribeLaunchTemplatesInput{LaunchTemplateNames: []string{name}})
+		if findErr != nil || len(existing.LaunchTemplates) != 1 {
+			return "", "", err
+		}
+		id := aws.ToString(existing.LaunchTemplates[0].LaunchTemplateId)
+		version, err := createLaunchTemplateVersion(ctx, conn, id, cfg)
+		return id, version, err
+	}
+	if err != nil {
+		return "", "", err
+	}
+	lt := out.LaunchTemplate
+	return aws.ToString(lt.LaunchTemplateId), strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), nil
+}
+
+// createLaunchTemplateVersion adds a version with the side's current data and makes it the default.
+func createLaunchTemplateVersion(ctx context.Context, conn *ec2.Client, id string, cfg sideConfig) (string, error) {
+	out, err := conn.CreateLaunchTemplateVersion(ctx, &ec2.CreateLaunchTemplateVersionInput{
+		LaunchTemplateId:   aws.String(id),
+		LaunchTemplateData: launchTemplateData(cfg),
+		VersionDescription: aws.String("gpufleet " + cfg.Name),
+	})
+	if err != nil {
+		return "", err
+	}
+	version := strconv.FormatInt(aws.ToInt64(out.LaunchTemplateVersion.VersionNumber), 10)
+	if _, err := conn.ModifyLaunchTemplate(ctx, &ec2.ModifyLaunchTemplateInput{LaunchTemplateId: aws.String(id), DefaultVersion: aws.String(version)}); err != nil {
+		return "", err
+	}
+	return version, nil
+}
+
+// deleteLaunchTemplate deletes by name; a template that is already gone is fine.
+func deleteLaunchTemplate(ctx context.Context, conn *ec2.Client, name string) error {
+	_, err := conn.DeleteLaunchTemplate(ctx, &ec2.DeleteLaunchTemplateInput{LaunchTemplateName: aws.String(name)})
+	if err != nil && !isNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// launchTemplateDiffers reports whether the template version in use lacks the side's current data.
+func launchTemplateDiffers(v *ec2types.LaunchTemplateVersion, cfg sideConfig) bool {
+	if v == nil || v.LaunchTemplateData == nil {
+		return true
+	}
+	data := v.LaunchTemplateData
+	var instanceTags map[string]string
+	for _, ts := range data.TagSpecifications {
+		if ts.ResourceType == ec2types.ResourceTypeInstance {
+			instanceTags = tagMap(ts.Tags)
+		}
+	}
+	if !maps.Equal(instanceTags, cfg.InstanceTags) {
+		return true
+	}
+	return reservationFromTemplate(data) != reservationKey(cfg.Reservation)
+}
+
+func tagMap(tags []ec2types.Tag) map[string]string {
+	m := make(map[string]string, len(tags))
+	for _, t := range tags {
+		m[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	return m
+}
+
+func reservationKey(r *pool.Reservation) string {
+	if r == nil {
+		return ""
+	}
+	return r.Type + "/" + r.ID
+}
+
+func reservationFromTemplate(data *ec2types.ResponseLaunchTemplateData) string {
+	r := reservationOf(data)
+	return reservationKey(r)
+}
+
+// reservationOf reads the reservation target back from a launch template version.
+func reservationOf(data *ec2types.ResponseLaunchTemplateData) *pool.Reservation {
+	if data == nil || data.CapacityReservationSpecification == nil || data.CapacityReservationSpecification.CapacityReservationTarget == nil {
+		return nil
+	}
+	id := aws.ToString(data.CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId)
+	if id == "" {
+		return nil
+	}
+	typ := pool.ReservationCapacityReservation
+	if data.InstanceMarketOptions != nil && data.InstanceMarketOptions.MarketType == ec2types.MarketTypeCapacityBlock {
+		typ = pool.ReservationCapacityBlock
+	}
+	return &pool.Reservation{ID: id, Type: typ}
+}
+
+// eksTaints converts taints to the EKS API's type.
+func eksTaints(taints []pool.Taint) []types.Taint {
+	out := make([]types.Taint, len(taints))
+	for i, t := range taints {
+		out[i] = types.Taint{Key: aws.String(t.Key), Effect: types.TaintEffect(t.Effect)}
+		if t.Value != "" {
+			out[i].Value = aws.String(t.Value)
+		}
+	}
+	return out
+}
+
+func poolTaints(taints []types.Taint) []pool.Taint {
+	out := make([]pool.Taint, len(taints))
+	for i, t := range taints {
+		out[i] = pool.Taint{Key: aws.ToString(t.Key), Value: aws.ToString(t.Value), Effect: string(t.Effect)}
+	}
+	sortTaints(out)
+	return out
+}
+
+func isDerivedTag(cloudKey string) bool {
+	return strings.HasPrefix(cloudKey, "gpufleet:") || strings.HasPrefix(cloudKey, autoscalerPrefix)
+}

@@ -1,0 +1,259 @@
+package eks_test
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
+)
+
+// Bad input fails at plan time, at the attribute, before any call reaches the cloud.
+func TestAccEKSNodePool_badInput(t *testing.T) {
+	cases := []struct {
+		name          string
+		instanceTypes string
+		body          string
+		want          []string
+	}{
+		{"mig profile the GPU does not offer", `["p5.48xlarge"]`, "gpu {\n mig {\n profile = \"3g.20gb\"\n }\n}", []string{"gpu.mig.profile", "H100-80GB offers"}},
+		{"mig on a GPU without mig", `["g5.xlarge"]`, "gpu {\n mig {\n profile = \"1g.10gb\"\n }\n}", []string{"gpu.mig", "A10G has no Multi-Instance GPU"}},
+		{"instance types with different GPU models", `["g5.xlarge", "g6.xlarge"]`, ``, []string{`instance_types\[1\]`, "same GPU model"}},
+		{"non-GPU instance type", `["m5.large"]`, ``, []string{`instance_types\[0\]`, "not an NVIDIA GPU instance type"}},
+		{"non-NVIDIA AMI type", `["g5.xlarge"]`, `ami_type = "AL2023_x86_64_STANDARD"`, []string{"ami_type", "value must be one of"}},
+		{"spot share with a capacity block", `["p5.48xlarge"]`, fmt.Sprintf("capacity {\n spot_percentage = 50\n reservation {\n id = %q\n type = \"capacity-block\"\n }\n}", blockID), []string{"capacity.spot_percentage", "capacity block"}},
+		{"min above max", `["g5.xlarge"]`, "", []string{"scaling.min_size", "greater than max_size"}},
+		{"desired out of range", `["g5.xlarge"]`, "", []string{"scaling.desired_size", "between min_size"}},
+		{"invalid taint effect", `["g5.xlarge"]`, `taints = [{ key = "team", effect = "NoSchedule" }]`, []string{"effect", "value must be one of"}},
+		{"taint that duplicates a derived one", `["g5.xlarge"]`, `taints = [{ key = "nvidia.com/gpu", value = "present", effect = "NO_SCHEDULE" }]`, []string{"taints", `sets the "nvidia.com/gpu" taint itself`}},
+		{"invalid client id", `["g5.xlarge"]`, `client = "Acme Corp"`, []string{"client", "lowercase letters"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := startSim(t)
+			sizes := scaling(0, 1, 2)
+			switch tc.name {
+			case "min above max":
+				sizes = scaling(3, 2, 2)
+			case "desired out of range":
+				sizes = scaling(0, 5, 2)
+			}
+			body := inferenceWorkload + sizes + "  " + tc.body + "\n"
+			cfg := providerConfig(sim, "") + pool("train", tc.instanceTypes, body)
+			if strings.HasPrefix(tc.body, "client") { // replace the default client
+				cfg = strings.Replace(cfg, "client         = \"acme\"\n", "", 1)
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      cfg,
+					ExpectError: acctest.ExpectErrorParts(tc.want...),
+				}},
+			})
+			if n := requestCount(sim, ""); n != 0 {
+				t.Fatalf("bad input reached the cloud: %d calls: %+v", n, sim.Requests())
+			}
+		})
+	}
+}
+
+// Throttling and 5xx are retried by the SDK's standard retryer: 50 pools under a 20 % throttling
+// rate (terraform's default -parallelism=10) all apply, and the cloud holds exactly them.
+func TestAccEKSNodePool_throttling(t *testing.T) {
+	sim := startSim(t)
+	for _, svc := range []string{"eks", "ec2"} {
+		if _, err := sim.Inject(cloudsim.Fault{Service: svc, Kind: cloudsim.Throttle, Rate: 0.2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.ServerError, Count: 5}); err != nil {
+		t.Fatal(err)
+	}
+	var cfg strings.Builder
+	cfg.WriteString(providerConfig(sim, ""))
+	for i := range 50 {
+		cfg.WriteString(pool(fmt.Sprintf("p%02d", i), `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config: cfg.String(),
+			Check: func(s *terraform.State) error {
+				names := clients(t, sim).nodegroupNames(t)
+				if len(names) != 50 {
+					return fmt.Errorf("cloud has %d node groups, want 50", len(names))
+				}
+				for i := range 50 {
+					want := fmt.Sprintf("p%02d-od", i)
+					if !slices.Contains(names, want) {
+						return fmt.Errorf("node group %s missing", want)
+					}
+					if _, ok := s.RootModule().Resources[fmt.Sprintf("gpufleet_eks_node_pool.p%02d", i)]; !ok {
+						return fmt.Errorf("pool p%02d missing from state", i)
+					}
+				}
+				throttled := 0
+				for _, f := range sim.Faults() {
+					throttled += f.Fired
+				}
+				if throttled == 0 {
+					return fmt.Errorf("no fault fired: the test proves nothing")
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// CREATE_FAILED: the apply fails with the health issues, state records the node group that exists
+// (tainted), and the next apply replaces it; nothing is orphaned.
+func TestAccEKSNodePool_createFailed(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + pool("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 1, 2))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					_, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1,
+						HealthIssues: []cloudsim.HealthIssue{{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets does not have enough available IP addresses."}}})
+					if err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg,
+				ExpectError: acctest.ExpectErrorParts("train-od", "CREATE_FAILED", "InsufficientFreeAddresses", "does not have enough available IP addresses"),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
+				}},
+				ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 2),
+				Check: func(*terraform.State) error {
+					if lts := clients(t, sim).launchTemplateNames(t); !slices.Equal(lts, []string{"gpufleet-ml-train-od"}) {
+						return fmt.Errorf("launch templates %v, want exactly the pool's one", lts)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// The second node group of a spot mix fails (insufficient spot capacity): state keeps the first,
+// and the next apply converges to both.
+func TestAccEKSNodePool_spotSideFails(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + pool("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+scaling(0, 4, 8)+capacity(50, 1))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					_, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
+						HealthIssues: []cloudsim.HealthIssue{{Code: "Ec2InsufficientSpotCapacity", Message: "There is no Spot capacity available that matches your request."}}})
+					if err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`Ec2InsufficientSpotCapacity`),
+			},
+			{
+				Config: cfg,
+				// base 1, 50 %: desired 4 → 1 spot, max 8 → 3 spot.
+				ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 3, 5),
+					nodeGroupCheck(1, "train-spot", "SPOT", 0, 1, 3)...),
+			},
+		},
+	})
+}
+
+// Timeouts are honoured and reported with the status the pool was left in.
+func TestAccEKSNodePool_timeout(t *testing.T) {
+	sim := startSim(t)
+	if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "DescribeNodegroup", Kind: cloudsim.Latency, Latency: 2 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config: providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+`
+  timeouts {
+    create = "1s"
+  }
+`),
+				ExpectError: acctest.ExpectErrorParts("train-od", "timed out|deadline exceeded|context deadline"),
+			},
+			{
+				PreConfig: sim.ClearFaults,
+				Config:    providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("ACTIVE")),
+				},
+			},
+		},
+	})
+}
+
+// Policy at plan time: a deny fails the plan at the attribute (no cloud call), a waiver turns it
+// into a warning, enforcement = "warn" downgrades it.
+func TestAccEKSNodePool_policy(t *testing.T) {
+	sim := startSim(t)
+	shared := `
+  workload {
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = 16
+  }
+  gpu {
+    sharing {
+      strategy = "time-slicing"
+      replicas = 4
+    }
+  }
+` + scaling(1, 1, 2)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config:      providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, shared),
+				ExpectError: acctest.ExpectErrorParts("GF-ISO-003", "gpu.sharing"),
+			},
+			{
+				PreConfig: func() {
+					if n := requestCount(sim, ""); n != 0 {
+						t.Fatalf("a denied plan reached the cloud: %d calls", n)
+					}
+				},
+				Config: providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, shared+`
+  policy_waivers = { "GF-ISO-003" = "shared dev-prod canary, owner ml-platform, ends 2026-12-31" }
+`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_waivers").AtMapKey("GF-ISO-003"), knownvalue.StringRegexp(regexp.MustCompile("canary"))),
+				},
+			},
+			{
+				Config: providerConfig(sim, "  policy {\n    enforcement = \"warn\"\n  }\n") + pool("train", `["g6.xlarge"]`, shared),
+			},
+		},
+	})
+}

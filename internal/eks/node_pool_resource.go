@@ -1,0 +1,934 @@
+// Package eks implements gpufleet_eks_node_pool: the resource schema, its translation to and from
+// pool.Spec, and the EKS and EC2 calls that make a pool real.
+package eks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwtypes "github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// ResourceType is the resource's type name.
+const ResourceType = "gpufleet_eks_node_pool"
+
+const (
+	defaultCreateTimeout = 40 * time.Minute
+	defaultUpdateTimeout = 60 * time.Minute
+	defaultDeleteTimeout = 40 * time.Minute
+)
+
+var (
+	_ resource.Resource                = &NodePoolResource{}
+	_ resource.ResourceWithConfigure   = &NodePoolResource{}
+	_ resource.ResourceWithModifyPlan  = &NodePoolResource{}
+	_ resource.ResourceWithImportState = &NodePoolResource{}
+)
+
+// NodePoolResource is gpufleet_eks_node_pool.
+type NodePoolResource struct {
+	meta *conns.Meta
+}
+
+// NewNodePoolResource is the resource factory.
+func NewNodePoolResource() resource.Resource { return &NodePoolResource{} }
+
+func (r *NodePoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_eks_node_pool"
+}
+
+func (r *NodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	meta, err := conns.FromProviderData(req.ProviderData)
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
+		return
+	}
+	r.meta = meta
+}
+
+func poolID(cluster, name string) string { return cluster + ":" + name }
+
+func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	cluster, name, ok := strings.Cut(req.ID, ":")
+	if !ok || cluster == "" || name == "" || strings.Contains(name, ":") {
+		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("%q: import gpufleet_eks_node_pool as <cluster_name>:<name>, e.g. ml:train.", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster_name"), cluster)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}
+
+// ModifyPlan validates the pool, fills every derived attribute so that the plan shows it, and runs
+// the policy bundle on the pool. It never calls a cloud: bad input fails here with no API call.
+func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.meta == nil {
+		return
+	}
+	unchanged := !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw)
+	var plan nodePoolModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var state *nodePoolModel
+	if !req.State.Raw.IsNull() {
+		state = &nodePoolModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
+	if region := r.meta.AWSSettings.RegionHint(); region != "" {
+		plan.Region = fwtypes.StringValue(region)
+	} else if state != nil && !state.Region.IsNull() {
+		plan.Region = state.Region
+	}
+	spec, diags := plan.spec(ctx)
+	resp.Diagnostics.Append(diags...)
+	for _, p := range spec.Validate() {
+		resp.Diagnostics.AddAttributeError(problemPath(p.Path), p.Summary, p.Path.String()+": "+p.Detail)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.ClusterName.IsUnknown() && !plan.Name.IsUnknown() {
+		plan.ID = fwtypes.StringValue(poolID(plan.ClusterName.ValueString(), plan.Name.ValueString()))
+	}
+
+	var derived *pool.Derived
+	if spec.AllKnown() {
+		d, err := pool.Derive(spec, r.meta.Pool)
+		if err != nil {
+			resp.Diagnostics.AddError("Deriving the pool", err.Error())
+			return
+		}
+		derived = &d
+		setDerived(&plan, d)
+		if d.PriceErr != nil {
+			resp.Diagnostics.AddAttributeWarning(path.Root("estimated_hourly_cost_usd"), "No cost estimate", d.PriceErr.Error())
+		}
+		if !unchanged {
+			plan.NodeGroups = plannedNodeGroups(ctx, d, state)
+		}
+	} else {
+		setDerivedUnknown(&plan)
+	}
+	r.evaluatePolicy(ctx, spec, derived, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *NodePoolResource) evaluatePolicy(ctx context.Context, spec pool.Spec, d *pool.Derived, diags *diag.Diagnostics) {
+	if r.meta.Enforcement == policy.EnforceOff || r.meta.Policy == nil {
+		if r.meta.Once("policy-off") {
+			diags.AddWarning("Policy is off", "policy.enforcement = \"off\": gpufleet pools are not checked against the policy bundle in this plan.")
+		}
+		return
+	}
+	address := fmt.Sprintf("%s[%s]", ResourceType, spec.Name)
+	findings, err := r.meta.Policy.Evaluate(ctx, pool.Document(address, spec, d))
+	if err != nil {
+		diags.AddError("Evaluating policy", err.Error())
+		return
+	}
+	policy.AddDiagnostics(diags, findings, r.meta.Enforcement, r.meta.Once)
+}
+
+func setDerived(m *nodePoolModel, d pool.Derived) {
+	m.GPUModel = fwtypes.StringValue(d.GPU.Name)
+	m.GPUsPerNode = fwtypes.Int64Value(int64(d.Node.GPUCount))
+	m.GPUMemoryGiB = fwtypes.Float64Value(d.GPU.MemoryGiB)
+	m.EffectiveTaints = taintSet(d.Taints)
+	m.EffectiveLabels = stringMapValue(d.Labels)
+	m.EffectiveTags = stringMapValue(d.Tags)
+	m.DevicePluginConfig = nullableString(d.DevicePluginConfig)
+	m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = fwtypes.Float64Null(), fwtypes.Float64Null()
+	if d.PriceErr == nil {
+		m.EstimatedHourlyCostUSD = fwtypes.Float64Value(d.HourlyUSD)
+		m.EstimatedMonthlyCostUSD = fwtypes.Float64Value(d.MonthlyUSD)
+	}
+}
+
+func setDerivedUnknown(m *nodePoolModel) {
+	m.GPUModel = fwtypes.StringUnknown()
+	m.GPUsPerNode = fwtypes.Int64Unknown()
+	m.GPUMemoryGiB = fwtypes.Float64Unknown()
+	m.EffectiveTaints = fwtypes.SetUnknown(fwtypes.ObjectType{AttrTypes: taintAttrTypes})
+	m.EffectiveLabels = fwtypes.MapUnknown(fwtypes.StringType)
+	m.EffectiveTags = fwtypes.MapUnknown(fwtypes.StringType)
+	m.DevicePluginConfig = fwtypes.StringUnknown()
+	m.EstimatedHourlyCostUSD = fwtypes.Float64Unknown()
+	m.EstimatedMonthlyCostUSD = fwtypes.Float64Unknown()
+	m.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
+}
+
+// plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
+// known; ARNs and launch templates of existing node groups stay; status and a launch template
+// version that the apply changes are unknown.
+func plannedNodeGroups(ctx context.Context, d pool.Derived, state *nodePoolModel) fwtypes.List {
+	prior := map[string]nodeGroupModel{}
+	ltChanges := true
+	if state != nil {
+		for _, ng := range nodeGroupsOf(ctx, state.NodeGroups) {
+			prior[ng.Name.ValueString()] = ng
+		}
+		ltChanges = !state.EffectiveTags.Equal(stringMapValue(d.Tags))
+	}
+	var out []nodeGroupModel
+	for _, side := range d.Sides {
+		ng := nodeGroupModel{
+			Name:                  fwtypes.StringValue(side.Name),
+			CapacityType:          fwtypes.StringValue(side.CapacityType),
+			MinSize:               fwtypes.Int64Value(int64(side.Sizes.Min)),
+			MaxSize:               fwtypes.Int64Value(int64(side.Sizes.Max)),
+			DesiredSize:           fwtypes.Int64Value(int64(side.Sizes.Desired)),
+			Status:                fwtypes.StringUnknown(),
+			ARN:                   fwtypes.StringUnknown(),
+			LaunchTemplateID:      fwtypes.StringUnknown(),
+			LaunchTemplateVersion: fwtypes.StringUnknown(),
+		}
+		if p, ok := prior[side.Name]; ok {
+			ng.ARN, ng.LaunchTemplateID = p.ARN, p.LaunchTemplateID
+			if !ltChanges {
+				ng.LaunchTemplateVersion = p.LaunchTemplateVersion
+			}
+		}
+		out = append(out, ng)
+	}
+	return nodeGroupList(out)
+}
+
+type nodeGroupModel struct {
+	Name                  fwtypes.String `tfsdk:"name"`
+	ARN                   fwtypes.String `tfsdk:"arn"`
+	CapacityType          fwtypes.String `tfsdk:"capacity_type"`
+	MinSize               fwtypes.Int64  `tfsdk:"min_size"`
+	MaxSize               fwtypes.Int64  `tfsdk:"max_size"`
+	DesiredSize           fwtypes.Int64  `tfsdk:"desired_size"`
+	Status                fwtypes.String `tfsdk:"status"`
+	LaunchTemplateID      fwtypes.String `tfsdk:"launch_template_id"`
+	LaunchTemplateVersion fwtypes.String `tfsdk:"launch_template_version"`
+}
+
+func nodeGroupsOf(ctx context.Context, l fwtypes.List) []nodeGroupModel {
+	var out []nodeGroupModel
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	l.ElementsAs(ctx, &out, false)
+	return out
+}
+
+func nodeGroupList(ngs []nodeGroupModel) fwtypes.List {
+	elems := make([]attr.Value, len(ngs))
+	for i, ng := range ngs {
+		elems[i] = fwtypes.ObjectValueMust(nodeGroupAttrTypes, map[string]attr.Value{
+			"name": ng.Name, "arn": ng.ARN, "capacity_type": ng.CapacityType,
+			"min_size": ng.MinSize, "max_size": ng.MaxSize, "desired_size": ng.DesiredSize,
+			"status": ng.Status, "launch_template_id": ng.LaunchTemplateID, "launch_template_version": ng.LaunchTemplateVersion,
+		})
+	}
+	return fwtypes.ListValueMust(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes}, elems)
+}
+
+func nodeGroupFrom(ng *types.Nodegroup) nodeGroupModel {
+	m := nodeGroupModel{
+		Name:                  fwtypes.StringValue(aws.ToString(ng.NodegroupName)),
+		ARN:                   fwtypes.StringValue(aws.ToString(ng.NodegroupArn)),
+		CapacityType:          fwtypes.StringValue(string(ng.CapacityType)),
+		Status:                fwtypes.StringValue(string(ng.Status)),
+		MinSize:               fwtypes.Int64Value(0),
+		MaxSize:               fwtypes.Int64Value(0),
+		DesiredSize:           fwtypes.Int64Value(0),
+		LaunchTemplateID:      fwtypes.StringNull(),
+		LaunchTemplateVersion: fwtypes.StringNull(),
+	}
+	if sc := ng.ScalingConfig; sc != nil {
+		m.MinSize = fwtypes.Int64Value(int64(aws.ToInt32(sc.MinSize)))
+		m.MaxSize = fwtypes.Int64Value(int64(aws.ToInt32(sc.MaxSize)))
+		m.DesiredSize = fwtypes.Int64Value(int64(aws.ToInt32(sc.DesiredSize)))
+	}
+	if lt := ng.LaunchTemplate; lt != nil {
+		m.LaunchTemplateID = fwtypes.StringValue(aws.ToString(lt.Id))
+		m.LaunchTemplateVersion = fwtypes.StringValue(aws.ToString(lt.Version))
+	}
+	return m
+}
+
+type clients struct {
+	eks  *eks.Client
+	ec2  *ec2.Client
+	poll time.Duration
+}
+
+func (r *NodePoolResource) clients(ctx context.Context, diags *diag.Diagnostics) *clients {
+	if r.meta == nil {
+		diags.AddError("Provider not configured", "the gpufleet provider was not configured before the resource was used")
+		return nil
+	}
+	eksConn, err := r.meta.EKS(ctx)
+	if err != nil {
+		diags.AddError("Configuring the AWS client", err.Error())
+		return nil
+	}
+	ec2Conn, err := r.meta.EC2(ctx)
+	if err != nil {
+		diags.AddError("Configuring the AWS client", err.Error())
+		return nil
+	}
+	return &clients{eks: eksConn, ec2: ec2Conn, poll: r.meta.AWSSettings.PollInterval()}
+}
+
+func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan nodePoolModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	c := r.clients(ctx, &resp.Diagnostics)
+	if c == nil || resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	spec, d, ok := r.derive(ctx, &plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	cluster := plan.ClusterName.ValueString()
+	var existing []*types.Nodegroup
+	for _, cfg := range sideConfigs(cluster, spec, d) {
+		ng, err := createSide(ctx, c, &plan, cfg)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+			break
+		}
+		existing = append(existing, ng)
+	}
+	existing = waitSidesActive(ctx, c, cluster, existing, timeout, &resp.Diagnostics)
+	if len(existing) == 0 {
+		return // nothing exists: no state, nothing to clean up
+	}
+	// State records what exists, even after an error: terraform then taints the pool and the next
+	// apply replaces it, deleting every node group and launch template recorded here.
+	plan.ID = fwtypes.StringValue(poolID(cluster, plan.Name.ValueString()))
+	plan.NodeGroups = nodeGroupList(mapSlice(existing, nodeGroupFrom))
+	if plan.KubernetesVersion.IsUnknown() || plan.KubernetesVersion.IsNull() {
+		plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(existing[0].Version))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// derive recomputes the spec and derived values at apply time (the plan holds their results).
+func (r *NodePoolResource) derive(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (pool.Spec, pool.Derived, bool) {
+	spec, d := m.spec(ctx)
+	diags.Append(d...)
+	if problems := spec.Validate(); len(problems) > 0 {
+		for _, p := range problems {
+			diags.AddAttributeError(problemPath(p.Path), p.Summary, p.Path.String()+": "+p.Detail)
+		}
+		return spec, pool.Derived{}, false
+	}
+	derived, err := pool.Derive(spec, r.meta.Pool)
+	if err != nil {
+		diags.AddError("Deriving the pool", err.Error())
+		return spec, pool.Derived{}, false
+	}
+	return spec, derived, !diags.HasError()
+}
+
+// createSide creates the launch template and the node group of one side. If the node group cannot
+// be created, its launch template is deleted again so that nothing is orphaned.
+func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig) (*types.Nodegroup, error) {
+	cluster := m.ClusterName.ValueString()
+	ltID, ltVersion, err := createLaunchTemplate(ctx, c.ec2, cluster, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating launch template %s: %w", launchTemplateName(cluster, cfg.Name), err)
+	}
+	in := &eks.CreateNodegroupInput{
+		ClusterName:    aws.String(cluster),
+		NodegroupName:  aws.String(cfg.Name),
+		NodeRole:       aws.String(m.NodeRoleARN.ValueString()),
+		Subnets:        setStrings(m.SubnetIDs),
+		InstanceTypes:  cfg.InstanceTypes,
+		AmiType:        types.AMITypes(m.AMIType.ValueString()),
+		CapacityType:   types.CapacityTypes(cfg.CapacityType),
+		ScalingConfig:  scalingConfig(cfg.Sizes),
+		Labels:         cfg.Labels,
+		Taints:         eksTaints(cfg.Taints),
+		Tags:           cfg.Tags,
+		LaunchTemplate: &types.LaunchTemplateSpecification{Id: aws.String(ltID), Version: aws.String(ltVersion)},
+		UpdateConfig:   updateConfig(m.UpdateConfig),
+	}
+	if v := m.KubernetesVersion.ValueString(); v != "" {
+		in.Version = aws.String(v)
+	}
+	out, err := c.eks.CreateNodegroup(ctx, in)
+	if err != nil {
+		if cleanupErr := deleteLaunchTemplate(context.WithoutCancel(ctx), c.ec2, launchTemplateName(cluster, cfg.Name)); cleanupErr != nil {
+			return nil, fmt.Errorf("%w (and deleting its launch template: %w)", err, cleanupErr)
+		}
+		return nil, err
+	}
+	tflog.Info(ctx, "created EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "capacity_type": cfg.CapacityType})
+	return out.Nodegroup, nil
+}
+
+// waitSidesActive waits for each node group and returns the latest description of every one that
+// exists, failed ones included.
+func waitSidesActive(ctx context.Context, c *clients, cluster string, ngs []*types.Nodegroup, timeout time.Duration, diags *diag.Diagnostics) []*types.Nodegroup {
+	var out []*types.Nodegroup
+	for _, ng := range ngs {
+		name := aws.ToString(ng.NodegroupName)
+		got, err := waitNodegroupActive(ctx, c.eks, cluster, name, timeout, c.poll)
+		if got == nil {
+			got = ng
+		}
+		if err != nil {
+			diags.AddError(fmt.Sprintf("waiting for EKS node group (%s/%s) to become ACTIVE", cluster, name), err.Error())
+		}
+		out = append(out, got)
+	}
+	return out
+}
+
+func scalingConfig(s pool.Sizes) *types.NodegroupScalingConfig {
+	return &types.NodegroupScalingConfig{MinSize: aws.Int32(int32(s.Min)), MaxSize: aws.Int32(int32(s.Max)), DesiredSize: aws.Int32(int32(s.Desired))}
+}
+
+func updateConfig(m *updateConfigModel) *types.NodegroupUpdateConfig {
+	if m == nil || (m.MaxUnavailable.IsNull() && m.MaxUnavailablePercentage.IsNull()) {
+		return nil
+	}
+	u := &types.NodegroupUpdateConfig{}
+	if !m.MaxUnavailable.IsNull() {
+		u.MaxUnavailable = aws.Int32(int32(m.MaxUnavailable.ValueInt64()))
+	}
+	if !m.MaxUnavailablePercentage.IsNull() {
+		u.MaxUnavailablePercentage = aws.Int32(int32(m.MaxUnavailablePercentage.ValueInt64()))
+	}
+	return u
+}
+
+func setStrings(s fwtypes.Set) []string {
+	var out []string
+	for _, e := range s.Elements() {
+		if v, ok := e.(fwtypes.String); ok {
+			out = append(out, v.ValueString())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mapSlice[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state nodePoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c := r.clients(ctx, &resp.Diagnostics)
+	if c == nil {
+		return
+	}
+	cluster, name := state.ClusterName.ValueString(), state.Name.ValueString()
+	var found []*types.Nodegroup
+	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
+		ng, err := findNodegroup(ctx, c.eks, cluster, name+suffix)
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s%s)", cluster, name, suffix), err.Error())
+			return
+		}
+		found = append(found, ng)
+	}
+	if len(found) == 0 {
+		tflog.Warn(ctx, "EKS node pool not found, removing from state", map[string]any{"cluster": cluster, "name": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	reservation, err := readReservation(ctx, c.ec2, found)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading the launch template of EKS node group (%s/%s)", cluster, aws.ToString(found[0].NodegroupName)), err.Error())
+		return
+	}
+	r.flatten(&state, found, reservation)
+	spec, diags := state.spec(ctx)
+	resp.Diagnostics.Append(diags...)
+	if d, err := pool.Derive(spec, r.meta.Pool); err == nil {
+		setDerived(&state, d)
+	} else {
+		tflog.Warn(ctx, "node pool read from EKS does not derive", map[string]any{"error": err.Error()})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readReservation reads the reservation target from the on-demand side's launch template version.
+func readReservation(ctx context.Context, conn *ec2.Client, ngs []*types.Nodegroup) (*pool.Reservation, error) {
+	for _, ng := range ngs {
+		if ng.CapacityType == types.CapacityTypesSpot || ng.LaunchTemplate == nil {
+			continue
+		}
+		v, err := findLaunchTemplateVersion(ctx, conn, aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version))
+		if isNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return reservationOf(v.LaunchTemplateData), nil
+	}
+	return nil, nil
+}
+
+// flatten writes what EKS reports into the model. Settings EKS does not hold (waivers, timeouts,
+// whether MIG was given as a profile or an all-<profile> config) keep their prior values.
+func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation) {
+	primary := ngs[0]
+	m.ID = fwtypes.StringValue(poolID(m.ClusterName.ValueString(), m.Name.ValueString()))
+	m.Region = fwtypes.StringValue(regionOfARN(aws.ToString(primary.NodegroupArn)))
+	m.NodeRoleARN = fwtypes.StringValue(aws.ToString(primary.NodeRole))
+	m.SubnetIDs = fwtypes.SetValueMust(fwtypes.StringType, stringValues(primary.Subnets))
+	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, stringValues(primary.InstanceTypes))
+	m.AMIType = fwtypes.StringValue(string(primary.AmiType))
+	m.KubernetesVersion = fwtypes.StringValue(aws.ToString(primary.Version))
+
+	labels := maps.Clone(primary.Labels)
+	delete(labels, pool.LabelCapacityType)
+	m.Client = fwtypes.StringValue(labels[pool.LabelClient])
+	m.Workload = workloadFromLabels(labels, m.Workload)
+	m.GPU = gpuFromLabels(labels, m.GPU)
+	userLabels := map[string]string{}
+	for k, v := range labels {
+		if !strings.HasPrefix(k, pool.LabelPrefix) && k != pool.LabelMIGConfig && k != pool.LabelDevicePlugin {
+			userLabels[k] = v
+		}
+	}
+	m.Labels = mapOrNull(userLabels)
+
+	var userTaints []pool.Taint
+	for _, t := range poolTaints(primary.Taints) {
+		if t.Key != pool.TaintGPU && t.Key != pool.TaintClient {
+			userTaints = append(userTaints, t)
+		}
+	}
+	m.Taints = fwtypes.SetNull(fwtypes.ObjectType{AttrTypes: taintAttrTypes})
+	if len(userTaints) > 0 {
+		m.Taints = taintSet(userTaints)
+	}
+
+	m.Tags = userTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags)
+
+	var total pool.Sizes
+	for _, ng := range ngs {
+		if sc := ng.ScalingConfig; sc != nil {
+			total.Min += int(aws.ToInt32(sc.MinSize))
+			total.Max += int(aws.ToInt32(sc.MaxSize))
+			total.Desired += int(aws.ToInt32(sc.DesiredSize))
+		}
+	}
+	m.Scaling = &scalingModel{MinSize: fwtypes.Int64Value(int64(total.Min)), MaxSize: fwtypes.Int64Value(int64(total.Max)), DesiredSize: fwtypes.Int64Value(int64(total.Desired))}
+	m.Capacity = capacityFrom(ngs, reservation, m.Capacity)
+	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig)
+	m.NodeGroups = nodeGroupList(mapSlice(ngs, nodeGroupFrom))
+}
+
+func stringValues(in []string) []attr.Value {
+	out := make([]attr.Value, len(in))
+	for i, v := range in {
+		out[i] = fwtypes.StringValue(v)
+	}
+	return out
+}
+
+// regionOfARN reads the region of arn:aws:eks:<region>:<account>:nodegroup/...
+func regionOfARN(arn string) string {
+	parts := strings.SplitN(arn, ":", 5)
+	if len(parts) < 4 {
+		return ""
+	}
+	return parts[3]
+}
+
+func workloadFromLabels(labels map[string]string, prior *workloadModel) *workloadModel {
+	w := &workloadModel{
+		Kind:          fwtypes.StringValue(labels[pool.LabelWorkload]),
+		Environment:   fwtypes.StringValue(labels[pool.LabelEnvironment]),
+		GPUMemoryGiB:  fwtypes.Float64Null(),
+		Interruptible: fwtypes.BoolNull(),
+	}
+	var mem float64
+	if _, err := fmt.Sscanf(labels[pool.LabelGPUMemory], "%g", &mem); err == nil {
+		w.GPUMemoryGiB = fwtypes.Float64Value(mem)
+	}
+	interruptible := labels[pool.LabelInterruptible] == "true"
+	// An unset interruptible reads back as false; keep it unset unless EKS says true.
+	if interruptible || (prior != nil && !prior.Interruptible.IsNull()) {
+		w.Interruptible = fwtypes.BoolValue(interruptible)
+	}
+	return w
+}
+
+func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
+	var g gpuModel
+	if cfg := labels[pool.LabelMIGConfig]; cfg != "" {
+		g.MIG = &migModel{Profile: fwtypes.StringNull(), Config: fwtypes.StringNull()}
+		profile, isAll := strings.CutPrefix(cfg, "all-")
+		switch {
+		case prior != nil && prior.MIG != nil && prior.MIG.Config.ValueString() == cfg:
+			g.MIG.Config = fwtypes.StringValue(cfg)
+		case isAll && cfg != pool.MIGConfigBalanced:
+			g.MIG.Profile = fwtypes.StringValue(profile)
+		default:
+			g.MIG.Config = fwtypes.StringValue(cfg)
+		}
+	}
+	if name := labels[pool.LabelDevicePlugin]; name != "" {
+		rest, _ := strings.CutPrefix(name, "gpufleet-")
+		if i := strings.LastIndex(rest, "-"); i > 0 {
+			var replicas int64
+			if _, err := fmt.Sscanf(rest[i+1:], "%d", &replicas); err == nil {
+				g.Sharing = &sharingModel{Strategy: fwtypes.StringValue(rest[:i]), Replicas: fwtypes.Int64Value(replicas)}
+			}
+		}
+	}
+	if g.MIG == nil && g.Sharing == nil {
+		return nil
+	}
+	return &g
+}
+
+// userTags are the node group's tags less derived ones and less provider default_tags the pool did
+// not set itself.
+func userTags(cloud, defaults map[string]string, prior fwtypes.Map) fwtypes.Map {
+	priorTags := map[string]string{}
+	if !prior.IsNull() && !prior.IsUnknown() {
+		for k, v := range prior.Elements() {
+			if s, ok := v.(fwtypes.String); ok {
+				priorTags[k] = s.ValueString()
+			}
+		}
+	}
+	out := map[string]string{}
+	for k, v := range cloud {
+		if isDerivedTag(k) {
+			continue
+		}
+		if dv, isDefault := defaults[k]; isDefault && dv == v {
+			if _, own := priorTags[k]; !own {
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return mapOrNull(out)
+}
+
+func capacityFrom(ngs []*types.Nodegroup, reservation *pool.Reservation, prior *capacityModel) *capacityModel {
+	c := &capacityModel{SpotPercentage: fwtypes.Int64Value(0), OnDemandBase: fwtypes.Int64Value(0)}
+	pct, base, ok := parseSpotMix(ngs[0].Tags[tagSpotMix])
+	switch {
+	case ok:
+	case prior != nil:
+		pct, base = int(prior.SpotPercentage.ValueInt64()), int(prior.OnDemandBase.ValueInt64())
+	case len(ngs) == 1 && ngs[0].CapacityType == types.CapacityTypesSpot:
+		pct = 100
+	}
+	c.SpotPercentage, c.OnDemandBase = fwtypes.Int64Value(int64(pct)), fwtypes.Int64Value(int64(base))
+	if reservation != nil {
+		c.Reservation = &reservationModel{ID: fwtypes.StringValue(reservation.ID), Type: fwtypes.StringValue(reservation.Type)}
+	}
+	if prior == nil && pct == 0 && base == 0 && reservation == nil {
+		return nil // nothing the block would say
+	}
+	return c
+}
+
+// updateConfigFrom keeps the block absent when the user did not set it and EKS reports its default.
+func updateConfigFrom(u *types.NodegroupUpdateConfig, prior *updateConfigModel) *updateConfigModel {
+	if u == nil {
+		return prior
+	}
+	isDefault := aws.ToInt32(u.MaxUnavailable) == 1 && u.MaxUnavailablePercentage == nil
+	if prior == nil && isDefault {
+		return nil
+	}
+	m := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Null()}
+	if u.MaxUnavailable != nil {
+		m.MaxUnavailable = fwtypes.Int64Value(int64(*u.MaxUnavailable))
+	}
+	if u.MaxUnavailablePercentage != nil {
+		m.MaxUnavailablePercentage = fwtypes.Int64Value(int64(*u.MaxUnavailablePercentage))
+	}
+	return m
+}
+
+func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state nodePoolModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	c := r.clients(ctx, &resp.Diagnostics)
+	if c == nil || resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	spec, d, ok := r.derive(ctx, &plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	cluster := plan.ClusterName.ValueString()
+	wanted := sideConfigs(cluster, spec, d)
+	wantedNames := map[string]bool{}
+	var result []*types.Nodegroup
+
+	// Grow or change what stays and create what is new before deleting what goes, so capacity does
+	// not dip while spot and on-demand sides swap.
+	for _, cfg := range wanted {
+		wantedNames[cfg.Name] = true
+		ng, err := findNodegroup(ctx, c.eks, cluster, cfg.Name)
+		switch {
+		case isNotFound(err):
+			created, err := createSide(ctx, c, &plan, cfg)
+			if err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+				continue
+			}
+			result = append(result, waitSidesActive(ctx, c, cluster, []*types.Nodegroup{created}, timeout, &resp.Diagnostics)...)
+		case err != nil:
+			resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+			result = append(result, nil)
+		default:
+			updated, err := updateSide(ctx, c, &plan, ng, cfg, timeout)
+			if err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+			}
+			result = append(result, updated)
+		}
+	}
+	for _, ng := range nodeGroupsOf(ctx, state.NodeGroups) {
+		name := ng.Name.ValueString()
+		if wantedNames[name] {
+			continue
+		}
+		if err := deleteSide(ctx, c, cluster, name, timeout); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node group (%s/%s)", cluster, name), err.Error())
+			if found, findErr := findNodegroup(ctx, c.eks, cluster, name); findErr == nil {
+				result = append(result, found) // still exists: keep it in state
+			}
+		}
+	}
+	result = slices.DeleteFunc(result, func(ng *types.Nodegroup) bool { return ng == nil })
+	if len(result) > 0 {
+		plan.NodeGroups = nodeGroupList(mapSlice(result, nodeGroupFrom))
+		plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// updateSide brings an existing node group to cfg: a new launch template version and Kubernetes
+// version through UpdateNodegroupVersion, labels, taints, sizes and update config through
+// UpdateNodegroupConfig, tags through TagResource/UntagResource. Each update is waited for.
+func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nodegroup, cfg sideConfig, timeout time.Duration) (*types.Nodegroup, error) {
+	cluster := m.ClusterName.ValueString()
+	ltID, ltVersion := "", ""
+	if lt := ng.LaunchTemplate; lt != nil {
+		ltID, ltVersion = aws.ToString(lt.Id), aws.ToString(lt.Version)
+		current, err := findLaunchTemplateVersion(ctx, c.ec2, ltID, ltVersion)
+		if err != nil && !isNotFound(err) {
+			return ng, fmt.Errorf("reading launch template %s: %w", ltID, err)
+		}
+		if launchTemplateDiffers(current, cfg) {
+			if ltVersion, err = createLaunchTemplateVersion(ctx, c.ec2, ltID, cfg); err != nil {
+				return ng, fmt.Errorf("creating a version of launch template %s: %w", ltID, err)
+			}
+		}
+	}
+	wantVersion := m.KubernetesVersion.ValueString()
+	if (ltID != "" && ltVersion != aws.ToString(ng.LaunchTemplate.Version)) || (wantVersion != "" && wantVersion != aws.ToString(ng.Version)) {
+		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name)}
+		if wantVersion != "" && wantVersion != aws.ToString(ng.Version) {
+			in.Version = aws.String(wantVersion)
+		}
+		if ltID != "" {
+			in.LaunchTemplate = &types.LaunchTemplateSpecification{Id: aws.String(ltID), Version: aws.String(ltVersion)}
+		}
+		out, err := c.eks.UpdateNodegroupVersion(ctx, in)
+		if err != nil {
+			return ng, fmt.Errorf("UpdateNodegroupVersion: %w", err)
+		}
+		if err := waitUpdateSuccessful(ctx, c.eks, cluster, cfg.Name, aws.ToString(out.Update.Id), timeout, c.poll); err != nil {
+			return ng, err
+		}
+	}
+	if in := configUpdate(ng, cfg, m.UpdateConfig); in != nil {
+		in.ClusterName, in.NodegroupName = aws.String(cluster), aws.String(cfg.Name)
+		out, err := c.eks.UpdateNodegroupConfig(ctx, in)
+		if err != nil {
+			return ng, fmt.Errorf("UpdateNodegroupConfig: %w", err)
+		}
+		if err := waitUpdateSuccessful(ctx, c.eks, cluster, cfg.Name, aws.ToString(out.Update.Id), timeout, c.poll); err != nil {
+			return ng, err
+		}
+	}
+	if err := updateTags(ctx, c.eks, aws.ToString(ng.NodegroupArn), ng.Tags, cfg.Tags); err != nil {
+		return ng, err
+	}
+	return waitNodegroupActive(ctx, c.eks, cluster, cfg.Name, timeout, c.poll)
+}
+
+// configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.
+func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *eks.UpdateNodegroupConfigInput {
+	in := &eks.UpdateNodegroupConfigInput{}
+	changed := false
+	labels := &types.UpdateLabelsPayload{AddOrUpdateLabels: map[string]string{}}
+	for k, v := range cfg.Labels {
+		if cur, ok := ng.Labels[k]; !ok || cur != v {
+			labels.AddOrUpdateLabels[k] = v
+		}
+	}
+	for k := range ng.Labels {
+		if _, ok := cfg.Labels[k]; !ok {
+			labels.RemoveLabels = append(labels.RemoveLabels, k)
+		}
+	}
+	if len(labels.AddOrUpdateLabels) > 0 || len(labels.RemoveLabels) > 0 {
+		slices.Sort(labels.RemoveLabels)
+		in.Labels, changed = labels, true
+	}
+	current, wanted := poolTaints(ng.Taints), slices.Clone(cfg.Taints)
+	sortTaints(wanted)
+	if !slices.Equal(current, wanted) {
+		taints := &types.UpdateTaintsPayload{}
+		for _, t := range wanted {
+			if !slices.Contains(current, t) {
+				taints.AddOrUpdateTaints = append(taints.AddOrUpdateTaints, eksTaints([]pool.Taint{t})...)
+			}
+		}
+		for _, t := range current {
+			if !slices.ContainsFunc(wanted, func(w pool.Taint) bool { return w.Key == t.Key && w.Effect == t.Effect }) {
+				taints.RemoveTaints = append(taints.RemoveTaints, eksTaints([]pool.Taint{t})...)
+			}
+		}
+		in.Taints, changed = taints, true
+	}
+	if sc := ng.ScalingConfig; sc == nil || int(aws.ToInt32(sc.MinSize)) != cfg.Sizes.Min || int(aws.ToInt32(sc.MaxSize)) != cfg.Sizes.Max || int(aws.ToInt32(sc.DesiredSize)) != cfg.Sizes.Desired {
+		in.ScalingConfig, changed = scalingConfig(cfg.Sizes), true
+	}
+	if want := updateConfig(uc); want != nil && (ng.UpdateConfig == nil ||
+		aws.ToInt32(want.MaxUnavailable) != aws.ToInt32(ng.UpdateConfig.MaxUnavailable) ||
+		aws.ToInt32(want.MaxUnavailablePercentage) != aws.ToInt32(ng.UpdateConfig.MaxUnavailablePercentage)) {
+		in.UpdateConfig, changed = want, true
+	}
+	if !changed {
+		return nil
+	}
+	return in
+}
+
+func updateTags(ctx context.Context, conn *eks.Client, arn string, current, wanted map[string]string) error {
+	add := map[string]string{}
+	for k, v := range wanted {
+		if cur, ok := current[k]; !ok || cur != v {
+			add[k] = v
+		}
+	}
+	var remove []string
+	for k := range current {
+		if _, ok := wanted[k]; !ok {
+			remove = append(remove, k)
+		}
+	}
+	if len(remove) > 0 {
+		slices.Sort(remove)
+		if _, err := conn.UntagResource(ctx, &eks.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
+			return fmt.Errorf("UntagResource: %w", err)
+		}
+	}
+	if len(add) > 0 {
+		if _, err := conn.TagResource(ctx, &eks.TagResourceInput{ResourceArn: aws.String(arn), Tags: add}); err != nil {
+			return fmt.Errorf("TagResource: %w", err)
+		}
+	}
+	return nil
+}
+
+// deleteSide deletes a node group, waits until it is gone, then deletes its launch template. A node
+// group or template that is already gone is fine.
+func deleteSide(ctx context.Context, c *clients, cluster, name string, timeout time.Duration) error {
+	_, err := c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
+	switch {
+	case isNotFound(err):
+	case err != nil:
+		return err
+	default:
+		if err := waitNodegroupDeleted(ctx, c.eks, cluster, name, timeout, c.poll); err != nil {
+			return err
+		}
+	}
+	if err := deleteLaunchTemplate(ctx, c.ec2, launchTemplateName(cluster, name)); err != nil {
+		return fmt.Errorf("deleting launch template %s: %w", launchTemplateName(cluster, name), err)
+	}
+	return nil
+}
+
+func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state nodePoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	c := r.clients(ctx, &resp.Diagnostics)
+	if c == nil || resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cluster, name := state.ClusterName.ValueString(), state.Name.ValueString()
+	// Both sides, whatever state says: a side whose create failed half-way may not be in state, and
+	// the names are deterministic.
+	var errs []error
+	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
+		if err := deleteSide(ctx, c, cluster, name+suffix, timeout); err != nil {
+			errs = append(errs, fmt.Errorf("%s%s: %w", name, suffix, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node pool (%s/%s)", cluster, name), err.Error())
+	}
+}

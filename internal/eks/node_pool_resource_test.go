@@ -1,0 +1,325 @@
+package eks_test
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
+)
+
+const trainingWorkload = `
+  workload {
+    kind           = "training"
+    environment    = "staging"
+    gpu_memory_gib = 20
+    interruptible  = true
+  }
+`
+
+const inferenceWorkload = `
+  workload {
+    kind           = "inference"
+    environment    = "staging"
+    gpu_memory_gib = 16
+  }
+`
+
+func scaling(minSize, desired, maxSize int) string {
+	return fmt.Sprintf("  scaling {\n    min_size = %d\n    desired_size = %d\n    max_size = %d\n  }\n", minSize, desired, maxSize)
+}
+
+func capacity(pct, base int) string {
+	return fmt.Sprintf("  capacity {\n    spot_percentage = %d\n    on_demand_base = %d\n  }\n", pct, base)
+}
+
+const addr = "gpufleet_eks_node_pool.train"
+
+func TestAccEKSNodePool_basic(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config: providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 2, 4)+`
+  labels = { team = "ml" }
+  tags   = { Project = "vision" }
+`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+				// Derived values are known at plan time, so `terraform plan` shows them.
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("gpu_model"), knownvalue.StringExact("L4")),
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("effective_labels").AtMapKey("gpufleet.io/client"), knownvalue.StringExact("acme")),
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("train-od")),
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("estimated_monthly_cost_usd"), knownvalue.NotNull()),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("ml:train")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("region"), knownvalue.StringExact(testRegion)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpus_per_node"), knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu_memory_gib"), knownvalue.Float64Exact(24)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_taints"), knownvalue.SetExact([]knownvalue.Check{
+					knownvalue.ObjectExact(map[string]knownvalue.Check{"key": knownvalue.StringExact("nvidia.com/gpu"), "value": knownvalue.StringExact("present"), "effect": knownvalue.StringExact("NO_SCHEDULE")}),
+				})),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_tags"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"ManagedBy":         knownvalue.StringExact("terraform"),
+					"Project":           knownvalue.StringExact("vision"),
+					"gpufleet:client":   knownvalue.StringExact("acme"),
+					"gpufleet:pool":     knownvalue.StringExact("train"),
+					"gpufleet:workload": knownvalue.StringExact("inference"),
+				})),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups"), knownvalue.ListSizeExact(1)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("ACTIVE")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("capacity_type"), knownvalue.StringExact("ON_DEMAND")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_plugin_config"), knownvalue.Null()),
+			},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				return errors.Join(
+					wantLabel(ng, "gpufleet.io/capacity-type", "on-demand"),
+					wantLabel(ng, "gpufleet.io/workload", "inference"),
+					wantLabel(ng, "team", "ml"),
+					wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu", "1"),
+					wantTag(ng, "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu", "present:NoSchedule"),
+					wantInstanceTags(t, sim, ng, map[string]string{"gpufleet:client": "acme", "Project": "vision", "ManagedBy": "terraform"}),
+				)
+			}),
+		}},
+	})
+}
+
+func wantTag(ng *ekstypes.Nodegroup, key, value string) error {
+	if got := ng.Tags[key]; got != value {
+		return fmt.Errorf("node group %s tag %s = %q, want %q", aws.ToString(ng.NodegroupName), key, got, value)
+	}
+	return nil
+}
+
+// wantInstanceTags checks that the launch template tags instances, volumes and network interfaces,
+// which is what carries per-client cost allocation to EC2 billing.
+func wantInstanceTags(t *testing.T, sim *cloudsim.Sim, ng *ekstypes.Nodegroup, want map[string]string) error {
+	data, err := clients(t, sim).launchTemplateData(ng)
+	if err != nil {
+		return err
+	}
+	seen := map[ec2types.ResourceType]bool{}
+	for _, ts := range data.TagSpecifications {
+		seen[ts.ResourceType] = true
+		got := map[string]string{}
+		for _, tag := range ts.Tags {
+			got[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				return fmt.Errorf("launch template tags for %s: %s = %q, want %q", ts.ResourceType, k, got[k], v)
+			}
+		}
+	}
+	for _, rt := range []ec2types.ResourceType{ec2types.ResourceTypeInstance, ec2types.ResourceTypeVolume, ec2types.ResourceTypeNetworkInterface} {
+		if !seen[rt] {
+			return fmt.Errorf("launch template has no tag specification for %s", rt)
+		}
+	}
+	return nil
+}
+
+// Each in-place change is an update, never a replacement, and lands in EKS.
+func TestAccEKSNodePool_update(t *testing.T) {
+	sim := startSim(t)
+	base := func(body string) string {
+		return providerConfig(sim, "") + pool("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+body)
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: base(scaling(1, 1, 3))},
+			{
+				Config:           base(scaling(1, 2, 5)),
+				ConfigPlanChecks: update,
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if d := aws.ToInt32(ng.ScalingConfig.DesiredSize); d != 2 {
+						return fmt.Errorf("desired size %d, want 2", d)
+					}
+					return nil
+				}),
+			},
+			{
+				Config:           base(scaling(1, 2, 5) + `  labels = { team = "ml" }` + "\n" + `  taints = [{ key = "team", value = "ml", effect = "NO_EXECUTE" }]`),
+				ConfigPlanChecks: update,
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if !slices.ContainsFunc(ng.Taints, func(tt ekstypes.Taint) bool {
+						return aws.ToString(tt.Key) == "team" && tt.Effect == ekstypes.TaintEffectNoExecute
+					}) {
+						return fmt.Errorf("taint team:NO_EXECUTE missing: %v", ng.Taints)
+					}
+					return wantLabel(ng, "team", "ml")
+				}),
+			},
+			{
+				// Labels and taints removed again; tags change the launch template (a new version).
+				Config:           base(scaling(1, 2, 5) + `  tags = { Project = "llm" }`),
+				ConfigPlanChecks: update,
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					return errors.Join(noLabel(ng, "team"), wantTag(ng, "Project", "llm"),
+						wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"}))
+				}),
+			},
+			{
+				Config:           base(scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.30\"\n"),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.30")),
+				},
+			},
+			{
+				Config: base(scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.30\"\n" + `
+  update_config {
+    max_unavailable_percentage = 25
+  }
+  gpu {
+    sharing {
+      strategy = "time-slicing"
+      replicas = 4
+    }
+  }
+`),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_plugin_config"), knownvalue.StringRegexp(regexp.MustCompile(`timeSlicing:[\s\S]*replicas: 4`))),
+				},
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					return wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-time-slicing-4")
+				}),
+			},
+		},
+	})
+}
+
+// Changes EKS cannot make in place replace the pool, and the old node groups and templates go.
+func TestAccEKSNodePool_replace(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: providerConfig(sim, "") + pool("train", `["g5.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))},
+			{
+				Config: providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu_model"), knownvalue.StringExact("L4"))},
+				Check: func(*terraform.State) error {
+					if lts := clients(t, sim).launchTemplateNames(t); len(lts) != 1 {
+						return fmt.Errorf("want the new pool's one launch template, got %v", lts)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+func TestAccEKSNodePool_import(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: providerConfig(sim, "") + pool("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 3, 10)+capacity(70, 1)+`
+  gpu {
+    mig { profile = "3g.40gb" }
+  }
+  labels = { team = "ml" }
+  taints = [{ key = "team", value = "ml", effect = "NO_SCHEDULE" }]
+  tags   = { Project = "llm" }
+`)},
+			{
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateId:           "ml:train",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers"},
+			},
+			{
+				ResourceName:  addr,
+				ImportState:   true,
+				ImportStateId: "train",
+				ExpectError:   regexp.MustCompile(`import gpufleet_eks_node_pool as <cluster_name>:<name>`),
+			},
+		},
+	})
+}
+
+// A pool deleted outside terraform is planned for creation again.
+func TestAccEKSNodePool_disappears(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					return sim.DeleteNodegroup(testRegion, testCluster, "train-od")
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
+}
+
+// Out-of-band scaling and labels show as drift and the plan puts them back.
+func TestAccEKSNodePool_drift(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 3))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					return errors.Join(
+						sim.ScaleNodegroup(testRegion, testCluster, "train-od", 3),
+						sim.SetNodegroupLabel(testRegion, testCluster, "train-od", "rogue", "yes"),
+					)
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if d := aws.ToInt32(ng.ScalingConfig.DesiredSize); d != 1 {
+						return fmt.Errorf("desired size %d, want 1 again", d)
+					}
+					return noLabel(ng, "rogue")
+				}),
+			},
+		},
+	})
+}

@@ -1,0 +1,297 @@
+package policy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+func testSpec() pool.Spec {
+	return pool.Spec{
+		Cloud:         catalog.AWS,
+		ResourceType:  "gpufleet_eks_node_pool",
+		Name:          "infer",
+		Region:        "us-east-1",
+		Client:        "acme",
+		Workload:      pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16},
+		InstanceTypes: []string{"g6.xlarge"},
+		Scaling:       pool.Sizes{Min: 1, Max: 4, Desired: 2},
+	}
+}
+
+func document(t testing.TB, s pool.Spec, registry pool.Registry) map[string]any {
+	t.Helper()
+	d, err := pool.Derive(s, pool.Environment{Registry: registry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool.Document("gpufleet_eks_node_pool.infer", s, &d)
+}
+
+func rules(findings []Finding, severity string) []string {
+	var out []string
+	for _, f := range findings {
+		if f.Severity == severity {
+			out = append(out, f.Rule)
+		}
+	}
+	return out
+}
+
+func find(findings []Finding, rule string) (Finding, bool) {
+	for _, f := range findings {
+		if f.Rule == rule {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+func newEngine(t testing.TB, opts Options) *Engine {
+	t.Helper()
+	e, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestEngine_compliantPool(t *testing.T) {
+	e := newEngine(t, Options{})
+	findings, err := e.Evaluate(context.Background(), document(t, testSpec(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if denies := rules(findings, SeverityDeny); len(denies) != 0 {
+		t.Fatalf("compliant pool denied: %+v", findings)
+	}
+	if _, ok := find(findings, RuleInactiveRegistry); !ok {
+		t.Fatalf("without policy data the registry rules must say they are inactive: %+v", findings)
+	}
+}
+
+func TestEngine_denyAtAttribute(t *testing.T) {
+	s := testSpec()
+	s.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}
+	findings, err := newEngine(t, Options{}).Evaluate(context.Background(), document(t, s, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := find(findings, "GF-ISO-003")
+	if !ok || f.Severity != SeverityDeny {
+		t.Fatalf("time-slicing in production must be denied: %+v", findings)
+	}
+	if !strings.HasPrefix(f.Msg, "GF-ISO-003") || !strings.HasPrefix(f.Attribute, "gpu.sharing") {
+		t.Fatalf("finding = %+v, want msg starting with the rule id and attribute gpu.sharing…", f)
+	}
+}
+
+func TestEngine_waiverTurnsDenyIntoWarning(t *testing.T) {
+	s := testSpec()
+	s.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}
+	s.Waivers = map[string]string{"GF-ISO-003": "canary, owner ml-platform, ends 2026-12-31"}
+	findings, err := newEngine(t, Options{}).Evaluate(context.Background(), document(t, s, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := find(findings, "GF-ISO-003")
+	if !ok || f.Severity != SeverityWarn || !strings.Contains(f.Msg, "canary") {
+		t.Fatalf("waived deny must become a warning naming the waiver: %+v", findings)
+	}
+}
+
+func TestEngine_policyDataActivatesRegistryRules(t *testing.T) {
+	dir := t.TempDir()
+	dataFile := filepath.Join(dir, "data.yaml")
+	if err := os.WriteFile(dataFile, []byte("gpufleet:\n  clients:\n    acme:\n      allowed_regions: [\"eu-*\"]\n      isolation: dedicated\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, err := LoadData([]string{dataFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, Options{Data: data})
+	findings, err := e.Evaluate(context.Background(), document(t, testSpec(), data.Registry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := find(findings, "GF-DR-001"); !ok || f.Severity != SeverityDeny {
+		t.Fatalf("us-east-1 is outside acme's eu-* regions: %+v", findings)
+	}
+	if _, ok := find(findings, RuleInactiveRegistry); ok {
+		t.Fatal("with policy data the registry rules are active")
+	}
+	if _, ok := find(findings, "GF-ISO-002"); ok {
+		t.Fatalf("the derived client taint satisfies dedicated isolation: %+v", findings)
+	}
+
+	s := testSpec()
+	s.Client = "globex"
+	findings, err = e.Evaluate(context.Background(), document(t, s, data.Registry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := find(findings, "GF-TAG-001"); !ok || f.Severity != SeverityDeny {
+		t.Fatalf("a client missing from the policy data is GF-TAG-001: %+v", findings)
+	}
+}
+
+func TestEngine_unknownValuesDoNotFire(t *testing.T) {
+	s := testSpec()
+	s.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}
+	s.Unknown = map[string]bool{"workload.environment": true, "instance_types": true}
+	findings, err := newEngine(t, Options{}).Evaluate(context.Background(), pool.Document("gpufleet_eks_node_pool.infer", s, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if denies := rules(findings, SeverityDeny); len(denies) != 0 {
+		t.Fatalf("no rule may fire on a value it needs that is unknown: %+v", findings)
+	}
+}
+
+func TestShared_compilesOncePerOptions(t *testing.T) {
+	a, err := Shared(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Shared(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Fatal("the same options must reuse the compiled engine")
+	}
+}
+
+func TestNew_userBundle(t *testing.T) {
+	dir := t.TempDir()
+	custom := `package gpufleet.findings
+
+deny contains f if {
+	input.workload.kind == "inference"
+	f := {"msg": sprintf("ACME-001: %s: no inference here", [input.address]), "rule": "ACME-001", "address": input.address, "attribute": "workload.kind", "severity": "deny"}
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "acme.rego"), []byte(custom), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A test file of the user's bundle is not part of the policy.
+	if err := os.WriteFile(filepath.Join(dir, "acme_test.rego"), []byte("package gpufleet.findings_test\n\ntest_x if true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	findings, err := newEngine(t, Options{BundlePaths: []string{dir}}).Evaluate(context.Background(), document(t, testSpec(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := find(findings, "ACME-001"); !ok {
+		t.Fatalf("user rule did not run: %+v", findings)
+	}
+}
+
+func TestNew_brokenUserBundleIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "broken.rego"), []byte("package acme\n\ndeny contains x if {\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(context.Background(), Options{BundlePaths: []string{dir}})
+	if err == nil || !strings.Contains(err.Error(), "broken.rego") {
+		t.Fatalf("want a compile error naming broken.rego, got %v", err)
+	}
+}
+
+func TestEngine_concurrentUse(t *testing.T) {
+	e := newEngine(t, Options{})
+	doc := document(t, testSpec(), nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if _, err := e.Evaluate(context.Background(), doc); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestAddDiagnostics(t *testing.T) {
+	findings := []Finding{
+		{Msg: "GF-ISO-003: x: shared GPU in production", Rule: "GF-ISO-003", Address: "x", Attribute: "gpu.sharing.strategy", Severity: SeverityDeny},
+		{Msg: "GF-COST-002: x: no spot", Rule: "GF-COST-002", Address: "x", Attribute: "capacity.spot_percentage", Severity: SeverityWarn},
+		{Msg: "GF-DATA-001: registry rules inactive", Rule: RuleInactiveRegistry, Severity: SeverityWarn},
+	}
+	seen := map[string]bool{}
+	once := func(k string) bool { first := !seen[k]; seen[k] = true; return first }
+
+	var diags diag.Diagnostics
+	AddDiagnostics(&diags, findings, EnforceDeny, once)
+	if diags.ErrorsCount() != 1 || diags.WarningsCount() != 2 {
+		t.Fatalf("deny enforcement: %d errors, %d warnings, want 1 and 2", diags.ErrorsCount(), diags.WarningsCount())
+	}
+	withPath, ok := diags.Errors()[0].(diag.DiagnosticWithPath)
+	if !ok || !withPath.Path().Equal(path.Root("gpu").AtName("sharing").AtName("strategy")) {
+		t.Fatalf("deny must be at gpu.sharing.strategy: %+v", diags.Errors()[0])
+	}
+
+	diags = nil
+	AddDiagnostics(&diags, findings, EnforceWarn, once)
+	if diags.ErrorsCount() != 0 || diags.WarningsCount() != 2 {
+		t.Fatalf("warn enforcement, second pool: %d errors, %d warnings, want 0 and 2 (the plan-wide warning once)", diags.ErrorsCount(), diags.WarningsCount())
+	}
+}
+
+func TestAttributePath(t *testing.T) {
+	cases := map[string]path.Path{
+		"client":                   path.Root("client"),
+		"capacity.spot_percentage": path.Root("capacity").AtName("spot_percentage"),
+		"taints[2].key":            path.Root("taints").AtListIndex(2).AtName("key"),
+	}
+	for in, want := range cases {
+		got, ok := AttributePath(in)
+		if !ok || !got.Equal(want) {
+			t.Errorf("AttributePath(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "taints[x]", ".a"} {
+		if _, ok := AttributePath(bad); ok {
+			t.Errorf("AttributePath(%q) should fail", bad)
+		}
+	}
+}
+
+// BenchmarkEvaluate is the per-pool cost the provider adds to a plan (target: ≤ 100 µs).
+func BenchmarkEvaluate(b *testing.B) {
+	e := newEngine(b, Options{})
+	doc := document(b, testSpec(), nil)
+	ctx := context.Background()
+	for range 100 { // warm-up
+		if _, err := e.Evaluate(ctx, doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := e.Evaluate(ctx, doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
