@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
+)
+
+const seed = "../../../../examples/cloudsim/seed.json"
+
+// TestMain lets the test binary act as the cloudsim command for the signal test.
+func TestMain(m *testing.M) {
+	if os.Getenv("CLOUDSIM_RUN_MAIN") == "1" {
+		os.Args = append([]string{"cloudsim"}, strings.Fields(os.Getenv("CLOUDSIM_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+var lineRE = regexp.MustCompile(`^EKS_ENDPOINT=http://127\.0\.0\.1:\d+\nEC2_ENDPOINT=http://127\.0\.0\.1:\d+\nGKE_ENDPOINT=127\.0\.0\.1:\d+\nCONTROL_ENDPOINT=http://127\.0\.0\.1:\d+\n$`)
+
+func parseEnv(text string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		out[k] = v
+	}
+	return out
+}
+
+// run prints the endpoints (stdout and -env-file), serves the real SDKs, and on cancellation
+// shuts down and writes the state file.
+func TestRun_PrintsEndpointsServesAndWritesStateOnShutdown(t *testing.T) {
+	dir := t.TempDir()
+	envFile, stateFile := filepath.Join(dir, "cloudsim.env"), filepath.Join(dir, "state.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-seed", seed, "-state", stateFile, "-env-file", envFile, "-delay", "10ms"}, &stdout, &stderr)
+	}()
+	var env []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(envFile); err == nil {
+			env = b
+			break
+		}
+	}
+	if !lineRE.Match(env) {
+		t.Fatalf("env file = %q", env)
+	}
+	stdout.mu.Lock()
+	printed := stdout.b.String()
+	stdout.mu.Unlock()
+	if printed != string(env) {
+		t.Fatalf("stdout %q differs from env file %q", printed, env)
+	}
+	ep := parseEnv(string(env))
+	c := eks.NewFromConfig(cloudsim.AWSConfig("us-east-1", 0), func(o *eks.Options) { o.BaseEndpoint = aws.String(ep["EKS_ENDPOINT"]) })
+	out, err := c.DescribeCluster(context.Background(), &eks.DescribeClusterInput{Name: aws.String("ml")})
+	if err != nil || *out.Cluster.Name != "ml" {
+		t.Fatalf("DescribeCluster = %v %v", out, err)
+	}
+	resp, err := http.Get(ep["CONTROL_ENDPOINT"] + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz = %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(stateFile); err != nil || !bytes.Contains(b, []byte(`"nodegroups"`)) {
+		t.Fatalf("state file = %s %v", b, err)
+	}
+}
+
+// The command stops cleanly on SIGTERM with exit status 0 and leaves the state file.
+func TestMain_SIGTERM_CleanShutdown(t *testing.T) {
+	stateFile := filepath.Join(t.TempDir(), "state.json")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CLOUDSIM_RUN_MAIN=1", "CLOUDSIM_ARGS=-seed "+seed+" -state "+stateFile)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var lines []string
+	for len(lines) < 4 && sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "EKS_ENDPOINT=http://127.0.0.1:") || !strings.HasPrefix(lines[2], "GKE_ENDPOINT=127.0.0.1:") {
+		cmd.Process.Kill()
+		t.Fatalf("output = %q", lines)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+	if _, err := os.Stat(stateFile); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Bad flags and seeds are reported, not ignored.
+func TestRun_BadArguments(t *testing.T) {
+	var out, errb syncBuffer
+	for _, args := range [][]string{{"-seed", "does-not-exist.json"}, {"-listen", "nonsense"}, {"extra"}} {
+		if err := run(context.Background(), args, &out, &errb); err == nil {
+			t.Errorf("run(%v) succeeded", args)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package cloudsim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// The control API: a small HTTP/JSON endpoint for the demo and scripts to inject faults, read
+// the request log and change the world out of band. Routes are listed in the package doc.
+
+func (s *Sim) controlHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
+	mux.HandleFunc("GET /endpoints", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, s.Endpoints()) })
+	mux.HandleFunc("GET /faults", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, s.Faults()) })
+	mux.HandleFunc("POST /faults", s.ctlInjectFault)
+	mux.HandleFunc("DELETE /faults", func(w http.ResponseWriter, _ *http.Request) { s.ClearFaults(); w.WriteHeader(http.StatusNoContent) })
+	mux.HandleFunc("DELETE /faults/{id}", s.ctlRemoveFault)
+	mux.HandleFunc("GET /requests", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, s.RequestsFor(r.URL.Query().Get("service"), r.URL.Query().Get("operation")))
+	})
+	mux.HandleFunc("DELETE /requests", func(w http.ResponseWriter, _ *http.Request) { s.ResetRequests(); w.WriteHeader(http.StatusNoContent) })
+	mux.HandleFunc("GET /state", s.ctlState)
+	mux.HandleFunc("POST /oob/eks/delete-nodegroup", s.ctlOOB(func(b oobBody) error { return s.DeleteNodegroup(b.Region, b.Cluster, b.Nodegroup) }))
+	mux.HandleFunc("POST /oob/eks/scale-nodegroup", s.ctlOOB(func(b oobBody) error {
+		return s.ScaleNodegroup(b.Region, b.Cluster, b.Nodegroup, b.DesiredSize)
+	}))
+	mux.HandleFunc("POST /oob/eks/set-nodegroup-label", s.ctlOOB(func(b oobBody) error {
+		return s.SetNodegroupLabel(b.Region, b.Cluster, b.Nodegroup, b.Key, b.Value)
+	}))
+	mux.HandleFunc("POST /oob/eks/degrade-nodegroup", s.ctlOOB(func(b oobBody) error {
+		return s.DegradeNodegroup(b.Region, b.Cluster, b.Nodegroup, b.HealthIssues...)
+	}))
+	mux.HandleFunc("POST /oob/gke/delete-node-pool", s.ctlOOB(func(b oobBody) error {
+		return s.DeleteNodePool(b.Project, b.Location, b.Cluster, b.NodePool)
+	}))
+	mux.HandleFunc("POST /oob/gke/scale-node-pool", s.ctlOOB(func(b oobBody) error {
+		return s.ScaleNodePool(b.Project, b.Location, b.Cluster, b.NodePool, b.NodeCount)
+	}))
+	mux.HandleFunc("POST /oob/gke/set-node-pool-label", s.ctlOOB(func(b oobBody) error {
+		return s.SetNodePoolLabel(b.Project, b.Location, b.Cluster, b.NodePool, b.Key, b.Value)
+	}))
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func writeCtlError(w http.ResponseWriter, err error) {
+	status := http.StatusBadRequest
+	if errors.Is(err, ErrNotFound) {
+		status = http.StatusNotFound
+	}
+	writeJSON(w, status, map[string]string{"error": err.Error()})
+}
+
+func (s *Sim) ctlInjectFault(w http.ResponseWriter, r *http.Request) {
+	var f Fault
+	if err := json.NewDecoder(r.Body).Decode(&f); err != nil {
+		writeCtlError(w, fmt.Errorf("fault: %w", err))
+		return
+	}
+	id, err := s.Inject(f)
+	if err != nil {
+		writeCtlError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+}
+
+func (s *Sim) ctlRemoveFault(w http.ResponseWriter, r *http.Request) {
+	if !s.RemoveFault(r.PathValue("id")) {
+		writeCtlError(w, fmt.Errorf("%w: fault %s", ErrNotFound, r.PathValue("id")))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// ctlState dumps the objects the APIs created: node groups, launch templates and node pools
+// (the latter as protojson), for the demo and for debugging.
+func (s *Sim) ctlState(w http.ResponseWriter, _ *http.Request) {
+	pools := []json.RawMessage{}
+	s.view(func(wd *world) {
+		for _, key := range sortedKeys(wd.NodePools) {
+			if b, err := protojson.Marshal(wd.NodePools[key].Pool); err == nil {
+				pools = append(pools, b)
+			}
+		}
+	})
+	writeJSON(w, 200, map[string]any{
+		"nodegroups":       s.Nodegroups("", ""),
+		"launch_templates": s.LaunchTemplates(""),
+		"node_pools":       pools,
+	})
+}
+
+// oobBody is the JSON body of the out-of-band routes.
+type oobBody struct {
+	Region       string        `json:"region"`
+	Cluster      string        `json:"cluster"`
+	Nodegroup    string        `json:"nodegroup"`
+	DesiredSize  int32         `json:"desired_size"`
+	HealthIssues []HealthIssue `json:"health_issues"`
+	Project      string        `json:"project"`
+	Location     string        `json:"location"`
+	NodePool     string        `json:"node_pool"`
+	NodeCount    int32         `json:"node_count"`
+	Key          string        `json:"key"`
+	Value        string        `json:"value"`
+}
+
+func (s *Sim) ctlOOB(f func(oobBody) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var b oobBody
+		if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+			writeCtlError(w, fmt.Errorf("body: %w", err))
+			return
+		}
+		if err := f(b); err != nil {
+			writeCtlError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}

@@ -1,0 +1,125 @@
+// Package cloudsim is an offline cloud for tests and the demo: loopback servers that speak the
+// real wire protocols of the AWS EKS API (restJson1), the AWS EC2 API (ec2Query/XML) and the
+// GKE API (google.container.v1 gRPC), so the unchanged aws-sdk-go-v2 and
+// cloud.google.com/go/container clients talk to it through endpoint overrides only.
+//
+// It keeps state, moves objects through the real status transitions (node groups CREATING →
+// ACTIVE, UPDATING → ACTIVE, DELETING → gone; node pools PROVISIONING → RUNNING, RECONCILING →
+// RUNNING, STOPPING → gone; operations RUNNING → DONE), validates requests the way the real
+// APIs do and injects faults on request. It is a test double: where a behaviour mimics the
+// cloud, the code cites the API reference it follows.
+//
+// # Go API
+//
+//	seed, err := cloudsim.LoadSeed("examples/cloudsim/seed.json")
+//	sim, err := cloudsim.Start(cloudsim.Options{Seed: seed, TransitionDelay: 50 * time.Millisecond})
+//	defer sim.Close()
+//	ep := sim.Endpoints() // EKS, EC2: "http://127.0.0.1:port"; GKE: "127.0.0.1:port"; Control
+//
+//	cfg := cloudsim.AWSConfig("us-east-1", 0) // static credentials, fast standard retryer
+//	eksc := eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(ep.EKS) })
+//	ec2c := ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(ep.EC2) })
+//	gke, err := container.NewClusterManagerClient(ctx, sim.GKEClientOptions()...)
+//
+//	sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.Throttle, Count: 2})
+//	sim.RequestsFor("eks", "CreateNodegroup") // what the provider sent
+//	sim.Nodegroup("us-east-1", "ml", "gpu-od")  // copy of the stored object
+//	sim.ScaleNodegroup("us-east-1", "ml", "gpu-od", 3) // out-of-band change
+//
+// The region of an AWS call comes from the SigV4 credential scope of its Authorization header
+// (signatures are not verified), so one simulator serves every region of the seed. All
+// resources belong to account 123456789012 and carry ARNs in the real formats. Status
+// transitions are time based and applied lazily on access; there are no background goroutines.
+//
+// # Operations
+//
+// EKS: DescribeCluster, ListClusters, CreateNodegroup, DescribeNodegroup, ListNodegroups,
+// UpdateNodegroupConfig, UpdateNodegroupVersion, DescribeUpdate, DeleteNodegroup, TagResource,
+// UntagResource, ListTagsForResource. Any other path answers 404 UnknownOperationException.
+//
+// EC2: CreateLaunchTemplate, CreateLaunchTemplateVersion, ModifyLaunchTemplate,
+// DescribeLaunchTemplates, DescribeLaunchTemplateVersions, DeleteLaunchTemplate,
+// DescribeCapacityReservations, DescribeInstanceTypeOfferings, DescribeSubnets. Any other
+// action answers 400 InvalidAction. DryRun=true answers 412 DryRunOperation.
+//
+// GKE: GetCluster, ListClusters, ListNodePools, CreateNodePool, GetNodePool, UpdateNodePool,
+// SetNodePoolSize, SetNodePoolAutoscaling, SetNodePoolManagement, DeleteNodePool, GetOperation,
+// ListOperations. Any other RPC answers UNIMPLEMENTED. Node pool operations on a cluster are
+// serialized like GKE's: a second one while one runs fails FAILED_PRECONDITION "Cluster is
+// running incompatible operation" (Options.GKEConcurrentOperations lifts this).
+//
+// # Seed
+//
+// The seed (JSON, unknown fields rejected) holds what the provider reads but never creates:
+//
+//	{
+//	  "aws": {"regions": {"us-east-1": {
+//	    "clusters": [{"name": "ml", "version": "1.31", "status": "ACTIVE", "release_version": "1.31.7-20250620", "tags": {}}],
+//	    "subnets": [{"id": "subnet-0a1", "availability_zone": "us-east-1a", "vpc_id": "vpc-1", "cidr_block": "10.0.0.0/19", "tags": {}}],
+//	    "capacity_reservations": [{"id": "cr-0a1b2c3d4e5f60001", "instance_type": "p5.48xlarge",
+//	      "availability_zone": "us-east-1a", "total_instance_count": 2, "available_instance_count": 2,
+//	      "state": "active", "reservation_type": "default|capacity-block", "instance_platform": "Linux/UNIX",
+//	      "instance_match_criteria": "open|targeted", "start_date": "RFC 3339", "end_date": "RFC 3339", "tags": {}}],
+//	    "instance_type_offerings": {"us-east-1a": ["g5.xlarge", "p5.48xlarge"]}}}},
+//	  "gcp": {"projects": {"acme-ml": {
+//	    "clusters": [{"name": "ml", "location": "us-central1", "version": "1.31.6-gke.1020000",
+//	      "locations": ["us-central1-a", "us-central1-b"], "status": "RUNNING"}],
+//	    "accelerators": {"us-central1-a": ["nvidia-l4", "nvidia-tesla-t4"]},
+//	    "reservations": [{"name": "h100-reservation", "zone": "us-central1-a", "machine_type": "a3-highgpu-8g",
+//	      "accelerator_type": "nvidia-h100-80gb", "accelerator_count": 8, "count": 2}]}}}
+//	}
+//
+// Instance types are offered in a region when listed for one of its zones; EKS node groups
+// must use offered types, and at least one subnet zone must offer each. GKE accelerators must
+// be listed for every zone the node pool uses (its locations, else all cluster locations).
+// examples/cloudsim/seed.json is a complete example.
+//
+// # Faults
+//
+// A Fault names a service, an operation ("" for all) and a Kind: Throttle, ServerError,
+// Unavailable, CreateFailed or Latency; Count fires it exactly n times, Rate with a
+// probability, Match restricts it to a resource name (path.Match pattern). Errors are the ones
+// the real services return, so the SDK retryers behave as in the cloud (see FaultKind).
+// CreateFailed lets the call succeed and fails the object after the transition delay, with the
+// fault's HealthIssues (IssueSpotCapacity, IssueInsufficientCapacity, IssueGCEStockout are
+// ready-made).
+//
+// # State file
+//
+// With Options.StatePath the world (seed, node groups, updates, launch templates, node pools,
+// operations, pending transitions) is loaded at start and rewritten atomically after every
+// mutating call, out-of-band change and Close, so separate processes share one world.
+//
+// # Control endpoint
+//
+// HTTP/JSON on Endpoints().Control:
+//
+//	GET    /healthz                        {"status":"ok"}
+//	GET    /endpoints                      the Endpoints
+//	GET    /faults                         active faults, with how often each fired
+//	POST   /faults                         body: a Fault ({"service":"eks","operation":"CreateNodegroup",
+//	                                       "kind":"throttle","count":2,"latency":"250ms",...}); 201 {"id":...}
+//	DELETE /faults                         remove all faults
+//	DELETE /faults/{id}                    remove one fault
+//	GET    /requests?service=&operation=   the request log
+//	DELETE /requests                       empty the request log
+//	GET    /state                          node groups, launch templates and node pools
+//	POST   /oob/eks/delete-nodegroup       {"region","cluster","nodegroup"}
+//	POST   /oob/eks/scale-nodegroup        {"region","cluster","nodegroup","desired_size"}
+//	POST   /oob/eks/set-nodegroup-label    {"region","cluster","nodegroup","key","value"}
+//	POST   /oob/eks/degrade-nodegroup      {"region","cluster","nodegroup","health_issues":[{"code","message"}]}
+//	POST   /oob/gke/delete-node-pool       {"project","location","cluster","node_pool"}
+//	POST   /oob/gke/scale-node-pool        {"project","location","cluster","node_pool","node_count"}
+//	POST   /oob/gke/set-node-pool-label    {"project","location","cluster","node_pool","key","value"}
+//
+// Out-of-band routes answer 204, 400 for bad input and 404 for unknown objects.
+//
+// # Runnable form
+//
+// cmd/cloudsim runs the simulator as a process for `make demo`:
+//
+//	go run ./internal/cloudsim/cmd/cloudsim -seed examples/cloudsim/seed.json -state /tmp/cloudsim.json -delay 2s
+//
+// It prints EKS_ENDPOINT=..., EC2_ENDPOINT=..., GKE_ENDPOINT=... and CONTROL_ENDPOINT=... (also
+// to -env-file) and shuts down cleanly on SIGINT/SIGTERM, writing the state file.
+package cloudsim

@@ -1,0 +1,504 @@
+package cloudsim
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EKS managed node groups: CreateNodegroup, DescribeNodegroup, ListNodegroups, DeleteNodegroup,
+// UpdateNodegroupConfig, UpdateNodegroupVersion, DescribeUpdate and their status transitions
+// (EKS API Reference for each operation).
+
+// eksCreateNodegroupInput is the CreateNodegroup request body (EKS API Reference: CreateNodegroup).
+type eksCreateNodegroupInput struct {
+	NodegroupName      string                 `json:"nodegroupName"`
+	ScalingConfig      *ScalingConfig         `json:"scalingConfig"`
+	DiskSize           *int32                 `json:"diskSize"`
+	Subnets            []string               `json:"subnets"`
+	InstanceTypes      []string               `json:"instanceTypes"`
+	AmiType            string                 `json:"amiType"`
+	RemoteAccess       *RemoteAccessConfig    `json:"remoteAccess"`
+	NodeRole           string                 `json:"nodeRole"`
+	Labels             map[string]string      `json:"labels"`
+	Taints             []Taint                `json:"taints"`
+	Tags               map[string]string      `json:"tags"`
+	ClientRequestToken string                 `json:"clientRequestToken"`
+	LaunchTemplate     *LaunchTemplateSpec    `json:"launchTemplate"`
+	UpdateConfig       *NodegroupUpdateConfig `json:"updateConfig"`
+	NodeRepairConfig   json.RawMessage        `json:"nodeRepairConfig"`
+	CapacityType       string                 `json:"capacityType"`
+	Version            string                 `json:"version"`
+	ReleaseVersion     string                 `json:"releaseVersion"`
+}
+
+// EKS API Reference: CreateNodegroup.
+func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
+	clusterName := c.labels["clusterName"]
+	var in eksCreateNodegroupInput
+	if aerr := decodeEKS(c.body, &in); aerr != nil {
+		return nil, aerr
+	}
+	cl, aerr := s.eksCluster(c.region, clusterName)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if st := clusterStatus(cl); st != "ACTIVE" {
+		return nil, eksInvalidRequest(clusterName, in.NodegroupName, "Cluster '%s' is not in ACTIVE status (current status: %s)", clusterName, st)
+	}
+	// A retried request with the same clientRequestToken returns the node group it created
+	// (EKS API Reference: CreateNodegroup — clientRequestToken, idempotency).
+	key := ngKey(c.region, clusterName, in.NodegroupName)
+	if r := s.w.Nodegroups[key]; r != nil && in.ClientRequestToken != "" && r.ClientToken == in.ClientRequestToken {
+		return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
+	}
+	v := &eksValidator{cluster: clusterName, nodegroup: in.NodegroupName, seed: s.w.Seed.awsRegion(c.region)}
+	lt, aerr := s.validateCreateNodegroup(c.region, cl, &in, v)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if s.w.Nodegroups[key] != nil {
+		return nil, eksInUse(clusterName, in.NodegroupName, "NodeGroup already exists with name %s and cluster name %s", in.NodegroupName, clusterName)
+	}
+	r := &ngRecord{Region: c.region, ClientToken: in.ClientRequestToken,
+		Nodegroup: buildNodegroup(c.region, cl, &in, lt, c.now), Due: c.now.Add(s.opts.TransitionDelay)}
+	if c.failed != nil {
+		r.FailIssues = issuesOrDefault(c.failed.HealthIssues, IssueInsufficientCapacity, r.Nodegroup.Resources)
+	}
+	s.w.Nodegroups[key] = r
+	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
+}
+
+// buildNodegroup applies the defaults the EKS API Reference documents for CreateNodegroup:
+// capacity type ON_DEMAND, the cluster's Kubernetes version and latest release version, a
+// 20 GiB disk and t3.medium when neither the request nor the launch template set them.
+func buildNodegroup(region string, cl *EKSClusterSeed, in *eksCreateNodegroupInput, lt *resolvedLT, now time.Time) Nodegroup {
+	id := newUUID()
+	ng := Nodegroup{
+		NodegroupName:    in.NodegroupName,
+		NodegroupArn:     fmt.Sprintf("arn:aws:eks:%s:%s:nodegroup/%s/%s/%s", region, AccountID, cl.Name, in.NodegroupName, id),
+		ClusterName:      cl.Name,
+		Version:          firstNonEmpty(in.Version, cl.Version),
+		ReleaseVersion:   firstNonEmpty(in.ReleaseVersion, clusterReleaseVersion(cl)),
+		CreatedAt:        epoch(now),
+		ModifiedAt:       epoch(now),
+		Status:           ngCreating,
+		CapacityType:     firstNonEmpty(in.CapacityType, "ON_DEMAND"),
+		ScalingConfig:    scalingWithDefaults(in.ScalingConfig),
+		InstanceTypes:    cloneStrings(in.InstanceTypes),
+		Subnets:          cloneStrings(in.Subnets),
+		RemoteAccess:     in.RemoteAccess,
+		NodeRole:         in.NodeRole,
+		Labels:           cloneMap(in.Labels),
+		Taints:           append([]Taint(nil), in.Taints...),
+		Resources:        &NodegroupResources{AutoScalingGroups: []AutoScalingGroup{{Name: "eks-" + in.NodegroupName + "-" + id}}},
+		DiskSize:         in.DiskSize,
+		Health:           NodegroupHealth{Issues: []HealthIssue{}},
+		UpdateConfig:     in.UpdateConfig,
+		NodeRepairConfig: in.NodeRepairConfig,
+		Tags:             cloneMap(in.Tags),
+	}
+	if ng.UpdateConfig == nil {
+		ng.UpdateConfig = &NodegroupUpdateConfig{MaxUnavailable: ptr[int32](1)}
+	}
+	if lt == nil {
+		if len(ng.InstanceTypes) == 0 {
+			ng.InstanceTypes = []string{"t3.medium"}
+		}
+		if ng.DiskSize == nil {
+			ng.DiskSize = ptr[int32](20)
+		}
+	} else {
+		ng.LaunchTemplate = &LaunchTemplateSpec{ID: lt.id, Name: lt.name, Version: strconv.FormatInt(lt.version, 10)}
+		if lt.instanceType == "" && len(ng.InstanceTypes) == 0 {
+			ng.InstanceTypes = []string{"t3.medium"}
+		}
+	}
+	ng.AmiType = in.AmiType
+	if ng.AmiType == "" {
+		ng.AmiType = defaultAMIType(ng.InstanceTypes, lt)
+	}
+	return ng
+}
+
+// scalingWithDefaults fills the EKS defaults for an omitted scaling config (min 1, max 2,
+// desired 2) and desiredSize defaults to minSize when only the bounds are given.
+func scalingWithDefaults(in *ScalingConfig) *ScalingConfig {
+	out := &ScalingConfig{MinSize: ptr[int32](1), MaxSize: ptr[int32](2), DesiredSize: ptr[int32](2)}
+	if in == nil {
+		return out
+	}
+	if in.MinSize != nil {
+		out.MinSize = ptr(*in.MinSize)
+	}
+	if in.MaxSize != nil {
+		out.MaxSize = ptr(*in.MaxSize)
+	}
+	out.DesiredSize = ptr(*out.MinSize)
+	if in.DesiredSize != nil {
+		out.DesiredSize = ptr(*in.DesiredSize)
+	}
+	return out
+}
+
+// gpuFamilies are the x86 NVIDIA instance families, for which EKS picks an NVIDIA AMI type.
+var gpuFamilies = map[string]bool{"g4dn": true, "g5": true, "g6": true, "g6e": true, "gr6": true, "p3": true,
+	"p3dn": true, "p4d": true, "p4de": true, "p5": true, "p5e": true, "p5en": true, "p6-b200": true}
+
+func defaultAMIType(instanceTypes []string, lt *resolvedLT) string {
+	if lt != nil && lt.imageID != "" {
+		return "CUSTOM"
+	}
+	if lt != nil && lt.instanceType != "" {
+		instanceTypes = append(instanceTypes, lt.instanceType)
+	}
+	for _, t := range instanceTypes {
+		if gpuFamilies[instanceFamily(t)] {
+			return "AL2023_x86_64_NVIDIA"
+		}
+	}
+	return "AL2023_x86_64_STANDARD"
+}
+
+func instanceFamily(t string) string {
+	family, _, _ := strings.Cut(t, ".")
+	return family
+}
+
+// issuesOrDefault returns the fault's health issues (or a default one) with the node group's
+// Auto Scaling group as resource id when none is given, as EKS reports launch failures.
+func issuesOrDefault(issues []HealthIssue, def HealthIssue, res *NodegroupResources) []HealthIssue {
+	if len(issues) == 0 {
+		issues = []HealthIssue{def}
+	}
+	out := make([]HealthIssue, len(issues))
+	for i, is := range issues {
+		out[i] = HealthIssue{Code: is.Code, Message: is.Message, ResourceIDs: cloneStrings(is.ResourceIDs)}
+		if len(out[i].ResourceIDs) == 0 && res != nil && len(res.AutoScalingGroups) > 0 {
+			out[i].ResourceIDs = []string{res.AutoScalingGroups[0].Name}
+		}
+	}
+	return out
+}
+
+// eksNodegroup returns a stored node group, or ResourceNotFoundException.
+func (s *Sim) eksNodegroup(region, cluster, name string) (*ngRecord, *apiError) {
+	if _, aerr := s.eksCluster(region, cluster); aerr != nil {
+		return nil, aerr
+	}
+	r := s.w.Nodegroups[ngKey(region, cluster, name)]
+	if r == nil {
+		return nil, eksNotFoundNodegroup(cluster, name)
+	}
+	return r, nil
+}
+
+// EKS API Reference: DescribeNodegroup.
+func (s *Sim) eksDescribeNodegroup(c *call) ([]byte, *apiError) {
+	r, aerr := s.eksNodegroup(c.region, c.labels["clusterName"], c.labels["nodegroupName"])
+	if aerr != nil {
+		return nil, aerr
+	}
+	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
+}
+
+// EKS API Reference: ListNodegroups. Node groups being deleted are listed until they are gone.
+func (s *Sim) eksListNodegroups(c *call) ([]byte, *apiError) {
+	cluster := c.labels["clusterName"]
+	if _, aerr := s.eksCluster(c.region, cluster); aerr != nil {
+		return nil, aerr
+	}
+	prefix := ngKey(c.region, cluster, "")
+	var names []string
+	for key, r := range s.w.Nodegroups {
+		if strings.HasPrefix(key, prefix) {
+			names = append(names, r.Nodegroup.NodegroupName)
+		}
+	}
+	sort.Strings(names)
+	pageNames, next, aerr := paginate(names, c.query, cluster, "")
+	if aerr != nil {
+		return nil, aerr
+	}
+	return eksJSON(map[string]any{"nodegroups": pageNames, "nextToken": nilIfEmpty(next)})
+}
+
+// EKS API Reference: DeleteNodegroup. The node group turns DELETING and disappears after the
+// transition delay; deleting it again meanwhile returns it unchanged.
+func (s *Sim) eksDeleteNodegroup(c *call) ([]byte, *apiError) {
+	cluster, name := c.labels["clusterName"], c.labels["nodegroupName"]
+	r, aerr := s.eksNodegroup(c.region, cluster, name)
+	if aerr != nil {
+		return nil, aerr
+	}
+	switch r.Nodegroup.Status {
+	case ngCreating, ngUpdating:
+		return nil, eksInUse(cluster, name, "Nodegroup %s is currently %s and cannot be deleted", name, r.Nodegroup.Status)
+	case ngDeleting:
+		return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
+	}
+	r.Nodegroup.Status = ngDeleting
+	r.Nodegroup.ModifiedAt = epoch(c.now)
+	r.Due = c.now.Add(s.opts.TransitionDelay)
+	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
+}
+
+// ngChange is what an update changes, applied when the update succeeds.
+type ngChange struct {
+	AddLabels        map[string]string      `json:"add_labels,omitempty"`
+	RemoveLabels     []string               `json:"remove_labels,omitempty"`
+	AddTaints        []Taint                `json:"add_taints,omitempty"`
+	RemoveTaints     []Taint                `json:"remove_taints,omitempty"`
+	Scaling          *ScalingConfig         `json:"scaling,omitempty"`
+	UpdateConfig     *NodegroupUpdateConfig `json:"update_config,omitempty"`
+	NodeRepairConfig json.RawMessage        `json:"node_repair_config,omitempty"`
+	Version          string                 `json:"version,omitempty"`
+	ReleaseVersion   string                 `json:"release_version,omitempty"`
+	LaunchTemplate   *LaunchTemplateSpec    `json:"launch_template,omitempty"`
+}
+
+type eksUpdateConfigInput struct {
+	Labels *struct {
+		AddOrUpdateLabels map[string]string `json:"addOrUpdateLabels"`
+		RemoveLabels      []string          `json:"removeLabels"`
+	} `json:"labels"`
+	Taints *struct {
+		AddOrUpdateTaints []Taint `json:"addOrUpdateTaints"`
+		RemoveTaints      []Taint `json:"removeTaints"`
+	} `json:"taints"`
+	ScalingConfig      *ScalingConfig         `json:"scalingConfig"`
+	UpdateConfig       *NodegroupUpdateConfig `json:"updateConfig"`
+	NodeRepairConfig   json.RawMessage        `json:"nodeRepairConfig"`
+	ClientRequestToken string                 `json:"clientRequestToken"`
+}
+
+// EKS API Reference: UpdateNodegroupConfig. Returns an Update of type ConfigUpdate; the node
+// group is UPDATING until the update is Successful, when the change takes effect.
+func (s *Sim) eksUpdateNodegroupConfig(c *call) ([]byte, *apiError) {
+	cluster, name := c.labels["clusterName"], c.labels["nodegroupName"]
+	var in eksUpdateConfigInput
+	if aerr := decodeEKS(c.body, &in); aerr != nil {
+		return nil, aerr
+	}
+	r, aerr := s.eksNodegroup(c.region, cluster, name)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if u := s.updateByToken(r, in.ClientRequestToken); u != nil {
+		return eksJSON(map[string]any{"update": u.Update})
+	}
+	if aerr := updatable(r); aerr != nil {
+		return nil, aerr
+	}
+	v := &eksValidator{cluster: cluster, nodegroup: name, seed: s.w.Seed.awsRegion(c.region)}
+	ch, params, aerr := configChange(r.Nodegroup, &in, v)
+	if aerr != nil {
+		return nil, aerr
+	}
+	return s.startUpdate(c, r, "ConfigUpdate", ch, params, in.ClientRequestToken)
+}
+
+type eksUpdateVersionInput struct {
+	Version            string              `json:"version"`
+	ReleaseVersion     string              `json:"releaseVersion"`
+	LaunchTemplate     *LaunchTemplateSpec `json:"launchTemplate"`
+	Force              bool                `json:"force"`
+	ClientRequestToken string              `json:"clientRequestToken"`
+}
+
+// EKS API Reference: UpdateNodegroupVersion. Without a version the node group moves to the
+// cluster's Kubernetes version; a launch template must be the node group's own one.
+func (s *Sim) eksUpdateNodegroupVersion(c *call) ([]byte, *apiError) {
+	cluster, name := c.labels["clusterName"], c.labels["nodegroupName"]
+	var in eksUpdateVersionInput
+	if aerr := decodeEKS(c.body, &in); aerr != nil {
+		return nil, aerr
+	}
+	r, aerr := s.eksNodegroup(c.region, cluster, name)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if u := s.updateByToken(r, in.ClientRequestToken); u != nil {
+		return eksJSON(map[string]any{"update": u.Update})
+	}
+	if aerr := updatable(r); aerr != nil {
+		return nil, aerr
+	}
+	cl, _ := s.eksCluster(c.region, cluster)
+	ch, params, aerr := s.versionChange(c.region, cl, r.Nodegroup, &in)
+	if aerr != nil {
+		return nil, aerr
+	}
+	return s.startUpdate(c, r, "VersionUpdate", ch, params, in.ClientRequestToken)
+}
+
+// updatable rejects updates while the node group is not ACTIVE or DEGRADED.
+func updatable(r *ngRecord) *apiError {
+	switch r.Nodegroup.Status {
+	case ngActive, ngDegraded:
+		return nil
+	}
+	return eksInUse(r.Nodegroup.ClusterName, r.Nodegroup.NodegroupName,
+		"Nodegroup %s cannot be updated as it is currently in status %s", r.Nodegroup.NodegroupName, r.Nodegroup.Status)
+}
+
+func (s *Sim) updateByToken(r *ngRecord, token string) *updRecord {
+	if token == "" {
+		return nil
+	}
+	for _, id := range sortedKeys(s.w.Updates) {
+		u := s.w.Updates[id]
+		if u.Region == r.Region && u.Cluster == r.Nodegroup.ClusterName && u.Nodegroup == r.Nodegroup.NodegroupName &&
+			u.Update.ID != "" && u.ClientToken == token {
+			return u
+		}
+	}
+	return nil
+}
+
+func (s *Sim) startUpdate(c *call, r *ngRecord, typ string, ch ngChange, params []UpdateParam, token string) ([]byte, *apiError) {
+	u := &updRecord{Region: c.region, Cluster: r.Nodegroup.ClusterName, Nodegroup: r.Nodegroup.NodegroupName, Change: ch, ClientToken: token,
+		Update: Update{ID: newUUID(), Status: updInProgress, Type: typ, Params: params, CreatedAt: epoch(c.now), Errors: []ErrorDetail{}}}
+	if c.failed != nil {
+		u.FailIssues = issuesOrDefault(c.failed.HealthIssues, IssueInsufficientCapacity, r.Nodegroup.Resources)
+	}
+	s.w.Updates[u.Update.ID] = u
+	r.UpdateID = u.Update.ID
+	r.Nodegroup.Status = ngUpdating
+	r.Nodegroup.ModifiedAt = epoch(c.now)
+	r.Due = c.now.Add(s.opts.TransitionDelay)
+	return eksJSON(map[string]any{"update": u.Update})
+}
+
+// EKS API Reference: DescribeUpdate (nodegroupName as a query parameter for node group updates).
+func (s *Sim) eksDescribeUpdate(c *call) ([]byte, *apiError) {
+	cluster, id := c.labels["name"], c.labels["updateId"]
+	if _, aerr := s.eksCluster(c.region, cluster); aerr != nil {
+		return nil, aerr
+	}
+	ngName := c.query.Get("nodegroupName")
+	if ngName != "" && s.w.Nodegroups[ngKey(c.region, cluster, ngName)] == nil {
+		return nil, eksNotFoundNodegroup(cluster, ngName)
+	}
+	u := s.w.Updates[id]
+	if u == nil || u.Region != c.region || u.Cluster != cluster || u.Nodegroup != ngName {
+		return nil, &apiError{status: 404, code: "ResourceNotFoundException", message: "No update found for ID: " + id + ".",
+			fields: map[string]string{"clusterName": cluster}}
+	}
+	return eksJSON(map[string]any{"update": u.Update})
+}
+
+// finishNodegroup resolves a node group's transitional status once it is due.
+func (w *world) finishNodegroup(key string, r *ngRecord, now time.Time) {
+	ng := &r.Nodegroup
+	switch ng.Status {
+	case ngCreating:
+		ng.Status = ngActive
+		if len(r.FailIssues) > 0 {
+			ng.Status, ng.Health.Issues = ngCreateFailed, r.FailIssues
+		}
+	case ngUpdating:
+		w.finishUpdate(r)
+	case ngDeleting:
+		delete(w.Nodegroups, key)
+		for id, u := range w.Updates {
+			if u.Region == r.Region && u.Cluster == ng.ClusterName && u.Nodegroup == ng.NodegroupName {
+				delete(w.Updates, id)
+			}
+		}
+		return
+	}
+	ng.ModifiedAt = epoch(r.Due)
+	r.Due, r.FailIssues = time.Time{}, nil
+}
+
+// finishUpdate completes the node group's update: a successful one applies its change, a failed
+// one leaves the configuration as it was and marks the node group DEGRADED with the issues.
+func (w *world) finishUpdate(r *ngRecord) {
+	ng := &r.Nodegroup
+	ng.Status = ngActive
+	u := w.Updates[r.UpdateID]
+	r.UpdateID = ""
+	if u == nil {
+		return
+	}
+	if len(u.FailIssues) > 0 {
+		u.Update.Status = updFailed
+		for _, is := range u.FailIssues {
+			u.Update.Errors = append(u.Update.Errors, ErrorDetail{ErrorCode: is.Code, ErrorMessage: is.Message, ResourceIDs: is.ResourceIDs})
+		}
+		ng.Status, ng.Health.Issues = ngDegraded, u.FailIssues
+		return
+	}
+	u.Update.Status = updSuccessful
+	u.Change.apply(ng)
+}
+
+func (ch *ngChange) apply(ng *Nodegroup) {
+	if len(ch.AddLabels) > 0 || len(ch.RemoveLabels) > 0 {
+		ng.Labels = applyLabels(ng.Labels, ch.AddLabels, ch.RemoveLabels)
+	}
+	if len(ch.AddTaints) > 0 || len(ch.RemoveTaints) > 0 {
+		ng.Taints = applyTaints(ng.Taints, ch.AddTaints, ch.RemoveTaints)
+	}
+	if ch.Scaling != nil {
+		ng.ScalingConfig = ch.Scaling
+	}
+	if ch.UpdateConfig != nil {
+		ng.UpdateConfig = ch.UpdateConfig
+	}
+	if len(ch.NodeRepairConfig) > 0 {
+		ng.NodeRepairConfig = ch.NodeRepairConfig
+	}
+	if ch.Version != "" {
+		ng.Version = ch.Version
+	}
+	if ch.ReleaseVersion != "" {
+		ng.ReleaseVersion = ch.ReleaseVersion
+	}
+	if ch.LaunchTemplate != nil {
+		ng.LaunchTemplate = ch.LaunchTemplate
+	}
+	ng.Health.Issues = []HealthIssue{}
+}
+
+func applyLabels(cur, add map[string]string, remove []string) map[string]string {
+	out := cloneMap(cur)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range remove {
+		delete(out, k)
+	}
+	for k, v := range add {
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// applyTaints removes taints by key and effect, then adds or replaces by key and effect (a
+// Kubernetes node holds at most one taint per key and effect).
+func applyTaints(cur, add, remove []Taint) []Taint {
+	var out []Taint
+	for _, t := range cur {
+		if !containsTaint(remove, t) && !containsTaint(add, t) {
+			out = append(out, t)
+		}
+	}
+	return append(out, add...)
+}
+
+func containsTaint(ts []Taint, t Taint) bool {
+	for _, x := range ts {
+		if x.Key == t.Key && x.Effect == t.Effect {
+			return true
+		}
+	}
+	return false
+}

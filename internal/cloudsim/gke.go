@@ -1,0 +1,443 @@
+package cloudsim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	statuspb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+// The GKE service: google.container.v1.ClusterManager over gRPC (GKE API Reference, RPC
+// reference for google.container.v1). Every RPC not implemented here is answered by the
+// generated UnimplementedClusterManagerServer with codes.Unimplemented. This file holds the
+// interceptor, names, reads and operations; node pool mutations are in gke_nodepools.go.
+
+const containerAPIBase = "https://container.googleapis.com/v1/"
+
+type gkeServer struct {
+	containerpb.UnimplementedClusterManagerServer
+	sim *Sim
+}
+
+// gkeOps are the implemented RPCs, mutating or not; faults apply only to these.
+var gkeOps = map[string]bool{
+	"GetCluster": false, "ListClusters": false, "ListNodePools": false, "GetNodePool": false,
+	"GetOperation": false, "ListOperations": false,
+	"CreateNodePool": true, "UpdateNodePool": true, "SetNodePoolSize": true,
+	"SetNodePoolAutoscaling": true, "SetNodePoolManagement": true, "DeleteNodePool": true,
+}
+
+type failedKey struct{}
+
+// gkeInterceptor applies faults and records every call, implemented or not.
+func (s *Sim) gkeInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	op := info.FullMethod[strings.LastIndex(info.FullMethod, "/")+1:]
+	start := time.Now()
+	var resp any
+	var err error
+	if _, known := gkeOps[op]; known {
+		p := s.faults.pick("gke", op, gkeResource(req))
+		sleepCtx(ctx, p.latency)
+		if p.err != nil {
+			err = gkeFaultError(p.err)
+		} else {
+			resp, err = handler(context.WithValue(ctx, failedKey{}, p.failed), req)
+		}
+	} else {
+		resp, err = handler(ctx, req)
+	}
+	r := Request{Service: "gke", Operation: op, Region: gkeLocation(req), Params: protoParams(req), Time: start}
+	if err != nil {
+		r.Error = codeName(status.Code(err))
+	}
+	s.log.add(r)
+	return resp, err
+}
+
+// gkeFaultError is the gRPC error an injected fault produces.
+func gkeFaultError(f *Fault) error {
+	c, msg := codes.Internal, "Internal error encountered."
+	switch f.Kind {
+	case Throttle:
+		c, msg = codes.ResourceExhausted, "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of service 'container.googleapis.com'."
+	case Unavailable:
+		c, msg = codes.Unavailable, "The service is currently unavailable."
+	}
+	if f.Code != "" {
+		var parsed codes.Code
+		if err := parsed.UnmarshalJSON([]byte(strconv.Quote(f.Code))); err == nil {
+			c = parsed
+		}
+	}
+	if f.Message != "" {
+		msg = f.Message
+	}
+	return status.Error(c, msg)
+}
+
+// codeName renders a gRPC code in its canonical form (RESOURCE_EXHAUSTED).
+func codeName(c codes.Code) string {
+	var b strings.Builder
+	for i, r := range c.String() {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
+}
+
+func protoParams(req any) map[string]any {
+	params := map[string]any{}
+	if m, ok := req.(proto.Message); ok {
+		if b, err := protojson.Marshal(m); err == nil {
+			_ = json.Unmarshal(b, &params)
+		}
+	}
+	return params
+}
+
+// gkeResource is the name a fault's Match is tested against: the node pool, else the cluster.
+func gkeResource(req any) string {
+	if r, ok := req.(*containerpb.CreateNodePoolRequest); ok {
+		return r.GetNodePool().GetName()
+	}
+	for _, name := range resourceNames(req) {
+		if _, after, ok := strings.Cut(name, "/nodePools/"); ok {
+			return after
+		}
+	}
+	if r, ok := req.(interface{ GetNodePoolId() string }); ok && r.GetNodePoolId() != "" {
+		return r.GetNodePoolId()
+	}
+	for _, name := range resourceNames(req) {
+		if _, after, ok := strings.Cut(name, "/clusters/"); ok {
+			return strings.SplitN(after, "/", 2)[0]
+		}
+	}
+	if r, ok := req.(interface{ GetClusterId() string }); ok {
+		return r.GetClusterId()
+	}
+	return ""
+}
+
+func resourceNames(req any) []string {
+	var out []string
+	if r, ok := req.(interface{ GetName() string }); ok {
+		out = append(out, r.GetName())
+	}
+	if r, ok := req.(interface{ GetParent() string }); ok {
+		out = append(out, r.GetParent())
+	}
+	return out
+}
+
+// gkeLocation is the location named by a request, for the request log.
+func gkeLocation(req any) string {
+	for _, name := range resourceNames(req) {
+		if _, after, ok := strings.Cut(name, "/locations/"); ok {
+			return strings.SplitN(after, "/", 2)[0]
+		}
+	}
+	if r, ok := req.(interface{ GetZone() string }); ok {
+		return r.GetZone()
+	}
+	return ""
+}
+
+// clusterRef identifies a cluster: projects/{project}/locations/{location}/clusters/{cluster}.
+type clusterRef struct{ project, location, cluster string }
+
+func (r clusterRef) path() string {
+	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", r.project, r.location, r.cluster)
+}
+
+func (r clusterRef) poolPath(pool string) string { return r.path() + "/nodePools/" + pool }
+
+func (r clusterRef) opPath(op string) string {
+	return fmt.Sprintf("projects/%s/locations/%s/operations/%s", r.project, r.location, op)
+}
+
+// splitName parses "projects/p/locations/l/<kind>/<id>[/<kind>/<id>]" ("zones" is accepted for
+// "locations", as in the v1 API's deprecated zonal form).
+func splitName(name string) map[string]string {
+	parts := strings.Split(name, "/")
+	out := map[string]string{}
+	for i := 0; i+1 < len(parts); i += 2 {
+		kind := parts[i]
+		if kind == "zones" {
+			kind = "locations"
+		}
+		out[kind] = parts[i+1]
+	}
+	return out
+}
+
+// parseClusterRef reads a cluster from a resource name, or from the deprecated project_id /
+// zone / cluster_id fields.
+func parseClusterRef(name, project, zone, cluster string) (clusterRef, error) {
+	ref := clusterRef{project: project, location: zone, cluster: cluster}
+	if name != "" {
+		m := splitName(name)
+		ref = clusterRef{project: m["projects"], location: m["locations"], cluster: m["clusters"]}
+	}
+	if ref.project == "" || ref.location == "" || ref.cluster == "" {
+		return ref, invalidArg("Invalid resource name %q: expected projects/*/locations/*/clusters/*.", name)
+	}
+	return ref, nil
+}
+
+func parsePoolRef(name, project, zone, cluster, pool string) (clusterRef, string, error) {
+	if name != "" {
+		m := splitName(name)
+		project, zone, cluster, pool = m["projects"], m["locations"], m["clusters"], m["nodePools"]
+	}
+	ref, err := parseClusterRef("", project, zone, cluster)
+	if err != nil || pool == "" {
+		return ref, "", invalidArg("Invalid resource name %q: expected projects/*/locations/*/clusters/*/nodePools/*.", name)
+	}
+	return ref, pool, nil
+}
+
+func notFound(path string) error {
+	return status.Errorf(codes.NotFound, "Not found: %s.", path)
+}
+
+// do runs f with the world locked and advanced, persisting after a successful mutation.
+func (g *gkeServer) do(mutating bool, f func(w *world, now time.Time) error) error {
+	s := g.sim
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	s.w.advance(now)
+	err := f(s.w, now)
+	if mutating && err == nil {
+		s.persistLocked()
+	}
+	return err
+}
+
+func (g *gkeServer) cluster(w *world, ref clusterRef) (*GKEClusterSeed, *GCPProjectSeed, error) {
+	p := w.Seed.gcpProject(ref.project)
+	if p == nil {
+		return nil, nil, notFound(ref.path())
+	}
+	cl := p.cluster(ref.location, ref.cluster)
+	if cl == nil {
+		return nil, nil, notFound(ref.path())
+	}
+	return cl, p, nil
+}
+
+func (g *gkeServer) pool(w *world, ref clusterRef, name string) (*npRecord, *GKEClusterSeed, *GCPProjectSeed, error) {
+	cl, p, err := g.cluster(w, ref)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r := w.NodePools[ref.poolPath(name)]
+	if r == nil {
+		return nil, nil, nil, notFound(ref.poolPath(name))
+	}
+	return r, cl, p, nil
+}
+
+func gkeClusterStatus(cl *GKEClusterSeed) string { return firstNonEmpty(cl.Status, "RUNNING") }
+
+// GKE API Reference: GetCluster.
+func (g *gkeServer) GetCluster(_ context.Context, req *containerpb.GetClusterRequest) (*containerpb.Cluster, error) {
+	ref, err := parseClusterRef(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId())
+	if err != nil {
+		return nil, err
+	}
+	var out *containerpb.Cluster
+	err = g.do(false, func(w *world, _ time.Time) error {
+		cl, _, err := g.cluster(w, ref)
+		if err != nil {
+			return err
+		}
+		out = clusterProto(w, ref, cl)
+		return nil
+	})
+	return out, err
+}
+
+// GKE API Reference: ListClusters ("-" as location lists every location).
+func (g *gkeServer) ListClusters(_ context.Context, req *containerpb.ListClustersRequest) (*containerpb.ListClustersResponse, error) {
+	m := splitName(req.GetParent())
+	project, location := firstNonEmpty(m["projects"], req.GetProjectId()), firstNonEmpty(m["locations"], req.GetZone())
+	out := &containerpb.ListClustersResponse{}
+	err := g.do(false, func(w *world, _ time.Time) error {
+		p := w.Seed.gcpProject(project)
+		if p == nil {
+			return notFound("projects/" + project)
+		}
+		for i := range p.Clusters {
+			cl := &p.Clusters[i]
+			if location == "-" || cl.Location == location {
+				out.Clusters = append(out.Clusters, clusterProto(w, clusterRef{project, cl.Location, cl.Name}, cl))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func clusterProto(w *world, ref clusterRef, cl *GKEClusterSeed) *containerpb.Cluster {
+	c := &containerpb.Cluster{
+		Name: cl.Name, Location: cl.Location, Zone: cl.Location, Locations: cl.zones(),
+		Status:               containerpb.Cluster_Status(containerpb.Cluster_Status_value[gkeClusterStatus(cl)]),
+		CurrentMasterVersion: cl.Version, CurrentNodeVersion: cl.Version, InitialClusterVersion: cl.Version,
+		SelfLink: containerAPIBase + ref.path(), Endpoint: "34.118.0.1", Network: "default", Subnetwork: "default",
+		CreateTime: "2025-01-01T00:00:00+00:00",
+	}
+	for _, r := range poolsOf(w, ref) {
+		c.NodePools = append(c.NodePools, proto.Clone(r.Pool).(*containerpb.NodePool))
+	}
+	return c
+}
+
+// poolsOf returns a cluster's node pools sorted by name.
+func poolsOf(w *world, ref clusterRef) []*npRecord {
+	prefix := ref.path() + "/nodePools/"
+	var out []*npRecord
+	for _, key := range sortedKeys(w.NodePools) {
+		if strings.HasPrefix(key, prefix) {
+			out = append(out, w.NodePools[key])
+		}
+	}
+	return out
+}
+
+// GKE API Reference: ListNodePools.
+func (g *gkeServer) ListNodePools(_ context.Context, req *containerpb.ListNodePoolsRequest) (*containerpb.ListNodePoolsResponse, error) {
+	ref, err := parseClusterRef(req.GetParent(), req.GetProjectId(), req.GetZone(), req.GetClusterId())
+	if err != nil {
+		return nil, err
+	}
+	out := &containerpb.ListNodePoolsResponse{}
+	err = g.do(false, func(w *world, _ time.Time) error {
+		if _, _, err := g.cluster(w, ref); err != nil {
+			return err
+		}
+		for _, r := range poolsOf(w, ref) {
+			out.NodePools = append(out.NodePools, proto.Clone(r.Pool).(*containerpb.NodePool))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// GKE API Reference: GetNodePool.
+func (g *gkeServer) GetNodePool(_ context.Context, req *containerpb.GetNodePoolRequest) (*containerpb.NodePool, error) {
+	ref, name, err := parsePoolRef(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	if err != nil {
+		return nil, err
+	}
+	var out *containerpb.NodePool
+	err = g.do(false, func(w *world, _ time.Time) error {
+		r, _, _, err := g.pool(w, ref, name)
+		if err != nil {
+			return err
+		}
+		out = proto.Clone(r.Pool).(*containerpb.NodePool)
+		return nil
+	})
+	return out, err
+}
+
+// checkNoRunningOp rejects a node pool operation while another one runs on the cluster: GKE
+// answers FAILED_PRECONDITION "Cluster is running incompatible operation ...".
+func (g *gkeServer) checkNoRunningOp(w *world, ref clusterRef) error {
+	if g.sim.opts.GKEConcurrentOperations {
+		return nil
+	}
+	for _, key := range sortedKeys(w.Operations) {
+		r := w.Operations[key]
+		if r.Project == ref.project && r.Location == ref.location && r.Cluster == ref.cluster &&
+			r.Op.GetStatus() == containerpb.Operation_RUNNING {
+			return status.Errorf(codes.FailedPrecondition, "Cluster is running incompatible operation %s.", r.Op.GetName())
+		}
+	}
+	return nil
+}
+
+// startOperation records a RUNNING operation that completes after the transition delay.
+func (g *gkeServer) startOperation(w *world, ref clusterRef, typ containerpb.Operation_Type, target string, now time.Time, fail []HealthIssue) *containerpb.Operation {
+	name := fmt.Sprintf("operation-%d-%s", now.UnixMilli(), randomHex(8))
+	op := &containerpb.Operation{
+		Name: name, Zone: ref.location, Location: ref.location, OperationType: typ,
+		Status: containerpb.Operation_RUNNING, SelfLink: containerAPIBase + ref.opPath(name),
+		TargetLink: containerAPIBase + target, StartTime: now.UTC().Format(time.RFC3339Nano),
+	}
+	r := &opRecord{Project: ref.project, Location: ref.location, Cluster: ref.cluster, Op: op,
+		Due: now.Add(g.sim.opts.TransitionDelay)}
+	if len(fail) > 0 {
+		r.FailCode, r.FailMessage = int32(canonicalCode(fail[0].Code)), issueMessage(fail)
+	}
+	w.Operations[ref.opPath(name)] = r
+	return proto.Clone(op).(*containerpb.Operation)
+}
+
+// finishOperation marks an operation DONE, with the google.rpc.Status error of a failed one
+// (GKE API Reference: Operation.error, Operation.statusMessage).
+func finishOperation(r *opRecord) {
+	r.Op.Status = containerpb.Operation_DONE
+	r.Op.EndTime = r.Due.UTC().Format(time.RFC3339Nano)
+	if r.FailCode != 0 {
+		r.Op.Error = &statuspb.Status{Code: r.FailCode, Message: r.FailMessage}
+		r.Op.StatusMessage = r.FailMessage
+	}
+	r.Due = time.Time{}
+}
+
+// GKE API Reference: GetOperation.
+func (g *gkeServer) GetOperation(_ context.Context, req *containerpb.GetOperationRequest) (*containerpb.Operation, error) {
+	m := splitName(req.GetName())
+	project := firstNonEmpty(m["projects"], req.GetProjectId())
+	location := firstNonEmpty(m["locations"], req.GetZone())
+	opName := firstNonEmpty(m["operations"], req.GetOperationId())
+	if project == "" || location == "" || opName == "" {
+		return nil, invalidArg("Invalid resource name %q: expected projects/*/locations/*/operations/*.", req.GetName())
+	}
+	path := clusterRef{project: project, location: location}.opPath(opName)
+	var out *containerpb.Operation
+	err := g.do(false, func(w *world, _ time.Time) error {
+		r := w.Operations[path]
+		if r == nil {
+			return notFound(path)
+		}
+		out = proto.Clone(r.Op).(*containerpb.Operation)
+		return nil
+	})
+	return out, err
+}
+
+// GKE API Reference: ListOperations ("-" as location lists every location), oldest first.
+func (g *gkeServer) ListOperations(_ context.Context, req *containerpb.ListOperationsRequest) (*containerpb.ListOperationsResponse, error) {
+	m := splitName(req.GetParent())
+	project, location := firstNonEmpty(m["projects"], req.GetProjectId()), firstNonEmpty(m["locations"], req.GetZone())
+	if project == "" || location == "" {
+		return nil, invalidArg("Invalid parent %q: expected projects/*/locations/*.", req.GetParent())
+	}
+	out := &containerpb.ListOperationsResponse{}
+	err := g.do(false, func(w *world, _ time.Time) error {
+		for _, key := range sortedKeys(w.Operations) {
+			r := w.Operations[key]
+			if r.Project == project && (location == "-" || r.Location == location) {
+				out.Operations = append(out.Operations, proto.Clone(r.Op).(*containerpb.Operation))
+			}
+		}
+		return nil
+	})
+	return out, err
+}

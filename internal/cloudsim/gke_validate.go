@@ -1,0 +1,364 @@
+package cloudsim
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Node pool validation mimicking the GKE API (GKE API Reference: projects.locations.clusters.
+// nodePools — NodePool, NodeConfig, AcceleratorConfig, GPUSharingConfig, ReservationAffinity,
+// NodeTaint, NodePoolAutoscaling). All failures are INVALID_ARGUMENT, like the real API's
+// "Invalid value for field ..." errors.
+
+func invalidArg(format string, args ...any) error {
+	return status.Errorf(codes.InvalidArgument, format, args...)
+}
+
+// GKE API Reference: NodePool.name — lowercase letters, digits and hyphens, starting with a
+// letter, not ending with a hyphen, at most 40 characters.
+var poolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+
+// gkeZones returns the zones a node pool uses: its locations, else the cluster's.
+func gkeZones(pool *containerpb.NodePool, cl *GKEClusterSeed) []string {
+	if len(pool.GetLocations()) > 0 {
+		return pool.GetLocations()
+	}
+	return cl.zones()
+}
+
+// validateNodePool checks a complete node pool (as created, or as it would be after an update).
+func validateNodePool(pool *containerpb.NodePool, cl *GKEClusterSeed, project *GCPProjectSeed) error {
+	if !poolNameRE.MatchString(pool.GetName()) {
+		return invalidArg("Invalid value for field 'node_pool.name': %q. Name must start with a lowercase letter followed by up to 39 lowercase letters, numbers, or hyphens, and cannot end with a hyphen.", pool.GetName())
+	}
+	if pool.GetInitialNodeCount() < 0 {
+		return invalidArg("Invalid value for field 'node_pool.initial_node_count': %d. Must be non-negative.", pool.GetInitialNodeCount())
+	}
+	checks := []func() error{
+		func() error { return validateLocations(pool, cl) },
+		func() error { return validateVersion(pool.GetVersion(), cl) },
+		func() error { return validateAutoscaling(pool.GetAutoscaling()) },
+		func() error { return validateNodeConfig(pool.GetConfig(), gkeZones(pool, cl), project) },
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateLocations(pool *containerpb.NodePool, cl *GKEClusterSeed) error {
+	allowed := cl.zones()
+	for _, z := range pool.GetLocations() {
+		if !contains(allowed, z) {
+			return invalidArg("Invalid value for field 'node_pool.locations': %q. Node pool locations must be within the cluster's locations [%s].", z, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
+}
+
+// validateVersion follows the GKE version skew policy: nodes no newer than the control plane
+// and at most two minor versions older.
+func validateVersion(v string, cl *GKEClusterSeed) error {
+	if v == "" || v == cl.Version {
+		return nil
+	}
+	cm, ok1 := minorOf(cl.Version)
+	nm, ok2 := minorOf(v)
+	if !ok1 || !ok2 || nm > cm || cm-nm > 2 {
+		return invalidArg("Node version %q is not supported with master version %q: nodes may be at most two minor versions older than the control plane and never newer.", v, cl.Version)
+	}
+	return nil
+}
+
+// GKE API Reference: NodePoolAutoscaling — per-zone (min/max) or total (total_min/total_max)
+// limits, not both; 0 <= min <= max, max >= 1, at most 1000 nodes.
+func validateAutoscaling(a *containerpb.NodePoolAutoscaling) error {
+	if a == nil || !a.GetEnabled() {
+		return nil
+	}
+	perZone := a.GetMinNodeCount() != 0 || a.GetMaxNodeCount() != 0
+	total := a.GetTotalMinNodeCount() != 0 || a.GetTotalMaxNodeCount() != 0
+	if perZone && total {
+		return invalidArg("Invalid autoscaling configuration: per-zone limits (min_node_count/max_node_count) and total limits (total_min_node_count/total_max_node_count) cannot be combined.")
+	}
+	lo, hi := a.GetMinNodeCount(), a.GetMaxNodeCount()
+	field := "max_node_count"
+	if total {
+		lo, hi, field = a.GetTotalMinNodeCount(), a.GetTotalMaxNodeCount(), "total_max_node_count"
+	}
+	switch {
+	case lo < 0:
+		return invalidArg("Invalid autoscaling configuration: minimum node count %d must be non-negative.", lo)
+	case hi < 1:
+		return invalidArg("Invalid value for field 'autoscaling.%s': %d. Must be greater than zero.", field, hi)
+	case lo > hi:
+		return invalidArg("Invalid autoscaling configuration: minimum node count %d is greater than maximum node count %d.", lo, hi)
+	case hi > 1000:
+		return invalidArg("Invalid value for field 'autoscaling.%s': %d. Must be at most 1000.", field, hi)
+	}
+	return nil
+}
+
+func validateNodeConfig(cfg *containerpb.NodeConfig, zones []string, project *GCPProjectSeed) error {
+	if cfg == nil {
+		return nil
+	}
+	if cfg.GetSpot() && cfg.GetPreemptible() {
+		// GKE API Reference: NodeConfig — spot and preemptible are alternatives.
+		return invalidArg("Invalid node config: spot and preemptible cannot both be set; use spot.")
+	}
+	checks := []func() error{
+		func() error { return validateAccelerators(cfg, zones, project) },
+		func() error { return validateTaints(cfg.GetTaints()) },
+		func() error { return validateK8sLabels(cfg.GetLabels()) },
+		func() error { return validateResourceLabels(cfg.GetResourceLabels()) },
+		func() error { return validateReservationAffinity(cfg, project) },
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateAccelerators checks accelerators against the machine type: accelerator-optimized
+// types carry a fixed GPU set; N1 accepts T4/V100/P100/P4 in the allowed counts and vCPU
+// limits; other machine types take no GPUs. The accelerator must exist in every node zone.
+func validateAccelerators(cfg *containerpb.NodeConfig, zones []string, project *GCPProjectSeed) error {
+	mt := cfg.GetMachineType()
+	accs := cfg.GetAccelerators()
+	if len(accs) > 1 {
+		return invalidArg("Only one accelerator type may be attached to machine type %q.", mt)
+	}
+	fixed, isFixed := fixedGPUMachines[mt]
+	if len(accs) == 0 {
+		if isFixed {
+			return acceleratorInZones(fixed.accelerator, zones, project)
+		}
+		return nil
+	}
+	acc := accs[0]
+	var err error
+	switch {
+	case isFixed:
+		err = checkFixedAccelerator(mt, fixed, acc)
+	case strings.HasPrefix(mt, "n1-"):
+		err = checkN1Accelerator(mt, acc)
+	default:
+		err = invalidArg("Machine type %q does not support accelerators; use an N1 machine type or an accelerator-optimized machine type (A2, A3, A4, G2).", mt)
+	}
+	if err != nil {
+		return err
+	}
+	if err := acceleratorInZones(acc.GetAcceleratorType(), zones, project); err != nil {
+		return err
+	}
+	if err := validatePartition(acc); err != nil {
+		return err
+	}
+	return validateSharing(acc)
+}
+
+func checkFixedAccelerator(mt string, fixed fixedGPU, acc *containerpb.AcceleratorConfig) error {
+	if acc.GetAcceleratorType() != fixed.accelerator {
+		return invalidArg("Accelerator type %q is not supported for machine type %q; it comes with %d x %q.", acc.GetAcceleratorType(), mt, fixed.count, fixed.accelerator)
+	}
+	if acc.GetAcceleratorCount() != fixed.count {
+		return invalidArg("Invalid accelerator count %d for machine type %q; it comes with %d x %q.", acc.GetAcceleratorCount(), mt, fixed.count, fixed.accelerator)
+	}
+	return nil
+}
+
+func checkN1Accelerator(mt string, acc *containerpb.AcceleratorConfig) error {
+	counts, ok := n1GPUs[acc.GetAcceleratorType()]
+	if !ok {
+		return invalidArg("Accelerator type %q is not supported for machine type %q.", acc.GetAcceleratorType(), mt)
+	}
+	maxVCPU, ok := counts[acc.GetAcceleratorCount()]
+	if !ok {
+		return invalidArg("Invalid accelerator count %d for accelerator type %q; allowed counts are %s.", acc.GetAcceleratorCount(), acc.GetAcceleratorType(), countList(counts))
+	}
+	if vcpus, ok := n1VCPUs(mt); ok && vcpus > maxVCPU {
+		return invalidArg("Machine type %q has %d vCPUs; %d x %q supports at most %d vCPUs.", mt, vcpus, acc.GetAcceleratorCount(), acc.GetAcceleratorType(), maxVCPU)
+	}
+	return nil
+}
+
+func countList(m map[int64]int) string {
+	var parts []string
+	for _, n := range []int64{1, 2, 4, 8, 16} {
+		if _, ok := m[n]; ok {
+			parts = append(parts, fmt.Sprint(n))
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func acceleratorInZones(accel string, zones []string, project *GCPProjectSeed) error {
+	for _, z := range zones {
+		if !project.acceleratorInZone(accel, z) {
+			return invalidArg("Accelerator type %q is not available in zone %q.", accel, z)
+		}
+	}
+	return nil
+}
+
+// GKE "Running multi-instance GPUs": gpu_partition_size must be a MIG profile GKE supports for
+// the accelerator.
+func validatePartition(acc *containerpb.AcceleratorConfig) error {
+	size := acc.GetGpuPartitionSize()
+	if size == "" {
+		return nil
+	}
+	allowed, ok := migPartitions[acc.GetAcceleratorType()]
+	if !ok {
+		return invalidArg("GPU partitioning is not supported for accelerator type %q.", acc.GetAcceleratorType())
+	}
+	if !contains(allowed, size) {
+		return invalidArg("Invalid value for field 'accelerator.gpu_partition_size': %q. Supported partition sizes for %q are [%s].", size, acc.GetAcceleratorType(), strings.Join(allowed, ", "))
+	}
+	return nil
+}
+
+// GKE "GPU sharing — time-sharing and NVIDIA MPS": max_shared_clients_per_gpu from 2 to 48;
+// MPS cannot be combined with GPU partitions.
+func validateSharing(acc *containerpb.AcceleratorConfig) error {
+	sc := acc.GetGpuSharingConfig()
+	if sc == nil {
+		return nil
+	}
+	strategy := sc.GetGpuSharingStrategy()
+	switch strategy {
+	case containerpb.GPUSharingConfig_TIME_SHARING, containerpb.GPUSharingConfig_MPS,
+		containerpb.GPUSharingConfig_GPU_SHARING_STRATEGY_UNSPECIFIED:
+	default:
+		return invalidArg("Invalid GPU sharing strategy %q; must be TIME_SHARING or MPS.", strategy)
+	}
+	if n := sc.GetMaxSharedClientsPerGpu(); n < 2 || n > 48 {
+		return invalidArg("Invalid value for field 'gpu_sharing_config.max_shared_clients_per_gpu': %d. Must be between 2 and 48.", n)
+	}
+	if strategy == containerpb.GPUSharingConfig_MPS && acc.GetGpuPartitionSize() != "" {
+		return invalidArg("GPU sharing strategy MPS cannot be used together with gpu_partition_size.")
+	}
+	return nil
+}
+
+// Kubernetes qualified names (labels and taint keys): optional DNS-subdomain prefix and "/",
+// then a name of at most 63 characters.
+var (
+	k8sNameRE   = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
+	dnsPrefixRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+func validQualifiedName(k string) bool {
+	prefix, name, hasPrefix := strings.Cut(k, "/")
+	if !hasPrefix {
+		name, prefix = prefix, ""
+	}
+	if hasPrefix && (len(prefix) == 0 || len(prefix) > 253 || !dnsPrefixRE.MatchString(prefix)) {
+		return false
+	}
+	return len(name) <= 63 && k8sNameRE.MatchString(name)
+}
+
+func validLabelValue(v string) bool {
+	return v == "" || (len(v) <= 63 && k8sNameRE.MatchString(v))
+}
+
+// GKE API Reference: NodeTaint — effect NO_SCHEDULE | PREFER_NO_SCHEDULE | NO_EXECUTE; one taint
+// per key and effect; GKE manages the nvidia.com/gpu taint, so at most one may be given.
+func validateTaints(taints []*containerpb.NodeTaint) error {
+	seen := map[string]bool{}
+	gpuTaints := 0
+	for _, t := range taints {
+		if t.GetEffect() == containerpb.NodeTaint_EFFECT_UNSPECIFIED {
+			return invalidArg("Invalid value for field 'node_config.taints': taint %q has no effect; must be NO_SCHEDULE, PREFER_NO_SCHEDULE or NO_EXECUTE.", t.GetKey())
+		}
+		if !validQualifiedName(t.GetKey()) || !validLabelValue(t.GetValue()) {
+			return invalidArg("Invalid value for field 'node_config.taints': %q=%q is not a valid Kubernetes taint.", t.GetKey(), t.GetValue())
+		}
+		k := t.GetKey() + ":" + t.GetEffect().String()
+		if seen[k] {
+			return invalidArg("Invalid value for field 'node_config.taints': duplicate taint with key %q and effect %s.", t.GetKey(), t.GetEffect())
+		}
+		seen[k] = true
+		if t.GetKey() == "nvidia.com/gpu" {
+			gpuTaints++
+		}
+	}
+	if gpuTaints > 1 {
+		return invalidArg("Invalid value for field 'node_config.taints': only one taint with key \"nvidia.com/gpu\" is allowed.")
+	}
+	return nil
+}
+
+func validateK8sLabels(labels map[string]string) error {
+	for _, k := range sortedKeys(labels) {
+		if !validQualifiedName(k) || !validLabelValue(labels[k]) {
+			return invalidArg("Invalid value for field 'node_config.labels': %q=%q is not a valid Kubernetes label.", k, labels[k])
+		}
+	}
+	return nil
+}
+
+// Compute Engine labels (GKE resource_labels): at most 64; keys start with a lowercase letter
+// and hold lowercase letters, digits, underscores and dashes (1–63); values the same, 0–63.
+var (
+	gceLabelKeyRE   = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+	gceLabelValueRE = regexp.MustCompile(`^[a-z0-9_-]{0,63}$`)
+)
+
+func validateResourceLabels(labels map[string]string) error {
+	if len(labels) > 64 {
+		return invalidArg("Invalid value for field 'node_config.resource_labels': at most 64 labels are allowed, got %d.", len(labels))
+	}
+	for _, k := range sortedKeys(labels) {
+		if !gceLabelKeyRE.MatchString(k) || !gceLabelValueRE.MatchString(labels[k]) {
+			return invalidArg("Invalid value for field 'node_config.resource_labels': %q=%q. Label keys must start with a lowercase letter and can only contain lowercase letters, numeric characters, underscores and dashes; values can only contain lowercase letters, numeric characters, underscores and dashes.", k, labels[k])
+		}
+	}
+	return nil
+}
+
+const reservationKey = "compute.googleapis.com/reservation-name"
+
+// GKE API Reference: ReservationAffinity — key and values only with SPECIFIC_RESERVATION, where
+// the key is compute.googleapis.com/reservation-name and the values name existing reservations
+// ("name" or "projects/<p>/reservations/<name>"). Spot VMs cannot consume reservations.
+func validateReservationAffinity(cfg *containerpb.NodeConfig, project *GCPProjectSeed) error {
+	ra := cfg.GetReservationAffinity()
+	if ra == nil {
+		return nil
+	}
+	switch ra.GetConsumeReservationType() {
+	case containerpb.ReservationAffinity_NO_RESERVATION, containerpb.ReservationAffinity_ANY_RESERVATION:
+		if ra.GetKey() != "" || len(ra.GetValues()) > 0 {
+			return invalidArg("Invalid value for field 'reservation_affinity': key and values may only be set with SPECIFIC_RESERVATION.")
+		}
+		return nil
+	case containerpb.ReservationAffinity_SPECIFIC_RESERVATION:
+	default:
+		return invalidArg("Invalid value for field 'reservation_affinity.consume_reservation_type': must be NO_RESERVATION, ANY_RESERVATION or SPECIFIC_RESERVATION.")
+	}
+	if ra.GetKey() != reservationKey || len(ra.GetValues()) == 0 {
+		return invalidArg("Invalid value for field 'reservation_affinity': SPECIFIC_RESERVATION requires key %q and at least one reservation name.", reservationKey)
+	}
+	if cfg.GetSpot() || cfg.GetPreemptible() {
+		return invalidArg("Invalid value for field 'reservation_affinity': Spot and preemptible VMs cannot consume reservations.")
+	}
+	for _, v := range ra.GetValues() {
+		name := v[strings.LastIndex(v, "/")+1:]
+		if project.reservation(name) == nil {
+			return status.Errorf(codes.NotFound, "Reservation %q not found.", v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package cloudsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+)
+
+// Seed is the static infrastructure a Sim starts from: the things the provider reads but never
+// creates (clusters, subnets, capacity reservations, instance type and accelerator offerings).
+// It is JSON; see the package documentation for the format and examples/cloudsim/seed.json for
+// a complete example.
+type Seed struct {
+	AWS AWSSeed `json:"aws"`
+	GCP GCPSeed `json:"gcp"`
+}
+
+// AWSSeed holds the AWS side of the seed, per region (e.g. "us-east-1").
+type AWSSeed struct {
+	Regions map[string]*AWSRegionSeed `json:"regions"`
+}
+
+// AWSRegionSeed is what exists in one AWS region.
+type AWSRegionSeed struct {
+	Clusters             []EKSClusterSeed          `json:"clusters"`
+	Subnets              []SubnetSeed              `json:"subnets"`
+	CapacityReservations []CapacityReservationSeed `json:"capacity_reservations"`
+	// InstanceTypeOfferings lists the instance types offered per availability zone
+	// (e.g. "us-east-1a": ["g5.xlarge", "p5.48xlarge"]). A type is offered in the region when
+	// it is offered in at least one of its zones (EC2 API Reference: DescribeInstanceTypeOfferings).
+	InstanceTypeOfferings map[string][]string `json:"instance_type_offerings"`
+}
+
+// EKSClusterSeed describes an EKS cluster. Status defaults to ACTIVE; ReleaseVersion (the
+// default AMI release version of new node groups) defaults to "<version>.0-20250101".
+type EKSClusterSeed struct {
+	Name           string            `json:"name"`
+	Version        string            `json:"version"`
+	Status         string            `json:"status,omitempty"`
+	ReleaseVersion string            `json:"release_version,omitempty"`
+	Tags           map[string]string `json:"tags,omitempty"`
+}
+
+// SubnetSeed describes a VPC subnet.
+type SubnetSeed struct {
+	ID                      string            `json:"id"`
+	AvailabilityZone        string            `json:"availability_zone"`
+	VpcID                   string            `json:"vpc_id"`
+	CIDRBlock               string            `json:"cidr_block,omitempty"`
+	AvailableIPAddressCount int               `json:"available_ip_address_count,omitempty"`
+	Tags                    map[string]string `json:"tags,omitempty"`
+}
+
+// CapacityReservationSeed describes an On-Demand Capacity Reservation (reservation_type
+// "default") or an EC2 Capacity Block for ML (reservation_type "capacity-block").
+type CapacityReservationSeed struct {
+	ID                     string            `json:"id"`
+	InstanceType           string            `json:"instance_type"`
+	AvailabilityZone       string            `json:"availability_zone"`
+	TotalInstanceCount     int               `json:"total_instance_count"`
+	AvailableInstanceCount int               `json:"available_instance_count"`
+	State                  string            `json:"state,omitempty"`                   // default "active"
+	ReservationType        string            `json:"reservation_type,omitempty"`        // default|capacity-block
+	InstancePlatform       string            `json:"instance_platform,omitempty"`       // default "Linux/UNIX"
+	InstanceMatchCriteria  string            `json:"instance_match_criteria,omitempty"` // open|targeted
+	StartDate              *time.Time        `json:"start_date,omitempty"`
+	EndDate                *time.Time        `json:"end_date,omitempty"`
+	Tags                   map[string]string `json:"tags,omitempty"`
+}
+
+// GCPSeed holds the Google Cloud side of the seed, per project id.
+type GCPSeed struct {
+	Projects map[string]*GCPProjectSeed `json:"projects"`
+}
+
+// GCPProjectSeed is what exists in one Google Cloud project.
+type GCPProjectSeed struct {
+	Clusters []GKEClusterSeed `json:"clusters"`
+	// Accelerators lists the accelerator types available per zone
+	// (e.g. "us-central1-a": ["nvidia-l4", "nvidia-tesla-t4"]).
+	Accelerators map[string][]string `json:"accelerators"`
+	// Reservations are Compute Engine reservations that node pools can consume through
+	// reservation affinity SPECIFIC_RESERVATION.
+	Reservations []GCEReservationSeed `json:"reservations,omitempty"`
+}
+
+// GKEClusterSeed describes a GKE cluster. Location is a region or zone; Locations are the
+// zones node pools may use (default: Location itself when it is a zone).
+type GKEClusterSeed struct {
+	Name      string   `json:"name"`
+	Location  string   `json:"location"`
+	Version   string   `json:"version"`
+	Locations []string `json:"locations,omitempty"`
+	Status    string   `json:"status,omitempty"` // default RUNNING
+}
+
+// GCEReservationSeed describes a Compute Engine reservation.
+type GCEReservationSeed struct {
+	Name             string `json:"name"`
+	Zone             string `json:"zone"`
+	MachineType      string `json:"machine_type"`
+	AcceleratorType  string `json:"accelerator_type,omitempty"`
+	AcceleratorCount int    `json:"accelerator_count,omitempty"`
+	Count            int    `json:"count"`
+}
+
+// LoadSeed reads and validates a seed file.
+func LoadSeed(path string) (*Seed, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cloudsim: read seed: %w", err)
+	}
+	return ParseSeed(b)
+}
+
+// ParseSeed decodes and validates a JSON seed. Unknown fields are rejected so that typos in
+// a seed fail loudly instead of silently producing an emptier world.
+func ParseSeed(b []byte) (*Seed, error) {
+	var s Seed
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("cloudsim: parse seed: %w", err)
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func (s *Seed) validate() error {
+	for region, r := range s.AWS.Regions {
+		if r == nil {
+			return fmt.Errorf("cloudsim: seed: aws region %q is null", region)
+		}
+		for _, c := range r.Clusters {
+			if c.Name == "" || c.Version == "" {
+				return fmt.Errorf("cloudsim: seed: aws region %q: cluster needs name and version", region)
+			}
+		}
+		for _, sn := range r.Subnets {
+			if sn.ID == "" || sn.AvailabilityZone == "" {
+				return fmt.Errorf("cloudsim: seed: aws region %q: subnet needs id and availability_zone", region)
+			}
+		}
+		for _, cr := range r.CapacityReservations {
+			if cr.ID == "" || cr.InstanceType == "" || cr.AvailabilityZone == "" {
+				return fmt.Errorf("cloudsim: seed: aws region %q: capacity reservation needs id, instance_type and availability_zone", region)
+			}
+			if t := cr.ReservationType; t != "" && t != "default" && t != "capacity-block" {
+				return fmt.Errorf("cloudsim: seed: capacity reservation %s: reservation_type must be default or capacity-block", cr.ID)
+			}
+		}
+	}
+	for project, p := range s.GCP.Projects {
+		if p == nil {
+			return fmt.Errorf("cloudsim: seed: gcp project %q is null", project)
+		}
+		for _, c := range p.Clusters {
+			if c.Name == "" || c.Location == "" || c.Version == "" {
+				return fmt.Errorf("cloudsim: seed: gcp project %q: cluster needs name, location and version", project)
+			}
+		}
+	}
+	return nil
+}
+
+// awsRegion returns the seed of one region, or an empty one.
+func (s *Seed) awsRegion(region string) *AWSRegionSeed {
+	if s == nil || s.AWS.Regions[region] == nil {
+		return &AWSRegionSeed{}
+	}
+	return s.AWS.Regions[region]
+}
+
+// gcpProject returns the seed of one project, or nil when the project is unknown.
+func (s *Seed) gcpProject(project string) *GCPProjectSeed {
+	if s == nil {
+		return nil
+	}
+	return s.GCP.Projects[project]
+}
+
+func (r *AWSRegionSeed) cluster(name string) *EKSClusterSeed {
+	for i := range r.Clusters {
+		if r.Clusters[i].Name == name {
+			return &r.Clusters[i]
+		}
+	}
+	return nil
+}
+
+func (r *AWSRegionSeed) subnet(id string) *SubnetSeed {
+	for i := range r.Subnets {
+		if r.Subnets[i].ID == id {
+			return &r.Subnets[i]
+		}
+	}
+	return nil
+}
+
+func (r *AWSRegionSeed) capacityReservation(id string) *CapacityReservationSeed {
+	for i := range r.CapacityReservations {
+		if r.CapacityReservations[i].ID == id {
+			return &r.CapacityReservations[i]
+		}
+	}
+	return nil
+}
+
+// offeredInZone reports whether an instance type is offered in an availability zone.
+func (r *AWSRegionSeed) offeredInZone(instanceType, zone string) bool {
+	for _, t := range r.InstanceTypeOfferings[zone] {
+		if t == instanceType {
+			return true
+		}
+	}
+	return false
+}
+
+// offeredInRegion reports whether an instance type is offered in any zone of the region.
+func (r *AWSRegionSeed) offeredInRegion(instanceType string) bool {
+	for zone := range r.InstanceTypeOfferings {
+		if r.offeredInZone(instanceType, zone) {
+			return true
+		}
+	}
+	return false
+}
+
+// zones returns the region's zones that have offerings, sorted.
+func (r *AWSRegionSeed) zones() []string {
+	zs := make([]string, 0, len(r.InstanceTypeOfferings))
+	for z := range r.InstanceTypeOfferings {
+		zs = append(zs, z)
+	}
+	sort.Strings(zs)
+	return zs
+}
+
+func (p *GCPProjectSeed) cluster(location, name string) *GKEClusterSeed {
+	for i := range p.Clusters {
+		if p.Clusters[i].Location == location && p.Clusters[i].Name == name {
+			return &p.Clusters[i]
+		}
+	}
+	return nil
+}
+
+func (p *GCPProjectSeed) acceleratorInZone(accel, zone string) bool {
+	for _, a := range p.Accelerators[zone] {
+		if a == accel {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *GCPProjectSeed) reservation(name string) *GCEReservationSeed {
+	for i := range p.Reservations {
+		if p.Reservations[i].Name == name {
+			return &p.Reservations[i]
+		}
+	}
+	return nil
+}
+
+// clusterLocations returns the zones node pools of a cluster may use.
+func (c *GKEClusterSeed) zones() []string {
+	if len(c.Locations) > 0 {
+		return append([]string(nil), c.Locations...)
+	}
+	return []string{c.Location}
+}
