@@ -1,5 +1,5 @@
-# The offline demo (make demo): catalog look-ups and MIG planning with the provider served from bin/.
-# Later steps of the demo add EKS and GKE pools against cloudsim.
+# The offline demo (make demo): two EKS GPU pools for two clients against cloudsim, checked by the
+# policy bundle at plan time, plus catalog look-ups. scripts/demo.sh passes the cloudsim endpoints.
 terraform {
   required_providers {
     gpufleet = {
@@ -8,48 +8,123 @@ terraform {
   }
 }
 
+variable "eks_endpoint" {
+  type = string
+}
+
+variable "ec2_endpoint" {
+  type = string
+}
+
+variable "train_spot_percentage" {
+  description = "Share of the training pool above its on-demand base that runs on spot."
+  type        = number
+  default     = 70
+}
+
+variable "serve_sharing" {
+  description = "Time-slice the serving GPUs (policy denies this in production)."
+  type        = bool
+  default     = false
+}
+
 provider "gpufleet" {
+  default_tags = { ManagedBy = "terraform", Demo = "gpufleet" }
+  aws {
+    region                      = "us-east-1"
+    skip_credentials_validation = true
+    endpoints {
+      eks = var.eks_endpoint
+      ec2 = var.ec2_endpoint
+    }
+  }
   pricing {
     discount_percent = 10
   }
-}
-
-variable "gpu_memory_gib" {
-  description = "GPU memory one inference replica needs."
-  type        = number
-  default     = 20
-}
-
-data "gpufleet_gpu_catalog" "aws" {
-  cloud              = "aws"
-  region             = "us-east-1"
-  min_gpu_memory_gib = var.gpu_memory_gib
-  max_gpus_per_node  = 1
-}
-
-data "gpufleet_gpu_catalog" "gcp" {
-  cloud              = "gcp"
-  region             = "europe-west4"
-  min_gpu_memory_gib = var.gpu_memory_gib
-  max_gpus_per_node  = 1
-}
-
-locals {
-  h100_slices = [
-    for p in provider::gpufleet::mig_profiles("H100-80GB") : p
-    if p.memory_gib >= var.gpu_memory_gib
-  ]
-}
-
-output "cheapest_single_gpu" {
-  description = "Cheapest single-GPU node per cloud that fits one replica (after the 10 % discount)."
-  value = {
-    aws = "${data.gpufleet_gpu_catalog.aws.node_types[0].name} (${data.gpufleet_gpu_catalog.aws.node_types[0].gpu_model}) $${data.gpufleet_gpu_catalog.aws.node_types[0].on_demand_hourly_usd}/h"
-    gcp = "${data.gpufleet_gpu_catalog.gcp.node_types[0].name} (${data.gpufleet_gpu_catalog.gcp.node_types[0].gpu_model}) $${data.gpufleet_gpu_catalog.gcp.node_types[0].on_demand_hourly_usd}/h"
+  policy {
+    data_files = ["${path.module}/policy-data.yaml"]
   }
 }
 
-output "h100_mig_slice" {
-  description = "Smallest H100 MIG slice that fits, and how many replicas one H100 then serves."
-  value       = "${local.h100_slices[0].name}: ${local.h100_slices[0].max_instances} replicas per GPU"
+# Training for acme: H100s split into 3g.40gb MIG slices, most nodes on spot.
+resource "gpufleet_eks_node_pool" "train" {
+  cluster_name   = "ml"
+  name           = "acme-train"
+  client         = "acme"
+  node_role_arn  = "arn:aws:iam::123456789012:role/gpu-nodes"
+  subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1", "subnet-0b1b1b1b1b1b1b1b1"]
+  instance_types = ["p5.48xlarge"]
+
+  workload {
+    kind           = "training"
+    environment    = "production"
+    gpu_memory_gib = 35
+    interruptible  = true
+  }
+  gpu {
+    mig {
+      profile = "3g.40gb"
+    }
+  }
+  scaling {
+    min_size     = 0
+    desired_size = 4
+    max_size     = 8
+  }
+  capacity {
+    spot_percentage = var.train_spot_percentage
+    on_demand_base  = 1
+  }
+  labels = { team = "research" }
+}
+
+# Serving for globex on L4 (the right size for a 16 GiB model), on-demand.
+resource "gpufleet_eks_node_pool" "serve" {
+  cluster_name   = "ml"
+  name           = "globex-serve"
+  client         = "globex"
+  node_role_arn  = "arn:aws:iam::123456789012:role/gpu-nodes"
+  subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1"]
+  instance_types = ["g6.xlarge", "g6.2xlarge"]
+
+  workload {
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = 16
+  }
+  dynamic "gpu" {
+    for_each = var.serve_sharing ? [1] : []
+    content {
+      sharing {
+        strategy = "time-slicing"
+        replicas = 4
+      }
+    }
+  }
+  scaling {
+    min_size     = 2
+    desired_size = 2
+    max_size     = 6
+  }
+}
+
+data "gpufleet_gpu_catalog" "l4" {
+  cloud     = "aws"
+  region    = "us-east-1"
+  gpu_model = "L4"
+}
+
+output "pools" {
+  value = {
+    for p in [gpufleet_eks_node_pool.train, gpufleet_eks_node_pool.serve] : p.name => {
+      gpu         = "${p.gpus_per_node} x ${p.gpu_model}"
+      node_groups = [for ng in p.node_groups : "${ng.name} ${ng.capacity_type} ${ng.desired_size}/${ng.max_size} ${ng.status}"]
+      monthly_usd = p.estimated_monthly_cost_usd
+      taints      = [for t in p.effective_taints : "${t.key}=${t.value}:${t.effect}"]
+    }
+  }
+}
+
+output "h100_slices_for_35_gib" {
+  value = [for p in provider::gpufleet::mig_profiles("H100-80GB") : p.name if p.memory_gib >= 35]
 }

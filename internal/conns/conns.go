@@ -18,6 +18,8 @@ import (
 
 	container "cloud.google.com/go/container/apiv1"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -33,6 +35,11 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
 
+// DefaultMaxAttempts is the AWS SDK retryer's attempt count unless aws.max_retries says otherwise.
+// The SDK's own default of 3 gives up too soon for infrastructure work: a long apply makes hundreds
+// of calls (waiters poll), and the Terraform AWS provider settles on 25 for the same reason.
+const DefaultMaxAttempts = 25
+
 // AWSSettings is the provider's aws block.
 type AWSSettings struct {
 	Region                    string
@@ -45,7 +52,7 @@ type AWSSettings struct {
 	EC2Endpoint               string
 	STSEndpoint               string
 	SkipCredentialsValidation bool
-	// MaxAttempts overrides the SDK retryer's attempt count (0 = the SDK's standard 3).
+	// MaxAttempts is the SDK retryer's attempt count (0 = DefaultMaxAttempts).
 	MaxAttempts int
 }
 
@@ -126,9 +133,18 @@ func (m *Meta) loadAWS(ctx context.Context) (aws.Config, error) {
 	if len(s.SharedConfigFiles) > 0 {
 		opts = append(opts, config.WithSharedConfigFiles(s.SharedConfigFiles))
 	}
-	if s.MaxAttempts > 0 {
-		opts = append(opts, config.WithRetryMaxAttempts(s.MaxAttempts))
+	attempts := s.MaxAttempts
+	if attempts == 0 {
+		attempts = DefaultMaxAttempts
 	}
+	opts = append(opts, config.WithRetryer(func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = attempts
+			// The client-side retry quota would turn a burst of throttling across many parallel
+			// pools into "retry quota exceeded" failures; backoff alone paces the retries.
+			o.RateLimiter = ratelimit.None
+		})
+	}))
 	if m.UserAgent != "" {
 		opts = append(opts, config.WithAppID(m.UserAgent))
 	}

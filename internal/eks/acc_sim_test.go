@@ -80,7 +80,6 @@ provider "gpufleet" {
   aws {
     region                      = %q
     skip_credentials_validation = true
-    max_retries                 = 8
     endpoints {
       eks = %q
       ec2 = %q

@@ -139,7 +139,7 @@ func awsBlock() schema.SingleNestedBlock {
 				Optional:            true,
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: "Maximum attempts of the AWS SDK's standard retryer for throttling and server errors. Defaults to the SDK's 3.",
+				MarkdownDescription: "Maximum attempts of the AWS SDK's standard retryer for throttling and server errors. Defaults to 25, as in the Terraform AWS provider: waiters poll, and a long apply makes hundreds of calls.",
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.AtLeast(1)},
 			},
