@@ -90,8 +90,8 @@ provider "gpufleet" {
 `, testRegion, e.EKS, e.EC2, extra)
 }
 
-// pool renders one gpufleet_eks_node_pool with the usual arguments and body for the rest.
-func pool(name, instanceTypes, body string) string {
+// poolConfig renders one gpufleet_eks_node_pool with the usual arguments and body for the rest.
+func poolConfig(name, instanceTypes, body string) string {
 	return fmt.Sprintf(`
 resource "gpufleet_eks_node_pool" %[1]q {
   cluster_name   = %[2]q

@@ -50,7 +50,7 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 				sizes = scaling(0, 5, 2)
 			}
 			body := inferenceWorkload + sizes + "  " + tc.body + "\n"
-			cfg := providerConfig(sim, "") + pool("train", tc.instanceTypes, body)
+			cfg := providerConfig(sim, "") + poolConfig("train", tc.instanceTypes, body)
 			if strings.HasPrefix(tc.body, "client") { // replace the default client
 				cfg = strings.Replace(cfg, "client         = \"acme\"\n", "", 1)
 			}
@@ -83,7 +83,7 @@ func TestAccEKSNodePool_throttling(t *testing.T) {
 	var cfg strings.Builder
 	cfg.WriteString(providerConfig(sim, ""))
 	for i := range 50 {
-		cfg.WriteString(pool(fmt.Sprintf("p%02d", i), `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)))
+		cfg.WriteString(poolConfig(fmt.Sprintf("p%02d", i), `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -121,7 +121,7 @@ func TestAccEKSNodePool_throttling(t *testing.T) {
 // (tainted), and the next apply replaces it; nothing is orphaned.
 func TestAccEKSNodePool_createFailed(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + pool("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 1, 2))
+	cfg := providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 1, 2))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -158,7 +158,7 @@ func TestAccEKSNodePool_createFailed(t *testing.T) {
 // and the next apply converges to both.
 func TestAccEKSNodePool_spotSideFails(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + pool("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+scaling(0, 4, 8)+capacity(50, 1))
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+scaling(0, 4, 8)+capacity(50, 1))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -195,7 +195,7 @@ func TestAccEKSNodePool_timeout(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				Config: providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+`
+				Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+`
   timeouts {
     create = "1s"
   }
@@ -204,7 +204,7 @@ func TestAccEKSNodePool_timeout(t *testing.T) {
 			},
 			{
 				PreConfig: sim.ClearFaults,
-				Config:    providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+				Config:    providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("ACTIVE")),
 				},
@@ -235,7 +235,7 @@ func TestAccEKSNodePool_policy(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				Config:      providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, shared),
+				Config:      providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, shared),
 				ExpectError: acctest.ExpectErrorParts("GF-ISO-003", "gpu.sharing"),
 			},
 			{
@@ -244,7 +244,7 @@ func TestAccEKSNodePool_policy(t *testing.T) {
 						t.Fatalf("a denied plan reached the cloud: %d calls", n)
 					}
 				},
-				Config: providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, shared+`
+				Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, shared+`
   policy_waivers = { "GF-ISO-003" = "shared dev-prod canary, owner ml-platform, ends 2026-12-31" }
 `),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -252,7 +252,7 @@ func TestAccEKSNodePool_policy(t *testing.T) {
 				},
 			},
 			{
-				Config: providerConfig(sim, "  policy {\n    enforcement = \"warn\"\n  }\n") + pool("train", `["g6.xlarge"]`, shared),
+				Config: providerConfig(sim, "  policy {\n    enforcement = \"warn\"\n  }\n") + poolConfig("train", `["g6.xlarge"]`, shared),
 			},
 		},
 	})

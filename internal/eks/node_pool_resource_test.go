@@ -54,7 +54,7 @@ func TestAccEKSNodePool_basic(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 2, 4)+`
+			Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 2, 4)+`
   labels = { team = "ml" }
   tags   = { Project = "vision" }
 `),
@@ -139,7 +139,7 @@ func wantInstanceTags(t *testing.T, sim *cloudsim.Sim, ng *ekstypes.Nodegroup, w
 func TestAccEKSNodePool_update(t *testing.T) {
 	sim := startSim(t)
 	base := func(body string) string {
-		return providerConfig(sim, "") + pool("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+body)
+		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+body)
 	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
@@ -216,9 +216,9 @@ func TestAccEKSNodePool_replace(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: providerConfig(sim, "") + pool("train", `["g5.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))},
+			{Config: providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))},
 			{
-				Config: providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+				Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
 				}},
@@ -240,7 +240,7 @@ func TestAccEKSNodePool_import(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: providerConfig(sim, "") + pool("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 3, 10)+capacity(70, 1)+`
+			{Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 3, 10)+capacity(70, 1)+`
   gpu {
     mig { profile = "3g.40gb" }
   }
@@ -268,7 +268,7 @@ func TestAccEKSNodePool_import(t *testing.T) {
 // A pool deleted outside terraform is planned for creation again.
 func TestAccEKSNodePool_disappears(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2))
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -293,7 +293,7 @@ func TestAccEKSNodePool_disappears(t *testing.T) {
 // Out-of-band scaling and labels show as drift and the plan puts them back.
 func TestAccEKSNodePool_drift(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + pool("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 3))
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 3))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
