@@ -1,0 +1,117 @@
+package eks_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkTerraformPlan times `terraform plan` of N gpufleet_eks_node_pool resources (validation,
+// derivation and policy evaluation of every pool, no cloud call) against a plan of N terraform_data
+// resources, and reports the ratio. The provider binary runs through dev_overrides, as for users.
+// Run with -benchtime=1x (make bench does).
+func BenchmarkTerraformPlan(b *testing.B) {
+	if _, err := exec.LookPath("terraform"); err != nil {
+		b.Skip("terraform is not on PATH")
+	}
+	dir := b.TempDir()
+	providerDir := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(providerDir, "terraform-provider-gpufleet"), "../..")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the provider: %v: %s", err, out)
+	}
+	cliConfig := filepath.Join(dir, "terraformrc")
+	if err := os.WriteFile(cliConfig, []byte(fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"gpufleet/gpufleet\" = %q\n  }\n  direct {}\n}\n", providerDir)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	const n = 200
+	pools := writeConfig(b, filepath.Join(dir, "pools"), benchPools(n))
+	baseline := writeConfig(b, filepath.Join(dir, "baseline"), benchTerraformData(n))
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		"AWS_ACCESS_KEY_ID=AKIABENCH", "AWS_SECRET_ACCESS_KEY=bench", "AWS_EC2_METADATA_DISABLED=true")
+	plan := func(chdir string) time.Duration {
+		var best time.Duration
+		for range 3 {
+			cmd := exec.Command("terraform", "-chdir="+chdir, "plan", "-input=false", "-refresh=false", "-no-color")
+			cmd.Env = env
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("terraform plan in %s: %v: %s", chdir, err, tail(out))
+			}
+			if d := time.Since(start); best == 0 || d < best {
+				best = d
+			}
+		}
+		return best
+	}
+	// terraform_data is built in; the dev_overrides config needs no init for gpufleet either.
+	if out, err := runIn(baseline, env, "terraform", "init", "-input=false", "-no-color"); err != nil {
+		b.Fatalf("terraform init: %v: %s", err, tail(out))
+	}
+	for b.Loop() {
+		gpufleet, data := plan(pools), plan(baseline)
+		b.ReportMetric(gpufleet.Seconds(), fmt.Sprintf("s-plan-%d-pools", n))
+		b.ReportMetric(data.Seconds(), fmt.Sprintf("s-plan-%d-terraform_data", n))
+		b.ReportMetric(float64(gpufleet)/float64(data), "pools/terraform_data")
+	}
+}
+
+func benchPools(n int) string {
+	var b strings.Builder
+	b.WriteString(`terraform {
+  required_providers {
+    gpufleet = { source = "gpufleet/gpufleet" }
+  }
+}
+provider "gpufleet" {
+  aws {
+    region                      = "us-east-1"
+    skip_credentials_validation = true
+    endpoints {
+      eks = "http://127.0.0.1:1"
+      ec2 = "http://127.0.0.1:1"
+    }
+  }
+}
+`)
+	for i := range n {
+		b.WriteString(poolConfig(fmt.Sprintf("p%04d", i), `["g6.xlarge"]`, inferenceWorkload+scaling(1, 2, 4)))
+	}
+	return b.String()
+}
+
+func benchTerraformData(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "resource \"terraform_data\" \"d%04d\" {\n  input = { client = \"acme\", size = %d }\n}\n", i, i)
+	}
+	return b.String()
+}
+
+func writeConfig(b *testing.B, dir, content string) string {
+	b.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(content), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+func runIn(dir string, env []string, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, append([]string{"-chdir=" + dir}, args...)...)
+	cmd.Env = env
+	return cmd.CombinedOutput()
+}
+
+func tail(out []byte) string {
+	if len(out) > 2000 {
+		out = out[len(out)-2000:]
+	}
+	return string(out)
+}
