@@ -392,7 +392,7 @@ func (s *Sim) eksDescribeUpdate(c *call) ([]byte, *apiError) {
 }
 
 // finishNodegroup resolves a node group's transitional status once it is due.
-func (w *world) finishNodegroup(key string, r *ngRecord, now time.Time) {
+func (w *world) finishNodegroup(key string, r *ngRecord) {
 	ng := &r.Nodegroup
 	switch ng.Status {
 	case ngCreating:

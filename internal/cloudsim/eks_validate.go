@@ -441,7 +441,7 @@ func configChange(ng Nodegroup, in *eksUpdateConfigInput, v *eksValidator) (ngCh
 	var ch ngChange
 	var params []UpdateParam
 	if in.Labels != nil {
-		p, err := labelChange(ng, in, v, &ch)
+		p, err := labelChange(in, v, &ch)
 		if err != nil {
 			return ch, nil, err
 		}
@@ -478,7 +478,7 @@ func configChange(ng Nodegroup, in *eksUpdateConfigInput, v *eksValidator) (ngCh
 	return ch, params, nil
 }
 
-func labelChange(ng Nodegroup, in *eksUpdateConfigInput, v *eksValidator, ch *ngChange) ([]UpdateParam, *apiError) {
+func labelChange(in *eksUpdateConfigInput, v *eksValidator, ch *ngChange) ([]UpdateParam, *apiError) {
 	add, remove := in.Labels.AddOrUpdateLabels, in.Labels.RemoveLabels
 	for _, k := range remove {
 		if _, both := add[k]; both {

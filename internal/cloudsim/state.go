@@ -207,7 +207,7 @@ func (r *opRecord) UnmarshalJSON(b []byte) error {
 func (w *world) advance(now time.Time) {
 	for _, id := range sortedKeys(w.Nodegroups) {
 		if r := w.Nodegroups[id]; !r.Due.IsZero() && !now.Before(r.Due) {
-			w.finishNodegroup(id, r, now)
+			w.finishNodegroup(id, r)
 		}
 	}
 	for _, name := range sortedKeys(w.Operations) {

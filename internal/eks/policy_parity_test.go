@@ -181,7 +181,7 @@ func runConftest(bin, dataFile string, planJSON []byte) ([]finding, error) {
 	}
 	out, err := exec.Command(bin, "test", "--no-color", "--output", "json", "--policy", policiesDir(), "--data", dataFile, planFile).Output()
 	var exitErr *exec.ExitError
-	if err != nil && !(errors.As(err, &exitErr) && exitErr.ExitCode() == 1) { // 1 = failures found
+	if err != nil && (!errors.As(err, &exitErr) || exitErr.ExitCode() != 1) { // 1 = failures found
 		return nil, fmt.Errorf("conftest: %w: %s", err, out)
 	}
 	var results []struct {

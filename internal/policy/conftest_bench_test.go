@@ -36,21 +36,21 @@ func BenchmarkConftestPlan(b *testing.B) {
 	oneRule, _ := filepath.Abs("testdata/one_rule")
 	for b.Loop() {
 		best := func(policyDir, plan string) time.Duration {
-			var min time.Duration
+			var fastest time.Duration
 			for range 3 {
 				start := time.Now()
 				cmd := exec.Command(bin, "test", "--no-color", "--policy", policyDir, plan)
 				out, err := cmd.CombinedOutput()
 				elapsed := time.Since(start)
 				var exitErr *exec.ExitError
-				if err != nil && !(asExitError(err, &exitErr) && exitErr.ExitCode() == 1) {
+				if err != nil && (!asExitError(err, &exitErr) || exitErr.ExitCode() != 1) {
 					b.Fatalf("conftest: %v: %s", err, out)
 				}
-				if min == 0 || elapsed < min {
-					min = elapsed
+				if fastest == 0 || elapsed < fastest {
+					fastest = elapsed
 				}
 			}
-			return min
+			return fastest
 		}
 		bundle1k, base1k := best(bundle, plans[1000]), best(oneRule, plans[1000])
 		bundle10k, base10k := best(bundle, plans[10000]), best(oneRule, plans[10000])

@@ -89,7 +89,7 @@ func TestRun_PrintsEndpointsServesAndWritesStateOnShutdown(t *testing.T) {
 		t.Fatalf("DescribeCluster = %v %v", out, err)
 	}
 	resp, err := http.Get(ep["CONTROL_ENDPOINT"] + "/healthz")
-	if err != nil || resp.StatusCode != 200 {
+	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("healthz = %v %v", resp, err)
 	}
 	resp.Body.Close()
@@ -120,7 +120,7 @@ func TestMain_SIGTERM_CleanShutdown(t *testing.T) {
 		lines = append(lines, sc.Text())
 	}
 	if len(lines) != 4 || !strings.HasPrefix(lines[0], "EKS_ENDPOINT=http://127.0.0.1:") || !strings.HasPrefix(lines[2], "GKE_ENDPOINT=127.0.0.1:") {
-		cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 		t.Fatalf("output = %q", lines)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
