@@ -69,18 +69,7 @@ func sideConfigs(cluster string, s pool.Spec, d pool.Derived) []sideConfig {
 func advertisedGPUs(s pool.Spec, d pool.Derived) int {
 	perGPU := 1
 	if m := s.GPU.MIG; m != nil {
-		perGPU = 0
-		names := d.GPU.BalancedMIG
-		if m.Config != pool.MIGConfigBalanced {
-			p, _ := pool.SliceProfile(d.GPU, *m)
-			names = nil
-			perGPU = p.MaxInstances
-		}
-		for _, n := range names {
-			if p, ok := d.GPU.MIGProfile(n); ok {
-				perGPU += balancedCount(d.GPU, p)
-			}
-		}
+		perGPU = migDevicesPerGPU(d.GPU, *m)
 	}
 	if sh := s.GPU.Sharing; sh != nil {
 		perGPU *= sh.Replicas
@@ -88,13 +77,15 @@ func advertisedGPUs(s pool.Spec, d pool.Derived) int {
 	return d.Node.GPUCount * perGPU
 }
 
-// balancedCount is how many instances of a profile the GPU Operator's all-balanced layout creates:
-// two of the smallest slice, one of each larger one (mig-parted config-default.yaml).
-func balancedCount(g catalog.GPUModel, p catalog.MIGProfile) int {
-	if len(g.BalancedMIG) > 0 && p.Name == g.BalancedMIG[0] {
-		return 2
+// migDevicesPerGPU counts the MIG devices one GPU is split into: as many of the profile as fit, or
+// for the GPU Operator's all-balanced layout two of the smallest slice and one of each larger one
+// (mig-parted config-default.yaml).
+func migDevicesPerGPU(g catalog.GPUModel, m pool.MIG) int {
+	if m.Config == pool.MIGConfigBalanced {
+		return len(g.BalancedMIG) + 1
 	}
-	return 1
+	p, _ := pool.SliceProfile(g, m)
+	return p.MaxInstances
 }
 
 func k8sEffect(effect string) string {

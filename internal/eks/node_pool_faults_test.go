@@ -257,3 +257,35 @@ func TestAccEKSNodePool_policy(t *testing.T) {
 		},
 	})
 }
+
+// A failed update leaves state as the cloud holds it, so the next apply retries the change.
+func TestAccEKSNodePool_updateFailed(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(desired int) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, desired, 4))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg(1)},
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "UpdateNodegroupConfig", Kind: cloudsim.CreateFailed, Count: 1,
+						HealthIssues: []cloudsim.HealthIssue{{Code: "AutoScalingGroupInvalidConfiguration", Message: "The Auto Scaling group is misconfigured."}}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg(3),
+				ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-od", "Failed"),
+			},
+			{
+				Config: cfg(3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 1, 3, 4),
+			},
+		},
+	})
+}

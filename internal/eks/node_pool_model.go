@@ -50,6 +50,7 @@ type nodePoolModel struct {
 	EstimatedHourlyCostUSD  types.Float64 `tfsdk:"estimated_hourly_cost_usd"`
 	EstimatedMonthlyCostUSD types.Float64 `tfsdk:"estimated_monthly_cost_usd"`
 	NodeGroups              types.List    `tfsdk:"node_groups"`
+	PolicyDocument          types.Object  `tfsdk:"policy_document"`
 }
 
 type workloadModel struct {

@@ -119,7 +119,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return
 		}
 		derived = &d
-		setDerived(&plan, d)
+		setDerived(&plan, spec, d)
 		if d.PriceErr != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("estimated_hourly_cost_usd"), "No cost estimate", d.PriceErr.Error())
 		}
@@ -140,8 +140,7 @@ func (r *NodePoolResource) evaluatePolicy(ctx context.Context, spec pool.Spec, d
 		}
 		return
 	}
-	address := fmt.Sprintf("%s[%s]", ResourceType, spec.Name)
-	findings, err := r.meta.Policy.Evaluate(ctx, pool.Document(address, spec, d))
+	findings, err := r.meta.Policy.Evaluate(ctx, pool.Document(documentAddress(spec), spec, d))
 	if err != nil {
 		diags.AddError("Evaluating policy", err.Error())
 		return
@@ -149,7 +148,11 @@ func (r *NodePoolResource) evaluatePolicy(ctx context.Context, spec pool.Spec, d
 	policy.AddDiagnostics(diags, findings, r.meta.Enforcement, r.meta.Once)
 }
 
-func setDerived(m *nodePoolModel, d pool.Derived) {
+// documentAddress names the pool in policy messages; the provider does not know the resource's
+// terraform address (conftest replaces it with the plan's).
+func documentAddress(s pool.Spec) string { return fmt.Sprintf("%s[%s]", ResourceType, s.Name) }
+
+func setDerived(m *nodePoolModel, s pool.Spec, d pool.Derived) {
 	m.GPUModel = fwtypes.StringValue(d.GPU.Name)
 	m.GPUsPerNode = fwtypes.Int64Value(int64(d.Node.GPUCount))
 	m.GPUMemoryGiB = fwtypes.Float64Value(d.GPU.MemoryGiB)
@@ -162,6 +165,9 @@ func setDerived(m *nodePoolModel, d pool.Derived) {
 		m.EstimatedHourlyCostUSD = fwtypes.Float64Value(d.HourlyUSD)
 		m.EstimatedMonthlyCostUSD = fwtypes.Float64Value(d.MonthlyUSD)
 	}
+	// The document only holds values derived above: a conversion error is a programming error
+	// that the acceptance tests catch, and leaves the attribute null.
+	m.PolicyDocument, _ = documentValue(pool.Document(documentAddress(s), s, &d))
 }
 
 func setDerivedUnknown(m *nodePoolModel) {
@@ -175,6 +181,7 @@ func setDerivedUnknown(m *nodePoolModel) {
 	m.EstimatedHourlyCostUSD = fwtypes.Float64Unknown()
 	m.EstimatedMonthlyCostUSD = fwtypes.Float64Unknown()
 	m.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
+	m.PolicyDocument = fwtypes.ObjectUnknown(policyDocumentType.AttrTypes)
 }
 
 // plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
@@ -457,7 +464,22 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if c == nil {
 		return
 	}
-	cluster, name := state.ClusterName.ValueString(), state.Name.ValueString()
+	found, err := r.refresh(ctx, c, &state)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node pool (%s/%s)", state.ClusterName.ValueString(), state.Name.ValueString()), err.Error())
+		return
+	}
+	if !found {
+		tflog.Warn(ctx, "EKS node pool not found, removing from state", map[string]any{"cluster": state.ClusterName.ValueString(), "name": state.Name.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// refresh overwrites m with what EKS and EC2 hold; found is false when neither node group exists.
+func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel) (bool, error) {
+	cluster, name := m.ClusterName.ValueString(), m.Name.ValueString()
 	var found []*types.Nodegroup
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
 		ng, err := findNodegroup(ctx, c.eks, cluster, name+suffix)
@@ -465,30 +487,25 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 			continue
 		}
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s%s)", cluster, name, suffix), err.Error())
-			return
+			return false, fmt.Errorf("node group %s%s: %w", name, suffix, err)
 		}
 		found = append(found, ng)
 	}
 	if len(found) == 0 {
-		tflog.Warn(ctx, "EKS node pool not found, removing from state", map[string]any{"cluster": cluster, "name": name})
-		resp.State.RemoveResource(ctx)
-		return
+		return false, nil
 	}
 	reservation, err := readReservation(ctx, c.ec2, found)
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("reading the launch template of EKS node group (%s/%s)", cluster, aws.ToString(found[0].NodegroupName)), err.Error())
-		return
+		return false, fmt.Errorf("launch template of node group %s: %w", aws.ToString(found[0].NodegroupName), err)
 	}
-	r.flatten(&state, found, reservation)
-	spec, diags := state.spec(ctx)
-	resp.Diagnostics.Append(diags...)
+	r.flatten(m, found, reservation)
+	spec, _ := m.spec(ctx)
 	if d, err := pool.Derive(spec, r.meta.Pool); err == nil {
-		setDerived(&state, d)
+		setDerived(m, spec, d)
 	} else {
 		tflog.Warn(ctx, "node pool read from EKS does not derive", map[string]any{"error": err.Error()})
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, nil
 }
 
 // readReservation reads the reservation target from the on-demand side's launch template version.
@@ -730,7 +747,6 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			result = append(result, waitSidesActive(ctx, c, cluster, []*types.Nodegroup{created}, timeout, &resp.Diagnostics)...)
 		case err != nil:
 			resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-			result = append(result, nil)
 		default:
 			updated, err := updateSide(ctx, c, &plan, ng, cfg, timeout)
 			if err != nil {
@@ -739,23 +755,26 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			result = append(result, updated)
 		}
 	}
+	var gone []string
 	for _, ng := range nodeGroupsOf(ctx, state.NodeGroups) {
-		name := ng.Name.ValueString()
-		if wantedNames[name] {
-			continue
-		}
-		if err := deleteSide(ctx, c, cluster, name, timeout); err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node group (%s/%s)", cluster, name), err.Error())
-			if found, findErr := findNodegroup(ctx, c.eks, cluster, name); findErr == nil {
-				result = append(result, found) // still exists: keep it in state
-			}
+		if name := ng.Name.ValueString(); !wantedNames[name] {
+			gone = append(gone, name)
 		}
 	}
-	result = slices.DeleteFunc(result, func(ng *types.Nodegroup) bool { return ng == nil })
-	if len(result) > 0 {
-		plan.NodeGroups = nodeGroupList(mapSlice(result, nodeGroupFrom))
-		plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
+	if err := deleteSides(ctx, c, cluster, gone, timeout); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node groups of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 	}
+	if resp.Diagnostics.HasError() {
+		// Part of the update may have happened: record what the cloud holds now, not the plan.
+		if found, err := r.refresh(context.WithoutCancel(ctx), c, &plan); err != nil || !found {
+			resp.Diagnostics.AddWarning("State after a failed update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	plan.NodeGroups = nodeGroupList(mapSlice(result, nodeGroupFrom))
+	plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -886,23 +905,35 @@ func updateTags(ctx context.Context, conn *eks.Client, arn string, current, want
 	return nil
 }
 
-// deleteSide deletes a node group, waits until it is gone, then deletes its launch template. A node
-// group or template that is already gone is fine.
-func deleteSide(ctx context.Context, c *clients, cluster, name string, timeout time.Duration) error {
-	_, err := c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
-	switch {
-	case isNotFound(err):
-	case err != nil:
-		return err
-	default:
-		if err := waitNodegroupDeleted(ctx, c.eks, cluster, name, timeout, c.poll); err != nil {
-			return err
+// deleteSides deletes node groups, waits until they are gone, then deletes their launch templates.
+// All deletions start before the first wait, so the sides drain in parallel. A node group or template
+// that is already gone is fine.
+func deleteSides(ctx context.Context, c *clients, cluster string, names []string, timeout time.Duration) error {
+	var errs []error
+	var deleting []string
+	for _, name := range names {
+		_, err := c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
+		switch {
+		case isNotFound(err):
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		default:
+			deleting = append(deleting, name)
 		}
 	}
-	if err := deleteLaunchTemplate(ctx, c.ec2, launchTemplateName(cluster, name)); err != nil {
-		return fmt.Errorf("deleting launch template %s: %w", launchTemplateName(cluster, name), err)
+	for _, name := range names {
+		if slices.Contains(deleting, name) {
+			if err := waitNodegroupDeleted(ctx, c.eks, cluster, name, timeout, c.poll); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+				continue
+			}
+		}
+		if err := deleteLaunchTemplate(ctx, c.ec2, launchTemplateName(cluster, name)); err != nil {
+			errs = append(errs, fmt.Errorf("deleting launch template %s: %w", launchTemplateName(cluster, name), err))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -922,13 +953,7 @@ func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 	cluster, name := state.ClusterName.ValueString(), state.Name.ValueString()
 	// Both sides, whatever state says: a side whose create failed half-way may not be in state, and
 	// the names are deterministic.
-	var errs []error
-	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
-		if err := deleteSide(ctx, c, cluster, name+suffix, timeout); err != nil {
-			errs = append(errs, fmt.Errorf("%s%s: %w", name, suffix, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := deleteSides(ctx, c, cluster, []string{name + pool.SuffixOnDemand, name + pool.SuffixSpot}, timeout); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node pool (%s/%s)", cluster, name), err.Error())
 	}
 }

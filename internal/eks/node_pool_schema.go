@@ -189,6 +189,11 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "`estimated_hourly_cost_usd` × 730 hours.",
 				Computed:            true,
 			},
+			"policy_document": schema.ObjectAttribute{
+				MarkdownDescription: "The pool's policy document as the provider checks it at plan time: the input of the gpufleet policy bundle (see `policies/README.md`). conftest reads it from the plan JSON instead of rebuilding it, so CI and the provider judge the same facts; unknown while any input is.",
+				Computed:            true,
+				AttributeTypes:      policyDocumentType.AttrTypes,
+			},
 			"node_groups": schema.ListNestedAttribute{
 				MarkdownDescription: "The EKS node groups behind the pool: on-demand (or capacity block) first, then spot.",
 				Computed:            true,

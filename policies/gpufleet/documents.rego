@@ -1,0 +1,213 @@
+# Pool documents: one per GPU node pool. The rules only ever read these documents.
+#
+# - conftest passes plan JSON (terraform show -json): one document is built per current GPU pool
+#   in resource_changes[] (gpufleet_eks_node_pool, gpufleet_gke_node_pool, aws_eks_node_group,
+#   google_container_node_pool). Resources being deleted are skipped; for a replacement
+#   (["delete","create"] / ["create","delete"]) the new object is checked.
+# - the provider passes one document it built in Go as input (it has an "address").
+#
+# Unknown plan values become null; no rule fires on a null it needs. The document schema is in
+# policies/README.md. Builders for the official resources are in documents_eks.rego and
+# documents_gke.rego.
+package gpufleet.documents
+
+import data.gpufleet.lib
+
+# The pool documents, an array: one per current GPU pool of the plan, or the one document the
+# provider passes. (An array, not a set: a set would hash every document on insertion.)
+default pools := []
+
+# Plan JSON: one document per current GPU pool, in one pass over the changes. gpufleet pools carry
+# the document the provider computed (the policy_document attribute): it is used as it is, under
+# the plan's address. Other pools, and gpufleet pools whose document is unknown at plan time, are
+# built from their plan attributes. Builders skip changes without a planned object (["delete"],
+# "forget") and resources that are not GPU pools.
+pools := [doc |
+	some rc in input.resource_changes
+	doc := _document(rc)
+] if is_array(input.resource_changes)
+
+_document(rc) := object.union(pd, {"address": rc.address}) if {
+	pd := rc.change.after.policy_document
+	is_object(pd)
+} else := build(rc.type, rc)
+
+# The provider evaluates one pool at a time: the input is that pool's document.
+pools := [input] if is_string(input.address)
+
+build("gpufleet_eks_node_pool", rc) := ours(rc, "aws")
+
+build("gpufleet_gke_node_pool", rc) := ours(rc, "gcp")
+
+build("aws_eks_node_group", rc) := eks(rc)
+
+build("google_container_node_pool", rc) := gke(rc)
+
+# The planned object of a managed resource that exists after apply; undefined otherwise.
+planned(rc) := a if {
+	rc.mode == "managed"
+	a := rc.change.after
+	is_object(a)
+}
+
+# ---------------------------------------------------------------------------------------------
+# gpufleet_eks_node_pool / gpufleet_gke_node_pool: the provider computes most of the document
+# (gpu_model, gpus_per_node, effective_* and estimated_* attributes); nested blocks are objects.
+# ---------------------------------------------------------------------------------------------
+
+ours(rc, cloud) := {
+	"address": rc.address,
+	"resource_type": rc.type,
+	"cloud": cloud,
+	"region": object.get(a, "region", null),
+	"zones": object.get(a, "zones", null),
+	"name": object.get(a, "name", null),
+	"client": object.get(a, "client", null),
+	"workload": {
+		"kind": object.get(a, ["workload", "kind"], null),
+		"environment": object.get(a, ["workload", "environment"], null),
+		"gpu_memory_gib": object.get(a, ["workload", "gpu_memory_gib"], null),
+		"interruptible": object.get(a, ["workload", "interruptible"], null),
+	},
+	"gpu": {
+		"model": model,
+		"class": object.get(data.gpufleet.catalog.gpus, [model, "class"], null),
+		"memory_gib": object.get(a, "gpu_memory_gib", null),
+		"per_node": object.get(a, "gpus_per_node", null),
+		"mig_profile": profile,
+		"mig_config": config,
+		"slice_memory_gib": lib.slice_memory(model, profile, config, _mig_unknown(object.get(u, ["gpu", "mig"], object.get(u, "gpu", false)))),
+		"sharing": object.get(a, ["gpu", "sharing"], null),
+	},
+	"instance_types": _ours_shapes(cloud, a),
+	"scaling": scaling,
+	"capacity": {
+		"spot_percentage": pct,
+		"on_demand_base": base,
+		"reservation": reservation(object.get(a, ["capacity", "reservation"], null)),
+		"on_demand": sides.on_demand,
+		"spot": sides.spot,
+	},
+	"taints": object.get(a, "effective_taints", null),
+	"labels": object.get(a, "effective_labels", null),
+	"tags": object.get(a, "effective_tags", null),
+	"cost": {
+		"hourly_usd": object.get(a, "estimated_hourly_cost_usd", null),
+		"monthly_usd": object.get(a, "estimated_monthly_cost_usd", null),
+	},
+	"waivers": lib.obj(object.get(a, "policy_waivers", null)),
+} if {
+	a := planned(rc)
+	u := object.get(rc.change, "after_unknown", {})
+	model := object.get(a, "gpu_model", null)
+	profile := object.get(a, ["gpu", "mig", "profile"], null)
+	config := object.get(a, ["gpu", "mig", "config"], null)
+	scaling := {
+		"min_size": object.get(a, ["scaling", "min_size"], null),
+		"max_size": object.get(a, ["scaling", "max_size"], null),
+		"desired_size": object.get(a, ["scaling", "desired_size"], null),
+	}
+	pct := object.get(a, ["capacity", "spot_percentage"], null)
+	base := object.get(a, ["capacity", "on_demand_base"], null)
+	sides := lib.spot_split(scaling, base, pct)
+}
+
+# after_unknown of the gpu.mig block (or of the gpu block): true, or an object with a true leaf.
+_mig_unknown(u) if {
+	u == true
+} else if {
+	some leaf in u
+	leaf == true
+} else := false
+
+_ours_shapes("aws", a) := object.get(a, "instance_types", null)
+
+_ours_shapes("gcp", a) := [mt] if {
+	mt := a.machine_type
+	is_string(mt)
+} else := null
+
+# ---------------------------------------------------------------------------------------------
+# Helpers shared by the builders
+# ---------------------------------------------------------------------------------------------
+
+after_unknown(rc) := lib.obj(object.get(rc.change, "after_unknown", null))
+
+# Whether the value at path, or any block containing it, is unknown at plan time. The first
+# lookup settles most calls: nothing below an absent top-level key can be unknown.
+unknown(u, path) if {
+	_ := u[path[0]]
+	some i in numbers.range(1, count(path))
+	object.get(u, array.slice(path, 0, i), false) == true
+}
+
+else := false
+
+# The value at path in after, or null when it (or a block containing it) is unknown.
+known(a, u, path) := null if {
+	unknown(u, path)
+} else := object.get(a, path, null)
+
+coalesce(x, y) := x if {
+	x != null
+} else := y
+
+sizes(min_size, max_size, desired_size) := {
+	"min_size": lib.num(min_size),
+	"max_size": lib.num(max_size),
+	"desired_size": lib.num(desired_size),
+}
+
+list_or_null(x) := x if {
+	is_array(x)
+} else := null
+
+# {type, id, name, project} of a reservation block, or null.
+reservation(r) := {
+	"type": r.type,
+	"id": lib.str(object.get(r, "id", null)),
+	"name": lib.str(object.get(r, "name", null)),
+	"project": lib.str(object.get(r, "project", null)),
+} if {
+	is_string(r.type)
+}
+
+else := null
+
+# The pool's client from the conventions: node label gpufleet.io/client, else the
+# gpufleet:client tag (gpufleet_client where keys cannot hold ":"); "" when neither is set,
+# null while labels or tags are unknown.
+convention_client(labels, tags) := c if {
+	c := labels[lib.label_client]
+} else := t if {
+	t := lib.tag(tags, "client")
+} else := null if {
+	null in [labels, tags]
+} else := ""
+
+# Workload fields from the gpufleet.io/* node labels; null where a label is absent.
+convention_workload(labels) := {
+	"kind": lib.str(object.get(l, lib.label_workload, null)),
+	"environment": lib.str(object.get(l, lib.label_environment, null)),
+	"gpu_memory_gib": lib.num_label(object.get(l, lib.label_gpu_memory, null)),
+	"interruptible": lib.bool_label(object.get(l, lib.label_interruptible, null)),
+} if {
+	l := lib.obj(labels)
+}
+
+# Waivers on official resources: a tag (GKE: resource label) gpufleet-waive-<rule id, lower
+# case> whose value is the reason, e.g. gpufleet-waive-gf-cost-002 = "benchmark-until-2026-12".
+convention_waivers(tags) := {upper(trim_prefix(k, "gpufleet-waive-")): v |
+	some k, v in lib.obj(tags)
+	startswith(k, "gpufleet-waive-")
+}
+
+# MIG config from the GPU Operator label nvidia.com/mig.config ("all-balanced", "all-1g.10gb");
+# "all-disabled" means no MIG.
+convention_mig_config(labels) := v if {
+	v := labels[lib.label_mig_config]
+	is_string(v)
+	v != "all-disabled"
+}
+
+else := null

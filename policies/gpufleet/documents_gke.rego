@@ -1,0 +1,204 @@
+# google_container_node_pool (registry.terraform.io/hashicorp/google) -> pool document.
+#
+# A node pool is a GPU pool when node_config[0].guest_accelerator[0].type is an NVIDIA
+# accelerator, or node_config[0].machine_type comes with fixed GPUs (a2, a3, a4, g2).
+# GKE node counts (node_count, min/max_node_count) are per zone: the document multiplies them by
+# the number of zones; total_min/total_max_node_count are taken as they are.
+package gpufleet.documents
+
+import data.gpufleet.lib
+
+gke(rc) := doc if {
+	a := planned(rc)
+	u := after_unknown(rc)
+	nc := lib.obj(object.get(a, ["node_config", 0], null))
+	acc := lib.obj(object.get(nc, ["guest_accelerator", 0], null))
+	machine_type := lib.str(object.get(nc, "machine_type", null))
+	model := _gke_model(acc, machine_type)
+	per_node := _gke_gpus(acc, machine_type)
+	location := lib.str(object.get(a, "location", null))
+	region := _gke_region(location)
+	zones := _gke_zones(a, u, location)
+	labels := _known_map(a, u, ["node_config", 0, "labels"])
+	tags := _known_map(a, u, ["node_config", 0, "resource_labels"])
+	profile := _gke_partition(acc)
+	partition_unknown := object.get(u, ["node_config", 0, "guest_accelerator", 0, "gpu_partition_size"], false) == true
+	pct := _gke_spot_percentage(nc)
+	scaling := _gke_scaling(a, _zone_count(zones))
+	sides := lib.spot_split(scaling, 0, pct)
+	doc := {
+		"address": rc.address,
+		"resource_type": rc.type,
+		"cloud": "gcp",
+		"region": region,
+		"zones": zones,
+		"name": lib.str(object.get(a, "name", null)),
+		"client": convention_client(labels, tags),
+		"workload": convention_workload(labels),
+		"gpu": {
+			"model": model,
+			"class": lib.gpu_class(model),
+			"memory_gib": lib.gpu_memory(model),
+			"per_node": per_node,
+			"mig_profile": profile,
+			"mig_config": null,
+			"slice_memory_gib": lib.slice_memory(model, profile, null, partition_unknown),
+			"sharing": _gke_sharing(acc),
+		},
+		"instance_types": _gke_shapes(machine_type),
+		"scaling": scaling,
+		"capacity": {
+			"spot_percentage": pct,
+			"on_demand_base": 0,
+			"reservation": _gke_reservation(object.get(nc, ["reservation_affinity", 0], null)),
+			"on_demand": sides.on_demand,
+			"spot": sides.spot,
+		},
+		"taints": _gke_taints(a, u),
+		"labels": labels,
+		"tags": tags,
+		"cost": lib.pool_cost("gcp", machine_type, model, per_node, region, sides),
+		"waivers": convention_waivers(tags),
+	}
+}
+
+# GPU model from the accelerator type, else from the machine type's fixed GPUs; null for an
+# accelerator the catalog does not know; undefined (not a GPU pool) otherwise.
+_gke_model(acc, machine_type) := m if {
+	m := data.gpufleet.catalog.gke_accelerators[acc.type].gpu_model
+} else := m if {
+	m := data.gpufleet.catalog.gke_machine_types[machine_type].gpu_model
+	is_string(m)
+} else := null if {
+	startswith(acc.type, "nvidia-")
+	acc.count > 0
+}
+
+_gke_gpus(acc, machine_type) := acc.count if {
+	is_number(acc.count)
+	acc.count > 0
+}
+
+else := n if {
+	n := data.gpufleet.catalog.gke_machine_types[machine_type].gpu_count
+	n > 0
+} else := null
+
+_gke_shapes(machine_type) := [machine_type] if {
+	is_string(machine_type)
+} else := null
+
+_gke_partition(acc) := p if {
+	p := acc.gpu_partition_size
+	is_string(p)
+	p != ""
+}
+
+else := null
+
+_gke_strategies := {"TIME_SHARING": "time-slicing", "MPS": "mps"}
+
+_gke_sharing(acc) := {
+	"strategy": _gke_strategies[c.gpu_sharing_strategy],
+	"replicas": lib.num(object.get(c, "max_shared_clients_per_gpu", null)),
+} if {
+	c := acc.gpu_sharing_config[0]
+}
+
+else := null
+
+_gke_spot_percentage(nc) := 100 if {
+	nc.spot == true
+} else := 100 if {
+	nc.preemptible == true
+} else := 0
+
+_gke_reservation(r) := {"type": "specific", "id": null, "name": name, "project": project} if {
+	r.consume_reservation_type == "SPECIFIC_RESERVATION"
+	value := _first(r.values)
+	parts := split(value, "/")
+	name := parts[count(parts) - 1]
+	project := _reservation_project(parts)
+} else := {"type": "any", "id": null, "name": null, "project": null} if {
+	r.consume_reservation_type == "ANY_RESERVATION"
+} else := null
+
+_first(values) := values[0] if {
+	is_array(values)
+} else := null
+
+# "projects/<project>/reservations/<name>" names the project; a bare name does not.
+_reservation_project(parts) := parts[1] if {
+	count(parts) >= 4
+	parts[0] == "projects"
+}
+
+else := null
+
+_gke_region(location) := lib.gcp_region(location) if {
+	is_string(location)
+} else := null
+
+# node_locations when set; the zone of a zonal pool; null while unknown.
+_gke_zones(a, u, location) := a.node_locations if {
+	is_array(a.node_locations)
+	count(a.node_locations) > 0
+} else := [location] if {
+	is_string(location)
+	lib.gcp_is_zone(location)
+} else := null if {
+	unknown(u, ["node_locations"])
+} else := []
+
+_zone_count(zones) := count(zones) if {
+	is_array(zones)
+	count(zones) > 0
+}
+
+else := null
+
+# Sizes of the whole pool. With autoscaling: total_* limits as they are, per-zone limits times
+# the zone count; desired = node_count (else initial_node_count) per zone, else the minimum.
+_gke_scaling(a, zone_count) := sizes(limits[0], limits[1], _gke_desired(a, zone_count, limits[0])) if {
+	auto := a.autoscaling[0]
+	is_object(auto)
+	limits := _gke_limits(auto, zone_count)
+}
+
+else := sizes(n, n, n) if {
+	n := _per_zone(_gke_node_count(a), zone_count)
+}
+
+_gke_limits(auto, zone_count) := [coalesce(lib.num(object.get(auto, "total_min_node_count", null)), 0), auto.total_max_node_count] if {
+	is_number(auto.total_max_node_count)
+	auto.total_max_node_count > 0
+}
+
+else := [
+	_per_zone(object.get(auto, "min_node_count", null), zone_count),
+	_per_zone(object.get(auto, "max_node_count", null), zone_count),
+]
+
+_gke_desired(a, zone_count, minimum) := n if {
+	n := _per_zone(_gke_node_count(a), zone_count)
+	n != null
+}
+
+else := minimum
+
+_gke_node_count(a) := coalesce(lib.num(object.get(a, "node_count", null)), lib.num(object.get(a, "initial_node_count", null)))
+
+_per_zone(n, zone_count) := n * zone_count if {
+	is_number(n)
+	is_number(zone_count)
+}
+
+else := null
+
+# The configured taints plus GKE's effective_taints (when known); null while unknown.
+_gke_taints(a, u) := null if {
+	unknown(u, ["node_config", 0, "taint"])
+} else := [t | some t in {lib.taint(x) | some x in array.concat(
+	lib.arr(object.get(a, ["node_config", 0, "taint"], null)),
+	lib.arr(object.get(a, ["node_config", 0, "effective_taints"], null)),
+)}]

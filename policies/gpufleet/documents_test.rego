@@ -1,0 +1,454 @@
+package gpufleet.documents_test
+
+import data.gpufleet.documents
+import data.gpufleet.fixtures as fx
+
+rc(type, after) := {
+	"address": concat(".", [type, "x"]),
+	"mode": "managed",
+	"type": type,
+	"name": "x",
+	"provider_name": "registry.terraform.io/test/test",
+	"change": {"actions": ["create"], "before": null, "after": after, "after_unknown": {}},
+}
+
+with_unknown(change, unknown) := json.patch(change, [{"op": "add", "path": "/change/after_unknown", "value": unknown}])
+
+plan(changes) := {"format_version": "1.2", "resource_changes": changes}
+
+# Costs are products of decimal prices: compare them to the cent fraction.
+near(a, b) if abs(a - b) < 0.0001
+
+cost_near(doc, hourly, monthly) if {
+	near(doc.cost.hourly_usd, hourly)
+	near(doc.cost.monthly_usd, monthly)
+}
+
+gpu_taint := {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+
+# ---------------------------------------------------------------------------------------------
+# gpufleet_eks_node_pool / gpufleet_gke_node_pool
+# ---------------------------------------------------------------------------------------------
+
+ours_after := {
+	"client": "acme",
+	"name": "train",
+	"region": "eu-west-1",
+	"cluster_name": "ml",
+	"instance_types": ["p4d.24xlarge"],
+	"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true},
+	"gpu": {"mig": {"profile": "3g.20gb", "config": null}, "sharing": null},
+	"scaling": {"min_size": 1, "max_size": 5, "desired_size": 3},
+	"capacity": {"spot_percentage": 50, "on_demand_base": 1, "reservation": {"id": "cr-1", "type": "capacity-reservation"}},
+	"taints": null,
+	"labels": null,
+	"tags": {"team": "ml"},
+	"policy_waivers": {"GF-COST-002": "benchmark"},
+	"gpu_model": "A100-40GB",
+	"gpus_per_node": 8,
+	"gpu_memory_gib": 40,
+	"effective_taints": [gpu_taint],
+	"effective_labels": {"gpufleet.io/client": "acme"},
+	"effective_tags": {"gpufleet:client": "acme", "team": "ml"},
+	"estimated_hourly_cost_usd": 57.2,
+	"estimated_monthly_cost_usd": 41756,
+}
+
+test_ours_eks_document if {
+	docs := documents.pools with input as plan([rc("gpufleet_eks_node_pool", ours_after)])
+		with data.gpufleet.catalog as fx.catalog
+	docs == [{
+		"address": "gpufleet_eks_node_pool.x",
+		"resource_type": "gpufleet_eks_node_pool",
+		"cloud": "aws",
+		"region": "eu-west-1",
+		"zones": null,
+		"name": "train",
+		"client": "acme",
+		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true},
+		"gpu": {
+			"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8,
+			"mig_profile": "3g.20gb", "mig_config": null, "slice_memory_gib": 20, "sharing": null,
+		},
+		"instance_types": ["p4d.24xlarge"],
+		"scaling": {"min_size": 1, "max_size": 5, "desired_size": 3},
+		"capacity": {
+			"spot_percentage": 50, "on_demand_base": 1,
+			"reservation": {"type": "capacity-reservation", "id": "cr-1", "name": null, "project": null},
+			# spot = floor(max(s - 1, 0) * 50 / 100): min 0, max 2, desired 1
+			"on_demand": {"min": 1, "max": 3, "desired": 2}, "spot": {"min": 0, "max": 2, "desired": 1},
+		},
+		"taints": [gpu_taint],
+		"labels": {"gpufleet.io/client": "acme"},
+		"tags": {"gpufleet:client": "acme", "team": "ml"},
+		"cost": {"hourly_usd": 57.2, "monthly_usd": 41756},
+		"waivers": {"GF-COST-002": "benchmark"},
+	}]
+}
+
+test_ours_gke_document if {
+	after := json.patch(json.remove(ours_after, ["instance_types", "cluster_name"]), [
+		{"op": "add", "path": "/machine_type", "value": "a2-highgpu-1g"},
+		{"op": "add", "path": "/location", "value": "europe-west4"},
+		{"op": "replace", "path": "/region", "value": "europe-west4"},
+		{"op": "add", "path": "/zones", "value": ["europe-west4-a"]},
+		{"op": "replace", "path": "/gpus_per_node", "value": 1},
+		{"op": "replace", "path": "/gpu", "value": {"mig": null, "sharing": {"strategy": "time-slicing", "replicas": 4}, "type": "nvidia-tesla-a100", "count": 1}},
+		{"op": "replace", "path": "/capacity/reservation", "value": {"type": "specific", "name": "res", "project": "p"}},
+	])
+	[doc] := documents.pools with input as plan([rc("gpufleet_gke_node_pool", after)])
+		with data.gpufleet.catalog as fx.catalog
+	doc.cloud == "gcp"
+	doc.instance_types == ["a2-highgpu-1g"]
+	doc.zones == ["europe-west4-a"]
+	doc.gpu.slice_memory_gib == 40
+	doc.gpu.per_node == 1
+	doc.gpu.sharing == {"strategy": "time-slicing", "replicas": 4}
+	doc.capacity.reservation == {"type": "specific", "id": null, "name": "res", "project": "p"}
+}
+
+test_ours_mig_config_slices if {
+	balanced := object.union(ours_after, {"gpu": {"mig": {"profile": null, "config": "all-balanced"}}})
+	[a] := documents.pools with input as plan([rc("gpufleet_eks_node_pool", balanced)])
+		with data.gpufleet.catalog as fx.catalog
+	a.gpu.slice_memory_gib == 5 # smallest of A100-40GB's balanced profiles (1g.5gb)
+	single := object.union(ours_after, {"gpu": {"mig": {"profile": null, "config": "all-2g.10gb"}}})
+	[b] := documents.pools with input as plan([rc("gpufleet_eks_node_pool", single)])
+		with data.gpufleet.catalog as fx.catalog
+	b.gpu.slice_memory_gib == 10
+	none := object.union(ours_after, {"gpu": {"mig": null}})
+	[c] := documents.pools with input as plan([rc("gpufleet_eks_node_pool", none)])
+		with data.gpufleet.catalog as fx.catalog
+	c.gpu.slice_memory_gib == 40
+}
+
+test_ours_unknown_values_are_null if {
+	after := json.remove(ours_after, ["client", "effective_taints", "estimated_monthly_cost_usd", "workload/gpu_memory_gib", "gpu/mig"])
+	change := with_unknown(rc("gpufleet_eks_node_pool", after), {
+		"client": true, "effective_taints": true, "estimated_monthly_cost_usd": true,
+		"workload": {"gpu_memory_gib": true}, "gpu": {"mig": true},
+	})
+	[doc] := documents.pools with input as plan([change])
+		with data.gpufleet.catalog as fx.catalog
+	doc.client == null
+	doc.taints == null
+	doc.cost.monthly_usd == null
+	doc.workload.gpu_memory_gib == null
+	doc.gpu.mig_profile == null
+	doc.gpu.slice_memory_gib == null # MIG unknown: not the whole GPU
+}
+
+test_ours_unknown_mig_profile if {
+	after := json.remove(ours_after, ["gpu/mig/profile"])
+	change := with_unknown(rc("gpufleet_eks_node_pool", after), {"gpu": {"mig": {"profile": true}}})
+	[doc] := documents.pools with input as plan([change])
+		with data.gpufleet.catalog as fx.catalog
+	doc.gpu.mig_profile == null
+	doc.gpu.slice_memory_gib == null
+}
+
+test_ours_policy_document_from_the_provider if {
+	provided := {"resource_type": "gpufleet_eks_node_pool", "address": "", "client": "acme", "cloud": "aws"}
+	after := object.union(ours_after, {"policy_document": provided})
+	docs := documents.pools with input as plan([rc("gpufleet_eks_node_pool", after)])
+	docs == [object.union(provided, {"address": "gpufleet_eks_node_pool.x"})]
+}
+
+# ---------------------------------------------------------------------------------------------
+# Which changes are checked
+# ---------------------------------------------------------------------------------------------
+
+test_deletes_are_skipped_replacements_checked if {
+	deleted := json.patch(rc("gpufleet_eks_node_pool", null), [{"op": "replace", "path": "/change/actions", "value": ["delete"]}])
+	replaced := json.patch(rc("gpufleet_gke_node_pool", object.union(ours_after, {"machine_type": "a2-highgpu-1g"})), [
+		{"op": "replace", "path": "/change/actions", "value": ["delete", "create"]},
+		{"op": "replace", "path": "/address", "value": "gpufleet_gke_node_pool.new"},
+	])
+	noop := json.patch(rc("gpufleet_eks_node_pool", ours_after), [
+		{"op": "replace", "path": "/change/actions", "value": ["no-op"]},
+		{"op": "replace", "path": "/address", "value": "gpufleet_eks_node_pool.kept"},
+	])
+	read := json.patch(rc("aws_eks_node_group", eks_after), [{"op": "replace", "path": "/mode", "value": "data"}])
+	docs := documents.pools with input as plan([deleted, replaced, noop, read])
+		with data.gpufleet.catalog as fx.catalog
+	{d.address | some d in docs} == {"gpufleet_gke_node_pool.new", "gpufleet_eks_node_pool.kept"}
+}
+
+test_provider_input_is_the_document if {
+	documents.pools == [fx.doc] with input as fx.doc
+	documents.pools == [] with input as {"resource_changes": []}
+	documents.pools == [] with input as {"something": "else"}
+}
+
+# ---------------------------------------------------------------------------------------------
+# aws_eks_node_group
+# ---------------------------------------------------------------------------------------------
+
+eks_after := {
+	"ami_type": "AL2023_x86_64_NVIDIA",
+	"capacity_type": "SPOT",
+	"cluster_name": "ml",
+	"instance_types": ["p4d.24xlarge"],
+	"labels": {
+		"gpufleet.io/client": "globex", "gpufleet.io/workload": "training", "gpufleet.io/environment": "production",
+		"gpufleet.io/gpu-memory-gib": "30", "gpufleet.io/interruptible": "true",
+	},
+	"launch_template": [],
+	"node_group_name": "train",
+	"region": "us-east-1",
+	"scaling_config": [{"desired_size": 2, "max_size": 4, "min_size": 1}],
+	"tags": {"gpufleet:client": "globex"},
+	"tags_all": {"gpufleet:client": "globex", "gpufleet:cost-center": "cc-2002", "gpufleet-waive-gf-cost-003": "ok"},
+	"taint": [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "present"}],
+}
+
+test_eks_document if {
+	[doc] := documents.pools with input as plan([rc("aws_eks_node_group", eks_after)])
+		with data.gpufleet.catalog as fx.catalog
+
+	# 2 spot nodes x $9.882/h; x 730 h
+	cost_near(doc, 19.764, 14427.72)
+	json.remove(doc, ["cost"]) == {
+		"address": "aws_eks_node_group.x",
+		"resource_type": "aws_eks_node_group",
+		"cloud": "aws",
+		"region": "us-east-1",
+		"zones": null,
+		"name": "train",
+		"client": "globex",
+		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true},
+		"gpu": {
+			"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8,
+			"mig_profile": null, "mig_config": null, "slice_memory_gib": 40, "sharing": null,
+		},
+		"instance_types": ["p4d.24xlarge"],
+		"scaling": {"min_size": 1, "max_size": 4, "desired_size": 2},
+		"capacity": {
+			"spot_percentage": 100, "on_demand_base": 0, "reservation": null,
+			"on_demand": {"min": 0, "max": 0, "desired": 0}, "spot": {"min": 1, "max": 4, "desired": 2},
+		},
+		"taints": [gpu_taint],
+		"labels": eks_after.labels,
+		"tags": eks_after.tags_all,
+		"waivers": {"GF-COST-003": "ok"},
+	}
+}
+
+test_eks_region_from_the_provider_configuration if {
+	change := rc("aws_eks_node_group", json.remove(eks_after, ["region"]))
+	constant := object.union(plan([change]), {"configuration": {"provider_config": {"aws": {"name": "aws", "expressions": {"region": {"constant_value": "eu-west-1"}}}}}})
+	[a] := documents.pools with input as constant with data.gpufleet.catalog as fx.catalog
+	a.region == "eu-west-1"
+	near(a.cost.hourly_usd, 22.1356) # 2 x the eu-west-1 spot price
+	variable := object.union(plan([change]), {
+		"variables": {"region": {"value": "us-east-1"}},
+		"configuration": {"provider_config": {"aws": {"name": "aws", "expressions": {"region": {"references": ["var.region"]}}}}},
+	})
+	[b] := documents.pools with input as variable with data.gpufleet.catalog as fx.catalog
+	b.region == "us-east-1"
+	none := plan([change])
+	[c] := documents.pools with input as none with data.gpufleet.catalog as fx.catalog
+	c.region == null
+	c.cost == {"hourly_usd": null, "monthly_usd": null}
+}
+
+test_eks_region_from_an_aliased_provider if {
+	change := rc("aws_eks_node_group", json.remove(eks_after, ["region"]))
+	input_plan := object.union(plan([change]), {"configuration": {
+		"provider_config": {
+			"aws": {"name": "aws", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+			"aws.us": {"name": "aws", "alias": "us", "expressions": {"region": {"constant_value": "us-east-1"}}},
+		},
+		"root_module": {"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.us"}]},
+	}})
+	[doc] := documents.pools with input as input_plan with data.gpufleet.catalog as fx.catalog
+	doc.region == "us-east-1"
+}
+
+test_eks_not_a_gpu_pool if {
+	cpu := object.union(eks_after, {"instance_types": ["m5.large"], "ami_type": "AL2023_x86_64_STANDARD"})
+	documents.pools == [] with input as plan([rc("aws_eks_node_group", cpu)]) with data.gpufleet.catalog as fx.catalog
+}
+
+test_eks_gpu_ami_with_unknown_instance_type if {
+	change := with_unknown(rc("aws_eks_node_group", json.remove(eks_after, ["instance_types"])), {"instance_types": true})
+	[doc] := documents.pools with input as plan([change]) with data.gpufleet.catalog as fx.catalog
+	doc.gpu.model == null
+	doc.instance_types == null
+	doc.gpu.slice_memory_gib == null
+}
+
+test_eks_conventions if {
+	labels := {"nvidia.com/mig.config": "all-balanced", "nvidia.com/device-plugin.config": "train-mps"}
+	after := json.patch(eks_after, [
+		{"op": "replace", "path": "/capacity_type", "value": "CAPACITY_BLOCK"},
+		{"op": "replace", "path": "/labels", "value": labels},
+		{"op": "replace", "path": "/tags_all", "value": {"gpufleet:client": "globex"}},
+	])
+	[doc] := documents.pools with input as plan([rc("aws_eks_node_group", after)]) with data.gpufleet.catalog as fx.catalog
+	doc.client == "globex" # from the tag: the label is gone
+	doc.gpu.mig_config == "all-balanced"
+	doc.gpu.slice_memory_gib == 5
+	doc.gpu.sharing == {"strategy": "mps", "replicas": null}
+	doc.capacity.spot_percentage == 0
+	doc.capacity.reservation.type == "capacity-block"
+	doc.workload == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null}
+}
+
+test_eks_client_unset_or_unknown if {
+	unset := json.patch(eks_after, [
+		{"op": "replace", "path": "/labels", "value": null},
+		{"op": "replace", "path": "/tags", "value": null},
+		{"op": "replace", "path": "/tags_all", "value": {}},
+	])
+	[a] := documents.pools with input as plan([rc("aws_eks_node_group", unset)]) with data.gpufleet.catalog as fx.catalog
+	a.client == ""
+	a.labels == {}
+	unknown := with_unknown(rc("aws_eks_node_group", json.remove(eks_after, ["labels", "tags_all"])), {"labels": true, "tags_all": true})
+	[b] := documents.pools with input as plan([unknown]) with data.gpufleet.catalog as fx.catalog
+	b.client == "globex" # from tags, as tags_all is unknown
+	b.labels == null
+	b.gpu.slice_memory_gib == null # the MIG label may be among the unknown labels
+	both := with_unknown(rc("aws_eks_node_group", json.remove(eks_after, ["labels", "tags", "tags_all"])), {"labels": true, "tags": true, "tags_all": true})
+	[c] := documents.pools with input as plan([both]) with data.gpufleet.catalog as fx.catalog
+	c.client == null
+}
+
+# ---------------------------------------------------------------------------------------------
+# google_container_node_pool
+# ---------------------------------------------------------------------------------------------
+
+gke_after := {
+	"autoscaling": [{"max_node_count": 3, "min_node_count": 1, "total_max_node_count": null, "total_min_node_count": null}],
+	"cluster": "ml",
+	"initial_node_count": 1,
+	"location": "us-central1",
+	"name": "infer",
+	"node_config": [{
+		"guest_accelerator": [{
+			"count": 2, "gpu_partition_size": null, "type": "nvidia-tesla-t4",
+			"gpu_sharing_config": [{"gpu_sharing_strategy": "TIME_SHARING", "max_shared_clients_per_gpu": 4}],
+		}],
+		"labels": {"gpufleet.io/client": "initech", "gpufleet.io/workload": "inference", "gpufleet.io/gpu-memory-gib": "12.5"},
+		"machine_type": "n1-standard-8",
+		"preemptible": false,
+		"reservation_affinity": [],
+		"resource_labels": {"gpufleet_client": "initech", "gpufleet_cost-center": "cc-3003"},
+		"spot": true,
+		"taint": [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "present"}],
+	}],
+	"node_locations": ["us-central1-a", "us-central1-b"],
+	"project": "p",
+}
+
+test_gke_document if {
+	[doc] := documents.pools with input as plan([rc("google_container_node_pool", gke_after)])
+		with data.gpufleet.catalog as fx.catalog
+
+	# 2 nodes x (n1-standard-8 spot $0.0798 + 2 x T4 spot $0.14)
+	cost_near(doc, 0.7196, 525.308)
+	json.remove(doc, ["cost"]) == {
+		"address": "google_container_node_pool.x",
+		"resource_type": "google_container_node_pool",
+		"cloud": "gcp",
+		"region": "us-central1",
+		"zones": ["us-central1-a", "us-central1-b"],
+		"name": "infer",
+		"client": "initech",
+		"workload": {"kind": "inference", "environment": null, "gpu_memory_gib": 12.5, "interruptible": null},
+		"gpu": {
+			"model": "T4", "class": "inference", "memory_gib": 16, "per_node": 2,
+			"mig_profile": null, "mig_config": null, "slice_memory_gib": 16,
+			"sharing": {"strategy": "time-slicing", "replicas": 4},
+		},
+		"instance_types": ["n1-standard-8"],
+		# per-zone counts times two zones; desired = initial_node_count per zone
+		"scaling": {"min_size": 2, "max_size": 6, "desired_size": 2},
+		"capacity": {
+			"spot_percentage": 100, "on_demand_base": 0, "reservation": null,
+			"on_demand": {"min": 0, "max": 0, "desired": 0}, "spot": {"min": 2, "max": 6, "desired": 2},
+		},
+		"taints": [gpu_taint],
+		"labels": gke_after.node_config[0].labels,
+		"tags": gke_after.node_config[0].resource_labels,
+		"waivers": {},
+	}
+}
+
+test_gke_zonal_fixed_gpu_machine if {
+	# a3-highgpu-1g without guest_accelerator in the config: GKE computes it.
+	after := json.patch(gke_after, [
+		{"op": "replace", "path": "/location", "value": "us-central1-c"},
+		{"op": "remove", "path": "/node_locations"},
+		{"op": "remove", "path": "/autoscaling/0"},
+		{"op": "replace", "path": "/node_config/0/machine_type", "value": "a3-highgpu-1g"},
+		{"op": "remove", "path": "/node_config/0/guest_accelerator"},
+		{"op": "replace", "path": "/node_config/0/spot", "value": false},
+		{"op": "add", "path": "/node_count", "value": 3},
+	])
+	change := with_unknown(rc("google_container_node_pool", after), {"node_locations": true, "node_config": [{"guest_accelerator": true}]})
+	[doc] := documents.pools with input as plan([change]) with data.gpufleet.catalog as fx.catalog
+	doc.region == "us-central1"
+	doc.zones == ["us-central1-c"]
+	doc.gpu.model == "H100-80GB"
+	doc.gpu.per_node == 1
+	doc.gpu.slice_memory_gib == 80
+	doc.gpu.sharing == null
+	doc.scaling == {"min_size": 3, "max_size": 3, "desired_size": 3}
+	doc.capacity.spot_percentage == 0
+}
+
+test_gke_mig_partition if {
+	after := json.patch(gke_after, [
+		{"op": "replace", "path": "/node_config/0/machine_type", "value": "a2-highgpu-1g"},
+		{"op": "replace", "path": "/node_config/0/guest_accelerator/0", "value": {"count": 1, "type": "nvidia-tesla-a100", "gpu_partition_size": "1g.5gb", "gpu_sharing_config": []}},
+	])
+	[doc] := documents.pools with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
+	doc.gpu.model == "A100-40GB"
+	doc.gpu.mig_profile == "1g.5gb"
+	doc.gpu.slice_memory_gib == 5
+	unknown := with_unknown(
+		rc("google_container_node_pool", json.remove(after, ["node_config/0/guest_accelerator/0/gpu_partition_size"])),
+		{"node_config": [{"guest_accelerator": [{"gpu_partition_size": true}]}]},
+	)
+	[u] := documents.pools with input as plan([unknown]) with data.gpufleet.catalog as fx.catalog
+	u.gpu.slice_memory_gib == null
+}
+
+test_gke_reservation_total_limits_and_waivers if {
+	after := json.patch(gke_after, [
+		{"op": "replace", "path": "/autoscaling/0", "value": {"total_min_node_count": 0, "total_max_node_count": 5, "min_node_count": null, "max_node_count": null}},
+		{"op": "add", "path": "/node_config/0/reservation_affinity/0", "value": {
+			"consume_reservation_type": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name",
+			"values": ["projects/shared-res/reservations/t4-pool"],
+		}},
+		{"op": "add", "path": "/node_config/0/resource_labels/gpufleet-waive-gf-iso-003", "value": "canary"},
+		{"op": "replace", "path": "/node_config/0/spot", "value": false},
+		{"op": "replace", "path": "/node_config/0/preemptible", "value": true},
+	])
+	[doc] := documents.pools with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
+	doc.scaling == {"min_size": 0, "max_size": 5, "desired_size": 2}
+	doc.capacity.reservation == {"type": "specific", "id": null, "name": "t4-pool", "project": "shared-res"}
+	doc.capacity.spot_percentage == 100 # preemptible
+	doc.waivers == {"GF-ISO-003": "canary"}
+}
+
+test_gke_not_a_gpu_pool if {
+	after := json.patch(gke_after, [
+		{"op": "replace", "path": "/node_config/0/machine_type", "value": "e2-standard-4"},
+		{"op": "replace", "path": "/node_config/0/guest_accelerator", "value": []},
+	])
+	documents.pools == [] with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
+}
+
+test_gke_unknown_labels_and_location if {
+	after := json.remove(gke_after, ["node_config/0/labels", "location", "node_locations"])
+	change := with_unknown(rc("google_container_node_pool", after), {"location": true, "node_locations": true, "node_config": [{"labels": true}]})
+	[doc] := documents.pools with input as plan([change]) with data.gpufleet.catalog as fx.catalog
+	doc.client == "initech" # the gpufleet_client resource label
+	doc.labels == null
+	doc.region == null
+	doc.zones == null
+	doc.scaling == {"min_size": null, "max_size": null, "desired_size": null}
+	doc.cost == {"hourly_usd": null, "monthly_usd": null}
+}

@@ -1,0 +1,127 @@
+package gpufleet.findings_test
+
+import data.gpufleet.findings
+import data.gpufleet.fixtures as fx
+import data.main
+
+gpu_taint := {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+
+# Production inference with its floor on spot (GF-COST-001) and spot on a non-interruptible
+# workload (GF-COST-003).
+spot_floor := {
+	"workload": {"environment": "production"},
+	"scaling": {"min_size": 1, "max_size": 4, "desired_size": 2},
+	"capacity": {"spot_percentage": 50, "on_demand_base": 0},
+}
+
+test_findings_are_the_contract_objects if {
+	fs := findings.deny with input as fx.pool(spot_floor)
+		with data.gpufleet.clients as fx.clients
+	count(fs) == 1
+	some f in fs
+	object.keys(f) == {"msg", "rule", "address", "attribute", "severity"}
+	startswith(f.msg, concat("", [f.rule, ": ", f.address, ": "]))
+}
+
+test_waiver_turns_a_deny_into_a_warning if {
+	pool := fx.pool(object.union(spot_floor, {"waivers": {"GF-COST-001": "canary until 2026-12-31"}}))
+	count(findings.deny) == 0 with input as pool with data.gpufleet.clients as fx.clients
+	ws := fx.of(findings.warn, "GF-COST-001") with input as pool with data.gpufleet.clients as fx.clients
+	count(ws) == 1
+	some w in ws
+	w.severity == "warn"
+	w.attribute == "capacity.on_demand_base"
+	startswith(w.msg, "GF-COST-001: gpufleet_eks_node_pool.test: production inference")
+	endswith(w.msg, "(waived: canary until 2026-12-31)")
+}
+
+test_waiver_drops_a_warning if {
+	count(fx.of(findings.warn, "GF-COST-003")) == 1 with input as fx.pool(spot_floor)
+		with data.gpufleet.clients as fx.clients
+	pool := fx.pool(object.union(spot_floor, {"waivers": {"GF-COST-003": "accepted"}}))
+	count(fx.of(findings.warn, "GF-COST-003")) == 0 with input as pool
+		with data.gpufleet.clients as fx.clients
+}
+
+test_waiver_for_another_rule_changes_nothing if {
+	pool := fx.pool(object.union(spot_floor, {"waivers": {"GF-RS-002": "unrelated"}}))
+	fx.rules(findings.deny) == {"GF-COST-001"} with input as pool with data.gpufleet.clients as fx.clients
+}
+
+test_non_waivable_rules_stay_denied if {
+	pool := fx.pool({
+		"client": "", "region": "us-east-1", "taints": [],
+		"waivers": {"GF-ISO-001": "no", "GF-TAG-001": "no"},
+	})
+	fx.rules(findings.deny) == {"GF-ISO-001", "GF-TAG-001"} with input as pool
+		with data.gpufleet.clients as fx.clients
+	outside := fx.pool({"region": "us-east-1", "zones": [], "waivers": {"GF-DR-001": "no"}})
+	fx.rules(findings.deny) == {"GF-DR-001"} with input as outside
+		with data.gpufleet.clients as fx.clients
+	count(findings.warn) == 0 with input as outside with data.gpufleet.clients as fx.clients
+}
+
+test_waived_budget_keeps_the_whole_plan_total if {
+	pools := [
+		fx.pool({"address": "a", "cost": {"monthly_usd": 30000}}),
+		fx.pool({"address": "b", "cost": {"monthly_usd": 30000}, "waivers": {"GF-COST-004": "approved overrun"}}),
+	]
+	denied := fx.of(findings.deny, "GF-COST-004") with data.gpufleet.documents.pools as pools
+		with data.gpufleet.clients as fx.clients
+	{f.address | some f in denied} == {"a"}
+	warned := fx.of(findings.warn, "GF-COST-004") with data.gpufleet.documents.pools as pools
+		with data.gpufleet.clients as fx.clients
+	some w in warned
+	w.address == "b"
+	contains(w.msg, "2 pool(s) in this plan cost an estimated $60000.00/month")
+	endswith(w.msg, "(waived: approved overrun)")
+}
+
+test_inactive_registry_warns_once if {
+	pools := [fx.pool({"address": "a"}), fx.pool({"address": "b"})]
+	ws := fx.of(findings.warn, "GF-DATA-001") with data.gpufleet.documents.pools as pools
+	ws == {{
+		"msg": "GF-DATA-001: no client registry in the policy data (data.gpufleet.clients), so data residency (GF-DR-001), dedicated and MIG isolation (GF-ISO-002, GF-ISO-004), budgets (GF-COST-004), and the registry and cost-centre checks of GF-TAG-001 are inactive; pass the policy data (conftest --data <file>, provider policy.data_files)",
+		"rule": "GF-DATA-001",
+		"address": "",
+		"attribute": "",
+		"severity": "warn",
+	}}
+}
+
+test_registry_present_or_no_pools_no_data_warning if {
+	count(fx.of(findings.warn, "GF-DATA-001")) == 0 with input as fx.doc with data.gpufleet.clients as fx.clients
+	count(fx.of(findings.warn, "GF-DATA-001")) == 0 with input as {"resource_changes": []}
+
+	# thresholds alone are not a registry
+	count(fx.of(findings.warn, "GF-DATA-001")) == 1 with input as fx.doc with data.gpufleet.thresholds as {"oversize_factor": 3}
+}
+
+test_compliant_pool_has_no_findings if {
+	count(findings.deny) == 0 with input as fx.doc with data.gpufleet.clients as fx.clients with data.gpufleet.catalog as fx.catalog
+	count(findings.warn) == 0 with input as fx.doc with data.gpufleet.clients as fx.clients with data.gpufleet.catalog as fx.catalog
+}
+
+test_main_is_what_conftest_reads if {
+	main.deny == findings.deny with input as fx.pool(spot_floor) with data.gpufleet.clients as fx.clients
+	main.warn == findings.warn with input as fx.pool(spot_floor) with data.gpufleet.clients as fx.clients
+	count(main.deny) == 1 with input as fx.pool(spot_floor) with data.gpufleet.clients as fx.clients
+}
+
+test_main_on_plan_json if {
+	plan := {"resource_changes": [{
+		"address": "gpufleet_eks_node_pool.p", "mode": "managed", "type": "gpufleet_eks_node_pool", "name": "p",
+		"change": {"actions": ["create"], "after": {"client": "", "effective_taints": [gpu_taint]}, "after_unknown": {}},
+	}]}
+	fx.rules(main.deny) == {"GF-TAG-001"} with input as plan
+	fx.rules(main.warn) == {"GF-DATA-001"} with input as plan
+}
+
+test_benchmark_baseline_is_inert_in_the_bundle if {
+	# policies/bench/one_rule (package main) would deny this pool; loaded with the bundle it stays quiet.
+	plan := {"resource_changes": [{
+		"address": "gpufleet_eks_node_pool.p", "mode": "managed", "type": "gpufleet_eks_node_pool", "name": "p",
+		"change": {"actions": ["create"], "after": {"effective_taints": [gpu_taint]}, "after_unknown": {"client": true}},
+	}]}
+	count(main.deny) == 0 with input as plan
+}

@@ -1,0 +1,315 @@
+# Helpers shared by the pool-document builders and the rules: finding constructors, number
+# formatting, policy-data access and defaults, glob matching, the spot split, taint and tag
+# conventions, and catalog lookups (data.gpufleet.catalog, generated from internal/catalog).
+#
+# Every helper here is O(1) per pool document: catalog and policy-data access are map lookups.
+package gpufleet.lib
+
+# ---------------------------------------------------------------------------------------------
+# Policy data (data.gpufleet.clients, data.gpufleet.thresholds)
+# ---------------------------------------------------------------------------------------------
+
+# The client registry; undefined when no policy data was loaded.
+clients := data.gpufleet.clients if is_object(data.gpufleet.clients)
+
+# True when a client registry was loaded: residency, dedicated/MIG isolation, budget,
+# cost-centre and registry-membership checks only run then.
+has_registry if clients
+
+# A pool is "oversized" when its GPU (or MIG slice) memory exceeds oversize_factor x the need.
+default oversize_factor := 4
+
+oversize_factor := f if {
+	f := data.gpufleet.thresholds.oversize_factor
+	is_number(f)
+	f > 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Findings
+# ---------------------------------------------------------------------------------------------
+
+# A finding: msg starts with "<rule>: <address>: ".
+finding(rule, doc, attribute, severity, text) := {
+	"msg": sprintf("%s: %s: %s", [rule, doc.address, text]),
+	"rule": rule,
+	"address": doc.address,
+	"attribute": attribute,
+	"severity": severity,
+}
+
+deny_finding(rule, doc, attribute, text) := finding(rule, doc, attribute, "deny", text)
+
+warn_finding(rule, doc, attribute, text) := finding(rule, doc, attribute, "warn", text)
+
+# Rules whose findings policy_waivers cannot turn into warnings.
+non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
+
+# ---------------------------------------------------------------------------------------------
+# Formatting
+# ---------------------------------------------------------------------------------------------
+
+# GiB with at most one decimal: 80, 39.5.
+gib(x) := sprintf("%v", [round(x * 10) / 10])
+
+# US dollars with cents: $1234.50 (non-negative amounts).
+usd(x) := sprintf("$%d.%02d", [(c - (c % 100)) / 100, c % 100]) if c := round(x * 100)
+
+# ---------------------------------------------------------------------------------------------
+# Small value helpers
+# ---------------------------------------------------------------------------------------------
+
+obj(x) := x if {
+	is_object(x)
+} else := {}
+
+arr(x) := x if {
+	is_array(x)
+} else := []
+
+num(x) := x if {
+	is_number(x)
+} else := null
+
+str(x) := x if {
+	is_string(x)
+} else := null
+
+# "true"/"false" label values (any case) as booleans; anything else is null.
+bool_label(x) if {
+	is_string(x)
+	lower(x) == "true"
+} else := false if {
+	is_string(x)
+	lower(x) == "false"
+} else := null
+
+# A numeric label value ("60", "39.5") as a number; anything else is null.
+num_label(x) := to_number(x) if {
+	is_string(x)
+	regex.match(`^[0-9]+(\.[0-9]+)?$`, x)
+} else := null
+
+# ---------------------------------------------------------------------------------------------
+# Spot mix: with base b and percentage p, a size s splits into
+#   spot = floor(max(s - b, 0) * p / 100), on_demand = s - spot.
+# ---------------------------------------------------------------------------------------------
+
+spot_nodes(size, base, pct) := floor((max([size - base, 0]) * pct) / 100)
+
+# The on-demand and spot sides of min, max and desired sizes; both null when a number is unknown.
+# All-on-demand pools (the common case) take a short path.
+spot_split(scaling, base, pct) := {
+	"on_demand": {"min": scaling.min_size, "max": scaling.max_size, "desired": scaling.desired_size},
+	"spot": {"min": 0, "max": 0, "desired": 0},
+} if {
+	pct == 0
+	is_number(base)
+	is_number(scaling.min_size)
+	is_number(scaling.max_size)
+	is_number(scaling.desired_size)
+} else := {
+	"on_demand": {"min": mn - s_min, "max": mx - s_max, "desired": d - s_d},
+	"spot": {"min": s_min, "max": s_max, "desired": s_d},
+} if {
+	mn := scaling.min_size
+	mx := scaling.max_size
+	d := scaling.desired_size
+	is_number(mn)
+	is_number(mx)
+	is_number(d)
+	is_number(base)
+	is_number(pct)
+	s_min := floor((max([mn - base, 0]) * pct) / 100)
+	s_max := floor((max([mx - base, 0]) * pct) / 100)
+	s_d := floor((max([d - base, 0]) * pct) / 100)
+} else := {"on_demand": null, "spot": null}
+
+# ---------------------------------------------------------------------------------------------
+# Regions and zones
+# ---------------------------------------------------------------------------------------------
+
+# glob match where "-" is not a delimiter: "eu-*" matches "eu-west-1", "europe-*" matches
+# "europe-west4" and the zone "europe-west4-a".
+location_allowed(location, globs) if {
+	some pattern in globs
+	glob.match(pattern, null, location)
+}
+
+# GCP: "us-central1-a" is a zone of "us-central1"; a region has two dash-separated parts.
+gcp_is_zone(location) if count(split(location, "-")) == 3
+
+gcp_region(location) := concat("-", array.slice(parts, 0, 2)) if {
+	parts := split(location, "-")
+	count(parts) == 3
+}
+
+else := location
+
+# ---------------------------------------------------------------------------------------------
+# Taints, labels, tags
+# ---------------------------------------------------------------------------------------------
+
+label_client := "gpufleet.io/client"
+
+label_workload := "gpufleet.io/workload"
+
+label_environment := "gpufleet.io/environment"
+
+label_gpu_memory := "gpufleet.io/gpu-memory-gib"
+
+label_interruptible := "gpufleet.io/interruptible"
+
+label_mig_config := "nvidia.com/mig.config"
+
+label_device_plugin_config := "nvidia.com/device-plugin.config"
+
+# Kubernetes and AWS spellings of taint effects, normalised to GKE's.
+_effects := {
+	"NoSchedule": "NO_SCHEDULE",
+	"NoExecute": "NO_EXECUTE",
+	"PreferNoSchedule": "PREFER_NO_SCHEDULE",
+	"NO_SCHEDULE": "NO_SCHEDULE",
+	"NO_EXECUTE": "NO_EXECUTE",
+	"PREFER_NO_SCHEDULE": "PREFER_NO_SCHEDULE",
+}
+
+effect(e) := v if {
+	v := _effects[e]
+} else := upper(e) if {
+	is_string(e)
+} else := null
+
+taint(t) := {"key": t.key, "value": v, "effect": effect(object.get(t, "effect", null))} if {
+	v := object.get(t, "value", "")
+	is_string(v)
+}
+
+else := {"key": t.key, "value": "", "effect": effect(object.get(t, "effect", null))}
+
+# Normalised taint list; null (unknown) stays null.
+taints(list) := [taint(t) | some t in list] if {
+	is_array(list)
+} else := null
+
+# Effects that keep pods without a toleration off a node (GKE/AWS and Kubernetes spellings).
+_repelling := {"NO_SCHEDULE", "NO_EXECUTE", "NoSchedule", "NoExecute"}
+
+# The taints carry nvidia.com/gpu with a repelling effect (any value).
+gpu_tainted(taints) if {
+	some t in taints
+	t.key == "nvidia.com/gpu"
+	t.effect in _repelling
+}
+
+# The taints carry gpufleet.io/client=<client> with a repelling effect.
+client_tainted(taints, client) if {
+	some t in taints
+	t.key == "gpufleet.io/client"
+	t.value == client
+	t.effect in _repelling
+}
+
+# A gpufleet cloud tag: "gpufleet:<name>", or "gpufleet_<name>" where the key cannot hold ":"
+# (GKE resource labels).
+tag(tags, name) := v if {
+	v := tags[concat("", ["gpufleet:", name])]
+} else := v if {
+	v := tags[concat("", ["gpufleet_", name])]
+}
+
+tag_or_null(tags, name) := t if {
+	t := tag(tags, name)
+} else := null
+
+# Every non-empty client a pool claims: its client, the gpufleet.io/client label, the
+# gpufleet:client tag and the values of gpufleet.io/client taints.
+client_claims(doc) := ({doc.client, l, t1, t2} | {t.value | some t in arr(doc.taints); t.key == label_client}) - {"", null} if {
+	l := object.get(obj(doc.labels), label_client, null)
+	t1 := object.get(obj(doc.tags), "gpufleet:client", null)
+	t2 := object.get(obj(doc.tags), "gpufleet_client", null)
+}
+
+# ---------------------------------------------------------------------------------------------
+# Catalog lookups (data.gpufleet.catalog)
+# ---------------------------------------------------------------------------------------------
+
+default hours_per_month := 730
+
+hours_per_month := data.gpufleet.catalog.hours_per_month
+
+# A GPU model's catalog entry.
+gpu(model) := data.gpufleet.catalog.gpus[model]
+
+gpu_class(model) := c if {
+	c := gpu(model).class
+} else := null
+
+gpu_memory(model) := m if {
+	m := gpu(model).memory_gib
+} else := null
+
+# Memory of one GPU slice a replica gets: the whole GPU's memory without MIG; the MIG profile's
+# memory when a profile is set; the smallest profile of the GPU's balanced list for
+# "all-balanced"; the profile's memory for "all-<profile>". null when the MIG setting is unknown
+# (mig_unknown true) or the model or profile is not in the catalog.
+slice_memory(model, profile, config, mig_unknown) := m if {
+	profile == null
+	config == null
+	mig_unknown != true
+	m := data.gpufleet.catalog.gpus[model].memory_gib
+} else := null if {
+	mig_unknown == true
+} else := m if {
+	is_string(profile)
+	m := data.gpufleet.catalog.gpus[model].mig_profiles[profile].memory_gib
+} else := m if {
+	config == "all-balanced"
+	g := data.gpufleet.catalog.gpus[model]
+	m := min({g.mig_profiles[p].memory_gib | some p in g.balanced_mig})
+} else := m if {
+	is_string(config)
+	startswith(config, "all-")
+	m := data.gpufleet.catalog.gpus[model].mig_profiles[substring(config, 4, -1)].memory_gib
+} else := null
+
+# Pool whose replicas get whole GPUs: no MIG profile or config, and the MIG setting is known
+# (slice_memory_gib is null when it is not).
+full_gpu(doc) if {
+	doc.gpu.mig_profile == null
+	doc.gpu.mig_config == null
+	is_number(doc.gpu.slice_memory_gib)
+}
+
+# Per-node {on_demand_usd, spot_usd} of a node shape in a region. On GKE, fixed-GPU machine
+# types are priced with their GPUs; n1 machine types add count x the accelerator's per-GPU price.
+node_price("aws", shape, _, _, region) := data.gpufleet.catalog.aws_instance_types[shape].prices[region]
+
+node_price("gcp", shape, _, _, region) := p if {
+	machine := data.gpufleet.catalog.gke_machine_types[shape]
+	machine.gpu_count > 0
+	p := machine.prices[region]
+}
+
+node_price("gcp", shape, model, per_node, region) := {
+	"on_demand_usd": m.on_demand_usd + (per_node * a.on_demand_usd),
+	"spot_usd": m.spot_usd + (per_node * a.spot_usd),
+} if {
+	machine := data.gpufleet.catalog.gke_machine_types[shape]
+	machine.gpu_count == 0
+	is_number(per_node)
+	m := machine.prices[region]
+	a := data.gpufleet.catalog.gke_accelerators[gpu(model).gke_accelerator].prices[region]
+}
+
+# Whole-pool cost at desired size, spot share at the spot price: {hourly_usd, monthly_usd},
+# both null when the price or a size is unknown.
+pool_cost(cloud, shape, model, per_node, region, sides) := {
+	"hourly_usd": hourly,
+	"monthly_usd": hourly * hours_per_month,
+} if {
+	price := node_price(cloud, shape, model, per_node, region)
+	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
+}
+
+else := {"hourly_usd": null, "monthly_usd": null}

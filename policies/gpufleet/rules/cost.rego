@@ -1,0 +1,101 @@
+# Cost rules.
+#   GF-COST-001 deny  production inference whose guaranteed floor can sit on spot
+#   GF-COST-002 warn  interruptible training with no spot share (names the estimated saving)
+#   GF-COST-003 warn  spot share on a workload that is not interruptible
+#   GF-COST-004 deny  a client's pools in the plan exceed its monthly budget (plan-wide)
+package gpufleet.rules.cost
+
+import data.gpufleet.documents
+import data.gpufleet.lib
+
+# ---------------------------------------------------------------------------------------------
+# GF-COST-001: with spot in the mix, nodes up to on_demand_base stay on-demand; the floor a
+# production service relies on, max(1, scaling.min_size), must be all on-demand.
+# ---------------------------------------------------------------------------------------------
+
+deny contains lib.deny_finding("GF-COST-001", doc, "capacity.on_demand_base", text) if {
+	some doc in documents.pools
+	doc.workload.environment == "production"
+	doc.workload.kind == "inference"
+	pct := doc.capacity.spot_percentage
+	pct > 0
+	is_number(pct)
+	base := doc.capacity.on_demand_base
+	is_number(base)
+	guaranteed := _floor(doc.scaling.min_size)
+	base < guaranteed
+	text := sprintf("production inference with capacity.spot_percentage %v and capacity.on_demand_base %v: part of its guaranteed floor of %v node(s) (max(1, scaling.min_size)) runs on spot and can be reclaimed at once; set capacity.on_demand_base to at least %v", [pct, base, guaranteed, guaranteed])
+}
+
+_floor(min_size) := max([1, min_size]) if {
+	is_number(min_size)
+} else := 1
+
+# ---------------------------------------------------------------------------------------------
+# GF-COST-002
+# ---------------------------------------------------------------------------------------------
+
+warn contains lib.warn_finding("GF-COST-002", doc, "capacity.spot_percentage", text) if {
+	some doc in documents.pools
+	doc.workload.kind == "training"
+	doc.capacity.spot_percentage == 0
+	doc.workload.interruptible == true
+	not doc.capacity.reservation.type == "capacity-block" # prepaid on-demand; spot does not apply
+	text := sprintf("interruptible training runs entirely on-demand; %s", [_saving_text(doc)])
+}
+
+_saving_text(doc) := sprintf("capacity.spot_percentage = 100 would save an estimated %s/month (%v node(s) above capacity.on_demand_base at the catalog spot price, %v h/month)", [lib.usd(saving), nodes, lib.hours_per_month]) if {
+	price := lib.node_price(doc.cloud, doc.instance_types[0], doc.gpu.model, doc.gpu.per_node, doc.region)
+	nodes := max([doc.scaling.desired_size - doc.capacity.on_demand_base, 0])
+	saving := (nodes * (price.on_demand_usd - price.spot_usd)) * lib.hours_per_month
+} else := "set capacity.spot_percentage (up to 100) to run nodes above capacity.on_demand_base on spot; the catalog has no price for this node type and region, so the saving is not estimated"
+
+# ---------------------------------------------------------------------------------------------
+# GF-COST-003
+# ---------------------------------------------------------------------------------------------
+
+warn contains lib.warn_finding("GF-COST-003", doc, "capacity.spot_percentage", text) if {
+	some doc in documents.pools
+	doc.workload.interruptible == false
+	pct := doc.capacity.spot_percentage
+	pct > 0
+	is_number(pct)
+	max_size := doc.scaling.max_size
+	base := doc.capacity.on_demand_base
+	is_number(max_size)
+	is_number(base)
+	spot_max := lib.spot_nodes(max_size, base, pct)
+	spot_max > 0
+	text := sprintf("capacity.spot_percentage is %v but workload.interruptible is false: up to %v node(s) run on spot and can be reclaimed at short notice; set capacity.spot_percentage = 0, or make the workload checkpoint and set workload.interruptible = true", [pct, spot_max])
+}
+
+# ---------------------------------------------------------------------------------------------
+# GF-COST-004 (plan-wide): the pools of each client that has a monthly_budget_usd are grouped
+# once per plan, keyed by client; every pool of a client over budget gets a
+# finding, so a waiver can be set per pool. Pools with an unknown cost are not counted and get no
+# finding. In the provider, which evaluates one pool at a time, the "plan" is that pool.
+# ---------------------------------------------------------------------------------------------
+
+# client -> [[address, estimated monthly USD]] of its pools with a known cost, for the clients
+# that have a budget. One comprehension per client; OPA indexes the inner comprehension on
+# d.client, so the plan is scanned once, not once per client.
+client_pools := {client: pools |
+	some client, policy in data.gpufleet.clients
+	is_number(policy.monthly_budget_usd)
+	pools := [[d.address, d.cost.monthly_usd] |
+		some d in documents.pools
+		d.client == client
+		is_number(d.cost.monthly_usd)
+	]
+}
+
+deny contains lib.deny_finding("GF-COST-004", {"address": pool[0]}, "scaling.desired_size", text) if {
+	some client, pools in client_pools
+	budget := data.gpufleet.clients[client].monthly_budget_usd
+	total := sum([p[1] | some p in pools])
+	total > budget
+	some pool in pools
+	text := sprintf("client %q's %v pool(s) in this plan cost an estimated %s/month, over its monthly budget of %s (this pool: %s/month); reduce sizes, use spot where the workload allows, or raise the budget in the policy data", [
+		client, count(pools), lib.usd(total), lib.usd(budget), lib.usd(pool[1]),
+	])
+}

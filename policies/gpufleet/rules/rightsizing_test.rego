@@ -1,0 +1,186 @@
+package gpufleet.rules.rightsizing_test
+
+import data.gpufleet.fixtures as fx
+import data.gpufleet.rules.rightsizing
+
+# --- GF-RS-001 -------------------------------------------------------------------------------
+
+test_rs001_gpu_too_small if {
+	fs := fx.of(rightsizing.deny, "GF-RS-001") with input as fx.pool({"workload": {"gpu_memory_gib": 30}})
+	count(fs) == 1
+	some f in fs
+	f.severity == "deny"
+	f.address == "gpufleet_eks_node_pool.test"
+	f.attribute == "workload.gpu_memory_gib"
+	startswith(f.msg, "GF-RS-001: gpufleet_eks_node_pool.test: one L4 GPU has 24 GiB of GPU memory but workload.gpu_memory_gib needs 30 GiB")
+}
+
+test_rs001_mig_slice_too_small if {
+	fs := fx.of(rightsizing.deny, "GF-RS-001") with input as fx.pool({
+		"gpu": {"model": "H100-80GB", "class": "training", "memory_gib": 80, "mig_profile": "1g.10gb", "slice_memory_gib": 10},
+		"instance_types": ["p5.48xlarge"],
+	})
+	some f in fs
+	f.attribute == "gpu.mig.profile"
+	contains(f.msg, "the MIG slice 1g.10gb of H100-80GB has 10 GiB")
+	contains(f.msg, "choose a larger MIG profile")
+}
+
+test_rs001_fits if {
+	count(fx.of(rightsizing.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 24}})
+}
+
+test_rs001_unknown_need_or_slice if {
+	count(fx.of(rightsizing.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": null}})
+	count(fx.of(rightsizing.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 30}, "gpu": {"slice_memory_gib": null}})
+}
+
+# --- GF-RS-002 -------------------------------------------------------------------------------
+
+test_rs002_oversized_names_cheapest_fit if {
+	fs := fx.of(rightsizing.warn, "GF-RS-002") with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
+		with data.gpufleet.catalog as fx.catalog
+	count(fs) == 1
+	some f in fs
+	f.severity == "warn"
+	f.attribute == "instance_types"
+	startswith(f.msg, "GF-RS-002: gpufleet_eks_node_pool.test: one L4 GPU has 24 GiB of GPU memory, more than 4 x the 4 GiB workload.gpu_memory_gib")
+
+	# 1g.5gb of an A100-40GB: p4d.24xlarge's $24.5952/h over 8 GPUs over 7 slices
+	contains(f.msg, "the cheapest fitting option in the same region is the MIG slice 1g.5gb of A100-40GB on p4d.24xlarge at $0.44/h per slice ($3.07/h per GPU)")
+}
+
+test_rs002_gke_attribute_and_mig_option if {
+	fs := fx.of(rightsizing.warn, "GF-RS-002") with input as fx.pool(gke_pool({"workload": {"gpu_memory_gib": 5}}))
+		with data.gpufleet.catalog as fx.catalog
+	some f in fs
+	f.attribute == "machine_type"
+
+	# a2-highgpu-1g's $3.6734/h for one A100-40GB over 7 1g.5gb slices beats any whole GPU
+	contains(f.msg, "the MIG slice 1g.5gb of A100-40GB on a2-highgpu-1g at $0.52/h per slice ($3.67/h per GPU)")
+}
+
+test_rs002_gke_n1_option if {
+	fs := fx.of(rightsizing.warn, "GF-RS-002") with input as fx.pool(gke_pool({
+		"instance_types": ["a2-highgpu-1g"], "workload": {"gpu_memory_gib": 8},
+		"gpu": {"model": "A100-40GB", "class": "training", "memory_gib": 40, "slice_memory_gib": 40},
+	}))
+		with data.gpufleet.catalog as fx.catalog
+	some f in fs
+
+	# n1-standard-8 ($0.38/h) + one T4 ($0.35/h)
+	contains(f.msg, "the cheapest fitting option in the same region is n1-standard-8 + 1 x nvidia-tesla-t4 (T4, 16 GiB) at $0.73/h per GPU")
+}
+
+gke_pool(patch) := object.union(
+	{"cloud": "gcp", "region": "us-central1", "zones": ["us-central1-a"], "instance_types": ["g2-standard-8"]},
+	patch,
+)
+
+test_rs002_no_priced_option if {
+	fs := fx.of(rightsizing.warn, "GF-RS-002") with input as fx.pool({"region": "ap-south-2", "workload": {"gpu_memory_gib": 4}})
+		with data.gpufleet.catalog as fx.catalog
+	some f in fs
+	contains(f.msg, "the catalog prices no fitting option for this cloud and region")
+}
+
+test_rs002_threshold_from_policy_data if {
+	count(fx.of(rightsizing.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
+		with data.gpufleet.thresholds as {"oversize_factor": 8}
+		with data.gpufleet.catalog as fx.catalog
+}
+
+test_rs002_fits if {
+	count(fx.of(rightsizing.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 6}})
+		with data.gpufleet.catalog as fx.catalog
+}
+
+test_rs002_unknown if {
+	count(fx.of(rightsizing.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": null}})
+		with data.gpufleet.catalog as fx.catalog
+	count(fx.of(rightsizing.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 4}, "gpu": {"slice_memory_gib": null}})
+		with data.gpufleet.catalog as fx.catalog
+}
+
+test_rs002_one_lookup_per_group if {
+	pools := [
+		fx.pool({"address": "a", "workload": {"gpu_memory_gib": 4}}),
+		fx.pool({"address": "b", "workload": {"gpu_memory_gib": 4}}),
+		fx.pool({"address": "c", "workload": {"gpu_memory_gib": 5}}),
+	]
+	count(rightsizing._suggestions) == 2 with data.gpufleet.documents.pools as pools
+		with data.gpufleet.catalog as fx.catalog
+	count(fx.of(rightsizing.warn, "GF-RS-002")) == 3 with data.gpufleet.documents.pools as pools
+		with data.gpufleet.catalog as fx.catalog
+}
+
+# --- GF-RS-003 -------------------------------------------------------------------------------
+
+h100 := {
+	"instance_types": ["p5.48xlarge"], "region": "us-east-1", "zones": ["us-east-1a"],
+	"gpu": {"model": "H100-80GB", "class": "training", "memory_gib": 80, "per_node": 8, "slice_memory_gib": 80},
+}
+
+test_rs003_mig_slice_fits if {
+	fs := fx.of(rightsizing.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}}))
+		with data.gpufleet.catalog as fx.catalog
+	count(fs) == 1
+	some f in fs
+	f.attribute == "gpu.mig.profile"
+	startswith(f.msg, "GF-RS-003: gpufleet_eks_node_pool.test: inference workload on a whole training-class H100-80GB GPU (80 GiB) needing 30 GiB")
+	contains(f.msg, `the MIG slice 3g.40gb (40 GiB) fits: set gpu.mig.profile = "3g.40gb"`)
+}
+
+test_rs003_slice_and_inference_gpu_fit if {
+	fs := fx.of(rightsizing.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"kind": "development", "gpu_memory_gib": 10}}))
+		with data.gpufleet.catalog as fx.catalog
+	some f in fs
+	contains(f.msg, "development workload")
+	contains(f.msg, "the MIG slice 1g.10gb (10 GiB) fits")
+	contains(f.msg, "so does a smaller inference GPU: the cheapest in the same region is g4dn.xlarge (T4, 16 GiB) at $0.53/h per GPU")
+}
+
+test_rs003_only_inference_gpu_fits if {
+	# A training-class GPU without MIG (V100-like): only the inference GPU is named.
+	catalog := json.patch(fx.catalog, [{"op": "replace", "path": "/gpus/H100-80GB/mig_profiles", "value": {}}])
+	fs := fx.of(rightsizing.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 10}}))
+		with data.gpufleet.catalog as catalog
+	some f in fs
+	f.attribute == "instance_types"
+	contains(f.msg, "a smaller inference GPU fits: the cheapest in the same region is g4dn.xlarge")
+}
+
+test_rs003_training_or_mig_or_inference_class_is_fine if {
+	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": "training", "gpu_memory_gib": 30}}))
+		with data.gpufleet.catalog as fx.catalog
+	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}, "gpu": {"mig_profile": "3g.40gb", "slice_memory_gib": 40}}))
+		with data.gpufleet.catalog as fx.catalog
+	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 10}})
+		with data.gpufleet.catalog as fx.catalog
+}
+
+test_rs003_nothing_smaller_fits if {
+	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 79}}))
+		with data.gpufleet.catalog as fx.catalog
+}
+
+test_rs003_unknown if {
+	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": null}}))
+		with data.gpufleet.catalog as fx.catalog
+
+	# MIG setting unknown: slice memory null
+	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}, "gpu": {"slice_memory_gib": null}}))
+		with data.gpufleet.catalog as fx.catalog
+	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": null, "gpu_memory_gib": 30}}))
+		with data.gpufleet.catalog as fx.catalog
+}
+
+# --- options -----------------------------------------------------------------------------------
+
+test_options_cheapest_first if {
+	opts := rightsizing.options("aws", "us-east-1") with data.gpufleet.catalog as fx.catalog
+	prices := [o[0] | some o in opts]
+	prices == sort(prices)
+	not_me := [o | some o in opts; contains(o[4], "+me")]
+	count(not_me) == 0
+}

@@ -1,0 +1,43 @@
+# Tagging.
+#   GF-TAG-001 deny  pool without a client; with policy data: a client missing from the
+#                    registry, or a cost_center the gpufleet:cost-center tag does not carry
+#                    (not waivable)
+package gpufleet.rules.tagging
+
+import data.gpufleet.documents
+import data.gpufleet.lib
+
+deny contains lib.deny_finding("GF-TAG-001", doc, "client", _no_client_text) if {
+	some doc in documents.pools
+	doc.client == ""
+}
+
+_no_client_text := "the pool has no client, so its cost cannot be attributed and isolation and residency rules cannot apply; set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)"
+
+deny contains lib.deny_finding("GF-TAG-001", doc, "client", text) if {
+	some doc in documents.pools
+	not data.gpufleet.clients[doc.client]
+	lib.has_registry
+	is_string(doc.client)
+	doc.client != ""
+	text := sprintf("client %q is not in the policy data's client registry (gpufleet.clients); fix the client name or register the client", [doc.client])
+}
+
+deny contains lib.deny_finding("GF-TAG-001", doc, "tags", text) if {
+	some doc in documents.pools
+	want := data.gpufleet.clients[doc.client].cost_center
+	not doc.tags["gpufleet:cost-center"] == want
+	not doc.tags["gpufleet_cost-center"] == want
+	have := lib.tag_or_null(doc.tags, "cost-center")
+	not _same(have, want)
+	is_string(want)
+	is_object(doc.tags)
+	text := sprintf("client %q has cost centre %q but the pool's gpufleet:cost-center tag is %s; set the tag (gpufleet pools derive it from the policy data)", [doc.client, want, _shown(have)])
+}
+
+# Cost centres compare case-insensitively (GKE resource label values are lower case).
+_same(have, want) if lower(have) == lower(want)
+
+_shown(null) := "missing"
+
+_shown(have) := sprintf("%q", [have]) if have != null
