@@ -5,6 +5,7 @@ package acctest
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -74,4 +75,65 @@ func ExpectErrorParts(parts ...string) *regexp.Regexp {
 		quoted[i] = strings.ReplaceAll(p, " ", `\s+`)
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
+}
+
+// DevOverrides builds the provider from this module into a temporary directory and returns the
+// environment in which terraform runs that binary through dev_overrides, as `make demo` does: no
+// registry and no init. Used by benchmarks that time whole terraform commands.
+func DevOverrides(tb testing.TB) []string {
+	tb.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "terraform-provider-gpufleet"), ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		tb.Fatalf("building the provider: %v: %s", err, out)
+	}
+	rc := filepath.Join(dir, "terraformrc")
+	config := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"gpufleet/gpufleet\" = %q\n  }\n  direct {}\n}\n", filepath.Join(dir, "bin"))
+	if err := os.WriteFile(rc, []byte(config), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		"AWS_ACCESS_KEY_ID=AKIADEVOVERRIDES", "AWS_SECRET_ACCESS_KEY=unused", "AWS_EC2_METADATA_DISABLED=true")
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if exists(filepath.Join(dir, "go.mod")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above %s", dir)
+		}
+		dir = parent
+	}
+}
+
+// Terraform runs terraform in dir with env and returns its standard output.
+func Terraform(dir string, env []string, args ...string) ([]byte, error) {
+	cmd := exec.Command("terraform", append([]string{"-chdir=" + dir}, args...)...)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("terraform %s: %w: %s", strings.Join(args, " "), err, lastLines(stderr.String()+string(out), 2000))
+	}
+	return out, nil
+}
+
+func lastLines(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 )
 
 // BenchmarkTerraformPlan times `terraform plan` of N gpufleet_eks_node_pool resources (validation,
@@ -18,29 +20,21 @@ func BenchmarkTerraformPlan(b *testing.B) {
 	if _, err := exec.LookPath("terraform"); err != nil {
 		b.Skip("terraform is not on PATH")
 	}
+	env := acctest.DevOverrides(b)
 	dir := b.TempDir()
-	providerDir := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(providerDir, "terraform-provider-gpufleet"), "../..")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building the provider: %v: %s", err, out)
-	}
-	cliConfig := filepath.Join(dir, "terraformrc")
-	if err := os.WriteFile(cliConfig, []byte(fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"gpufleet/gpufleet\" = %q\n  }\n  direct {}\n}\n", providerDir)), 0o600); err != nil {
-		b.Fatal(err)
-	}
 	const n = 200
 	pools := writeConfig(b, filepath.Join(dir, "pools"), benchPools(n))
 	baseline := writeConfig(b, filepath.Join(dir, "baseline"), benchTerraformData(n))
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"AWS_ACCESS_KEY_ID=AKIABENCH", "AWS_SECRET_ACCESS_KEY=bench", "AWS_EC2_METADATA_DISABLED=true")
+	// terraform_data is built in; the dev_overrides config needs no init for gpufleet either.
+	if _, err := acctest.Terraform(baseline, env, "init", "-input=false", "-no-color"); err != nil {
+		b.Fatal(err)
+	}
 	plan := func(chdir string) time.Duration {
 		var best time.Duration
 		for range 3 {
-			cmd := exec.Command("terraform", "-chdir="+chdir, "plan", "-input=false", "-refresh=false", "-no-color")
-			cmd.Env = env
 			start := time.Now()
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("terraform plan in %s: %v: %s", chdir, err, tail(out))
+			if _, err := acctest.Terraform(chdir, env, "plan", "-input=false", "-refresh=false", "-no-color"); err != nil {
+				b.Fatal(err)
 			}
 			if d := time.Since(start); best == 0 || d < best {
 				best = d
@@ -48,15 +42,12 @@ func BenchmarkTerraformPlan(b *testing.B) {
 		}
 		return best
 	}
-	// terraform_data is built in; the dev_overrides config needs no init for gpufleet either.
-	if out, err := runIn(baseline, env, "terraform", "init", "-input=false", "-no-color"); err != nil {
-		b.Fatalf("terraform init: %v: %s", err, tail(out))
-	}
 	for b.Loop() {
 		gpufleet, data := plan(pools), plan(baseline)
 		b.ReportMetric(gpufleet.Seconds(), fmt.Sprintf("s-plan-%d-pools", n))
 		b.ReportMetric(data.Seconds(), fmt.Sprintf("s-plan-%d-terraform_data", n))
 		b.ReportMetric(float64(gpufleet)/float64(data), "pools/terraform_data")
+		b.ReportMetric(float64(gpufleet-data)/n/float64(time.Millisecond), "ms-per-pool")
 	}
 }
 
@@ -101,17 +92,4 @@ func writeConfig(b *testing.B, dir, content string) string {
 		b.Fatal(err)
 	}
 	return dir
-}
-
-func runIn(dir string, env []string, name string, args ...string) ([]byte, error) {
-	cmd := exec.Command(name, append([]string{"-chdir=" + dir}, args...)...)
-	cmd.Env = env
-	return cmd.CombinedOutput()
-}
-
-func tail(out []byte) string {
-	if len(out) > 2000 {
-		out = out[len(out)-2000:]
-	}
-	return string(out)
 }

@@ -1,4 +1,4 @@
-package policy
+package policy_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 )
 
 // BenchmarkConftestPlan measures conftest with the gpufleet bundle against conftest with a one-rule
@@ -166,14 +168,8 @@ func terraformPlanJSON(b *testing.B) (map[string]any, error) {
 	if _, err := exec.LookPath("terraform"); err != nil {
 		b.Skip("terraform is not on PATH")
 	}
+	env := acctest.DevOverrides(b)
 	dir := b.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "terraform-provider-gpufleet"), "../..").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the provider: %w: %s", err, out)
-	}
-	rc := filepath.Join(dir, "terraformrc")
-	if err := os.WriteFile(rc, []byte(fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"gpufleet/gpufleet\" = %q\n  }\n  direct {}\n}\n", filepath.Join(dir, "bin"))), 0o600); err != nil {
-		return nil, err
-	}
 	var cfg strings.Builder
 	cfg.WriteString(`terraform {
   required_providers {
@@ -229,18 +225,12 @@ provider "gpufleet" {
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg.String()), 0o600); err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	run := func(args ...string) ([]byte, error) {
-		cmd := exec.Command("terraform", append([]string{"-chdir=" + dir}, args...)...)
-		cmd.Env = env
-		return cmd.Output()
+	if _, err := acctest.Terraform(dir, env, "plan", "-input=false", "-no-color", "-out=plan.out"); err != nil {
+		return nil, err
 	}
-	if out, err := run("plan", "-input=false", "-no-color", "-out=plan.out"); err != nil {
-		return nil, fmt.Errorf("terraform plan: %w: %s", err, out)
-	}
-	out, err := run("show", "-json", "plan.out")
+	out, err := acctest.Terraform(dir, env, "show", "-json", "plan.out")
 	if err != nil {
-		return nil, fmt.Errorf("terraform show: %w", err)
+		return nil, err
 	}
 	var plan map[string]any
 	return plan, json.Unmarshal(out, &plan)
