@@ -213,7 +213,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		Blocks: map[string]schema.Block{
 			"workload": schema.SingleNestedBlock{
 				MarkdownDescription: "What runs on the pool; policy judges the pool against it. Required.",
-				Validators:          []validator.Object{objectvalidator.IsRequired(), alsoRequires("kind", "environment", "gpu_memory_gib")},
+				Validators:          []validator.Object{objectvalidator.IsRequired()},
 				Attributes: map[string]schema.Attribute{
 					"kind": schema.StringAttribute{
 						MarkdownDescription: "`training`, `inference`, `development` or `batch`.",
@@ -248,7 +248,6 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					},
 					"sharing": schema.SingleNestedBlock{
 						MarkdownDescription: "GPU sharing through the NVIDIA device plugin (see `device_plugin_config`). No memory or fault isolation: not for production.",
-						Validators:          []validator.Object{alsoRequires("strategy", "replicas")},
 						Attributes: map[string]schema.Attribute{
 							"strategy": schema.StringAttribute{MarkdownDescription: "`time-slicing` or `mps`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.SharingKinds...)}},
 							"replicas": schema.Int64Attribute{MarkdownDescription: "Replicas per GPU (or MIG slice), 2 to 48.", Optional: true, Validators: []validator.Int64{int64validator.Between(2, 48)}},
@@ -279,7 +278,6 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 							"type": schema.StringAttribute{MarkdownDescription: "`capacity-reservation` or `capacity-block`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.EKSReservation...)}},
 						},
 						PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
-						Validators:    []validator.Object{alsoRequires("id", "type")},
 					},
 				},
 			},
@@ -297,6 +295,8 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 
 // alsoRequires makes attributes of an optional block required once the block is present: the
 // framework checks Required attributes of a single nested block even when the block is absent.
+// It walks the whole configuration, so only scaling, where 0 is a valid size, uses it; the other
+// blocks' missing values are reported by pool validation.
 func alsoRequires(names ...string) validator.Object {
 	exprs := make([]path.Expression, len(names))
 	for i, n := range names {

@@ -63,6 +63,17 @@ func (v *validator) add(p Path, summary, format string, args ...any) {
 
 func (v *validator) known(p Path) bool { return v.spec.Known(p) }
 
+// oneOf checks an enumerated value; "" means the attribute is missing from its block.
+func (v *validator) oneOf(p Path, what, value string, allowed []string) {
+	switch {
+	case !v.known(p) || slices.Contains(allowed, value):
+	case value == "":
+		v.add(p, "Missing "+what, "set %s to one of %s.", p, strings.Join(allowed, ", "))
+	default:
+		v.add(p, "Invalid "+what, "%q is not one of %s.", value, strings.Join(allowed, ", "))
+	}
+}
+
 func (v *validator) name() {
 	p := P("name")
 	if !v.known(p) {
@@ -92,14 +103,14 @@ func (v *validator) client() {
 
 func (v *validator) workload() {
 	w := v.spec.Workload
-	if v.known(P("workload", "kind")) && !slices.Contains(Kinds, w.Kind) {
-		v.add(P("workload", "kind"), "Invalid workload kind", "%q is not one of %s.", w.Kind, strings.Join(Kinds, ", "))
-	}
-	if v.known(P("workload", "environment")) && !slices.Contains(Environments, w.Environment) {
-		v.add(P("workload", "environment"), "Invalid workload environment", "%q is not one of %s.", w.Environment, strings.Join(Environments, ", "))
-	}
-	if v.known(P("workload", "gpu_memory_gib")) && w.GPUMemoryGiB <= 0 {
-		v.add(P("workload", "gpu_memory_gib"), "Invalid GPU memory need", "%g GiB: the GPU memory one replica needs must be greater than 0.", w.GPUMemoryGiB)
+	v.oneOf(P("workload", "kind"), "workload kind", w.Kind, Kinds)
+	v.oneOf(P("workload", "environment"), "workload environment", w.Environment, Environments)
+	switch p := P("workload", "gpu_memory_gib"); {
+	case !v.known(p):
+	case w.GPUMemoryGiB == 0:
+		v.add(p, "Missing GPU memory need", "set workload.gpu_memory_gib to the GPU memory one replica needs, in GiB.")
+	case w.GPUMemoryGiB < 0:
+		v.add(p, "Invalid GPU memory need", "%g GiB: the GPU memory one replica needs must be greater than 0.", w.GPUMemoryGiB)
 	}
 }
 
@@ -119,11 +130,10 @@ func (v *validator) gpu(node catalog.NodeType) {
 		v.mig(g.MIG, gpu)
 	}
 	if g.Sharing != nil && v.known(P("gpu", "sharing")) {
-		sp := P("gpu", "sharing", "strategy")
-		if !slices.Contains(SharingKinds, g.Sharing.Strategy) {
-			v.add(sp, "Invalid GPU sharing strategy", "%q is not one of %s.", g.Sharing.Strategy, strings.Join(SharingKinds, ", "))
-		}
-		if g.Sharing.Replicas < 2 || g.Sharing.Replicas > maxSharingReplicas {
+		v.oneOf(P("gpu", "sharing", "strategy"), "GPU sharing strategy", g.Sharing.Strategy, SharingKinds)
+		if g.Sharing.Replicas == 0 {
+			v.add(P("gpu", "sharing", "replicas"), "Missing GPU sharing replicas", "set gpu.sharing.replicas: how many replicas share one GPU, 2 to %d.", maxSharingReplicas)
+		} else if g.Sharing.Replicas < 2 || g.Sharing.Replicas > maxSharingReplicas {
 			v.add(P("gpu", "sharing", "replicas"), "Invalid GPU sharing replicas", "%d: a shared GPU serves 2 to %d replicas.", g.Sharing.Replicas, maxSharingReplicas)
 		}
 	}
@@ -205,10 +215,10 @@ func (v *validator) capacity() {
 }
 
 func (v *validator) eksReservation(r *Reservation, c Capacity) {
-	if !slices.Contains(EKSReservation, r.Type) {
-		v.add(P("capacity", "reservation", "type"), "Invalid reservation type", "%q is not one of %s.", r.Type, strings.Join(EKSReservation, ", "))
-	}
-	if !ec2ReservationID.MatchString(r.ID) {
+	v.oneOf(P("capacity", "reservation", "type"), "reservation type", r.Type, EKSReservation)
+	if r.ID == "" {
+		v.add(P("capacity", "reservation", "id"), "Missing reservation id", "set capacity.reservation.id to the capacity reservation or capacity block id (cr-…).")
+	} else if !ec2ReservationID.MatchString(r.ID) {
 		v.add(P("capacity", "reservation", "id"), "Invalid reservation id", "%q is not an EC2 capacity reservation id (cr- followed by 8 to 17 hex digits).", r.ID)
 	}
 	if r.Type == ReservationCapacityBlock && c.SpotPercentage > 0 && v.known(P("capacity", "spot_percentage")) {
@@ -221,7 +231,7 @@ func (v *validator) eksReservation(r *Reservation, c Capacity) {
 
 func (v *validator) gkeReservation(r *Reservation) {
 	if !slices.Contains(GKEReservation, r.Type) {
-		v.add(P("capacity", "reservation", "type"), "Invalid reservation type", "%q is not one of %s.", r.Type, strings.Join(GKEReservation, ", "))
+		v.oneOf(P("capacity", "reservation", "type"), "reservation type", r.Type, GKEReservation)
 		return
 	}
 	if r.Type == ReservationSpecific && r.Name == "" {

@@ -132,7 +132,15 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 		{"invalid client id", func(s *Spec) { s.Client = "Acme Corp" }, "client", "lowercase"},
 		{"client id too long", func(s *Spec) { s.Client = strings.Repeat("a", 64) }, "client", "1-63"},
 		{"invalid workload kind", func(s *Spec) { s.Workload.Kind = "serving" }, "workload.kind", "training, inference"},
-		{"zero memory need", func(s *Spec) { s.Workload.GPUMemoryGiB = 0 }, "workload.gpu_memory_gib", "greater than 0"},
+		{"missing memory need", func(s *Spec) { s.Workload.GPUMemoryGiB = 0 }, "workload.gpu_memory_gib", "set workload.gpu_memory_gib"},
+		{"negative memory need", func(s *Spec) { s.Workload.GPUMemoryGiB = -4 }, "workload.gpu_memory_gib", "greater than 0"},
+		{"missing workload kind", func(s *Spec) { s.Workload.Kind = "" }, "workload.kind", "set workload.kind to one of"},
+		{"missing environment", func(s *Spec) { s.Workload.Environment = "" }, "workload.environment", "set workload.environment"},
+		{"missing sharing strategy", func(s *Spec) { s.GPU.Sharing = &Sharing{Replicas: 2} }, "gpu.sharing.strategy", "set gpu.sharing.strategy"},
+		{"missing sharing replicas", func(s *Spec) { s.GPU.Sharing = &Sharing{Strategy: SharingMPS} }, "gpu.sharing.replicas", "set gpu.sharing.replicas"},
+		{"missing reservation id", func(s *Spec) {
+			s.Capacity = Capacity{Reservation: &Reservation{Type: ReservationCapacityReservation}}
+		}, "capacity.reservation.id", "set capacity.reservation.id"},
 		{"sharing replicas", func(s *Spec) { s.GPU.Sharing = &Sharing{Strategy: SharingMPS, Replicas: 1} }, "gpu.sharing.replicas", "2 to 48"},
 		{"sharing strategy", func(s *Spec) { s.GPU.Sharing = &Sharing{Strategy: "vgpu", Replicas: 2} }, "gpu.sharing.strategy", "time-slicing, mps"},
 		{"reserved label", func(s *Spec) { s.Labels = map[string]string{"gpufleet.io/client": "other"} }, "labels.gpufleet.io/client", "derived"},
