@@ -277,21 +277,36 @@ func TestAttributePath(t *testing.T) {
 	}
 }
 
-// BenchmarkEvaluate is the per-pool cost the provider adds to a plan (target: ≤ 100 µs).
+// BenchmarkEvaluate is the per-pool cost the provider adds to a plan (target: ≤ 100 µs), without
+// policy data (no-data) and with the example policy data (with-data), as most users run it.
 func BenchmarkEvaluate(b *testing.B) {
-	e := newEngine(b, Options{})
-	doc := document(b, testSpec(), nil)
-	ctx := context.Background()
-	for range 100 { // warm-up
-		if _, err := e.Evaluate(ctx, doc); err != nil {
-			b.Fatal(err)
-		}
+	data, err := LoadData([]string{"../../policies/examples/policy-data.yaml"})
+	if err != nil {
+		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := e.Evaluate(ctx, doc); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{
+		{"no-data", Options{}},
+		{"with-data", Options{Data: data}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e := newEngine(b, c.opts)
+			doc := document(b, testSpec(), c.opts.Data.Registry)
+			ctx := context.Background()
+			for range 100 { // warm-up
+				if _, err := e.Evaluate(ctx, doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := e.Evaluate(ctx, doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -23,7 +23,14 @@ rule_warn contains f if {
 	some f in data.gpufleet.rules[area].warn
 }
 
+# Without waivers (the common case) no finding needs a waiver lookup.
 deny contains f if {
+	count(_waived_pools) == 0
+	some f in rule_deny
+}
+
+deny contains f if {
+	count(_waived_pools) > 0
 	some f in rule_deny
 	not waiver(f)
 }
@@ -51,6 +58,12 @@ _waived_pools := [doc |
 ]
 
 warn contains f if {
+	count(_waived_pools) == 0
+	some f in rule_warn
+}
+
+warn contains f if {
+	count(_waived_pools) > 0
 	some f in rule_warn
 	not waiver(f)
 }

@@ -70,6 +70,9 @@ warn contains lib.warn_finding("GF-COST-003", doc, "capacity.spot_percentage", t
 }
 
 # ---------------------------------------------------------------------------------------------
+# The input is the provider's one pool document, not a plan.
+_provider if is_string(input.address)
+
 # GF-COST-004 (plan-wide): the pools of each client that has a monthly_budget_usd are grouped
 # once per plan, keyed by client; every pool of a client over budget gets a
 # finding, so a waiver can be set per pool. Pools with an unknown cost are not counted and get no
@@ -89,7 +92,23 @@ client_pools := {client: pools |
 	]
 }
 
+# The provider's one document (input): the "plan" is that pool, so no grouping is needed. (In the
+# waiver pass of a plan, input is the plan and client_pools keeps the plan-wide totals.)
+deny contains lib.deny_finding("GF-COST-004", doc, "scaling.desired_size", text) if {
+	_provider
+	[doc] := documents.pools
+	budget := data.gpufleet.clients[doc.client].monthly_budget_usd
+	is_number(budget)
+	total := doc.cost.monthly_usd
+	is_number(total)
+	total > budget
+	text := sprintf("client %q's %v pool(s) in this plan cost an estimated %s/month, over its monthly budget of %s (this pool: %s/month); reduce sizes, use spot where the workload allows, or raise the budget in the policy data", [
+		doc.client, 1, lib.usd(total), lib.usd(budget), lib.usd(total),
+	])
+}
+
 deny contains lib.deny_finding("GF-COST-004", {"address": pool[0]}, "scaling.desired_size", text) if {
+	not _provider
 	some client, pools in client_pools
 	budget := data.gpufleet.clients[client].monthly_budget_usd
 	total := sum([p[1] | some p in pools])
