@@ -102,7 +102,7 @@ func TestAccEKSNodePoolAWS_basic(t *testing.T) {
 			},
 		}, {
 			ResourceName: addr, ImportState: true, ImportStateId: target.cluster + ":gpufleet-acc",
-			ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers"},
+			ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers"},
 		}},
 	})
 }

@@ -141,7 +141,7 @@ func TestAccEKSNodePool_capacityBlock(t *testing.T) {
 				ImportState:             true,
 				ImportStateId:           "ml:train",
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers"},
+				ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers"},
 			},
 		},
 	})

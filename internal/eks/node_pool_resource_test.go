@@ -253,7 +253,7 @@ func TestAccEKSNodePool_import(t *testing.T) {
 				ImportState:             true,
 				ImportStateId:           "ml:train",
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers"},
+				ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers"},
 			},
 			{
 				ResourceName:  addr,
