@@ -142,6 +142,15 @@ func AWSInstanceType(name string) (NodeType, bool) {
 	return NodeType{}, false
 }
 
+// IsNodeTypeName reports whether name is an EC2 GPU instance type or a GKE GPU machine type the
+// catalog knows (the keys of price overrides).
+func IsNodeTypeName(name string) bool {
+	if _, ok := AWSInstanceType(name); ok {
+		return true
+	}
+	return knownGKEMachineType(name)
+}
+
 // GKENodeType resolves a GKE machine type and its accelerators into one node shape. accelerator and
 // count may be left empty/zero for machine types that come with fixed GPUs (a2, a3, a4, g2); when
 // given, they must match what the machine type carries. n1 machine types need both, as GKE attaches

@@ -30,7 +30,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
@@ -313,6 +312,3 @@ func FromProviderData(providerData any) (*Meta, error) {
 	}
 	return meta, nil
 }
-
-// Pricing is a shorthand for the configured pricing.
-func (m *Meta) Pricing() catalog.Pricing { return m.Pool.Pricing }

@@ -101,9 +101,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	spec, diags := plan.spec(ctx)
 	resp.Diagnostics.Append(diags...)
-	for _, p := range spec.Validate() {
-		resp.Diagnostics.AddAttributeError(problemPath(p.Path), p.Summary, p.Path.String()+": "+p.Detail)
-	}
+	addProblems(&resp.Diagnostics, spec.Validate())
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -119,7 +117,12 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return
 		}
 		derived = &d
-		setDerived(&plan, spec, d)
+	}
+	// One document for the policy_document attribute and the evaluation.
+	doc := pool.Document(documentAddress(spec), spec, derived)
+	if derived != nil {
+		d := *derived
+		setDerived(&plan, d, doc)
 		if d.PriceErr != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("estimated_hourly_cost_usd"), "No cost estimate", d.PriceErr.Error())
 		}
@@ -129,18 +132,18 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	} else {
 		setDerivedUnknown(&plan)
 	}
-	r.evaluatePolicy(ctx, spec, derived, &resp.Diagnostics)
+	r.evaluatePolicy(ctx, doc, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *NodePoolResource) evaluatePolicy(ctx context.Context, spec pool.Spec, d *pool.Derived, diags *diag.Diagnostics) {
+func (r *NodePoolResource) evaluatePolicy(ctx context.Context, doc map[string]any, diags *diag.Diagnostics) {
 	if r.meta.Enforcement == policy.EnforceOff || r.meta.Policy == nil {
 		if r.meta.Once("policy-off") {
 			diags.AddWarning("Policy is off", "policy.enforcement = \"off\": gpufleet pools are not checked against the policy bundle in this plan.")
 		}
 		return
 	}
-	findings, err := r.meta.Policy.Evaluate(ctx, pool.Document(documentAddress(spec), spec, d))
+	findings, err := r.meta.Policy.Evaluate(ctx, doc)
 	if err != nil {
 		diags.AddError("Evaluating policy", err.Error())
 		return
@@ -152,7 +155,8 @@ func (r *NodePoolResource) evaluatePolicy(ctx context.Context, spec pool.Spec, d
 // terraform address (conftest replaces it with the plan's).
 func documentAddress(s pool.Spec) string { return fmt.Sprintf("%s[%s]", ResourceType, s.Name) }
 
-func setDerived(m *nodePoolModel, s pool.Spec, d pool.Derived) {
+// setDerived fills the computed attributes from the derived values and the pool's policy document.
+func setDerived(m *nodePoolModel, d pool.Derived, doc map[string]any) {
 	m.GPUModel = fwtypes.StringValue(d.GPU.Name)
 	m.GPUsPerNode = fwtypes.Int64Value(int64(d.Node.GPUCount))
 	m.GPUMemoryGiB = fwtypes.Float64Value(d.GPU.MemoryGiB)
@@ -167,7 +171,7 @@ func setDerived(m *nodePoolModel, s pool.Spec, d pool.Derived) {
 	}
 	// The document only holds values derived above: a conversion error is a programming error
 	// that the acceptance tests catch, and leaves the attribute null.
-	m.PolicyDocument, _ = documentValue(pool.Document(documentAddress(s), s, &d))
+	m.PolicyDocument, _ = documentValue(doc)
 }
 
 func setDerivedUnknown(m *nodePoolModel) {
@@ -309,20 +313,15 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
 	resp.Diagnostics.Append(diags...)
-	c := r.clients(ctx, &resp.Diagnostics)
-	if c == nil || resp.Diagnostics.HasError() {
-		return
-	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-
-	spec, d, ok := r.derive(ctx, &plan, &resp.Diagnostics)
-	if !ok {
+	c, sides := r.prepareApply(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	cluster := plan.ClusterName.ValueString()
 	var existing []*types.Nodegroup
-	for _, cfg := range sideConfigs(cluster, spec, d) {
+	for _, cfg := range sides {
 		ng, err := createSide(ctx, c, &plan, cfg)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
@@ -344,22 +343,32 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// derive recomputes the spec and derived values at apply time (the plan holds their results).
-func (r *NodePoolResource) derive(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (pool.Spec, pool.Derived, bool) {
+// addProblems reports validation problems at their attributes, naming the attribute in the text too.
+func addProblems(diags *diag.Diagnostics, problems []pool.Problem) {
+	for _, p := range problems {
+		diags.AddAttributeError(problemPath(p.Path), p.Summary, p.Path.String()+": "+p.Detail)
+	}
+}
+
+// prepareApply is what Create and Update share: the cloud clients and the node groups the plan asks
+// for, recomputed from the planned configuration (the plan holds only their results).
+func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (*clients, []sideConfig) {
+	c := r.clients(ctx, diags)
+	if c == nil || diags.HasError() {
+		return nil, nil
+	}
 	spec, d := m.spec(ctx)
 	diags.Append(d...)
-	if problems := spec.Validate(); len(problems) > 0 {
-		for _, p := range problems {
-			diags.AddAttributeError(problemPath(p.Path), p.Summary, p.Path.String()+": "+p.Detail)
-		}
-		return spec, pool.Derived{}, false
+	addProblems(diags, spec.Validate())
+	if diags.HasError() {
+		return nil, nil
 	}
 	derived, err := pool.Derive(spec, r.meta.Pool)
 	if err != nil {
 		diags.AddError("Deriving the pool", err.Error())
-		return spec, pool.Derived{}, false
+		return nil, nil
 	}
-	return spec, derived, !diags.HasError()
+	return c, sideConfigs(m.ClusterName.ValueString(), spec, derived)
 }
 
 // createSide creates the launch template and the node group of one side. If the node group cannot
@@ -501,7 +510,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	r.flatten(m, found, reservation)
 	spec, _ := m.spec(ctx)
 	if d, err := pool.Derive(spec, r.meta.Pool); err == nil {
-		setDerived(m, spec, d)
+		setDerived(m, d, pool.Document(documentAddress(spec), spec, &d))
 	} else {
 		tflog.Warn(ctx, "node pool read from EKS does not derive", map[string]any{"error": err.Error()})
 	}
@@ -717,18 +726,13 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
 	resp.Diagnostics.Append(diags...)
-	c := r.clients(ctx, &resp.Diagnostics)
-	if c == nil || resp.Diagnostics.HasError() {
-		return
-	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	spec, d, ok := r.derive(ctx, &plan, &resp.Diagnostics)
-	if !ok {
+	c, wanted := r.prepareApply(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	cluster := plan.ClusterName.ValueString()
-	wanted := sideConfigs(cluster, spec, d)
 	wantedNames := map[string]bool{}
 	var result []*types.Nodegroup
 

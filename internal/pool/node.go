@@ -95,7 +95,7 @@ func SliceProfile(gpu catalog.GPUModel, m MIG) (catalog.MIGProfile, error) {
 	return p, nil
 }
 
-// MIGConfigName is the GPU Operator mig-parted config the nodes get: "all-<profile>" or the config.
+// ConfigName is the GPU Operator mig-parted config the nodes get: "all-<profile>" or the config.
 func (m MIG) ConfigName() string {
 	if m.Profile != "" {
 		return "all-" + m.Profile

@@ -318,24 +318,12 @@ func validatePriceOverrides(pricing *pricingModel, resp *provider.ValidateConfig
 		return
 	}
 	for name := range pricing.Overrides.Elements() {
-		if _, ok := catalog.AWSInstanceType(name); ok {
-			continue
-		}
-		if knownGKEMachineType(name) {
+		if catalog.IsNodeTypeName(name) {
 			continue
 		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("pricing").AtName("overrides").AtMapKey(name), "Price override for an unknown type",
 			fmt.Sprintf("pricing.overrides: %q is not a GPU instance or machine type in gpufleet's catalog; the override is kept but no pool can use it.", name))
 	}
-}
-
-func knownGKEMachineType(name string) bool {
-	for _, n := range catalog.NodeTypes(catalog.GCP) {
-		if n.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func validatePolicyFiles(ctx context.Context, pol *policyModel, resp *provider.ValidateConfigResponse) {

@@ -154,7 +154,7 @@ func (d *GPUCatalogDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	})
 	var pricing catalog.Pricing
 	if d.meta != nil {
-		pricing = d.meta.Pricing()
+		pricing = d.meta.Pool.Pricing
 	}
 	m.NodeTypes = make([]nodeTypeModel, 0, len(matches))
 	for _, n := range matches {
