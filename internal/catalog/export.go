@@ -32,6 +32,8 @@ func RegoExport() ([]byte, error) {
 		{"aws_instance_types", "EC2 GPU instance types; prices per region in USD per instance-hour.", exportAWS()},
 		{"gke_machine_types", "GKE machine types. Fixed-GPU types are priced with their GPUs; n1 types are priced alone\n# (add gke_accelerators prices per attached GPU) and list the accelerator counts they take.", exportGKEMachines()},
 		{"gke_accelerators", "GKE accelerator types. Prices are per GPU and only for GPUs attached to n1 machine types;\n# fixed-GPU machine types carry their GPUs' price in gke_machine_types.", exportGKEAccelerators()},
+		{"replica_options", "Per cloud and region, the cheapest way to give one replica each size of GPU memory, by size:\n# [unit_usd, memory_gib, \"gpu\" | \"mig\", class, text, gpu_usd], unit_usd per replica-hour (a MIG slice costs its\n# GPU's price over the slices one GPU holds). GF-RS-002 names the cheapest entry that fits.", exportReplicaOptions(func(replicaOption) bool { return true })},
+		{"inference_gpu_options", "The same, for whole inference-class GPUs only (GF-RS-003).", exportReplicaOptions(func(o replicaOption) bool { return o.kind == "gpu" && o.class == ClassInference })},
 		{"hours_per_month", "Hours in the month that monthly cost estimates use.", HoursPerMonth},
 		{"prices_as_of", "Date of the price snapshot; spot prices are gpufleet estimates.", priceAsOf},
 	}
@@ -89,6 +91,17 @@ func writeTerm(b *bytes.Buffer, v any) error {
 			return fmt.Errorf("number %v has no JSON form", v)
 		}
 		b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if err := writeTerm(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
 	case []string:
 		b.WriteByte('[')
 		for i, s := range v {

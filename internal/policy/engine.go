@@ -135,7 +135,10 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		mergeInto(data, loaded.Documents)
 	}
-	regoOpts = append(regoOpts, rego.Store(inmem.NewFromObject(data)))
+	// The rules read the client registry for every pool: keep it as AST values, so no read has to
+	// convert it from Go values again.
+	store := inmem.NewFromObjectWithOpts(data, inmem.OptReturnASTValuesOnRead(true))
+	regoOpts = append(regoOpts, rego.Store(store))
 	q, err := rego.New(regoOpts...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the policy bundle: %w", err)

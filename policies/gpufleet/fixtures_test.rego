@@ -31,6 +31,70 @@ catalog := {
 		"T4": {"architecture": "Turing", "balanced_mig": [], "class": "inference", "gke_accelerator": "nvidia-tesla-t4", "memory_gib": 16, "mig_profiles": {}},
 	},
 	"hours_per_month": 730,
+	# What the generator writes for the subset above (catalog.replica_options, inference_gpu_options).
+	"replica_options": {
+		"aws": {
+			"eu-west-1": [
+				[0.4392, 5, "mig", "training", "the MIG slice 1g.5gb of A100-40GB on p4d.24xlarge", 3.0744],
+				[0.7686, 10, "mig", "training", "the MIG slice 1g.10gb of A100-40GB on p4d.24xlarge", 3.0744],
+				[0.5891, 16, "gpu", "inference", "g4dn.xlarge (T4, 16 GiB)", 0.5891],
+				[1.5372, 20, "mig", "training", "the MIG slice 3g.20gb of A100-40GB on p4d.24xlarge", 3.0744],
+				[0.9014, 24, "gpu", "inference", "g6.xlarge (L4, 24 GiB)", 0.9014],
+				[3.0744, 40, "gpu", "training", "p4d.24xlarge (A100-40GB, 40 GiB)", 3.0744],
+			],
+			"us-east-1": [
+				[0.3921428571428571, 5, "mig", "training", "the MIG slice 1g.5gb of A100-40GB on p4d.24xlarge", 2.745],
+				[0.68625, 10, "mig", "training", "the MIG slice 1g.10gb of A100-40GB on p4d.24xlarge", 2.745],
+				[0.526, 16, "gpu", "inference", "g4dn.xlarge (T4, 16 GiB)", 0.526],
+				[1.3725, 20, "mig", "training", "the MIG slice 3g.20gb of A100-40GB on p4d.24xlarge", 2.745],
+				[0.8048, 24, "gpu", "inference", "g6.xlarge (L4, 24 GiB)", 0.8048],
+				[2.745, 40, "gpu", "training", "p4d.24xlarge (A100-40GB, 40 GiB)", 2.745],
+				[6.88, 80, "gpu", "training", "p5.48xlarge (H100-80GB, 80 GiB)", 6.88],
+			],
+		},
+		"gcp": {
+			"europe-west4": [
+				[0.5772428571428572, 5, "mig", "training", "the MIG slice 1g.5gb of A100-40GB on a2-highgpu-1g", 4.0407],
+				[1.010175, 10, "mig", "training", "the MIG slice 1g.10gb of A100-40GB on a2-highgpu-1g", 4.0407],
+				[0.803, 16, "gpu", "inference", "n1-standard-8 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.803],
+				[2.02035, 20, "mig", "training", "the MIG slice 3g.20gb of A100-40GB on a2-highgpu-1g", 4.0407],
+				[0.939, 24, "gpu", "inference", "g2-standard-8 (L4, 24 GiB)", 0.939],
+				[4.0407, 40, "gpu", "training", "a2-highgpu-1g (A100-40GB, 40 GiB)", 4.0407],
+				[12.1674, 80, "gpu", "training", "a3-highgpu-1g (H100-80GB, 80 GiB)", 12.1674],
+			],
+			"us-central1": [
+				[0.5247714285714286, 5, "mig", "training", "the MIG slice 1g.5gb of A100-40GB on a2-highgpu-1g", 3.6734],
+				[0.91835, 10, "mig", "training", "the MIG slice 1g.10gb of A100-40GB on a2-highgpu-1g", 3.6734],
+				[0.73, 16, "gpu", "inference", "n1-standard-8 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.73],
+				[1.8367, 20, "mig", "training", "the MIG slice 3g.20gb of A100-40GB on a2-highgpu-1g", 3.6734],
+				[0.8536, 24, "gpu", "inference", "g2-standard-8 (L4, 24 GiB)", 0.8536],
+				[3.6734, 40, "gpu", "training", "a2-highgpu-1g (A100-40GB, 40 GiB)", 3.6734],
+				[11.0613, 80, "gpu", "training", "a3-highgpu-1g (H100-80GB, 80 GiB)", 11.0613],
+			],
+		},
+	},
+	"inference_gpu_options": {
+		"aws": {
+			"eu-west-1": [
+				[0.5891, 16, "gpu", "inference", "g4dn.xlarge (T4, 16 GiB)", 0.5891],
+				[0.9014, 24, "gpu", "inference", "g6.xlarge (L4, 24 GiB)", 0.9014],
+			],
+			"us-east-1": [
+				[0.526, 16, "gpu", "inference", "g4dn.xlarge (T4, 16 GiB)", 0.526],
+				[0.8048, 24, "gpu", "inference", "g6.xlarge (L4, 24 GiB)", 0.8048],
+			],
+		},
+		"gcp": {
+			"europe-west4": [
+				[0.803, 16, "gpu", "inference", "n1-standard-8 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.803],
+				[0.939, 24, "gpu", "inference", "g2-standard-8 (L4, 24 GiB)", 0.939],
+			],
+			"us-central1": [
+				[0.73, 16, "gpu", "inference", "n1-standard-8 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.73],
+				[0.8536, 24, "gpu", "inference", "g2-standard-8 (L4, 24 GiB)", 0.8536],
+			],
+		},
+	},
 }
 
 clients := {

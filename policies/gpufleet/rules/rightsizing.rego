@@ -58,15 +58,17 @@ _oversized := [[[doc.cloud, doc.region, need, limit], doc] |
 	need > 0
 ]
 
-_suggestions := {key: _suggestion_text(_cheapest_fit(options(key[0], key[1]), key[2], key[3])) |
+_suggestions := {key: _suggestion_text(_cheapest_fit(key)) |
 	some [key, _] in _oversized
 }
 
-# The cheapest option that fits and is not itself oversized, else the cheapest that fits.
-_cheapest_fit(opts, need, limit) := o if {
-	o := [x | some x in opts; x[1] >= need; x[1] <= limit][0]
+# The cheapest option that fits and is not itself oversized, else the cheapest that fits. The
+# catalog lists the cheapest option of each memory size per cloud and region
+# (catalog.replica_options), so this is the cheapest of a few entries.
+_cheapest_fit([cloud, region, need, limit]) := o if {
+	o := min({x | some x in data.gpufleet.catalog.replica_options[cloud][region]; x[1] >= need; x[1] <= limit})
 } else := o if {
-	o := [x | some x in opts; x[1] >= need][0]
+	o := min({x | some x in data.gpufleet.catalog.replica_options[cloud][region]; x[1] >= need})
 } else := []
 
 _suggestion_text([]) := "the catalog prices no fitting option for this cloud and region; choose a smaller GPU or a MIG profile"
@@ -107,13 +109,17 @@ _training_gpu_for_inference := [[[doc.cloud, doc.region, need, doc.gpu.slice_mem
 	is_number(need)
 ]
 
-_smaller_inference_gpus := {key: _cheapest_smaller_inference(options(key[0], key[1]), key[2], key[3]) |
+_smaller_inference_gpus := {key: _cheapest_smaller_inference(key) |
 	some [key, _] in _training_gpu_for_inference
 }
 
-# Cheapest inference-class GPU with need <= memory < the current GPU's ([] when none).
-_cheapest_smaller_inference(opts, need, have) := o if {
-	o := [x | some x in opts; x[2] == "gpu"; x[3] == "inference"; x[1] >= need; x[1] < have][0]
+# Cheapest whole inference-class GPU with need <= memory < the current GPU's ([] when none).
+_cheapest_smaller_inference([cloud, region, need, have]) := o if {
+	o := min({x |
+		some x in data.gpufleet.catalog.inference_gpu_options[cloud][region]
+		x[1] >= need
+		x[1] < have
+	})
 } else := []
 
 # The smallest MIG profile of the pool's own GPU that fits: [memory, name] ([] when none).
@@ -161,52 +167,7 @@ _unit(doc) := sprintf("the MIG slice %s of %s", [doc.gpu.mig_profile, doc.gpu.mo
 	is_string(doc.gpu.model)
 } else := "one GPU"
 
-# Every way to give one replica GPU memory on a cloud in a region, cheapest first:
-# [unit price USD/h, memory GiB, "gpu" | "mig", GPU class, description, price USD/h per GPU].
-# A MIG slice's unit price is its GPU's price divided by how many such slices the GPU holds.
-options(cloud, region) := sort(_options(cloud, region))
-
-_options("aws", region) := [o |
-	some name, t in data.gpufleet.catalog.aws_instance_types
-	price := t.prices[region].on_demand_usd / t.gpu_count
-	some o in _gpu_options(name, t.gpu_model, price)
-]
-
-_options("gcp", region) := array.concat(
-	[o |
-		some name, m in data.gpufleet.catalog.gke_machine_types
-		m.gpu_count > 0
-		price := m.prices[region].on_demand_usd / m.gpu_count
-		some o in _gpu_options(name, m.gpu_model, price)
-	],
-	[o |
-		some accelerator, a in data.gpufleet.catalog.gke_accelerators
-		machine := _cheapest_n1(accelerator, region)
-		price := a.prices[region].on_demand_usd + machine[0]
-		some o in _gpu_options(sprintf("%s + 1 x %s", [machine[1], accelerator]), a.gpu_model, price)
-	],
-)
-
-# The cheapest n1 machine type in a region that takes one GPU of the accelerator: [price, name].
-_cheapest_n1(accelerator, region) := sort(machines)[0] if {
-	machines := [[m.prices[region].on_demand_usd, name] |
-		some name, m in data.gpufleet.catalog.gke_machine_types
-		1 in object.get(m, ["attachable_accelerators", accelerator], [])
-		m.prices[region]
-	]
-	count(machines) > 0
-}
-
-_gpu_options(shape, model, price) := array.concat(
-	[[price, g.memory_gib, "gpu", g.class, sprintf("%s (%s, %s GiB)", [shape, model, lib.gib(g.memory_gib)]), price]],
-	[[price / p.max_instances, p.memory_gib, "mig", g.class, sprintf("the MIG slice %s of %s on %s", [name, model, shape]), price] |
-		some name, p in g.mig_profiles
-		not contains(name, "+")
-	],
-) if {
-	g := lib.gpu(model)
-}
-
+# An option of catalog.replica_options: [unit_usd, memory_gib, "gpu" | "mig", class, text, gpu_usd].
 option_text(o) := sprintf("%s at %s/h per GPU", [o[4], lib.usd(o[0])]) if o[2] == "gpu"
 
 option_text(o) := sprintf("%s at %s/h per slice (%s/h per GPU)", [o[4], lib.usd(o[0]), lib.usd(o[5])]) if o[2] == "mig"

@@ -174,13 +174,3 @@ test_rs003_unknown if {
 	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": null, "gpu_memory_gib": 30}}))
 		with data.gpufleet.catalog as fx.catalog
 }
-
-# --- options -----------------------------------------------------------------------------------
-
-test_options_cheapest_first if {
-	opts := rightsizing.options("aws", "us-east-1") with data.gpufleet.catalog as fx.catalog
-	prices := [o[0] | some o in opts]
-	prices == sort(prices)
-	not_me := [o | some o in opts; contains(o[4], "+me")]
-	count(not_me) == 0
-}
