@@ -280,18 +280,9 @@ type eksUpdateConfigInput struct {
 func (s *Sim) eksUpdateNodegroupConfig(c *call) ([]byte, *apiError) {
 	cluster, name := c.labels["clusterName"], c.labels["nodegroupName"]
 	var in eksUpdateConfigInput
-	if aerr := decodeEKS(c.body, &in); aerr != nil {
-		return nil, aerr
-	}
-	r, aerr := s.eksNodegroup(c.region, cluster, name)
-	if aerr != nil {
-		return nil, aerr
-	}
-	if u := s.updateByToken(r, in.ClientRequestToken); u != nil {
-		return eksJSON(map[string]any{"update": u.Update})
-	}
-	if aerr := updatable(r); aerr != nil {
-		return nil, aerr
+	r, done, aerr := s.nodegroupToUpdate(c, &in, &in.ClientRequestToken)
+	if aerr != nil || done != nil {
+		return done, aerr
 	}
 	v := &eksValidator{cluster: cluster, nodegroup: name, seed: s.w.Seed.awsRegion(c.region)}
 	ch, params, aerr := configChange(r.Nodegroup, &in, v)
@@ -312,20 +303,11 @@ type eksUpdateVersionInput struct {
 // EKS API Reference: UpdateNodegroupVersion. Without a version the node group moves to the
 // cluster's Kubernetes version; a launch template must be the node group's own one.
 func (s *Sim) eksUpdateNodegroupVersion(c *call) ([]byte, *apiError) {
-	cluster, name := c.labels["clusterName"], c.labels["nodegroupName"]
+	cluster := c.labels["clusterName"]
 	var in eksUpdateVersionInput
-	if aerr := decodeEKS(c.body, &in); aerr != nil {
-		return nil, aerr
-	}
-	r, aerr := s.eksNodegroup(c.region, cluster, name)
-	if aerr != nil {
-		return nil, aerr
-	}
-	if u := s.updateByToken(r, in.ClientRequestToken); u != nil {
-		return eksJSON(map[string]any{"update": u.Update})
-	}
-	if aerr := updatable(r); aerr != nil {
-		return nil, aerr
+	r, done, aerr := s.nodegroupToUpdate(c, &in, &in.ClientRequestToken)
+	if aerr != nil || done != nil {
+		return done, aerr
 	}
 	cl, _ := s.eksCluster(c.region, cluster)
 	ch, params, aerr := s.versionChange(c.region, cl, r.Nodegroup, &in)
@@ -336,6 +318,24 @@ func (s *Sim) eksUpdateNodegroupVersion(c *call) ([]byte, *apiError) {
 }
 
 // updatable rejects updates while the node group is not ACTIVE or DEGRADED.
+// nodegroupToUpdate decodes an Update* request into in and finds the node group it changes. A
+// retry of an earlier request (the same clientRequestToken, read from token after decoding) gets
+// that update back as done, as EKS answers idempotent retries.
+func (s *Sim) nodegroupToUpdate(c *call, in any, token *string) (r *ngRecord, done []byte, aerr *apiError) {
+	if aerr := decodeEKS(c.body, in); aerr != nil {
+		return nil, nil, aerr
+	}
+	r, aerr = s.eksNodegroup(c.region, c.labels["clusterName"], c.labels["nodegroupName"])
+	if aerr != nil {
+		return nil, nil, aerr
+	}
+	if u := s.updateByToken(r, *token); u != nil {
+		done, aerr = eksJSON(map[string]any{"update": u.Update})
+		return nil, done, aerr
+	}
+	return r, nil, updatable(r)
+}
+
 func updatable(r *ngRecord) *apiError {
 	switch r.Nodegroup.Status {
 	case ngActive, ngDegraded:
