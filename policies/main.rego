@@ -5,12 +5,43 @@
 #
 # deny -> failures, warn -> warnings. Results are objects; conftest prints their msg and keeps
 # rule, address, attribute and severity as metadata (conftest --output json).
+#
+# Every pool document of the plan is judged on its own, by the rules the provider runs on each
+# pool (data.gpufleet.rules, with the pool's document as input), and reported under its plan
+# address with the waiver handling of findings.rego. The rules are called directly, not through
+# data.gpufleet.findings: every extra rule layer would be evaluated again for every pool.
 package main
 
-deny contains f if {
-	some f in data.gpufleet.findings.deny
+import data.gpufleet.documents
+import data.gpufleet.findings
+import data.gpufleet.lib
+import data.gpufleet.rules
+
+# GF-COST-004 judges a pool against its client's total over the plan: the totals are computed once,
+# over the plan, and pinned while each pool is judged.
+deny contains findings.report(f, address, "deny") if {
+	totals := rules.client_totals
+	some [address, doc] in documents.pools
+	some f in rules.deny with input as doc with rules.client_totals as totals
+	not findings.waiver(doc, f)
 }
 
-warn contains f if {
-	some f in data.gpufleet.findings.warn
+warn contains findings.report(f, address, "warn") if {
+	some [address, doc] in documents.pools
+	some f in rules.warn with input as doc
+	not findings.waiver(doc, f)
+}
+
+# Only pools with waivers have their deny rules evaluated here.
+warn contains findings.waived(f, address, reason) if {
+	some [address, doc] in documents.pools
+	doc.waivers != {}
+	totals := rules.client_totals
+	some f in rules.deny with input as doc with rules.client_totals as totals
+	reason := findings.waiver(doc, f)
+}
+
+warn contains findings.inactive_registry if {
+	not lib.has_registry
+	count(documents.pools) > 0
 }

@@ -175,12 +175,13 @@ func TestShared_compilesOncePerOptions(t *testing.T) {
 
 func TestNew_userBundle(t *testing.T) {
 	dir := t.TempDir()
-	custom := `package gpufleet.findings
+	// A user rule is written like the bundle's own: it judges the pool document in input and
+	// reports lib.finding(rule, attribute, text); conftest runs it the same way.
+	custom := `package gpufleet.rules
 
-deny contains f if {
-	input.workload.kind == "inference"
-	f := {"msg": sprintf("ACME-001: %s: no inference here", [input.address]), "rule": "ACME-001", "address": input.address, "attribute": "workload.kind", "severity": "deny"}
-}
+import data.gpufleet.lib
+
+deny contains lib.finding("ACME-001", "workload.kind", "no inference here") if input.workload.kind == "inference"
 `
 	if err := os.WriteFile(filepath.Join(dir, "acme.rego"), []byte(custom), 0o600); err != nil {
 		t.Fatal(err)
@@ -193,8 +194,12 @@ deny contains f if {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := find(findings, "ACME-001"); !ok {
+	f, ok := find(findings, "ACME-001")
+	if !ok {
 		t.Fatalf("user rule did not run: %+v", findings)
+	}
+	if want := "ACME-001: gpufleet_eks_node_pool.infer: no inference here"; f.Msg != want || f.Attribute != "workload.kind" || f.Severity != SeverityDeny {
+		t.Fatalf("user finding %+v, want msg %q at workload.kind, deny", f, want)
 	}
 }
 

@@ -4,7 +4,7 @@
 #   in resource_changes[] (gpufleet_eks_node_pool, gpufleet_gke_node_pool, aws_eks_node_group,
 #   google_container_node_pool). Resources being deleted are skipped; for a replacement
 #   (["delete","create"] / ["create","delete"]) the new object is checked.
-# - the provider passes one document it built in Go as input (it has an "address").
+# - the provider passes the one document it built in Go as input; it does not read these.
 #
 # Unknown plan values become null; no rule fires on a null it needs. The document schema is in
 # policies/README.md. Builders for the official resources are in documents_eks.rego and
@@ -13,27 +13,28 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-# The pool documents, an array: one per current GPU pool of the plan, or the one document the
-# provider passes. (An array, not a set: a set would hash every document on insertion.)
+# The pool documents of a plan, an array of [address, document]: one per current GPU pool. (An
+# array, not a set: a set would hash every document on insertion.)
 default pools := []
 
-# Plan JSON: one document per current GPU pool, in one pass over the changes. gpufleet pools carry
-# the document the provider computed (the policy_document attribute): it is used as it is, under
-# the plan's address. Other pools, and gpufleet pools whose document is unknown at plan time, are
-# built from their plan attributes. Builders skip changes without a planned object (["delete"],
-# "forget") and resources that are not GPU pools.
-pools := [doc |
-	some rc in input.resource_changes
-	doc := _document(rc)
-] if is_array(input.resource_changes)
-
-_document(rc) := object.union(pd, {"address": rc.address}) if {
-	pd := rc.change.after.policy_document
-	is_object(pd)
-} else := build(rc.type, rc)
-
-# The provider evaluates one pool at a time: the input is that pool's document.
-pools := [input] if is_string(input.address)
+# One pass over the changes. gpufleet pools carry the document the provider computed (the
+# policy_document attribute): it is used as it is; its address is the provider's name for the
+# pool, the plan's address goes beside it, so the document is not copied to replace it. Other
+# pools, and gpufleet pools whose document is unknown at plan time, are built from their plan
+# attributes. Builders skip changes without a planned object (["delete"], "forget") and resources
+# that are not GPU pools.
+pools := array.concat(
+	[[rc.address, doc] |
+		some rc in input.resource_changes
+		doc := rc.change.after.policy_document
+		is_object(doc)
+	],
+	[[rc.address, doc] |
+		some rc in input.resource_changes
+		not is_object(object.get(rc.change, ["after", "policy_document"], null))
+		doc := build(rc.type, rc)
+	],
+) if is_array(input.resource_changes)
 
 build("gpufleet_eks_node_pool", rc) := ours(rc, "aws")
 

@@ -3,6 +3,16 @@ package gpufleet.documents_test
 import data.gpufleet.documents
 import data.gpufleet.fixtures as fx
 
+# The documents of documents.pools ([address, document] pairs).
+pool_docs := [doc | some [_, doc] in documents.pools]
+
+test_addresses_beside_documents if {
+	pairs := documents.pools with input as plan([rc("aws_eks_node_group", eks_after)]) with data.gpufleet.catalog as fx.catalog
+	[[address, doc]] := pairs
+	address == "aws_eks_node_group.x"
+	doc.address == address
+}
+
 rc(type, after) := {
 	"address": concat(".", [type, "x"]),
 	"mode": "managed",
@@ -55,7 +65,7 @@ ours_after := {
 }
 
 test_ours_eks_document if {
-	docs := documents.pools with input as plan([rc("gpufleet_eks_node_pool", ours_after)])
+	docs := pool_docs with input as plan([rc("gpufleet_eks_node_pool", ours_after)])
 		with data.gpufleet.catalog as fx.catalog
 	docs == [{
 		"address": "gpufleet_eks_node_pool.x",
@@ -96,7 +106,7 @@ test_ours_gke_document if {
 		{"op": "replace", "path": "/gpu", "value": {"mig": null, "sharing": {"strategy": "time-slicing", "replicas": 4}, "type": "nvidia-tesla-a100", "count": 1}},
 		{"op": "replace", "path": "/capacity/reservation", "value": {"type": "specific", "name": "res", "project": "p"}},
 	])
-	[doc] := documents.pools with input as plan([rc("gpufleet_gke_node_pool", after)])
+	[doc] := pool_docs with input as plan([rc("gpufleet_gke_node_pool", after)])
 		with data.gpufleet.catalog as fx.catalog
 	doc.cloud == "gcp"
 	doc.instance_types == ["a2-highgpu-1g"]
@@ -109,15 +119,15 @@ test_ours_gke_document if {
 
 test_ours_mig_config_slices if {
 	balanced := object.union(ours_after, {"gpu": {"mig": {"profile": null, "config": "all-balanced"}}})
-	[a] := documents.pools with input as plan([rc("gpufleet_eks_node_pool", balanced)])
+	[a] := pool_docs with input as plan([rc("gpufleet_eks_node_pool", balanced)])
 		with data.gpufleet.catalog as fx.catalog
 	a.gpu.slice_memory_gib == 5 # smallest of A100-40GB's balanced profiles (1g.5gb)
 	single := object.union(ours_after, {"gpu": {"mig": {"profile": null, "config": "all-2g.10gb"}}})
-	[b] := documents.pools with input as plan([rc("gpufleet_eks_node_pool", single)])
+	[b] := pool_docs with input as plan([rc("gpufleet_eks_node_pool", single)])
 		with data.gpufleet.catalog as fx.catalog
 	b.gpu.slice_memory_gib == 10
 	none := object.union(ours_after, {"gpu": {"mig": null}})
-	[c] := documents.pools with input as plan([rc("gpufleet_eks_node_pool", none)])
+	[c] := pool_docs with input as plan([rc("gpufleet_eks_node_pool", none)])
 		with data.gpufleet.catalog as fx.catalog
 	c.gpu.slice_memory_gib == 40
 }
@@ -128,7 +138,7 @@ test_ours_unknown_values_are_null if {
 		"client": true, "effective_taints": true, "estimated_monthly_cost_usd": true,
 		"workload": {"gpu_memory_gib": true}, "gpu": {"mig": true},
 	})
-	[doc] := documents.pools with input as plan([change])
+	[doc] := pool_docs with input as plan([change])
 		with data.gpufleet.catalog as fx.catalog
 	doc.client == null
 	doc.taints == null
@@ -141,7 +151,7 @@ test_ours_unknown_values_are_null if {
 test_ours_unknown_mig_profile if {
 	after := json.remove(ours_after, ["gpu/mig/profile"])
 	change := with_unknown(rc("gpufleet_eks_node_pool", after), {"gpu": {"mig": {"profile": true}}})
-	[doc] := documents.pools with input as plan([change])
+	[doc] := pool_docs with input as plan([change])
 		with data.gpufleet.catalog as fx.catalog
 	doc.gpu.mig_profile == null
 	doc.gpu.slice_memory_gib == null
@@ -150,8 +160,7 @@ test_ours_unknown_mig_profile if {
 test_ours_policy_document_from_the_provider if {
 	provided := {"resource_type": "gpufleet_eks_node_pool", "address": "", "client": "acme", "cloud": "aws"}
 	after := object.union(ours_after, {"policy_document": provided})
-	docs := documents.pools with input as plan([rc("gpufleet_eks_node_pool", after)])
-	docs == [object.union(provided, {"address": "gpufleet_eks_node_pool.x"})]
+	documents.pools == [["gpufleet_eks_node_pool.x", provided]] with input as plan([rc("gpufleet_eks_node_pool", after)])
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -169,13 +178,13 @@ test_deletes_are_skipped_replacements_checked if {
 		{"op": "replace", "path": "/address", "value": "gpufleet_eks_node_pool.kept"},
 	])
 	read := json.patch(rc("aws_eks_node_group", eks_after), [{"op": "replace", "path": "/mode", "value": "data"}])
-	docs := documents.pools with input as plan([deleted, replaced, noop, read])
+	docs := pool_docs with input as plan([deleted, replaced, noop, read])
 		with data.gpufleet.catalog as fx.catalog
 	{d.address | some d in docs} == {"gpufleet_gke_node_pool.new", "gpufleet_eks_node_pool.kept"}
 }
 
-test_provider_input_is_the_document if {
-	documents.pools == [fx.doc] with input as fx.doc
+test_no_plan_no_documents if {
+	documents.pools == [] with input as fx.doc
 	documents.pools == [] with input as {"resource_changes": []}
 	documents.pools == [] with input as {"something": "else"}
 }
@@ -203,7 +212,7 @@ eks_after := {
 }
 
 test_eks_document if {
-	[doc] := documents.pools with input as plan([rc("aws_eks_node_group", eks_after)])
+	[doc] := pool_docs with input as plan([rc("aws_eks_node_group", eks_after)])
 		with data.gpufleet.catalog as fx.catalog
 
 	# 2 spot nodes x $9.882/h; x 730 h
@@ -237,17 +246,17 @@ test_eks_document if {
 test_eks_region_from_the_provider_configuration if {
 	change := rc("aws_eks_node_group", json.remove(eks_after, ["region"]))
 	constant := object.union(plan([change]), {"configuration": {"provider_config": {"aws": {"name": "aws", "expressions": {"region": {"constant_value": "eu-west-1"}}}}}})
-	[a] := documents.pools with input as constant with data.gpufleet.catalog as fx.catalog
+	[a] := pool_docs with input as constant with data.gpufleet.catalog as fx.catalog
 	a.region == "eu-west-1"
 	near(a.cost.hourly_usd, 22.1356) # 2 x the eu-west-1 spot price
 	variable := object.union(plan([change]), {
 		"variables": {"region": {"value": "us-east-1"}},
 		"configuration": {"provider_config": {"aws": {"name": "aws", "expressions": {"region": {"references": ["var.region"]}}}}},
 	})
-	[b] := documents.pools with input as variable with data.gpufleet.catalog as fx.catalog
+	[b] := pool_docs with input as variable with data.gpufleet.catalog as fx.catalog
 	b.region == "us-east-1"
 	none := plan([change])
-	[c] := documents.pools with input as none with data.gpufleet.catalog as fx.catalog
+	[c] := pool_docs with input as none with data.gpufleet.catalog as fx.catalog
 	c.region == null
 	c.cost == {"hourly_usd": null, "monthly_usd": null}
 }
@@ -261,7 +270,7 @@ test_eks_region_from_an_aliased_provider if {
 		},
 		"root_module": {"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.us"}]},
 	}})
-	[doc] := documents.pools with input as input_plan with data.gpufleet.catalog as fx.catalog
+	[doc] := pool_docs with input as input_plan with data.gpufleet.catalog as fx.catalog
 	doc.region == "us-east-1"
 }
 
@@ -272,7 +281,7 @@ test_eks_not_a_gpu_pool if {
 
 test_eks_gpu_ami_with_unknown_instance_type if {
 	change := with_unknown(rc("aws_eks_node_group", json.remove(eks_after, ["instance_types"])), {"instance_types": true})
-	[doc] := documents.pools with input as plan([change]) with data.gpufleet.catalog as fx.catalog
+	[doc] := pool_docs with input as plan([change]) with data.gpufleet.catalog as fx.catalog
 	doc.gpu.model == null
 	doc.instance_types == null
 	doc.gpu.slice_memory_gib == null
@@ -285,7 +294,7 @@ test_eks_conventions if {
 		{"op": "replace", "path": "/labels", "value": labels},
 		{"op": "replace", "path": "/tags_all", "value": {"gpufleet:client": "globex"}},
 	])
-	[doc] := documents.pools with input as plan([rc("aws_eks_node_group", after)]) with data.gpufleet.catalog as fx.catalog
+	[doc] := pool_docs with input as plan([rc("aws_eks_node_group", after)]) with data.gpufleet.catalog as fx.catalog
 	doc.client == "globex" # from the tag: the label is gone
 	doc.gpu.mig_config == "all-balanced"
 	doc.gpu.slice_memory_gib == 5
@@ -301,16 +310,16 @@ test_eks_client_unset_or_unknown if {
 		{"op": "replace", "path": "/tags", "value": null},
 		{"op": "replace", "path": "/tags_all", "value": {}},
 	])
-	[a] := documents.pools with input as plan([rc("aws_eks_node_group", unset)]) with data.gpufleet.catalog as fx.catalog
+	[a] := pool_docs with input as plan([rc("aws_eks_node_group", unset)]) with data.gpufleet.catalog as fx.catalog
 	a.client == ""
 	a.labels == {}
 	unknown := with_unknown(rc("aws_eks_node_group", json.remove(eks_after, ["labels", "tags_all"])), {"labels": true, "tags_all": true})
-	[b] := documents.pools with input as plan([unknown]) with data.gpufleet.catalog as fx.catalog
+	[b] := pool_docs with input as plan([unknown]) with data.gpufleet.catalog as fx.catalog
 	b.client == "globex" # from tags, as tags_all is unknown
 	b.labels == null
 	b.gpu.slice_memory_gib == null # the MIG label may be among the unknown labels
 	both := with_unknown(rc("aws_eks_node_group", json.remove(eks_after, ["labels", "tags", "tags_all"])), {"labels": true, "tags": true, "tags_all": true})
-	[c] := documents.pools with input as plan([both]) with data.gpufleet.catalog as fx.catalog
+	[c] := pool_docs with input as plan([both]) with data.gpufleet.catalog as fx.catalog
 	c.client == null
 }
 
@@ -342,7 +351,7 @@ gke_after := {
 }
 
 test_gke_document if {
-	[doc] := documents.pools with input as plan([rc("google_container_node_pool", gke_after)])
+	[doc] := pool_docs with input as plan([rc("google_container_node_pool", gke_after)])
 		with data.gpufleet.catalog as fx.catalog
 
 	# 2 nodes x (n1-standard-8 spot $0.0798 + 2 x T4 spot $0.14)
@@ -387,7 +396,7 @@ test_gke_zonal_fixed_gpu_machine if {
 		{"op": "add", "path": "/node_count", "value": 3},
 	])
 	change := with_unknown(rc("google_container_node_pool", after), {"node_locations": true, "node_config": [{"guest_accelerator": true}]})
-	[doc] := documents.pools with input as plan([change]) with data.gpufleet.catalog as fx.catalog
+	[doc] := pool_docs with input as plan([change]) with data.gpufleet.catalog as fx.catalog
 	doc.region == "us-central1"
 	doc.zones == ["us-central1-c"]
 	doc.gpu.model == "H100-80GB"
@@ -403,7 +412,7 @@ test_gke_mig_partition if {
 		{"op": "replace", "path": "/node_config/0/machine_type", "value": "a2-highgpu-1g"},
 		{"op": "replace", "path": "/node_config/0/guest_accelerator/0", "value": {"count": 1, "type": "nvidia-tesla-a100", "gpu_partition_size": "1g.5gb", "gpu_sharing_config": []}},
 	])
-	[doc] := documents.pools with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
+	[doc] := pool_docs with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
 	doc.gpu.model == "A100-40GB"
 	doc.gpu.mig_profile == "1g.5gb"
 	doc.gpu.slice_memory_gib == 5
@@ -411,7 +420,7 @@ test_gke_mig_partition if {
 		rc("google_container_node_pool", json.remove(after, ["node_config/0/guest_accelerator/0/gpu_partition_size"])),
 		{"node_config": [{"guest_accelerator": [{"gpu_partition_size": true}]}]},
 	)
-	[u] := documents.pools with input as plan([unknown]) with data.gpufleet.catalog as fx.catalog
+	[u] := pool_docs with input as plan([unknown]) with data.gpufleet.catalog as fx.catalog
 	u.gpu.slice_memory_gib == null
 }
 
@@ -426,7 +435,7 @@ test_gke_reservation_total_limits_and_waivers if {
 		{"op": "replace", "path": "/node_config/0/spot", "value": false},
 		{"op": "replace", "path": "/node_config/0/preemptible", "value": true},
 	])
-	[doc] := documents.pools with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
+	[doc] := pool_docs with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
 	doc.scaling == {"min_size": 0, "max_size": 5, "desired_size": 2}
 	doc.capacity.reservation == {"type": "specific", "id": null, "name": "t4-pool", "project": "shared-res"}
 	doc.capacity.spot_percentage == 100 # preemptible
@@ -444,7 +453,7 @@ test_gke_not_a_gpu_pool if {
 test_gke_unknown_labels_and_location if {
 	after := json.remove(gke_after, ["node_config/0/labels", "location", "node_locations"])
 	change := with_unknown(rc("google_container_node_pool", after), {"location": true, "node_locations": true, "node_config": [{"labels": true}]})
-	[doc] := documents.pools with input as plan([change]) with data.gpufleet.catalog as fx.catalog
+	[doc] := pool_docs with input as plan([change]) with data.gpufleet.catalog as fx.catalog
 	doc.client == "initech" # the gpufleet_client resource label
 	doc.labels == null
 	doc.region == null

@@ -1,76 +1,64 @@
-# Findings of every rule, after waivers.
+# Findings: what the rules report, as the provider and conftest show it.
 #
-# - deny: deny findings that no waiver covers.
-# - warn: warn findings that no waiver covers, waived deny findings (severity "warn", the msg
-#   names the waiver's reason), and GF-DATA-001 once when no client registry was loaded.
+# The rules (package gpufleet.rules, in rules/<area>.rego and in a user's own bundle) judge one
+# pool document, the input, and report lib.finding(rule, attribute, text) in deny and warn. A
+# finding adds the pool's address and the severity: {msg, rule, address, attribute, severity},
+# msg "<rule>: <address>: <text>".
 #
-# A pool's waivers ({"GF-COST-002": "reason"}: policy_waivers on gpufleet pools, tags
-# gpufleet-waive-<rule id> on official resources) apply to that pool's findings of that rule.
-# GF-ISO-001, GF-DR-001 and GF-TAG-001 cannot be waived.
+# Waivers: a pool's waivers ({"GF-COST-002": "reason"}: policy_waivers on gpufleet pools, tags
+# gpufleet-waive-<rule id> on official resources) apply to that pool's findings of that rule. A
+# waived deny is a warning whose msg names the reason; a waived warning is dropped. GF-ISO-001,
+# GF-DR-001 and GF-TAG-001 cannot be waived.
+#
+# deny and warn here are the provider's query: the findings of the one pool document in input.
+# conftest's entry point (main.rego) judges every pool document of a plan with the same rules and
+# the same functions below, under the plan's addresses.
 package gpufleet.findings
 
-import data.gpufleet.documents
 import data.gpufleet.lib
+import data.gpufleet.rules
 
-# Findings of the rule packages (data.gpufleet.rules.<area>) before waivers.
-rule_deny contains f if {
-	some area
-	some f in data.gpufleet.rules[area].deny
+deny contains report(f, input.address, "deny") if {
+	some f in rules.deny
+	not waiver(input, f)
 }
 
-rule_warn contains f if {
-	some area
-	some f in data.gpufleet.rules[area].warn
+warn contains report(f, input.address, "warn") if {
+	some f in rules.warn
+	not waiver(input, f)
 }
 
-# Without waivers (the common case) no finding needs a waiver lookup.
-deny contains f if {
-	count(_waived_pools) == 0
-	some f in rule_deny
+# Only a pool with waivers has waived denies to report.
+warn contains waived(f, input.address, reason) if {
+	input.waivers != {}
+	some f in rules.deny
+	reason := waiver(input, f)
 }
 
-deny contains f if {
-	count(_waived_pools) > 0
-	some f in rule_deny
-	not waiver(f)
+warn contains inactive_registry if not lib.has_registry
+
+# The finding of rule result f on the pool at address.
+report(f, address, severity) := {
+	"msg": sprintf("%s: %s: %s", [f.rule, address, f.text]),
+	"rule": f.rule,
+	"address": address,
+	"attribute": f.attribute,
+	"severity": severity,
 }
 
-warn contains waived(f, reason) if {
-	some f in _waivable_deny
-	reason := waiver(f)
+# A waived deny: a warning that names the waiver's reason.
+waived(f, address, reason) := {
+	"msg": sprintf("%s: %s: %s (waived: %s)", [f.rule, address, f.text, reason]),
+	"rule": f.rule,
+	"address": address,
+	"attribute": f.attribute,
+	"severity": "warn",
 }
 
-# Deny findings of the pools that have waivers: the warn query needs these, so there the deny
-# rules run on those pools only, not on the whole plan. Plan-wide aggregates (GF-COST-004's
-# per-client totals) keep their whole-plan values.
-_waivable_deny := fs if {
-	count(_waived_pools) > 0
-	budgets := data.gpufleet.rules.cost.client_pools
-	fs := rule_deny with data.gpufleet.documents.pools as _waived_pools
-		with data.gpufleet.rules.cost.client_pools as budgets
-}
-
-# The pools that have waivers (one pass over the plan).
-_waived_pools := [doc |
-	some doc in documents.pools
-	doc.waivers != {} # cheaper than count() on every pool of the plan
-	is_object(doc.waivers)
-]
-
-warn contains f if {
-	count(_waived_pools) == 0
-	some f in rule_warn
-}
-
-warn contains f if {
-	count(_waived_pools) > 0
-	some f in rule_warn
-	not waiver(f)
-}
-
-warn contains inactive_registry if {
-	not lib.has_registry
-	some _ in documents.pools
+# The reason of the pool's waiver that covers rule result f; undefined when none does.
+waiver(doc, f) := reason if {
+	reason := doc.waivers[f.rule]
+	not f.rule in lib.non_waivable
 }
 
 inactive_registry := {
@@ -80,18 +68,3 @@ inactive_registry := {
 	"attribute": "",
 	"severity": "warn",
 }
-
-# The reason of the waiver that covers a finding; undefined when none does.
-waiver(f) := reason if {
-	not f.rule in lib.non_waivable
-	all_waivers := _waivers
-	reason := all_waivers[f.address][f.rule]
-}
-
-# address -> waivers, for the pools that have any.
-_waivers := {doc.address: doc.waivers | some doc in _waived_pools}
-
-waived(f, reason) := object.union(f, {
-	"msg": sprintf("%s (waived: %s)", [f.msg, reason]),
-	"severity": "warn",
-})

@@ -61,25 +61,31 @@ test_non_waivable_rules_stay_denied if {
 	count(findings.warn) == 0 with input as outside with data.gpufleet.clients as fx.clients
 }
 
+# A plan whose gpufleet pools carry these documents (policy_document), at addresses "p0", "p1", ...
+plan_of(docs) := {"resource_changes": [rc |
+	some i, doc in docs
+	rc := {
+		"address": sprintf("p%d", [i]), "mode": "managed", "type": "gpufleet_eks_node_pool", "name": sprintf("p%d", [i]),
+		"change": {"actions": ["create"], "after": {"policy_document": doc}, "after_unknown": {}},
+	}
+]}
+
 test_waived_budget_keeps_the_whole_plan_total if {
-	pools := [
-		fx.pool({"address": "a", "cost": {"monthly_usd": 30000}}),
-		fx.pool({"address": "b", "cost": {"monthly_usd": 30000}, "waivers": {"GF-COST-004": "approved overrun"}}),
-	]
-	denied := fx.of(findings.deny, "GF-COST-004") with data.gpufleet.documents.pools as pools
-		with data.gpufleet.clients as fx.clients
-	{f.address | some f in denied} == {"a"}
-	warned := fx.of(findings.warn, "GF-COST-004") with data.gpufleet.documents.pools as pools
-		with data.gpufleet.clients as fx.clients
+	plan := plan_of([
+		fx.pool({"cost": {"monthly_usd": 30000}}),
+		fx.pool({"cost": {"monthly_usd": 30000}, "waivers": {"GF-COST-004": "approved overrun"}}),
+	])
+	denied := fx.of(main.deny, "GF-COST-004") with input as plan with data.gpufleet.clients as fx.clients
+	{f.address | some f in denied} == {"p0"}
+	warned := fx.of(main.warn, "GF-COST-004") with input as plan with data.gpufleet.clients as fx.clients
 	some w in warned
-	w.address == "b"
+	w.address == "p1"
 	contains(w.msg, "2 pool(s) in this plan cost an estimated $60000.00/month")
 	endswith(w.msg, "(waived: approved overrun)")
 }
 
 test_inactive_registry_warns_once if {
-	pools := [fx.pool({"address": "a"}), fx.pool({"address": "b"})]
-	ws := fx.of(findings.warn, "GF-DATA-001") with data.gpufleet.documents.pools as pools
+	ws := fx.of(main.warn, "GF-DATA-001") with input as plan_of([fx.doc, fx.doc])
 	ws == {{
 		"msg": "GF-DATA-001: no client registry in the policy data (data.gpufleet.clients), so data residency (GF-DR-001), dedicated and MIG isolation (GF-ISO-002, GF-ISO-004), budgets (GF-COST-004), and the registry and cost-centre checks of GF-TAG-001 are inactive; pass the policy data (conftest --data <file>, provider policy.data_files)",
 		"rule": "GF-DATA-001",
@@ -87,11 +93,13 @@ test_inactive_registry_warns_once if {
 		"attribute": "",
 		"severity": "warn",
 	}}
+	ws == fx.of(findings.warn, "GF-DATA-001") with input as fx.doc
 }
 
 test_registry_present_or_no_pools_no_data_warning if {
 	count(fx.of(findings.warn, "GF-DATA-001")) == 0 with input as fx.doc with data.gpufleet.clients as fx.clients
-	count(fx.of(findings.warn, "GF-DATA-001")) == 0 with input as {"resource_changes": []}
+	count(fx.of(main.warn, "GF-DATA-001")) == 0 with input as plan_of([fx.doc]) with data.gpufleet.clients as fx.clients
+	count(fx.of(main.warn, "GF-DATA-001")) == 0 with input as {"resource_changes": []}
 
 	# thresholds alone are not a registry
 	count(fx.of(findings.warn, "GF-DATA-001")) == 1 with input as fx.doc with data.gpufleet.thresholds as {"oversize_factor": 3}
@@ -102,10 +110,24 @@ test_compliant_pool_has_no_findings if {
 	count(findings.warn) == 0 with input as fx.doc with data.gpufleet.clients as fx.clients with data.gpufleet.catalog as fx.catalog
 }
 
-test_main_is_what_conftest_reads if {
-	main.deny == findings.deny with input as fx.pool(spot_floor) with data.gpufleet.clients as fx.clients
-	main.warn == findings.warn with input as fx.pool(spot_floor) with data.gpufleet.clients as fx.clients
-	count(main.deny) == 1 with input as fx.pool(spot_floor) with data.gpufleet.clients as fx.clients
+# conftest reports what the provider reports for the same document, under the plan's address.
+test_main_is_what_the_provider_reports if {
+	waived := fx.pool(object.union(spot_floor, {"waivers": {"GF-COST-003": "accepted", "GF-COST-001": "canary"}}))
+	every doc in [fx.pool(spot_floor), waived, fx.doc] {
+		provider := {"deny": findings.deny, "warn": findings.warn} with input as doc with data.gpufleet.clients as fx.clients
+		conftest := {"deny": main.deny, "warn": main.warn} with input as plan_of([doc]) with data.gpufleet.clients as fx.clients
+		conftest == {severity: {readdressed(f) | some f in fs} | some severity, fs in provider}
+	}
+	fx.rules(main.warn) == {"GF-COST-001"} with input as plan_of([waived]) with data.gpufleet.clients as fx.clients
+}
+
+readdressed(f) := object.union(f, {
+	"address": "p0",
+	"msg": replace(f.msg, ": gpufleet_eks_node_pool.test: ", ": p0: "),
+})
+
+test_main_finds_spot_floor if {
+	fx.rules(main.deny) == {"GF-COST-001"} with input as plan_of([fx.pool(spot_floor)]) with data.gpufleet.clients as fx.clients
 }
 
 test_main_on_plan_json if {

@@ -9,12 +9,9 @@ package gpufleet.lib
 # Policy data (data.gpufleet.clients, data.gpufleet.thresholds)
 # ---------------------------------------------------------------------------------------------
 
-# The client registry; undefined when no policy data was loaded.
-clients := data.gpufleet.clients if is_object(data.gpufleet.clients)
-
-# True when a client registry was loaded: residency, dedicated/MIG isolation, budget,
-# cost-centre and registry-membership checks only run then.
-has_registry if clients
+# True when a client registry (data.gpufleet.clients) was loaded: residency, dedicated/MIG
+# isolation, budget, cost-centre and registry-membership checks only run then.
+has_registry if is_object(data.gpufleet.clients)
 
 # A pool is "oversized" when its GPU (or MIG slice) memory exceeds oversize_factor x the need.
 default oversize_factor := 4
@@ -29,18 +26,9 @@ oversize_factor := f if {
 # Findings
 # ---------------------------------------------------------------------------------------------
 
-# A finding: msg starts with "<rule>: <address>: ".
-finding(rule, doc, attribute, severity, text) := {
-	"msg": sprintf("%s: %s: %s", [rule, doc.address, text]),
-	"rule": rule,
-	"address": doc.address,
-	"attribute": attribute,
-	"severity": severity,
-}
-
-deny_finding(rule, doc, attribute, text) := finding(rule, doc, attribute, "deny", text)
-
-warn_finding(rule, doc, attribute, text) := finding(rule, doc, attribute, "warn", text)
+# What a rule reports about the pool document it judges: the rule id, the attribute to change
+# and what is wrong. findings.rego turns it into the reported finding (msg, address, severity).
+finding(rule, attribute, text) := {"rule": rule, "attribute": attribute, "text": text}
 
 # Rules whose findings policy_waivers cannot turn into warnings.
 non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}

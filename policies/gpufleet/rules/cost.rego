@@ -3,18 +3,18 @@
 #   GF-COST-002 warn  interruptible training with no spot share (names the estimated saving)
 #   GF-COST-003 warn  spot share on a workload that is not interruptible
 #   GF-COST-004 deny  a client's pools in the plan exceed its monthly budget (plan-wide)
-package gpufleet.rules.cost
+package gpufleet.rules
 
 import data.gpufleet.documents
 import data.gpufleet.lib
+import input as doc
 
 # ---------------------------------------------------------------------------------------------
 # GF-COST-001: with spot in the mix, nodes up to on_demand_base stay on-demand; the floor a
 # production service relies on, max(1, scaling.min_size), must be all on-demand.
 # ---------------------------------------------------------------------------------------------
 
-deny contains lib.deny_finding("GF-COST-001", doc, "capacity.on_demand_base", text) if {
-	some doc in documents.pools
+deny contains lib.finding("GF-COST-001", "capacity.on_demand_base", text) if {
 	doc.workload.environment == "production"
 	doc.workload.kind == "inference"
 	pct := doc.capacity.spot_percentage
@@ -35,27 +35,26 @@ _floor(min_size) := max([1, min_size]) if {
 # GF-COST-002
 # ---------------------------------------------------------------------------------------------
 
-warn contains lib.warn_finding("GF-COST-002", doc, "capacity.spot_percentage", text) if {
-	some doc in documents.pools
+warn contains lib.finding("GF-COST-002", "capacity.spot_percentage", text) if {
 	doc.workload.kind == "training"
 	doc.capacity.spot_percentage == 0
 	doc.workload.interruptible == true
 	not doc.capacity.reservation.type == "capacity-block" # prepaid on-demand; spot does not apply
-	text := sprintf("interruptible training runs entirely on-demand; %s", [_saving_text(doc)])
+	text := sprintf("interruptible training runs entirely on-demand; %s", [_saving_text])
 }
 
-_saving_text(doc) := sprintf("capacity.spot_percentage = 100 would save an estimated %s/month (%v node(s) above capacity.on_demand_base at the catalog spot price, %v h/month)", [lib.usd(saving), nodes, lib.hours_per_month]) if {
+_saving_text := sprintf("capacity.spot_percentage = 100 would save an estimated %s/month (%v node(s) above capacity.on_demand_base at the catalog spot price, %v h/month)", [lib.usd(saving), nodes, hours]) if {
 	price := lib.node_price(doc.cloud, doc.instance_types[0], doc.gpu.model, doc.gpu.per_node, doc.region)
 	nodes := max([doc.scaling.desired_size - doc.capacity.on_demand_base, 0])
-	saving := (nodes * (price.on_demand_usd - price.spot_usd)) * lib.hours_per_month
+	hours := lib.hours_per_month
+	saving := (nodes * (price.on_demand_usd - price.spot_usd)) * hours
 } else := "set capacity.spot_percentage (up to 100) to run nodes above capacity.on_demand_base on spot; the catalog has no price for this node type and region, so the saving is not estimated"
 
 # ---------------------------------------------------------------------------------------------
 # GF-COST-003
 # ---------------------------------------------------------------------------------------------
 
-warn contains lib.warn_finding("GF-COST-003", doc, "capacity.spot_percentage", text) if {
-	some doc in documents.pools
+warn contains lib.finding("GF-COST-003", "capacity.spot_percentage", text) if {
 	doc.workload.interruptible == false
 	pct := doc.capacity.spot_percentage
 	pct > 0
@@ -70,51 +69,41 @@ warn contains lib.warn_finding("GF-COST-003", doc, "capacity.spot_percentage", t
 }
 
 # ---------------------------------------------------------------------------------------------
-# The input is the provider's one pool document, not a plan.
-_provider if is_string(input.address)
-
-# GF-COST-004 (plan-wide): the pools of each client that has a monthly_budget_usd are grouped
-# once per plan, keyed by client; every pool of a client over budget gets a
-# finding, so a waiver can be set per pool. Pools with an unknown cost are not counted and get no
-# finding. In the provider, which evaluates one pool at a time, the "plan" is that pool.
+# GF-COST-004: a client's pools in the plan together exceed its monthly budget. Every pool of
+# such a client gets the finding, so that a waiver can be set per pool. Pools whose cost is
+# unknown are not counted and get no finding.
 # ---------------------------------------------------------------------------------------------
 
-# client -> [[address, estimated monthly USD]] of its pools with a known cost, for the clients
-# that have a budget. One comprehension per client; OPA indexes the inner comprehension on
-# d.client, so the plan is scanned once, not once per client.
-client_pools := {client: pools |
+deny contains lib.finding("GF-COST-004", "scaling.desired_size", text) if {
+	budget := data.gpufleet.clients[doc.client].monthly_budget_usd
+	cost := doc.cost.monthly_usd
+	is_number(cost)
+	is_number(budget)
+	totals := client_totals
+	[pools, total] := totals[doc.client]
+	total > budget
+	text := sprintf("client %q's %v pool(s) in this plan cost an estimated %s/month, over its monthly budget of %s (this pool: %s/month); reduce sizes, use spot where the workload allows, or raise the budget in the policy data", [
+		doc.client, pools, lib.usd(total), lib.usd(budget), lib.usd(cost),
+	])
+}
+
+# client -> [number of pools, estimated monthly USD] in the plan, for the clients with a
+# monthly_budget_usd; pools with an unknown cost are not counted. The provider judges one pool at
+# a time: its "plan" is that pool. conftest's entry point (main.rego) computes the totals once
+# over the plan's documents and pins them while it judges each pool.
+client_totals := {doc.client: [1, doc.cost.monthly_usd]} if {
+	is_string(doc.address)
+	is_number(doc.cost.monthly_usd)
+}
+
+# One comprehension per client; OPA indexes the inner comprehension on d.client, so the plan is
+# scanned once, not once per client.
+client_totals := {client: [count(costs), sum(costs)] |
 	some client, policy in data.gpufleet.clients
 	is_number(policy.monthly_budget_usd)
-	pools := [[d.address, d.cost.monthly_usd] |
-		some d in documents.pools
+	costs := [d.cost.monthly_usd |
+		some [_, d] in documents.pools
 		d.client == client
 		is_number(d.cost.monthly_usd)
 	]
-}
-
-# The provider's one document (input): the "plan" is that pool, so no grouping is needed. (In the
-# waiver pass of a plan, input is the plan and client_pools keeps the plan-wide totals.)
-deny contains lib.deny_finding("GF-COST-004", doc, "scaling.desired_size", text) if {
-	_provider
-	[doc] := documents.pools
-	budget := data.gpufleet.clients[doc.client].monthly_budget_usd
-	is_number(budget)
-	total := doc.cost.monthly_usd
-	is_number(total)
-	total > budget
-	text := sprintf("client %q's %v pool(s) in this plan cost an estimated %s/month, over its monthly budget of %s (this pool: %s/month); reduce sizes, use spot where the workload allows, or raise the budget in the policy data", [
-		doc.client, 1, lib.usd(total), lib.usd(budget), lib.usd(total),
-	])
-}
-
-deny contains lib.deny_finding("GF-COST-004", {"address": pool[0]}, "scaling.desired_size", text) if {
-	not _provider
-	some client, pools in client_pools
-	budget := data.gpufleet.clients[client].monthly_budget_usd
-	total := sum([p[1] | some p in pools])
-	total > budget
-	some pool in pools
-	text := sprintf("client %q's %v pool(s) in this plan cost an estimated %s/month, over its monthly budget of %s (this pool: %s/month); reduce sizes, use spot where the workload allows, or raise the budget in the policy data", [
-		client, count(pools), lib.usd(total), lib.usd(budget), lib.usd(pool[1]),
-	])
-}
+} if is_array(input.resource_changes)

@@ -4,15 +4,14 @@
 #                    claimed by several clients
 #   GF-ISO-003 deny  time-slicing or MPS in production
 #   GF-ISO-004 deny  a client with isolation "mig" on shared GPUs or whole GPUs without MIG
-package gpufleet.rules.isolation
+package gpufleet.rules
 
-import data.gpufleet.documents
 import data.gpufleet.lib
+import input as doc
 
 # GF-ISO-001: NO_EXECUTE also keeps other pods off, so it is accepted as well. The exact taint
 # the provider writes is checked first (one membership test); other spellings after.
-deny contains lib.deny_finding("GF-ISO-001", doc, "taints", _iso001_text) if {
-	some doc in documents.pools
+deny contains lib.finding("GF-ISO-001", "taints", _iso001_text) if {
 	not {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"} in doc.taints
 	not lib.gpu_tainted(doc.taints)
 	is_array(doc.taints)
@@ -21,8 +20,7 @@ deny contains lib.deny_finding("GF-ISO-001", doc, "taints", _iso001_text) if {
 _iso001_text := "no nvidia.com/gpu taint with effect NO_SCHEDULE, so pods that need no GPU can land on GPU nodes; add the taint nvidia.com/gpu=present:NO_SCHEDULE"
 
 # GF-ISO-002: dedicated client without its client taint.
-deny contains lib.deny_finding("GF-ISO-002", doc, "taints", text) if {
-	some doc in documents.pools
+deny contains lib.finding("GF-ISO-002", "taints", text) if {
 	data.gpufleet.clients[doc.client].isolation == "dedicated"
 	not {"key": "gpufleet.io/client", "value": doc.client, "effect": "NO_SCHEDULE"} in doc.taints
 	not lib.client_tainted(doc.taints, doc.client)
@@ -33,33 +31,35 @@ deny contains lib.deny_finding("GF-ISO-002", doc, "taints", text) if {
 # GF-ISO-002: one pool, several clients (client, gpufleet.io/client label, gpufleet:client tag,
 # gpufleet.io/client taints). Cheap tests first: a label or tag, or a client taint, that differs
 # from client; only then are the claims collected.
-deny contains _iso002_shared(doc) if {
-	some doc in documents.pools
-	c := doc.client
-	[
-		object.get(doc.labels, "gpufleet.io/client", c),
-		object.get(doc.tags, "gpufleet:client", c),
-		object.get(doc.tags, "gpufleet_client", c),
-	] != [c, c, c]
+deny contains _iso002_shared if {
+	doc.labels["gpufleet.io/client"] != doc.client
 	count(lib.client_claims(doc)) > 1
 }
 
-deny contains _iso002_shared(doc) if {
-	some doc in documents.pools
+deny contains _iso002_shared if {
+	doc.tags["gpufleet:client"] != doc.client
+	count(lib.client_claims(doc)) > 1
+}
+
+deny contains _iso002_shared if {
+	doc.tags.gpufleet_client != doc.client
+	count(lib.client_claims(doc)) > 1
+}
+
+deny contains _iso002_shared if {
 	some t in doc.taints
 	t.key == "gpufleet.io/client"
 	t.value != doc.client
 	count(lib.client_claims(doc)) > 1
 }
 
-_iso002_shared(doc) := lib.deny_finding("GF-ISO-002", doc, "client", sprintf(
+_iso002_shared := lib.finding("GF-ISO-002", "client", sprintf(
 	"the pool is claimed by several clients (%s) across client, the gpufleet.io/client label, the gpufleet:client tag and gpufleet.io/client taints; give each client its own pool",
 	[concat(", ", sort(lib.client_claims(doc)))],
 ))
 
 # GF-ISO-003
-deny contains lib.deny_finding("GF-ISO-003", doc, "gpu.sharing.strategy", text) if {
-	some doc in documents.pools
+deny contains lib.finding("GF-ISO-003", "gpu.sharing.strategy", text) if {
 	doc.workload.environment == "production"
 	strategy := doc.gpu.sharing.strategy
 	is_string(strategy)
@@ -67,20 +67,19 @@ deny contains lib.deny_finding("GF-ISO-003", doc, "gpu.sharing.strategy", text) 
 }
 
 # GF-ISO-004
-deny contains lib.deny_finding("GF-ISO-004", doc, "gpu.mig", text) if {
-	some doc in documents.pools
+deny contains lib.finding("GF-ISO-004", "gpu.mig", text) if {
 	data.gpufleet.clients[doc.client].isolation == "mig"
-	problem := _iso004_problem(doc)
-	text := sprintf("client %q needs hardware isolation (isolation \"mig\") but the pool %s; %s", [doc.client, problem, _iso004_fix(doc)])
+	problem := _iso004_problem
+	text := sprintf("client %q needs hardware isolation (isolation \"mig\") but the pool %s; %s", [doc.client, problem, _iso004_fix])
 }
 
-_iso004_problem(doc) := sprintf("shares GPUs with %s", [doc.gpu.sharing.strategy]) if {
+_iso004_problem := sprintf("shares GPUs with %s", [doc.gpu.sharing.strategy]) if {
 	is_string(doc.gpu.sharing.strategy)
 } else := "runs whole GPUs without MIG" if {
 	lib.full_gpu(doc)
 }
 
-_iso004_fix(doc) := "set gpu.mig (a profile or a config such as all-balanced) and drop gpu.sharing" if {
+_iso004_fix := "set gpu.mig (a profile or a config such as all-balanced) and drop gpu.sharing" if {
 	count(lib.gpu(doc.gpu.model).mig_profiles) > 0
 } else := sprintf("%s has no MIG: choose a MIG-capable GPU (A100, A30, H100, H200, B200) and set gpu.mig", [doc.gpu.model]) if {
 	is_string(doc.gpu.model)

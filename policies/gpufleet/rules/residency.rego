@@ -1,77 +1,41 @@
 # Data residency.
 #   GF-DR-001 deny  the pool's region or zones match none of the client's allowed_regions globs
 #                   (not waivable; needs policy data)
-#
-# In a plan the globs are matched once per distinct [cloud, client, region, zones], not once per
-# pool; the provider's single document is matched directly.
-package gpufleet.rules.residency
+package gpufleet.rules
 
-import data.gpufleet.documents
 import data.gpufleet.lib
+import input as doc
 
-# One document (the provider): matched directly, without grouping. The common case, a region
-# and zones inside the globs, is settled before any message is built.
-deny contains lib.deny_finding("GF-DR-001", doc, verdict.attribute, verdict.text) if {
-	[doc] := documents.pools
+# The region, then each zone, is matched against the globs; the message lists every location
+# outside them and is built only for a pool that has one.
+deny contains _dr001(globs) if {
 	globs := data.gpufleet.clients[doc.client].allowed_regions
-	not _all_allowed(doc.region, doc.zones, globs)
-	verdict := _verdict([doc.cloud, doc.client, doc.region, doc.zones])
-	count(verdict.outside) > 0
+	not lib.location_allowed(doc.region, globs)
+	is_string(doc.region)
 }
 
-# A plan: one verdict per location group.
-deny contains lib.deny_finding("GF-DR-001", doc, verdict.attribute, verdict.text) if {
-	lib.has_registry
-	count(documents.pools) > 1
-	verdicts := _violations
-	count(verdicts) > 0
-	some [key, doc] in _located
-	verdict := verdicts[key]
+deny contains _dr001(globs) if {
+	globs := data.gpufleet.clients[doc.client].allowed_regions
+	some zone in doc.zones
+	not lib.location_allowed(zone, globs)
 }
 
-_all_allowed(region, zones, globs) if {
-	lib.location_allowed(region, globs)
-	every zone in lib.arr(zones) {
-		lib.location_allowed(zone, globs)
-	}
-}
-
-# [[cloud, client, region, zones], pool] of the pools whose client has allowed_regions.
-_located := [[[doc.cloud, doc.client, doc.region, doc.zones], doc] |
-	some doc in documents.pools
-	data.gpufleet.clients[doc.client].allowed_regions
-]
-
-# location group -> verdict, for the groups with a region or zone outside the allowed globs.
-_violations := {key: verdict |
-	some [key, _] in _located
-	verdict := _verdict(key)
-	count(verdict.outside) > 0
-}
-
-_verdict([cloud, client, region, zones]) := {
-	"outside": outside,
-	"attribute": _attribute(cloud, region, outside),
-	"text": sprintf("%s outside client %q's allowed regions (%s); move the pool to an allowed region", [
-		concat(", ", outside), client, concat(", ", globs),
-	]),
-} if {
-	globs := data.gpufleet.clients[client].allowed_regions
+_dr001(globs) := lib.finding("GF-DR-001", _dr001_attribute[[doc.cloud, doc.region in outside]], text) if {
 	outside := [location |
-		some location in array.concat(_region(region), lib.arr(zones))
+		some location in array.concat([doc.region], [zone | some zone in doc.zones])
+		is_string(location)
 		not lib.location_allowed(location, globs)
 	]
+	text := sprintf("%s outside client %q's allowed regions (%s); move the pool to an allowed region", [
+		concat(", ", outside), doc.client, concat(", ", globs),
+	])
 }
 
-_region(region) := [region] if {
-	is_string(region)
-} else := []
-
-# What to change: the region (GKE: location) when it is outside, else the zones.
-_attribute(cloud, region, outside) := _region_attribute[cloud] if {
-	region in outside
-} else := _zones_attribute[cloud]
-
-_region_attribute := {"aws": "region", "gcp": "location"}
-
-_zones_attribute := {"aws": "subnet_ids", "gcp": "node_locations"}
+# What to change, by [cloud, region outside]: the region (GKE: location) when it is outside,
+# else the zones.
+_dr001_attribute := {
+	["aws", true]: "region",
+	["gcp", true]: "location",
+	["aws", false]: "subnet_ids",
+	["gcp", false]: "node_locations",
+}

@@ -1,12 +1,12 @@
 package gpufleet.rules.rightsizing_test
 
+import data.gpufleet.findings
 import data.gpufleet.fixtures as fx
-import data.gpufleet.rules.rightsizing
 
 # --- GF-RS-001 -------------------------------------------------------------------------------
 
 test_rs001_gpu_too_small if {
-	fs := fx.of(rightsizing.deny, "GF-RS-001") with input as fx.pool({"workload": {"gpu_memory_gib": 30}})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as fx.pool({"workload": {"gpu_memory_gib": 30}})
 	count(fs) == 1
 	some f in fs
 	f.severity == "deny"
@@ -16,7 +16,7 @@ test_rs001_gpu_too_small if {
 }
 
 test_rs001_mig_slice_too_small if {
-	fs := fx.of(rightsizing.deny, "GF-RS-001") with input as fx.pool({
+	fs := fx.of(findings.deny, "GF-RS-001") with input as fx.pool({
 		"gpu": {"model": "H100-80GB", "class": "training", "memory_gib": 80, "mig_profile": "1g.10gb", "slice_memory_gib": 10},
 		"instance_types": ["p5.48xlarge"],
 	})
@@ -27,18 +27,18 @@ test_rs001_mig_slice_too_small if {
 }
 
 test_rs001_fits if {
-	count(fx.of(rightsizing.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 24}})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 24}})
 }
 
 test_rs001_unknown_need_or_slice if {
-	count(fx.of(rightsizing.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": null}})
-	count(fx.of(rightsizing.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 30}, "gpu": {"slice_memory_gib": null}})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": null}})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 30}, "gpu": {"slice_memory_gib": null}})
 }
 
 # --- GF-RS-002 -------------------------------------------------------------------------------
 
 test_rs002_oversized_names_cheapest_fit if {
-	fs := fx.of(rightsizing.warn, "GF-RS-002") with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
 		with data.gpufleet.catalog as fx.catalog
 	count(fs) == 1
 	some f in fs
@@ -51,7 +51,7 @@ test_rs002_oversized_names_cheapest_fit if {
 }
 
 test_rs002_gke_attribute_and_mig_option if {
-	fs := fx.of(rightsizing.warn, "GF-RS-002") with input as fx.pool(gke_pool({"workload": {"gpu_memory_gib": 5}}))
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool(gke_pool({"workload": {"gpu_memory_gib": 5}}))
 		with data.gpufleet.catalog as fx.catalog
 	some f in fs
 	f.attribute == "machine_type"
@@ -61,7 +61,7 @@ test_rs002_gke_attribute_and_mig_option if {
 }
 
 test_rs002_gke_n1_option if {
-	fs := fx.of(rightsizing.warn, "GF-RS-002") with input as fx.pool(gke_pool({
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool(gke_pool({
 		"instance_types": ["a2-highgpu-1g"], "workload": {"gpu_memory_gib": 8},
 		"gpu": {"model": "A100-40GB", "class": "training", "memory_gib": 40, "slice_memory_gib": 40},
 	}))
@@ -78,39 +78,27 @@ gke_pool(patch) := object.union(
 )
 
 test_rs002_no_priced_option if {
-	fs := fx.of(rightsizing.warn, "GF-RS-002") with input as fx.pool({"region": "ap-south-2", "workload": {"gpu_memory_gib": 4}})
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool({"region": "ap-south-2", "workload": {"gpu_memory_gib": 4}})
 		with data.gpufleet.catalog as fx.catalog
 	some f in fs
 	contains(f.msg, "the catalog prices no fitting option for this cloud and region")
 }
 
 test_rs002_threshold_from_policy_data if {
-	count(fx.of(rightsizing.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
 		with data.gpufleet.thresholds as {"oversize_factor": 8}
 		with data.gpufleet.catalog as fx.catalog
 }
 
 test_rs002_fits if {
-	count(fx.of(rightsizing.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 6}})
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 6}})
 		with data.gpufleet.catalog as fx.catalog
 }
 
 test_rs002_unknown if {
-	count(fx.of(rightsizing.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": null}})
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": null}})
 		with data.gpufleet.catalog as fx.catalog
-	count(fx.of(rightsizing.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 4}, "gpu": {"slice_memory_gib": null}})
-		with data.gpufleet.catalog as fx.catalog
-}
-
-test_rs002_one_lookup_per_group if {
-	pools := [
-		fx.pool({"address": "a", "workload": {"gpu_memory_gib": 4}}),
-		fx.pool({"address": "b", "workload": {"gpu_memory_gib": 4}}),
-		fx.pool({"address": "c", "workload": {"gpu_memory_gib": 5}}),
-	]
-	count(rightsizing._suggestions) == 2 with data.gpufleet.documents.pools as pools
-		with data.gpufleet.catalog as fx.catalog
-	count(fx.of(rightsizing.warn, "GF-RS-002")) == 3 with data.gpufleet.documents.pools as pools
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 4}, "gpu": {"slice_memory_gib": null}})
 		with data.gpufleet.catalog as fx.catalog
 }
 
@@ -122,7 +110,7 @@ h100 := {
 }
 
 test_rs003_mig_slice_fits if {
-	fs := fx.of(rightsizing.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}}))
+	fs := fx.of(findings.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}}))
 		with data.gpufleet.catalog as fx.catalog
 	count(fs) == 1
 	some f in fs
@@ -132,7 +120,7 @@ test_rs003_mig_slice_fits if {
 }
 
 test_rs003_slice_and_inference_gpu_fit if {
-	fs := fx.of(rightsizing.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"kind": "development", "gpu_memory_gib": 10}}))
+	fs := fx.of(findings.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"kind": "development", "gpu_memory_gib": 10}}))
 		with data.gpufleet.catalog as fx.catalog
 	some f in fs
 	contains(f.msg, "development workload")
@@ -143,7 +131,7 @@ test_rs003_slice_and_inference_gpu_fit if {
 test_rs003_only_inference_gpu_fits if {
 	# A training-class GPU without MIG (V100-like): only the inference GPU is named.
 	catalog := json.patch(fx.catalog, [{"op": "replace", "path": "/gpus/H100-80GB/mig_profiles", "value": {}}])
-	fs := fx.of(rightsizing.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 10}}))
+	fs := fx.of(findings.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 10}}))
 		with data.gpufleet.catalog as catalog
 	some f in fs
 	f.attribute == "instance_types"
@@ -151,26 +139,26 @@ test_rs003_only_inference_gpu_fits if {
 }
 
 test_rs003_training_or_mig_or_inference_class_is_fine if {
-	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": "training", "gpu_memory_gib": 30}}))
+	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": "training", "gpu_memory_gib": 30}}))
 		with data.gpufleet.catalog as fx.catalog
-	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}, "gpu": {"mig_profile": "3g.40gb", "slice_memory_gib": 40}}))
+	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}, "gpu": {"mig_profile": "3g.40gb", "slice_memory_gib": 40}}))
 		with data.gpufleet.catalog as fx.catalog
-	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 10}})
+	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 10}})
 		with data.gpufleet.catalog as fx.catalog
 }
 
 test_rs003_nothing_smaller_fits if {
-	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 79}}))
+	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 79}}))
 		with data.gpufleet.catalog as fx.catalog
 }
 
 test_rs003_unknown if {
-	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": null}}))
+	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": null}}))
 		with data.gpufleet.catalog as fx.catalog
 
 	# MIG setting unknown: slice memory null
-	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}, "gpu": {"slice_memory_gib": null}}))
+	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"gpu_memory_gib": 30}, "gpu": {"slice_memory_gib": null}}))
 		with data.gpufleet.catalog as fx.catalog
-	count(fx.of(rightsizing.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": null, "gpu_memory_gib": 30}}))
+	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": null, "gpu_memory_gib": 30}}))
 		with data.gpufleet.catalog as fx.catalog
 }

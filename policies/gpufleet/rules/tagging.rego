@@ -2,20 +2,18 @@
 #   GF-TAG-001 deny  pool without a client; with policy data: a client missing from the
 #                    registry, or a cost_center the gpufleet:cost-center tag does not carry
 #                    (not waivable)
-package gpufleet.rules.tagging
+package gpufleet.rules
 
-import data.gpufleet.documents
 import data.gpufleet.lib
+import input as doc
 
-deny contains lib.deny_finding("GF-TAG-001", doc, "client", _no_client_text) if {
-	some doc in documents.pools
+deny contains lib.finding("GF-TAG-001", "client", _no_client_text) if {
 	doc.client == ""
 }
 
 _no_client_text := "the pool has no client, so its cost cannot be attributed and isolation and residency rules cannot apply; set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)"
 
-deny contains lib.deny_finding("GF-TAG-001", doc, "client", text) if {
-	some doc in documents.pools
+deny contains lib.finding("GF-TAG-001", "client", text) if {
 	not data.gpufleet.clients[doc.client]
 	lib.has_registry
 	is_string(doc.client)
@@ -23,8 +21,7 @@ deny contains lib.deny_finding("GF-TAG-001", doc, "client", text) if {
 	text := sprintf("client %q is not in the policy data's client registry (gpufleet.clients); fix the client name or register the client", [doc.client])
 }
 
-deny contains lib.deny_finding("GF-TAG-001", doc, "tags", text) if {
-	some doc in documents.pools
+deny contains lib.finding("GF-TAG-001", "tags", text) if {
 	want := data.gpufleet.clients[doc.client].cost_center
 	not doc.tags["gpufleet:cost-center"] == want
 	not doc.tags["gpufleet_cost-center"] == want

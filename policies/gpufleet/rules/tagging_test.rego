@@ -1,10 +1,10 @@
 package gpufleet.rules.tagging_test
 
+import data.gpufleet.findings
 import data.gpufleet.fixtures as fx
-import data.gpufleet.rules.tagging
 
 test_tag001_no_client if {
-	fs := fx.of(tagging.deny, "GF-TAG-001") with input as fx.pool({"client": ""})
+	fs := fx.of(findings.deny, "GF-TAG-001") with input as fx.pool({"client": ""})
 	count(fs) == 1
 	some f in fs
 	f.severity == "deny"
@@ -13,7 +13,7 @@ test_tag001_no_client if {
 }
 
 test_tag001_client_not_registered if {
-	fs := fx.of(tagging.deny, "GF-TAG-001") with input as fx.pool({"client": "umbrella"})
+	fs := fx.of(findings.deny, "GF-TAG-001") with input as fx.pool({"client": "umbrella"})
 		with data.gpufleet.clients as fx.clients
 	count(fs) == 1
 	some f in fs
@@ -22,7 +22,7 @@ test_tag001_client_not_registered if {
 }
 
 test_tag001_cost_center_missing if {
-	fs := fx.of(tagging.deny, "GF-TAG-001") with input as fx.pool({"tags": {"gpufleet:cost-center": null}})
+	fs := fx.of(findings.deny, "GF-TAG-001") with input as fx.pool({"tags": {"gpufleet:cost-center": null}})
 		with data.gpufleet.clients as fx.clients
 	some f in fs
 	f.attribute == "tags"
@@ -30,30 +30,30 @@ test_tag001_cost_center_missing if {
 }
 
 test_tag001_cost_center_wrong if {
-	fs := fx.of(tagging.deny, "GF-TAG-001") with input as fx.pool({"tags": {"gpufleet:cost-center": "cc-9999"}})
+	fs := fx.of(findings.deny, "GF-TAG-001") with input as fx.pool({"tags": {"gpufleet:cost-center": "cc-9999"}})
 		with data.gpufleet.clients as fx.clients
 	some f in fs
 	contains(f.msg, `tag is "cc-9999"`)
 }
 
 test_tag001_compliant if {
-	count(fx.of(tagging.deny, "GF-TAG-001")) == 0 with input as fx.doc
+	count(fx.of(findings.deny, "GF-TAG-001")) == 0 with input as fx.doc
 		with data.gpufleet.clients as fx.clients
 
 	# GKE resource labels: gpufleet_cost-center, lower case
 	gke := fx.pool({"cloud": "gcp", "tags": {"gpufleet_client": "acme", "gpufleet_cost-center": "CC-1001"}})
-	count(fx.of(tagging.deny, "GF-TAG-001")) == 0 with input as gke
+	count(fx.of(findings.deny, "GF-TAG-001")) == 0 with input as gke
 		with data.gpufleet.clients as fx.clients
 }
 
 test_tag001_without_policy_data_only_the_missing_client if {
-	count(fx.of(tagging.deny, "GF-TAG-001")) == 0 with input as fx.pool({"client": "umbrella", "tags": {}})
-	count(fx.of(tagging.deny, "GF-TAG-001")) == 1 with input as fx.pool({"client": ""})
+	count(fx.of(findings.deny, "GF-TAG-001")) == 0 with input as fx.pool({"client": "umbrella", "tags": {}})
+	count(fx.of(findings.deny, "GF-TAG-001")) == 1 with input as fx.pool({"client": ""})
 }
 
 test_tag001_unknown if {
-	count(fx.of(tagging.deny, "GF-TAG-001")) == 0 with input as fx.pool({"client": null})
+	count(fx.of(findings.deny, "GF-TAG-001")) == 0 with input as fx.pool({"client": null})
 		with data.gpufleet.clients as fx.clients
-	count(fx.of(tagging.deny, "GF-TAG-001")) == 0 with input as fx.pool({"tags": null})
+	count(fx.of(findings.deny, "GF-TAG-001")) == 0 with input as fx.pool({"tags": null})
 		with data.gpufleet.clients as fx.clients
 }
