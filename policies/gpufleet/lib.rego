@@ -13,10 +13,9 @@ package gpufleet.lib
 # isolation, budget, cost-centre and registry-membership checks only run then.
 has_registry if is_object(data.gpufleet.clients)
 
-# A pool is "oversized" when its GPU (or MIG slice) memory exceeds oversize_factor x the need.
-default oversize_factor := 4
-
-oversize_factor := f if {
+# A pool is "oversized" (GF-RS-002) when its GPU (or MIG slice) memory exceeds oversize_factor
+# (default 4) x the need. The factor the policy data sets, when it is a number > 1:
+configured_oversize_factor := f if {
 	f := data.gpufleet.thresholds.oversize_factor
 	is_number(f)
 	f > 1
@@ -41,7 +40,10 @@ non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
 gib(x) := sprintf("%v", [round(x * 10) / 10])
 
 # US dollars with cents: $1234.50 (non-negative amounts).
-usd(x) := sprintf("$%d.%02d", [(c - (c % 100)) / 100, c % 100]) if c := round(x * 100)
+# (%.2f does not format integers, and %d on a number costs several times %.2f in OPA.)
+usd(x) := sprintf("$%v.00", [x]) if {
+	x == round(x)
+} else := sprintf("$%.2f", [x])
 
 # ---------------------------------------------------------------------------------------------
 # Small value helpers

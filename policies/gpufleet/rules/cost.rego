@@ -46,7 +46,7 @@ warn contains lib.finding("GF-COST-002", "capacity.spot_percentage", text) if {
 _saving_text := sprintf("capacity.spot_percentage = 100 would save an estimated %s/month (%v node(s) above capacity.on_demand_base at the catalog spot price, %v h/month)", [lib.usd(saving), nodes, hours]) if {
 	price := lib.node_price(doc.cloud, doc.instance_types[0], doc.gpu.model, doc.gpu.per_node, doc.region)
 	nodes := max([doc.scaling.desired_size - doc.capacity.on_demand_base, 0])
-	hours := lib.hours_per_month
+	hours := data.gpufleet.catalog.hours_per_month
 	saving := (nodes * (price.on_demand_usd - price.spot_usd)) * hours
 } else := "set capacity.spot_percentage (up to 100) to run nodes above capacity.on_demand_base on spot; the catalog has no price for this node type and region, so the saving is not estimated"
 
@@ -75,7 +75,8 @@ warn contains lib.finding("GF-COST-003", "capacity.spot_percentage", text) if {
 # ---------------------------------------------------------------------------------------------
 
 deny contains lib.finding("GF-COST-004", "scaling.desired_size", text) if {
-	budget := data.gpufleet.clients[doc.client].monthly_budget_usd
+	clients := data.gpufleet.clients
+	budget := clients[doc.client].monthly_budget_usd
 	cost := doc.cost.monthly_usd
 	is_number(cost)
 	is_number(budget)

@@ -21,7 +21,8 @@ _iso001_text := "no nvidia.com/gpu taint with effect NO_SCHEDULE, so pods that n
 
 # GF-ISO-002: dedicated client without its client taint.
 deny contains lib.finding("GF-ISO-002", "taints", text) if {
-	data.gpufleet.clients[doc.client].isolation == "dedicated"
+	clients := data.gpufleet.clients
+	clients[doc.client].isolation == "dedicated"
 	not {"key": "gpufleet.io/client", "value": doc.client, "effect": "NO_SCHEDULE"} in doc.taints
 	not lib.client_tainted(doc.taints, doc.client)
 	is_array(doc.taints)
@@ -68,7 +69,8 @@ deny contains lib.finding("GF-ISO-003", "gpu.sharing.strategy", text) if {
 
 # GF-ISO-004
 deny contains lib.finding("GF-ISO-004", "gpu.mig", text) if {
-	data.gpufleet.clients[doc.client].isolation == "mig"
+	clients := data.gpufleet.clients
+	clients[doc.client].isolation == "mig"
 	problem := _iso004_problem
 	text := sprintf("client %q needs hardware isolation (isolation \"mig\") but the pool %s; %s", [doc.client, problem, _iso004_fix])
 }

@@ -9,13 +9,15 @@ import input as doc
 # The region, then each zone, is matched against the globs; the message lists every location
 # outside them and is built only for a pool that has one.
 deny contains _dr001(globs) if {
-	globs := data.gpufleet.clients[doc.client].allowed_regions
+	clients := data.gpufleet.clients
+	globs := clients[doc.client].allowed_regions
 	not lib.location_allowed(doc.region, globs)
 	is_string(doc.region)
 }
 
 deny contains _dr001(globs) if {
-	globs := data.gpufleet.clients[doc.client].allowed_regions
+	clients := data.gpufleet.clients
+	globs := clients[doc.client].allowed_regions
 	some zone in doc.zones
 	not lib.location_allowed(zone, globs)
 }

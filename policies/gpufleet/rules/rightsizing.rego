@@ -1,6 +1,6 @@
 # Right-sizing rules.
 #   GF-RS-001 deny  the GPU (or MIG slice) memory is smaller than workload.gpu_memory_gib
-#   GF-RS-002 warn  GPU/slice memory is more than oversize_factor x the need; names the cheapest
+#   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
 #                   fitting option on the same cloud and region
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
 #                   smaller inference GPU fits
@@ -38,16 +38,32 @@ _memory_attribute := "gpu.mig.profile" if {
 # GF-RS-002
 # ---------------------------------------------------------------------------------------------
 
-warn contains lib.finding("GF-RS-002", _size_attribute, text) if {
+# Two definitions, so that the common case (no oversize_factor in the policy data) costs one
+# comparison per pool and no rule lookup.
+warn contains _rs002(have, need, 4) if {
 	have := doc.gpu.slice_memory_gib
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
 	need > 0
-	limit := lib.oversize_factor * need
-	have > limit
+	have > 4 * need
 	is_number(have)
+	not lib.configured_oversize_factor
+}
+
+warn contains _rs002(have, need, factor) if {
+	data.gpufleet.thresholds.oversize_factor
+	factor := lib.configured_oversize_factor
+	have := doc.gpu.slice_memory_gib
+	need := doc.workload.gpu_memory_gib
+	is_number(need)
+	need > 0
+	have > factor * need
+	is_number(have)
+}
+
+_rs002(have, need, factor) := lib.finding("GF-RS-002", _size_attribute, text) if {
 	text := sprintf("%s has %s GiB of GPU memory, more than %v x the %s GiB workload.gpu_memory_gib; %s", [
-		_unit, lib.gib(have), lib.oversize_factor, lib.gib(need), _suggestion_text(_cheapest_fit(need, limit)),
+		_unit, lib.gib(have), factor, lib.gib(need), _suggestion_text(_cheapest_fit(need, factor * need)),
 	])
 }
 

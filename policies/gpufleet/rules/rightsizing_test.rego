@@ -88,6 +88,24 @@ test_rs002_threshold_from_policy_data if {
 	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
 		with data.gpufleet.thresholds as {"oversize_factor": 8}
 		with data.gpufleet.catalog as fx.catalog
+
+	# 24 GiB for a 10 GiB need: within the default 4x, more than a configured 2x
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 10}})
+		with data.gpufleet.catalog as fx.catalog
+	some f in fx.of(findings.warn, "GF-RS-002") with input as fx.pool({"workload": {"gpu_memory_gib": 10}})
+		with data.gpufleet.thresholds as {"oversize_factor": 2}
+		with data.gpufleet.catalog as fx.catalog
+	contains(f.msg, "more than 2 x the 10 GiB workload.gpu_memory_gib")
+}
+
+test_rs002_unusable_threshold_falls_back_to_4 if {
+	every factor in [0.5, 1, "8", null] {
+		fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
+			with data.gpufleet.thresholds as {"oversize_factor": factor}
+			with data.gpufleet.catalog as fx.catalog
+		some f in fs
+		contains(f.msg, "more than 4 x the 4 GiB")
+	}
 }
 
 test_rs002_fits if {

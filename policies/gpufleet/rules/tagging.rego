@@ -14,15 +14,17 @@ deny contains lib.finding("GF-TAG-001", "client", _no_client_text) if {
 _no_client_text := "the pool has no client, so its cost cannot be attributed and isolation and residency rules cannot apply; set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)"
 
 deny contains lib.finding("GF-TAG-001", "client", text) if {
-	not data.gpufleet.clients[doc.client]
-	lib.has_registry
+	clients := data.gpufleet.clients
+	is_object(clients) # lib.has_registry, without a rule lookup for every pool
+	not clients[doc.client]
 	is_string(doc.client)
 	doc.client != ""
 	text := sprintf("client %q is not in the policy data's client registry (gpufleet.clients); fix the client name or register the client", [doc.client])
 }
 
 deny contains lib.finding("GF-TAG-001", "tags", text) if {
-	want := data.gpufleet.clients[doc.client].cost_center
+	clients := data.gpufleet.clients
+	want := clients[doc.client].cost_center
 	not doc.tags["gpufleet:cost-center"] == want
 	not doc.tags["gpufleet_cost-center"] == want
 	have := lib.tag_or_null(doc.tags, "cost-center")
