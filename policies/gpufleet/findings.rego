@@ -1,9 +1,9 @@
 # Findings: what the rules report, as the provider and conftest show it.
 #
 # The rules (package gpufleet.rules, in rules/<area>.rego and in a user's own bundle) judge one
-# pool document, the input, and report lib.finding(rule, attribute, text) in deny and warn. A
-# finding adds the pool's address and the severity: {msg, rule, address, attribute, severity},
-# msg "<rule>: <address>: <text>".
+# pool document, the input, and report {"rule", "attribute", "text"} (lib.finding) in deny and
+# warn. A finding adds the pool's address and the severity: {msg, rule, address, attribute,
+# severity}, msg "<rule>: <address>: <text>".
 #
 # Waivers: a pool's waivers ({"GF-COST-002": "reason"}: policy_waivers on gpufleet pools, tags
 # gpufleet-waive-<rule id> on official resources) apply to that pool's findings of that rule. A

@@ -14,7 +14,7 @@ import input as doc
 # production service relies on, max(1, scaling.min_size), must be all on-demand.
 # ---------------------------------------------------------------------------------------------
 
-deny contains lib.finding("GF-COST-001", "capacity.on_demand_base", text) if {
+deny contains {"rule": "GF-COST-001", "attribute": "capacity.on_demand_base", "text": text} if {
 	doc.workload.environment == "production"
 	doc.workload.kind == "inference"
 	pct := doc.capacity.spot_percentage
@@ -35,7 +35,7 @@ _floor(min_size) := max([1, min_size]) if {
 # GF-COST-002
 # ---------------------------------------------------------------------------------------------
 
-warn contains lib.finding("GF-COST-002", "capacity.spot_percentage", text) if {
+warn contains {"rule": "GF-COST-002", "attribute": "capacity.spot_percentage", "text": text} if {
 	doc.workload.kind == "training"
 	doc.capacity.spot_percentage == 0
 	doc.workload.interruptible == true
@@ -54,7 +54,7 @@ _saving_text := sprintf("capacity.spot_percentage = 100 would save an estimated 
 # GF-COST-003
 # ---------------------------------------------------------------------------------------------
 
-warn contains lib.finding("GF-COST-003", "capacity.spot_percentage", text) if {
+warn contains {"rule": "GF-COST-003", "attribute": "capacity.spot_percentage", "text": text} if {
 	doc.workload.interruptible == false
 	pct := doc.capacity.spot_percentage
 	pct > 0
@@ -74,7 +74,7 @@ warn contains lib.finding("GF-COST-003", "capacity.spot_percentage", text) if {
 # unknown are not counted and get no finding.
 # ---------------------------------------------------------------------------------------------
 
-deny contains lib.finding("GF-COST-004", "scaling.desired_size", text) if {
+deny contains {"rule": "GF-COST-004", "attribute": "scaling.desired_size", "text": text} if {
 	clients := data.gpufleet.clients
 	budget := clients[doc.client].monthly_budget_usd
 	cost := doc.cost.monthly_usd

@@ -11,7 +11,7 @@ import input as doc
 
 # GF-ISO-001: NO_EXECUTE also keeps other pods off, so it is accepted as well. The exact taint
 # the provider writes is checked first (one membership test); other spellings after.
-deny contains lib.finding("GF-ISO-001", "taints", _iso001_text) if {
+deny contains {"rule": "GF-ISO-001", "attribute": "taints", "text": _iso001_text} if {
 	not {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"} in doc.taints
 	not lib.gpu_tainted(doc.taints)
 	is_array(doc.taints)
@@ -20,7 +20,7 @@ deny contains lib.finding("GF-ISO-001", "taints", _iso001_text) if {
 _iso001_text := "no nvidia.com/gpu taint with effect NO_SCHEDULE, so pods that need no GPU can land on GPU nodes; add the taint nvidia.com/gpu=present:NO_SCHEDULE"
 
 # GF-ISO-002: dedicated client without its client taint.
-deny contains lib.finding("GF-ISO-002", "taints", text) if {
+deny contains {"rule": "GF-ISO-002", "attribute": "taints", "text": text} if {
 	clients := data.gpufleet.clients
 	clients[doc.client].isolation == "dedicated"
 	not {"key": "gpufleet.io/client", "value": doc.client, "effect": "NO_SCHEDULE"} in doc.taints
@@ -54,13 +54,13 @@ deny contains _iso002_shared if {
 	count(lib.client_claims(doc)) > 1
 }
 
-_iso002_shared := lib.finding("GF-ISO-002", "client", sprintf(
+_iso002_shared := {"rule": "GF-ISO-002", "attribute": "client", "text": sprintf(
 	"the pool is claimed by several clients (%s) across client, the gpufleet.io/client label, the gpufleet:client tag and gpufleet.io/client taints; give each client its own pool",
 	[concat(", ", sort(lib.client_claims(doc)))],
-))
+)}
 
 # GF-ISO-003
-deny contains lib.finding("GF-ISO-003", "gpu.sharing.strategy", text) if {
+deny contains {"rule": "GF-ISO-003", "attribute": "gpu.sharing.strategy", "text": text} if {
 	doc.workload.environment == "production"
 	strategy := doc.gpu.sharing.strategy
 	is_string(strategy)
@@ -68,7 +68,7 @@ deny contains lib.finding("GF-ISO-003", "gpu.sharing.strategy", text) if {
 }
 
 # GF-ISO-004
-deny contains lib.finding("GF-ISO-004", "gpu.mig", text) if {
+deny contains {"rule": "GF-ISO-004", "attribute": "gpu.mig", "text": text} if {
 	clients := data.gpufleet.clients
 	clients[doc.client].isolation == "mig"
 	problem := _iso004_problem

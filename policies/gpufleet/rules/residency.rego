@@ -6,38 +6,36 @@ package gpufleet.rules
 import data.gpufleet.lib
 import input as doc
 
-# The region, then each zone, is matched against the globs; the message lists every location
-# outside them and is built only for a pool that has one.
-deny contains _dr001(globs) if {
+# The region outside the globs: the finding is about the region (GKE: location) and lists the
+# zones outside as well. Otherwise a zone outside: the finding is about the zones. The message is
+# built only for a pool that has a location outside.
+deny contains {"rule": "GF-DR-001", "attribute": {"aws": "region", "gcp": "location"}[doc.cloud], "text": text} if {
 	clients := data.gpufleet.clients
 	globs := clients[doc.client].allowed_regions
 	not lib.location_allowed(doc.region, globs)
 	is_string(doc.region)
+	text := _dr001_text(array.concat([doc.region], _dr001_zones_outside(globs)), globs)
 }
 
-deny contains _dr001(globs) if {
+deny contains {"rule": "GF-DR-001", "attribute": {"aws": "subnet_ids", "gcp": "node_locations"}[doc.cloud], "text": text} if {
 	clients := data.gpufleet.clients
 	globs := clients[doc.client].allowed_regions
 	some zone in doc.zones
 	not lib.location_allowed(zone, globs)
+	not _dr001_region_outside(globs)
+	text := _dr001_text(_dr001_zones_outside(globs), globs)
 }
 
-_dr001(globs) := lib.finding("GF-DR-001", _dr001_attribute[[doc.cloud, doc.region in outside]], text) if {
-	outside := [location |
-		some location in array.concat([doc.region], [zone | some zone in doc.zones])
-		is_string(location)
-		not lib.location_allowed(location, globs)
-	]
-	text := sprintf("%s outside client %q's allowed regions (%s); move the pool to an allowed region", [
-		concat(", ", outside), doc.client, concat(", ", globs),
-	])
+_dr001_region_outside(globs) if {
+	is_string(doc.region)
+	not lib.location_allowed(doc.region, globs)
 }
 
-# What to change, by [cloud, region outside]: the region (GKE: location) when it is outside,
-# else the zones.
-_dr001_attribute := {
-	["aws", true]: "region",
-	["gcp", true]: "location",
-	["aws", false]: "subnet_ids",
-	["gcp", false]: "node_locations",
-}
+_dr001_zones_outside(globs) := [zone |
+	some zone in doc.zones
+	not lib.location_allowed(zone, globs)
+]
+
+_dr001_text(outside, globs) := sprintf("%s outside client %q's allowed regions (%s); move the pool to an allowed region", [
+	concat(", ", outside), doc.client, concat(", ", globs),
+])

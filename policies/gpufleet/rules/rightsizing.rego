@@ -13,7 +13,7 @@ import input as doc
 # GF-RS-001
 # ---------------------------------------------------------------------------------------------
 
-deny contains lib.finding("GF-RS-001", _memory_attribute, text) if {
+deny contains {"rule": "GF-RS-001", "attribute": _memory_attribute, "text": text} if {
 	have := doc.gpu.slice_memory_gib
 	need := doc.workload.gpu_memory_gib
 	have < need
@@ -61,7 +61,7 @@ warn contains _rs002(have, need, factor) if {
 	is_number(have)
 }
 
-_rs002(have, need, factor) := lib.finding("GF-RS-002", _size_attribute, text) if {
+_rs002(have, need, factor) := {"rule": "GF-RS-002", "attribute": _size_attribute, "text": text} if {
 	text := sprintf("%s has %s GiB of GPU memory, more than %v x the %s GiB workload.gpu_memory_gib; %s", [
 		_unit, lib.gib(have), factor, lib.gib(need), _suggestion_text(_cheapest_fit(need, factor * need)),
 	])
@@ -91,7 +91,7 @@ _shape_attribute := {"aws": "instance_types", "gcp": "machine_type"}
 # GF-RS-003
 # ---------------------------------------------------------------------------------------------
 
-warn contains lib.finding("GF-RS-003", attribute, text) if {
+warn contains {"rule": "GF-RS-003", "attribute": attribute, "text": text} if {
 	doc.gpu.class == "training"
 	doc.workload.kind in {"inference", "development"}
 	lib.full_gpu(doc)

@@ -7,13 +7,13 @@ package gpufleet.rules
 import data.gpufleet.lib
 import input as doc
 
-deny contains lib.finding("GF-TAG-001", "client", _no_client_text) if {
+deny contains {"rule": "GF-TAG-001", "attribute": "client", "text": _no_client_text} if {
 	doc.client == ""
 }
 
 _no_client_text := "the pool has no client, so its cost cannot be attributed and isolation and residency rules cannot apply; set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)"
 
-deny contains lib.finding("GF-TAG-001", "client", text) if {
+deny contains {"rule": "GF-TAG-001", "attribute": "client", "text": text} if {
 	clients := data.gpufleet.clients
 	is_object(clients) # lib.has_registry, without a rule lookup for every pool
 	not clients[doc.client]
@@ -22,7 +22,7 @@ deny contains lib.finding("GF-TAG-001", "client", text) if {
 	text := sprintf("client %q is not in the policy data's client registry (gpufleet.clients); fix the client name or register the client", [doc.client])
 }
 
-deny contains lib.finding("GF-TAG-001", "tags", text) if {
+deny contains {"rule": "GF-TAG-001", "attribute": "tags", "text": text} if {
 	clients := data.gpufleet.clients
 	want := clients[doc.client].cost_center
 	not doc.tags["gpufleet:cost-center"] == want
