@@ -12,21 +12,30 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/policies"
 )
 
-// findingsQuery is the one query the provider asks: the waiver-applied deny and warn sets, and
-// nothing else of the findings package.
-const findingsQuery = `{"deny": data.gpufleet.findings.deny, "warn": data.gpufleet.findings.warn}`
+// rulesQuery is the query the provider asks of every pool document: what the rules (the bundle's and
+// the user's, package gpufleet.rules) report about it. Evaluate turns each result into a finding the
+// way findings.rego does for conftest: asking findings.rego itself costs every pool its layer of
+// rules again, about 10 µs per finding on top of the rules themselves.
+const rulesQuery = `{"deny": data.gpufleet.rules.deny, "warn": data.gpufleet.rules.warn}`
+
+// bundleConstantsQuery asks, once per engine, what does not depend on the pool: the rules that
+// waivers cannot cover, and the findings about no pool at all (GF-DATA-001 without a registry).
+const bundleConstantsQuery = `{"non_waivable": data.gpufleet.lib.non_waivable, "plan_wide": data.gpufleet.findings.warn}`
 
 // Severities of a finding.
 const (
@@ -45,7 +54,9 @@ type Finding struct {
 
 // Engine evaluates pool documents. It is safe for concurrent use.
 type Engine struct {
-	query rego.PreparedEvalQuery
+	query       rego.PreparedEvalQuery
+	nonWaivable map[string]bool
+	planWide    []Finding // reported with every pool; AddDiagnostics shows them once per plan
 }
 
 // Options say what to compile.
@@ -112,38 +123,92 @@ func hashRegoFiles(h interface{ Write([]byte) (int, error) }, dir string) error 
 
 // New compiles the embedded bundle with opts. A broken user policy is an error naming the file.
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	data := map[string]any{}
-	mergeInto(data, opts.Data.Raw)
-	regoOpts := []func(*rego.Rego){
-		rego.Query(findingsQuery),
-		rego.SetRegoVersion(ast.RegoV1),
-	}
-	embedded, err := embeddedModules()
+	compiler, store, err := compile(opts)
 	if err != nil {
 		return nil, err
 	}
-	for name, src := range embedded {
-		regoOpts = append(regoOpts, rego.Module(name, src))
+	prepare := func(query string) (rego.PreparedEvalQuery, error) {
+		q, err := rego.New(rego.Compiler(compiler), rego.Store(store), rego.Query(query)).PrepareForEval(ctx)
+		if err != nil {
+			return q, fmt.Errorf("compiling the policy bundle: %w", err)
+		}
+		return q, nil
 	}
+	q, err := prepare(rulesQuery)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{query: q, nonWaivable: map[string]bool{}}
+	constantsQuery, err := prepare(bundleConstantsQuery)
+	if err != nil {
+		return nil, err
+	}
+	constants, err := evalObject(ctx, constantsQuery, bundleConstantsQuery)
+	if err != nil {
+		return nil, err
+	}
+	nonWaivable, _ := constants["non_waivable"].([]any)
+	for _, r := range nonWaivable {
+		if rule, ok := r.(string); ok {
+			e.nonWaivable[rule] = true
+		}
+	}
+	planWide, _ := constants["plan_wide"].([]any)
+	for _, item := range planWide {
+		f, err := findingFrom(item)
+		if err != nil {
+			return nil, err
+		}
+		e.planWide = append(e.planWide, f)
+	}
+	return e, nil
+}
+
+// compile parses and compiles the embedded bundle and the user's bundle paths, once for every query
+// of the engine (rego.New would compile the modules again for each), and loads the policy data.
+func compile(opts Options) (*ast.Compiler, storage.Store, error) {
+	modules, err := embeddedModules()
+	if err != nil {
+		return nil, nil, err
+	}
+	data := map[string]any{}
+	mergeInto(data, opts.Data.Raw)
 	if len(opts.BundlePaths) > 0 {
 		loaded, err := loader.NewFileLoader().WithRegoVersion(ast.RegoV1).Filtered(opts.BundlePaths, skipTests)
 		if err != nil {
-			return nil, fmt.Errorf("loading the policy bundle paths: %w", err)
+			return nil, nil, fmt.Errorf("loading the policy bundle paths: %w", err)
 		}
-		for _, m := range loaded.Modules {
-			regoOpts = append(regoOpts, rego.ParsedModule(m.Parsed))
+		for name, m := range loaded.Modules {
+			modules[name] = m.Parsed
 		}
 		mergeInto(data, loaded.Documents)
 	}
+	compiler := ast.NewCompiler().
+		WithDefaultRegoVersion(ast.RegoV1).
+		WithEnablePrintStatements(false).
+		WithUseTypeCheckAnnotations(true)
+	if compiler.Compile(modules); compiler.Failed() {
+		return nil, nil, fmt.Errorf("compiling the policy bundle: %w", compiler.Errors)
+	}
 	// The rules read the client registry for every pool: keep it as AST values, so no read has to
 	// convert it from Go values again.
-	store := inmem.NewFromObjectWithOpts(data, inmem.OptReturnASTValuesOnRead(true))
-	regoOpts = append(regoOpts, rego.Store(store))
-	q, err := rego.New(regoOpts...).PrepareForEval(ctx)
+	return compiler, inmem.NewFromObjectWithOpts(data, inmem.OptReturnASTValuesOnRead(true)), nil
+}
+
+// evalObject evaluates the prepared query, an object.
+func evalObject(ctx context.Context, pq rego.PreparedEvalQuery, query string, opts ...rego.EvalOption) (map[string]any, error) {
+	rs, err := pq.Eval(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("compiling the policy bundle: %w", err)
+		return nil, fmt.Errorf("evaluating the policy bundle: %w", err)
 	}
-	return &Engine{query: q}, nil
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, fmt.Errorf("evaluating the policy bundle: %s is undefined", query)
+	}
+	obj, ok := rs[0].Expressions[0].Value.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("evaluating the policy bundle: %s is %T, not an object", query, rs[0].Expressions[0].Value)
+	}
+	return obj, nil
 }
 
 // skipTests keeps _test.rego files and non-Rego files out of the user's bundle paths.
@@ -151,9 +216,9 @@ func skipTests(_ string, info fs.FileInfo, _ int) bool {
 	return !info.IsDir() && (!strings.HasSuffix(info.Name(), ".rego") || strings.HasSuffix(info.Name(), "_test.rego"))
 }
 
-// embeddedModules reads the Rego files of the embedded bundle, without tests.
-func embeddedModules() (map[string]string, error) {
-	out := map[string]string{}
+// embeddedModules parses the Rego files of the embedded bundle, without tests.
+func embeddedModules() (map[string]*ast.Module, error) {
+	out := map[string]*ast.Module{}
 	err := fs.WalkDir(policies.Bundle, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -165,7 +230,12 @@ func embeddedModules() (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		out["policies/"+p] = string(b)
+		name := "policies/" + p
+		m, err := ast.ParseModuleWithOpts(name, string(b), ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return err
+		}
+		out[name] = m
 		return nil
 	})
 	if err != nil {
@@ -177,34 +247,41 @@ func embeddedModules() (map[string]string, error) {
 	return out, nil
 }
 
-// Evaluate runs the bundle on one pool document and returns its findings, denies first.
-func (e *Engine) Evaluate(ctx context.Context, doc map[string]any) ([]Finding, error) {
-	input, err := ast.InterfaceToValue(doc)
+// Evaluate runs the rules on one pool document and returns its findings, denies first.
+func (e *Engine) Evaluate(ctx context.Context, doc map[string]any) (findings []Finding, err error) {
+	// The rules read a part of the document, and OPA converts only what they read (ast.LazyObject).
+	// That conversion panics on a value without a JSON form. pool.Document builds none, but a panic
+	// here would take terraform's plan down with the provider.
+	defer func() {
+		if r := recover(); r != nil {
+			findings, err = nil, fmt.Errorf("converting the pool document: %v", r)
+		}
+	}()
+	results, err := evalObject(ctx, e.query, rulesQuery, rego.EvalParsedInput(ast.LazyObject(doc)), rego.EvalMetrics(metrics.NoOp()))
 	if err != nil {
-		return nil, fmt.Errorf("converting the pool document: %w", err)
+		return nil, err
 	}
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
-	if err != nil {
-		return nil, fmt.Errorf("evaluating the policy bundle: %w", err)
-	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, fmt.Errorf("evaluating the policy bundle: %s is undefined", findingsQuery)
-	}
-	sets, ok := rs[0].Expressions[0].Value.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("evaluating the policy bundle: %s is %T, not an object", findingsQuery, rs[0].Expressions[0].Value)
-	}
-	var findings []Finding
+	address, _ := doc["address"].(string)
+	waivers, _ := doc["waivers"].(map[string]any)
+	findings = slices.Clone(e.planWide)
 	for _, severity := range []string{SeverityDeny, SeverityWarn} {
-		items, _ := sets[severity].([]any)
+		items, _ := results[severity].([]any)
 		for _, item := range items {
-			f, err := findingFrom(item, severity)
+			r, err := ruleResultFrom(item)
 			if err != nil {
 				return nil, err
 			}
-			findings = append(findings, f)
+			if f, ok := e.report(r, address, severity, waivers); ok {
+				findings = append(findings, f)
+			}
 		}
 	}
+	sortFindings(findings)
+	return findings, nil
+}
+
+// sortFindings puts denies first, then orders by rule and message.
+func sortFindings(findings []Finding) {
 	sort.SliceStable(findings, func(i, j int) bool {
 		if findings[i].Severity != findings[j].Severity {
 			return findings[i].Severity == SeverityDeny
@@ -214,21 +291,52 @@ func (e *Engine) Evaluate(ctx context.Context, doc map[string]any) ([]Finding, e
 		}
 		return findings[i].Msg < findings[j].Msg
 	})
-	return findings, nil
 }
 
-func findingFrom(item any, severity string) (Finding, error) {
+// ruleResult is what a rule reports about the pool it judges (lib.finding).
+type ruleResult struct{ rule, attribute, text string }
+
+func ruleResultFrom(item any) (ruleResult, error) {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return ruleResult{}, fmt.Errorf("policy rule result %v is not an object with rule, attribute and text (lib.finding)", item)
+	}
+	rule, okRule := m["rule"].(string)
+	text, okText := m["text"].(string)
+	attribute, okAttribute := m["attribute"].(string)
+	if !okRule || !okText || (!okAttribute && m["attribute"] != nil) {
+		return ruleResult{}, fmt.Errorf("policy rule result %v needs rule, attribute and text strings (lib.finding)", item)
+	}
+	return ruleResult{rule: rule, attribute: attribute, text: text}, nil
+}
+
+// report is findings.rego's report, waiver and waived for the provider: the finding of rule result r
+// on the pool at address, unless a waiver drops it (a waived warning); a waived deny is a warning
+// that names the waiver's reason.
+func (e *Engine) report(r ruleResult, address, severity string, waivers map[string]any) (Finding, bool) {
+	f := Finding{Msg: r.rule + ": " + address + ": " + r.text, Rule: r.rule, Address: address, Attribute: r.attribute, Severity: severity}
+	reason, waived := waivers[r.rule]
+	if !waived || e.nonWaivable[r.rule] {
+		return f, true
+	}
+	if severity == SeverityWarn {
+		return Finding{}, false
+	}
+	f.Msg += fmt.Sprintf(" (waived: %s)", reason)
+	f.Severity = SeverityWarn
+	return f, true
+}
+
+// findingFrom reads a finding the bundle reports in full (findings.rego).
+func findingFrom(item any) (Finding, error) {
 	m, ok := item.(map[string]any)
 	if !ok {
 		return Finding{}, fmt.Errorf("policy finding %v is not an object with msg, rule, address, attribute", item)
 	}
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	f := Finding{Msg: str("msg"), Rule: str("rule"), Address: str("address"), Attribute: str("attribute"), Severity: str("severity")}
-	if f.Severity == "" {
-		f.Severity = severity
-	}
-	if f.Msg == "" {
-		return Finding{}, fmt.Errorf("policy finding %v has no msg", item)
+	if f.Msg == "" || f.Severity == "" {
+		return Finding{}, fmt.Errorf("policy finding %v has no msg or severity", item)
 	}
 	return f, nil
 }

@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -159,6 +161,80 @@ func TestEngine_unknownValuesDoNotFire(t *testing.T) {
 	}
 }
 
+// The provider reports rule results itself (Engine.report); conftest reports them through
+// findings.rego. For documents with waivable and non-waivable waivers, with and without policy data,
+// both must say the same.
+func TestEngine_reportsWhatFindingsRegoReports(t *testing.T) {
+	data, err := LoadData([]string{"../../policies/examples/policy-data.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waived := func(doc map[string]any, waivers map[string]any) map[string]any {
+		doc["waivers"] = waivers
+		return doc
+	}
+	timeSliced := testSpec()
+	timeSliced.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}
+	untaintedSpot := document(t, testSpec(), nil)
+	untaintedSpot["taints"] = []any{}
+	untaintedSpot["capacity"].(map[string]any)["spot_percentage"] = 50
+	unregistered := testSpec()
+	unregistered.Client = "hooli"
+	inEurope := testSpec()
+	inEurope.Region = "eu-west-1"
+
+	for name, c := range map[string]struct {
+		opts Options
+		doc  map[string]any
+	}{
+		"waived deny":                  {Options{}, waived(document(t, timeSliced, nil), map[string]any{"GF-ISO-003": "canary, owner ml-platform, ends 2026-12-31"})},
+		"non-waivable and waived warn": {Options{}, waived(untaintedSpot, map[string]any{"GF-ISO-001": "we know, owner ml-platform", "GF-COST-003": "short jobs, owner ml-platform"})},
+		"non-waivable with data":       {Options{Data: data}, waived(document(t, testSpec(), data.Registry), map[string]any{"GF-DR-001": "data stays here, owner legal"})},
+		"unregistered client":          {Options{Data: data}, document(t, unregistered, data.Registry)},
+		"compliant":                    {Options{Data: data}, document(t, inEurope, data.Registry)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := newEngine(t, c.opts).Evaluate(context.Background(), c.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := findingsRego(t, c.opts, c.doc)
+			if !slices.Equal(got, want) {
+				t.Fatalf("provider reports\n%+v\nfindings.rego reports\n%+v", got, want)
+			}
+			if name != "compliant" && len(got) == 0 {
+				t.Fatal("this case is about findings, and there are none")
+			}
+		})
+	}
+}
+
+// findingsRego evaluates findings.rego's deny and warn on doc, sorted as Evaluate sorts.
+func findingsRego(t *testing.T, opts Options, doc map[string]any) []Finding {
+	t.Helper()
+	compiler, store, err := compile(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const query = `{"deny": data.gpufleet.findings.deny, "warn": data.gpufleet.findings.warn}`
+	rs, err := rego.New(rego.Compiler(compiler), rego.Store(store), rego.Query(query), rego.Input(doc)).Eval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Finding
+	for _, severity := range []string{SeverityDeny, SeverityWarn} {
+		for _, item := range rs[0].Expressions[0].Value.(map[string]any)[severity].([]any) {
+			f, err := findingFrom(item)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, f)
+		}
+	}
+	sortFindings(out)
+	return out
+}
+
 func TestShared_compilesOncePerOptions(t *testing.T) {
 	a, err := Shared(context.Background(), Options{})
 	if err != nil {
@@ -200,6 +276,56 @@ deny contains lib.finding("ACME-001", "workload.kind", "no inference here") if i
 	}
 	if want := "ACME-001: gpufleet_eks_node_pool.infer: no inference here"; f.Msg != want || f.Attribute != "workload.kind" || f.Severity != SeverityDeny {
 		t.Fatalf("user finding %+v, want msg %q at workload.kind, deny", f, want)
+	}
+}
+
+// OPA converts only the parts of the document a rule reads; rules that compare, count or walk
+// whole objects of it must see the same document all the same.
+func TestEngine_rulesSeeTheWholeDocument(t *testing.T) {
+	dir := t.TempDir()
+	custom := `package gpufleet.rules
+
+import data.gpufleet.lib
+
+deny contains lib.finding("ACME-002", "scaling", "whole document") if {
+	input.scaling == {"min_size": 1, "max_size": 4, "desired_size": 2}
+	{"min_size": 1, "max_size": 4, "desired_size": 2} == input.scaling
+	input.waivers == {}
+	count(input) == ` + strconv.Itoa(len(document(t, testSpec(), nil))) + `
+	count([k | some k, _ in input]) == count(input)
+	input.labels["gpufleet.io/client"] == "acme"
+	[path | walk(input, [path, "acme"])] != []
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "acme.rego"), []byte(custom), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	findings, err := newEngine(t, Options{BundlePaths: []string{dir}}).Evaluate(context.Background(), document(t, testSpec(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := find(findings, "ACME-002"); !ok {
+		t.Fatalf("the rule did not see the document it was given: %+v", findings)
+	}
+}
+
+func TestEngine_malformedRuleResultIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	custom := "package gpufleet.rules\n\ndeny contains \"no inference here\" if input.workload.kind == \"inference\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "acme.rego"), []byte(custom), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := newEngine(t, Options{BundlePaths: []string{dir}}).Evaluate(context.Background(), document(t, testSpec(), nil))
+	if err == nil || !strings.Contains(err.Error(), "no inference here") || !strings.Contains(err.Error(), "lib.finding") {
+		t.Fatalf("want an error naming the result and lib.finding, got %v", err)
+	}
+}
+
+func TestEngine_unconvertibleDocumentIsAnError(t *testing.T) {
+	doc := document(t, testSpec(), nil)
+	doc["client"] = make(chan int)
+	if _, err := newEngine(t, Options{}).Evaluate(context.Background(), doc); err == nil || !strings.Contains(err.Error(), "converting the pool document") {
+		t.Fatalf("want a conversion error, got %v", err)
 	}
 }
 

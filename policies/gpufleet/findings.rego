@@ -10,9 +10,11 @@
 # waived deny is a warning whose msg names the reason; a waived warning is dropped. GF-ISO-001,
 # GF-DR-001 and GF-TAG-001 cannot be waived.
 #
-# deny and warn here are the provider's query: the findings of the one pool document in input.
-# conftest's entry point (main.rego) judges every pool document of a plan with the same rules and
-# the same functions below, under the plan's addresses.
+# deny and warn here are the findings of the one pool document in input: what the provider reports
+# for the pool. (The provider asks data.gpufleet.rules and does what report, waiver and waived do
+# in Go, which is cheaper per pool; a Go test, TestEngine_reportsWhatFindingsRegoReports, keeps the
+# two equal.) conftest's entry point (main.rego) judges every pool document of a plan with the same
+# rules and the same functions below, under the plan's addresses.
 package gpufleet.findings
 
 import data.gpufleet.lib

@@ -77,12 +77,11 @@ warn contains {"rule": "GF-COST-003", "attribute": "capacity.spot_percentage", "
 deny contains {"rule": "GF-COST-004", "attribute": "scaling.desired_size", "text": text} if {
 	clients := data.gpufleet.clients
 	budget := clients[doc.client].monthly_budget_usd
+	[pools, total] := client_totals[doc.client]
+	total > budget
+	is_number(budget)
 	cost := doc.cost.monthly_usd
 	is_number(cost)
-	is_number(budget)
-	totals := client_totals
-	[pools, total] := totals[doc.client]
-	total > budget
 	text := sprintf("client %q's %v pool(s) in this plan cost an estimated %s/month, over its monthly budget of %s (this pool: %s/month); reduce sizes, use spot where the workload allows, or raise the budget in the policy data", [
 		doc.client, pools, lib.usd(total), lib.usd(budget), lib.usd(cost),
 	])
@@ -92,9 +91,10 @@ deny contains {"rule": "GF-COST-004", "attribute": "scaling.desired_size", "text
 # monthly_budget_usd; pools with an unknown cost are not counted. The provider judges one pool at
 # a time: its "plan" is that pool. conftest's entry point (main.rego) computes the totals once
 # over the plan's documents and pins them while it judges each pool.
-client_totals := {doc.client: [1, doc.cost.monthly_usd]} if {
+client_totals := {doc.client: [1, cost]} if {
+	cost := doc.cost.monthly_usd
+	is_number(cost)
 	is_string(doc.address)
-	is_number(doc.cost.monthly_usd)
 }
 
 # One comprehension per client; OPA indexes the inner comprehension on d.client, so the plan is

@@ -18,9 +18,9 @@ deny contains {"rule": "GF-DR-001", "attribute": {"aws": "region", "gcp": "locat
 }
 
 deny contains {"rule": "GF-DR-001", "attribute": {"aws": "subnet_ids", "gcp": "node_locations"}[doc.cloud], "text": text} if {
+	some zone in doc.zones
 	clients := data.gpufleet.clients
 	globs := clients[doc.client].allowed_regions
-	some zone in doc.zones
 	not lib.location_allowed(zone, globs)
 	not _dr001_region_outside(globs)
 	text := _dr001_text(_dr001_zones_outside(globs), globs)

@@ -38,7 +38,7 @@ _memory_attribute := "gpu.mig.profile" if {
 # GF-RS-002
 # ---------------------------------------------------------------------------------------------
 
-# Two definitions, so that the common case (no oversize_factor in the policy data) costs one
+# Two definitions, so that the common cases (no oversize_factor in the policy data, or 4) cost one
 # comparison per pool and no rule lookup.
 warn contains _rs002(have, need, 4) if {
 	have := doc.gpu.slice_memory_gib
@@ -47,12 +47,13 @@ warn contains _rs002(have, need, 4) if {
 	need > 0
 	have > 4 * need
 	is_number(have)
-	not lib.configured_oversize_factor
+	not _other_oversize_factor
 }
 
 warn contains _rs002(have, need, factor) if {
-	data.gpufleet.thresholds.oversize_factor
-	factor := lib.configured_oversize_factor
+	factor := data.gpufleet.thresholds.oversize_factor
+	factor != 4
+	factor == lib.configured_oversize_factor
 	have := doc.gpu.slice_memory_gib
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
@@ -60,6 +61,8 @@ warn contains _rs002(have, need, factor) if {
 	have > factor * need
 	is_number(have)
 }
+
+_other_oversize_factor if lib.configured_oversize_factor != 4
 
 _rs002(have, need, factor) := {"rule": "GF-RS-002", "attribute": _size_attribute, "text": text} if {
 	text := sprintf("%s has %s GiB of GPU memory, more than %v x the %s GiB workload.gpu_memory_gib; %s", [

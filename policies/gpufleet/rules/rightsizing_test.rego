@@ -108,6 +108,16 @@ test_rs002_unusable_threshold_falls_back_to_4 if {
 	}
 }
 
+# A configured factor of 4 is left to the default's definition, which must still report it.
+test_rs002_configured_4 if {
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool({"workload": {"gpu_memory_gib": 4}})
+		with data.gpufleet.thresholds as {"oversize_factor": 4}
+		with data.gpufleet.catalog as fx.catalog
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "more than 4 x the 4 GiB")
+}
+
 test_rs002_fits if {
 	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 6}})
 		with data.gpufleet.catalog as fx.catalog
