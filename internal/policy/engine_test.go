@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -341,8 +342,19 @@ func TestNew_brokenUserBundleIsAnError(t *testing.T) {
 }
 
 func TestEngine_concurrentUse(t *testing.T) {
-	e := newEngine(t, Options{})
-	doc := document(t, testSpec(), nil)
+	data, err := LoadData([]string{"../../policies/examples/policy-data.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, Options{Data: data})
+	// One document, read by every goroutine at once: outside acme's regions (GF-DR-001), with a
+	// waiver that does not apply.
+	doc := document(t, testSpec(), data.Registry)
+	doc["waivers"] = map[string]any{"GF-DR-001": "data stays here, owner legal"}
+	want, err := e.Evaluate(context.Background(), doc)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("findings %+v, %v", want, err)
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for range 16 {
@@ -350,7 +362,11 @@ func TestEngine_concurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				if _, err := e.Evaluate(context.Background(), doc); err != nil {
+				got, err := e.Evaluate(context.Background(), doc)
+				if err == nil && !slices.Equal(got, want) {
+					err = fmt.Errorf("findings %+v, want %+v", got, want)
+				}
+				if err != nil {
 					errs <- err
 					return
 				}
