@@ -28,6 +28,22 @@ const (
 	autoscalerGPUResource = autoscalerPrefix + "node-template/resources/nvidia.com/gpu"
 )
 
+// maxNodegroupTags is how many tags EKS takes on a node group (EKS API Reference: TagResource).
+const maxNodegroupTags = 50
+
+// nodegroupTagsProblem explains a node group that would carry more tags than EKS takes: besides
+// the pool's effective tags, a node group carries the spot mix and the cluster autoscaler's
+// node-template tags, one per node label and taint. "" when every node group fits.
+func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
+	for _, cfg := range sideConfigs("", s, d) {
+		if n := len(cfg.Tags); n > maxNodegroupTags {
+			return fmt.Sprintf("node group %s would carry %d tags, and EKS takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and %d that gpufleet adds for the spot mix and the cluster autoscaler (one per node label and taint, and %d more). Remove tags or labels.",
+				cfg.Name, n, maxNodegroupTags, len(d.Tags), n-len(d.Tags), n-len(d.Tags)-len(cfg.Labels)-len(cfg.Taints))
+		}
+	}
+	return ""
+}
+
 // sideConfig is everything one node group of the pool is created or updated with.
 type sideConfig struct {
 	pool.Side

@@ -38,6 +38,10 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 		{"invalid taint effect", `["g5.xlarge"]`, `taints = [{ key = "team", effect = "NoSchedule" }]`, []string{"effect", "value must be one of"}},
 		{"taint that duplicates a derived one", `["g5.xlarge"]`, `taints = [{ key = "nvidia.com/gpu", value = "present", effect = "NO_SCHEDULE" }]`, []string{"taints", `sets the "nvidia.com/gpu" taint itself`}},
 		{"invalid client id", `["g5.xlarge"]`, `client = "Acme Corp"`, []string{"client", "lowercase letters"}},
+		{"label key longer than EKS accepts", `["g5.xlarge"]`, `labels = { "scheduling.platform-team.example.com/preferred-maintenance-window-utc" = "night" }`, []string{"labels", "at most 63 characters"}},
+		{"empty label value", `["g5.xlarge"]`, `labels = { team = "" }`, []string{"labels", "empty"}},
+		{"taint key longer than EKS accepts", `["g5.xlarge"]`, `taints = [{ key = "scheduling.platform-team.example.com/preferred-maintenance-window-utc", effect = "NO_SCHEDULE" }]`, []string{"taints", "at most 63 characters"}},
+		{"more tags than a node group takes", `["g5.xlarge"]`, "tags = {" + manyTags(40) + "}", []string{"tags", "at most 50"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +70,15 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyTags is n HCL map entries t00 = "x", t01 = "x", ...
+func manyTags(n int) string {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = fmt.Sprintf("t%02d = %q", i, "x")
+	}
+	return strings.Join(entries, ", ")
 }
 
 // Throttling and 5xx are retried by the SDK's standard retryer: 50 pools under a 20 % throttling

@@ -116,6 +116,10 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			resp.Diagnostics.AddError("Deriving the pool", err.Error())
 			return
 		}
+		if problem := nodegroupTagsProblem(spec, d); problem != "" {
+			resp.Diagnostics.AddAttributeError(path.Root("tags"), "Too many tags for an EKS node group", problem)
+			return
+		}
 		derived = &d
 	}
 	// One document for the policy_document attribute and the evaluation.

@@ -121,7 +121,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators:          []validator.String{stringvalidator.RegexMatches(k8sVersion, "must be a Kubernetes minor version such as 1.31")},
 			},
 			"taints": schema.SetNestedAttribute{
-				MarkdownDescription: "Extra Kubernetes taints. The GPU taint and the client taint are derived (see `effective_taints`).",
+				MarkdownDescription: "Extra Kubernetes taints. The GPU taint and the client taint are derived (see `effective_taints`). EKS takes keys of at most 63 characters, prefix included.",
 				Optional:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"key":    schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
@@ -131,12 +131,12 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators: []validator.Set{setvalidator.SizeAtMost(48)},
 			},
 			"labels": schema.MapAttribute{
-				MarkdownDescription: "Extra Kubernetes node labels. Labels under `gpufleet.io/` are derived (see `effective_labels`).",
+				MarkdownDescription: "Extra Kubernetes node labels. Labels under `gpufleet.io/` are derived (see `effective_labels`). EKS takes keys of at most 63 characters, prefix included, and no empty values.",
 				ElementType:         types.StringType,
 				Optional:            true,
 			},
 			"tags": schema.MapAttribute{
-				MarkdownDescription: "Extra tags, merged over the provider's `default_tags`, on the node groups, launch templates, instances, volumes and network interfaces. Tags under `gpufleet:` are derived (see `effective_tags`).",
+				MarkdownDescription: "Extra tags, merged over the provider's `default_tags`, on the node groups, launch templates, instances, volumes and network interfaces. Tags under `gpufleet:` are derived (see `effective_tags`). EKS takes 50 tags on a node group, and gpufleet adds to each node group one cluster-autoscaler tag per node label and taint and 4 more; the plan fails when they do not fit.",
 				ElementType:         types.StringType,
 				Optional:            true,
 			},

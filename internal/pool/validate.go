@@ -30,6 +30,10 @@ var (
 const (
 	maxSharingReplicas = 48 // GKE's maxSharedClientsPerGpu limit; the device plugin has none, keep one rule
 	minWaiverReason    = 10
+	// EKS takes label keys and values, and taint keys, of at most 63 characters with the prefix
+	// counted, and no empty label values (EKS API Reference: CreateNodegroup, Taint); Kubernetes
+	// itself allows a 253-character prefix and empty values.
+	maxEKSKey = 63
 )
 
 // Validate checks the spec against the catalog and the clouds' rules. Every problem names the
@@ -251,8 +255,11 @@ func (v *validator) taints() {
 	}
 	seen := map[string]bool{}
 	for i, t := range v.spec.Taints {
-		if !validK8sQualifiedName(t.Key) {
+		switch {
+		case !validK8sQualifiedName(t.Key):
 			v.add(P("taints", i, "key"), "Invalid taint key", "%q is not a Kubernetes qualified name ([prefix/]name, name at most 63 characters).", t.Key)
+		case v.spec.Cloud == catalog.AWS && len(t.Key) > maxEKSKey:
+			v.add(P("taints", i, "key"), "Taint key too long for EKS", "%q has %d characters; EKS takes taint keys of at most %d characters, prefix included.", t.Key, len(t.Key), maxEKSKey)
 		}
 		if t.Value != "" && !k8sNamePattern.MatchString(t.Value) {
 			v.add(P("taints", i, "value"), "Invalid taint value", "%q must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.", t.Value)
@@ -282,8 +289,13 @@ func (v *validator) labels() {
 			v.add(p, "Invalid label key", "%q is not a Kubernetes qualified name ([prefix/]name, name at most 63 characters).", k)
 		case strings.HasPrefix(k, LabelPrefix):
 			v.add(p, "Reserved label", "labels under %q are derived by gpufleet (see effective_labels); remove %q.", LabelPrefix, k)
+		case v.spec.Cloud == catalog.AWS && len(k) > maxEKSKey:
+			v.add(p, "Label key too long for EKS", "%q has %d characters; EKS takes label keys of at most %d characters, prefix included.", k, len(k), maxEKSKey)
 		}
-		if val := v.spec.Labels[k]; val != "" && !k8sNamePattern.MatchString(val) {
+		switch val := v.spec.Labels[k]; {
+		case val == "" && v.spec.Cloud == catalog.AWS:
+			v.add(p, "Empty label value", "EKS does not take empty label values; give %q a value or remove it.", k)
+		case val != "" && !k8sNamePattern.MatchString(val):
 			v.add(p, "Invalid label value", "%q must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.", val)
 		}
 	}

@@ -145,6 +145,9 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 		{"sharing strategy", func(s *Spec) { s.GPU.Sharing = &Sharing{Strategy: "vgpu", Replicas: 2} }, "gpu.sharing.strategy", "time-slicing, mps"},
 		{"reserved label", func(s *Spec) { s.Labels = map[string]string{"gpufleet.io/client": "other"} }, "labels.gpufleet.io/client", "derived"},
 		{"bad label key", func(s *Spec) { s.Labels = map[string]string{"-bad": "x"} }, "labels.-bad", "qualified name"},
+		{"label key longer than EKS takes", func(s *Spec) { s.Labels = map[string]string{longKey: "x"} }, "labels." + longKey, "at most 63 characters, prefix included"},
+		{"empty label value on EKS", func(s *Spec) { s.Labels = map[string]string{"team": ""} }, "labels.team", "empty label values"},
+		{"taint key longer than EKS takes", func(s *Spec) { s.Taints = []Taint{{Key: longKey, Effect: EffectNoSchedule}} }, "taints[0].key", "at most 63 characters, prefix included"},
 		{"reserved tag", func(s *Spec) { s.Tags = map[string]string{"gpufleet:client": "other"} }, "tags.gpufleet:client", "derived"},
 		{"aws tag prefix", func(s *Spec) { s.Tags = map[string]string{"aws:foo": "x"} }, "tags.aws:foo", "aws:"},
 		{"eks name too long for the suffix", func(s *Spec) { s.Name = strings.Repeat("n", 59) }, "name", "1-58"},
@@ -186,6 +189,19 @@ func TestValidate_gkeProblems(t *testing.T) {
 			tc.mutate(&s)
 			requireProblem(t, s.Validate(), tc.path, tc.detail)
 		})
+	}
+}
+
+// longKey is a Kubernetes qualified name of 69 characters, more than EKS takes.
+const longKey = "scheduling.platform-team.example.com/preferred-maintenance-window-utc"
+
+// EKS's key limits are EKS's: GKE takes any Kubernetes qualified name.
+func TestValidate_gkeTakesLongKeys(t *testing.T) {
+	s := gkeSpec()
+	s.Labels = map[string]string{longKey: "x"}
+	s.Taints = []Taint{{Key: longKey, Effect: EffectNoSchedule}}
+	if problems := s.Validate(); len(problems) != 0 {
+		t.Fatalf("GKE takes Kubernetes qualified names as label and taint keys: %v", problems)
 	}
 }
 
