@@ -12,9 +12,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
 const (
@@ -42,6 +45,13 @@ func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
 		}
 	}
 	return ""
+}
+
+// nodegroupTagsCheck is the plan-time check of the tag limit, at the tags attribute.
+func nodegroupTagsCheck(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
+	if problem := nodegroupTagsProblem(s, d); problem != "" {
+		diags.AddAttributeError(path.Root("tags"), "Too many tags for an EKS node group", problem)
+	}
 }
 
 // sideConfig is everything one node group of the pool is created or updated with.
@@ -297,7 +307,7 @@ func poolTaints(taints []types.Taint) []pool.Taint {
 	for i, t := range taints {
 		out[i] = pool.Taint{Key: aws.ToString(t.Key), Value: aws.ToString(t.Value), Effect: string(t.Effect)}
 	}
-	sortTaints(out)
+	poolschema.SortTaints(out)
 	return out
 }
 

@@ -23,8 +23,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
 // ResourceType is the resource's type name.
@@ -101,95 +101,23 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	spec, diags := plan.spec(ctx)
 	resp.Diagnostics.Append(diags...)
-	addProblems(&resp.Diagnostics, spec.Validate())
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if !plan.ClusterName.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = fwtypes.StringValue(poolID(plan.ClusterName.ValueString(), plan.Name.ValueString()))
 	}
-
-	var derived *pool.Derived
-	if spec.AllKnown() {
-		d, err := pool.Derive(spec, r.meta.Pool)
-		if err != nil {
-			resp.Diagnostics.AddError("Deriving the pool", err.Error())
-			return
-		}
-		if problem := nodegroupTagsProblem(spec, d); problem != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("tags"), "Too many tags for an EKS node group", problem)
-			return
-		}
-		derived = &d
+	derived, ok := poolschema.Plan(ctx, r.meta, spec, &plan.Model, nodegroupTagsCheck, &resp.Diagnostics)
+	if !ok {
+		return
 	}
-	// One document for the policy_document attribute and the evaluation.
-	doc := pool.Document(documentAddress(spec), spec, derived)
-	if derived != nil {
-		d := *derived
-		setDerived(&plan, d, doc)
-		if d.PriceErr != nil {
-			resp.Diagnostics.AddAttributeWarning(path.Root("estimated_hourly_cost_usd"), "No cost estimate", d.PriceErr.Error())
-		}
-		if !unchanged {
-			plan.NodeGroups = plannedNodeGroups(ctx, d, state)
-		}
-	} else {
-		setDerivedUnknown(&plan)
+	switch {
+	case derived == nil:
+		plan.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
+	case !unchanged:
+		plan.NodeGroups = plannedNodeGroups(ctx, *derived, state)
 	}
-	r.evaluatePolicy(ctx, doc, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-func (r *NodePoolResource) evaluatePolicy(ctx context.Context, doc map[string]any, diags *diag.Diagnostics) {
-	if r.meta.Enforcement == policy.EnforceOff || r.meta.Policy == nil {
-		if r.meta.Once("policy-off") {
-			diags.AddWarning("Policy is off", "policy.enforcement = \"off\": gpufleet pools are not checked against the policy bundle in this plan.")
-		}
-		return
-	}
-	findings, err := r.meta.Policy.Evaluate(ctx, doc)
-	if err != nil {
-		diags.AddError("Evaluating policy", err.Error())
-		return
-	}
-	policy.AddDiagnostics(diags, findings, r.meta.Enforcement, r.meta.Once)
-}
-
-// documentAddress names the pool in policy messages; the provider does not know the resource's
-// terraform address (conftest replaces it with the plan's).
-func documentAddress(s pool.Spec) string { return fmt.Sprintf("%s[%s]", ResourceType, s.Name) }
-
-// setDerived fills the computed attributes from the derived values and the pool's policy document.
-func setDerived(m *nodePoolModel, d pool.Derived, doc map[string]any) {
-	m.GPUModel = fwtypes.StringValue(d.GPU.Name)
-	m.GPUsPerNode = fwtypes.Int64Value(int64(d.Node.GPUCount))
-	m.GPUMemoryGiB = fwtypes.Float64Value(d.GPU.MemoryGiB)
-	m.EffectiveTaints = taintSet(d.Taints)
-	m.EffectiveLabels = stringMapValue(d.Labels)
-	m.EffectiveTags = stringMapValue(d.Tags)
-	m.DevicePluginConfig = nullableString(d.DevicePluginConfig)
-	m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = fwtypes.Float64Null(), fwtypes.Float64Null()
-	if d.PriceErr == nil {
-		m.EstimatedHourlyCostUSD = fwtypes.Float64Value(d.HourlyUSD)
-		m.EstimatedMonthlyCostUSD = fwtypes.Float64Value(d.MonthlyUSD)
-	}
-	// The document only holds values derived above: a conversion error is a programming error
-	// that the acceptance tests catch, and leaves the attribute null.
-	m.PolicyDocument, _ = documentValue(doc)
-}
-
-func setDerivedUnknown(m *nodePoolModel) {
-	m.GPUModel = fwtypes.StringUnknown()
-	m.GPUsPerNode = fwtypes.Int64Unknown()
-	m.GPUMemoryGiB = fwtypes.Float64Unknown()
-	m.EffectiveTaints = fwtypes.SetUnknown(fwtypes.ObjectType{AttrTypes: taintAttrTypes})
-	m.EffectiveLabels = fwtypes.MapUnknown(fwtypes.StringType)
-	m.EffectiveTags = fwtypes.MapUnknown(fwtypes.StringType)
-	m.DevicePluginConfig = fwtypes.StringUnknown()
-	m.EstimatedHourlyCostUSD = fwtypes.Float64Unknown()
-	m.EstimatedMonthlyCostUSD = fwtypes.Float64Unknown()
-	m.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
-	m.PolicyDocument = fwtypes.ObjectUnknown(policyDocumentType.AttrTypes)
 }
 
 // plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
@@ -202,7 +130,7 @@ func plannedNodeGroups(ctx context.Context, d pool.Derived, state *nodePoolModel
 		for _, ng := range nodeGroupsOf(ctx, state.NodeGroups) {
 			prior[ng.Name.ValueString()] = ng
 		}
-		ltChanges = !state.EffectiveTags.Equal(stringMapValue(d.Tags))
+		ltChanges = !state.EffectiveTags.Equal(poolschema.StringMapValue(d.Tags))
 	}
 	var out []nodeGroupModel
 	for _, side := range d.Sides {
@@ -347,13 +275,6 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// addProblems reports validation problems at their attributes, naming the attribute in the text too.
-func addProblems(diags *diag.Diagnostics, problems []pool.Problem) {
-	for _, p := range problems {
-		diags.AddAttributeError(problemPath(p.Path), p.Summary, p.Path.String()+": "+p.Detail)
-	}
-}
-
 // prepareApply is what Create and Update share: the cloud clients and the node groups the plan asks
 // for, recomputed from the planned configuration (the plan holds only their results).
 func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (*clients, []sideConfig) {
@@ -363,7 +284,7 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	}
 	spec, d := m.spec(ctx)
 	diags.Append(d...)
-	addProblems(diags, spec.Validate())
+	poolschema.AddProblems(diags, spec.Validate())
 	if diags.HasError() {
 		return nil, nil
 	}
@@ -513,11 +434,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	}
 	r.flatten(m, found, reservation)
 	spec, _ := m.spec(ctx)
-	if d, err := pool.Derive(spec, r.meta.Pool); err == nil {
-		setDerived(m, d, pool.Document(documentAddress(spec), spec, &d))
-	} else {
-		tflog.Warn(ctx, "node pool read from EKS does not derive", map[string]any{"error": err.Error()})
-	}
+	poolschema.Refresh(ctx, r.meta, spec, &m.Model)
 	return true, nil
 }
 
@@ -546,57 +463,23 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, res
 	m.ID = fwtypes.StringValue(poolID(m.ClusterName.ValueString(), m.Name.ValueString()))
 	m.Region = fwtypes.StringValue(regionOfARN(aws.ToString(primary.NodegroupArn)))
 	m.NodeRoleARN = fwtypes.StringValue(aws.ToString(primary.NodeRole))
-	m.SubnetIDs = fwtypes.SetValueMust(fwtypes.StringType, stringValues(primary.Subnets))
-	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, stringValues(primary.InstanceTypes))
+	m.SubnetIDs = fwtypes.SetValueMust(fwtypes.StringType, poolschema.StringValues(primary.Subnets))
+	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, poolschema.StringValues(primary.InstanceTypes))
 	m.AMIType = fwtypes.StringValue(string(primary.AmiType))
 	m.KubernetesVersion = fwtypes.StringValue(aws.ToString(primary.Version))
 
 	labels := maps.Clone(primary.Labels)
 	delete(labels, pool.LabelCapacityType)
 	m.Client = fwtypes.StringValue(labels[pool.LabelClient])
-	m.Workload = workloadFromLabels(labels, m.Workload)
+	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.GPU = gpuFromLabels(labels, m.GPU)
-	userLabels := map[string]string{}
-	for k, v := range labels {
-		if !strings.HasPrefix(k, pool.LabelPrefix) && k != pool.LabelMIGConfig && k != pool.LabelDevicePlugin {
-			userLabels[k] = v
-		}
-	}
-	m.Labels = mapOrNull(userLabels)
-
-	var userTaints []pool.Taint
-	for _, t := range poolTaints(primary.Taints) {
-		if t.Key != pool.TaintGPU && t.Key != pool.TaintClient {
-			userTaints = append(userTaints, t)
-		}
-	}
-	m.Taints = fwtypes.SetNull(fwtypes.ObjectType{AttrTypes: taintAttrTypes})
-	if len(userTaints) > 0 {
-		m.Taints = taintSet(userTaints)
-	}
-
-	m.Tags = userTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags)
-
-	var total pool.Sizes
-	for _, ng := range ngs {
-		if sc := ng.ScalingConfig; sc != nil {
-			total.Min += int(aws.ToInt32(sc.MinSize))
-			total.Max += int(aws.ToInt32(sc.MaxSize))
-			total.Desired += int(aws.ToInt32(sc.DesiredSize))
-		}
-	}
-	m.Scaling = &scalingModel{MinSize: fwtypes.Int64Value(int64(total.Min)), MaxSize: fwtypes.Int64Value(int64(total.Max)), DesiredSize: fwtypes.Int64Value(int64(total.Desired))}
+	m.Labels = poolschema.UserLabels(labels, func(string) bool { return false })
+	m.Taints = poolschema.UserTaints(poolTaints(primary.Taints))
+	m.Tags = poolschema.UserTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags, isDerivedTag)
+	m.Scaling = poolschema.ScalingFrom(mapSlice(ngs, nodegroupSizes))
 	m.Capacity = capacityFrom(ngs, reservation, m.Capacity)
 	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig)
 	m.NodeGroups = nodeGroupList(mapSlice(ngs, nodeGroupFrom))
-}
-
-func stringValues(in []string) []attr.Value {
-	out := make([]attr.Value, len(in))
-	for i, v := range in {
-		out[i] = fwtypes.StringValue(v)
-	}
-	return out
 }
 
 // regionOfARN reads the region of arn:aws:eks:<region>:<account>:nodegroup/...
@@ -608,29 +491,10 @@ func regionOfARN(arn string) string {
 	return parts[3]
 }
 
-func workloadFromLabels(labels map[string]string, prior *workloadModel) *workloadModel {
-	w := &workloadModel{
-		Kind:          fwtypes.StringValue(labels[pool.LabelWorkload]),
-		Environment:   fwtypes.StringValue(labels[pool.LabelEnvironment]),
-		GPUMemoryGiB:  fwtypes.Float64Null(),
-		Interruptible: fwtypes.BoolNull(),
-	}
-	var mem float64
-	if _, err := fmt.Sscanf(labels[pool.LabelGPUMemory], "%g", &mem); err == nil {
-		w.GPUMemoryGiB = fwtypes.Float64Value(mem)
-	}
-	interruptible := labels[pool.LabelInterruptible] == "true"
-	// An unset interruptible reads back as false; keep it unset unless EKS says true.
-	if interruptible || (prior != nil && !prior.Interruptible.IsNull()) {
-		w.Interruptible = fwtypes.BoolValue(interruptible)
-	}
-	return w
-}
-
 func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 	var g gpuModel
 	if cfg := labels[pool.LabelMIGConfig]; cfg != "" {
-		g.MIG = &migModel{Profile: fwtypes.StringNull(), Config: fwtypes.StringNull()}
+		g.MIG = &poolschema.MIGModel{Profile: fwtypes.StringNull(), Config: fwtypes.StringNull()}
 		profile, isAll := strings.CutPrefix(cfg, "all-")
 		switch {
 		case prior != nil && prior.MIG != nil && prior.MIG.Config.ValueString() == cfg:
@@ -646,7 +510,7 @@ func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 		if i := strings.LastIndex(rest, "-"); i > 0 {
 			var replicas int64
 			if _, err := fmt.Sscanf(rest[i+1:], "%d", &replicas); err == nil {
-				g.Sharing = &sharingModel{Strategy: fwtypes.StringValue(rest[:i]), Replicas: fwtypes.Int64Value(replicas)}
+				g.Sharing = &poolschema.SharingModel{Strategy: fwtypes.StringValue(rest[:i]), Replicas: fwtypes.Int64Value(replicas)}
 			}
 		}
 	}
@@ -656,50 +520,30 @@ func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 	return &g
 }
 
-// userTags are the node group's tags less derived ones and less provider default_tags the pool did
-// not set itself.
-func userTags(cloud, defaults map[string]string, prior fwtypes.Map) fwtypes.Map {
-	priorTags := map[string]string{}
-	if !prior.IsNull() && !prior.IsUnknown() {
-		for k, v := range prior.Elements() {
-			if s, ok := v.(fwtypes.String); ok {
-				priorTags[k] = s.ValueString()
-			}
-		}
-	}
-	out := map[string]string{}
-	for k, v := range cloud {
-		if isDerivedTag(k) {
-			continue
-		}
-		if dv, isDefault := defaults[k]; isDefault && dv == v {
-			if _, own := priorTags[k]; !own {
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return mapOrNull(out)
-}
-
 func capacityFrom(ngs []*types.Nodegroup, reservation *pool.Reservation, prior *capacityModel) *capacityModel {
-	c := &capacityModel{SpotPercentage: fwtypes.Int64Value(0), OnDemandBase: fwtypes.Int64Value(0)}
-	pct, base, ok := parseSpotMix(ngs[0].Tags[tagSpotMix])
-	switch {
-	case ok:
-	case prior != nil:
-		pct, base = int(prior.SpotPercentage.ValueInt64()), int(prior.OnDemandBase.ValueInt64())
-	case len(ngs) == 1 && ngs[0].CapacityType == types.CapacityTypesSpot:
-		pct = 100
+	pct, base, recorded := parseSpotMix(ngs[0].Tags[tagSpotMix])
+	var priorMix *poolschema.CapacityMix
+	if prior != nil {
+		priorMix = &prior.CapacityMix
 	}
-	c.SpotPercentage, c.OnDemandBase = fwtypes.Int64Value(int64(pct)), fwtypes.Int64Value(int64(base))
+	mix, isSet := poolschema.CapacityMixFrom(pct, base, recorded, priorMix, len(ngs) == 1 && ngs[0].CapacityType == types.CapacityTypesSpot)
+	c := &capacityModel{CapacityMix: mix}
 	if reservation != nil {
 		c.Reservation = &reservationModel{ID: fwtypes.StringValue(reservation.ID), Type: fwtypes.StringValue(reservation.Type)}
 	}
-	if prior == nil && pct == 0 && base == 0 && reservation == nil {
+	if !isSet && reservation == nil {
 		return nil // nothing the block would say
 	}
 	return c
+}
+
+// nodegroupSizes is a node group's scaling config.
+func nodegroupSizes(ng *types.Nodegroup) pool.Sizes {
+	sc := ng.ScalingConfig
+	if sc == nil {
+		return pool.Sizes{}
+	}
+	return pool.Sizes{Min: int(aws.ToInt32(sc.MinSize)), Max: int(aws.ToInt32(sc.MaxSize)), Desired: int(aws.ToInt32(sc.DesiredSize))}
 }
 
 // updateConfigFrom keeps the block absent when the user did not set it and EKS reports its default.
@@ -857,7 +701,7 @@ func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *e
 		in.Labels, changed = labels, true
 	}
 	current, wanted := poolTaints(ng.Taints), slices.Clone(cfg.Taints)
-	sortTaints(wanted)
+	poolschema.SortTaints(wanted)
 	if !slices.Equal(current, wanted) {
 		taints := &types.UpdateTaintsPayload{}
 		for _, t := range wanted {

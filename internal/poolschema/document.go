@@ -1,4 +1,4 @@
-package eks
+package poolschema
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// policyDocumentType is the type of the policy_document attribute: pool.Document's shape
+// PolicyDocumentType is the type of the policy_document attribute: pool.Document's shape
 // (policies/README.md), so that the plan JSON carries the very document the provider judged.
-var policyDocumentType = func() types.ObjectType {
+var PolicyDocumentType = func() types.ObjectType {
 	str, num, boolean := types.StringType, types.NumberType, types.BoolType
 	obj := func(attrs map[string]attr.Type) types.ObjectType { return types.ObjectType{AttrTypes: attrs} }
 	strList := types.ListType{ElemType: str}
@@ -38,11 +38,11 @@ var policyDocumentType = func() types.ObjectType {
 	})
 }()
 
-// documentValue converts a policy document to the attribute's type.
-func documentValue(doc map[string]any) (types.Object, error) {
-	v, err := toValue(policyDocumentType, doc)
+// DocumentValue converts a policy document to the attribute's type.
+func DocumentValue(doc map[string]any) (types.Object, error) {
+	v, err := toValue(PolicyDocumentType, doc)
 	if err != nil {
-		return types.ObjectNull(policyDocumentType.AttrTypes), err
+		return types.ObjectNull(PolicyDocumentType.AttrTypes), err
 	}
 	return v.(types.Object), nil
 }

@@ -1,0 +1,113 @@
+package poolschema
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// Reading a pool back: the clouds hold the derived labels, taints and tags next to the user's, and
+// these helpers separate the user's settings again, so that a refresh or an import round-trips.
+
+// WorkloadFrom reads the workload block back from the node labels gpufleet wrote.
+func WorkloadFrom(labels map[string]string, prior *WorkloadModel) *WorkloadModel {
+	w := &WorkloadModel{
+		Kind:          types.StringValue(labels[pool.LabelWorkload]),
+		Environment:   types.StringValue(labels[pool.LabelEnvironment]),
+		GPUMemoryGiB:  types.Float64Null(),
+		Interruptible: types.BoolNull(),
+	}
+	var mem float64
+	if _, err := fmt.Sscanf(labels[pool.LabelGPUMemory], "%g", &mem); err == nil {
+		w.GPUMemoryGiB = types.Float64Value(mem)
+	}
+	interruptible := labels[pool.LabelInterruptible] == "true"
+	// An unset interruptible reads back as false; keep it unset unless the cloud says true.
+	if interruptible || (prior != nil && !prior.Interruptible.IsNull()) {
+		w.Interruptible = types.BoolValue(interruptible)
+	}
+	return w
+}
+
+// UserLabels are the node labels less the ones gpufleet derives and the ones the cloud adds itself
+// (cloudOwned).
+func UserLabels(labels map[string]string, cloudOwned func(key string) bool) types.Map {
+	out := map[string]string{}
+	for k, v := range labels {
+		if strings.HasPrefix(k, pool.LabelPrefix) || k == pool.LabelMIGConfig || k == pool.LabelDevicePlugin || cloudOwned(k) {
+			continue
+		}
+		out[k] = v
+	}
+	return MapOrNull(out)
+}
+
+// UserTaints are the node taints less the derived GPU and client taints, null when none remain.
+func UserTaints(taints []pool.Taint) types.Set {
+	var user []pool.Taint
+	for _, t := range taints {
+		if t.Key != pool.TaintGPU && t.Key != pool.TaintClient {
+			user = append(user, t)
+		}
+	}
+	if len(user) == 0 {
+		return types.SetNull(types.ObjectType{AttrTypes: TaintAttrTypes})
+	}
+	SortTaints(user)
+	return TaintSet(user)
+}
+
+// UserTags are the cloud object's tags less derived ones (derived) and less provider default_tags
+// the pool did not set itself.
+func UserTags(cloud, defaults map[string]string, prior types.Map, derived func(key string) bool) types.Map {
+	priorTags := map[string]string{}
+	if !prior.IsNull() && !prior.IsUnknown() {
+		for k, v := range prior.Elements() {
+			if s, ok := v.(types.String); ok {
+				priorTags[k] = s.ValueString()
+			}
+		}
+	}
+	out := map[string]string{}
+	for k, v := range cloud {
+		if derived(k) {
+			continue
+		}
+		if dv, isDefault := defaults[k]; isDefault && dv == v {
+			if _, own := priorTags[k]; !own {
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return MapOrNull(out)
+}
+
+// ScalingFrom is the pool's size: the sum of its sides' sizes.
+func ScalingFrom(sides []pool.Sizes) *ScalingModel {
+	var total pool.Sizes
+	for _, s := range sides {
+		total.Min += s.Min
+		total.Max += s.Max
+		total.Desired += s.Desired
+	}
+	return &ScalingModel{MinSize: types.Int64Value(int64(total.Min)), MaxSize: types.Int64Value(int64(total.Max)), DesiredSize: types.Int64Value(int64(total.Desired))}
+}
+
+// CapacityMixFrom reads the spot mix back: as recorded on the cloud objects (recorded), else as the
+// prior state had it, else 100 % spot when the only side is a spot side. isSet is false when the
+// capacity block would say nothing (no spot, no base) and was absent before.
+func CapacityMixFrom(pct, base int, recorded bool, prior *CapacityMix, onlySpot bool) (mix CapacityMix, isSet bool) {
+	switch {
+	case recorded:
+	case prior != nil:
+		pct, base = int(prior.SpotPercentage.ValueInt64()), int(prior.OnDemandBase.ValueInt64())
+	case onlySpot:
+		pct = 100
+	}
+	mix = CapacityMix{SpotPercentage: types.Int64Value(int64(pct)), OnDemandBase: types.Int64Value(int64(base))}
+	return mix, prior != nil || pct != 0 || base != 0
+}

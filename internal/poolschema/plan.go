@@ -1,0 +1,119 @@
+package poolschema
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// PlanCheck is a resource's own plan-time check of a derived pool (a cloud limit that only the
+// derived values show); it reports into diags.
+type PlanCheck func(pool.Spec, pool.Derived, *diag.Diagnostics)
+
+// Plan is the plan-time core both pool resources run in ModifyPlan: it validates the spec, derives
+// every computed value into m, and checks the pool's policy document. It never calls a cloud, so bad
+// input fails here with no API call. derived is nil while a value it needs is unknown, and also when
+// the plan has errors (then ok is false and the resource stops).
+func Plan(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, check PlanCheck, diags *diag.Diagnostics) (derived *pool.Derived, ok bool) {
+	AddProblems(diags, spec.Validate())
+	if diags.HasError() {
+		return nil, false
+	}
+	if spec.AllKnown() {
+		d, err := pool.Derive(spec, meta.Pool)
+		if err != nil {
+			diags.AddError("Deriving the pool", err.Error())
+			return nil, false
+		}
+		if check != nil {
+			check(spec, d, diags)
+			if diags.HasError() {
+				return nil, false
+			}
+		}
+		derived = &d
+	}
+	// One document for the policy_document attribute and the evaluation.
+	doc := pool.Document(DocumentAddress(spec), spec, derived)
+	if derived != nil {
+		m.SetDerived(*derived, doc)
+		if derived.PriceErr != nil {
+			diags.AddAttributeWarning(path.Root("estimated_hourly_cost_usd"), "No cost estimate", derived.PriceErr.Error())
+		}
+	} else {
+		m.SetDerivedUnknown()
+	}
+	evaluatePolicy(ctx, meta, doc, diags)
+	return derived, !diags.HasError()
+}
+
+func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, diags *diag.Diagnostics) {
+	if meta.Enforcement == policy.EnforceOff || meta.Policy == nil {
+		if meta.Once("policy-off") {
+			diags.AddWarning("Policy is off", "policy.enforcement = \"off\": gpufleet pools are not checked against the policy bundle in this plan.")
+		}
+		return
+	}
+	findings, err := meta.Policy.Evaluate(ctx, doc)
+	if err != nil {
+		diags.AddError("Evaluating policy", err.Error())
+		return
+	}
+	policy.AddDiagnostics(diags, findings, meta.Enforcement, meta.Once)
+}
+
+// Refresh derives the computed values of a pool read back from the cloud. A pool changed outside
+// Terraform may not derive (an instance type gpufleet does not know): it keeps its prior values.
+func Refresh(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model) {
+	d, err := pool.Derive(spec, meta.Pool)
+	if err != nil {
+		tflog.Warn(ctx, "node pool read from the cloud does not derive", map[string]any{"error": err.Error()})
+		return
+	}
+	m.SetDerived(d, pool.Document(DocumentAddress(spec), spec, &d))
+}
+
+// DocumentAddress names the pool in policy messages; the provider does not know the resource's
+// terraform address (conftest replaces it with the plan's).
+func DocumentAddress(s pool.Spec) string { return fmt.Sprintf("%s[%s]", s.ResourceType, s.Name) }
+
+// SetDerived fills the computed attributes from the derived values and the pool's policy document.
+func (m *Model) SetDerived(d pool.Derived, doc map[string]any) {
+	m.GPUModel = types.StringValue(d.GPU.Name)
+	m.GPUsPerNode = types.Int64Value(int64(d.Node.GPUCount))
+	m.GPUMemoryGiB = types.Float64Value(d.GPU.MemoryGiB)
+	m.EffectiveTaints = TaintSet(d.Taints)
+	m.EffectiveLabels = StringMapValue(d.Labels)
+	m.EffectiveTags = StringMapValue(d.Tags)
+	m.DevicePluginConfig = NullableString(d.DevicePluginConfig)
+	m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = types.Float64Null(), types.Float64Null()
+	if d.PriceErr == nil {
+		m.EstimatedHourlyCostUSD = types.Float64Value(d.HourlyUSD)
+		m.EstimatedMonthlyCostUSD = types.Float64Value(d.MonthlyUSD)
+	}
+	// The document only holds values derived above: a conversion error is a programming error
+	// that the acceptance tests catch, and leaves the attribute null.
+	m.PolicyDocument, _ = DocumentValue(doc)
+}
+
+// SetDerivedUnknown marks every computed attribute unknown, while a value it needs is.
+func (m *Model) SetDerivedUnknown() {
+	m.GPUModel = types.StringUnknown()
+	m.GPUsPerNode = types.Int64Unknown()
+	m.GPUMemoryGiB = types.Float64Unknown()
+	m.EffectiveTaints = types.SetUnknown(types.ObjectType{AttrTypes: TaintAttrTypes})
+	m.EffectiveLabels = types.MapUnknown(types.StringType)
+	m.EffectiveTags = types.MapUnknown(types.StringType)
+	m.DevicePluginConfig = types.StringUnknown()
+	m.EstimatedHourlyCostUSD = types.Float64Unknown()
+	m.EstimatedMonthlyCostUSD = types.Float64Unknown()
+	m.PolicyDocument = types.ObjectUnknown(PolicyDocumentType.AttrTypes)
+}

@@ -1,0 +1,188 @@
+package poolschema
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// Attributes are the cloud-neutral attributes of a pool resource, one definition for both clouds so
+// that the docs say the same thing. sidesAttribute names the resource's list of cloud objects
+// (node_groups, node_pools), which effective_labels refers to.
+func Attributes(sidesAttribute string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"client": schema.StringAttribute{
+			MarkdownDescription: "Who pays for the pool: drives the `gpufleet.io/client` label, the client tag, the client taint of `dedicated` clients and the client's data-residency rules. Lowercase letters, digits, `-` and `_`.",
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.RegexMatches(pool.ClientIDPattern, "must be 1-63 lowercase letters, digits, '-' or '_', starting and ending with a letter or digit")},
+		},
+		"taints": schema.SetNestedAttribute{
+			MarkdownDescription: "Extra Kubernetes taints. The GPU taint and the client taint are derived (see `effective_taints`). EKS takes keys of at most 63 characters, prefix included.",
+			Optional:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"key":    schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
+				"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
+				"effect": schema.StringAttribute{Required: true, MarkdownDescription: "`NO_SCHEDULE`, `NO_EXECUTE` or `PREFER_NO_SCHEDULE`.", Validators: []validator.String{stringvalidator.OneOf(pool.TaintEffects...)}},
+			}},
+			Validators: []validator.Set{setvalidator.SizeAtMost(48)},
+		},
+		"labels": schema.MapAttribute{
+			MarkdownDescription: "Extra Kubernetes node labels. Labels under `gpufleet.io/` are derived (see `effective_labels`). EKS takes keys of at most 63 characters, prefix included, and no empty values.",
+			ElementType:         types.StringType,
+			Optional:            true,
+		},
+		"tags": schema.MapAttribute{
+			MarkdownDescription: "Extra tags, merged over the provider's `default_tags`. On EKS: AWS tags on the node groups, launch templates, instances, volumes and network interfaces; EKS takes 50 tags on a node group, and gpufleet adds to each node group one cluster-autoscaler tag per node label and taint and 4 more, so the plan fails when they do not fit. On GKE: resource labels on the node pools and their VMs and disks (keys and values of lowercase letters, digits, `_` and `-`, at most 64). Derived tags (`gpufleet:` on AWS, `gpufleet_` on GKE) are in `effective_tags`.",
+			ElementType:         types.StringType,
+			Optional:            true,
+		},
+		"policy_waivers": schema.MapAttribute{
+			MarkdownDescription: "Waived policy rules: rule id → reason (who, why, until when). A waived deny becomes a warning naming the waiver.",
+			ElementType:         types.StringType,
+			Optional:            true,
+			Validators:          []validator.Map{mapvalidator.KeysAre(stringvalidator.RegexMatches(pool.WaiverRulePattern, "must be a rule id such as GF-COST-002"))},
+		},
+		"gpu_model": schema.StringAttribute{
+			MarkdownDescription: "GPU model of the node type, e.g. `H100-80GB`.",
+			Computed:            true,
+		},
+		"gpus_per_node": schema.Int64Attribute{
+			MarkdownDescription: "GPUs per node.",
+			Computed:            true,
+		},
+		"gpu_memory_gib": schema.Float64Attribute{
+			MarkdownDescription: "Memory of one GPU in GiB.",
+			Computed:            true,
+		},
+		"effective_taints": schema.SetNestedAttribute{
+			MarkdownDescription: "Every taint of the nodes: `nvidia.com/gpu=present:NO_SCHEDULE`, the client taint of `dedicated` clients, and `taints`.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"key":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
+				"value":  schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
+				"effect": schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
+			}},
+		},
+		"effective_labels": schema.MapAttribute{
+			MarkdownDescription: "Every label gpufleet gives the nodes except `gpufleet.io/capacity-type`, which each side adds (see `" + sidesAttribute + "`).",
+			ElementType:         types.StringType,
+			Computed:            true,
+		},
+		"effective_tags": schema.MapAttribute{
+			MarkdownDescription: "Every tag (GKE: resource label) of the pool's cloud objects and instances: `default_tags`, `tags` and the derived client, pool, workload and cost-centre tags.",
+			ElementType:         types.StringType,
+			Computed:            true,
+		},
+		"device_plugin_config": schema.StringAttribute{
+			MarkdownDescription: "NVIDIA device plugin config (YAML) for GPU sharing, to put in the device plugin's ConfigMap under the name in the `nvidia.com/device-plugin.config` label; null without sharing.",
+			Computed:            true,
+		},
+		"estimated_hourly_cost_usd": schema.Float64Attribute{
+			MarkdownDescription: "Estimated cost per hour at the desired size, spot share at the spot estimate, after the provider's pricing settings; null when the region has no price.",
+			Computed:            true,
+		},
+		"estimated_monthly_cost_usd": schema.Float64Attribute{
+			MarkdownDescription: "`estimated_hourly_cost_usd` × 730 hours.",
+			Computed:            true,
+		},
+		"policy_document": schema.ObjectAttribute{
+			MarkdownDescription: "The pool's policy document as the provider checks it at plan time: the input of the gpufleet policy bundle (see `policies/README.md`). conftest reads it from the plan JSON instead of rebuilding it, so CI and the provider judge the same facts; unknown while any input is.",
+			Computed:            true,
+			AttributeTypes:      PolicyDocumentType.AttrTypes,
+		},
+	}
+}
+
+// Blocks are the cloud-neutral blocks of a pool resource.
+func Blocks() map[string]schema.Block {
+	return map[string]schema.Block{
+		"workload": schema.SingleNestedBlock{
+			MarkdownDescription: "What runs on the pool; policy judges the pool against it. Required.",
+			Validators:          []validator.Object{objectvalidator.IsRequired()},
+			Attributes: map[string]schema.Attribute{
+				"kind": schema.StringAttribute{
+					MarkdownDescription: "`training`, `inference`, `development` or `batch`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.OneOf(pool.Kinds...)},
+				},
+				"environment": schema.StringAttribute{
+					MarkdownDescription: "`production`, `staging` or `development`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.OneOf(pool.Environments...)},
+				},
+				"gpu_memory_gib": schema.Float64Attribute{
+					MarkdownDescription: "GPU memory one replica needs on one GPU or MIG slice, in GiB.",
+					Optional:            true,
+					Validators:          []validator.Float64{float64validator.AtLeast(0.1)},
+				},
+				"interruptible": schema.BoolAttribute{
+					MarkdownDescription: "Whether the workload checkpoints and may run on spot. Defaults to `false`.",
+					Optional:            true,
+				},
+			},
+		},
+		"scaling": schema.SingleNestedBlock{
+			MarkdownDescription: "Pool size, split between the on-demand and spot sides by `capacity`. Required.",
+			Validators:          []validator.Object{objectvalidator.IsRequired(), alsoRequires("min_size", "max_size", "desired_size")},
+			Attributes: map[string]schema.Attribute{
+				"min_size":     schema.Int64Attribute{MarkdownDescription: "Minimum nodes.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(0)}},
+				"max_size":     schema.Int64Attribute{MarkdownDescription: "Maximum nodes.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+				"desired_size": schema.Int64Attribute{MarkdownDescription: "Desired nodes.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(0)}},
+			},
+		},
+	}
+}
+
+// GPUBlocks are the nested blocks of the gpu block that both clouds share.
+func GPUBlocks() map[string]schema.Block {
+	return map[string]schema.Block{
+		"mig": schema.SingleNestedBlock{
+			MarkdownDescription: "NVIDIA MIG: every GPU split into `profile` slices, or (EKS) a GPU Operator `config` such as `all-balanced`. On EKS the GPU Operator's MIG manager applies it through the `nvidia.com/mig.config` label; on GKE it is the node pool's `gpu_partition_size`.",
+			Attributes: map[string]schema.Attribute{
+				"profile": schema.StringAttribute{MarkdownDescription: "MIG profile, e.g. `3g.40gb` (see `provider::gpufleet::mig_profiles`).", Optional: true},
+				"config":  schema.StringAttribute{MarkdownDescription: "MIG config: `all-balanced` or `all-<profile>`.", Optional: true},
+			},
+		},
+		"sharing": schema.SingleNestedBlock{
+			MarkdownDescription: "GPU sharing: on EKS through the NVIDIA device plugin (see `device_plugin_config`), on GKE through the node pool's GPU sharing config. No memory or fault isolation: not for production.",
+			Attributes: map[string]schema.Attribute{
+				"strategy": schema.StringAttribute{MarkdownDescription: "`time-slicing` or `mps`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.SharingKinds...)}},
+				"replicas": schema.Int64Attribute{MarkdownDescription: "Replicas per GPU (or MIG slice), 2 to 48.", Optional: true, Validators: []validator.Int64{int64validator.Between(2, 48)}},
+			},
+		},
+	}
+}
+
+// CapacityBlock is the capacity block with the cloud's reservation block.
+func CapacityBlock(reservation schema.SingleNestedBlock) schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Spot/on-demand mix and reservations. With base `b` and percentage `p`, a size `s` has `floor(max(s-b,0)*p/100)` spot nodes.",
+		Attributes: map[string]schema.Attribute{
+			"spot_percentage": schema.Int64Attribute{MarkdownDescription: "Share of nodes above `on_demand_base` on spot, 0-100. Defaults to 0.", Optional: true, Computed: true, Default: int64default.StaticInt64(0), Validators: []validator.Int64{int64validator.Between(0, 100)}},
+			"on_demand_base":  schema.Int64Attribute{MarkdownDescription: "Nodes that always run on-demand. Defaults to 0.", Optional: true, Computed: true, Default: int64default.StaticInt64(0), Validators: []validator.Int64{int64validator.AtLeast(0)}},
+		},
+		Blocks: map[string]schema.Block{"reservation": reservation},
+	}
+}
+
+// alsoRequires makes attributes of an optional block required once the block is present: the
+// framework checks Required attributes of a single nested block even when the block is absent.
+// It walks the whole configuration, so only scaling, where 0 is a valid size, uses it; the other
+// blocks' missing values are reported by pool validation.
+func alsoRequires(names ...string) validator.Object {
+	exprs := make([]path.Expression, len(names))
+	for i, n := range names {
+		exprs[i] = path.MatchRelative().AtName(n)
+	}
+	return objectvalidator.AlsoRequires(exprs...)
+}
