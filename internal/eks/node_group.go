@@ -57,6 +57,7 @@ func nodegroupTagsCheck(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 // sideConfig is everything one node group of the pool is created or updated with.
 type sideConfig struct {
 	pool.Side
+	AutoscalerOwnsSize bool // keep the node group's desired size within Sizes.Min..Max instead of Sizes.Desired
 	InstanceTypes []string
 	Labels        map[string]string
 	Taints        []pool.Taint
@@ -81,7 +82,7 @@ func sideConfigs(cluster string, s pool.Spec, d pool.Derived) []sideConfig {
 			tags[autoscalerTaintPrefix+t.Key] = t.Value + ":" + k8sEffect(t.Effect)
 		}
 		tags[autoscalerGPUResource] = strconv.Itoa(advertisedGPUs(s, d))
-		cfg := sideConfig{Side: side, InstanceTypes: s.InstanceTypes, Labels: labels, Taints: d.Taints, Tags: tags, InstanceTags: d.Tags}
+		cfg := sideConfig{Side: side, AutoscalerOwnsSize: s.AutoscalerOwnsSize, InstanceTypes: s.InstanceTypes, Labels: labels, Taints: d.Taints, Tags: tags, InstanceTags: d.Tags}
 		if !side.Spot() {
 			cfg.Reservation = s.Capacity.Reservation
 		}

@@ -42,6 +42,9 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 		{"empty label value", `["g5.xlarge"]`, `labels = { team = "" }`, []string{"labels", "empty"}},
 		{"taint key longer than EKS accepts", `["g5.xlarge"]`, `taints = [{ key = "scheduling.platform-team.example.com/preferred-maintenance-window-utc", effect = "NO_SCHEDULE" }]`, []string{"taints", "at most 63 characters"}},
 		{"more tags than a node group takes", `["g5.xlarge"]`, "tags = {" + manyTags(40) + "}", []string{"tags", "at most 50"}},
+		{"size that would wrap as an int32", `["g5.xlarge"]`, "", []string{"scaling.max_size", "must be between 1 and 1000"}},
+		{"derived MIG label set by hand", `["p4d.24xlarge"]`, `labels = { "nvidia.com/mig.config" = "all-1g.5gb" }`, []string{"gpu.mig", "derives the \"nvidia.com/mig.config\" label"}},
+		{"derived device plugin label set by hand", `["g5.xlarge"]`, `labels = { "nvidia.com/device-plugin.config" = "shared" }`, []string{"gpu.sharing", "derives the \"nvidia.com/device-plugin.config\" label"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +55,8 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 				sizes = scaling(3, 2, 2)
 			case "desired out of range":
 				sizes = scaling(0, 5, 2)
+			case "size that would wrap as an int32":
+				sizes = "  scaling {\n    min_size = 0\n    max_size = 4294967298\n  }\n"
 			}
 			body := inferenceWorkload + sizes + "  " + tc.body + "\n"
 			cfg := providerConfig(sim, "") + poolConfig("train", tc.instanceTypes, body)

@@ -107,7 +107,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !plan.ClusterName.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = fwtypes.StringValue(poolID(plan.ClusterName.ValueString(), plan.Name.ValueString()))
 	}
-	derived, ok := poolschema.Plan(ctx, r.meta, spec, &plan.Model, nodegroupTagsCheck, &resp.Diagnostics)
+	derived, ok := poolschema.Plan(ctx, r.meta, spec, &plan.Model, unchanged, nodegroupTagsCheck, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -115,15 +115,15 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	case derived == nil:
 		plan.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
 	case !unchanged:
-		plan.NodeGroups = plannedNodeGroups(ctx, *derived, state)
+		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, state)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
 // plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
 // known; ARNs and launch templates of existing node groups stay; status and a launch template
-// version that the apply changes are unknown.
-func plannedNodeGroups(ctx context.Context, d pool.Derived, state *nodePoolModel) fwtypes.List {
+// version that the apply changes are unknown. A desired size the autoscaler owns stays what it is.
+func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel) fwtypes.List {
 	prior := map[string]nodeGroupModel{}
 	ltChanges := true
 	if state != nil {
@@ -146,6 +146,9 @@ func plannedNodeGroups(ctx context.Context, d pool.Derived, state *nodePoolModel
 			LaunchTemplateVersion: fwtypes.StringUnknown(),
 		}
 		if p, ok := prior[side.Name]; ok {
+			if s.AutoscalerOwnsSize {
+				ng.DesiredSize = fwtypes.Int64Value(int64(poolschema.KeptDesired(int(p.DesiredSize.ValueInt64()), side.Sizes)))
+			}
 			ng.ARN, ng.LaunchTemplateID = p.ARN, p.LaunchTemplateID
 			if !ltChanges {
 				ng.LaunchTemplateVersion = p.LaunchTemplateVersion
@@ -476,7 +479,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, res
 	m.Labels = poolschema.UserLabels(labels, func(string) bool { return false })
 	m.Taints = poolschema.UserTaints(poolTaints(primary.Taints))
 	m.Tags = poolschema.UserTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags, isDerivedTag)
-	m.Scaling = poolschema.ScalingFrom(mapSlice(ngs, nodegroupSizes))
+	m.Scaling = poolschema.ScalingFrom(mapSlice(ngs, nodegroupSizes), m.Scaling)
 	m.Capacity = capacityFrom(ngs, reservation, m.Capacity)
 	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig)
 	m.NodeGroups = nodeGroupList(mapSlice(ngs, nodeGroupFrom))
@@ -700,24 +703,28 @@ func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *e
 		slices.Sort(labels.RemoveLabels)
 		in.Labels, changed = labels, true
 	}
-	current, wanted := poolTaints(ng.Taints), slices.Clone(cfg.Taints)
+	currentTaints, wanted := poolTaints(ng.Taints), slices.Clone(cfg.Taints)
 	poolschema.SortTaints(wanted)
-	if !slices.Equal(current, wanted) {
+	if !slices.Equal(currentTaints, wanted) {
 		taints := &types.UpdateTaintsPayload{}
 		for _, t := range wanted {
-			if !slices.Contains(current, t) {
+			if !slices.Contains(currentTaints, t) {
 				taints.AddOrUpdateTaints = append(taints.AddOrUpdateTaints, eksTaints([]pool.Taint{t})...)
 			}
 		}
-		for _, t := range current {
+		for _, t := range currentTaints {
 			if !slices.ContainsFunc(wanted, func(w pool.Taint) bool { return w.Key == t.Key && w.Effect == t.Effect }) {
 				taints.RemoveTaints = append(taints.RemoveTaints, eksTaints([]pool.Taint{t})...)
 			}
 		}
 		in.Taints, changed = taints, true
 	}
-	if sc := ng.ScalingConfig; sc == nil || int(aws.ToInt32(sc.MinSize)) != cfg.Sizes.Min || int(aws.ToInt32(sc.MaxSize)) != cfg.Sizes.Max || int(aws.ToInt32(sc.DesiredSize)) != cfg.Sizes.Desired {
-		in.ScalingConfig, changed = scalingConfig(cfg.Sizes), true
+	current, sizes := nodegroupSizes(ng), cfg.Sizes
+	if cfg.AutoscalerOwnsSize {
+		sizes.Desired = poolschema.KeptDesired(current.Desired, sizes)
+	}
+	if ng.ScalingConfig == nil || current != sizes {
+		in.ScalingConfig, changed = scalingConfig(sizes), true
 	}
 	if want := updateConfig(uc); want != nil && (ng.UpdateConfig == nil ||
 		aws.ToInt32(want.MaxUnavailable) != aws.ToInt32(ng.UpdateConfig.MaxUnavailable) ||

@@ -65,8 +65,12 @@ type Spec struct {
 	InstanceTypes []string // EKS: EC2 instance types, first one is the on-demand type
 	MachineType   string   // GKE
 
-	Scaling  Sizes
-	Capacity Capacity
+	Scaling Sizes
+	// AutoscalerOwnsSize is true when desired_size is not set: the pool starts at min_size
+	// (Scaling.Desired holds it) and later changes of the desired size are the autoscaler's, which
+	// gpufleet never reverts.
+	AutoscalerOwnsSize bool
+	Capacity           Capacity
 
 	Taints  []Taint
 	Labels  map[string]string

@@ -193,7 +193,7 @@ func (v *validator) scaling() {
 	}
 	if s.Min > s.Max {
 		v.add(P("scaling", "min_size"), "Invalid scaling", "min_size %d is greater than max_size %d.", s.Min, s.Max)
-	} else if s.Desired < s.Min || s.Desired > s.Max {
+	} else if !v.spec.AutoscalerOwnsSize && (s.Desired < s.Min || s.Desired > s.Max) {
 		v.add(P("scaling", "desired_size"), "Invalid scaling", "desired_size %d must be between min_size %d and max_size %d.", s.Desired, s.Min, s.Max)
 	}
 }
@@ -289,6 +289,10 @@ func (v *validator) labels() {
 			v.add(p, "Invalid label key", "%q is not a Kubernetes qualified name ([prefix/]name, name at most 63 characters).", k)
 		case strings.HasPrefix(k, LabelPrefix):
 			v.add(p, "Reserved label", "labels under %q are derived by gpufleet (see effective_labels); remove %q.", LabelPrefix, k)
+		case k == LabelMIGConfig:
+			v.add(P("gpu", "mig"), "Derived label set by hand", "gpufleet derives the %q label from gpu.mig; set gpu.mig instead of labels[%q].", k, k)
+		case k == LabelDevicePlugin:
+			v.add(P("gpu", "sharing"), "Derived label set by hand", "gpufleet derives the %q label from gpu.sharing; set gpu.sharing instead of labels[%q].", k, k)
 		case v.spec.Cloud == catalog.AWS && len(k) > maxEKSKey:
 			v.add(p, "Label key too long for EKS", "%q has %d characters; EKS takes label keys of at most %d characters, prefix included.", k, len(k), maxEKSKey)
 		}

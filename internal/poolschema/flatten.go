@@ -86,15 +86,27 @@ func UserTags(cloud, defaults map[string]string, prior types.Map, derived func(k
 	return MapOrNull(out)
 }
 
-// ScalingFrom is the pool's size: the sum of its sides' sizes.
-func ScalingFrom(sides []pool.Sizes) *ScalingModel {
+// ScalingFrom is the pool's size: the sum of its sides' sizes. A desired size that the pool left to
+// the autoscaler stays unset, so the autoscaler's changes are not drift; an import (no prior
+// scaling) reads the current size, which a configuration that sets desired_size matches.
+func ScalingFrom(sides []pool.Sizes, prior *ScalingModel) *ScalingModel {
 	var total pool.Sizes
 	for _, s := range sides {
 		total.Min += s.Min
 		total.Max += s.Max
 		total.Desired += s.Desired
 	}
-	return &ScalingModel{MinSize: types.Int64Value(int64(total.Min)), MaxSize: types.Int64Value(int64(total.Max)), DesiredSize: types.Int64Value(int64(total.Desired))}
+	m := &ScalingModel{MinSize: types.Int64Value(int64(total.Min)), MaxSize: types.Int64Value(int64(total.Max)), DesiredSize: types.Int64Null()}
+	if prior == nil || !prior.DesiredSize.IsNull() {
+		m.DesiredSize = types.Int64Value(int64(total.Desired))
+	}
+	return m
+}
+
+// KeptDesired is a side's desired size when the autoscaler owns it: the current size, moved into
+// the side's new limits.
+func KeptDesired(current int, limits pool.Sizes) int {
+	return min(max(current, limits.Min), limits.Max)
 }
 
 // CapacityMixFrom reads the spot mix back: as recorded on the cloud objects (recorded), else as the

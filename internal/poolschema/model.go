@@ -197,6 +197,13 @@ func (b *SpecBuilder) Common(ctx context.Context, m *Model, gpu *GPUPartitioning
 			Max:     b.Int(sc.MaxSize, "scaling", "max_size"),
 			Desired: b.Int(sc.DesiredSize, "scaling", "desired_size"),
 		}
+		if sc.DesiredSize.IsNull() {
+			s.AutoscalerOwnsSize = true
+			s.Scaling.Desired = s.Scaling.Min
+			if sc.MinSize.IsUnknown() {
+				s.Unknown[pool.P("scaling", "desired_size").String()] = true
+			}
+		}
 	}
 	if mix != nil {
 		s.Capacity.SpotPercentage = b.Int(mix.SpotPercentage, "capacity", "spot_percentage")

@@ -21,8 +21,9 @@ type PlanCheck func(pool.Spec, pool.Derived, *diag.Diagnostics)
 // Plan is the plan-time core both pool resources run in ModifyPlan: it validates the spec, derives
 // every computed value into m, and checks the pool's policy document. It never calls a cloud, so bad
 // input fails here with no API call. derived is nil while a value it needs is unknown, and also when
-// the plan has errors (then ok is false and the resource stops).
-func Plan(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, check PlanCheck, diags *diag.Diagnostics) (derived *pool.Derived, ok bool) {
+// the plan has errors (then ok is false and the resource stops). unchanged says the plan leaves the
+// pool as it is: policy then only warns, so it never blocks destroying the pool or an unrelated apply.
+func Plan(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, unchanged bool, check PlanCheck, diags *diag.Diagnostics) (derived *pool.Derived, ok bool) {
 	AddProblems(diags, spec.Validate())
 	if diags.HasError() {
 		return nil, false
@@ -51,11 +52,11 @@ func Plan(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, check
 	} else {
 		m.SetDerivedUnknown()
 	}
-	evaluatePolicy(ctx, meta, doc, diags)
+	evaluatePolicy(ctx, meta, doc, unchanged, diags)
 	return derived, !diags.HasError()
 }
 
-func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, diags *diag.Diagnostics) {
+func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, unchanged bool, diags *diag.Diagnostics) {
 	if meta.Enforcement == policy.EnforceOff || meta.Policy == nil {
 		if meta.Once("policy-off") {
 			diags.AddWarning("Policy is off", "policy.enforcement = \"off\": gpufleet pools are not checked against the policy bundle in this plan.")
@@ -66,6 +67,14 @@ func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, d
 	if err != nil {
 		diags.AddError("Evaluating policy", err.Error())
 		return
+	}
+	if unchanged {
+		for i, f := range findings {
+			if f.Severity == policy.SeverityDeny {
+				findings[i].Severity = policy.SeverityWarn
+				findings[i].Msg += " (This plan does not change the pool, so this is a warning; a plan that creates or changes the pool is denied until it complies.)"
+			}
+		}
 	}
 	policy.AddDiagnostics(diags, findings, meta.Enforcement, meta.Once)
 }
