@@ -58,12 +58,12 @@ func nodegroupTagsCheck(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 type sideConfig struct {
 	pool.Side
 	AutoscalerOwnsSize bool // keep the node group's desired size within Sizes.Min..Max instead of Sizes.Desired
-	InstanceTypes []string
-	Labels        map[string]string
-	Taints        []pool.Taint
-	Tags          map[string]string // node group tags: effective tags, spot mix, autoscaler templates
-	InstanceTags  map[string]string // launch template tag specifications: effective tags
-	Reservation   *pool.Reservation // only on the on-demand side
+	InstanceTypes      []string
+	Labels             map[string]string
+	Taints             []pool.Taint
+	Tags               map[string]string // node group tags: effective tags, spot mix, autoscaler templates
+	InstanceTags       map[string]string // launch template tag specifications: effective tags
+	Reservation        *pool.Reservation // only on the on-demand side
 }
 
 // sideConfigs expands a pool into its node groups.

@@ -120,4 +120,3 @@ func TestAccEKSNodePool_policyNeverBlocksDestroy(t *testing.T) {
 		},
 	})
 }
-
