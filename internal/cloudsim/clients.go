@@ -42,3 +42,9 @@ func (s *Sim) GKEClientOptions() []option.ClientOption {
 		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
 	}
 }
+
+// ComputeClientOptions returns the options that point the google.golang.org/api/compute/v1
+// client (compute.NewService) at the simulator's Compute endpoint, without authentication.
+func (s *Sim) ComputeClientOptions() []option.ClientOption {
+	return []option.ClientOption{option.WithEndpoint(s.endpoints.Compute), option.WithoutAuthentication()}
+}

@@ -1,7 +1,8 @@
 // Package cloudsim is an offline cloud for tests and the demo: loopback servers that speak the
-// real wire protocols of the AWS EKS API (restJson1), the AWS EC2 API (ec2Query/XML) and the
-// GKE API (google.container.v1 gRPC), so the unchanged aws-sdk-go-v2 and
-// cloud.google.com/go/container clients talk to it through endpoint overrides only.
+// real wire protocols of the AWS EKS API (restJson1), the AWS EC2 API (ec2Query/XML), the GKE
+// API (google.container.v1 gRPC) and the part of the Compute Engine API (REST/JSON v1) that
+// reports node pool sizes, so the unchanged aws-sdk-go-v2, cloud.google.com/go/container and
+// google.golang.org/api/compute/v1 clients talk to it through endpoint overrides only.
 //
 // It keeps state, moves objects through the real status transitions (node groups CREATING →
 // ACTIVE, UPDATING → ACTIVE, DELETING → gone; node pools PROVISIONING → RUNNING, RECONCILING →
@@ -14,12 +15,14 @@
 //	seed, err := cloudsim.LoadSeed("examples/cloudsim/seed.json")
 //	sim, err := cloudsim.Start(cloudsim.Options{Seed: seed, TransitionDelay: 50 * time.Millisecond})
 //	defer sim.Close()
-//	ep := sim.Endpoints() // EKS, EC2: "http://127.0.0.1:port"; GKE: "127.0.0.1:port"; Control
+//	ep := sim.Endpoints() // EKS, EC2: "http://127.0.0.1:port"; GKE: "127.0.0.1:port"; Control;
+//	                      // Compute: "http://127.0.0.1:port/compute/v1/"
 //
 //	cfg := cloudsim.AWSConfig("us-east-1", 0) // static credentials, fast standard retryer
 //	eksc := eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(ep.EKS) })
 //	ec2c := ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(ep.EC2) })
 //	gke, err := container.NewClusterManagerClient(ctx, sim.GKEClientOptions()...)
+//	gce, err := compute.NewService(ctx, sim.ComputeClientOptions()...)
 //
 //	sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.Throttle, Count: 2})
 //	sim.RequestsFor("eks", "CreateNodegroup") // what the provider sent
@@ -48,6 +51,19 @@
 // serialized like GKE's: a second one while one runs fails FAILED_PRECONDITION "Cluster is
 // running incompatible operation" (Options.GKEConcurrentOperations lifts this).
 //
+// Like GKE, node pools gain what they did not ask for (see gke_own.go): GPU pools the labels
+// cloud.google.com/gke-accelerator, gke-gpu-driver-version (DEFAULT or LATEST driver),
+// gke-gpu-partition-size, gke-gpu-sharing-strategy (time-sharing, mps) and
+// gke-max-shared-clients-per-gpu, and gpu_driver_installation_config DEFAULT when none was
+// given; spot pools cloud.google.com/gke-spot=true; every pool the resource label
+// goog-gke-node-pool-provisioning-model (on-demand, spot); GPU pools of a cluster that has a
+// non-GPU pool the taint nvidia.com/gpu=present:NO_SCHEDULE. Updates of labels, taints and
+// resource labels replace the user's set and keep GKE's own.
+//
+// Compute: instanceGroupManagers.get, for the instance groups in NodePool.instance_group_urls;
+// targetSize is the pool's node count per zone (initial_node_count, SetNodePoolSize,
+// ScaleNodePool, kept within the autoscaling limits). Anything else answers 404 notFound.
+//
 // # Seed
 //
 // The seed (JSON, unknown fields rejected) holds what the provider reads but never creates:
@@ -63,7 +79,9 @@
 //	    "instance_type_offerings": {"us-east-1a": ["g5.xlarge", "p5.48xlarge"]}}}},
 //	  "gcp": {"projects": {"acme-ml": {
 //	    "clusters": [{"name": "ml", "location": "us-central1", "version": "1.31.6-gke.1020000",
-//	      "locations": ["us-central1-a", "us-central1-b"], "status": "RUNNING"}],
+//	      "locations": ["us-central1-a", "us-central1-b"], "status": "RUNNING",
+//	      "node_pools": [{"name": "default-pool", "machine_type": "e2-standard-4", "node_count": 1,
+//	        "locations": ["us-central1-a"], "accelerator_type": "", "accelerator_count": 0}]}],
 //	    "accelerators": {"us-central1-a": ["nvidia-l4", "nvidia-tesla-t4"]},
 //	    "reservations": [{"name": "h100-reservation", "zone": "us-central1-a", "machine_type": "a3-highgpu-8g",
 //	      "accelerator_type": "nvidia-h100-80gb", "accelerator_count": 8, "count": 2}]}}}
@@ -72,17 +90,19 @@
 // Instance types are offered in a region when listed for one of its zones; EKS node groups
 // must use offered types, and at least one subnet zone must offer each. GKE accelerators must
 // be listed for every zone the node pool uses (its locations, else all cluster locations).
+// Seeded node pools exist, RUNNING, when the world is created from the seed (not when a state
+// file is loaded); without them a cluster has no node pools.
 // examples/cloudsim/seed.json is a complete example.
 //
 // # Faults
 //
-// A Fault names a service, an operation ("" for all) and a Kind: Throttle, ServerError,
-// Unavailable, CreateFailed or Latency; Count fires it exactly n times, Rate with a
-// probability, Match restricts it to a resource name (path.Match pattern). Errors are the ones
-// the real services return, so the SDK retryers behave as in the cloud (see FaultKind).
-// CreateFailed lets the call succeed and fails the object after the transition delay, with the
-// fault's HealthIssues (IssueSpotCapacity, IssueInsufficientCapacity, IssueGCEStockout are
-// ready-made).
+// A Fault names a service (eks, ec2, gke, compute), an operation ("" for all) and a Kind:
+// Throttle, ServerError, Unavailable, CreateFailed or Latency; Count fires it exactly n times,
+// Rate with a probability, Match restricts it to a resource name (path.Match pattern). Errors
+// are the ones the real services return, so the SDK retryers behave as in the cloud (see
+// FaultKind). CreateFailed lets the call succeed and fails the object after the transition
+// delay, with the fault's HealthIssues (IssueSpotCapacity, IssueInsufficientCapacity,
+// IssueGCEStockout are ready-made).
 //
 // # State file
 //
@@ -120,6 +140,7 @@
 //
 //	go run ./internal/cloudsim/cmd/cloudsim -seed examples/cloudsim/seed.json -state /tmp/cloudsim.json -delay 2s
 //
-// It prints EKS_ENDPOINT=..., EC2_ENDPOINT=..., GKE_ENDPOINT=... and CONTROL_ENDPOINT=... (also
+// It prints EKS_ENDPOINT=..., EC2_ENDPOINT=..., GKE_ENDPOINT=..., CONTROL_ENDPOINT=... and
+// COMPUTE_ENDPOINT=... (also
 // to -env-file) and shuts down cleanly on SIGINT/SIGTERM, writing the state file.
 package cloudsim

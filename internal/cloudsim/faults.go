@@ -16,11 +16,14 @@ type FaultKind string
 // Fault kinds. The error a kind produces is the one the real service returns for it, so that
 // the SDKs' retry logic treats it as it would in the cloud:
 //
-//   - Throttle: EKS 429 ThrottlingException; EC2 503 RequestLimitExceeded; GKE RESOURCE_EXHAUSTED.
-//     The AWS SDK standard retryer retries both codes (aws/retry DefaultThrottleErrorCodes).
-//   - ServerError: EKS 500 ServerException; EC2 500 InternalError; GKE INTERNAL.
+//   - Throttle: EKS 429 ThrottlingException; EC2 503 RequestLimitExceeded; GKE RESOURCE_EXHAUSTED;
+//     Compute 429 rateLimitExceeded. The AWS SDK standard retryer retries both AWS codes
+//     (aws/retry DefaultThrottleErrorCodes).
+//   - ServerError: EKS 500 ServerException; EC2 500 InternalError; GKE INTERNAL; Compute 500
+//     backendError.
 //   - Unavailable: EKS 503 ServiceUnavailableException; EC2 503 Unavailable; GKE UNAVAILABLE
-//     (retried by the GKE client's default call options for idempotent reads).
+//     (retried by the GKE client's default call options for idempotent reads); Compute 503
+//     backendError.
 //   - CreateFailed: the call succeeds, but the object ends up failed after the transition
 //     delay: EKS node group CREATE_FAILED (or, for UpdateNodegroupConfig/Version, the update
 //     Failed and the node group DEGRADED) with the fault's HealthIssues; GKE node pool ERROR and
@@ -35,10 +38,11 @@ const (
 	Latency      FaultKind = "latency"
 )
 
-// Fault describes an injected failure. Service is "eks", "ec2" or "gke"; Operation is an API
-// operation name ("" for every operation of the service). Match, when set, is a path.Match
-// pattern on the resource named by the request: the node group / node pool name, the launch
-// template name or id, else the cluster name.
+// Fault describes an injected failure. Service is "eks", "ec2", "gke" or "compute"; Operation
+// is an API operation name ("" for every operation of the service; Compute's is
+// "instanceGroupManagers.get"). Match, when set, is a path.Match pattern on the resource named
+// by the request: the node group / node pool name, the launch template name or id, the
+// instance group manager name, else the cluster name.
 //
 // Count > 0 fires the fault exactly Count times, then removes it. Rate in (0,1] fires it with
 // that probability (bounded by Count when both are set). With neither, it fires on every
@@ -109,9 +113,9 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 
 func (f *Fault) validate() error {
 	switch f.Service {
-	case "eks", "ec2", "gke":
+	case "eks", "ec2", "gke", "compute":
 	default:
-		return fmt.Errorf("fault: service must be eks, ec2 or gke, got %q", f.Service)
+		return fmt.Errorf("fault: service must be eks, ec2, gke or compute, got %q", f.Service)
 	}
 	switch f.Kind {
 	case Throttle, ServerError, Unavailable, CreateFailed:

@@ -40,6 +40,7 @@ func (w *world) finishNodePool(key string, r *npRecord) {
 		if r.PendingNodeCount != nil {
 			r.NodeCount = *r.PendingNodeCount
 		}
+		r.NodeCount = clampNodeCount(r.Pool, r.NodeCount)
 		r.Pool.Status, r.Pool.StatusMessage, r.Pool.Conditions = r.NextStatus, "", nil
 	}
 	r.Pool.Etag = randomHex(16)
@@ -161,7 +162,8 @@ func (g *gkeServer) CreateNodePool(ctx context.Context, req *containerpb.CreateN
 		}
 		pool := proto.Clone(req.GetNodePool()).(*containerpb.NodePool)
 		applyPoolDefaults(pool, cl)
-		if err := validateNodePool(pool, cl, project); err != nil {
+		var gpuTaint bool
+		if err := w.settlePool(ref, pool, cl, project, &gpuTaint); err != nil {
 			return err
 		}
 		if w.NodePools[ref.poolPath(pool.Name)] != nil {
@@ -170,30 +172,78 @@ func (g *gkeServer) CreateNodePool(ctx context.Context, req *containerpb.CreateN
 		if err := g.checkNoRunningOp(w, ref); err != nil {
 			return err
 		}
-		out = g.createPool(w, ref, pool, now, failedIssues(ctx))
+		out = g.createPool(w, ref, pool, gpuTaint, now, failedIssues(ctx))
 		return nil
 	})
 	return out, err
 }
 
-func (g *gkeServer) createPool(w *world, ref clusterRef, pool *containerpb.NodePool, now time.Time, fail []HealthIssue) *containerpb.Operation {
-	pool.SelfLink = containerAPIBase + ref.poolPath(pool.Name)
-	pool.InstanceGroupUrls = nil
-	suffix := randomHex(8)
-	for _, z := range pool.Locations {
-		pool.InstanceGroupUrls = append(pool.InstanceGroupUrls, fmt.Sprintf(
-			"https://www.googleapis.com/compute/v1/projects/%s/zones/%s/instanceGroupManagers/gke-%s-%s-%s-grp",
-			ref.project, z, ref.cluster, pool.Name, suffix))
-	}
-	pool.Status, pool.StatusMessage, pool.Conditions = containerpb.NodePool_PROVISIONING, "", nil
-	pool.Etag = randomHex(16)
-	r := &npRecord{Project: ref.project, Location: ref.location, Cluster: ref.cluster, Pool: pool,
-		Due: now.Add(g.sim.opts.TransitionDelay), NextStatus: containerpb.NodePool_RUNNING,
-		NodeCount: pool.InitialNodeCount, FailIssues: fail}
+func (g *gkeServer) createPool(w *world, ref clusterRef, pool *containerpb.NodePool, gpuTaint bool, now time.Time, fail []HealthIssue) *containerpb.Operation {
+	r := w.addPool(ref, pool, containerpb.NodePool_PROVISIONING, gpuTaint)
+	r.Due, r.NextStatus, r.FailIssues = now.Add(g.sim.opts.TransitionDelay), containerpb.NodePool_RUNNING, fail
 	op := g.startOperation(w, ref, containerpb.Operation_CREATE_NODE_POOL, ref.poolPath(pool.Name), now, fail)
 	r.Operation = op.Name
-	w.NodePools[ref.poolPath(pool.Name)] = r
 	return op
+}
+
+// computeAPIBase is the prefix of the instance group URLs GKE reports.
+const computeAPIBase = "https://www.googleapis.com/compute/v1/"
+
+// addPool stores a new node pool with its self link, instance groups and initial size.
+func (w *world) addPool(ref clusterRef, pool *containerpb.NodePool, st containerpb.NodePool_Status, gpuTaint bool) *npRecord {
+	pool.SelfLink = containerAPIBase + ref.poolPath(pool.Name)
+	pool.InstanceGroupUrls = instanceGroupURLs(ref, pool, nil)
+	pool.Status, pool.StatusMessage, pool.Conditions = st, "", nil
+	pool.Etag = randomHex(16)
+	r := &npRecord{Project: ref.project, Location: ref.location, Cluster: ref.cluster, Pool: pool,
+		NodeCount: clampNodeCount(pool, pool.InitialNodeCount), GPUTaint: gpuTaint}
+	w.NodePools[ref.poolPath(pool.Name)] = r
+	return r
+}
+
+// instanceGroupURLs returns the pool's managed instance groups, one per zone (GKE API
+// Reference: NodePool.instance_group_urls), keeping those of zones it already had: GKE adds
+// and removes groups when the locations change. The groups of one pool share a random suffix.
+func instanceGroupURLs(ref clusterRef, pool *containerpb.NodePool, old []string) []string {
+	byZone := map[string]string{}
+	suffix := randomHex(8)
+	for _, u := range old {
+		m := splitName(strings.TrimPrefix(u, computeAPIBase))
+		byZone[m["locations"]] = u
+		if name := strings.TrimSuffix(m["instanceGroupManagers"], "-grp"); len(name) > 8 {
+			suffix = name[len(name)-8:]
+		}
+	}
+	urls := make([]string, 0, len(pool.Locations))
+	for _, z := range pool.Locations {
+		u := byZone[z]
+		if u == "" {
+			u = fmt.Sprintf("%sprojects/%s/zones/%s/instanceGroupManagers/gke-%s-%s-%s-grp",
+				computeAPIBase, ref.project, z, ref.cluster, pool.Name, suffix)
+		}
+		urls = append(urls, u)
+	}
+	return urls
+}
+
+// clampNodeCount keeps an autoscaled pool's per-zone size within its limits (GKE API
+// Reference: NodePoolAutoscaling — min/max_node_count per zone, total_min/total_max_node_count
+// across the pool's zones). Sizes are per zone here, so total limits are divided by the zone
+// count; when they cannot both hold, the maximum wins.
+func clampNodeCount(pool *containerpb.NodePool, n int32) int32 {
+	a := pool.GetAutoscaling()
+	if !a.GetEnabled() {
+		return n
+	}
+	lo, hi := a.GetMinNodeCount(), a.GetMaxNodeCount()
+	if zones := int32(len(pool.GetLocations())); zones > 0 && (a.GetTotalMinNodeCount() != 0 || a.GetTotalMaxNodeCount() != 0) {
+		lo, hi = (a.GetTotalMinNodeCount()+zones-1)/zones, a.GetTotalMaxNodeCount()/zones
+	}
+	n = max(n, lo)
+	if hi > 0 {
+		n = min(n, hi)
+	}
+	return n
 }
 
 // mutatePool is the common path of the node pool update RPCs: find the pool, refuse while
@@ -217,9 +267,12 @@ func (g *gkeServer) mutatePool(ctx context.Context, ref clusterRef, name string,
 		}
 		next := proto.Clone(r.Pool).(*containerpb.NodePool)
 		change(next, cl)
-		if err := validateNodePool(next, cl, project); err != nil {
+		gpuTaint := r.GPUTaint
+		if err := w.settlePool(ref, next, cl, project, &gpuTaint); err != nil {
 			return err
 		}
+		next.InstanceGroupUrls = instanceGroupURLs(ref, next, next.InstanceGroupUrls)
+		r.GPUTaint = gpuTaint
 		var fail []HealthIssue
 		if typ == containerpb.Operation_UPGRADE_NODES {
 			fail = failedIssues(ctx)

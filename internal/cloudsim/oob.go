@@ -132,8 +132,9 @@ func (s *Sim) NodePools(project, location, cluster string) []*containerpb.NodePo
 }
 
 // NodePoolNodeCount returns a node pool's current size per zone: its initial node count, then
-// whatever SetNodePoolSize or ScaleNodePool set. GKE keeps this in the node pool's instance
-// groups, not in the NodePool resource, so it is only observable here.
+// whatever SetNodePoolSize or ScaleNodePool set, within the autoscaling limits. GKE keeps this
+// in the node pool's instance groups, not in the NodePool resource: clients read it as the
+// targetSize of Compute's instanceGroupManagers.get (see Endpoints.Compute).
 func (s *Sim) NodePoolNodeCount(project, location, cluster, name string) (int32, bool) {
 	var n int32
 	var ok bool

@@ -8,9 +8,9 @@ import (
 // Request is one API call received by the simulator, recorded before validation so that tests
 // can assert both what the provider sent and that bad input produced no call at all.
 type Request struct {
-	Service   string `json:"service"`          // "eks", "ec2" or "gke"
+	Service   string `json:"service"`          // "eks", "ec2", "gke" or "compute"
 	Operation string `json:"operation"`        // API operation name, e.g. "CreateNodegroup"
-	Region    string `json:"region,omitempty"` // AWS region from the SigV4 scope; GKE location
+	Region    string `json:"region,omitempty"` // AWS region from the SigV4 scope; GKE location; Compute zone
 	// Params holds the decoded request: for EKS the JSON body merged with path labels and query
 	// parameters (e.g. clusterName, nodegroupName); for EC2 the Query form as a tree
 	// ("LaunchTemplateData" → {"TagSpecification": [{"ResourceType": ...}]}), lists 1-based in

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
 )
 
 // Seed is the static infrastructure a Sim starts from: the things the provider reads but never
@@ -95,6 +97,21 @@ type GKEClusterSeed struct {
 	Version   string   `json:"version"`
 	Locations []string `json:"locations,omitempty"`
 	Status    string   `json:"status,omitempty"` // default RUNNING
+	// NodePools exist when the world is created (not when a state file is loaded), RUNNING,
+	// such as the default-pool GKE creates with a cluster. Without them a cluster has no pools.
+	NodePools []GKENodePoolSeed `json:"node_pools,omitempty"`
+}
+
+// GKENodePoolSeed describes a node pool of a seeded cluster. GKE fills in the rest as on
+// CreateNodePool (e2-medium, the cluster's version and zones, the fixed GPUs of
+// accelerator-optimized machine types, GKE's own labels and taints).
+type GKENodePoolSeed struct {
+	Name             string   `json:"name"`
+	MachineType      string   `json:"machine_type,omitempty"`
+	NodeCount        int32    `json:"node_count,omitempty"` // per zone
+	Locations        []string `json:"locations,omitempty"`
+	AcceleratorType  string   `json:"accelerator_type,omitempty"`
+	AcceleratorCount int64    `json:"accelerator_count,omitempty"`
 }
 
 // GCEReservationSeed describes a Compute Engine reservation.
@@ -162,6 +179,11 @@ func (s *Seed) validate() error {
 		for _, c := range p.Clusters {
 			if c.Name == "" || c.Location == "" || c.Version == "" {
 				return fmt.Errorf("cloudsim: seed: gcp project %q: cluster needs name, location and version", project)
+			}
+			for _, np := range c.NodePools {
+				if !poolNameRE.MatchString(np.Name) || np.NodeCount < 0 {
+					return fmt.Errorf("cloudsim: seed: gcp cluster %s/%s: node pool %q needs a valid name and a non-negative node_count", c.Location, c.Name, np.Name)
+				}
 			}
 		}
 	}
@@ -274,4 +296,29 @@ func (c *GKEClusterSeed) zones() []string {
 		return append([]string(nil), c.Locations...)
 	}
 	return []string{c.Location}
+}
+
+// installSeedPools stores the seeded node pools of a new world, RUNNING, with GKE's defaults
+// and its own labels and taints (a GPU pool is tainted when its cluster has a non-GPU pool).
+func (w *world) installSeedPools() {
+	for _, project := range sortedKeys(w.Seed.GCP.Projects) {
+		p := w.Seed.GCP.Projects[project]
+		for i := range p.Clusters {
+			cl := &p.Clusters[i]
+			ref := clusterRef{project, cl.Location, cl.Name}
+			for _, sp := range cl.NodePools {
+				pool := &containerpb.NodePool{Name: sp.Name, InitialNodeCount: sp.NodeCount, Locations: cloneStrings(sp.Locations),
+					Config: &containerpb.NodeConfig{MachineType: sp.MachineType}}
+				if sp.AcceleratorType != "" {
+					pool.Config.Accelerators = []*containerpb.AcceleratorConfig{{AcceleratorType: sp.AcceleratorType, AcceleratorCount: sp.AcceleratorCount}}
+				}
+				applyPoolDefaults(pool, cl)
+				w.addPool(ref, pool, containerpb.NodePool_RUNNING, false)
+			}
+			for _, r := range poolsOf(w, ref) {
+				r.GPUTaint = isGPUPool(r.Pool) && w.hasNonGPUPool(ref, r.Pool.GetName())
+				addGKEOwn(r.Pool.Config, r.GPUTaint)
+			}
+		}
+	}
 }

@@ -38,6 +38,8 @@ func TestSeed_UnknownFieldsAndMissingNamesRejected(t *testing.T) {
 		`{"aws": {"regions": {"us-east-1": {"clusters": [{"name": "ml"}]}}}}`,
 		`{"aws": {"regions": {"us-east-1": {"capacity_reservations": [{"id": "cr-1", "instance_type": "p5.48xlarge", "availability_zone": "us-east-1a", "reservation_type": "block"}]}}}}`,
 		`{"gcp": {"projects": {"p": {"clusters": [{"name": "ml"}]}}}}`,
+		`{"gcp": {"projects": {"p": {"clusters": [{"name": "ml", "location": "us-central1", "version": "1.31", "node_pools": [{"name": "Default_Pool"}]}]}}}}`,
+		`{"gcp": {"projects": {"p": {"clusters": [{"name": "ml", "location": "us-central1", "version": "1.31", "node_pools": [{"name": "default-pool", "node_count": -1}]}]}}}}`,
 	} {
 		if _, err := ParseSeed([]byte(bad)); err == nil || !strings.Contains(err.Error(), "seed") {
 			t.Errorf("seed %s accepted (%v)", bad, err)

@@ -38,7 +38,8 @@ type Options struct {
 	// read.
 	TransitionDelay time.Duration
 	// Addr is the listen address, "127.0.0.1:0" by default: every service gets a free port.
-	// With a fixed port p, EKS listens on p, EC2 on p+1, GKE on p+2 and control on p+3.
+	// With a fixed port p, EKS listens on p, EC2 on p+1, GKE on p+2, control on p+3 and
+	// Compute on p+4.
 	Addr string
 	// GKEConcurrentOperations lets node pool operations on one cluster overlap. By default
 	// the simulator rejects a second one with FAILED_PRECONDITION "Cluster is running
@@ -54,6 +55,9 @@ type Endpoints struct {
 	EC2     string `json:"ec2"`     // http://127.0.0.1:port, for ec2.Options.BaseEndpoint
 	GKE     string `json:"gke"`     // 127.0.0.1:port, for option.WithEndpoint (plaintext gRPC)
 	Control string `json:"control"` // http://127.0.0.1:port, the control API
+	// Compute is the Compute Engine API's base path, http://127.0.0.1:port/compute/v1/, for
+	// option.WithEndpoint with google.golang.org/api/compute/v1 (see ComputeClientOptions).
+	Compute string `json:"compute"`
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
@@ -78,7 +82,7 @@ func Start(opts Options) (*Sim, error) {
 		return nil, err
 	}
 	s := &Sim{opts: opts, w: w, faults: newFaultSet(), log: &requestLog{}}
-	listeners, err := listen(opts.Addr, 4)
+	listeners, err := listen(opts.Addr, 5)
 	if err != nil {
 		return nil, err
 	}
@@ -87,10 +91,12 @@ func Start(opts Options) (*Sim, error) {
 		EC2:     "http://" + listeners[1].Addr().String(),
 		GKE:     listeners[2].Addr().String(),
 		Control: "http://" + listeners[3].Addr().String(),
+		Compute: "http://" + listeners[4].Addr().String() + computePathPrefix,
 	}
 	s.serveHTTP(listeners[0], http.HandlerFunc(s.serveEKS))
 	s.serveHTTP(listeners[1], http.HandlerFunc(s.serveEC2))
 	s.serveHTTP(listeners[3], s.controlHandler())
+	s.serveHTTP(listeners[4], http.HandlerFunc(s.serveCompute))
 	s.grpcServer = grpc.NewServer(grpc.UnaryInterceptor(s.gkeInterceptor))
 	containerpb.RegisterClusterManagerServer(s.grpcServer, &gkeServer{sim: s})
 	go s.grpcServer.Serve(listeners[2]) //nolint:errcheck // returns on Stop
@@ -297,6 +303,11 @@ func awsFaultError(service string, f *Fault) *apiError {
 	default:
 		e.status, e.code, e.message = 500, "InternalError", "An internal error has occurred."
 	}
+	return e.withOverrides(f)
+}
+
+// withOverrides applies a fault's Status, Code and Message to the error it produces.
+func (e *apiError) withOverrides(f *Fault) *apiError {
 	if f.Status != 0 {
 		e.status = f.Status
 	}

@@ -32,6 +32,7 @@ type world struct {
 func newWorld(seed *Seed) *world {
 	w := &world{}
 	w.init(seed)
+	w.installSeedPools()
 	return w
 }
 
@@ -108,6 +109,8 @@ type npRecord struct {
 	NodeCount  int32 // current nodes per zone (instance group target size)
 	// PendingNodeCount is the size a running SetNodePoolSize operation sets, at Due.
 	PendingNodeCount *int32
+	// GPUTaint says that GKE taints the pool's GPU nodes with nvidia.com/gpu (see settlePool).
+	GPUTaint bool
 }
 
 // opRecord is a stored GKE operation; at Due it becomes DONE, failed with FailCode and
@@ -136,11 +139,13 @@ type npRecordJSON struct {
 	FailIssues []HealthIssue   `json:"fail_issues,omitempty"`
 	NodeCount  int32           `json:"node_count"`
 	PendingNC  *int32          `json:"pending_node_count,omitempty"`
+	GPUTaint   bool            `json:"gpu_taint,omitempty"`
 }
 
 func (r *npRecord) MarshalJSON() ([]byte, error) {
 	out := npRecordJSON{Project: r.Project, Location: r.Location, Cluster: r.Cluster, Due: r.Due,
-		Operation: r.Operation, NextStatus: r.NextStatus.String(), FailIssues: r.FailIssues, NodeCount: r.NodeCount, PendingNC: r.PendingNodeCount}
+		Operation: r.Operation, NextStatus: r.NextStatus.String(), FailIssues: r.FailIssues, NodeCount: r.NodeCount, PendingNC: r.PendingNodeCount,
+		GPUTaint: r.GPUTaint}
 	var err error
 	if out.Pool, err = protojson.Marshal(r.Pool); err != nil {
 		return nil, err
@@ -159,7 +164,7 @@ func (r *npRecord) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = npRecord{Project: in.Project, Location: in.Location, Cluster: in.Cluster, Due: in.Due,
-		Operation: in.Operation, FailIssues: in.FailIssues, NodeCount: in.NodeCount, PendingNodeCount: in.PendingNC,
+		Operation: in.Operation, FailIssues: in.FailIssues, NodeCount: in.NodeCount, PendingNodeCount: in.PendingNC, GPUTaint: in.GPUTaint,
 		NextStatus: containerpb.NodePool_Status(containerpb.NodePool_Status_value[in.NextStatus])}
 	r.Pool = &containerpb.NodePool{}
 	if err := protojson.Unmarshal(in.Pool, r.Pool); err != nil {

@@ -1,10 +1,11 @@
-// Command cloudsim runs the offline EKS, EC2 and GKE simulator (package cloudsim) as a
+// Command cloudsim runs the offline EKS, EC2, GKE and Compute simulator (package cloudsim) as a
 // process, for `make demo` and scripts. It prints one NAME=value line per endpoint:
 //
 //	EKS_ENDPOINT=http://127.0.0.1:41001
 //	EC2_ENDPOINT=http://127.0.0.1:41002
 //	GKE_ENDPOINT=127.0.0.1:41003
 //	CONTROL_ENDPOINT=http://127.0.0.1:41004
+//	COMPUTE_ENDPOINT=http://127.0.0.1:41005/compute/v1/
 //
 // and runs until SIGINT or SIGTERM, then shuts down cleanly, writing the state file.
 package main
@@ -41,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	seedPath := fs.String("seed", "", "seed file (JSON); optional when -state already holds a world")
 	statePath := fs.String("state", "", "state file, loaded at start and rewritten after every change")
-	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3")
+	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3, Compute p+4")
 	delay := fs.Duration("delay", 2*time.Second, "how long transitional statuses (CREATING, UPDATING, ...) last")
 	envFile := fs.String("env-file", "", "also write the endpoint lines to this file")
 	if err := fs.Parse(args); err != nil {
@@ -79,8 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func endpointLines(ep cloudsim.Endpoints) string {
-	return fmt.Sprintf("EKS_ENDPOINT=%s\nEC2_ENDPOINT=%s\nGKE_ENDPOINT=%s\nCONTROL_ENDPOINT=%s\n",
-		ep.EKS, ep.EC2, ep.GKE, ep.Control)
+	return fmt.Sprintf("EKS_ENDPOINT=%s\nEC2_ENDPOINT=%s\nGKE_ENDPOINT=%s\nCONTROL_ENDPOINT=%s\nCOMPUTE_ENDPOINT=%s\n",
+		ep.EKS, ep.EC2, ep.GKE, ep.Control, ep.Compute)
 }
 
 // writeFileAtomic writes via a temp file and rename, so a script polling for the file never

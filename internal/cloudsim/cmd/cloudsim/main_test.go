@@ -44,7 +44,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
-var lineRE = regexp.MustCompile(`^EKS_ENDPOINT=http://127\.0\.0\.1:\d+\nEC2_ENDPOINT=http://127\.0\.0\.1:\d+\nGKE_ENDPOINT=127\.0\.0\.1:\d+\nCONTROL_ENDPOINT=http://127\.0\.0\.1:\d+\n$`)
+var lineRE = regexp.MustCompile(`^EKS_ENDPOINT=http://127\.0\.0\.1:\d+\nEC2_ENDPOINT=http://127\.0\.0\.1:\d+\nGKE_ENDPOINT=127\.0\.0\.1:\d+\nCONTROL_ENDPOINT=http://127\.0\.0\.1:\d+\nCOMPUTE_ENDPOINT=http://127\.0\.0\.1:\d+/compute/v1/\n$`)
 
 func parseEnv(text string) map[string]string {
 	out := map[string]string{}
@@ -116,10 +116,10 @@ func TestMain_SIGTERM_CleanShutdown(t *testing.T) {
 	}
 	sc := bufio.NewScanner(stdout)
 	var lines []string
-	for len(lines) < 4 && sc.Scan() {
+	for len(lines) < 5 && sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], "EKS_ENDPOINT=http://127.0.0.1:") || !strings.HasPrefix(lines[2], "GKE_ENDPOINT=127.0.0.1:") {
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "EKS_ENDPOINT=http://127.0.0.1:") || !strings.HasPrefix(lines[2], "GKE_ENDPOINT=127.0.0.1:") {
 		_ = cmd.Process.Kill()
 		t.Fatalf("output = %q", lines)
 	}
