@@ -266,3 +266,19 @@ func describeAsk(accelerator string, count int) string {
 		return fmt.Sprintf("%d x %q", count, accelerator)
 	}
 }
+
+// gkePartitionSizes are the gpu_partition_size values GKE accepts per accelerator: a subset of
+// NVIDIA's MIG profiles (GKE documentation, "Running multi-instance GPUs": supported partition
+// sizes; H200 and B200 from the same page's A3 Ultra and A4 rows).
+var gkePartitionSizes = map[string][]string{
+	"nvidia-tesla-a100":     {"1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"},
+	"nvidia-a100-80gb":      {"1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"},
+	"nvidia-h100-80gb":      {"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"},
+	"nvidia-h100-mega-80gb": {"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"},
+	"nvidia-h200-141gb":     {"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"},
+	"nvidia-b200":           {"1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"},
+}
+
+// GKEPartitionSizes lists the MIG partition sizes GKE offers for an accelerator; none when GKE
+// does not partition it.
+func GKEPartitionSizes(accelerator string) []string { return slices.Clone(gkePartitionSizes[accelerator]) }

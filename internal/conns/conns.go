@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/api/impersonate"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
@@ -82,6 +83,7 @@ type GCPSettings struct {
 	Credentials               string
 	ImpersonateServiceAccount string
 	Endpoint                  string
+	ComputeEndpoint           string
 	Insecure                  bool
 }
 
@@ -102,6 +104,10 @@ type Meta struct {
 	gkeOnce sync.Once
 	gke     *container.ClusterManagerClient
 	gkeErr  error
+
+	computeOnce sync.Once
+	compute     *compute.Service
+	computeErr  error
 
 	shown sync.Map
 }
@@ -214,17 +220,49 @@ func (m *Meta) GKE(ctx context.Context) (*container.ClusterManagerClient, error)
 }
 
 func (m *Meta) newGKE(ctx context.Context) (*container.ClusterManagerClient, error) {
+	opts, err := m.gcpOptions(ctx, m.GCPSettings.Endpoint, option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	if err != nil {
+		return nil, err
+	}
+	c, err := container.NewClusterManagerClient(context.WithoutCancel(ctx), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("creating the GKE client: %w", err)
+	}
+	return c, nil
+}
+
+// Compute returns the Compute Engine client, built once with the same credentials as GKE: node
+// pools' current sizes live in their instance group managers, which the GKE API does not report.
+func (m *Meta) Compute(ctx context.Context) (*compute.Service, error) {
+	m.computeOnce.Do(func() {
+		opts, err := m.gcpOptions(ctx, m.GCPSettings.ComputeEndpoint)
+		if err != nil {
+			m.computeErr = err
+			return
+		}
+		m.compute, m.computeErr = compute.NewService(context.WithoutCancel(ctx), opts...)
+		if m.computeErr != nil {
+			m.computeErr = fmt.Errorf("creating the Compute Engine client: %w", m.computeErr)
+		}
+	})
+	return m.compute, m.computeErr
+}
+
+// gcpOptions are the client options of one Google API: its endpoint, and credentials unless
+// gcp.insecure (then insecureOpts, e.g. a plaintext gRPC dial).
+func (m *Meta) gcpOptions(ctx context.Context, endpoint string, insecureOpts ...option.ClientOption) ([]option.ClientOption, error) {
 	s := m.GCPSettings
 	var opts []option.ClientOption
-	if s.Endpoint != "" {
-		opts = append(opts, option.WithEndpoint(s.Endpoint))
+	if endpoint != "" {
+		opts = append(opts, option.WithEndpoint(endpoint))
 	}
 	switch {
 	case s.Insecure:
-		if !IsLoopbackEndpoint(s.Endpoint) {
-			return nil, fmt.Errorf("gcp.insecure is only allowed with a loopback endpoint, not %q", s.Endpoint)
+		if !IsLoopbackEndpoint(endpoint) {
+			return nil, fmt.Errorf("gcp.insecure is only allowed with loopback endpoints, not %q", endpoint)
 		}
-		opts = append(opts, option.WithoutAuthentication(), option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())))
+		opts = append(opts, option.WithoutAuthentication())
+		opts = append(opts, insecureOpts...)
 	case s.ImpersonateServiceAccount != "":
 		ts, err := impersonate.CredentialsTokenSource(context.WithoutCancel(ctx), impersonate.CredentialsConfig{
 			TargetPrincipal: s.ImpersonateServiceAccount,
@@ -240,11 +278,7 @@ func (m *Meta) newGKE(ctx context.Context) (*container.ClusterManagerClient, err
 	if m.UserAgent != "" {
 		opts = append(opts, option.WithUserAgent(m.UserAgent))
 	}
-	c, err := container.NewClusterManagerClient(context.WithoutCancel(ctx), opts...)
-	if err != nil {
-		return nil, fmt.Errorf("creating the GKE client: %w", err)
-	}
-	return c, nil
+	return opts, nil
 }
 
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"

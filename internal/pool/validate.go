@@ -132,6 +132,9 @@ func (v *validator) gpu(node catalog.NodeType) {
 	gpu := node.GPU()
 	if g.MIG != nil && v.known(P("gpu", "mig")) {
 		v.mig(g.MIG, gpu)
+		if v.spec.Cloud == catalog.GCP {
+			v.gkePartition(g.MIG, node)
+		}
 	}
 	if g.Sharing != nil && v.known(P("gpu", "sharing")) {
 		v.oneOf(P("gpu", "sharing", "strategy"), "GPU sharing strategy", g.Sharing.Strategy, SharingKinds)
@@ -139,6 +142,9 @@ func (v *validator) gpu(node catalog.NodeType) {
 			v.add(P("gpu", "sharing", "replicas"), "Missing GPU sharing replicas", "set gpu.sharing.replicas: how many replicas share one GPU, 2 to %d.", maxSharingReplicas)
 		} else if g.Sharing.Replicas < 2 || g.Sharing.Replicas > maxSharingReplicas {
 			v.add(P("gpu", "sharing", "replicas"), "Invalid GPU sharing replicas", "%d: a shared GPU serves 2 to %d replicas.", g.Sharing.Replicas, maxSharingReplicas)
+		}
+		if v.spec.Cloud == catalog.GCP && g.Sharing.Strategy == SharingMPS && g.MIG != nil {
+			v.add(P("gpu", "sharing", "strategy"), "MPS on MIG partitions", "GKE does not combine MPS with gpu_partition_size; use strategy \"time-slicing\" on MIG partitions, or drop gpu.mig.")
 		}
 	}
 }
@@ -166,6 +172,23 @@ func (v *validator) mig(m *MIG, gpu catalog.GPUModel) {
 		if v.spec.Cloud == catalog.GCP && m.Config == MIGConfigBalanced {
 			v.add(P("gpu", "mig", "config"), "MIG config not supported on GKE", "GKE partitions every GPU of a node pool into one profile size (gpu_partition_size): use gpu.mig.profile, or config \"all-<profile>\".")
 		}
+	}
+}
+
+// gkePartition checks the MIG profile against the partition sizes GKE offers, which are fewer than
+// NVIDIA's profiles (no 4g on A100, no +me profiles).
+func (v *validator) gkePartition(m *MIG, node catalog.NodeType) {
+	sizes := catalog.GKEPartitionSizes(node.Accelerator)
+	if len(sizes) == 0 || m.Config != "" && m.Profile == "" && !strings.HasPrefix(m.Config, "all-") {
+		return // reported by mig() already: no MIG on this GPU, or a config GKE cannot take
+	}
+	profile := strings.TrimPrefix(m.ConfigName(), "all-")
+	at := P("gpu", "mig", "profile")
+	if m.Profile == "" {
+		at = P("gpu", "mig", "config")
+	}
+	if _, known := node.GPU().MIGProfile(profile); known && !slices.Contains(sizes, profile) {
+		v.add(at, "MIG partition size not offered by GKE", "GKE partitions %s into %s, not %q.", node.Accelerator, strings.Join(sizes, ", "), profile)
 	}
 }
 

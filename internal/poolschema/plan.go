@@ -3,10 +3,13 @@ package poolschema
 import (
 	"context"
 	"fmt"
+	"maps"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
@@ -125,4 +128,21 @@ func (m *Model) SetDerivedUnknown() {
 	m.EstimatedHourlyCostUSD = types.Float64Unknown()
 	m.EstimatedMonthlyCostUSD = types.Float64Unknown()
 	m.PolicyDocument = types.ObjectUnknown(PolicyDocumentType.AttrTypes)
+}
+
+// MarkDocumentUnknown marks one top-level field of policy_document unknown: a value the cloud only
+// fills in at apply (the zones of a GKE pool without node_locations). The plan's evaluation judged
+// the field as null, which no rule fires on.
+func (m *Model) MarkDocumentUnknown(field string) {
+	if m.PolicyDocument.IsNull() || m.PolicyDocument.IsUnknown() {
+		return
+	}
+	attrs := maps.Clone(m.PolicyDocument.Attributes())
+	attrs[field] = unknownOf(PolicyDocumentType.AttrTypes[field])
+	m.PolicyDocument = types.ObjectValueMust(PolicyDocumentType.AttrTypes, attrs)
+}
+
+func unknownOf(t attr.Type) attr.Value {
+	v, _ := t.ValueFromTerraform(context.Background(), tftypes.NewValue(t.TerraformType(context.Background()), tftypes.UnknownValue))
+	return v
 }

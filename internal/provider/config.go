@@ -69,6 +69,7 @@ type gcpModel struct {
 	Credentials               types.String `tfsdk:"credentials"`
 	ImpersonateServiceAccount types.String `tfsdk:"impersonate_service_account"`
 	Endpoint                  types.String `tfsdk:"endpoint"`
+	ComputeEndpoint           types.String `tfsdk:"compute_endpoint"`
 	Insecure                  types.Bool   `tfsdk:"insecure"`
 }
 
@@ -211,8 +212,13 @@ func gcpBlock() schema.SingleNestedBlock {
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.RegexMatches(hostPortPattern, "must be host:port")},
 			},
+			"compute_endpoint": schema.StringAttribute{
+				MarkdownDescription: "Compute Engine API base URL, e.g. the offline `cloudsim`'s. Defaults to `https://compute.googleapis.com/compute/v1/`. gpufleet reads the node pools' instance group sizes there.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(endpointURLPattern, "must be an http(s) URL")},
+			},
 			"insecure": schema.BoolAttribute{
-				MarkdownDescription: "Talk plaintext gRPC without credentials. Only allowed with a loopback `endpoint` (tests and the demo).",
+				MarkdownDescription: "Talk to `endpoint` and `compute_endpoint` without credentials, plaintext. Only allowed with loopback endpoints (tests and the demo).",
 				Optional:            true,
 			},
 		},

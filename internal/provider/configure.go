@@ -31,6 +31,7 @@ func (p *GPUFleetProvider) Configure(ctx context.Context, req provider.Configure
 			Credentials:               cfg.GCP.Credentials.ValueString(),
 			ImpersonateServiceAccount: cfg.GCP.ImpersonateServiceAccount.ValueString(),
 			Endpoint:                  cfg.GCP.Endpoint.ValueString(),
+			ComputeEndpoint:           cfg.GCP.ComputeEndpoint.ValueString(),
 			Insecure:                  cfg.GCP.Insecure.ValueBool(),
 		}
 	}

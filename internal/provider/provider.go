@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/eks"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
 )
 
 var (
@@ -39,6 +40,7 @@ func (p *GPUFleetProvider) Metadata(_ context.Context, _ provider.MetadataReques
 func (p *GPUFleetProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		eks.NewNodePoolResource,
+		gke.NewNodePoolResource,
 	}
 }
 

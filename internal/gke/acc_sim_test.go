@@ -1,0 +1,202 @@
+package gke_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	container "cloud.google.com/go/container/apiv1"
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
+)
+
+func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
+
+const (
+	testProject  = "ml-platform-test"
+	testLocation = "europe-west4"
+	testCluster  = "ml"
+	testZoneA    = "europe-west4-a"
+	testZoneB    = "europe-west4-b"
+	reservation  = "l4-reserved"
+)
+
+// testSeed is the Google Cloud world of the acceptance tests: one regional cluster over two zones
+// with a CPU default pool (so GKE adds its own GPU taint to GPU pools, as it does in real
+// clusters), every GPU the tests use in both zones, and a reservation of G2 machines.
+func testSeed() *cloudsim.Seed {
+	accelerators := []string{"nvidia-l4", "nvidia-tesla-t4", "nvidia-tesla-a100", "nvidia-a100-80gb", "nvidia-h100-80gb", "nvidia-h100-mega-80gb", "nvidia-h200-141gb", "nvidia-b200"}
+	return &cloudsim.Seed{GCP: cloudsim.GCPSeed{Projects: map[string]*cloudsim.GCPProjectSeed{
+		testProject: {
+			Clusters: []cloudsim.GKEClusterSeed{{
+				Name: testCluster, Location: testLocation, Version: "1.31.5-gke.1023000", Locations: []string{testZoneA, testZoneB},
+				NodePools: []cloudsim.GKENodePoolSeed{{Name: "default-pool", MachineType: "e2-standard-4", NodeCount: 1}},
+			}},
+			Accelerators: map[string][]string{testZoneA: accelerators, testZoneB: accelerators},
+			Reservations: []cloudsim.GCEReservationSeed{{Name: reservation, Zone: testZoneA, MachineType: "g2-standard-8", AcceleratorType: "nvidia-l4", AcceleratorCount: 1, Count: 4}},
+		},
+	}}}
+}
+
+// startSim runs cloudsim for one test.
+func startSim(t *testing.T) *cloudsim.Sim {
+	t.Helper()
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	return sim
+}
+
+// providerConfig is the provider block that points gpufleet at the simulator.
+func providerConfig(sim *cloudsim.Sim, extra string) string {
+	e := sim.Endpoints()
+	return fmt.Sprintf(`
+provider "gpufleet" {
+  default_tags = { managed-by = "terraform" }
+  gcp {
+    project          = %q
+    endpoint         = %q
+    compute_endpoint = %q
+    insecure         = true
+  }
+%s
+}
+`, testProject, e.GKE, e.Compute, extra)
+}
+
+// poolConfig renders one gpufleet_gke_node_pool with the usual arguments and body for the rest.
+func poolConfig(name, machineType, body string) string {
+	return fmt.Sprintf(`
+resource "gpufleet_gke_node_pool" %[1]q {
+  location     = %[2]q
+  cluster      = %[3]q
+  name         = %[1]q
+  client       = "acme"
+  machine_type = %[4]q
+%[5]s
+}
+`, name, testLocation, testCluster, machineType, body)
+}
+
+const inferenceWorkload = `
+  workload {
+    kind           = "inference"
+    environment    = "staging"
+    gpu_memory_gib = 16
+  }
+`
+
+const trainingWorkload = `
+  workload {
+    kind           = "training"
+    environment    = "staging"
+    gpu_memory_gib = 20
+    interruptible  = true
+  }
+`
+
+func scaling(minSize, desired, maxSize int) string {
+	return fmt.Sprintf("  scaling {\n    min_size = %d\n    desired_size = %d\n    max_size = %d\n  }\n", minSize, desired, maxSize)
+}
+
+func capacity(pct, base int) string {
+	return fmt.Sprintf("  capacity {\n    spot_percentage = %d\n    on_demand_base = %d\n  }\n", pct, base)
+}
+
+// gkeClient is a real GKE client on the simulator, for checking what the provider left in the cloud.
+func gkeClient(t *testing.T, sim *cloudsim.Sim) *container.ClusterManagerClient {
+	t.Helper()
+	c, err := container.NewClusterManagerClient(context.Background(), sim.GKEClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func clusterName() string {
+	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", testProject, testLocation, testCluster)
+}
+
+// gpuPoolNames lists the cluster's node pools other than the seeded default pool.
+func gpuPoolNames(t *testing.T, sim *cloudsim.Sim) []string {
+	t.Helper()
+	var names []string
+	for _, np := range sim.NodePools(testProject, testLocation, testCluster) {
+		if np.GetName() != "default-pool" {
+			names = append(names, np.GetName())
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// checkNothingLeft is a CheckDestroy: no node pool of the tests survives.
+func checkNothingLeft(t *testing.T, sim *cloudsim.Sim) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if names := gpuPoolNames(t, sim); len(names) > 0 {
+			return fmt.Errorf("node pools left after destroy: %v", names)
+		}
+		return nil
+	}
+}
+
+// checkNodePool runs f on a node pool as the simulator holds it.
+func checkNodePool(t *testing.T, sim *cloudsim.Sim, name string, f func(*containerpb.NodePool) error) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		np, ok := sim.NodePool(testProject, testLocation, testCluster, name)
+		if !ok {
+			return fmt.Errorf("node pool %s does not exist", name)
+		}
+		return f(np)
+	}
+}
+
+func wantLabel(np *containerpb.NodePool, key, value string) error {
+	if got, ok := np.GetConfig().GetLabels()[key]; !ok || got != value {
+		return fmt.Errorf("node pool %s label %s = %q, want %q (labels %v)", np.GetName(), key, got, value, np.GetConfig().GetLabels())
+	}
+	return nil
+}
+
+func wantResourceLabels(np *containerpb.NodePool, want map[string]string) error {
+	got := np.GetConfig().GetResourceLabels()
+	var errs []error
+	for k, v := range want {
+		if got[k] != v {
+			errs = append(errs, fmt.Errorf("node pool %s resource label %s = %q, want %q", np.GetName(), k, got[k], v))
+		}
+	}
+	if len(errs) > 0 {
+		errs = append(errs, fmt.Errorf("resource labels: %v", slices.Sorted(maps.Keys(got))))
+	}
+	return errors.Join(errs...)
+}
+
+// nodeCount is a node pool's size over all zones.
+func nodeCount(sim *cloudsim.Sim, name string) int {
+	np, _ := sim.NodePool(testProject, testLocation, testCluster, name)
+	perZone, _ := sim.NodePoolNodeCount(testProject, testLocation, testCluster, name)
+	return int(perZone) * len(np.GetLocations())
+}
+
+// requestCount counts the simulator's recorded calls of a service, optionally of one operation.
+func requestCount(sim *cloudsim.Sim, operation string) int {
+	n := 0
+	for _, r := range sim.Requests() {
+		if operation == "" || r.Operation == operation {
+			n++
+		}
+	}
+	return n
+}

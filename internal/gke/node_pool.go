@@ -1,0 +1,192 @@
+package gke
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
+)
+
+const (
+	// labelSpotMix records the spot mix on each node pool's resource labels, so that import and
+	// refresh can tell how the two node pools' sizes came about. It is not part of effective_tags.
+	labelSpotMix = "gpufleet_spot_mix"
+	// reservationKey is the reservation affinity key of a specific reservation (GKE API
+	// Reference: ReservationAffinity).
+	reservationKey = "compute.googleapis.com/reservation-name"
+	// gkeLabelPrefix marks the node labels GKE adds itself (cloud.google.com/gke-accelerator, …).
+	gkeLabelPrefix = "cloud.google.com/"
+	// maxResourceLabels is how many labels a Compute Engine resource takes.
+	maxResourceLabels = 64
+)
+
+// isDerivedResourceLabel tells the resource labels gpufleet or GKE set from the user's own.
+func isDerivedResourceLabel(key string) bool {
+	return strings.HasPrefix(key, "gpufleet_") || strings.HasPrefix(key, "goog-")
+}
+
+func isGKELabel(key string) bool { return strings.HasPrefix(key, gkeLabelPrefix) }
+
+// sideConfig is everything one node pool of the pool is created or updated with.
+type sideConfig struct {
+	pool.Side
+	AutoscalerOwnsSize bool
+	Zones              []string
+	NodePool           *containerpb.NodePool // as gpufleet asks for it, without sizes and version
+}
+
+// sideConfigs expands a pool into its node pools. zones are the node locations (the cluster's when
+// node_locations is unset), needed to turn the pool's total sizes into GKE's per-zone counts.
+func sideConfigs(m *nodePoolModel, s pool.Spec, d pool.Derived, zones []string) []sideConfig {
+	var out []sideConfig
+	for _, side := range d.Sides {
+		labels := pool.SideLabels(d.Labels, side)
+		resourceLabels := maps.Clone(d.Tags)
+		resourceLabels[labelSpotMix] = formatSpotMix(s.Capacity)
+		acc := &containerpb.AcceleratorConfig{
+			AcceleratorCount: int64(d.Node.GPUCount),
+			AcceleratorType:  d.Node.Accelerator,
+			GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{
+				GpuDriverVersion: containerpb.GPUDriverInstallationConfig_GPUDriverVersion(
+					containerpb.GPUDriverInstallationConfig_GPUDriverVersion_value[driverVersion(s.GPU.DriverVersion)]).Enum(),
+			},
+		}
+		if m := s.GPU.MIG; m != nil {
+			acc.GpuPartitionSize = strings.TrimPrefix(m.ConfigName(), "all-")
+		}
+		if sh := s.GPU.Sharing; sh != nil {
+			strategy := containerpb.GPUSharingConfig_TIME_SHARING
+			if sh.Strategy == pool.SharingMPS {
+				strategy = containerpb.GPUSharingConfig_MPS
+			}
+			acc.GpuSharingConfig = &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: int64(sh.Replicas), GpuSharingStrategy: strategy.Enum()}
+		}
+		np := &containerpb.NodePool{
+			Name: side.Name,
+			Config: &containerpb.NodeConfig{
+				MachineType:    s.MachineType,
+				Labels:         labels,
+				ResourceLabels: resourceLabels,
+				Taints:         gkeTaints(d.Taints),
+				Accelerators:   []*containerpb.AcceleratorConfig{acc},
+				Spot:           side.Spot(),
+			},
+			Locations: slices.Clone(s.Zones),
+			Autoscaling: &containerpb.NodePoolAutoscaling{
+				Enabled:           true,
+				TotalMinNodeCount: int32(side.Sizes.Min),
+				TotalMaxNodeCount: int32(side.Sizes.Max),
+				LocationPolicy:    containerpb.NodePoolAutoscaling_BALANCED,
+			},
+		}
+		if side.Spot() {
+			// Spot capacity comes and goes per zone: let the autoscaler take it where it is.
+			np.Autoscaling.LocationPolicy = containerpb.NodePoolAutoscaling_ANY
+		} else if r := s.Capacity.Reservation; r != nil {
+			np.Config.ReservationAffinity = reservationAffinity(r)
+		}
+		out = append(out, sideConfig{Side: side, AutoscalerOwnsSize: s.AutoscalerOwnsSize, Zones: zones, NodePool: np})
+	}
+	return out
+}
+
+func driverVersion(v string) string {
+	if v == "" {
+		return DriverDefault
+	}
+	return v
+}
+
+func reservationAffinity(r *pool.Reservation) *containerpb.ReservationAffinity {
+	switch r.Type {
+	case pool.ReservationSpecific:
+		value := r.Name
+		if r.Project != "" {
+			value = "projects/" + r.Project + "/reservations/" + r.Name
+		}
+		return &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_SPECIFIC_RESERVATION, Key: reservationKey, Values: []string{value}}
+	case pool.ReservationAny:
+		return &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_ANY_RESERVATION}
+	}
+	return &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
+}
+
+// reservationOf reads the reservation back from a node pool's affinity; nil when it has none.
+func reservationOf(ra *containerpb.ReservationAffinity) *pool.Reservation {
+	switch ra.GetConsumeReservationType() {
+	case containerpb.ReservationAffinity_SPECIFIC_RESERVATION:
+		r := &pool.Reservation{Type: pool.ReservationSpecific}
+		if v := ra.GetValues(); len(v) > 0 {
+			r.Name = v[0]
+			if rest, ok := strings.CutPrefix(v[0], "projects/"); ok {
+				r.Project, r.Name, _ = strings.Cut(rest, "/reservations/")
+			}
+		}
+		return r
+	case containerpb.ReservationAffinity_ANY_RESERVATION:
+		return &pool.Reservation{Type: pool.ReservationAny}
+	case containerpb.ReservationAffinity_NO_RESERVATION:
+		return &pool.Reservation{Type: pool.ReservationNone}
+	}
+	return nil
+}
+
+func gkeTaints(taints []pool.Taint) []*containerpb.NodeTaint {
+	out := make([]*containerpb.NodeTaint, len(taints))
+	for i, t := range taints {
+		out[i] = &containerpb.NodeTaint{Key: t.Key, Value: t.Value, Effect: containerpb.NodeTaint_Effect(containerpb.NodeTaint_Effect_value[t.Effect])}
+	}
+	return out
+}
+
+func poolTaints(taints []*containerpb.NodeTaint) []pool.Taint {
+	out := make([]pool.Taint, len(taints))
+	for i, t := range taints {
+		out[i] = pool.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()}
+	}
+	poolschema.SortTaints(out)
+	return out
+}
+
+func formatSpotMix(c pool.Capacity) string {
+	return fmt.Sprintf("pct%d_base%d", c.SpotPercentage, c.OnDemandBase)
+}
+
+func parseSpotMix(v string) (pct, base int, ok bool) {
+	_, err := fmt.Sscanf(v, "pct%d_base%d", &pct, &base)
+	return pct, base, err == nil
+}
+
+// perZone turns a total node count into GKE's per-zone count.
+func perZone(total int, zones []string) int32 {
+	if len(zones) == 0 {
+		return int32(total)
+	}
+	return int32((total + len(zones) - 1) / len(zones))
+}
+
+// ownedBy reports whether gpufleet created a node pool for this pool: it carries the pool's
+// gpufleet_pool resource label, which users cannot set (gpufleet_ tags are reserved).
+func ownedBy(np *containerpb.NodePool, poolName string) bool {
+	return np.GetConfig().GetResourceLabels()[pool.TagKeysFor(catalog.GCP).Pool] == poolName
+}
+
+// userLabels are a node pool's node labels less the ones GKE adds itself.
+func userLabels(np *containerpb.NodePool) map[string]string {
+	labels := maps.Clone(np.GetConfig().GetLabels())
+	maps.DeleteFunc(labels, func(k, _ string) bool { return isGKELabel(k) })
+	return labels
+}
+
+// userResourceLabels are a node pool's resource labels less GKE's goog- ones.
+func userResourceLabels(np *containerpb.NodePool) map[string]string {
+	labels := maps.Clone(np.GetConfig().GetResourceLabels())
+	maps.DeleteFunc(labels, func(k, _ string) bool { return strings.HasPrefix(k, "goog-") })
+	return labels
+}

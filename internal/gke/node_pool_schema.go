@@ -1,0 +1,149 @@
+package gke
+
+import (
+	"context"
+	"maps"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
+)
+
+var (
+	projectPattern   = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
+	clusterPattern   = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+	locationPattern  = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+(-[a-z])?$`)
+	machineTypeShape = regexp.MustCompile(`^[a-z][a-z0-9]*-[a-z0-9-]+$`)
+	k8sMinorOrPatch  = regexp.MustCompile(`^1\.[0-9]{2}(\.[0-9]+(-gke\.[0-9]+)?)?$`)
+	acceleratorShape = regexp.MustCompile(`^nvidia-[a-z0-9-]+$`)
+	reservationName  = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
+)
+
+func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attributes := poolschema.Attributes("node_pools")
+	maps.Copy(attributes, map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "`<project>/<location>/<cluster>/<name>`, also the import id.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"project": schema.StringAttribute{
+			MarkdownDescription: "Google Cloud project of the cluster. Defaults to the provider's `gcp.project`.",
+			Optional:            true,
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:          []validator.String{stringvalidator.RegexMatches(projectPattern, "must be a Google Cloud project id: 6-30 lowercase letters, digits or hyphens, starting with a letter")},
+		},
+		"location": schema.StringAttribute{
+			MarkdownDescription: "Location of the cluster: a region (`europe-west4`) for a regional cluster, a zone (`europe-west4-a`) for a zonal one.",
+			Required:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:          []validator.String{stringvalidator.RegexMatches(locationPattern, "must be a GCP region such as europe-west4 or a zone such as europe-west4-a")},
+		},
+		"cluster": schema.StringAttribute{
+			MarkdownDescription: "Name of the GKE cluster.",
+			Required:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:          []validator.String{stringvalidator.RegexMatches(clusterPattern, "must be a GKE cluster name: 1-40 lowercase letters, digits or '-', starting with a letter")},
+		},
+		"name": schema.StringAttribute{
+			MarkdownDescription: "Name of the pool. Its node pools are `<name>-od` and `<name>-spot`, so at most 35 characters (GKE takes 40).",
+			Required:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:          []validator.String{stringvalidator.RegexMatches(pool.GKENamePattern, "must be 1-35 lowercase letters, digits or '-', starting with a letter and not ending with '-'")},
+		},
+		"machine_type": schema.StringAttribute{
+			MarkdownDescription: "Compute Engine machine type: an accelerator-optimized type that brings its own GPUs (`g2-standard-8`, `a2-highgpu-1g`, `a3-highgpu-8g`, …) or an N1 type with `gpu.type` and `gpu.count`. Changed in place while the GPUs stay the same; a change of GPU model or count replaces the pool.",
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.RegexMatches(machineTypeShape, "must be a Compute Engine machine type such as g2-standard-8")},
+		},
+		"node_locations": schema.SetAttribute{
+			MarkdownDescription: "Zones of the nodes, within the cluster's region. Defaults to the cluster's zones (a zonal cluster's own zone). Changed in place.",
+			ElementType:         types.StringType,
+			Optional:            true,
+			Computed:            true,
+			PlanModifiers:       []planmodifier.Set{setplanmodifier.UseStateForUnknown()},
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(stringvalidator.RegexMatches(zonePattern, "must be a zone such as europe-west4-a")),
+			},
+		},
+		"kubernetes_version": schema.StringAttribute{
+			MarkdownDescription: "Kubernetes version of the nodes, e.g. `1.31` or `1.31.5-gke.1023000`. Defaults to the cluster's; changing it upgrades the node pools in place.",
+			Optional:            true,
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			Validators:          []validator.String{stringvalidator.RegexMatches(k8sMinorOrPatch, "must be a GKE version such as 1.31 or 1.31.5-gke.1023000")},
+		},
+		"node_pools": schema.ListNestedAttribute{
+			MarkdownDescription: "The GKE node pools behind the pool: on-demand first, then spot.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name":                schema.StringAttribute{Computed: true, MarkdownDescription: "Node pool name."},
+				"spot":                schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the node pool runs Spot VMs."},
+				"min_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Minimum nodes over all zones (autoscaling `total_min_node_count`)."},
+				"max_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Maximum nodes over all zones (autoscaling `total_max_node_count`)."},
+				"desired_size":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Current nodes over all zones (the instance groups' target sizes)."},
+				"status":              schema.StringAttribute{Computed: true, MarkdownDescription: "Node pool status, e.g. `RUNNING`."},
+				"instance_group_urls": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Instance group managers of the node pool, one per zone."},
+			}},
+		},
+	})
+	gpuBlocks := poolschema.GPUBlocks()
+	blocks := poolschema.Blocks()
+	maps.Copy(blocks, map[string]schema.Block{
+		"gpu": schema.SingleNestedBlock{
+			MarkdownDescription: "GPUs of the nodes, partitioning and sharing. Accelerator-optimized machine types bring their GPUs; N1 machine types need `type` and `count`.",
+			Attributes: map[string]schema.Attribute{
+				"type": schema.StringAttribute{
+					MarkdownDescription: "Accelerator type, e.g. `nvidia-l4` or `nvidia-tesla-t4`. Inferred from A2/A3/A4/G2 machine types; required for N1. Changing it replaces the pool.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.RegexMatches(acceleratorShape, "must be a GKE accelerator type such as nvidia-l4")},
+				},
+				"count": schema.Int64Attribute{
+					MarkdownDescription: "GPUs per node. Defaults to the machine type's own; required for N1. Changing it replaces the pool.",
+					Optional:            true,
+					Validators:          []validator.Int64{int64validator.Between(1, 16)},
+				},
+				"driver_version": schema.StringAttribute{
+					MarkdownDescription: "NVIDIA driver GKE installs: `DEFAULT`, `LATEST` or `INSTALLATION_DISABLED` (you install it yourself, e.g. with the GPU Operator). Unset means `DEFAULT`, as GKE does. Changed in place.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.OneOf(driverVersions...)},
+				},
+			},
+			Blocks: gpuBlocks,
+		},
+		"capacity": poolschema.CapacityBlock(schema.SingleNestedBlock{
+			MarkdownDescription: "Reservation affinity of the on-demand node pool (Spot VMs cannot consume reservations). Changing it replaces the pool.",
+			Attributes: map[string]schema.Attribute{
+				"type":    schema.StringAttribute{MarkdownDescription: "`specific` (consume the named reservation only), `any` (any matching reservation) or `none`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.GKEReservation...)}},
+				"name":    schema.StringAttribute{MarkdownDescription: "Reservation name, with `specific`.", Optional: true, Validators: []validator.String{stringvalidator.RegexMatches(reservationName, "must be a Compute Engine reservation name")}},
+				"project": schema.StringAttribute{MarkdownDescription: "Project of a shared reservation, with `specific`. Defaults to the pool's project.", Optional: true, Validators: []validator.String{stringvalidator.RegexMatches(projectPattern, "must be a Google Cloud project id")}},
+			},
+			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+		}),
+		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+	})
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A GPU node pool on a GKE cluster: up to two GKE node pools, `<name>-od` (on-demand, optionally " +
+			"consuming a reservation) and `<name>-spot` (Spot VMs), autoscaled within the pool's limits. gpufleet derives the GPU " +
+			"taint, client isolation taint, node labels (client, workload, capacity type), resource labels that carry per-client " +
+			"cost allocation to GCP billing, MIG partitioning and GPU sharing settings and a cost estimate, and checks the pool " +
+			"against the policy bundle at plan time. GKE's own labels, taints and resource labels never show as a diff.",
+		Attributes: attributes,
+		Blocks:     blocks,
+	}
+}
