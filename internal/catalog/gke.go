@@ -281,4 +281,6 @@ var gkePartitionSizes = map[string][]string{
 
 // GKEPartitionSizes lists the MIG partition sizes GKE offers for an accelerator; none when GKE
 // does not partition it.
-func GKEPartitionSizes(accelerator string) []string { return slices.Clone(gkePartitionSizes[accelerator]) }
+func GKEPartitionSizes(accelerator string) []string {
+	return slices.Clone(gkePartitionSizes[accelerator])
+}

@@ -194,8 +194,10 @@ func TestAccGKENodePool_disappears(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				Config:             cfg,
-				Check:              func(*terraform.State) error { return sim.DeleteNodePool(testProject, testLocation, testCluster, "infer-od") },
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					return sim.DeleteNodePool(testProject, testLocation, testCluster, "infer-od")
+				},
 				ExpectNonEmptyPlan: true,
 			},
 			{
