@@ -1,14 +1,8 @@
 package eks_test
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +11,6 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
 
@@ -74,10 +67,7 @@ func hclFor(s pool.Spec) string {
 	return strings.Replace(out, `client         = "acme"`, fmt.Sprintf("client         = %q", s.Client), 1)
 }
 
-type finding struct{ Pool, Rule, Severity, Attribute string }
-
-// The provider and conftest reach the same findings for the same pools: conftest reads the plan
-// JSON terraform wrote, the provider's evaluator reads the document built from pool.Spec.
+// The provider and conftest reach the same findings for the same pools.
 func TestAccEKSNodePool_policyParity(t *testing.T) {
 	conftestBin := os.Getenv("GPUFLEET_CONFTEST")
 	if conftestBin == "" {
@@ -91,164 +81,22 @@ func TestAccEKSNodePool_policyParity(t *testing.T) {
 	for _, s := range specs {
 		cfg.WriteString(hclFor(s))
 	}
-
-	// conftest twice: on the plan as terraform wrote it (the bundle reads the provider's
-	// policy_document) and on the same plan without policy_document (the bundle builds the document
-	// from the pools' attributes, as it does while the document is unknown).
-	var fromConftest, fromConftestBuilt []finding
-	capture := capturePlan(func(planJSON []byte) error {
-		var err error
-		if fromConftest, err = runConftest(conftestBin, dataFile, planJSON); err != nil {
-			return err
-		}
-		stripped, err := withoutPolicyDocuments(planJSON)
-		if err != nil {
-			return err
-		}
-		fromConftestBuilt, err = runConftest(conftestBin, dataFile, stripped)
-		return err
-	})
+	var fromPlan, fromAttributes []acctest.Finding
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{{
 			Config:           cfg.String(),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{capture}},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ParityCheck(conftestBin, dataFile, &fromPlan, &fromAttributes)}},
 		}},
 	})
-
-	data, err := policy.LoadData([]string{dataFile})
-	if err != nil {
-		t.Fatal(err)
-	}
-	engine, err := policy.New(context.Background(), policy.Options{Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fromProvider []finding
-	for _, s := range specs {
-		d, err := pool.Derive(s, pool.Environment{Registry: data.Registry, DefaultTags: map[string]string{"ManagedBy": "terraform"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		findings, err := engine.Evaluate(context.Background(), pool.Document("gpufleet_eks_node_pool."+s.Name, s, &d))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range findings {
-			fromProvider = append(fromProvider, finding{Pool: s.Name, Rule: f.Rule, Severity: f.Severity, Attribute: f.Attribute})
-		}
-	}
-	sortFindings(fromConftest)
-	sortFindings(fromConftestBuilt)
-	sortFindings(fromProvider)
-	if !slices.Equal(fromConftest, fromProvider) {
-		t.Fatalf("conftest and the provider disagree\nconftest: %v\nprovider: %v", fromConftest, fromProvider)
-	}
-	if !slices.Equal(fromConftestBuilt, fromProvider) {
-		t.Fatalf("conftest building documents from plan attributes disagrees with the provider\nconftest: %v\nprovider: %v", fromConftestBuilt, fromProvider)
-	}
-	for _, want := range []finding{
-		{"train", "GF-COST-002", "warn", "capacity.spot_percentage"},
-		{"serve", "GF-ISO-003", "deny", ""},
-		{"spotserve", "GF-COST-001", "deny", ""},
-		{"eu", "GF-DR-001", "deny", ""},
-		{"stranger", "GF-TAG-001", "deny", ""},
-		{"waived", "GF-ISO-003", "warn", ""},
-	} {
-		if !slices.ContainsFunc(fromProvider, func(f finding) bool {
-			return f.Pool == want.Pool && f.Rule == want.Rule && f.Severity == want.Severity && (want.Attribute == "" || f.Attribute == want.Attribute)
-		}) {
-			t.Errorf("missing %+v in %v", want, fromProvider)
-		}
-	}
-}
-
-func sortFindings(fs []finding) {
-	slices.SortFunc(fs, func(a, b finding) int {
-		return strings.Compare(a.Pool+a.Rule+a.Severity+a.Attribute, b.Pool+b.Rule+b.Severity+b.Attribute)
+	fromProvider := acctest.ProviderFindings(t, dataFile, map[string]string{"ManagedBy": "terraform"}, specs)
+	acctest.RequireParity(t, fromPlan, fromAttributes, fromProvider, []acctest.Finding{
+		{Pool: "train", Rule: "GF-COST-002", Severity: "warn", Attribute: "capacity.spot_percentage"},
+		{Pool: "serve", Rule: "GF-ISO-003", Severity: "deny"},
+		{Pool: "spotserve", Rule: "GF-COST-001", Severity: "deny"},
+		{Pool: "eu", Rule: "GF-DR-001", Severity: "deny"},
+		{Pool: "stranger", Rule: "GF-TAG-001", Severity: "deny"},
+		{Pool: "waived", Rule: "GF-ISO-003", Severity: "warn"},
 	})
-}
-
-// withoutPolicyDocuments removes the policy_document attribute from every resource change.
-func withoutPolicyDocuments(planJSON []byte) ([]byte, error) {
-	var plan map[string]any
-	if err := json.Unmarshal(planJSON, &plan); err != nil {
-		return nil, err
-	}
-	changes, _ := plan["resource_changes"].([]any)
-	for _, rc := range changes {
-		change, _ := rc.(map[string]any)["change"].(map[string]any)
-		for _, key := range []string{"after", "after_unknown", "after_sensitive"} {
-			if m, ok := change[key].(map[string]any); ok {
-				delete(m, "policy_document")
-			}
-		}
-	}
-	return json.Marshal(plan)
-}
-
-type planCapture struct{ f func([]byte) error }
-
-func capturePlan(f func([]byte) error) plancheck.PlanCheck { return planCapture{f} }
-
-func (c planCapture) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	b, err := json.Marshal(req.Plan)
-	if err == nil {
-		err = c.f(b)
-	}
-	resp.Error = err
-}
-
-// runConftest runs conftest as CI does and returns its findings by pool name.
-func runConftest(bin, dataFile string, planJSON []byte) ([]finding, error) {
-	dir, err := os.MkdirTemp("", "gpufleet-parity-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	planFile := filepath.Join(dir, "plan.json")
-	if err := os.WriteFile(planFile, planJSON, 0o600); err != nil {
-		return nil, err
-	}
-	out, err := exec.Command(bin, "test", "--no-color", "--output", "json", "--policy", policiesDir(), "--data", dataFile, planFile).Output()
-	var exitErr *exec.ExitError
-	if err != nil && (!errors.As(err, &exitErr) || exitErr.ExitCode() != 1) { // 1 = failures found
-		return nil, fmt.Errorf("conftest: %w: %s", err, out)
-	}
-	var results []struct {
-		Warnings []conftestResult `json:"warnings"`
-		Failures []conftestResult `json:"failures"`
-	}
-	if err := json.Unmarshal(out, &results); err != nil {
-		return nil, fmt.Errorf("conftest output: %w: %s", err, out)
-	}
-	var fs []finding
-	for _, r := range results {
-		for _, list := range [][]conftestResult{r.Failures, r.Warnings} {
-			for _, c := range list {
-				if c.Metadata.Address == "" { // plan-wide notices have no pool
-					continue
-				}
-				name := c.Metadata.Address[strings.LastIndex(c.Metadata.Address, ".")+1:]
-				fs = append(fs, finding{Pool: name, Rule: c.Metadata.Rule, Severity: c.Metadata.Severity, Attribute: c.Metadata.Attribute})
-			}
-		}
-	}
-	return fs, nil
-}
-
-type conftestResult struct {
-	Msg      string `json:"msg"`
-	Metadata struct {
-		Rule      string `json:"rule"`
-		Address   string `json:"address"`
-		Attribute string `json:"attribute"`
-		Severity  string `json:"severity"`
-	} `json:"metadata"`
-}
-
-func policiesDir() string {
-	dir, _ := filepath.Abs("../../policies")
-	return dir
 }

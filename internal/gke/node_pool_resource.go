@@ -135,7 +135,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = types.StringValue(poolID(&plan))
 	}
-	derived, ok := poolschema.Plan(ctx, r.meta, spec, &plan.Model, unchanged, resourceLabelsCheck, &resp.Diagnostics)
+	derived, ok := poolschema.Plan(ctx, r.meta, spec, &plan.Model, unchanged, planCheck, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -168,9 +168,26 @@ func addLocationProblems(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec)
 	}
 }
 
-// resourceLabelsCheck is the plan-time check of Compute Engine's label limit: the pool's effective
-// tags, the spot mix label and GKE's provisioning-model label share 64 places.
-func resourceLabelsCheck(_ pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
+// addZoneSplitProblem checks that an enforced desired size splits evenly over the zones: GKE sizes
+// a node pool per zone. At plan time when node_locations are set, else at apply with the cluster's.
+func addZoneSplitProblem(diags *diag.Diagnostics, s pool.Spec, d pool.Derived, zones []string) {
+	if s.AutoscalerOwnsSize || len(zones) == 0 {
+		return
+	}
+	for _, side := range d.Sides {
+		if side.Sizes.Desired%len(zones) != 0 {
+			diags.AddAttributeError(path.Root("scaling").AtName("desired_size"), "Desired size does not split over the zones",
+				fmt.Sprintf("scaling.desired_size: GKE sizes node pools per zone: node pool %s would have %d nodes over %d zones (%s). Choose a desired size (and spot mix) whose sides are multiples of the zone count, or leave desired_size unset and let the autoscaler size the pool.", side.Name, side.Sizes.Desired, len(zones), strings.Join(zones, ", ")))
+			return
+		}
+	}
+}
+
+// planCheck is GKE's plan-time check of a derived pool: Compute Engine's label limit (the pool's
+// effective tags, the spot mix label and GKE's provisioning-model label share 64 places), and
+// desired sizes that must split over the node locations.
+func planCheck(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
+	addZoneSplitProblem(diags, s, d, s.Zones)
 	const own = 2 // gpufleet_spot_mix, goog-gke-node-pool-provisioning-model
 	if n := len(d.Tags) + own; n > maxResourceLabels {
 		diags.AddAttributeError(path.Root("tags"), "Too many resource labels for a GKE node pool",
@@ -338,17 +355,11 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 			return nil, nil
 		}
 	}
-	cfgs := sideConfigs(m, spec, derived, zones)
-	if !spec.AutoscalerOwnsSize {
-		for _, cfg := range cfgs {
-			if cfg.Sizes.Desired%len(zones) != 0 {
-				diags.AddAttributeError(path.Root("scaling").AtName("desired_size"), "Desired size does not split over the zones",
-					fmt.Sprintf("GKE sizes node pools per zone: node pool %s would have %d nodes over %d zones (%s). Choose a desired size (and spot mix) whose sides are multiples of the zone count, or leave desired_size unset and let the autoscaler size the pool.", cfg.Name, cfg.Sizes.Desired, len(zones), strings.Join(zones, ", ")))
-				return nil, nil
-			}
-		}
+	addZoneSplitProblem(diags, spec, derived, zones)
+	if diags.HasError() {
+		return nil, nil
 	}
-	return c, cfgs
+	return c, sideConfigs(m, spec, derived, zones)
 }
 
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,15 @@ func readRetry() gax.CallOption {
 	})
 }
 
+// computeRetry retries Compute Engine reads on throttling and server errors; the REST client does
+// not retry by itself.
+func computeRetry() gax.CallOption {
+	return gax.WithRetry(func() gax.Retryer {
+		return gax.OnHTTPCodes(gax.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second, Multiplier: 2},
+			http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout)
+	})
+}
+
 // clusterLocks serialises this provider process's mutations of one cluster: GKE runs one node
 // pool operation per cluster at a time and rejects the others, so waiting here is cheaper than
 // many rejected calls; operations started elsewhere are handled by mutationRetry.
@@ -93,6 +103,9 @@ func waitOperation(ctx context.Context, conn *container.ClusterManagerClient, c 
 		case <-time.After(poll):
 		}
 		next, err := conn.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name}, readRetry())
+		if ctx.Err() != nil {
+			return fmt.Errorf("timed out waiting for operation %s (%s, last status %s): %w", op.GetName(), op.GetOperationType(), op.GetStatus(), ctx.Err())
+		}
 		if err != nil {
 			return fmt.Errorf("polling operation %s: %w", op.GetName(), err)
 		}
@@ -131,7 +144,12 @@ func currentSize(ctx context.Context, conn *compute.Service, np *containerpb.Nod
 		if !ok {
 			return 0, fmt.Errorf("unexpected instance group URL %q", url)
 		}
-		igm, err := conn.InstanceGroupManagers.Get(project, zone, name).Context(ctx).Do()
+		var igm *compute.InstanceGroupManager
+		err := gax.Invoke(ctx, func(ctx context.Context, _ gax.CallSettings) error {
+			var err error
+			igm, err = conn.InstanceGroupManagers.Get(project, zone, name).Context(ctx).Do()
+			return err
+		}, computeRetry())
 		if err != nil {
 			return 0, fmt.Errorf("reading instance group manager %s: %w", name, err)
 		}

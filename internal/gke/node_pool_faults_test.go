@@ -1,0 +1,307 @@
+package gke_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
+)
+
+// Bad input fails at plan time, at the attribute, before any call reaches the cloud.
+func TestAccGKENodePool_badInput(t *testing.T) {
+	mig := func(profile string) string {
+		return fmt.Sprintf("  gpu {\n    mig {\n      profile = %q\n    }\n  }\n", profile)
+	}
+	tags := make([]string, 63)
+	for i := range tags {
+		tags[i] = fmt.Sprintf("t%02d = %q", i, "x")
+	}
+	cases := []struct {
+		name, machineType, body string
+		want                    []string
+	}{
+		{"accelerator the machine type does not take", "g2-standard-8", "  gpu {\n    type = \"nvidia-tesla-t4\"\n    count = 1\n  }\n", []string{"gpu.type", "g2-standard-8"}},
+		{"N1 without a GPU", "n1-standard-8", "", []string{"machine_type", "name an accelerator type"}},
+		{"GPU count N1 does not take", "n1-standard-8", "  gpu {\n    type = \"nvidia-tesla-t4\"\n    count = 3\n  }\n", []string{"gpu.type", "nvidia-tesla-t4"}},
+		{"partition size GKE does not offer", "a2-highgpu-1g", mig("4g.20gb"), []string{"not offered by GKE", "gpu.mig.profile", "1g.5gb", "7g.40gb"}},
+		{"H200 partition of another GPU", "a3-ultragpu-8g", mig("1g.10gb"), []string{"gpu.mig.profile", "H200-141GB offers"}},
+		{"MIG on a GPU without MIG", "g2-standard-8", mig("1g.5gb"), []string{"gpu.mig", "L4 has no Multi-Instance GPU"}},
+		{"too many sharing replicas", "g2-standard-8", "  gpu {\n    sharing {\n      strategy = \"time-slicing\"\n      replicas = 49\n    }\n  }\n", []string{"gpu.sharing.replicas", "between 2 and 48"}},
+		{"MPS on MIG partitions", "a2-highgpu-1g", "  gpu {\n    mig {\n      profile = \"1g.5gb\"\n    }\n    sharing {\n      strategy = \"mps\"\n      replicas = 2\n    }\n  }\n", []string{"gpu.sharing.strategy", "MPS"}},
+		{"label key Kubernetes rejects", "g2-standard-8", `  labels = { "bad key" = "x" }` + "\n", []string{"labels", "qualified name"}},
+		{"tag GCP rejects as a resource label", "g2-standard-8", `  tags = { Project = "vision" }` + "\n", []string{"tags", "GKE resource label key \"Project\""}},
+		{"more resource labels than GCP takes", "g2-standard-8", "  tags = {" + strings.Join(tags, ", ") + "}\n", []string{"tags", "at most 64"}},
+		{"spot with a reservation", "g2-standard-8", "  capacity {\n    spot_percentage = 50\n    reservation {\n      type = \"any\"\n    }\n  }\n", []string{"capacity.spot_percentage", "cannot consume reservations"}},
+		{"specific reservation without a name", "g2-standard-8", "  capacity {\n    reservation {\n      type = \"specific\"\n    }\n  }\n", []string{"capacity.reservation.name", "names the reservation"}},
+		{"node location outside the region", "g2-standard-8", `  node_locations = ["us-central1-a"]` + "\n", []string{"node_locations", "not a zone of europe-west4"}},
+		{"size that would wrap as an int32", "g2-standard-8", "", []string{"scaling.max_size", "must be between 1 and 1000"}},
+		{"desired size that does not split over the zones", "g2-standard-8", `  node_locations = ["europe-west4-a", "europe-west4-b"]` + "\n", []string{"scaling.desired_size", "per zone"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := startSim(t)
+			sizes := scaling(0, 2, 4)
+			if tc.name == "desired size that does not split over the zones" {
+				sizes = scaling(0, 3, 4)
+			}
+			if tc.name == "size that would wrap as an int32" {
+				sizes = "  scaling {\n    min_size = 0\n    max_size = 4294967298\n  }\n"
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      providerConfig(sim, "") + poolConfig("infer", tc.machineType, inferenceWorkload+sizes+tc.body),
+					ExpectError: acctest.ExpectErrorParts(tc.want...),
+				}},
+			})
+			if n := requestCount(sim, ""); n != 0 {
+				t.Fatalf("bad input reached the cloud: %d calls: %+v", n, sim.Requests())
+			}
+		})
+	}
+	// Arguments of the resource itself, with the validator's message at the attribute.
+	for name, edit := range map[string][2]string{
+		"name too long for <name>-spot": {`name         = "infer"`, `name         = "an-inference-pool-name-of-36-letters"`},
+		"location not a region or zone": {`location     = "europe-west4"`, `location     = "europe"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sim := startSim(t)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      providerConfig(sim, "") + strings.Replace(poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)), edit[0], edit[1], 1),
+					ExpectError: regexp.MustCompile(strings.Fields(edit[0])[0]),
+				}},
+			})
+			if n := requestCount(sim, ""); n != 0 {
+				t.Fatalf("bad input reached the cloud: %d calls", n)
+			}
+		})
+	}
+}
+
+// Throttling and UNAVAILABLE on GKE and Compute are retried: eight pools under a 30 % fault rate
+// (terraform's default -parallelism=10) all apply, and the cloud holds exactly them.
+func TestAccGKENodePool_throttling(t *testing.T) {
+	sim := startSim(t)
+	for _, f := range []cloudsim.Fault{
+		{Service: "gke", Kind: cloudsim.Throttle, Rate: 0.2},
+		{Service: "gke", Kind: cloudsim.Unavailable, Rate: 0.1},
+		{Service: "compute", Kind: cloudsim.Throttle, Rate: 0.2},
+	} {
+		if _, err := sim.Inject(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cfg strings.Builder
+	cfg.WriteString(providerConfig(sim, ""))
+	for i := range 8 {
+		cfg.WriteString(poolConfig(fmt.Sprintf("p%d", i), "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config: cfg.String(),
+			Check: func(*terraform.State) error {
+				if names := gpuPoolNames(t, sim); len(names) != 8 {
+					return fmt.Errorf("node pools %v, want 8", names)
+				}
+				for _, code := range []string{"RESOURCE_EXHAUSTED", "UNAVAILABLE"} {
+					if !hasError(sim, code) {
+						return fmt.Errorf("no call failed with %s: the test did not exercise retries", code)
+					}
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+func hasError(sim *cloudsim.Sim, code string) bool {
+	for _, r := range sim.Requests() {
+		if r.Error == code || strings.Contains(r.Error, code) {
+			return true
+		}
+	}
+	return false
+}
+
+// GKE runs one operation per cluster: 20 pools of one cluster applied at -parallelism=10, while
+// another client's operation runs on the cluster, all succeed.
+func TestAccGKENodePool_parallelPools(t *testing.T) {
+	sim := startSim(t)
+	var cfg strings.Builder
+	cfg.WriteString(providerConfig(sim, ""))
+	for i := range 20 {
+		cfg.WriteString(poolConfig(fmt.Sprintf("p%02d", i), "g2-standard-8", trainingWorkload+capacity(50, 0)+"  scaling {\n    min_size = 0\n    max_size = 4\n  }\n"))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				// Operations started elsewhere (another terraform run, the console, GKE's own
+				// upgrades) make GKE refuse node pool calls for a while.
+				if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Kind: cloudsim.ServerError, Code: "FAILED_PRECONDITION",
+					Message: "Cluster is running incompatible operation operation-1-upgrade.", Rate: 0.3, Count: 10}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg.String(),
+			Check: func(*terraform.State) error {
+				if names := gpuPoolNames(t, sim); len(names) != 40 {
+					return fmt.Errorf("%d node pools, want 40 (20 pools × 2 sides): %v", len(names), names)
+				}
+				if !hasError(sim, "FAILED_PRECONDITION") {
+					return fmt.Errorf("no call met the other operation: the test did not exercise the retry")
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// A create whose operation ends in ERROR (a GPU stock-out) reports GKE's error; state holds the node
+// pool GKE made, so nothing is orphaned, and the next apply replaces it.
+func TestAccGKENodePool_createFailed(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Kind: cloudsim.CreateFailed, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg,
+				ExpectError: acctest.ExpectErrorParts("creating GKE node pool", "infer-od", "ResourceExhausted", "not have enough resources"),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+			},
+		},
+	})
+}
+
+// One side of a spot mix fails to create: the other side is in state, nothing is orphaned.
+func TestAccGKENodePool_spotSideFails(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+scaling(0, 4, 8)+capacity(50, 0))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "*-spot", Kind: cloudsim.CreateFailed, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg,
+				ExpectError: acctest.ExpectErrorParts("creating GKE node pool", "infer-spot"),
+			},
+			{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools"), knownvalue.ListSizeExact(2)),
+			}},
+		},
+	})
+}
+
+// An update whose operation fails leaves state as GKE holds it, and the next apply converges.
+func TestAccGKENodePool_updateFailed(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(labels string) string {
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)+labels)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg("")},
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "UpdateNodePool", Kind: cloudsim.CreateFailed, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg(`  labels = { team = "ml" }` + "\n"),
+				ExpectError: acctest.ExpectErrorParts("updating GKE node pool", "UpdateNodePool"),
+			},
+			{
+				Config: cfg(`  labels = { team = "ml" }` + "\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error { return wantLabel(np, "team", "ml") }),
+			},
+		},
+	})
+}
+
+// An operation that outlasts the timeout fails the apply with a clear message.
+func TestAccGKENodePool_timeout(t *testing.T) {
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)+"  timeouts {\n    create = \"1s\"\n  }\n"),
+			ExpectError: acctest.ExpectErrorParts("timed out waiting for operation", "CREATE_NODE_POOL"),
+		}},
+	})
+	// The pool GKE went on creating is in state (terraform destroys it at the end of the test).
+}
+
+// A node pool of the same name that gpufleet did not create is an error before any change, and is
+// never adopted, changed or deleted.
+func TestAccGKENodePool_foreignNodePool(t *testing.T) {
+	sim := startSim(t)
+	_, err := gkeClient(t, sim).CreateNodePool(context.Background(), &containerpb.CreateNodePoolRequest{
+		Parent:   clusterName(),
+		NodePool: &containerpb.NodePool{Name: "infer-od", Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"}, InitialNodeCount: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			PreConfig:   func() { time.Sleep(200 * time.Millisecond) }, // the foreign create's operation is done
+			Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)),
+			ExpectError: acctest.ExpectErrorParts("infer-od already exists", "not created by gpufleet"),
+		}},
+	})
+	np, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-od")
+	if !ok || np.GetConfig().GetMachineType() != "e2-standard-4" {
+		t.Fatalf("the foreign node pool was changed or deleted: %v", np)
+	}
+	if n := requestCount(sim, "CreateNodePool"); n != 1 {
+		t.Fatalf("%d CreateNodePool calls, want only the foreign one", n)
+	}
+}
