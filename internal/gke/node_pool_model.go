@@ -22,6 +22,7 @@ type nodePoolModel struct {
 	ID                types.String `tfsdk:"id"`
 	Project           types.String `tfsdk:"project"`
 	Location          types.String `tfsdk:"location"`
+	Region            types.String `tfsdk:"region"`
 	Cluster           types.String `tfsdk:"cluster"`
 	Name              types.String `tfsdk:"name"`
 	MachineType       types.String `tfsdk:"machine_type"`

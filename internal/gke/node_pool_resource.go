@@ -113,6 +113,10 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return
 		}
 	}
+	plan.Region = types.StringUnknown()
+	if !plan.Location.IsUnknown() {
+		plan.Region = types.StringValue(regionOf(plan.Location.ValueString()))
+	}
 	// Unset node_locations are unknown in the plan only because GKE fills in the cluster's zones:
 	// the pool is judged on its region then, as it is with any zones of the region.
 	forSpec := plan
@@ -491,6 +495,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side) {
 	primary := sides[0].np
 	cfg := primary.GetConfig()
 	m.ID = types.StringValue(poolID(m))
+	m.Region = types.StringValue(regionOf(m.Location.ValueString()))
 	m.MachineType = types.StringValue(cfg.GetMachineType())
 	m.NodeLocations = types.SetValueMust(types.StringType, poolschema.StringValues(primary.GetLocations()))
 	m.KubernetesVersion = kubernetesVersion(primary.GetVersion(), m.KubernetesVersion)

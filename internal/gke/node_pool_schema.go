@@ -53,6 +53,11 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			Validators:          []validator.String{stringvalidator.RegexMatches(locationPattern, "must be a GCP region such as europe-west4 or a zone such as europe-west4-a")},
 		},
+		"region": schema.StringAttribute{
+			MarkdownDescription: "Region of the pool: `location`, or the region of a zonal `location`.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
 		"cluster": schema.StringAttribute{
 			MarkdownDescription: "Name of the GKE cluster.",
 			Required:            true,

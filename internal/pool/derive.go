@@ -36,7 +36,7 @@ type TagKeys struct {
 
 func tagKeys(cloud catalog.Cloud) TagKeys {
 	if cloud == catalog.GCP {
-		return TagKeys{prefix: "gpufleet_", Client: "gpufleet_client", Pool: "gpufleet_pool", Workload: "gpufleet_workload", CostCenter: "gpufleet_cost_center"}
+		return TagKeys{prefix: "gpufleet_", Client: "gpufleet_client", Pool: "gpufleet_pool", Workload: "gpufleet_workload", CostCenter: "gpufleet_cost-center"}
 	}
 	return TagKeys{prefix: "gpufleet:", Client: "gpufleet:client", Pool: "gpufleet:pool", Workload: "gpufleet:workload", CostCenter: "gpufleet:cost-center"}
 }

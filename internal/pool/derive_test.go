@@ -158,7 +158,7 @@ func TestDerive_gkeTagKeysAndNoEKSLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"gpufleet_client", "gpufleet_pool", "gpufleet_workload", "gpufleet_cost_center"} {
+	for _, k := range []string{"gpufleet_client", "gpufleet_pool", "gpufleet_workload", "gpufleet_cost-center"} {
 		if d.Tags[k] == "" {
 			t.Errorf("missing GKE resource label %s in %v", k, d.Tags)
 		}

@@ -1,0 +1,151 @@
+package gke_test
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// Policy at plan time, as on EKS: a deny fails the plan at the attribute (no cloud call), a waiver
+// turns it into a warning, enforcement = "warn" downgrades it.
+func TestAccGKENodePool_policy(t *testing.T) {
+	sim := startSim(t)
+	shared := `
+  workload {
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = 16
+  }
+  gpu {
+    sharing {
+      strategy = "time-slicing"
+      replicas = 4
+    }
+  }
+` + scaling(0, 2, 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", shared),
+				ExpectError: acctest.ExpectErrorParts("GF-ISO-003", "gpu.sharing"),
+			},
+			{
+				PreConfig: func() {
+					if n := requestCount(sim, ""); n != 0 {
+						t.Fatalf("a denied plan reached the cloud: %d calls", n)
+					}
+				},
+				Config: providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", shared+`
+  policy_waivers = { "GF-ISO-003" = "shared dev-prod canary, owner ml-platform, ends 2026-12-31" }
+`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_waivers").AtMapKey("GF-ISO-003"), knownvalue.StringRegexp(regexp.MustCompile("canary"))),
+				},
+			},
+			{
+				Config: providerConfig(sim, "  policy {\n    enforcement = \"warn\"\n  }\n") + poolConfig("infer", "g2-standard-8", shared),
+			},
+		},
+	})
+}
+
+const parityData = `
+gpufleet:
+  clients:
+    acme:
+      cost_center: cc-1001
+      allowed_regions: ["europe-*"]
+      isolation: dedicated
+      monthly_budget_usd: 1000000
+    globex:
+      cost_center: cc-2002
+      allowed_regions: ["us-*"]
+      isolation: shared
+      monthly_budget_usd: 1000000
+`
+
+// parityPools cover deny and warn rules of every area on GKE, each written once as a pool.Spec.
+func parityPools() []pool.Spec {
+	base := func(name, client, machineType string, w pool.Workload) pool.Spec {
+		return pool.Spec{
+			Cloud: catalog.GCP, ResourceType: "gpufleet_gke_node_pool", Name: name, Region: testLocation, Zones: []string{testZoneA},
+			Client: client, Workload: w, MachineType: machineType, Scaling: pool.Sizes{Min: 1, Max: 3, Desired: 2},
+		}
+	}
+	train := base("train", "acme", "g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, GPUMemoryGiB: 20, Interruptible: true})
+	serve := base("serve", "acme", "a3-highgpu-1g", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16})
+	serve.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 2}
+	spot := base("spotserve", "acme", "g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16})
+	spot.Capacity = pool.Capacity{SpotPercentage: 50}
+	us := base("us", "globex", "g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, GPUMemoryGiB: 16})
+	stranger := base("stranger", "initech", "g2-standard-8", pool.Workload{Kind: pool.KindBatch, Environment: pool.EnvStaging, GPUMemoryGiB: 16})
+	waived := base("waived", "acme", "g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16})
+	waived.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingMPS, Replicas: 2}
+	waived.Waivers = map[string]string{"GF-ISO-003": "canary until 2026-12-31, owner ml-platform"}
+	return []pool.Spec{train, serve, spot, us, stranger, waived}
+}
+
+func hclFor(s pool.Spec) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  workload {\n    kind = %q\n    environment = %q\n    gpu_memory_gib = %g\n    interruptible = %t\n  }\n",
+		s.Workload.Kind, s.Workload.Environment, s.Workload.GPUMemoryGiB, s.Workload.Interruptible)
+	b.WriteString(scaling(s.Scaling.Min, s.Scaling.Desired, s.Scaling.Max))
+	b.WriteString(capacity(s.Capacity.SpotPercentage, s.Capacity.OnDemandBase))
+	fmt.Fprintf(&b, "  node_locations = [%q]\n", s.Zones[0])
+	if sh := s.GPU.Sharing; sh != nil {
+		fmt.Fprintf(&b, "  gpu {\n    sharing {\n      strategy = %q\n      replicas = %d\n    }\n  }\n", sh.Strategy, sh.Replicas)
+	}
+	for rule, reason := range s.Waivers {
+		fmt.Fprintf(&b, "  policy_waivers = { %q = %q }\n", rule, reason)
+	}
+	out := poolConfig(s.Name, s.MachineType, b.String())
+	return strings.Replace(out, `client       = "acme"`, fmt.Sprintf("client       = %q", s.Client), 1)
+}
+
+// The provider and conftest reach the same findings for the same GKE pools.
+func TestAccGKENodePool_policyParity(t *testing.T) {
+	conftestBin := os.Getenv("GPUFLEET_CONFTEST")
+	if conftestBin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	sim := startSim(t)
+	dataFile := acctest.WriteFile(t, "policy-data.yaml", parityData)
+	specs := parityPools()
+	var cfg strings.Builder
+	cfg.WriteString(providerConfig(sim, fmt.Sprintf("  policy {\n    enforcement = \"warn\"\n    data_files = [%q]\n  }\n", dataFile)))
+	for _, s := range specs {
+		cfg.WriteString(hclFor(s))
+	}
+	var fromPlan, fromAttributes []acctest.Finding
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config:           cfg.String(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ParityCheck(conftestBin, dataFile, &fromPlan, &fromAttributes)}},
+		}},
+	})
+	fromProvider := acctest.ProviderFindings(t, dataFile, map[string]string{"managed-by": "terraform"}, specs)
+	acctest.RequireParity(t, fromPlan, fromAttributes, fromProvider, []acctest.Finding{
+		{Pool: "train", Rule: "GF-COST-002", Severity: "warn", Attribute: "capacity.spot_percentage"},
+		{Pool: "serve", Rule: "GF-ISO-003", Severity: "deny"},
+		{Pool: "spotserve", Rule: "GF-COST-001", Severity: "deny"},
+		{Pool: "us", Rule: "GF-DR-001", Severity: "deny"},
+		{Pool: "stranger", Rule: "GF-TAG-001", Severity: "deny"},
+		{Pool: "waived", Rule: "GF-ISO-003", Severity: "warn"},
+	})
+}
