@@ -261,6 +261,37 @@ func TestAccGKENodePool_updateFailed(t *testing.T) {
 	})
 }
 
+// An update that meets an etag conflict (someone changed the node pool since it was read) is built
+// again from a fresh read and goes through.
+func TestAccGKENodePool_etagConflict(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(labels string) string {
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)+labels)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg("")},
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "UpdateNodePool", Kind: cloudsim.ServerError, Code: "ABORTED",
+						Message: "Precondition failed: etag mismatch.", Count: 2}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg(`  labels = { team = "ml" }` + "\n"),
+				Check: func(*terraform.State) error {
+					if !hasError(sim, "ABORTED") {
+						return fmt.Errorf("no call met the conflict: the test did not exercise it")
+					}
+					return checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error { return wantLabel(np, "team", "ml") })(nil)
+				},
+			},
+		},
+	})
+}
+
 // An operation that outlasts the timeout fails the apply with a clear message.
 func TestAccGKENodePool_timeout(t *testing.T) {
 	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 5 * time.Second})

@@ -21,6 +21,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	compute "google.golang.org/api/compute/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
@@ -30,6 +32,9 @@ import (
 
 // ResourceType is the resource's type name.
 const ResourceType = "gpufleet_gke_node_pool"
+
+// maxEtagAttempts bounds the UpdateNodePool requests rebuilt after etag conflicts.
+const maxEtagAttempts = 5
 
 const (
 	defaultCreateTimeout = 40 * time.Minute
@@ -668,15 +673,21 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 // machine type, Kubernetes version, driver and sharing through UpdateNodePool; limits through
 // SetNodePoolAutoscaling; an enforced size through SetNodePoolSize. Each operation is waited for.
 func updateSide(ctx context.Context, c *clients, m *nodePoolModel, cluster clusterRef, np *containerpb.NodePool, cfg sideConfig) error {
-	if in := nodePoolUpdate(np, cfg, m.KubernetesVersion.ValueString()); in != nil {
+	// The request carries the etag of the node pool it was built from: when someone changed the node
+	// pool in between, GKE answers ABORTED, and the request is built again from a fresh read.
+	for attempt := 1; ; attempt++ {
+		in := nodePoolUpdate(np, cfg, m.KubernetesVersion.ValueString())
+		if in == nil {
+			break
+		}
 		in.Name = cluster.poolName(cfg.Name)
-		if err := mutate(ctx, c.gke, cluster, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
+		err := mutate(ctx, c.gke, cluster, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
 			return c.gke.UpdateNodePool(ctx, in, opts...)
-		}); err != nil {
+		})
+		if err != nil && (status.Code(err) != codes.Aborted || attempt == maxEtagAttempts) {
 			return fmt.Errorf("UpdateNodePool: %w", err)
 		}
-		// New zones bring new instance groups.
-		var err error
+		// Re-read: after a conflict, and after an update, whose new zones bring new instance groups.
 		if np, err = findNodePool(ctx, c.gke, cluster, cfg.Name); err != nil {
 			return err
 		}

@@ -43,11 +43,11 @@ func (c clusterRef) String() string { return c.project + "/" + c.location + "/" 
 // mutationRetry retries what GKE answers while another operation runs on the cluster (FAILED_
 // PRECONDITION "incompatible operation"), when too many run at once or requests are throttled
 // (RESOURCE_EXHAUSTED), and UNAVAILABLE, with gax's jittered exponential backoff until the
-// context's deadline (the resource's timeout). ABORTED (an etag mismatch) is retried too: the
-// callers build each request from a fresh read.
+// context's deadline (the resource's timeout). ABORTED (an etag mismatch) is not: the request must
+// be built again from a fresh read (updateSide).
 func mutationRetry() gax.CallOption {
 	return gax.WithRetry(func() gax.Retryer {
-		return gax.OnCodes([]codes.Code{codes.FailedPrecondition, codes.ResourceExhausted, codes.Unavailable, codes.Aborted},
+		return gax.OnCodes([]codes.Code{codes.FailedPrecondition, codes.ResourceExhausted, codes.Unavailable},
 			gax.Backoff{Initial: 200 * time.Millisecond, Max: 30 * time.Second, Multiplier: 2})
 	})
 }
