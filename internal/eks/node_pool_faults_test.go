@@ -134,30 +134,41 @@ func TestAccEKSNodePool_throttling(t *testing.T) {
 // (tainted), and the next apply replaces it; nothing is orphaned.
 func TestAccEKSNodePool_createFailed(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 1, 2))
+	testFailedCreateReplaced(t, sim, poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 1, 2)),
+		[]cloudsim.Fault{{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1,
+			HealthIssues: []cloudsim.HealthIssue{{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets does not have enough available IP addresses."}}}},
+		"train-od", "CREATE_FAILED", "InsufficientFreeAddresses", "does not have enough available IP addresses")
+}
+
+// testFailedCreateReplaced applies pool (one on-demand side, train-od, sizes 0/1/2) with faults
+// that fail the create with wantErr, then again: the tainted pool is replaced, and the cloud holds
+// its one node group and one launch template.
+func testFailedCreateReplaced(t *testing.T, sim *cloudsim.Sim, pool string, faults []cloudsim.Fault, wantErr ...string) {
+	cfg := providerConfig(sim, "") + pool
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					_, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1,
-						HealthIssues: []cloudsim.HealthIssue{{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets does not have enough available IP addresses."}}})
-					if err != nil {
-						t.Fatal(err)
+					for _, f := range faults {
+						if _, err := sim.Inject(f); err != nil {
+							t.Fatal(err)
+						}
 					}
 				},
 				Config:      cfg,
-				ExpectError: acctest.ExpectErrorParts("train-od", "CREATE_FAILED", "InsufficientFreeAddresses", "does not have enough available IP addresses"),
+				ExpectError: acctest.ExpectErrorParts(wantErr...),
 			},
 			{
 				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
-				}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 				ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 2),
 				Check: func(*terraform.State) error {
-					if lts := clients(t, sim).launchTemplateNames(t); !slices.Equal(lts, []string{"gpufleet-ml-train-od"}) {
+					if lts := clients(t, sim).launchTemplateNames(t); !slices.Equal(lts, []string{"gpufleet.ml.train-od"}) {
 						return fmt.Errorf("launch templates %v, want exactly the pool's one", lts)
 					}
 					return nil

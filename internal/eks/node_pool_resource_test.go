@@ -265,10 +265,13 @@ func TestAccEKSNodePool_import(t *testing.T) {
 	})
 }
 
-// A pool deleted outside terraform is planned for creation again.
+// A node group deleted outside terraform is planned for creation again. Its launch template is
+// still there and recorded in state, so the pool stays in state and the update recreates the node
+// group with it: nothing is orphaned.
 func TestAccEKSNodePool_disappears(t *testing.T) {
 	sim := startSim(t)
 	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2))
+	var template string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -276,15 +279,30 @@ func TestAccEKSNodePool_disappears(t *testing.T) {
 			{
 				Config: cfg,
 				Check: func(*terraform.State) error {
+					ng, err := clients(t, sim).nodegroup("train-od")
+					if err != nil {
+						return err
+					}
+					template = aws.ToString(ng.LaunchTemplate.Id)
 					return sim.DeleteNodegroup(testRegion, testCluster, "train-od")
 				},
 				ExpectNonEmptyPlan: true,
 			},
 			{
 				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-				}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("arn")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if id := aws.ToString(ng.LaunchTemplate.Id); id != template {
+						return fmt.Errorf("node group recreated with launch template %s, want the pool's %s", id, template)
+					}
+					return nil
+				}),
 			},
 		},
 	})
