@@ -994,8 +994,11 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 	}
 	wantVersion := m.KubernetesVersion.ValueString()
 	if (ltID != "" && ltVersion != aws.ToString(ng.LaunchTemplate.Version)) || (wantVersion != "" && wantVersion != aws.ToString(ng.Version)) {
-		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name)}
-		if wantVersion != "" && wantVersion != aws.ToString(ng.Version) {
+		// Always with a version: the EKS API Reference leaves open whether a request without one
+		// moves the node group to the cluster's version, which would upgrade a pinned pool when only
+		// its launch template changes.
+		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name), Version: ng.Version}
+		if wantVersion != "" {
 			in.Version = aws.String(wantVersion)
 		}
 		if ltID != "" {
