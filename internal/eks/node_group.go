@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,8 @@ type sideConfig struct {
 	Tags          map[string]string // node group tags: effective tags, spot mix, autoscaler templates
 	InstanceTags  map[string]string // launch template tag specifications: effective tags
 	Reservation   *pool.Reservation // only on the on-demand side
+	// OwnDefaultTags lists the pool's tags that repeat a default_tags value (see tagOwnDefaultTags).
+	OwnDefaultTags string
 }
 
 // sideConfigs expands a pool into its node groups.
@@ -197,12 +200,71 @@ func (o sideOwner) checkOwned(lt *ec2types.LaunchTemplate) error {
 	return e
 }
 
+// tagOwnDefaultTags, on the launch template, lists (comma-separated; tag keys cannot contain commas)
+// the keys of the pool's tags that repeat a default_tags value. The node group's tags cannot tell
+// such a tag from the default, and import needs to know which of the two the configuration says.
+const tagOwnDefaultTags = "gpufleet:own-default-tags"
+
+// maxTagValue is EC2's and EKS's limit on a tag value.
+const maxTagValue = 256
+
+// ownDefaultTags is the tagOwnDefaultTags value: keys in order, as many as fit in a tag value.
+func ownDefaultTags(tags, defaults map[string]string) string {
+	var keys []string
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		if v, ok := defaults[k]; ok && v == tags[k] && n+len(k)+1 <= maxTagValue+1 {
+			keys = append(keys, k)
+			n += len(k) + 1
+		}
+	}
+	return strings.Join(keys, ",")
+}
+
 // templateTags are the launch template's own tags: the pool's, so cost allocation sees the template
-// too, and the owner tag.
+// too, the owner tag, and the pool's tags that repeat defaults.
 func (o sideOwner) templateTags(cfg sideConfig) map[string]string {
 	tags := maps.Clone(cfg.InstanceTags)
 	tags[tagOwner] = o.value()
+	if cfg.OwnDefaultTags != "" {
+		tags[tagOwnDefaultTags] = cfg.OwnDefaultTags
+	}
 	return tags
+}
+
+// syncLaunchTemplateTags gives a template exactly the tags want: its own tags follow the pool's as
+// its versions' tag specifications do.
+func syncLaunchTemplateTags(ctx context.Context, conn *ec2.Client, lt *ec2types.LaunchTemplate, want map[string]string) error {
+	id := aws.ToString(lt.LaunchTemplateId)
+	current := tagMap(lt.Tags)
+	var remove []ec2types.Tag
+	for _, k := range slices.Sorted(maps.Keys(current)) {
+		if _, ok := want[k]; !ok {
+			remove = append(remove, ec2types.Tag{Key: aws.String(k)})
+		}
+	}
+	add := map[string]string{}
+	for k, v := range want {
+		if cur, ok := current[k]; !ok || cur != v {
+			add[k] = v
+		}
+	}
+	if len(remove) > 0 {
+		if _, err := conn.DeleteTags(ctx, &ec2.DeleteTagsInput{Resources: []string{id}, Tags: remove}); err != nil {
+			return fmt.Errorf("DeleteTags on launch template %s: %w", id, err)
+		}
+	}
+	if len(add) > 0 {
+		if _, err := conn.CreateTags(ctx, &ec2.CreateTagsInput{Resources: []string{id}, Tags: ec2Tags(add)}); err != nil {
+			return fmt.Errorf("CreateTags on launch template %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// nodegroupOnlyTag is a tag gpufleet puts on node groups besides the pool's effective tags.
+func nodegroupOnlyTag(key string) bool {
+	return key == tagSpotMix || strings.HasPrefix(key, autoscalerPrefix)
 }
 
 // launchTemplateData carries what EKS does not manage itself: tags for instances, volumes and network
@@ -267,6 +329,9 @@ func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cf
 			return "", "", fmt.Errorf("%w (and finding it: %w)", err, findErr)
 		}
 		if err := o.checkOwned(existing); err != nil {
+			return "", "", err
+		}
+		if err := syncLaunchTemplateTags(ctx, conn, existing, o.templateTags(cfg)); err != nil {
 			return "", "", err
 		}
 		id := aws.ToString(existing.LaunchTemplateId)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -388,7 +389,11 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 		diags.AddError("Deriving the pool", err.Error())
 		return nil, nil
 	}
-	return c, sideConfigs(m.ClusterName.ValueString(), spec, derived)
+	sides := sideConfigs(m.ClusterName.ValueString(), spec, derived)
+	for i := range sides {
+		sides[i].OwnDefaultTags = ownDefaultTags(spec.Tags, r.meta.Pool.DefaultTags)
+	}
+	return c, sides
 }
 
 func sideOwnerOf(m *nodePoolModel, nodegroup string) sideOwner {
@@ -573,6 +578,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	var found []*types.Nodegroup
 	var entries []nodeGroupModel
 	var drift []string
+	var ownDefaults []string // from the first template read
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
 		ngName := name + suffix
 		o := sideOwnerOf(m, ngName)
@@ -599,9 +605,12 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		}
 		found = append(found, ng)
 		entry := nodeGroupFrom(ng)
-		problem, err := launchTemplateProblem(ctx, c.ec2, o, ng)
+		lt, problem, err := launchTemplateProblem(ctx, c.ec2, o, ng)
 		if err != nil {
 			return false, nil, err
+		}
+		if lt != nil && ownDefaults == nil {
+			ownDefaults = strings.Split(tagMap(lt.Tags)[tagOwnDefaultTags], ",")
 		}
 		if problem != "" {
 			drift = append(drift, problem)
@@ -621,41 +630,51 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		if err != nil {
 			return false, nil, fmt.Errorf("launch template of node group %s: %w", aws.ToString(found[0].NodegroupName), err)
 		}
-		r.flatten(m, found, reservation)
+		r.flatten(m, found, reservation, ownDefaults)
 		spec, _ := m.spec(ctx)
 		if d, err := pool.Derive(spec, r.meta.Pool); err == nil {
 			setDerived(m, d, pool.Document(documentAddress(spec), spec, &d))
 		} else {
 			tflog.Warn(ctx, "node pool read from EKS does not derive", map[string]any{"error": err.Error()})
 		}
+		// The tags the cloud objects carry, not ones derived again from what was read: a label
+		// changed outside terraform must not show as a tag change.
+		m.EffectiveTags = stringMapValue(effectiveTagsOf(found[0].Tags))
 	}
 	m.NodeGroups = nodeGroupList(entries)
 	return true, drift, nil
+}
+
+// effectiveTagsOf is a node group's tags less the ones only node groups carry.
+func effectiveTagsOf(ngTags map[string]string) map[string]string {
+	out := maps.Clone(ngTags)
+	maps.DeleteFunc(out, func(k, _ string) bool { return nodegroupOnlyTag(k) })
+	return out
 }
 
 func knownString(v fwtypes.String) bool {
 	return !v.IsNull() && !v.IsUnknown() && v.ValueString() != ""
 }
 
-// launchTemplateProblem explains why a node group's launch template cannot carry the pool's
-// settings any more ("" when it can): it is gone, or it is not the side's own. A node group cannot
-// switch launch templates, so the repair replaces the node group.
-func launchTemplateProblem(ctx context.Context, conn *ec2.Client, o sideOwner, ng *types.Nodegroup) (string, error) {
+// launchTemplateProblem returns the node group's launch template if it is the side's own, or
+// explains why the template cannot carry the pool's settings any more: it is gone, or it is not the
+// side's own. A node group cannot switch launch templates, so the repair replaces the node group.
+func launchTemplateProblem(ctx context.Context, conn *ec2.Client, o sideOwner, ng *types.Nodegroup) (*ec2types.LaunchTemplate, string, error) {
 	subject := fmt.Sprintf("EKS node group (%s/%s)", o.cluster, o.nodegroup)
 	if ng.LaunchTemplate == nil {
-		return subject + " has no launch template, so its instances cannot carry the pool's tags; the next apply replaces the node group.", nil
+		return nil, subject + " has no launch template, so its instances cannot carry the pool's tags; the next apply replaces the node group.", nil
 	}
 	id := aws.ToString(ng.LaunchTemplate.Id)
-	_, err := findOwnedLaunchTemplate(ctx, conn, o, id)
+	lt, err := findOwnedLaunchTemplate(ctx, conn, o, id)
 	switch {
 	case err == nil:
-		return "", nil
+		return lt, "", nil
 	case isNotFound(err):
-		return fmt.Sprintf("the launch template %s of %s was deleted outside terraform. A node group cannot switch launch templates, so the next apply replaces the node group, with a new launch template.", id, subject), nil
+		return nil, fmt.Sprintf("the launch template %s of %s was deleted outside terraform. A node group cannot switch launch templates, so the next apply replaces the node group, with a new launch template.", id, subject), nil
 	case isNotOwned(err):
-		return fmt.Sprintf("%s uses a launch template gpufleet does not own: %s. The next apply replaces the node group, with a launch template of its own.", subject, err), nil
+		return nil, fmt.Sprintf("%s uses a launch template gpufleet does not own: %s. The next apply replaces the node group, with a launch template of its own.", subject, err), nil
 	}
-	return "", fmt.Errorf("reading launch template %s of %s: %w", id, subject, err)
+	return nil, "", fmt.Errorf("reading launch template %s of %s: %w", id, subject, err)
 }
 
 // readReservation reads the reservation target from the on-demand side's launch template version;
@@ -679,7 +698,7 @@ func readReservation(ctx context.Context, conn *ec2.Client, ngs []*types.Nodegro
 
 // flatten writes what EKS reports into the model. Settings EKS does not hold (waivers, timeouts,
 // whether MIG was given as a profile or an all-<profile> config) keep their prior values.
-func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation) {
+func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation, ownDefaults []string) {
 	primary := ngs[0]
 	m.ID = fwtypes.StringValue(poolID(m.ClusterName.ValueString(), m.Name.ValueString()))
 	m.Region = fwtypes.StringValue(regionOfARN(aws.ToString(primary.NodegroupArn)))
@@ -713,7 +732,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, res
 		m.Taints = taintSet(userTaints)
 	}
 
-	m.Tags = userTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags)
+	m.Tags = userTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags, ownDefaults)
 
 	var total pool.Sizes
 	for _, ng := range ngs {
@@ -795,8 +814,9 @@ func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 }
 
 // userTags are the node group's tags less derived ones and less provider default_tags the pool did
-// not set itself.
-func userTags(cloud, defaults map[string]string, prior fwtypes.Map) fwtypes.Map {
+// not set itself: the pool sets a tag that repeats a default when prior state says so or the launch
+// template lists it in ownDefaults (import has no prior state).
+func userTags(cloud, defaults map[string]string, prior fwtypes.Map, ownDefaults []string) fwtypes.Map {
 	priorTags := map[string]string{}
 	if !prior.IsNull() && !prior.IsUnknown() {
 		for k, v := range prior.Elements() {
@@ -811,7 +831,7 @@ func userTags(cloud, defaults map[string]string, prior fwtypes.Map) fwtypes.Map 
 			continue
 		}
 		if dv, isDefault := defaults[k]; isDefault && dv == v {
-			if _, own := priorTags[k]; !own {
+			if _, own := priorTags[k]; !own && !slices.Contains(ownDefaults, k) {
 				continue
 			}
 		}
@@ -902,7 +922,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
 			continue
 		}
-		problem, err := launchTemplateProblem(ctx, c.ec2, sideOwnerOf(&plan, cfg.Name), ng)
+		lt, problem, err := launchTemplateProblem(ctx, c.ec2, sideOwnerOf(&plan, cfg.Name), ng)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
 			continue
@@ -920,7 +940,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			create(cfg)
 			continue
 		}
-		updated, err := updateSide(ctx, c, &plan, ng, cfg, timeout)
+		updated, err := updateSide(ctx, c, &plan, ng, lt, cfg, timeout)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
 		}
@@ -977,8 +997,11 @@ func addSkipped(diags *diag.Diagnostics, skipped []string) {
 // updateSide brings an existing node group to cfg: a new launch template version and Kubernetes
 // version through UpdateNodegroupVersion, labels, taints, sizes and update config through
 // UpdateNodegroupConfig, tags through TagResource/UntagResource. Each update is waited for.
-func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nodegroup, cfg sideConfig, timeout time.Duration) (*types.Nodegroup, error) {
+func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nodegroup, lt *ec2types.LaunchTemplate, cfg sideConfig, timeout time.Duration) (*types.Nodegroup, error) {
 	cluster := m.ClusterName.ValueString()
+	if err := syncLaunchTemplateTags(ctx, c.ec2, lt, sideOwnerOf(m, cfg.Name).templateTags(cfg)); err != nil {
+		return ng, err
+	}
 	ltID, ltVersion := "", ""
 	if lt := ng.LaunchTemplate; lt != nil {
 		ltID, ltVersion = aws.ToString(lt.Id), aws.ToString(lt.Version)
