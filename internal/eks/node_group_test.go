@@ -84,3 +84,18 @@ func TestSideOwner_owns(t *testing.T) {
 		})
 	}
 }
+
+func TestInstanceArchitecture(t *testing.T) {
+	for it, want := range map[string]string{
+		"g5g.xlarge": archARM, "g5g.metal": archARM, "c7gn.large": archARM, "m6gd.xlarge": archARM,
+		"g5.xlarge": archX86, "g4dn.xlarge": archX86, "g6e.xlarge": archX86, "p4de.24xlarge": archX86,
+		"p5en.48xlarge": archX86, "p6-b200.48xlarge": archX86, "g4ad.xlarge": archX86,
+	} {
+		if got := instanceArchitecture(it); got != want {
+			t.Errorf("instanceArchitecture(%s) = %s, want %s", it, got, want)
+		}
+	}
+	if got := amiTypesFor(archARM); len(got) != 2 || amiArchitecture(got[0]) != archARM {
+		t.Errorf("amiTypesFor(arm64) = %v", got)
+	}
+}

@@ -32,6 +32,8 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 		{"instance types with different GPU models", `["g5.xlarge", "g6.xlarge"]`, ``, []string{`instance_types\[1\]`, "same GPU model"}},
 		{"non-GPU instance type", `["m5.large"]`, ``, []string{`instance_types\[0\]`, "not an NVIDIA GPU instance type"}},
 		{"non-NVIDIA AMI type", `["g5.xlarge"]`, `ami_type = "AL2023_x86_64_STANDARD"`, []string{"ami_type", "value must be one of"}},
+		{"ARM AMI type with x86 GPU instance types", `["g5.xlarge", "g5.2xlarge"]`, `ami_type = "AL2023_ARM_64_NVIDIA"`, []string{"ami_type", "arm64 AMI type", "g5.xlarge", "x86_64", "AL2023_x86_64_NVIDIA"}},
+		{"Bottlerocket ARM AMI type with x86 GPU instance types", `["p5.48xlarge"]`, `ami_type = "BOTTLEROCKET_ARM_64_NVIDIA"`, []string{"ami_type", "arm64 AMI type", "p5.48xlarge", "BOTTLEROCKET_x86_64_NVIDIA"}},
 		{"spot share with a capacity block", `["p5.48xlarge"]`, fmt.Sprintf("capacity {\n spot_percentage = 50\n reservation {\n id = %q\n type = \"capacity-block\"\n }\n}", blockID), []string{"capacity.spot_percentage", "capacity block"}},
 		{"min above max", `["g5.xlarge"]`, "", []string{"scaling.min_size", "greater than max_size"}},
 		{"desired out of range", `["g5.xlarge"]`, "", []string{"scaling.desired_size", "between min_size"}},
