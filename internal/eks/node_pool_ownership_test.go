@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -239,4 +240,52 @@ func TestAccEKSNodePool_createCleanupFailed(t *testing.T) {
 			{Service: "ec2", Operation: "DeleteLaunchTemplate", Kind: cloudsim.ServerError, Status: 403, Code: "UnauthorizedOperation", Message: "You are not authorized to perform this operation.", Count: 1},
 		},
 		"creating EKS node group", "InvalidParameterException", "UnauthorizedOperation", "state records the template")
+}
+
+// A template that is no longer the pool's (its owner tag now names another pool) shows as drift; the
+// repair would need its name, so the apply fails with the template's id before any change, and
+// neither it nor its versions are touched, by the update or by destroy.
+func TestAccEKSNodePool_launchTemplateNoLongerOwned(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))
+	var taken string
+	wantErr := new(regexp.Regexp) // filled in once the template id is known
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if ngs := c.nodegroupNames(t); len(ngs) > 0 {
+				return fmt.Errorf("node groups left after destroy: %v", ngs)
+			}
+			if lts := sim.LaunchTemplates(testRegion); len(lts) != 1 || lts[0].ID != taken || lts[0].LatestVersion != 1 {
+				return fmt.Errorf("launch templates after destroy %+v, want only %s, unchanged", lts, taken)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					ng, err := c.nodegroup("train-od")
+					if err != nil {
+						return err
+					}
+					taken = aws.ToString(ng.LaunchTemplate.Id)
+					*wantErr = *acctest.ExpectErrorParts("updating EKS node group", "ml/train-od", taken, `tag is "ml/inference/train-od"`, "left it unchanged")
+					_, err = c.ec2.CreateTags(context.Background(), &ec2.CreateTagsInput{Resources: []string{taken},
+						Tags: []ec2types.Tag{{Key: aws.String("gpufleet:owner"), Value: aws.String("ml/inference/train-od")}}})
+					return err
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("launch_template_id")),
+				}},
+				ExpectError: wantErr,
+			},
+		},
+	})
 }
