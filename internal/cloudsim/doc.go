@@ -41,9 +41,10 @@
 // UntagResource, ListTagsForResource. Any other path answers 404 UnknownOperationException.
 //
 // EC2: CreateLaunchTemplate, CreateLaunchTemplateVersion, ModifyLaunchTemplate,
-// DescribeLaunchTemplates, DescribeLaunchTemplateVersions, DeleteLaunchTemplate,
-// DescribeCapacityReservations, DescribeInstanceTypeOfferings, DescribeSubnets. Any other
-// action answers 400 InvalidAction. DryRun=true answers 412 DryRunOperation.
+// DescribeLaunchTemplates, DescribeLaunchTemplateVersions, DeleteLaunchTemplate, CreateTags and
+// DeleteTags (on launch templates), DescribeCapacityReservations, DescribeInstanceTypeOfferings,
+// DescribeSubnets. Any other action answers 400 InvalidAction. DryRun=true answers 412
+// DryRunOperation.
 //
 // GKE: GetCluster, ListClusters, ListNodePools, CreateNodePool, GetNodePool, UpdateNodePool,
 // SetNodePoolSize, SetNodePoolAutoscaling, SetNodePoolManagement, DeleteNodePool, GetOperation,

@@ -96,6 +96,8 @@ var ec2Ops = map[string]ec2Op{
 	"DescribeLaunchTemplates":        {false, (*Sim).ec2DescribeLaunchTemplates},
 	"DescribeLaunchTemplateVersions": {false, (*Sim).ec2DescribeLaunchTemplateVersions},
 	"DeleteLaunchTemplate":           {true, (*Sim).ec2DeleteLaunchTemplate},
+	"CreateTags":                     {true, (*Sim).ec2CreateTags},
+	"DeleteTags":                     {true, (*Sim).ec2DeleteTags},
 	"DescribeCapacityReservations":   {false, (*Sim).ec2DescribeCapacityReservations},
 	"DescribeInstanceTypeOfferings":  {false, (*Sim).ec2DescribeInstanceTypeOfferings},
 	"DescribeSubnets":                {false, (*Sim).ec2DescribeSubnets},
@@ -135,7 +137,7 @@ func (s *Sim) serveEC2(w http.ResponseWriter, r *http.Request) {
 
 // ec2Resource is the name a fault's Match is tested against.
 func ec2Resource(tree map[string]any) string {
-	for _, k := range []string{"LaunchTemplateName", "LaunchTemplateId", "LaunchTemplateName.1", "LaunchTemplateId.1"} {
+	for _, k := range []string{"LaunchTemplateName", "LaunchTemplateId", "LaunchTemplateName.1", "LaunchTemplateId.1", "ResourceId.1"} {
 		if v := treeString(tree, k); v != "" {
 			return v
 		}

@@ -2,6 +2,7 @@ package cloudsim
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"sort"
@@ -346,5 +347,65 @@ func TestEC2_UnknownAction_InvalidAction(t *testing.T) {
 	}
 	if reqs := sim.RequestsFor("ec2", "RunInstances"); len(reqs) != 1 || reqs[0].Error != "InvalidAction" {
 		t.Fatalf("request log = %+v", reqs)
+	}
+}
+
+// EC2 API Reference: CreateTags and DeleteTags on a launch template — tags added, overwritten,
+// deleted by key or by key and value, all ids checked before anything changes, 50 tags at most;
+// DescribeLaunchTemplates returns what is left.
+func TestEC2_CreateTagsDeleteTags_LaunchTemplate(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	c := ec2Client(sim, "us-east-1")
+	lt := createLaunchTemplate(t, c, "tagged", &ec2types.RequestLaunchTemplateData{})
+	id := aws.ToString(lt.LaunchTemplateId)
+	tag := func(k, v string) ec2types.Tag { return ec2types.Tag{Key: aws.String(k), Value: aws.String(v)} }
+	tagsOf := func() map[string]string {
+		t.Helper()
+		out, err := c.DescribeLaunchTemplates(ctxT(t), &ec2.DescribeLaunchTemplatesInput{LaunchTemplateIds: []string{id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, tg := range out.LaunchTemplates[0].Tags {
+			m[aws.ToString(tg.Key)] = aws.ToString(tg.Value)
+		}
+		return m
+	}
+	if _, err := c.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{id}, Tags: []ec2types.Tag{tag("team", "ml"), tag("cost", "a"), tag("env", "")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{id}, Tags: []ec2types.Tag{tag("cost", "b")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf(); len(got) != 3 || got["team"] != "ml" || got["cost"] != "b" || got["env"] != "" {
+		t.Fatalf("tags after CreateTags = %v", got)
+	}
+	_, err := c.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{id, "lt-0123456789abcdef0"}, Tags: []ec2types.Tag{tag("x", "y")}})
+	wantAPIError(t, err, "InvalidLaunchTemplateId.NotFound", "lt-0123456789abcdef0")
+	_, err = c.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{"i-0123456789abcdef0"}, Tags: []ec2types.Tag{tag("x", "y")}})
+	wantAPIError(t, err, "InvalidID", "i-0123456789abcdef0")
+	var many []ec2types.Tag
+	for i := range 48 {
+		many = append(many, tag(fmt.Sprintf("t%02d", i), "v"))
+	}
+	_, err = c.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{id}, Tags: many})
+	wantAPIError(t, err, "TagLimitExceeded", "maximum number of Tags")
+	if got := tagsOf(); len(got) != 3 || got["x"] != "" {
+		t.Fatalf("a failed CreateTags changed tags: %v", got)
+	}
+
+	// By key and the wrong value: kept; by key and value, and by key alone: deleted.
+	if _, err := c.DeleteTags(ctxT(t), &ec2.DeleteTagsInput{Resources: []string{id}, Tags: []ec2types.Tag{tag("team", "other"), tag("cost", "b"), {Key: aws.String("env")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf(); len(got) != 1 || got["team"] != "ml" {
+		t.Fatalf("tags after DeleteTags = %v", got)
+	}
+	if _, err := c.DeleteTags(ctxT(t), &ec2.DeleteTagsInput{Resources: []string{id}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf(); len(got) != 0 {
+		t.Fatalf("tags after DeleteTags without tags = %v", got)
 	}
 }

@@ -42,7 +42,8 @@ func testSeed(t *testing.T) *cloudsim.Seed {
 	}
 	seed := &cloudsim.Seed{AWS: cloudsim.AWSSeed{Regions: map[string]*cloudsim.AWSRegionSeed{
 		testRegion: {
-			Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.31"}},
+			// ml-a: its pool b and ml's pool a-b once shared a launch template name.
+			Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.31"}, {Name: "ml-a", Version: "1.31"}},
 			Subnets: []cloudsim.SubnetSeed{
 				{ID: "subnet-0a1a1a1a1a1a1a1a1", AvailabilityZone: "us-east-1a", VpcID: "vpc-0123456789abcdef0"},
 				{ID: "subnet-0b2b2b2b2b2b2b2b2", AvailabilityZone: "us-east-1b", VpcID: "vpc-0123456789abcdef0"},
@@ -220,4 +221,58 @@ func requestCount(sim *cloudsim.Sim, operation string) int {
 		}
 	}
 	return n
+}
+
+// foreignLaunchTemplate creates a launch template as another tool would, through the EC2 API, with
+// tags of its own; it returns the template's id.
+func (c awsClients) foreignLaunchTemplate(t *testing.T, name string, tags map[string]string) string {
+	t.Helper()
+	in := &ec2.CreateLaunchTemplateInput{
+		LaunchTemplateName: aws.String(name),
+		LaunchTemplateData: &ec2types.RequestLaunchTemplateData{UserData: aws.String("IyEvYmluL2Jhc2g=")},
+	}
+	if len(tags) > 0 {
+		spec := ec2types.TagSpecification{ResourceType: ec2types.ResourceTypeLaunchTemplate}
+		for k, v := range tags {
+			spec.Tags = append(spec.Tags, ec2types.Tag{Key: aws.String(k), Value: aws.String(v)})
+		}
+		in.TagSpecifications = []ec2types.TagSpecification{spec}
+	}
+	out, err := c.ec2.CreateLaunchTemplate(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return aws.ToString(out.LaunchTemplate.LaunchTemplateId)
+}
+
+// launchTemplate describes one launch template by id, with its tags.
+func (c awsClients) launchTemplate(id string) (*ec2types.LaunchTemplate, error) {
+	out, err := c.ec2.DescribeLaunchTemplates(context.Background(), &ec2.DescribeLaunchTemplatesInput{LaunchTemplateIds: []string{id}})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.LaunchTemplates) != 1 {
+		return nil, fmt.Errorf("launch template %s: %d answers", id, len(out.LaunchTemplates))
+	}
+	return &out.LaunchTemplates[0], nil
+}
+
+// wantOwnedTemplate checks that a node group's launch template exists and carries the owner tag.
+func (c awsClients) wantOwnedTemplate(ng *ekstypes.Nodegroup, owner string) error {
+	if ng.LaunchTemplate == nil {
+		return fmt.Errorf("node group %s has no launch template", aws.ToString(ng.NodegroupName))
+	}
+	lt, err := c.launchTemplate(aws.ToString(ng.LaunchTemplate.Id))
+	if err != nil {
+		return err
+	}
+	for _, tag := range lt.Tags {
+		if aws.ToString(tag.Key) == "gpufleet:owner" {
+			if v := aws.ToString(tag.Value); v != owner {
+				return fmt.Errorf("launch template %s: gpufleet:owner = %q, want %q", aws.ToString(lt.LaunchTemplateId), v, owner)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("launch template %s has no gpufleet:owner tag: %v", aws.ToString(lt.LaunchTemplateId), lt.Tags)
 }

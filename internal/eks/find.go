@@ -156,3 +156,48 @@ func findLaunchTemplateVersion(ctx context.Context, conn *ec2.Client, id, versio
 	}
 	return &out.LaunchTemplateVersions[0], nil
 }
+
+// findLaunchTemplateByID returns a launch template with its tags, or an error wrapping errNotFound.
+func findLaunchTemplateByID(ctx context.Context, conn *ec2.Client, id string) (*ec2types.LaunchTemplate, error) {
+	out, err := conn.DescribeLaunchTemplates(ctx, &ec2.DescribeLaunchTemplatesInput{LaunchTemplateIds: []string{id}})
+	if isNotFound(err) {
+		return nil, fmt.Errorf("launch template %s: %w", id, errNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return oneLaunchTemplate(out, id)
+}
+
+// findLaunchTemplateByName returns the launch template of that name, or an error wrapping
+// errNotFound. It filters by name rather than asking for the name, so that an absent template is
+// an empty answer, not an error code to recognise.
+func findLaunchTemplateByName(ctx context.Context, conn *ec2.Client, name string) (*ec2types.LaunchTemplate, error) {
+	out, err := conn.DescribeLaunchTemplates(ctx, &ec2.DescribeLaunchTemplatesInput{
+		Filters: []ec2types.Filter{{Name: aws.String("launch-template-name"), Values: []string{name}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return oneLaunchTemplate(out, name)
+}
+
+func oneLaunchTemplate(out *ec2.DescribeLaunchTemplatesOutput, what string) (*ec2types.LaunchTemplate, error) {
+	if len(out.LaunchTemplates) == 0 {
+		return nil, fmt.Errorf("launch template %s: %w", what, errNotFound)
+	}
+	return &out.LaunchTemplates[0], nil
+}
+
+// findOwnedLaunchTemplate returns the template with that id if the side owns it; an error wrapping
+// errNotFound when it is gone, a *notOwnedError when it belongs to someone else.
+func findOwnedLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, id string) (*ec2types.LaunchTemplate, error) {
+	lt, err := findLaunchTemplateByID(ctx, conn, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.checkOwned(lt); err != nil {
+		return nil, err
+	}
+	return lt, nil
+}

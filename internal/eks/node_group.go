@@ -2,8 +2,10 @@ package eks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +66,8 @@ type sideConfig struct {
 	Tags               map[string]string // node group tags: effective tags, spot mix, autoscaler templates
 	InstanceTags       map[string]string // launch template tag specifications: effective tags
 	Reservation        *pool.Reservation // only on the on-demand side
+	// OwnDefaultTags lists the pool's tags that repeat a default_tags value (see tagOwnDefaultTags).
+	OwnDefaultTags string
 }
 
 // sideConfigs expands a pool into its node groups.
@@ -134,10 +138,144 @@ func parseSpotMix(v string) (pct, base int, ok bool) {
 	return pct, base, err == nil
 }
 
-// launchTemplateName is deterministic, so Delete can clean up a template whose node group never
-// made it into state.
+// launchTemplateName is deterministic, so that a create can find a template of ours left over from
+// an earlier attempt. The '.' cannot occur in EKS cluster or node group names
+// ([0-9A-Za-z][A-Za-z0-9-_]*), so no two cluster and node group pairs share a name (with '-',
+// cluster ml-a with node group b-od and cluster ml with node group a-b-od did).
 func launchTemplateName(cluster, nodegroup string) string {
+	return "gpufleet." + cluster + "." + nodegroup
+}
+
+// legacyLaunchTemplateName is the name earlier versions gave the template; see ownsLaunchTemplate.
+func legacyLaunchTemplateName(cluster, nodegroup string) string {
 	return "gpufleet-" + cluster + "-" + nodegroup
+}
+
+// maxLaunchTemplateName is EC2's limit (EC2 API Reference: CreateLaunchTemplate, LaunchTemplateName).
+const maxLaunchTemplateName = 128
+
+// tagOwner is on every launch template gpufleet creates, "<cluster>/<pool>/<node group>". gpufleet
+// versions, retags and deletes only templates that carry it with its own value: a template of the
+// same name made by another tool or pool is never adopted or deleted.
+const tagOwner = "gpufleet:owner"
+
+// sideOwner identifies one side of a pool: whose launch template is whose.
+type sideOwner struct{ cluster, pool, nodegroup string }
+
+func (o sideOwner) value() string { return o.cluster + "/" + o.pool + "/" + o.nodegroup }
+
+func (o sideOwner) templateName() string { return launchTemplateName(o.cluster, o.nodegroup) }
+
+// owns reports whether lt is this side's template. Templates made before the owner tag existed
+// count when they have the side's legacy name and the pool's gpufleet:pool tag: the tag tells
+// apart the pairs whose legacy names collide (ml-a/b-od and ml/a-b-od), as their pools differ.
+func (o sideOwner) owns(lt *ec2types.LaunchTemplate) bool {
+	tags := tagMap(lt.Tags)
+	if v, ok := tags[tagOwner]; ok {
+		return v == o.value()
+	}
+	return aws.ToString(lt.LaunchTemplateName) == legacyLaunchTemplateName(o.cluster, o.nodegroup) &&
+		tags[pool.TagKeysFor(catalog.AWS).Pool] == o.pool
+}
+
+// notOwnedError is a launch template that exists but is not the side's: gpufleet leaves it alone.
+type notOwnedError struct {
+	id, name string
+	owner    *string // the template's gpufleet:owner tag, nil without one
+	want     string
+}
+
+func (e *notOwnedError) Error() string {
+	tag := "it has no " + tagOwner + " tag"
+	if e.owner != nil {
+		tag = fmt.Sprintf("its %s tag is %q", tagOwner, *e.owner)
+	}
+	return fmt.Sprintf("launch template %s (%s) is not this node group's: %s, and gpufleet creates, versions and deletes only launch templates tagged %s = %q. "+
+		"gpufleet has left it unchanged; delete or rename it if it is stale, or give the pool another name.", e.name, e.id, tag, tagOwner, e.want)
+}
+
+func isNotOwned(err error) bool {
+	var e *notOwnedError
+	return errors.As(err, &e)
+}
+
+// checkOwned returns a *notOwnedError unless lt is the side's.
+func (o sideOwner) checkOwned(lt *ec2types.LaunchTemplate) error {
+	if o.owns(lt) {
+		return nil
+	}
+	e := &notOwnedError{id: aws.ToString(lt.LaunchTemplateId), name: aws.ToString(lt.LaunchTemplateName), want: o.value()}
+	if v, ok := tagMap(lt.Tags)[tagOwner]; ok {
+		e.owner = &v
+	}
+	return e
+}
+
+// tagOwnDefaultTags, on the launch template, lists (comma-separated; tag keys cannot contain commas)
+// the keys of the pool's tags that repeat a default_tags value. The node group's tags cannot tell
+// such a tag from the default, and import needs to know which of the two the configuration says.
+const tagOwnDefaultTags = "gpufleet:own-default-tags"
+
+// maxTagValue is EC2's and EKS's limit on a tag value.
+const maxTagValue = 256
+
+// ownDefaultTags is the tagOwnDefaultTags value: keys in order, as many as fit in a tag value.
+func ownDefaultTags(tags, defaults map[string]string) string {
+	var keys []string
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		if v, ok := defaults[k]; ok && v == tags[k] && n+len(k)+1 <= maxTagValue+1 {
+			keys = append(keys, k)
+			n += len(k) + 1
+		}
+	}
+	return strings.Join(keys, ",")
+}
+
+// templateTags are the launch template's own tags: the pool's, so cost allocation sees the template
+// too, the owner tag, and the pool's tags that repeat defaults.
+func (o sideOwner) templateTags(cfg sideConfig) map[string]string {
+	tags := maps.Clone(cfg.InstanceTags)
+	tags[tagOwner] = o.value()
+	if cfg.OwnDefaultTags != "" {
+		tags[tagOwnDefaultTags] = cfg.OwnDefaultTags
+	}
+	return tags
+}
+
+// syncLaunchTemplateTags gives a template exactly the tags want: its own tags follow the pool's as
+// its versions' tag specifications do.
+func syncLaunchTemplateTags(ctx context.Context, conn *ec2.Client, lt *ec2types.LaunchTemplate, want map[string]string) error {
+	id := aws.ToString(lt.LaunchTemplateId)
+	current := tagMap(lt.Tags)
+	var remove []ec2types.Tag
+	for _, k := range slices.Sorted(maps.Keys(current)) {
+		if _, ok := want[k]; !ok {
+			remove = append(remove, ec2types.Tag{Key: aws.String(k)})
+		}
+	}
+	add := map[string]string{}
+	for k, v := range want {
+		if cur, ok := current[k]; !ok || cur != v {
+			add[k] = v
+		}
+	}
+	if len(remove) > 0 {
+		if _, err := conn.DeleteTags(ctx, &ec2.DeleteTagsInput{Resources: []string{id}, Tags: remove}); err != nil {
+			return fmt.Errorf("DeleteTags on launch template %s: %w", id, err)
+		}
+	}
+	if len(add) > 0 {
+		if _, err := conn.CreateTags(ctx, &ec2.CreateTagsInput{Resources: []string{id}, Tags: ec2Tags(add)}); err != nil {
+			return fmt.Errorf("CreateTags on launch template %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// nodegroupOnlyTag is a tag gpufleet puts on node groups besides the pool's effective tags.
+func nodegroupOnlyTag(key string) bool {
+	return key == tagSpotMix || strings.HasPrefix(key, autoscalerPrefix)
 }
 
 // launchTemplateData carries what EKS does not manage itself: tags for instances, volumes and network
@@ -182,25 +320,32 @@ func ec2Tags(m map[string]string) []ec2types.Tag {
 	return tags
 }
 
-// createLaunchTemplate creates the side's launch template and returns its id and version. A template
-// of the same name is ours (the name is derived from the node group's): it is left over when the node
-// group was deleted outside terraform, so it gets a new version instead.
-func createLaunchTemplate(ctx context.Context, conn *ec2.Client, cluster string, cfg sideConfig) (string, string, error) {
-	name := launchTemplateName(cluster, cfg.Name)
+// createLaunchTemplate creates the side's launch template and returns its id and version. A
+// template of the same name that the side owns is left over from an earlier attempt (a cleanup
+// that failed, a node group deleted outside terraform): it gets a new version instead. A template
+// of the same name that the side does not own is an error, and stays as it is.
+func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cfg sideConfig) (string, string, error) {
+	name := o.templateName()
 	out, err := conn.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{
 		LaunchTemplateName: aws.String(name),
 		LaunchTemplateData: launchTemplateData(cfg),
 		VersionDescription: aws.String("gpufleet " + cfg.Name),
 		TagSpecifications: []ec2types.TagSpecification{
-			{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: ec2Tags(cfg.InstanceTags)},
+			{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: ec2Tags(o.templateTags(cfg))},
 		},
 	})
 	if isAlreadyExists(err) {
-		existing, findErr := conn.DescribeLaunchTemplates(ctx, &ec2.DescribeLaunchTemplatesInput{LaunchTemplateNames: []string{name}})
-		if findErr != nil || len(existing.LaunchTemplates) != 1 {
+		existing, findErr := findLaunchTemplateByName(ctx, conn, name)
+		if findErr != nil {
+			return "", "", fmt.Errorf("%w (and finding it: %w)", err, findErr)
+		}
+		if err := o.checkOwned(existing); err != nil {
 			return "", "", err
 		}
-		id := aws.ToString(existing.LaunchTemplates[0].LaunchTemplateId)
+		if err := syncLaunchTemplateTags(ctx, conn, existing, o.templateTags(cfg)); err != nil {
+			return "", "", err
+		}
+		id := aws.ToString(existing.LaunchTemplateId)
 		version, err := createLaunchTemplateVersion(ctx, conn, id, cfg)
 		return id, version, err
 	}
@@ -228,9 +373,16 @@ func createLaunchTemplateVersion(ctx context.Context, conn *ec2.Client, id strin
 	return version, nil
 }
 
-// deleteLaunchTemplate deletes by name; a template that is already gone is fine.
-func deleteLaunchTemplate(ctx context.Context, conn *ec2.Client, name string) error {
-	_, err := conn.DeleteLaunchTemplate(ctx, &ec2.DeleteLaunchTemplateInput{LaunchTemplateName: aws.String(name)})
+// deleteOwnedLaunchTemplate deletes a template by id once it has confirmed that the side owns it.
+// A template that is already gone is fine; one the side does not own is a *notOwnedError.
+func deleteOwnedLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, id string) error {
+	if _, err := findOwnedLaunchTemplate(ctx, conn, o, id); err != nil {
+		if isNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	_, err := conn.DeleteLaunchTemplate(ctx, &ec2.DeleteLaunchTemplateInput{LaunchTemplateId: aws.String(id)})
 	if err != nil && !isNotFound(err) {
 		return err
 	}

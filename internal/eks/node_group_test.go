@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
@@ -41,5 +44,58 @@ func TestNodegroupTagsProblem_limit(t *testing.T) {
 	problem := nodegroupTagsProblem(spec, derive(maxNodegroupTags-base+1))
 	if !strings.Contains(problem, "train-od would carry 51 tags, and EKS takes at most 50") {
 		t.Fatalf("51 tags do not fit: %q", problem)
+	}
+}
+
+// Only the side's own templates count as its own: by owner tag, or, for templates made before the
+// owner tag, by legacy name and pool tag, which tells apart the legacy names that collide.
+func TestSideOwner_owns(t *testing.T) {
+	lt := func(name string, tags ...string) *ec2types.LaunchTemplate {
+		out := &ec2types.LaunchTemplate{LaunchTemplateName: aws.String(name), LaunchTemplateId: aws.String("lt-0123456789abcdef0")}
+		for i := 0; i < len(tags); i += 2 {
+			out.Tags = append(out.Tags, ec2types.Tag{Key: aws.String(tags[i]), Value: aws.String(tags[i+1])})
+		}
+		return out
+	}
+	mlAB := sideOwner{cluster: "ml", pool: "a-b", nodegroup: "a-b-od"}
+	mlaB := sideOwner{cluster: "ml-a", pool: "b", nodegroup: "b-od"}
+	cases := []struct {
+		name  string
+		owner sideOwner
+		lt    *ec2types.LaunchTemplate
+		want  bool
+	}{
+		{"owner tag", mlAB, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od"), true},
+		{"another pool's owner tag", mlAB, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a/a-b-od"), false},
+		{"owner tag wins over a legacy name", mlAB, lt("gpufleet-ml-a-b-od", tagOwner, "ml-a/b/b-od", "gpufleet:pool", "a-b"), false},
+		{"no tags", mlAB, lt("gpufleet.ml.a-b-od"), false},
+		{"legacy, this pool", mlAB, lt("gpufleet-ml-a-b-od", "gpufleet:pool", "a-b"), true},
+		{"legacy, the colliding pool", mlaB, lt("gpufleet-ml-a-b-od", "gpufleet:pool", "a-b"), false},
+		{"legacy name without pool tag", mlAB, lt("gpufleet-ml-a-b-od"), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.owner.owns(tc.lt); got != tc.want {
+				t.Fatalf("owns = %t, want %t", got, tc.want)
+			}
+			if err := tc.owner.checkOwned(tc.lt); (err == nil) != tc.want || (err != nil && !isNotOwned(err)) {
+				t.Fatalf("checkOwned = %v", err)
+			}
+		})
+	}
+}
+
+func TestInstanceArchitecture(t *testing.T) {
+	for it, want := range map[string]string{
+		"g5g.xlarge": archARM, "g5g.metal": archARM, "c7gn.large": archARM, "m6gd.xlarge": archARM,
+		"g5.xlarge": archX86, "g4dn.xlarge": archX86, "g6e.xlarge": archX86, "p4de.24xlarge": archX86,
+		"p5en.48xlarge": archX86, "p6-b200.48xlarge": archX86, "g4ad.xlarge": archX86,
+	} {
+		if got := instanceArchitecture(it); got != want {
+			t.Errorf("instanceArchitecture(%s) = %s, want %s", it, got, want)
+		}
+	}
+	if got := amiTypesFor(archARM); len(got) != 2 || amiArchitecture(got[0]) != archARM {
+		t.Errorf("amiTypesFor(arm64) = %v", got)
 	}
 }

@@ -75,7 +75,7 @@ func TestAccEKSNodePool_spotMix(t *testing.T) {
 					if ngs := c.nodegroupNames(t); !slices.Equal(ngs, []string{"train-spot"}) {
 						return fmt.Errorf("node groups %v, want only train-spot", ngs)
 					}
-					if lts := c.launchTemplateNames(t); !slices.Equal(lts, []string{"gpufleet-ml-train-spot"}) {
+					if lts := c.launchTemplateNames(t); !slices.Equal(lts, []string{"gpufleet.ml.train-spot"}) {
 						return fmt.Errorf("launch templates %v, want only the spot side's", lts)
 					}
 					return nil

@@ -32,6 +32,8 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 		{"instance types with different GPU models", `["g5.xlarge", "g6.xlarge"]`, ``, []string{`instance_types\[1\]`, "same GPU model"}},
 		{"non-GPU instance type", `["m5.large"]`, ``, []string{`instance_types\[0\]`, "not an NVIDIA GPU instance type"}},
 		{"non-NVIDIA AMI type", `["g5.xlarge"]`, `ami_type = "AL2023_x86_64_STANDARD"`, []string{"ami_type", "value must be one of"}},
+		{"ARM AMI type with x86 GPU instance types", `["g5.xlarge", "g5.2xlarge"]`, `ami_type = "AL2023_ARM_64_NVIDIA"`, []string{"ami_type", "arm64 AMI type", "g5.xlarge", "x86_64", "AL2023_x86_64_NVIDIA"}},
+		{"Bottlerocket ARM AMI type with x86 GPU instance types", `["p5.48xlarge"]`, `ami_type = "BOTTLEROCKET_ARM_64_NVIDIA"`, []string{"ami_type", "arm64 AMI type", "p5.48xlarge", "BOTTLEROCKET_x86_64_NVIDIA"}},
 		{"spot share with a capacity block", `["p5.48xlarge"]`, fmt.Sprintf("capacity {\n spot_percentage = 50\n reservation {\n id = %q\n type = \"capacity-block\"\n }\n}", blockID), []string{"capacity.spot_percentage", "capacity block"}},
 		{"min above max", `["g5.xlarge"]`, "", []string{"scaling.min_size", "greater than max_size"}},
 		{"desired out of range", `["g5.xlarge"]`, "", []string{"scaling.desired_size", "between min_size"}},
@@ -139,30 +141,41 @@ func TestAccEKSNodePool_throttling(t *testing.T) {
 // (tainted), and the next apply replaces it; nothing is orphaned.
 func TestAccEKSNodePool_createFailed(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 1, 2))
+	testFailedCreateReplaced(t, sim, poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 1, 2)),
+		[]cloudsim.Fault{{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1,
+			HealthIssues: []cloudsim.HealthIssue{{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets does not have enough available IP addresses."}}}},
+		"train-od", "CREATE_FAILED", "InsufficientFreeAddresses", "does not have enough available IP addresses")
+}
+
+// testFailedCreateReplaced applies pool (one on-demand side, train-od, sizes 0/1/2) with faults
+// that fail the create with wantErr, then again: the tainted pool is replaced, and the cloud holds
+// its one node group and one launch template.
+func testFailedCreateReplaced(t *testing.T, sim *cloudsim.Sim, pool string, faults []cloudsim.Fault, wantErr ...string) {
+	cfg := providerConfig(sim, "") + pool
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					_, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1,
-						HealthIssues: []cloudsim.HealthIssue{{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets does not have enough available IP addresses."}}})
-					if err != nil {
-						t.Fatal(err)
+					for _, f := range faults {
+						if _, err := sim.Inject(f); err != nil {
+							t.Fatal(err)
+						}
 					}
 				},
 				Config:      cfg,
-				ExpectError: acctest.ExpectErrorParts("train-od", "CREATE_FAILED", "InsufficientFreeAddresses", "does not have enough available IP addresses"),
+				ExpectError: acctest.ExpectErrorParts(wantErr...),
 			},
 			{
 				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
-				}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 				ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 2),
 				Check: func(*terraform.State) error {
-					if lts := clients(t, sim).launchTemplateNames(t); !slices.Equal(lts, []string{"gpufleet-ml-train-od"}) {
+					if lts := clients(t, sim).launchTemplateNames(t); !slices.Equal(lts, []string{"gpufleet.ml.train-od"}) {
 						return fmt.Errorf("launch templates %v, want exactly the pool's one", lts)
 					}
 					return nil

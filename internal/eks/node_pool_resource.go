@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -93,6 +94,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !req.State.Raw.IsNull() {
 		state = &nodePoolModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups)
 	}
 	if region := r.meta.AWSSettings.RegionHint(); region != "" {
 		plan.Region = fwtypes.StringValue(region)
@@ -145,10 +147,10 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *
 			LaunchTemplateID:      fwtypes.StringUnknown(),
 			LaunchTemplateVersion: fwtypes.StringUnknown(),
 		}
-		if p, ok := prior[side.Name]; ok {
-			if s.AutoscalerOwnsSize {
-				ng.DesiredSize = fwtypes.Int64Value(int64(poolschema.KeptDesired(int(p.DesiredSize.ValueInt64()), side.Sizes)))
-			}
+		if p, ok := prior[side.Name]; ok && s.AutoscalerOwnsSize {
+			ng.DesiredSize = fwtypes.Int64Value(int64(poolschema.KeptDesired(int(p.DesiredSize.ValueInt64()), side.Sizes)))
+		}
+		if p, ok := prior[side.Name]; ok && knownString(p.ARN) && knownString(p.LaunchTemplateID) {
 			ng.ARN, ng.LaunchTemplateID = p.ARN, p.LaunchTemplateID
 			if !ltChanges {
 				ng.LaunchTemplateVersion = p.LaunchTemplateVersion
@@ -157,6 +159,14 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *
 		out = append(out, ng)
 	}
 	return nodeGroupList(out)
+}
+
+// sidesNeedRepair reports state entries that refresh marked for the next apply: a launch template
+// without its node group (no ARN), a node group whose template is gone or not its own (no template).
+func sidesNeedRepair(ctx context.Context, l fwtypes.List) bool {
+	return slices.ContainsFunc(nodeGroupsOf(ctx, l), func(ng nodeGroupModel) bool {
+		return !knownString(ng.ARN) || !knownString(ng.LaunchTemplateID)
+	})
 }
 
 type nodeGroupModel struct {
@@ -255,25 +265,32 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	cluster := plan.ClusterName.ValueString()
+	if side, err := checkLaunchTemplateNames(ctx, c, &plan, sides); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, side), err.Error())
+		return
+	}
 	var existing []*types.Nodegroup
+	var leftovers []nodeGroupModel
 	for _, cfg := range sides {
-		ng, err := createSide(ctx, c, &plan, cfg)
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+		ng := createSideReported(ctx, c, &plan, cfg, &leftovers, &resp.Diagnostics)
+		if ng == nil {
 			break
 		}
 		existing = append(existing, ng)
 	}
 	existing = waitSidesActive(ctx, c, cluster, existing, timeout, &resp.Diagnostics)
-	if len(existing) == 0 {
+	if len(existing) == 0 && len(leftovers) == 0 {
 		return // nothing exists: no state, nothing to clean up
 	}
 	// State records what exists, even after an error: terraform then taints the pool and the next
 	// apply replaces it, deleting every node group and launch template recorded here.
 	plan.ID = fwtypes.StringValue(poolID(cluster, plan.Name.ValueString()))
-	plan.NodeGroups = nodeGroupList(mapSlice(existing, nodeGroupFrom))
+	plan.NodeGroups = nodeGroupList(append(mapSlice(existing, nodeGroupFrom), leftovers...))
 	if plan.KubernetesVersion.IsUnknown() || plan.KubernetesVersion.IsNull() {
-		plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(existing[0].Version))
+		plan.KubernetesVersion = fwtypes.StringNull()
+		if len(existing) > 0 {
+			plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(existing[0].Version))
+		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -296,16 +313,57 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 		diags.AddError("Deriving the pool", err.Error())
 		return nil, nil
 	}
-	return c, sideConfigs(m.ClusterName.ValueString(), spec, derived)
+	sides := sideConfigs(m.ClusterName.ValueString(), spec, derived)
+	for i := range sides {
+		sides[i].OwnDefaultTags = ownDefaultTags(spec.Tags, r.meta.Pool.DefaultTags)
+	}
+	return c, sides
+}
+
+func sideOwnerOf(m *nodePoolModel, nodegroup string) sideOwner {
+	return sideOwner{cluster: m.ClusterName.ValueString(), pool: m.Name.ValueString(), nodegroup: nodegroup}
+}
+
+// checkLaunchTemplateNames fails before anything is changed when the name of a side's launch
+// template is taken by a template the side does not own; it returns that side's name.
+func checkLaunchTemplateNames(ctx context.Context, c *clients, m *nodePoolModel, sides []sideConfig) (string, error) {
+	for _, cfg := range sides {
+		o := sideOwnerOf(m, cfg.Name)
+		lt, err := findLaunchTemplateByName(ctx, c.ec2, o.templateName())
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return cfg.Name, fmt.Errorf("finding launch template %s: %w", o.templateName(), err)
+		}
+		if err := o.checkOwned(lt); err != nil {
+			return cfg.Name, err
+		}
+	}
+	return "", nil
+}
+
+// templateOnly is the state entry of a side whose launch template exists without its node group.
+func templateOnly(name, capacityType, ltID, ltVersion string) nodeGroupModel {
+	return nodeGroupModel{
+		Name: fwtypes.StringValue(name), ARN: fwtypes.StringNull(), CapacityType: fwtypes.StringValue(capacityType), Status: fwtypes.StringNull(),
+		MinSize: fwtypes.Int64Value(0), MaxSize: fwtypes.Int64Value(0), DesiredSize: fwtypes.Int64Value(0),
+		LaunchTemplateID: fwtypes.StringValue(ltID), LaunchTemplateVersion: fwtypes.StringValue(ltVersion),
+	}
 }
 
 // createSide creates the launch template and the node group of one side. If the node group cannot
-// be created, its launch template is deleted again so that nothing is orphaned.
-func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig) (*types.Nodegroup, error) {
+// be created, its launch template is deleted again; if that fails too, the template comes back as
+// the side's state entry, so that the next apply reuses it and destroy deletes it.
+func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig) (*types.Nodegroup, *nodeGroupModel, error) {
 	cluster := m.ClusterName.ValueString()
-	ltID, ltVersion, err := createLaunchTemplate(ctx, c.ec2, cluster, cfg)
+	o := sideOwnerOf(m, cfg.Name)
+	ltID, ltVersion, err := createLaunchTemplate(ctx, c.ec2, o, cfg)
+	if isNotOwned(err) {
+		return nil, nil, err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("creating launch template %s: %w", launchTemplateName(cluster, cfg.Name), err)
+		return nil, nil, fmt.Errorf("creating launch template %s: %w", o.templateName(), err)
 	}
 	in := &eks.CreateNodegroupInput{
 		ClusterName:    aws.String(cluster),
@@ -327,13 +385,28 @@ func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfi
 	}
 	out, err := c.eks.CreateNodegroup(ctx, in)
 	if err != nil {
-		if cleanupErr := deleteLaunchTemplate(context.WithoutCancel(ctx), c.ec2, launchTemplateName(cluster, cfg.Name)); cleanupErr != nil {
-			return nil, fmt.Errorf("%w (and deleting its launch template: %w)", err, cleanupErr)
+		if cleanupErr := deleteOwnedLaunchTemplate(context.WithoutCancel(ctx), c.ec2, o, ltID); cleanupErr != nil {
+			leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
+			return nil, &leftover, fmt.Errorf("%w (and deleting its launch template %s: %w; state records the template, so the next apply reuses it and destroy deletes it)", err, ltID, cleanupErr)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	tflog.Info(ctx, "created EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "capacity_type": cfg.CapacityType})
-	return out.Nodegroup, nil
+	return out.Nodegroup, nil, nil
+}
+
+// createSideReported is createSide for Create and Update: the error goes to diags, a launch template
+// left without its node group to leftovers; nil when the node group was not created.
+func createSideReported(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig, leftovers *[]nodeGroupModel, diags *diag.Diagnostics) *types.Nodegroup {
+	ng, leftover, err := createSide(ctx, c, m, cfg)
+	if leftover != nil {
+		*leftovers = append(*leftovers, *leftover)
+	}
+	if err != nil {
+		diags.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", m.ClusterName.ValueString(), cfg.Name), err.Error())
+		return nil
+	}
+	return ng
 }
 
 // waitSidesActive waits for each node group and returns the latest description of every one that
@@ -401,10 +474,13 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if c == nil {
 		return
 	}
-	found, err := r.refresh(ctx, c, &state)
+	found, drift, err := r.refresh(ctx, c, &state)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node pool (%s/%s)", state.ClusterName.ValueString(), state.Name.ValueString()), err.Error())
 		return
+	}
+	for _, d := range drift {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("EKS node pool (%s/%s) drifted", state.ClusterName.ValueString(), state.Name.ValueString()), d)
 	}
 	if !found {
 		tflog.Warn(ctx, "EKS node pool not found, removing from state", map[string]any{"cluster": state.ClusterName.ValueString(), "name": state.Name.ValueString()})
@@ -414,42 +490,120 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// refresh overwrites m with what EKS and EC2 hold; found is false when neither node group exists.
-func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel) (bool, error) {
+// refresh overwrites m with what EKS and EC2 hold; found is false when no node group and no launch
+// template recorded in state exists. drift explains the sides whose launch template is missing or
+// not theirs: their state entry has no launch template id, which the next plan repairs.
+func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel) (bool, []string, error) {
 	cluster, name := m.ClusterName.ValueString(), m.Name.ValueString()
+	prior := map[string]nodeGroupModel{}
+	for _, ng := range nodeGroupsOf(ctx, m.NodeGroups) {
+		prior[ng.Name.ValueString()] = ng
+	}
 	var found []*types.Nodegroup
+	var entries []nodeGroupModel
+	var drift []string
+	var ownDefaults []string // from the first template read
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
-		ng, err := findNodegroup(ctx, c.eks, cluster, name+suffix)
+		ngName := name + suffix
+		o := sideOwnerOf(m, ngName)
+		ng, err := findNodegroup(ctx, c.eks, cluster, ngName)
 		if isNotFound(err) {
+			// A template recorded without its node group (a create whose cleanup failed, a node
+			// group deleted outside terraform) stays in state: the next apply reuses it, and
+			// destroy deletes it.
+			p, ok := prior[ngName]
+			if !ok || !knownString(p.LaunchTemplateID) {
+				continue
+			}
+			_, err := findOwnedLaunchTemplate(ctx, c.ec2, o, p.LaunchTemplateID.ValueString())
+			switch {
+			case err == nil:
+				entries = append(entries, templateOnly(ngName, p.CapacityType.ValueString(), p.LaunchTemplateID.ValueString(), p.LaunchTemplateVersion.ValueString()))
+			case !isNotFound(err) && !isNotOwned(err):
+				return false, nil, fmt.Errorf("launch template %s of node group %s: %w", p.LaunchTemplateID.ValueString(), ngName, err)
+			}
 			continue
 		}
 		if err != nil {
-			return false, fmt.Errorf("node group %s%s: %w", name, suffix, err)
+			return false, nil, fmt.Errorf("node group %s: %w", ngName, err)
 		}
 		found = append(found, ng)
+		entry := nodeGroupFrom(ng)
+		lt, problem, err := launchTemplateProblem(ctx, c.ec2, o, ng)
+		if err != nil {
+			return false, nil, err
+		}
+		if lt != nil && ownDefaults == nil {
+			ownDefaults = strings.Split(tagMap(lt.Tags)[tagOwnDefaultTags], ",")
+		}
+		if problem != "" {
+			drift = append(drift, problem)
+			entry.LaunchTemplateID, entry.LaunchTemplateVersion = fwtypes.StringNull(), fwtypes.StringNull()
+		}
+		entries = append(entries, entry)
 	}
-	if len(found) == 0 {
-		return false, nil
+	if len(entries) == 0 {
+		return false, drift, nil
 	}
-	reservation, err := readReservation(ctx, c.ec2, found)
-	if err != nil {
-		return false, fmt.Errorf("launch template of node group %s: %w", aws.ToString(found[0].NodegroupName), err)
+	if len(found) > 0 {
+		var priorReservation *pool.Reservation
+		if m.Capacity != nil && m.Capacity.Reservation != nil {
+			priorReservation = &pool.Reservation{ID: m.Capacity.Reservation.ID.ValueString(), Type: m.Capacity.Reservation.Type.ValueString()}
+		}
+		reservation, err := readReservation(ctx, c.ec2, found, priorReservation)
+		if err != nil {
+			return false, nil, fmt.Errorf("launch template of node group %s: %w", aws.ToString(found[0].NodegroupName), err)
+		}
+		r.flatten(m, found, reservation, ownDefaults)
+		spec, _ := m.spec(ctx)
+		poolschema.Refresh(ctx, r.meta, spec, &m.Model, effectiveTagsOf(found[0].Tags))
 	}
-	r.flatten(m, found, reservation)
-	spec, _ := m.spec(ctx)
-	poolschema.Refresh(ctx, r.meta, spec, &m.Model)
-	return true, nil
+	m.NodeGroups = nodeGroupList(entries)
+	return true, drift, nil
 }
 
-// readReservation reads the reservation target from the on-demand side's launch template version.
-func readReservation(ctx context.Context, conn *ec2.Client, ngs []*types.Nodegroup) (*pool.Reservation, error) {
+// effectiveTagsOf is a node group's tags less the ones only node groups carry.
+func effectiveTagsOf(ngTags map[string]string) map[string]string {
+	out := maps.Clone(ngTags)
+	maps.DeleteFunc(out, func(k, _ string) bool { return nodegroupOnlyTag(k) })
+	return out
+}
+
+func knownString(v fwtypes.String) bool {
+	return !v.IsNull() && !v.IsUnknown() && v.ValueString() != ""
+}
+
+// launchTemplateProblem returns the node group's launch template if it is the side's own, or
+// explains why the template cannot carry the pool's settings any more: it is gone, or it is not the
+// side's own. A node group cannot switch launch templates, so the repair replaces the node group.
+func launchTemplateProblem(ctx context.Context, conn *ec2.Client, o sideOwner, ng *types.Nodegroup) (*ec2types.LaunchTemplate, string, error) {
+	subject := fmt.Sprintf("EKS node group (%s/%s)", o.cluster, o.nodegroup)
+	if ng.LaunchTemplate == nil {
+		return nil, subject + " has no launch template, so its instances cannot carry the pool's tags; the next apply replaces the node group.", nil
+	}
+	id := aws.ToString(ng.LaunchTemplate.Id)
+	lt, err := findOwnedLaunchTemplate(ctx, conn, o, id)
+	switch {
+	case err == nil:
+		return lt, "", nil
+	case isNotFound(err):
+		return nil, fmt.Sprintf("the launch template %s of %s was deleted outside terraform. A node group cannot switch launch templates, so the next apply replaces the node group, with a new launch template.", id, subject), nil
+	case isNotOwned(err):
+		return nil, fmt.Sprintf("%s uses a launch template gpufleet does not own: %s. The next apply replaces the node group, with a launch template of its own.", subject, err), nil
+	}
+	return nil, "", fmt.Errorf("reading launch template %s of %s: %w", id, subject, err)
+}
+
+// readReservation reads the reservation target from the on-demand side's launch template version;
+// when that version cannot be read (the template is gone), the prior reservation stands.
+func readReservation(ctx context.Context, conn *ec2.Client, ngs []*types.Nodegroup, prior *pool.Reservation) (*pool.Reservation, error) {
 	for _, ng := range ngs {
 		if ng.CapacityType == types.CapacityTypesSpot || ng.LaunchTemplate == nil {
 			continue
 		}
 		v, err := findLaunchTemplateVersion(ctx, conn, aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version))
 		if isNotFound(err) {
-			return nil, nil
+			return prior, nil
 		}
 		if err != nil {
 			return nil, err
@@ -461,7 +615,7 @@ func readReservation(ctx context.Context, conn *ec2.Client, ngs []*types.Nodegro
 
 // flatten writes what EKS reports into the model. Settings EKS does not hold (waivers, timeouts,
 // whether MIG was given as a profile or an all-<profile> config) keep their prior values.
-func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation) {
+func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation, ownDefaults []string) {
 	primary := ngs[0]
 	m.ID = fwtypes.StringValue(poolID(m.ClusterName.ValueString(), m.Name.ValueString()))
 	m.Region = fwtypes.StringValue(regionOfARN(aws.ToString(primary.NodegroupArn)))
@@ -478,7 +632,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, res
 	m.GPU = gpuFromLabels(labels, m.GPU)
 	m.Labels = poolschema.UserLabels(labels, func(string) bool { return false })
 	m.Taints = poolschema.UserTaints(poolTaints(primary.Taints))
-	m.Tags = poolschema.UserTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags, isDerivedTag)
+	m.Tags = poolschema.UserTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags, ownDefaults, isDerivedTag)
 	m.Scaling = poolschema.ScalingFrom(mapSlice(ngs, nodegroupSizes), m.Scaling)
 	m.Capacity = capacityFrom(ngs, reservation, m.Capacity)
 	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig)
@@ -584,44 +738,73 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	cluster := plan.ClusterName.ValueString()
+	if side, err := checkLaunchTemplateNames(ctx, c, &plan, wanted); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, side), err.Error())
+		return
+	}
+	recorded := nodeGroupsOf(ctx, state.NodeGroups)
 	wantedNames := map[string]bool{}
 	var result []*types.Nodegroup
+	var leftovers []nodeGroupModel
+	create := func(cfg sideConfig) {
+		if created := createSideReported(ctx, c, &plan, cfg, &leftovers, &resp.Diagnostics); created != nil {
+			result = append(result, waitSidesActive(ctx, c, cluster, []*types.Nodegroup{created}, timeout, &resp.Diagnostics)...)
+		}
+	}
 
 	// Grow or change what stays and create what is new before deleting what goes, so capacity does
 	// not dip while spot and on-demand sides swap.
 	for _, cfg := range wanted {
 		wantedNames[cfg.Name] = true
 		ng, err := findNodegroup(ctx, c.eks, cluster, cfg.Name)
-		switch {
-		case isNotFound(err):
-			created, err := createSide(ctx, c, &plan, cfg)
-			if err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+		if isNotFound(err) {
+			create(cfg)
+			continue
+		}
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+			continue
+		}
+		lt, problem, err := launchTemplateProblem(ctx, c.ec2, sideOwnerOf(&plan, cfg.Name), ng)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+			continue
+		}
+		if problem != "" {
+			// The node group's template is gone or not its own, and a node group cannot switch
+			// templates: replace the node group. Its template, if any, is not the side's to delete.
+			tflog.Warn(ctx, "replacing EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "reason": problem})
+			side := nodeGroupFrom(ng)
+			side.LaunchTemplateID = fwtypes.StringNull()
+			if _, err := deleteSides(ctx, c, &plan, []nodeGroupModel{side}, timeout); err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("replacing EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
 				continue
 			}
-			result = append(result, waitSidesActive(ctx, c, cluster, []*types.Nodegroup{created}, timeout, &resp.Diagnostics)...)
-		case err != nil:
-			resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-		default:
-			updated, err := updateSide(ctx, c, &plan, ng, cfg, timeout)
-			if err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-			}
-			result = append(result, updated)
+			create(cfg)
+			continue
+		}
+		updated, err := updateSide(ctx, c, &plan, ng, lt, cfg, timeout)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+		}
+		result = append(result, updated)
+	}
+	var gone []nodeGroupModel
+	for _, ng := range recorded {
+		if !wantedNames[ng.Name.ValueString()] {
+			gone = append(gone, ng)
 		}
 	}
-	var gone []string
-	for _, ng := range nodeGroupsOf(ctx, state.NodeGroups) {
-		if name := ng.Name.ValueString(); !wantedNames[name] {
-			gone = append(gone, name)
-		}
-	}
-	if err := deleteSides(ctx, c, cluster, gone, timeout); err != nil {
+	skipped, err := deleteSides(ctx, c, &plan, gone, timeout)
+	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node groups of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 	}
+	addSkipped(&resp.Diagnostics, skipped)
 	if resp.Diagnostics.HasError() {
-		// Part of the update may have happened: record what the cloud holds now, not the plan.
-		if found, err := r.refresh(context.WithoutCancel(ctx), c, &plan); err != nil || !found {
+		// Part of the update may have happened: record what the cloud holds now, not the plan,
+		// starting from every side and template this update or the prior state knows of.
+		plan.NodeGroups = nodeGroupList(mergeSides(recorded, append(mapSlice(result, nodeGroupFrom), leftovers...)))
+		if found, _, err := r.refresh(context.WithoutCancel(ctx), c, &plan); err != nil || !found {
 			resp.Diagnostics.AddWarning("State after a failed update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
 			return
 		}
@@ -633,11 +816,35 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
+// mergeSides overlays newer state entries on older ones, by node group name.
+func mergeSides(older, newer []nodeGroupModel) []nodeGroupModel {
+	out := slices.Clone(older)
+	for _, n := range newer {
+		i := slices.IndexFunc(out, func(o nodeGroupModel) bool { return o.Name.Equal(n.Name) })
+		if i < 0 {
+			out = append(out, n)
+			continue
+		}
+		out[i] = n
+	}
+	return out // refresh puts them in order
+}
+
+// addSkipped warns about launch templates that destroy left alone because they are not the pool's.
+func addSkipped(diags *diag.Diagnostics, skipped []string) {
+	for _, s := range skipped {
+		diags.AddWarning("Launch template left in place", s)
+	}
+}
+
 // updateSide brings an existing node group to cfg: a new launch template version and Kubernetes
 // version through UpdateNodegroupVersion, labels, taints, sizes and update config through
 // UpdateNodegroupConfig, tags through TagResource/UntagResource. Each update is waited for.
-func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nodegroup, cfg sideConfig, timeout time.Duration) (*types.Nodegroup, error) {
+func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nodegroup, lt *ec2types.LaunchTemplate, cfg sideConfig, timeout time.Duration) (*types.Nodegroup, error) {
 	cluster := m.ClusterName.ValueString()
+	if err := syncLaunchTemplateTags(ctx, c.ec2, lt, sideOwnerOf(m, cfg.Name).templateTags(cfg)); err != nil {
+		return ng, err
+	}
 	ltID, ltVersion := "", ""
 	if lt := ng.LaunchTemplate; lt != nil {
 		ltID, ltVersion = aws.ToString(lt.Id), aws.ToString(lt.Version)
@@ -653,8 +860,11 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 	}
 	wantVersion := m.KubernetesVersion.ValueString()
 	if (ltID != "" && ltVersion != aws.ToString(ng.LaunchTemplate.Version)) || (wantVersion != "" && wantVersion != aws.ToString(ng.Version)) {
-		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name)}
-		if wantVersion != "" && wantVersion != aws.ToString(ng.Version) {
+		// Always with a version: the EKS API Reference leaves open whether a request without one
+		// moves the node group to the cluster's version, which would upgrade a pinned pool when only
+		// its launch template changes.
+		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name), Version: ng.Version}
+		if wantVersion != "" {
 			in.Version = aws.String(wantVersion)
 		}
 		if ltID != "" {
@@ -764,35 +974,54 @@ func updateTags(ctx context.Context, conn *eks.Client, arn string, current, want
 	return nil
 }
 
-// deleteSides deletes node groups, waits until they are gone, then deletes their launch templates.
-// All deletions start before the first wait, so the sides drain in parallel. A node group or template
-// that is already gone is fine.
-func deleteSides(ctx context.Context, c *clients, cluster string, names []string, timeout time.Duration) error {
+// deleteSides deletes the node groups and launch templates that sides record: node groups by name,
+// waiting until they are gone, then templates by id, each only once it is confirmed to be the
+// side's own. All node group deletions start before the first wait, so the sides drain in
+// parallel. What is already gone is fine; skipped explains templates left alone as not the side's.
+func deleteSides(ctx context.Context, c *clients, m *nodePoolModel, sides []nodeGroupModel, timeout time.Duration) (skipped []string, err error) {
+	cluster := m.ClusterName.ValueString()
 	var errs []error
-	var deleting []string
-	for _, name := range names {
+	deleting := map[string]bool{}
+	failed := map[string]bool{}
+	for _, side := range sides {
+		name := side.Name.ValueString()
+		if !knownString(side.ARN) {
+			continue // no node group was recorded: only a launch template
+		}
 		_, err := c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
 		switch {
 		case isNotFound(err):
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
+			failed[name] = true
 		default:
-			deleting = append(deleting, name)
+			deleting[name] = true
 		}
 	}
-	for _, name := range names {
-		if slices.Contains(deleting, name) {
+	for _, side := range sides {
+		name := side.Name.ValueString()
+		if failed[name] {
+			continue // its template stays while the node group that uses it does
+		}
+		if deleting[name] {
 			if err := waitNodegroupDeleted(ctx, c.eks, cluster, name, timeout, c.poll); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", name, err))
 				continue
 			}
 		}
-		if err := deleteLaunchTemplate(ctx, c.ec2, launchTemplateName(cluster, name)); err != nil {
-			errs = append(errs, fmt.Errorf("deleting launch template %s: %w", launchTemplateName(cluster, name), err))
+		if !knownString(side.LaunchTemplateID) {
+			continue
+		}
+		id := side.LaunchTemplateID.ValueString()
+		err := deleteOwnedLaunchTemplate(ctx, c.ec2, sideOwnerOf(m, name), id)
+		switch {
+		case isNotOwned(err):
+			skipped = append(skipped, err.Error())
+		case err != nil:
+			errs = append(errs, fmt.Errorf("deleting launch template %s of %s: %w", id, name, err))
 		}
 	}
-	return errors.Join(errs...)
+	return skipped, errors.Join(errs...)
 }
 
 func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -810,9 +1039,11 @@ func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cluster, name := state.ClusterName.ValueString(), state.Name.ValueString()
-	// Both sides, whatever state says: a side whose create failed half-way may not be in state, and
-	// the names are deterministic.
-	if err := deleteSides(ctx, c, cluster, []string{name + pool.SuffixOnDemand, name + pool.SuffixSpot}, timeout); err != nil {
+	// What state records, and only that: Create records every node group and launch template that
+	// exists, a half-created side included.
+	skipped, err := deleteSides(ctx, c, &state, nodeGroupsOf(ctx, state.NodeGroups), timeout)
+	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node pool (%s/%s)", cluster, name), err.Error())
 	}
+	addSkipped(&resp.Diagnostics, skipped)
 }

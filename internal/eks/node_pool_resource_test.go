@@ -209,6 +209,50 @@ func TestAccEKSNodePool_update(t *testing.T) {
 	})
 }
 
+// A tag change on a pool pinned below the cluster's version sends UpdateNodegroupVersion with the
+// pinned version, so that the node group cannot be upgraded with its launch template.
+func TestAccEKSNodePool_pinnedVersionOnTagChange(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(project string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+
+			"  kubernetes_version = \"1.30\"\n  tags = { Project = \""+project+"\" }\n")
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg("vision")},
+			{
+				Config: cfg("llm"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.30")),
+				},
+				Check: func(*terraform.State) error {
+					reqs := sim.RequestsFor("eks", "UpdateNodegroupVersion")
+					if len(reqs) == 0 {
+						return fmt.Errorf("the tag change sent no UpdateNodegroupVersion")
+					}
+					for _, r := range reqs {
+						if v := r.Params["version"]; v != "1.30" {
+							return fmt.Errorf("UpdateNodegroupVersion with version %v, want the pinned 1.30: %v", v, r.Params)
+						}
+					}
+					return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+						if v := aws.ToString(ng.Version); v != "1.30" {
+							return fmt.Errorf("node group version %s, want 1.30", v)
+						}
+						return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+					})(nil)
+				},
+			},
+		},
+	})
+}
+
 // Changes EKS cannot make in place replace the pool, and the old node groups and templates go.
 func TestAccEKSNodePool_replace(t *testing.T) {
 	sim := startSim(t)
@@ -265,10 +309,13 @@ func TestAccEKSNodePool_import(t *testing.T) {
 	})
 }
 
-// A pool deleted outside terraform is planned for creation again.
+// A node group deleted outside terraform is planned for creation again. Its launch template is
+// still there and recorded in state, so the pool stays in state and the update recreates the node
+// group with it: nothing is orphaned.
 func TestAccEKSNodePool_disappears(t *testing.T) {
 	sim := startSim(t)
 	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2))
+	var template string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -276,15 +323,30 @@ func TestAccEKSNodePool_disappears(t *testing.T) {
 			{
 				Config: cfg,
 				Check: func(*terraform.State) error {
+					ng, err := clients(t, sim).nodegroup("train-od")
+					if err != nil {
+						return err
+					}
+					template = aws.ToString(ng.LaunchTemplate.Id)
 					return sim.DeleteNodegroup(testRegion, testCluster, "train-od")
 				},
 				ExpectNonEmptyPlan: true,
 			},
 			{
 				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-				}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("arn")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if id := aws.ToString(ng.LaunchTemplate.Id); id != template {
+						return fmt.Errorf("node group recreated with launch template %s, want the pool's %s", id, template)
+					}
+					return nil
+				}),
 			},
 		},
 	})

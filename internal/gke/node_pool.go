@@ -22,6 +22,10 @@ const (
 	reservationKey = "compute.googleapis.com/reservation-name"
 	// gkeLabelPrefix marks the node labels GKE adds itself (cloud.google.com/gke-accelerator, …).
 	gkeLabelPrefix = "cloud.google.com/"
+	// labelOwnDefaults lists, dot-separated, the pool's tags that repeat a default_tags value, so that
+	// import keeps them in tags (GCP label keys hold no dots). A list too long for a label value
+	// (63 characters) is not recorded: such tags then read back as default_tags on import.
+	labelOwnDefaults = "gpufleet.io/own-default-tags"
 	// maxResourceLabels is how many labels a Compute Engine resource takes.
 	maxResourceLabels = 64
 )
@@ -43,10 +47,13 @@ type sideConfig struct {
 
 // sideConfigs expands a pool into its node pools. zones are the node locations (the cluster's when
 // node_locations is unset), needed to turn the pool's total sizes into GKE's per-zone counts.
-func sideConfigs(m *nodePoolModel, s pool.Spec, d pool.Derived, zones []string) []sideConfig {
+func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string) []sideConfig {
 	var out []sideConfig
 	for _, side := range d.Sides {
 		labels := pool.SideLabels(d.Labels, side)
+		if own := strings.Join(ownDefaults, "."); own != "" && len(own) <= 63 {
+			labels[labelOwnDefaults] = own
+		}
 		resourceLabels := maps.Clone(d.Tags)
 		resourceLabels[labelSpotMix] = formatSpotMix(s.Capacity)
 		acc := &containerpb.AcceleratorConfig{
@@ -189,4 +196,20 @@ func userResourceLabels(np *containerpb.NodePool) map[string]string {
 	labels := maps.Clone(np.GetConfig().GetResourceLabels())
 	maps.DeleteFunc(labels, func(k, _ string) bool { return strings.HasPrefix(k, "goog-") })
 	return labels
+}
+
+// effectiveTagsOf are the resource labels a node pool carries for the pool: its user and derived
+// ones, less the spot-mix record.
+func effectiveTagsOf(np *containerpb.NodePool) map[string]string {
+	labels := userResourceLabels(np)
+	delete(labels, labelSpotMix)
+	return labels
+}
+
+// ownDefaultsOf reads back the pool's tags that repeat a default_tags value.
+func ownDefaultsOf(np *containerpb.NodePool) []string {
+	if v := np.GetConfig().GetLabels()[labelOwnDefaults]; v != "" {
+		return strings.Split(v, ".")
+	}
+	return nil
 }

@@ -368,7 +368,7 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if diags.HasError() {
 		return nil, nil
 	}
-	return c, sideConfigs(m, spec, derived, zones)
+	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.meta.Pool.DefaultTags))
 }
 
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -488,7 +488,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	}
 	r.flatten(m, sides)
 	spec, _ := m.spec(ctx)
-	poolschema.Refresh(ctx, r.meta, spec, &m.Model)
+	poolschema.Refresh(ctx, r.meta, spec, &m.Model, effectiveTagsOf(sides[0].np))
 	return true, nil
 }
 
@@ -511,7 +511,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side) {
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.Labels = poolschema.UserLabels(labels, isGKELabel)
 	m.Taints = poolschema.UserTaints(poolTaints(cfg.GetTaints()))
-	m.Tags = poolschema.UserTags(userResourceLabels(primary), r.meta.Pool.DefaultTags, m.Tags, isDerivedResourceLabel)
+	m.Tags = poolschema.UserTags(userResourceLabels(primary), r.meta.Pool.DefaultTags, m.Tags, ownDefaultsOf(primary), isDerivedResourceLabel)
 	m.GPU = gpuFrom(cfg, m.GPU)
 
 	sizes := make([]pool.Sizes, len(sides))

@@ -150,7 +150,7 @@ func TestAccGKENodePool_import(t *testing.T) {
 	sim := startSim(t)
 	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+scaling(0, 2, 6)+capacity(50, 2)+`
   labels = { team = "ml" }
-  tags   = { project = "vision" }
+  tags   = { project = "vision", managed-by = "terraform" }
   gpu {
     sharing {
       strategy = "time-slicing"
@@ -242,6 +242,51 @@ func TestAccGKENodePool_drift(t *testing.T) {
 					}
 					return nil
 				}),
+			},
+		},
+	})
+}
+
+// Refresh-only after out-of-band label changes: the labels show them, effective_tags do not change
+// (the node pool's resource labels did not).
+func TestAccGKENodePool_refreshOnlyNoTagChange(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4))
+	attr := func(s *terraform.State, key string) string {
+		return s.RootModule().Resources[addr].Primary.Attributes[key]
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					if err := errors.Join(
+						sim.SetNodePoolLabel(testProject, testLocation, testCluster, "infer-od", "gpufleet.io/workload", "training"),
+						sim.SetNodePoolLabel(testProject, testLocation, testCluster, "infer-od", "rogue", "yes"),
+					); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					if got := attr(s, "labels.rogue"); got != "yes" {
+						return fmt.Errorf("labels.rogue = %q after refresh, want the out-of-band yes", got)
+					}
+					if got := attr(s, "effective_tags.gpufleet_workload"); got != "inference" {
+						return fmt.Errorf("effective_tags.gpufleet_workload = %q after refresh, want inference: the resource labels did not change", got)
+					}
+					return nil
+				},
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 			},
 		},
 	})

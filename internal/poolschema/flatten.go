@@ -2,6 +2,7 @@ package poolschema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -61,8 +62,9 @@ func UserTaints(taints []pool.Taint) types.Set {
 }
 
 // UserTags are the cloud object's tags less derived ones (derived) and less provider default_tags
-// the pool did not set itself.
-func UserTags(cloud, defaults map[string]string, prior types.Map, derived func(key string) bool) types.Map {
+// the pool did not set itself: the pool sets a tag that repeats a default when prior state says so,
+// or when the cloud objects record it among ownDefaults (import has no prior state).
+func UserTags(cloud, defaults map[string]string, prior types.Map, ownDefaults []string, derived func(key string) bool) types.Map {
 	priorTags := map[string]string{}
 	if !prior.IsNull() && !prior.IsUnknown() {
 		for k, v := range prior.Elements() {
@@ -77,7 +79,7 @@ func UserTags(cloud, defaults map[string]string, prior types.Map, derived func(k
 			continue
 		}
 		if dv, isDefault := defaults[k]; isDefault && dv == v {
-			if _, own := priorTags[k]; !own {
+			if _, own := priorTags[k]; !own && !slices.Contains(ownDefaults, k) {
 				continue
 			}
 		}
@@ -122,4 +124,17 @@ func CapacityMixFrom(pct, base int, recorded bool, prior *CapacityMix, onlySpot 
 	}
 	mix = CapacityMix{SpotPercentage: types.Int64Value(int64(pct)), OnDemandBase: types.Int64Value(int64(base))}
 	return mix, prior != nil || pct != 0 || base != 0
+}
+
+// OwnDefaultTags are the keys of the pool's tags that repeat a provider default_tags value: the
+// cloud objects record them, so that a read without prior state (import) keeps them in tags.
+func OwnDefaultTags(tags, defaults map[string]string) []string {
+	var keys []string
+	for k, v := range tags {
+		if dv, ok := defaults[k]; ok && dv == v {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -84,13 +84,16 @@ func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, u
 
 // Refresh derives the computed values of a pool read back from the cloud. A pool changed outside
 // Terraform may not derive (an instance type gpufleet does not know): it keeps its prior values.
-func Refresh(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model) {
+// effective_tags are the tags the cloud objects carry (effectiveTags), not ones derived again from
+// what was read: a label changed outside Terraform must not show as a tag change.
+func Refresh(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, effectiveTags map[string]string) {
 	d, err := pool.Derive(spec, meta.Pool)
 	if err != nil {
 		tflog.Warn(ctx, "node pool read from the cloud does not derive", map[string]any{"error": err.Error()})
 		return
 	}
 	m.SetDerived(d, pool.Document(DocumentAddress(spec), spec, &d))
+	m.EffectiveTags = StringMapValue(effectiveTags)
 }
 
 // DocumentAddress names the pool in policy messages; the provider does not know the resource's

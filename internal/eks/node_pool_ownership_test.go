@@ -1,0 +1,291 @@
+package eks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
+)
+
+// spotMix is a pool with both sides: train-od and train-spot.
+var spotMix = trainingWorkload + scaling(0, 2, 4) + capacity(50, 0)
+
+// A launch template of the pool's name that another tool made is an error before anything is
+// created, and stays as it was; once it is gone, the pool applies.
+func TestAccEKSNodePool_launchTemplateNameClash(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	foreign := c.foreignLaunchTemplate(t, "gpufleet.ml.train-spot", map[string]string{"team": "other"})
+	sim.ResetRequests()
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, spotMix)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config:      cfg,
+				ExpectError: acctest.ExpectErrorParts("creating EKS node group", "ml/train-spot", foreign, "no gpufleet:owner tag", "left it unchanged"),
+			},
+			{
+				PreConfig: func() {
+					if n := requestCount(sim, "CreateNodegroup") + requestCount(sim, "CreateLaunchTemplate") + requestCount(sim, "CreateLaunchTemplateVersion") + requestCount(sim, "ModifyLaunchTemplate"); n != 0 {
+						t.Fatalf("the clash was found after %d changes: %+v", n, sim.Requests())
+					}
+					lt, ok := sim.LaunchTemplate(testRegion, foreign)
+					if !ok || lt.LatestVersion != 1 || lt.DefaultVersion != 1 {
+						t.Fatalf("foreign launch template changed: %+v (exists %t)", lt, ok)
+					}
+					if _, err := c.ec2.DeleteLaunchTemplate(context.Background(), &ec2.DeleteLaunchTemplateInput{LaunchTemplateId: aws.String(foreign)}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
+
+// Cluster ml-a with pool b and cluster ml with pool a-b get a launch template each, and destroy
+// deletes both.
+func TestAccEKSNodePool_launchTemplateNamesUnique(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	cfg := providerConfig(sim, "") +
+		strings.Replace(poolConfig("b", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)), `"ml"`, `"ml-a"`, 1) +
+		poolConfig("a-b", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))
+	ngIn := func(cluster, name string) (*ekstypes.Nodegroup, error) {
+		out, err := c.eks.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
+		if err != nil {
+			return nil, err
+		}
+		return out.Nodegroup, nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			if ngs := sim.Nodegroups(testRegion, ""); len(ngs) > 0 {
+				return fmt.Errorf("%d node groups left after destroy", len(ngs))
+			}
+			return checkNothingLeft(t, sim)(s)
+		},
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+			Check: func(*terraform.State) error {
+				b, err := ngIn("ml-a", "b-od")
+				if err != nil {
+					return err
+				}
+				ab, err := ngIn("ml", "a-b-od")
+				if err != nil {
+					return err
+				}
+				if aws.ToString(b.LaunchTemplate.Id) == aws.ToString(ab.LaunchTemplate.Id) {
+					return fmt.Errorf("ml-a/b-od and ml/a-b-od share launch template %s", aws.ToString(b.LaunchTemplate.Id))
+				}
+				return errors.Join(c.wantOwnedTemplate(b, "ml-a/b/b-od"), c.wantOwnedTemplate(ab, "ml/a-b/a-b-od"))
+			},
+		}},
+	})
+}
+
+// A launch template name over EC2's 128 characters fails at plan time, at name.
+func TestAccEKSNodePool_launchTemplateNameTooLong(t *testing.T) {
+	sim := startSim(t)
+	// gpufleet.<100 characters>.inference-canary-pool-x-spot: 138 characters.
+	cfg := providerConfig(sim, "") + strings.Replace(poolConfig("inference-canary-pool-x", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+		`"ml"`, fmt.Sprintf("%q", strings.Repeat("c", 100)), 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      cfg,
+			ExpectError: acctest.ExpectErrorParts("Launch template name too long", `with gpufleet_eks_node_pool.inference-canary-pool-x`, "name", "over EC2's 128", "by 10 characters"),
+		}},
+	})
+	if n := requestCount(sim, ""); n != 0 {
+		t.Fatalf("the plan-time error came after %d calls", n)
+	}
+}
+
+// A launch template deleted outside terraform shows as drift, and the next apply replaces the node
+// group with a template of its own; later updates work.
+func TestAccEKSNodePool_launchTemplateDeletedOutOfBand(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	cfg := func(tags string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2)+"  tags = { Project = \""+tags+"\" }\n")
+	}
+	var deleted string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg("vision"),
+				Check: func(*terraform.State) error {
+					ng, err := c.nodegroup("train-od")
+					if err != nil {
+						return err
+					}
+					deleted = aws.ToString(ng.LaunchTemplate.Id)
+					_, err = c.ec2.DeleteLaunchTemplate(context.Background(), &ec2.DeleteLaunchTemplateInput{LaunchTemplateId: aws.String(deleted)})
+					return err
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg("vision"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{
+						plancheck.ExpectEmptyPlan(),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("launch_template_id"), knownvalue.StringRegexp(regexp.MustCompile(`^lt-`))),
+				},
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if id := aws.ToString(ng.LaunchTemplate.Id); id == deleted {
+						return fmt.Errorf("node group still uses the deleted launch template %s", id)
+					}
+					return errors.Join(c.wantOwnedTemplate(ng, "ml/train/train-od"), wantInstanceTags(t, sim, ng, map[string]string{"Project": "vision"}))
+				}),
+			},
+			{
+				Config: cfg("llm"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+				}),
+			},
+		},
+	})
+}
+
+// Destroy deletes the launch templates state records, by id, and nothing else: not the side that
+// never existed, not another tool's template that has that side's name.
+func TestAccEKSNodePool_destroyDeletesRecordedTemplatesByID(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	var foreign []string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if ngs := c.nodegroupNames(t); len(ngs) > 0 {
+				return fmt.Errorf("node groups left after destroy: %v", ngs)
+			}
+			var left []string
+			for _, lt := range sim.LaunchTemplates(testRegion) {
+				left = append(left, lt.ID)
+			}
+			slices.Sort(left)
+			slices.Sort(foreign)
+			if !slices.Equal(left, foreign) {
+				return fmt.Errorf("launch templates after destroy %v, want exactly the foreign ones %v", left, foreign)
+			}
+			deletes := sim.RequestsFor("ec2", "DeleteLaunchTemplate")
+			if len(deletes) != 1 {
+				return fmt.Errorf("%d DeleteLaunchTemplate calls, want 1 (the pool's one template): %+v", len(deletes), deletes)
+			}
+			if name, id := deletes[0].Params["LaunchTemplateName"], deletes[0].Params["LaunchTemplateId"]; name != nil || id == nil {
+				return fmt.Errorf("DeleteLaunchTemplate by name %v / id %v, want by id only", name, id)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+			Check: func(*terraform.State) error {
+				// Another tool's templates with the names the spot side would have had.
+				foreign = append(foreign,
+					c.foreignLaunchTemplate(t, "gpufleet-ml-train-spot", nil),
+					c.foreignLaunchTemplate(t, "gpufleet.ml.train-spot", map[string]string{"gpufleet:owner": "other/train/train-spot"}))
+				return nil
+			},
+		}},
+	})
+}
+
+// CreateNodegroup fails and so does deleting the launch template created for it: state records the
+// template, the next apply replaces the tainted pool, and nothing is orphaned.
+func TestAccEKSNodePool_createCleanupFailed(t *testing.T) {
+	sim := startSim(t)
+	testFailedCreateReplaced(t, sim, poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+		[]cloudsim.Fault{
+			{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.ServerError, Status: 400, Code: "InvalidParameterException", Message: "Subnets are not in the cluster's VPC", Count: 1},
+			{Service: "ec2", Operation: "DeleteLaunchTemplate", Kind: cloudsim.ServerError, Status: 403, Code: "UnauthorizedOperation", Message: "You are not authorized to perform this operation.", Count: 1},
+		},
+		"creating EKS node group", "InvalidParameterException", "UnauthorizedOperation", "state records the template")
+}
+
+// A template that is no longer the pool's (its owner tag now names another pool) shows as drift; the
+// repair would need its name, so the apply fails with the template's id before any change, and
+// neither it nor its versions are touched, by the update or by destroy.
+func TestAccEKSNodePool_launchTemplateNoLongerOwned(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))
+	var taken string
+	wantErr := new(regexp.Regexp) // filled in once the template id is known
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if ngs := c.nodegroupNames(t); len(ngs) > 0 {
+				return fmt.Errorf("node groups left after destroy: %v", ngs)
+			}
+			if lts := sim.LaunchTemplates(testRegion); len(lts) != 1 || lts[0].ID != taken || lts[0].LatestVersion != 1 {
+				return fmt.Errorf("launch templates after destroy %+v, want only %s, unchanged", lts, taken)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					ng, err := c.nodegroup("train-od")
+					if err != nil {
+						return err
+					}
+					taken = aws.ToString(ng.LaunchTemplate.Id)
+					*wantErr = *acctest.ExpectErrorParts("updating EKS node group", "ml/train-od", taken, `tag is "ml/inference/train-od"`, "left it unchanged")
+					_, err = c.ec2.CreateTags(context.Background(), &ec2.CreateTagsInput{Resources: []string{taken},
+						Tags: []ec2types.Tag{{Key: aws.String("gpufleet:owner"), Value: aws.String("ml/inference/train-od")}}})
+					return err
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("launch_template_id")),
+				}},
+				ExpectError: wantErr,
+			},
+		},
+	})
+}

@@ -1,0 +1,107 @@
+package eks_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+)
+
+// A pool whose tags repeat a default_tags value (ManagedBy = "terraform") imports to an empty plan.
+func TestAccEKSNodePool_importWithDefaultTags(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+
+		"  tags = { ManagedBy = \"terraform\", Project = \"llm\" }\n")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				// Forget the pool, leaving it in the cloud, to import it.
+				Config: providerConfig(sim, "") + "removed {\n  from = " + addr + "\n  lifecycle {\n    destroy = false\n  }\n}\n",
+			},
+			{
+				Config:             cfg,
+				ResourceName:       addr,
+				ImportState:        true,
+				ImportStateId:      "ml:train",
+				ImportStatePersist: true,
+			},
+			// The first plan after the import: a plan-only step fails unless it is empty.
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
+
+// Refresh-only after out-of-band label changes: the labels show them, effective_tags do not change
+// (the node groups' tags did not), and the launch template's own tags follow the pool's tags.
+func TestAccEKSNodePool_refreshOnlyNoTagChange(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	cfg := func(project string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+
+			"  tags = { Project = \""+project+"\" }\n")
+	}
+	attr := func(s *terraform.State, key string) string {
+		return s.RootModule().Resources[addr].Primary.Attributes[key]
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg("vision")},
+			{
+				PreConfig: func() {
+					if err := errors.Join(
+						sim.SetNodegroupLabel(testRegion, testCluster, "train-od", "gpufleet.io/workload", "training"),
+						sim.SetNodegroupLabel(testRegion, testCluster, "train-od", "rogue", "yes"),
+					); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					if got := attr(s, "labels.rogue"); got != "yes" {
+						return fmt.Errorf("labels.rogue = %q after refresh, want the out-of-band yes", got)
+					}
+					if got := attr(s, "effective_tags.gpufleet:workload"); got != "inference" {
+						return fmt.Errorf("effective_tags.gpufleet:workload = %q after refresh, want inference: the node group's tags did not change", got)
+					}
+					return nil
+				},
+			},
+			{
+				Config: cfg("llm"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if err := noLabel(ng, "rogue"); err != nil {
+						return err
+					}
+					lt, err := c.launchTemplate(*ng.LaunchTemplate.Id)
+					if err != nil {
+						return err
+					}
+					tags := map[string]string{}
+					for _, tg := range lt.Tags {
+						tags[*tg.Key] = *tg.Value
+					}
+					if tags["Project"] != "llm" || tags["gpufleet:owner"] != "ml/train/train-od" || tags["gpufleet:client"] != "acme" {
+						return fmt.Errorf("launch template tags %v, want the pool's (Project = llm) and the owner tag", tags)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
