@@ -219,19 +219,6 @@ const tagOwnDefaultTags = "gpufleet:own-default-tags"
 // maxTagValue is EC2's and EKS's limit on a tag value.
 const maxTagValue = 256
 
-// ownDefaultTags is the tagOwnDefaultTags value: keys in order, as many as fit in a tag value.
-func ownDefaultTags(tags, defaults map[string]string) string {
-	var keys []string
-	n := 0
-	for _, k := range slices.Sorted(maps.Keys(tags)) {
-		if v, ok := defaults[k]; ok && v == tags[k] && n+len(k)+1 <= maxTagValue+1 {
-			keys = append(keys, k)
-			n += len(k) + 1
-		}
-	}
-	return strings.Join(keys, ",")
-}
-
 // templateTags are the launch template's own tags: the pool's, so cost allocation sees the template
 // too, the owner tag, and the pool's tags that repeat defaults.
 func (o sideOwner) templateTags(cfg sideConfig) map[string]string {

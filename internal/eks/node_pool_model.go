@@ -3,7 +3,6 @@ package eks
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -31,7 +30,6 @@ type nodePoolModel struct {
 	GPU          *gpuModel          `tfsdk:"gpu"`
 	Capacity     *capacityModel     `tfsdk:"capacity"`
 	UpdateConfig *updateConfigModel `tfsdk:"update_config"`
-	Timeouts     timeouts.Value     `tfsdk:"timeouts"`
 
 	NodeGroups types.List `tfsdk:"node_groups"`
 }

@@ -31,12 +31,6 @@ import (
 // ResourceType is the resource's type name.
 const ResourceType = "gpufleet_eks_node_pool"
 
-const (
-	defaultCreateTimeout = 40 * time.Minute
-	defaultUpdateTimeout = 60 * time.Minute
-	defaultDeleteTimeout = 40 * time.Minute
-)
-
 var (
 	_ resource.Resource                = &NodePoolResource{}
 	_ resource.ResourceWithConfigure   = &NodePoolResource{}
@@ -46,7 +40,7 @@ var (
 
 // NodePoolResource is gpufleet_eks_node_pool.
 type NodePoolResource struct {
-	meta *conns.Meta
+	poolschema.Resource
 }
 
 // NewNodePoolResource is the resource factory.
@@ -54,15 +48,6 @@ func NewNodePoolResource() resource.Resource { return &NodePoolResource{} }
 
 func (r *NodePoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_eks_node_pool"
-}
-
-func (r *NodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	meta, err := conns.FromProviderData(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	r.meta = meta
 }
 
 func poolID(cluster, name string) string { return cluster + ":" + name }
@@ -81,22 +66,14 @@ func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 // ModifyPlan validates the pool, fills every derived attribute so that the plan shows it, and runs
 // the policy bundle on the pool. It never calls a cloud: bad input fails here with no API call.
 func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.meta == nil {
+	plan, state, unchanged := poolschema.PlanOf[nodePoolModel](ctx, &r.Resource, req, resp)
+	if plan == nil {
 		return
 	}
-	unchanged := !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw)
-	var plan nodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var state *nodePoolModel
-	if !req.State.Raw.IsNull() {
-		state = &nodePoolModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	if state != nil {
 		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups)
 	}
-	if region := r.meta.AWSSettings.RegionHint(); region != "" {
+	if region := r.Meta.AWSSettings.RegionHint(); region != "" {
 		plan.Region = fwtypes.StringValue(region)
 	} else if state != nil && !state.Region.IsNull() {
 		plan.Region = state.Region
@@ -109,7 +86,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !plan.ClusterName.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = fwtypes.StringValue(poolID(plan.ClusterName.ValueString(), plan.Name.ValueString()))
 	}
-	derived, ok := poolschema.Plan(ctx, r.meta, spec, &plan.Model, unchanged, nodegroupTagsCheck, &resp.Diagnostics)
+	derived, ok := poolschema.Plan(ctx, r.Meta, spec, &plan.Model, unchanged, nodegroupTagsCheck, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -119,7 +96,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	case !unchanged:
 		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, state)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
 // plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
@@ -129,7 +106,7 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *
 	prior := map[string]nodeGroupModel{}
 	ltChanges := true
 	if state != nil {
-		for _, ng := range nodeGroupsOf(ctx, state.NodeGroups) {
+		for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups) {
 			prior[ng.Name.ValueString()] = ng
 		}
 		ltChanges = !state.EffectiveTags.Equal(poolschema.StringMapValue(d.Tags))
@@ -164,7 +141,7 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *
 // sidesNeedRepair reports state entries that refresh marked for the next apply: a launch template
 // without its node group (no ARN), a node group whose template is gone or not its own (no template).
 func sidesNeedRepair(ctx context.Context, l fwtypes.List) bool {
-	return slices.ContainsFunc(nodeGroupsOf(ctx, l), func(ng nodeGroupModel) bool {
+	return slices.ContainsFunc(poolschema.ListOf[nodeGroupModel](ctx, l), func(ng nodeGroupModel) bool {
 		return !knownString(ng.ARN) || !knownString(ng.LaunchTemplateID)
 	})
 }
@@ -179,15 +156,6 @@ type nodeGroupModel struct {
 	Status                fwtypes.String `tfsdk:"status"`
 	LaunchTemplateID      fwtypes.String `tfsdk:"launch_template_id"`
 	LaunchTemplateVersion fwtypes.String `tfsdk:"launch_template_version"`
-}
-
-func nodeGroupsOf(ctx context.Context, l fwtypes.List) []nodeGroupModel {
-	var out []nodeGroupModel
-	if l.IsNull() || l.IsUnknown() {
-		return nil
-	}
-	l.ElementsAs(ctx, &out, false)
-	return out
 }
 
 func nodeGroupList(ngs []nodeGroupModel) fwtypes.List {
@@ -233,66 +201,53 @@ type clients struct {
 }
 
 func (r *NodePoolResource) clients(ctx context.Context, diags *diag.Diagnostics) *clients {
-	if r.meta == nil {
-		diags.AddError("Provider not configured", "the gpufleet provider was not configured before the resource was used")
+	eksConn, ok := poolschema.Connect(ctx, &r.Resource, "AWS", (*conns.Meta).EKS, diags)
+	if !ok {
 		return nil
 	}
-	eksConn, err := r.meta.EKS(ctx)
-	if err != nil {
-		diags.AddError("Configuring the AWS client", err.Error())
+	ec2Conn, ok := poolschema.Connect(ctx, &r.Resource, "AWS", (*conns.Meta).EC2, diags)
+	if !ok {
 		return nil
 	}
-	ec2Conn, err := r.meta.EC2(ctx)
-	if err != nil {
-		diags.AddError("Configuring the AWS client", err.Error())
-		return nil
-	}
-	return &clients{eks: eksConn, ec2: ec2Conn, poll: r.meta.AWSSettings.PollInterval()}
+	return &clients{eks: eksConn, ec2: ec2Conn, poll: r.Meta.AWSSettings.PollInterval()}
 }
 
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan nodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c, sides := r.prepareApply(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	cluster := plan.ClusterName.ValueString()
-	if side, err := checkLaunchTemplateNames(ctx, c, &plan, sides); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, side), err.Error())
-		return
-	}
-	var existing []*types.Nodegroup
-	var leftovers []nodeGroupModel
-	for _, cfg := range sides {
-		ng := createSideReported(ctx, c, &plan, cfg, &leftovers, &resp.Diagnostics)
-		if ng == nil {
-			break
+	poolschema.Create(ctx, req, resp, func(ctx context.Context, plan *nodePoolModel, timeout time.Duration) {
+		c, sides := r.prepareApply(ctx, plan, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
 		}
-		existing = append(existing, ng)
-	}
-	existing = waitSidesActive(ctx, c, cluster, existing, timeout, &resp.Diagnostics)
-	if len(existing) == 0 && len(leftovers) == 0 {
-		return // nothing exists: no state, nothing to clean up
-	}
-	// State records what exists, even after an error: terraform then taints the pool and the next
-	// apply replaces it, deleting every node group and launch template recorded here.
-	plan.ID = fwtypes.StringValue(poolID(cluster, plan.Name.ValueString()))
-	plan.NodeGroups = nodeGroupList(append(mapSlice(existing, nodeGroupFrom), leftovers...))
-	if plan.KubernetesVersion.IsUnknown() || plan.KubernetesVersion.IsNull() {
-		plan.KubernetesVersion = fwtypes.StringNull()
-		if len(existing) > 0 {
-			plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(existing[0].Version))
+		cluster := plan.ClusterName.ValueString()
+		if side, err := checkLaunchTemplateNames(ctx, c, plan, sides); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, side), err.Error())
+			return
 		}
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		var existing []*types.Nodegroup
+		var leftovers []nodeGroupModel
+		for _, cfg := range sides {
+			ng := createSideReported(ctx, c, plan, cfg, &leftovers, &resp.Diagnostics)
+			if ng == nil {
+				break
+			}
+			existing = append(existing, ng)
+		}
+		existing = waitSidesActive(ctx, c, cluster, existing, timeout, &resp.Diagnostics)
+		if len(existing) == 0 && len(leftovers) == 0 {
+			return // nothing exists: no state, nothing to clean up
+		}
+		// State records what exists, even after an error: terraform then taints the pool and the next
+		// apply replaces it, deleting every node group and launch template recorded here.
+		plan.ID = fwtypes.StringValue(poolID(cluster, plan.Name.ValueString()))
+		plan.NodeGroups = nodeGroupList(append(poolschema.MapSlice(existing, nodeGroupFrom), leftovers...))
+		if plan.KubernetesVersion.IsUnknown() || plan.KubernetesVersion.IsNull() {
+			plan.KubernetesVersion = fwtypes.StringNull()
+			if len(existing) > 0 {
+				plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(existing[0].Version))
+			}
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	})
 }
 
 // prepareApply is what Create and Update share: the cloud clients and the node groups the plan asks
@@ -302,20 +257,14 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if c == nil || diags.HasError() {
 		return nil, nil
 	}
-	spec, d := m.spec(ctx)
-	diags.Append(d...)
-	poolschema.AddProblems(diags, spec.Validate())
-	if diags.HasError() {
-		return nil, nil
-	}
-	derived, err := pool.Derive(spec, r.meta.Pool)
-	if err != nil {
-		diags.AddError("Deriving the pool", err.Error())
+	spec, specDiags := m.spec(ctx)
+	derived, ok := poolschema.Derive(&r.Resource, spec, specDiags, diags)
+	if !ok {
 		return nil, nil
 	}
 	sides := sideConfigs(m.ClusterName.ValueString(), spec, derived)
 	for i := range sides {
-		sides[i].OwnDefaultTags = ownDefaultTags(spec.Tags, r.meta.Pool.DefaultTags)
+		sides[i].OwnDefaultTags = poolschema.JoinWithin(poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), ",", maxTagValue)
 	}
 	return c, sides
 }
@@ -456,38 +405,23 @@ func setStrings(s fwtypes.Set) []string {
 	return out
 }
 
-func mapSlice[T, U any](in []T, f func(T) U) []U {
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = f(v)
-	}
-	return out
-}
-
 func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state nodePoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	c := r.clients(ctx, &resp.Diagnostics)
-	if c == nil {
-		return
-	}
-	found, drift, err := r.refresh(ctx, c, &state)
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node pool (%s/%s)", state.ClusterName.ValueString(), state.Name.ValueString()), err.Error())
-		return
-	}
-	for _, d := range drift {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("EKS node pool (%s/%s) drifted", state.ClusterName.ValueString(), state.Name.ValueString()), d)
-	}
-	if !found {
-		tflog.Warn(ctx, "EKS node pool not found, removing from state", map[string]any{"cluster": state.ClusterName.ValueString(), "name": state.Name.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	poolschema.Read(ctx, req, resp, func(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) bool {
+		c := r.clients(ctx, diags)
+		if c == nil {
+			return false
+		}
+		subject := fmt.Sprintf("EKS node pool (%s/%s)", m.ClusterName.ValueString(), m.Name.ValueString())
+		found, drift, err := r.refresh(ctx, c, m)
+		if err != nil {
+			diags.AddError("reading "+subject, err.Error())
+			return false
+		}
+		for _, d := range drift {
+			diags.AddWarning(subject+" drifted", d)
+		}
+		return found
+	})
 }
 
 // refresh overwrites m with what EKS and EC2 hold; found is false when no node group and no launch
@@ -496,7 +430,7 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel) (bool, []string, error) {
 	cluster, name := m.ClusterName.ValueString(), m.Name.ValueString()
 	prior := map[string]nodeGroupModel{}
-	for _, ng := range nodeGroupsOf(ctx, m.NodeGroups) {
+	for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, m.NodeGroups) {
 		prior[ng.Name.ValueString()] = ng
 	}
 	var found []*types.Nodegroup
@@ -556,7 +490,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		}
 		r.flatten(m, found, reservation, ownDefaults)
 		spec, _ := m.spec(ctx)
-		poolschema.Refresh(ctx, r.meta, spec, &m.Model, effectiveTagsOf(found[0].Tags))
+		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags))
 	}
 	m.NodeGroups = nodeGroupList(entries)
 	return true, drift, nil
@@ -632,11 +566,11 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, res
 	m.GPU = gpuFromLabels(labels, m.GPU)
 	m.Labels = poolschema.UserLabels(labels, func(string) bool { return false })
 	m.Taints = poolschema.UserTaints(poolTaints(primary.Taints))
-	m.Tags = poolschema.UserTags(primary.Tags, r.meta.Pool.DefaultTags, m.Tags, ownDefaults, isDerivedTag)
-	m.Scaling = poolschema.ScalingFrom(mapSlice(ngs, nodegroupSizes), m.Scaling)
+	m.Tags = poolschema.UserTags(primary.Tags, r.Meta.Pool.DefaultTags, m.Tags, ownDefaults, isDerivedTag)
+	m.Scaling = poolschema.ScalingFrom(poolschema.MapSlice(ngs, nodegroupSizes), m.Scaling)
 	m.Capacity = capacityFrom(ngs, reservation, m.Capacity)
 	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig)
-	m.NodeGroups = nodeGroupList(mapSlice(ngs, nodeGroupFrom))
+	m.NodeGroups = nodeGroupList(poolschema.MapSlice(ngs, nodeGroupFrom))
 }
 
 // regionOfARN reads the region of arn:aws:eks:<region>:<account>:nodegroup/...
@@ -723,97 +657,89 @@ func updateConfigFrom(u *types.NodegroupUpdateConfig, prior *updateConfigModel) 
 }
 
 func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state nodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c, wanted := r.prepareApply(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	cluster := plan.ClusterName.ValueString()
-	if side, err := checkLaunchTemplateNames(ctx, c, &plan, wanted); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, side), err.Error())
-		return
-	}
-	recorded := nodeGroupsOf(ctx, state.NodeGroups)
-	wantedNames := map[string]bool{}
-	var result []*types.Nodegroup
-	var leftovers []nodeGroupModel
-	create := func(cfg sideConfig) {
-		if created := createSideReported(ctx, c, &plan, cfg, &leftovers, &resp.Diagnostics); created != nil {
-			result = append(result, waitSidesActive(ctx, c, cluster, []*types.Nodegroup{created}, timeout, &resp.Diagnostics)...)
-		}
-	}
-
-	// Grow or change what stays and create what is new before deleting what goes, so capacity does
-	// not dip while spot and on-demand sides swap.
-	for _, cfg := range wanted {
-		wantedNames[cfg.Name] = true
-		ng, err := findNodegroup(ctx, c.eks, cluster, cfg.Name)
-		if isNotFound(err) {
-			create(cfg)
-			continue
-		}
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-			continue
-		}
-		lt, problem, err := launchTemplateProblem(ctx, c.ec2, sideOwnerOf(&plan, cfg.Name), ng)
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-			continue
-		}
-		if problem != "" {
-			// The node group's template is gone or not its own, and a node group cannot switch
-			// templates: replace the node group. Its template, if any, is not the side's to delete.
-			tflog.Warn(ctx, "replacing EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "reason": problem})
-			side := nodeGroupFrom(ng)
-			side.LaunchTemplateID = fwtypes.StringNull()
-			if _, err := deleteSides(ctx, c, &plan, []nodeGroupModel{side}, timeout); err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("replacing EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-				continue
-			}
-			create(cfg)
-			continue
-		}
-		updated, err := updateSide(ctx, c, &plan, ng, lt, cfg, timeout)
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-		}
-		result = append(result, updated)
-	}
-	var gone []nodeGroupModel
-	for _, ng := range recorded {
-		if !wantedNames[ng.Name.ValueString()] {
-			gone = append(gone, ng)
-		}
-	}
-	skipped, err := deleteSides(ctx, c, &plan, gone, timeout)
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node groups of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
-	}
-	addSkipped(&resp.Diagnostics, skipped)
-	if resp.Diagnostics.HasError() {
-		// Part of the update may have happened: record what the cloud holds now, not the plan,
-		// starting from every side and template this update or the prior state knows of.
-		plan.NodeGroups = nodeGroupList(mergeSides(recorded, append(mapSlice(result, nodeGroupFrom), leftovers...)))
-		if found, _, err := r.refresh(context.WithoutCancel(ctx), c, &plan); err != nil || !found {
-			resp.Diagnostics.AddWarning("State after a failed update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
+	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *nodePoolModel, timeout time.Duration) {
+		c, wanted := r.prepareApply(ctx, plan, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
 			return
 		}
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		return
-	}
-	plan.NodeGroups = nodeGroupList(mapSlice(result, nodeGroupFrom))
-	plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		cluster := plan.ClusterName.ValueString()
+		if side, err := checkLaunchTemplateNames(ctx, c, plan, wanted); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, side), err.Error())
+			return
+		}
+		recorded := poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups)
+		wantedNames := map[string]bool{}
+		var result []*types.Nodegroup
+		var leftovers []nodeGroupModel
+		create := func(cfg sideConfig) {
+			if created := createSideReported(ctx, c, plan, cfg, &leftovers, &resp.Diagnostics); created != nil {
+				result = append(result, waitSidesActive(ctx, c, cluster, []*types.Nodegroup{created}, timeout, &resp.Diagnostics)...)
+			}
+		}
+
+		// Grow or change what stays and create what is new before deleting what goes, so capacity does
+		// not dip while spot and on-demand sides swap.
+		for _, cfg := range wanted {
+			wantedNames[cfg.Name] = true
+			ng, err := findNodegroup(ctx, c.eks, cluster, cfg.Name)
+			if isNotFound(err) {
+				create(cfg)
+				continue
+			}
+			if err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+				continue
+			}
+			lt, problem, err := launchTemplateProblem(ctx, c.ec2, sideOwnerOf(plan, cfg.Name), ng)
+			if err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+				continue
+			}
+			if problem != "" {
+				// The node group's template is gone or not its own, and a node group cannot switch
+				// templates: replace the node group. Its template, if any, is not the side's to delete.
+				tflog.Warn(ctx, "replacing EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "reason": problem})
+				side := nodeGroupFrom(ng)
+				side.LaunchTemplateID = fwtypes.StringNull()
+				if _, err := deleteSides(ctx, c, plan, []nodeGroupModel{side}, timeout); err != nil {
+					resp.Diagnostics.AddError(fmt.Sprintf("replacing EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+					continue
+				}
+				create(cfg)
+				continue
+			}
+			updated, err := updateSide(ctx, c, plan, ng, lt, cfg, timeout)
+			if err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+			}
+			result = append(result, updated)
+		}
+		var gone []nodeGroupModel
+		for _, ng := range recorded {
+			if !wantedNames[ng.Name.ValueString()] {
+				gone = append(gone, ng)
+			}
+		}
+		skipped, err := deleteSides(ctx, c, plan, gone, timeout)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node groups of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
+		}
+		addSkipped(&resp.Diagnostics, skipped)
+		if resp.Diagnostics.HasError() {
+			// Part of the update may have happened: record what the cloud holds now, not the plan,
+			// starting from every side and template this update or the prior state knows of.
+			plan.NodeGroups = nodeGroupList(mergeSides(recorded, append(poolschema.MapSlice(result, nodeGroupFrom), leftovers...)))
+			if found, _, err := r.refresh(context.WithoutCancel(ctx), c, plan); err != nil || !found {
+				resp.Diagnostics.AddWarning("State after a failed update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
+				return
+			}
+			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+			return
+		}
+		plan.NodeGroups = nodeGroupList(poolschema.MapSlice(result, nodeGroupFrom))
+		plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	})
 }
 
 // mergeSides overlays newer state entries on older ones, by node group name.
@@ -1025,25 +951,18 @@ func deleteSides(ctx context.Context, c *clients, m *nodePoolModel, sides []node
 }
 
 func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state nodePoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	c := r.clients(ctx, &resp.Diagnostics)
-	if c == nil || resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cluster, name := state.ClusterName.ValueString(), state.Name.ValueString()
-	// What state records, and only that: Create records every node group and launch template that
-	// exists, a half-created side included.
-	skipped, err := deleteSides(ctx, c, &state, nodeGroupsOf(ctx, state.NodeGroups), timeout)
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node pool (%s/%s)", cluster, name), err.Error())
-	}
-	addSkipped(&resp.Diagnostics, skipped)
+	poolschema.Delete(ctx, req, resp, func(ctx context.Context, state *nodePoolModel, timeout time.Duration) {
+		c := r.clients(ctx, &resp.Diagnostics)
+		if c == nil || resp.Diagnostics.HasError() {
+			return
+		}
+		cluster, name := state.ClusterName.ValueString(), state.Name.ValueString()
+		// What state records, and only that: Create records every node group and launch template that
+		// exists, a half-created side included.
+		skipped, err := deleteSides(ctx, c, state, poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups), timeout)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node pool (%s/%s)", cluster, name), err.Error())
+		}
+		addSkipped(&resp.Diagnostics, skipped)
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"regexp"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -123,7 +122,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			}},
 		},
 	})
-	blocks := poolschema.Blocks()
+	blocks := poolschema.Blocks(ctx)
 	maps.Copy(blocks, map[string]schema.Block{
 		"gpu": schema.SingleNestedBlock{
 			MarkdownDescription: "GPU partitioning and sharing.",
@@ -144,7 +143,6 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				"max_unavailable_percentage": schema.Int64Attribute{MarkdownDescription: "Percentage of nodes at once.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 100)}},
 			},
 		},
-		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GPU node pool on an EKS cluster: up to two EKS managed node groups, `<name>-od` (on-demand, or " +

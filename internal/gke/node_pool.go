@@ -23,9 +23,10 @@ const (
 	// gkeLabelPrefix marks the node labels GKE adds itself (cloud.google.com/gke-accelerator, …).
 	gkeLabelPrefix = "cloud.google.com/"
 	// labelOwnDefaults lists, dot-separated, the pool's tags that repeat a default_tags value, so that
-	// import keeps them in tags (GCP label keys hold no dots). A list too long for a label value
-	// (63 characters) is not recorded: such tags then read back as default_tags on import.
+	// import keeps them in tags (GCP label keys hold no dots). Keys beyond a label value's 63
+	// characters are not recorded: such tags then read back as default_tags on import.
 	labelOwnDefaults = "gpufleet.io/own-default-tags"
+	maxLabelValue    = 63
 	// maxResourceLabels is how many labels a Compute Engine resource takes.
 	maxResourceLabels = 64
 )
@@ -51,7 +52,7 @@ func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string) []sid
 	var out []sideConfig
 	for _, side := range d.Sides {
 		labels := pool.SideLabels(d.Labels, side)
-		if own := strings.Join(ownDefaults, "."); own != "" && len(own) <= 63 {
+		if own := poolschema.JoinWithin(ownDefaults, ".", maxLabelValue); own != "" {
 			labels[labelOwnDefaults] = own
 		}
 		resourceLabels := maps.Clone(d.Tags)

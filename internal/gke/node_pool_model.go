@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -31,7 +30,6 @@ type nodePoolModel struct {
 
 	GPU      *gpuModel      `tfsdk:"gpu"`
 	Capacity *capacityModel `tfsdk:"capacity"`
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
 	NodePools types.List `tfsdk:"node_pools"`
 }

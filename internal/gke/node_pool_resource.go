@@ -36,12 +36,6 @@ const ResourceType = "gpufleet_gke_node_pool"
 // maxEtagAttempts bounds the UpdateNodePool requests rebuilt after etag conflicts.
 const maxEtagAttempts = 5
 
-const (
-	defaultCreateTimeout = 40 * time.Minute
-	defaultUpdateTimeout = 60 * time.Minute
-	defaultDeleteTimeout = 40 * time.Minute
-)
-
 var (
 	_ resource.Resource                = &NodePoolResource{}
 	_ resource.ResourceWithConfigure   = &NodePoolResource{}
@@ -51,7 +45,7 @@ var (
 
 // NodePoolResource is gpufleet_gke_node_pool.
 type NodePoolResource struct {
-	meta *conns.Meta
+	poolschema.Resource
 }
 
 // NewNodePoolResource is the resource factory.
@@ -59,15 +53,6 @@ func NewNodePoolResource() resource.Resource { return &NodePoolResource{} }
 
 func (r *NodePoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_gke_node_pool"
-}
-
-func (r *NodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	meta, err := conns.FromProviderData(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	r.meta = meta
 }
 
 func poolID(m *nodePoolModel) string {
@@ -93,26 +78,16 @@ func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 // ModifyPlan validates the pool, fills every derived attribute so that the plan shows it, and runs
 // the policy bundle on the pool, through the shared pool layer. It never calls a cloud.
 func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.meta == nil {
+	plan, state, unchanged := poolschema.PlanOf[nodePoolModel](ctx, &r.Resource, req, resp)
+	if plan == nil {
 		return
-	}
-	unchanged := !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw)
-	var plan nodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var state *nodePoolModel
-	if !req.State.Raw.IsNull() {
-		state = &nodePoolModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
 	}
 	if plan.Project.IsUnknown() || plan.Project.IsNull() {
 		switch {
 		case state != nil && !state.Project.IsNull():
 			plan.Project = state.Project
-		case r.meta.GCPSettings.Project != "":
-			plan.Project = types.StringValue(r.meta.GCPSettings.Project)
+		case r.Meta.GCPSettings.Project != "":
+			plan.Project = types.StringValue(r.Meta.GCPSettings.Project)
 		default:
 			resp.Diagnostics.AddAttributeError(path.Root("project"), "Missing project", "set project on the pool or gcp.project in the provider block.")
 			return
@@ -124,7 +99,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	// Unset node_locations are unknown in the plan only because GKE fills in the cluster's zones:
 	// the pool is judged on its region then, as it is with any zones of the region.
-	forSpec := plan
+	forSpec := *plan
 	if plan.NodeLocations.IsUnknown() {
 		var configured types.Set
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("node_locations"), &configured)...)
@@ -137,14 +112,14 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	addLocationProblems(&resp.Diagnostics, &plan, spec)
+	addLocationProblems(&resp.Diagnostics, plan, spec)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(poolID(&plan))
+		plan.ID = types.StringValue(poolID(plan))
 	}
-	derived, ok := poolschema.Plan(ctx, r.meta, spec, &plan.Model, unchanged, planCheck, &resp.Diagnostics)
+	derived, ok := poolschema.Plan(ctx, r.Meta, spec, &plan.Model, unchanged, planCheck, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -160,7 +135,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			resp.RequiresReplace = append(resp.RequiresReplace, replacedBy(ctx, spec, *derived, state)...)
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
 // addLocationProblems checks node_locations against the location: zones of its region, and for a
@@ -244,7 +219,7 @@ func partition(s pool.Spec) string {
 func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones bool) types.List {
 	prior := map[string]nodePoolSideModel{}
 	if state != nil {
-		for _, np := range nodePoolsOf(ctx, state.NodePools) {
+		for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
 			prior[np.Name.ValueString()] = np
 		}
 	}
@@ -270,15 +245,6 @@ func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *n
 		out = append(out, np)
 	}
 	return nodePoolList(out)
-}
-
-func nodePoolsOf(ctx context.Context, l types.List) []nodePoolSideModel {
-	var out []nodePoolSideModel
-	if l.IsNull() || l.IsUnknown() {
-		return nil
-	}
-	l.ElementsAs(ctx, &out, false)
-	return out
 }
 
 func nodePoolList(nps []nodePoolSideModel) types.List {
@@ -318,22 +284,16 @@ type clients struct {
 }
 
 func (r *NodePoolResource) clients(ctx context.Context, diags *diag.Diagnostics) *clients {
-	if r.meta == nil {
-		diags.AddError("Provider not configured", "the gpufleet provider was not configured before the resource was used")
+	gkeConn, ok := poolschema.Connect(ctx, &r.Resource, "GKE", (*conns.Meta).GKE, diags)
+	if !ok {
 		return nil
 	}
-	gkeConn, err := r.meta.GKE(ctx)
-	if err != nil {
-		diags.AddError("Configuring the GKE client", err.Error())
-		return nil
-	}
-	computeConn, err := r.meta.Compute(ctx)
-	if err != nil {
-		diags.AddError("Configuring the Compute Engine client", err.Error())
+	computeConn, ok := poolschema.Connect(ctx, &r.Resource, "Compute Engine", (*conns.Meta).Compute, diags)
+	if !ok {
 		return nil
 	}
 	poll := 10 * time.Second
-	if conns.IsLoopbackEndpoint(r.meta.GCPSettings.Endpoint) {
+	if conns.IsLoopbackEndpoint(r.Meta.GCPSettings.Endpoint) {
 		poll = 50 * time.Millisecond // a simulator answers in milliseconds
 	}
 	return &clients{gke: gkeConn, compute: computeConn, poll: poll}
@@ -346,19 +306,14 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if c == nil {
 		return nil, nil
 	}
-	spec, d := m.spec(ctx)
-	diags.Append(d...)
-	poolschema.AddProblems(diags, spec.Validate())
-	if diags.HasError() {
-		return nil, nil
-	}
-	derived, err := pool.Derive(spec, r.meta.Pool)
-	if err != nil {
-		diags.AddError("Deriving the pool", err.Error())
+	spec, specDiags := m.spec(ctx)
+	derived, ok := poolschema.Derive(&r.Resource, spec, specDiags, diags)
+	if !ok {
 		return nil, nil
 	}
 	zones := spec.Zones
 	if len(zones) == 0 {
+		var err error
 		if zones, err = findClusterZones(ctx, c.gke, m.cluster()); err != nil {
 			diags.AddError(fmt.Sprintf("reading GKE cluster (%s)", m.cluster()), err.Error())
 			return nil, nil
@@ -368,47 +323,40 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if diags.HasError() {
 		return nil, nil
 	}
-	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.meta.Pool.DefaultTags))
+	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags))
 }
 
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan nodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c, cfgs := r.prepareApply(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	cluster := plan.cluster()
-	// A node pool of one of the names that gpufleet did not create is an error before any change.
-	for _, cfg := range cfgs {
-		if err := checkNameFree(ctx, c, cluster, cfg.Name, plan.Name.ValueString()); err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
+	poolschema.Create(ctx, req, resp, func(ctx context.Context, plan *nodePoolModel, _ time.Duration) {
+		c, cfgs := r.prepareApply(ctx, plan, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
 			return
 		}
-	}
-	for _, cfg := range cfgs {
-		if err := createSide(ctx, c, &plan, cluster, cfg); err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
-			break
+		cluster := plan.cluster()
+		// A node pool of one of the names that gpufleet did not create is an error before any change.
+		for _, cfg := range cfgs {
+			if err := checkNameFree(ctx, c, cluster, cfg.Name, plan.Name.ValueString()); err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
+				return
+			}
 		}
-	}
-	// State records what exists, even after an error (a stock-out leaves the node pool in ERROR):
-	// terraform then taints the pool and the next apply replaces it, so nothing is orphaned.
-	found, err := r.refresh(context.WithoutCancel(ctx), c, &plan)
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("reading GKE node pool (%s/%s) after creating it", cluster, plan.Name.ValueString()), err.Error())
-	}
-	if !found {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		for _, cfg := range cfgs {
+			if err := createSide(ctx, c, plan, cluster, cfg); err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
+				break
+			}
+		}
+		// State records what exists, even after an error (a stock-out leaves the node pool in ERROR):
+		// terraform then taints the pool and the next apply replaces it, so nothing is orphaned.
+		found, err := r.refresh(context.WithoutCancel(ctx), c, plan)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("reading GKE node pool (%s/%s) after creating it", cluster, plan.Name.ValueString()), err.Error())
+		}
+		if !found {
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	})
 }
 
 // checkNameFree fails when a node pool of the name exists and gpufleet did not create it for poolName.
@@ -439,26 +387,17 @@ func createSide(ctx context.Context, c *clients, m *nodePoolModel, cluster clust
 }
 
 func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state nodePoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	c := r.clients(ctx, &resp.Diagnostics)
-	if c == nil {
-		return
-	}
-	found, err := r.refresh(ctx, c, &state)
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("reading GKE node pool (%s/%s)", state.cluster(), state.Name.ValueString()), err.Error())
-		return
-	}
-	if !found {
-		tflog.Warn(ctx, "GKE node pool not found, removing from state", map[string]any{"id": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	poolschema.Read(ctx, req, resp, func(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) bool {
+		c := r.clients(ctx, diags)
+		if c == nil {
+			return false
+		}
+		found, err := r.refresh(ctx, c, m)
+		if err != nil {
+			diags.AddError(fmt.Sprintf("reading GKE node pool (%s/%s)", m.cluster(), m.Name.ValueString()), err.Error())
+		}
+		return found
+	})
 }
 
 // refresh overwrites m with what GKE and Compute Engine hold; found is false when neither node
@@ -488,7 +427,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	}
 	r.flatten(m, sides)
 	spec, _ := m.spec(ctx)
-	poolschema.Refresh(ctx, r.meta, spec, &m.Model, effectiveTagsOf(sides[0].np))
+	poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(sides[0].np))
 	return true, nil
 }
 
@@ -511,7 +450,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side) {
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.Labels = poolschema.UserLabels(labels, isGKELabel)
 	m.Taints = poolschema.UserTaints(poolTaints(cfg.GetTaints()))
-	m.Tags = poolschema.UserTags(userResourceLabels(primary), r.meta.Pool.DefaultTags, m.Tags, ownDefaultsOf(primary), isDerivedResourceLabel)
+	m.Tags = poolschema.UserTags(userResourceLabels(primary), r.Meta.Pool.DefaultTags, m.Tags, ownDefaultsOf(primary), isDerivedResourceLabel)
 	m.GPU = gpuFrom(cfg, m.GPU)
 
 	sizes := make([]pool.Sizes, len(sides))
@@ -521,7 +460,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side) {
 	}
 	m.Scaling = poolschema.ScalingFrom(sizes, m.Scaling)
 	m.Capacity = capacityFrom(sides, m.Capacity)
-	m.NodePools = nodePoolList(mapSlice(sides, nodePoolSideFrom))
+	m.NodePools = nodePoolList(poolschema.MapSlice(sides, nodePoolSideFrom))
 }
 
 // kubernetesVersion keeps a configured minor version ("1.31") while the nodes run a patch of it.
@@ -606,67 +545,51 @@ func capacityFrom(sides []side, prior *capacityModel) *capacityModel {
 	return c
 }
 
-func mapSlice[T, U any](in []T, f func(T) U) []U {
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = f(v)
-	}
-	return out
-}
-
 func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state nodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c, cfgs := r.prepareApply(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	cluster := plan.cluster()
-	wanted := map[string]bool{}
-	// Grow or change what stays and create what is new before deleting what goes, so capacity does
-	// not dip while spot and on-demand sides swap.
-	for _, cfg := range cfgs {
-		wanted[cfg.Name] = true
-		np, err := findNodePool(ctx, c.gke, cluster, cfg.Name)
-		switch {
-		case isNotFound(err):
-			if err := createSide(ctx, c, &plan, cluster, cfg); err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
-			}
-		case err != nil:
-			resp.Diagnostics.AddError(fmt.Sprintf("reading GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
-		case !ownedBy(np, plan.Name.ValueString()):
-			resp.Diagnostics.AddError(fmt.Sprintf("updating GKE node pool (%s/%s)", cluster, cfg.Name), "the node pool was not created by gpufleet for this pool; gpufleet changes only node pools it owns")
-		default:
-			if err := updateSide(ctx, c, &plan, cluster, np, cfg); err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("updating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
+	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *nodePoolModel, _ time.Duration) {
+		c, cfgs := r.prepareApply(ctx, plan, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		cluster := plan.cluster()
+		wanted := map[string]bool{}
+		// Grow or change what stays and create what is new before deleting what goes, so capacity does
+		// not dip while spot and on-demand sides swap.
+		for _, cfg := range cfgs {
+			wanted[cfg.Name] = true
+			np, err := findNodePool(ctx, c.gke, cluster, cfg.Name)
+			switch {
+			case isNotFound(err):
+				if err := createSide(ctx, c, plan, cluster, cfg); err != nil {
+					resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
+				}
+			case err != nil:
+				resp.Diagnostics.AddError(fmt.Sprintf("reading GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
+			case !ownedBy(np, plan.Name.ValueString()):
+				resp.Diagnostics.AddError(fmt.Sprintf("updating GKE node pool (%s/%s)", cluster, cfg.Name), "the node pool was not created by gpufleet for this pool; gpufleet changes only node pools it owns")
+			default:
+				if err := updateSide(ctx, c, plan, cluster, np, cfg); err != nil {
+					resp.Diagnostics.AddError(fmt.Sprintf("updating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
+				}
 			}
 		}
-	}
-	var gone []string
-	for _, np := range nodePoolsOf(ctx, state.NodePools) {
-		if name := np.Name.ValueString(); !wanted[name] {
-			gone = append(gone, name)
+		var gone []string
+		for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
+			if name := np.Name.ValueString(); !wanted[name] {
+				gone = append(gone, name)
+			}
 		}
-	}
-	if err := deleteSides(ctx, c, cluster, plan.Name.ValueString(), gone); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pools of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
-	}
-	// State is what GKE holds now: the update, or as much of it as happened.
-	found, err := r.refresh(context.WithoutCancel(ctx), c, &plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddWarning("State after the update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		if err := deleteSides(ctx, c, cluster, plan.Name.ValueString(), gone); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pools of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
+		}
+		// State is what GKE holds now: the update, or as much of it as happened.
+		found, err := r.refresh(context.WithoutCancel(ctx), c, plan)
+		if err != nil || !found {
+			resp.Diagnostics.AddWarning("State after the update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	})
 }
 
 // updateSide brings an existing node pool to cfg: node labels, resource labels, taints, zones,
@@ -800,23 +723,16 @@ func deleteSides(ctx context.Context, c *clients, cluster clusterRef, poolName s
 }
 
 func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state nodePoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	c := r.clients(ctx, &resp.Diagnostics)
-	if c == nil || resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	name := state.Name.ValueString()
-	// Both sides, whatever state says: a side whose create failed half-way may not be in state;
-	// ownership is checked on each before it is deleted.
-	if err := deleteSides(ctx, c, state.cluster(), name, []string{name + pool.SuffixOnDemand, name + pool.SuffixSpot}); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pool (%s/%s)", state.cluster(), name), err.Error())
-	}
+	poolschema.Delete(ctx, req, resp, func(ctx context.Context, state *nodePoolModel, _ time.Duration) {
+		c := r.clients(ctx, &resp.Diagnostics)
+		if c == nil || resp.Diagnostics.HasError() {
+			return
+		}
+		name := state.Name.ValueString()
+		// Both sides, whatever state says: a side whose create failed half-way may not be in state;
+		// ownership is checked on each before it is deleted.
+		if err := deleteSides(ctx, c, state.cluster(), name, []string{name + pool.SuffixOnDemand, name + pool.SuffixSpot}); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pool (%s/%s)", state.cluster(), name), err.Error())
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"regexp"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -108,7 +107,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 	})
 	gpuBlocks := poolschema.GPUBlocks()
-	blocks := poolschema.Blocks()
+	blocks := poolschema.Blocks(ctx)
 	maps.Copy(blocks, map[string]schema.Block{
 		"gpu": schema.SingleNestedBlock{
 			MarkdownDescription: "GPUs of the nodes, partitioning and sharing. Accelerator-optimized machine types bring their GPUs; N1 machine types need `type` and `count`.",
@@ -140,7 +139,6 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			},
 			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 		}),
-		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GPU node pool on a GKE cluster: up to two GKE node pools, `<name>-od` (on-demand, optionally " +

@@ -138,3 +138,19 @@ func OwnDefaultTags(tags, defaults map[string]string) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// JoinWithin joins keys with sep, keeping as many as fit in max characters (a tag or label value's
+// limit); the keys that do not fit are left out.
+func JoinWithin(keys []string, sep string, max int) string {
+	var b strings.Builder
+	for _, k := range keys {
+		if b.Len() > 0 && b.Len()+len(sep)+len(k) > max || b.Len()+len(k) > max {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(k)
+	}
+	return b.String()
+}

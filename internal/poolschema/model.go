@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -32,6 +33,7 @@ type Model struct {
 
 	Workload *WorkloadModel `tfsdk:"workload"`
 	Scaling  *ScalingModel  `tfsdk:"scaling"`
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
 	GPUModel                types.String  `tfsdk:"gpu_model"`
 	GPUsPerNode             types.Int64   `tfsdk:"gpus_per_node"`

@@ -1,6 +1,9 @@
 package poolschema
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -108,8 +111,9 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 }
 
 // Blocks are the cloud-neutral blocks of a pool resource.
-func Blocks() map[string]schema.Block {
+func Blocks(ctx context.Context) map[string]schema.Block {
 	return map[string]schema.Block{
+		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		"workload": schema.SingleNestedBlock{
 			MarkdownDescription: "What runs on the pool; policy judges the pool against it. Required.",
 			Validators:          []validator.Object{objectvalidator.IsRequired()},
