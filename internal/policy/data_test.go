@@ -1,13 +1,19 @@
 package policy_test
 
 import (
+	"encoding/json"
+	"io/fs"
+	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/policies"
 )
 
 // Every violation of policies/policy-data.schema.json is one message naming the file, the key
@@ -168,5 +174,83 @@ func TestLoadData_everyBadFileReported(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, "no such file") || !strings.Contains(msg, "not valid YAML or JSON") {
 		t.Errorf("got %q", msg)
+	}
+}
+
+// The schema agrees with what reads the data: its client id pattern is the one the resources
+// validate, every key it allows is read by the bundle's rules, and every policy-data key the rules
+// read (data.gpufleet.<key>, data.gpufleet.thresholds.<key>, clients[<id>].<key>) is in it.
+func TestDataSchema_agreesWithBundleAndResources(t *testing.T) {
+	type object struct {
+		Properties    map[string]json.RawMessage `json:"properties"`
+		PropertyNames struct {
+			Pattern string `json:"pattern"`
+		} `json:"propertyNames"`
+	}
+	var schema struct {
+		Properties struct {
+			GPUFleet object `json:"gpufleet"`
+		} `json:"properties"`
+		Defs struct {
+			Client, Thresholds object
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(policies.DataSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	gpufleet := schema.Properties.GPUFleet
+	var clients object
+	if err := json.Unmarshal(gpufleet.Properties["clients"], &clients); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := clients.PropertyNames.Pattern, pool.ClientIDPattern.String(); got != want {
+		t.Errorf("schema client id pattern %s, resources validate %s", got, want)
+	}
+
+	var rego strings.Builder
+	packages := map[string]bool{}
+	err := fs.WalkDir(policies.Bundle, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") || strings.HasSuffix(path, "_test.rego") {
+			return err
+		}
+		src, err := fs.ReadFile(policies.Bundle, path)
+		if m := regexp.MustCompile(`(?m)^package gpufleet\.(\w+)`).FindSubmatch(src); m != nil {
+			packages[string(m[1])] = true
+		}
+		rego.Write(src)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(pattern string) []string {
+		var keys []string
+		for _, m := range regexp.MustCompile(pattern).FindAllStringSubmatch(rego.String(), -1) {
+			if !packages[m[1]] {
+				keys = append(keys, m[1])
+			}
+		}
+		slices.Sort(keys)
+		return slices.Compact(keys)
+	}
+	allowed := func(o object) []string { return slices.Sorted(maps.Keys(o.Properties)) }
+	for _, c := range []struct {
+		what       string
+		read, keys []string
+	}{
+		{"data.gpufleet", read(`data\.gpufleet\.(\w+)`), allowed(gpufleet)},
+		{"data.gpufleet.thresholds", read(`data\.gpufleet\.thresholds\.(\w+)`), allowed(schema.Defs.Thresholds)},
+		{"clients[_]", read(`clients\[[^\]]+\]\.(\w+)`), allowed(schema.Defs.Client)},
+	} {
+		for _, k := range c.read {
+			if !slices.Contains(c.keys, k) {
+				t.Errorf("the bundle reads %s.%s, which the schema does not allow (%v)", c.what, k, c.keys)
+			}
+		}
+		for _, k := range c.keys {
+			if !strings.Contains(rego.String(), "."+k) {
+				t.Errorf("the schema allows %s.%s, which no rule reads", c.what, k)
+			}
+		}
 	}
 }
