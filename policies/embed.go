@@ -1,5 +1,6 @@
 // Package policies embeds the gpufleet Rego bundle, so that the provider evaluates exactly the files
-// conftest runs from this directory.
+// conftest runs from this directory, and the JSON Schema of the policy data it validates data files
+// against.
 package policies
 
 import "embed"
@@ -8,3 +9,8 @@ import "embed"
 //
 //go:embed main.rego gpufleet
 var Bundle embed.FS
+
+// DataSchema is policy-data.schema.json, the JSON Schema (draft 2020-12) of the policy data.
+//
+//go:embed policy-data.schema.json
+var DataSchema []byte

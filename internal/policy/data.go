@@ -1,10 +1,13 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -21,47 +24,74 @@ type Data struct {
 }
 
 type dataFile struct {
-	GPUFleet *struct {
-		Clients    map[string]pool.Client `json:"clients"`
-		Thresholds map[string]any         `json:"thresholds"`
+	GPUFleet struct {
+		Clients map[string]pool.Client `json:"clients"`
 	} `json:"gpufleet"`
 }
 
-// DataFileError names the file that could not be used.
+// DataFileError names the file that could not be used: either Err (unreadable, not YAML or JSON)
+// or the file's Problems with policies/policy-data.schema.json.
 type DataFileError struct {
-	Index int
-	Path  string
-	Err   error
+	Index    int
+	Path     string
+	Err      error
+	Problems []DataProblem
 }
 
-func (e *DataFileError) Error() string { return fmt.Sprintf("policy data file %q: %v", e.Path, e.Err) }
+// DataProblem is one violation of the policy data schema.
+type DataProblem struct {
+	// Key is the path of the offending key in the file, such as gpufleet.clients.acme.cost_centre.
+	Key string
+	// Text says what is wrong and what is allowed.
+	Text string
+}
+
+// Lines are the error's messages, one per problem, each naming the file.
+func (e *DataFileError) Lines() []string {
+	prefix := fmt.Sprintf("policy data file %q: ", e.Path)
+	if len(e.Problems) == 0 {
+		return []string{prefix + e.Err.Error()}
+	}
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = prefix + p.Key + ": " + p.Text
+	}
+	return lines
+}
+
+func (e *DataFileError) Error() string { return strings.Join(e.Lines(), "\n") }
 func (e *DataFileError) Unwrap() error { return e.Err }
 
-// LoadData reads and merges policy data files in order; later files win on the same key.
+// DataFileErrors returns the DataFileErrors in an error of LoadData, in file order.
+func DataFileErrors(err error) []*DataFileError {
+	var out []*DataFileError
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			out = append(out, DataFileErrors(e)...)
+		}
+	} else if fe := (*DataFileError)(nil); errors.As(err, &fe) {
+		out = append(out, fe)
+	}
+	return out
+}
+
+// LoadData reads, validates against policies/policy-data.schema.json and merges policy data
+// files in order; later files win on the same key. Every file is checked: the error joins a
+// *DataFileError per unusable file (see DataFileErrors).
 func LoadData(paths []string) (Data, error) {
 	out := Data{Raw: map[string]any{}}
+	var errs []error
 	for i, path := range paths {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return Data{}, &DataFileError{Index: i, Path: path, Err: err}
-		}
-		jsonDoc, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return Data{}, &DataFileError{Index: i, Path: path, Err: fmt.Errorf("not valid YAML or JSON: %w", err)}
+		jsonDoc, problems, err := readDataFile(path)
+		if err != nil || len(problems) > 0 {
+			errs = append(errs, &DataFileError{Index: i, Path: path, Err: err, Problems: problems})
+			continue
 		}
 		var typed dataFile
-		if err := json.Unmarshal(jsonDoc, &typed); err != nil {
-			return Data{}, &DataFileError{Index: i, Path: path, Err: fmt.Errorf("does not match the policy data schema (policies/policy-data.schema.json): %w", err)}
-		}
-		if typed.GPUFleet == nil {
-			return Data{}, &DataFileError{Index: i, Path: path, Err: fmt.Errorf(`has no top-level "gpufleet" key (see policies/examples/policy-data.yaml)`)}
-		}
-		if err := validateClients(typed.GPUFleet.Clients); err != nil {
-			return Data{}, &DataFileError{Index: i, Path: path, Err: err}
-		}
 		var generic map[string]any
-		if err := json.Unmarshal(jsonDoc, &generic); err != nil {
-			return Data{}, &DataFileError{Index: i, Path: path, Err: err}
+		if err := errors.Join(json.Unmarshal(jsonDoc, &typed), json.Unmarshal(jsonDoc, &generic)); err != nil {
+			errs = append(errs, &DataFileError{Index: i, Path: path, Err: err})
+			continue
 		}
 		mergeInto(out.Raw, generic)
 		if typed.GPUFleet.Clients != nil {
@@ -71,24 +101,24 @@ func LoadData(paths []string) (Data, error) {
 			maps.Copy(out.Registry, typed.GPUFleet.Clients)
 		}
 	}
+	if len(errs) > 0 {
+		return Data{}, errors.Join(errs...)
+	}
 	return out, nil
 }
 
-func validateClients(clients map[string]pool.Client) error {
-	for id, c := range clients {
-		if !pool.ClientIDPattern.MatchString(id) {
-			return fmt.Errorf("client id %q must be lowercase letters, digits, '-' or '_' (a label value)", id)
-		}
-		switch c.Isolation {
-		case "", pool.IsolationDedicated, pool.IsolationMIG, pool.IsolationShared:
-		default:
-			return fmt.Errorf("clients.%s.isolation %q is not one of dedicated, mig, shared", id, c.Isolation)
-		}
-		if c.MonthlyBudgetUSD < 0 {
-			return fmt.Errorf("clients.%s.monthly_budget_usd must not be negative", id)
-		}
+// readDataFile returns the file as JSON and its problems with the policy data schema.
+func readDataFile(path string) ([]byte, []DataProblem, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil
+	jsonDoc, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not valid YAML or JSON: %w", err)
+	}
+	problems, err := validateData(bytes.NewReader(jsonDoc))
+	return jsonDoc, problems, err
 }
 
 // mergeInto deep-merges src into dst: objects merge, anything else is replaced.

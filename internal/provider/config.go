@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -335,11 +334,7 @@ func validatePriceOverrides(pricing *pricingModel, resp *provider.ValidateConfig
 func validatePolicyFiles(ctx context.Context, pol *policyModel, resp *provider.ValidateConfigResponse) {
 	if files, ok := knownStrings(ctx, pol.DataFiles, resp); ok {
 		if _, err := policy.LoadData(files); err != nil {
-			idx := 0
-			if fe := (*policy.DataFileError)(nil); errors.As(err, &fe) {
-				idx = fe.Index
-			}
-			attributeError(&resp.Diagnostics, path.Root("policy").AtName("data_files").AtListIndex(idx), "Unusable policy data file", err.Error())
+			dataFileErrors(&resp.Diagnostics, err)
 		}
 	}
 	if dirs, ok := knownStrings(ctx, pol.BundlePaths, resp); ok {
@@ -372,6 +367,24 @@ func knownStrings(ctx context.Context, l types.List, resp *provider.ValidateConf
 
 // attributeError adds an error at the attribute and names it in the text too: terraform shows
 // provider-block diagnostics with the source line only, not the attribute path.
+// dataFileErrors reports an error of policy.LoadData at policy.data_files[i]: one diagnostic per
+// problem of each unusable file.
+func dataFileErrors(diags *diag.Diagnostics, err error) {
+	fileErrs := policy.DataFileErrors(err)
+	if len(fileErrs) == 0 {
+		attributeError(diags, path.Root("policy").AtName("data_files"), "Unusable policy data file", err.Error())
+	}
+	for _, fe := range fileErrs {
+		summary := "Unusable policy data file"
+		if len(fe.Problems) > 0 {
+			summary = "Invalid policy data"
+		}
+		for _, line := range fe.Lines() {
+			attributeError(diags, path.Root("policy").AtName("data_files").AtListIndex(fe.Index), summary, line)
+		}
+	}
+}
+
 func attributeError(diags *diag.Diagnostics, at path.Path, summary, detail string) {
 	diags.AddAttributeError(at, summary, at.String()+": "+detail)
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -59,11 +58,7 @@ func (p *GPUFleetProvider) Configure(ctx context.Context, req provider.Configure
 	}
 	data, err := policy.LoadData(dataFiles)
 	if err != nil {
-		at := path.Root("policy").AtName("data_files")
-		if fe := (*policy.DataFileError)(nil); errors.As(err, &fe) {
-			at = at.AtListIndex(fe.Index)
-		}
-		attributeError(&resp.Diagnostics, at, "Unusable policy data file", err.Error())
+		dataFileErrors(&resp.Diagnostics, err)
 		return
 	}
 	meta.Pool.Registry = data.Registry

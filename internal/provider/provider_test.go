@@ -108,8 +108,8 @@ func TestAccProvider_badConfig(t *testing.T) {
 		"negative discount":           {"pricing {\n discount_percent = -5\n}", []string{"pricing.discount_percent", "must be between 0"}},
 		"unreadable data file":        {fmt.Sprintf("policy {\n data_files = [%q]\n}", missing), []string{`policy.data_files\[0\]`, "no such file"}},
 		"broken data file":            {fmt.Sprintf("policy {\n data_files = [%q]\n}", broken), []string{`policy.data_files\[0\]`, "not valid YAML or JSON"}},
-		"data file without root key":  {fmt.Sprintf("policy {\n data_files = [%q]\n}", noRoot), []string{`policy.data_files\[0\]`, `no top-level "gpufleet" key`}},
-		"data file bad isolation":     {fmt.Sprintf("policy {\n data_files = [%q]\n}", badIsolation), []string{`policy.data_files\[0\]`, `isolation "private"`}},
+		"data file without root key":  {fmt.Sprintf("policy {\n data_files = [%q]\n}", noRoot), []string{`policy.data_files\[0\]`, `gpufleet: required key missing`}},
+		"data file bad isolation":     {fmt.Sprintf("policy {\n data_files = [%q]\n}", badIsolation), []string{`policy.data_files\[0\]`, `gpufleet.clients.acme.isolation: "private" is not allowed; allowed: dedicated, mig, shared`}},
 		"missing bundle directory":    {fmt.Sprintf("policy {\n bundle_paths = [%q]\n}", missing), []string{`policy.bundle_paths\[0\]`, "no such file"}},
 		"bad enforcement":             {"policy {\n enforcement = \"block\"\n}", []string{"policy.enforcement", "value must be one of"}},
 		"bad role arn":                {"aws {\n assume_role {\n role_arn = \"gpufleet\"\n }\n}", []string{"aws.assume_role.role_arn", "IAM role ARN"}},
@@ -129,6 +129,26 @@ func TestAccProvider_badConfig(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A policy data file that violates policies/policy-data.schema.json fails terraform plan with one
+// error per problem at its policy.data_files index, naming the file and the key.
+func TestAccProvider_invalidPolicyData(t *testing.T) {
+	good := acctest.WriteFile(t, "good.yaml", policyData)
+	bad := acctest.WriteFile(t, "bad.yaml", "gpufleet:\n  clients:\n    acme: { cost_centre: cc-1001, allowed_regions: [] }\n  thresholds: { oversize_factor: 1 }\n")
+	file := regexp.QuoteMeta(fmt.Sprintf("policy data file %q: ", bad))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf("provider \"gpufleet\" {\n policy {\n data_files = [%q, %q]\n }\n}\n", good, bad) +
+				`data "gpufleet_gpu_catalog" "any" { cloud = "aws" }`,
+			ExpectError: acctest.ExpectErrorParts(
+				`Invalid policy data`, `policy.data_files\[1\]: `+file+`gpufleet.clients.acme.allowed_regions: has 0 entries, needs at least 1`,
+				`Invalid policy data`, `policy.data_files\[1\]: `+file+`gpufleet.clients.acme.cost_centre: unknown key; allowed: allowed_regions, cost_center, isolation, monthly_budget_usd`,
+				`Invalid policy data`, `policy.data_files\[1\]: `+file+`gpufleet.thresholds.oversize_factor: 1 is too small: must be greater than 1`,
+			),
+		}},
+	})
 }
 
 func TestAccGPUCatalogDataSource_filters(t *testing.T) {

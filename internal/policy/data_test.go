@@ -1,0 +1,256 @@
+package policy_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/policies"
+)
+
+// Every violation of policies/policy-data.schema.json is one message naming the file, the key
+// path and what is allowed.
+func TestLoadData_schemaViolations(t *testing.T) {
+	const clientKeys = "allowed_regions, cost_center, isolation, monthly_budget_usd"
+	cases := map[string]struct {
+		data string
+		want []string // after `policy data file "<file>": `
+	}{
+		"unknown client key": {
+			"gpufleet:\n  clients:\n    acme: { cost_centre: cc-1 }\n",
+			[]string{"gpufleet.clients.acme.cost_centre: unknown key; allowed: " + clientKeys},
+		},
+		"unknown key under gpufleet": {
+			"gpufleet:\n  client: {}\n",
+			[]string{"gpufleet.client: unknown key; allowed: clients, thresholds"},
+		},
+		"unknown top-level key": {
+			"gpufleet: {}\nthresholds: { oversize_factor: 2 }\n",
+			[]string{"thresholds: unknown key; allowed: gpufleet"},
+		},
+		"unknown threshold": {
+			"gpufleet:\n  thresholds: { oversize: 2 }\n",
+			[]string{"gpufleet.thresholds.oversize: unknown key; allowed: oversize_factor"},
+		},
+		"empty allowed_regions": {
+			"gpufleet:\n  clients:\n    acme: { allowed_regions: [] }\n",
+			[]string{"gpufleet.clients.acme.allowed_regions: has 0 entries, needs at least 1 (omit the key instead of an empty list)"},
+		},
+		"allowed_regions not globs": {
+			"gpufleet:\n  clients:\n    acme: { allowed_regions: [\"EU-*\", \"eu-*\", \"eu-*\", 3] }\n",
+			[]string{
+				`gpufleet.clients.acme.allowed_regions: lists "eu-*" twice (entries 1 and 2)`,
+				`gpufleet.clients.acme.allowed_regions[0]: "EU-*" is not allowed: must be a region or zone glob: lower-case letters, digits, '-', and the wildcards '*' and '?', such as eu-*, europe-west4 or us-east-?`,
+				"gpufleet.clients.acme.allowed_regions[3]: must be a string, not a number 3",
+			},
+		},
+		"oversize_factor 1": {
+			"gpufleet:\n  thresholds: { oversize_factor: 1 }\n",
+			[]string{"gpufleet.thresholds.oversize_factor: 1 is too small: must be greater than 1"},
+		},
+		"oversize_factor 0.5": {
+			"gpufleet:\n  thresholds: { oversize_factor: 0.5 }\n",
+			[]string{"gpufleet.thresholds.oversize_factor: 0.5 is too small: must be greater than 1"},
+		},
+		"oversize_factor a string": {
+			"gpufleet:\n  thresholds: { oversize_factor: \"4\" }\n",
+			[]string{`gpufleet.thresholds.oversize_factor: must be a number, not a string "4"`},
+		},
+		"wrong isolation": {
+			"gpufleet:\n  clients:\n    acme: { isolation: private }\n",
+			[]string{`gpufleet.clients.acme.isolation: "private" is not allowed; allowed: dedicated, mig, shared`},
+		},
+		"non-object client": {
+			"gpufleet:\n  clients:\n    acme: dedicated\n",
+			[]string{`gpufleet.clients.acme: must be an object with the keys ` + clientKeys + `, not a string "dedicated"`},
+		},
+		"empty clients": {
+			"gpufleet:\n  clients:\n",
+			[]string{"gpufleet.clients: must be an object, not empty (null)"},
+		},
+		"zero budget": {
+			"gpufleet:\n  clients:\n    acme: { monthly_budget_usd: 0, cost_center: \"\" }\n",
+			[]string{
+				"gpufleet.clients.acme.cost_center: is 0 characters long, needs at least 1",
+				"gpufleet.clients.acme.monthly_budget_usd: 0 is too small: must be greater than 0",
+			},
+		},
+		"bad client id": {
+			"gpufleet:\n  clients:\n    Acme: {}\n    a.b: {}\n",
+			[]string{
+				`gpufleet.clients.Acme: invalid key: must be a client id: 1 to 63 lower-case letters, digits, '-' and '_', starting and ending with a letter or digit (client ids end up in Kubernetes labels, GKE resource labels and AWS tags)`,
+				`gpufleet.clients["a.b"]: invalid key: must be a client id: 1 to 63 lower-case letters, digits, '-' and '_', starting and ending with a letter or digit (client ids end up in Kubernetes labels, GKE resource labels and AWS tags)`,
+			},
+		},
+		"no gpufleet key": {
+			"clients: {}\n",
+			[]string{"clients: unknown key; allowed: gpufleet", "gpufleet: required key missing"},
+		},
+		"not an object": {
+			"- gpufleet\n",
+			[]string{"(top level): must be an object with the keys gpufleet, not a list"},
+		},
+		"all problems, not only the first": {
+			"gpufleet:\n  clients:\n    acme: { cost_centre: cc-1, allowed_regions: [], isolation: private }\n    globex: { isolation: none }\n  thresholds: { oversize_factor: 1 }\n",
+			[]string{
+				"gpufleet.clients.acme.allowed_regions: has 0 entries, needs at least 1 (omit the key instead of an empty list)",
+				"gpufleet.clients.acme.cost_centre: unknown key; allowed: " + clientKeys,
+				`gpufleet.clients.acme.isolation: "private" is not allowed; allowed: dedicated, mig, shared`,
+				`gpufleet.clients.globex.isolation: "none" is not allowed; allowed: dedicated, mig, shared`,
+				"gpufleet.thresholds.oversize_factor: 1 is too small: must be greater than 1",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := acctest.WriteFile(t, "data.yaml", tc.data)
+			_, err := policy.LoadData([]string{path})
+			fileErrs := policy.DataFileErrors(err)
+			if len(fileErrs) != 1 {
+				t.Fatalf("want one DataFileError, got %v", err)
+			}
+			want := make([]string, len(tc.want))
+			for i, w := range tc.want {
+				want[i] = `policy data file "` + path + `": ` + w
+			}
+			if got := fileErrs[0].Lines(); !slices.Equal(got, want) {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if err.Error() != strings.Join(want, "\n") {
+				t.Errorf("Error() = %q", err.Error())
+			}
+		})
+	}
+}
+
+func TestLoadData_validFiles(t *testing.T) {
+	thresholds := acctest.WriteFile(t, "thresholds.json", `{"gpufleet": {"thresholds": {"oversize_factor": 1.5}}}`)
+	data, err := policy.LoadData([]string{"../../policies/examples/policy-data.yaml", thresholds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := data.Registry["globex"].Isolation; got != "mig" {
+		t.Errorf("globex isolation = %q", got)
+	}
+	if got := data.Raw["gpufleet"].(map[string]any)["thresholds"]; got.(map[string]any)["oversize_factor"] != 1.5 {
+		t.Errorf("thresholds = %v, want the second file's", got)
+	}
+}
+
+// The second file is the bad one: the error names it and its index, for policy.data_files[1].
+func TestLoadData_secondFileBad(t *testing.T) {
+	bad := acctest.WriteFile(t, "bad.yaml", "gpufleet:\n  clients:\n    acme: { cost_centre: cc-1 }\n")
+	_, err := policy.LoadData([]string{"../../policies/examples/policy-data.yaml", bad})
+	fileErrs := policy.DataFileErrors(err)
+	if len(fileErrs) != 1 || fileErrs[0].Index != 1 || fileErrs[0].Path != bad {
+		t.Fatalf("got %#v", fileErrs)
+	}
+	want := `policy data file "` + bad + `": gpufleet.clients.acme.cost_centre: unknown key; allowed: allowed_regions, cost_center, isolation, monthly_budget_usd`
+	if err.Error() != want {
+		t.Errorf("got %q\nwant %q", err.Error(), want)
+	}
+}
+
+// Every file is checked, not just up to the first bad one.
+func TestLoadData_everyBadFileReported(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.yaml")
+	broken := acctest.WriteFile(t, "broken.yaml", "gpufleet: [unclosed")
+	bad := acctest.WriteFile(t, "bad.yaml", "gpufleet:\n  thresholds: { oversize_factor: 0.5 }\n")
+	_, err := policy.LoadData([]string{missing, "../../policies/examples/policy-data.yaml", broken, bad})
+	var got []string
+	for _, fe := range policy.DataFileErrors(err) {
+		got = append(got, fe.Path)
+	}
+	if want := []string{missing, broken, bad}; !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v (%v)", got, want, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "no such file") || !strings.Contains(msg, "not valid YAML or JSON") {
+		t.Errorf("got %q", msg)
+	}
+}
+
+// The schema agrees with what reads the data: its client id pattern is the one the resources
+// validate, every key it allows is read by the bundle's rules, and every policy-data key the rules
+// read (data.gpufleet.<key>, data.gpufleet.thresholds.<key>, clients[<id>].<key>) is in it.
+func TestDataSchema_agreesWithBundleAndResources(t *testing.T) {
+	type object struct {
+		Properties    map[string]json.RawMessage `json:"properties"`
+		PropertyNames struct {
+			Pattern string `json:"pattern"`
+		} `json:"propertyNames"`
+	}
+	var schema struct {
+		Properties struct {
+			GPUFleet object `json:"gpufleet"`
+		} `json:"properties"`
+		Defs struct {
+			Client, Thresholds object
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(policies.DataSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	gpufleet := schema.Properties.GPUFleet
+	var clients object
+	if err := json.Unmarshal(gpufleet.Properties["clients"], &clients); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := clients.PropertyNames.Pattern, pool.ClientIDPattern.String(); got != want {
+		t.Errorf("schema client id pattern %s, resources validate %s", got, want)
+	}
+
+	var rego strings.Builder
+	packages := map[string]bool{}
+	err := fs.WalkDir(policies.Bundle, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") || strings.HasSuffix(path, "_test.rego") {
+			return err
+		}
+		src, err := fs.ReadFile(policies.Bundle, path)
+		if m := regexp.MustCompile(`(?m)^package gpufleet\.(\w+)`).FindSubmatch(src); m != nil {
+			packages[string(m[1])] = true
+		}
+		rego.Write(src)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(pattern string) []string {
+		var keys []string
+		for _, m := range regexp.MustCompile(pattern).FindAllStringSubmatch(rego.String(), -1) {
+			if !packages[m[1]] {
+				keys = append(keys, m[1])
+			}
+		}
+		slices.Sort(keys)
+		return slices.Compact(keys)
+	}
+	allowed := func(o object) []string { return slices.Sorted(maps.Keys(o.Properties)) }
+	for _, c := range []struct {
+		what       string
+		read, keys []string
+	}{
+		{"data.gpufleet", read(`data\.gpufleet\.(\w+)`), allowed(gpufleet)},
+		{"data.gpufleet.thresholds", read(`data\.gpufleet\.thresholds\.(\w+)`), allowed(schema.Defs.Thresholds)},
+		{"clients[_]", read(`clients\[[^\]]+\]\.(\w+)`), allowed(schema.Defs.Client)},
+	} {
+		for _, k := range c.read {
+			if !slices.Contains(c.keys, k) {
+				t.Errorf("the bundle reads %s.%s, which the schema does not allow (%v)", c.what, k, c.keys)
+			}
+		}
+		for _, k := range c.keys {
+			if !strings.Contains(rego.String(), "."+k) {
+				t.Errorf("the schema allows %s.%s, which no rule reads", c.what, k)
+			}
+		}
+	}
+}
