@@ -110,7 +110,7 @@ func TestCompute_InstanceGroupManagersGet_ReportsNodePoolSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != 404 || len(sim.RequestsFor("compute", "UnknownOperation")) != 1 {
+	if resp.StatusCode != http.StatusNotFound || len(sim.RequestsFor("compute", "UnknownOperation")) != 1 {
 		t.Fatalf("unknown route = %d", resp.StatusCode)
 	}
 }

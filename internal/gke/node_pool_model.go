@@ -83,9 +83,8 @@ const (
 var driverVersions = []string{DriverDefault, DriverLatest, DriverDisabled}
 
 var (
-	// A GCP region (europe-west4) or zone (europe-west4-a).
-	regionPattern = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+$`)
-	zonePattern   = regexp.MustCompile(`^([a-z]+-[a-z]+[0-9]+)-[a-z]$`)
+	// A GCP zone (europe-west4-a) and its region.
+	zonePattern = regexp.MustCompile(`^([a-z]+-[a-z]+[0-9]+)-[a-z]$`)
 )
 
 // regionOf is the region of a GKE location: the location itself, or a zone's region.

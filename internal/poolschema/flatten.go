@@ -139,12 +139,12 @@ func OwnDefaultTags(tags, defaults map[string]string) []string {
 	return keys
 }
 
-// JoinWithin joins keys with sep, keeping as many as fit in max characters (a tag or label value's
+// JoinWithin joins keys with sep, keeping as many as fit in limit characters (a tag or label value's
 // limit); the keys that do not fit are left out.
-func JoinWithin(keys []string, sep string, max int) string {
+func JoinWithin(keys []string, sep string, limit int) string {
 	var b strings.Builder
 	for _, k := range keys {
-		if b.Len() > 0 && b.Len()+len(sep)+len(k) > max || b.Len()+len(k) > max {
+		if b.Len() > 0 && b.Len()+len(sep)+len(k) > limit || b.Len()+len(k) > limit {
 			continue
 		}
 		if b.Len() > 0 {
