@@ -255,3 +255,35 @@ func TestAccGKENodePool_replace(t *testing.T) {
 		},
 	})
 }
+
+// The nodes' Kubernetes version changes in place; a configured minor version keeps matching the
+// patch GKE runs.
+func TestAccGKENodePool_kubernetesVersion(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(version string) string {
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 1, 2)+
+			"  node_locations = [\"europe-west4-a\"]\n  kubernetes_version = \""+version+"\"\n")
+	}
+	want := func(version string) func(np *containerpb.NodePool) error {
+		return func(np *containerpb.NodePool) error {
+			if np.GetVersion() != version {
+				return fmt.Errorf("node version %q, want %q", np.GetVersion(), version)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg("1.30"), Check: checkNodePool(t, sim, "infer-od", want("1.30"))},
+			{
+				Config: cfg("1.31.5-gke.1023000"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: checkNodePool(t, sim, "infer-od", want("1.31.5-gke.1023000")),
+			},
+		},
+	})
+}
