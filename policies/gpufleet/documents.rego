@@ -186,27 +186,30 @@ convention_client(labels, tags) := c if {
 	null in [labels, tags]
 } else := ""
 
-# Workload fields from the gpufleet.io/* node labels; null where a label is absent.
-convention_workload(labels) := {
-	"kind": lib.str(object.get(l, lib.label_workload, null)),
-	"environment": lib.str(object.get(l, lib.label_environment, null)),
-	"gpu_memory_gib": lib.num_label(object.get(l, lib.label_gpu_memory, null)),
-	"interruptible": lib.bool_label(object.get(l, lib.label_interruptible, null)),
-} if {
-	l := lib.obj(labels)
+# Workload fields from the gpufleet.io/* node labels (an object); null where a label is absent.
+convention_workload(l) := {
+	"kind": object.get(l, "gpufleet.io/workload", null),
+	"environment": object.get(l, "gpufleet.io/environment", null),
+	"gpu_memory_gib": lib.num_label(object.get(l, "gpufleet.io/gpu-memory-gib", null)),
+	"interruptible": object.get(_booleans, [lower(object.get(l, "gpufleet.io/interruptible", ""))], null),
 }
+
+_booleans := {"true": true, "false": false}
 
 # Waivers on official resources: a tag (GKE: resource label) gpufleet-waive-<rule id, lower
 # case> whose value is the reason, e.g. gpufleet-waive-gf-cost-002 = "benchmark-until-2026-12".
 convention_waivers(tags) := {upper(trim_prefix(k, "gpufleet-waive-")): v |
-	some k, v in lib.obj(tags)
+	some k, v in tags
 	startswith(k, "gpufleet-waive-")
-}
+} if {
+	is_object(tags)
+	strings.any_prefix_match(object.keys(tags), "gpufleet-waive-")
+} else := {}
 
 # MIG config from the GPU Operator label nvidia.com/mig.config ("all-balanced", "all-1g.10gb");
 # "all-disabled" means no MIG.
 convention_mig_config(labels) := v if {
-	v := labels[lib.label_mig_config]
+	v := labels["nvidia.com/mig.config"]
 	is_string(v)
 	v != "all-disabled"
 }

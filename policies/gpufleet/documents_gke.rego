@@ -8,58 +8,93 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-gke(rc) := doc if {
-	a := planned(rc)
-	u := after_unknown(rc)
-	nc := lib.obj(object.get(a, ["node_config", 0], null))
+# As for aws_eks_node_group, the document is the union of small parts, each built by a function
+# whose body binds at most 16 variables.
+gke(rc) := object.union(_gke_meta(a, u, nc), _gke_node(rc, a, u, nc, acc, model)) if {
+	rc.mode == "managed"
+	a := rc.change.after
+	is_object(a)
+	nc := object.get(a, ["node_config", 0], {})
 	acc := lib.obj(object.get(nc, ["guest_accelerator", 0], null))
-	machine_type := lib.str(object.get(nc, "machine_type", null))
-	model := _gke_model(acc, machine_type)
+	model := _gke_model(acc, object.get(nc, "machine_type", null))
+	u := object.get(rc.change, "after_unknown", {})
+}
+
+# Name, conventions (labels, tags, client, workload, waivers) and taints.
+_gke_meta(a, u, nc) := {
+	"name": object.get(a, "name", null),
+	"labels": labels,
+	"tags": tags,
+	"client": convention_client(labels, tags),
+	"workload": convention_workload(lib.obj(labels)),
+	"waivers": convention_waivers(tags),
+	"taints": _gke_taints(a, u),
+} if {
+	labels := _gke_map(nc, object.get(u, ["node_config", 0], {}), "labels")
+	tags := _gke_map(nc, object.get(u, ["node_config", 0], {}), "resource_labels")
+}
+
+# A map of node_config: {} when null, null while unknown.
+_gke_map(nc, ncu, key) := v if {
+	v := nc[key]
+	is_object(v)
+} else := {} if {
+	nc[key] == null
+} else := null if {
+	nc == {}
+} else := null if {
+	ncu[key] == true
+} else := {}
+
+# Address, location, the GPU, sizes, capacity and cost.
+_gke_node(rc, a, u, nc, acc, model) := object.union(_gke_place(rc, a, u), {
+	"instance_types": _gke_shapes(object.get(nc, "machine_type", null)),
+	"gpu": _gke_gpu(acc, model, object.get(nc, "machine_type", null), u),
+	"capacity": capacity,
+	"scaling": scaling,
+	"cost": lib.sides_cost(_gke_price(nc, model, _gke_region(object.get(a, "location", null))), capacity),
+}) if {
+	scaling := _gke_scaling(a, _zone_count(_gke_zones(a, u, object.get(a, "location", null))))
+	capacity := _gke_capacity(nc, scaling)
+}
+
+_gke_place(rc, a, u) := {
+	"address": rc.address,
+	"resource_type": rc.type,
+	"cloud": "gcp",
+	"region": _gke_region(location),
+	"zones": _gke_zones(a, u, location),
+} if {
+	location := object.get(a, "location", null)
+}
+
+_gke_price(nc, model, region) := p if {
+	p := lib.node_price("gcp", object.get(nc, "machine_type", null), model, _gke_gpus(lib.obj(object.get(nc, ["guest_accelerator", 0], null)), object.get(nc, "machine_type", null)), region)
+} else := null
+
+# The accelerator's GPU: whole GPUs without sharing are precomputed per model and count.
+_gke_gpu(acc, model, machine_type, u) := lib.gpu_document(model, per_node) if {
 	per_node := _gke_gpus(acc, machine_type)
-	location := lib.str(object.get(a, "location", null))
-	region := _gke_region(location)
-	zones := _gke_zones(a, u, location)
-	labels := _known_map(a, u, ["node_config", 0, "labels"])
-	tags := _known_map(a, u, ["node_config", 0, "resource_labels"])
+	_gke_partition(acc) == null
+	not acc.gpu_sharing_config[0]
+	not u.node_config[0].guest_accelerator[0].gpu_partition_size
+} else := object.union(lib.gpu_document(model, _gke_gpus(acc, machine_type)), {
+	"mig_profile": profile,
+	"slice_memory_gib": lib.slice_memory(model, profile, null, object.get(u, ["node_config", 0, "guest_accelerator", 0, "gpu_partition_size"], false) == true),
+	"sharing": _gke_sharing(acc),
+}) if {
 	profile := _gke_partition(acc)
-	partition_unknown := object.get(u, ["node_config", 0, "guest_accelerator", 0, "gpu_partition_size"], false) == true
+}
+
+_gke_capacity(nc, scaling) := {
+	"spot_percentage": pct,
+	"on_demand_base": 0,
+	"reservation": _gke_reservation(object.get(nc, ["reservation_affinity", 0], null)),
+	"on_demand": sides[0],
+	"spot": sides[1],
+} if {
 	pct := _gke_spot_percentage(nc)
-	scaling := _gke_scaling(a, _zone_count(zones))
-	sides := lib.spot_split(scaling, 0, pct)
-	doc := {
-		"address": rc.address,
-		"resource_type": rc.type,
-		"cloud": "gcp",
-		"region": region,
-		"zones": zones,
-		"name": lib.str(object.get(a, "name", null)),
-		"client": convention_client(labels, tags),
-		"workload": convention_workload(labels),
-		"gpu": {
-			"model": model,
-			"class": lib.gpu_class(model),
-			"memory_gib": lib.gpu_memory(model),
-			"per_node": per_node,
-			"mig_profile": profile,
-			"mig_config": null,
-			"slice_memory_gib": lib.slice_memory(model, profile, null, partition_unknown),
-			"sharing": _gke_sharing(acc),
-		},
-		"instance_types": _gke_shapes(machine_type),
-		"scaling": scaling,
-		"capacity": {
-			"spot_percentage": pct,
-			"on_demand_base": 0,
-			"reservation": _gke_reservation(object.get(nc, ["reservation_affinity", 0], null)),
-			"on_demand": sides.on_demand,
-			"spot": sides.spot,
-		},
-		"taints": _gke_taints(a, u),
-		"labels": labels,
-		"tags": tags,
-		"cost": lib.pool_cost("gcp", machine_type, model, per_node, region, sides),
-		"waivers": convention_waivers(tags),
-	}
+	sides := lib.all_or_nothing_sides(scaling, pct)
 }
 
 # GPU model from the accelerator type, else from the machine type's fixed GPUs; null for an
@@ -195,9 +230,17 @@ _per_zone(n, zone_count) := n * zone_count if {
 
 else := null
 
-# The configured taints plus GKE's effective_taints (when known); null while unknown.
+# The configured taints plus GKE's effective_taints (when known); null while unknown. The
+# configured taints alone, as they are, when GKE computes no others (effective_taints unknown).
 _gke_taints(a, u) := null if {
 	unknown(u, ["node_config", 0, "taint"])
+} else := ts if {
+	ts := a.node_config[0].taint
+	not a.node_config[0].effective_taints
+	every t in ts {
+		t.effect in lib.canonical_effects
+		is_string(t.value)
+	}
 } else := [t | some t in {lib.taint(x) | some x in array.concat(
 	lib.arr(object.get(a, ["node_config", 0, "taint"], null)),
 	lib.arr(object.get(a, ["node_config", 0, "effective_taints"], null)),

@@ -461,3 +461,15 @@ test_gke_unknown_labels_and_location if {
 	doc.scaling == {"min_size": null, "max_size": null, "desired_size": null}
 	doc.cost == {"hourly_usd": null, "monthly_usd": null}
 }
+
+test_eks_nvidia_ami_on_cpu_instance_types_is_not_a_gpu_pool if {
+	cpu := object.union(eks_after, {"instance_types": ["m5.large", "c6i.xlarge"], "ami_type": "AL2023_x86_64_NVIDIA"})
+	documents.pools == [] with input as plan([rc("aws_eks_node_group", cpu)]) with data.gpufleet.catalog as fx.catalog
+}
+
+test_eks_gpu_family_the_catalog_does_not_price if {
+	new := object.union(eks_after, {"instance_types": ["m5.large", "p9.48xlarge"], "ami_type": "AL2023_x86_64_STANDARD"})
+	[doc] := pool_docs with input as plan([rc("aws_eks_node_group", new)]) with data.gpufleet.catalog as fx.catalog
+	doc.gpu.model == null
+	doc.cost == {"hourly_usd": null, "monthly_usd": null}
+}

@@ -154,6 +154,9 @@ label_mig_config := "nvidia.com/mig.config"
 
 label_device_plugin_config := "nvidia.com/device-plugin.config"
 
+# The taint effects the rules read as they are (GKE's and the AWS provider's spelling).
+canonical_effects := {"NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE"}
+
 # Kubernetes and AWS spellings of taint effects, normalised to GKE's.
 _effects := {
 	"NoSchedule": "NO_SCHEDULE",
@@ -291,6 +294,55 @@ node_price("gcp", shape, model, per_node, region) := {
 	m := machine.prices[region]
 	a := data.gpufleet.catalog.gke_accelerators[gpu(model).gke_accelerator].prices[region]
 }
+
+# The on-demand and spot sides of pools whose nodes are all on-demand (pct 0) or all spot (100),
+# as spot_split(scaling, 0, pct) returns them, without its arithmetic: [on_demand, spot].
+all_or_nothing_sides(scaling, pct) := [_side(scaling), _no_side] if {
+	pct == 0
+	_known_sizes(scaling)
+} else := [_no_side, _side(scaling)] if {
+	pct == 100
+	_known_sizes(scaling)
+} else := [s.on_demand, s.spot] if {
+	s := spot_split(scaling, 0, pct)
+}
+
+_known_sizes(scaling) if {
+	is_number(scaling.min_size)
+	is_number(scaling.max_size)
+	is_number(scaling.desired_size)
+}
+
+_side(scaling) := {"min": scaling.min_size, "max": scaling.max_size, "desired": scaling.desired_size}
+
+_no_side := {"min": 0, "max": 0, "desired": 0}
+
+# The gpu part of a pool document for a whole GPU of the catalog without MIG or sharing; nulls for
+# a model the catalog does not know.
+gpu_document(model, per_node) := {
+	"model": model,
+	"class": g.class,
+	"memory_gib": g.memory_gib,
+	"per_node": per_node,
+	"mig_profile": null,
+	"mig_config": null,
+	"slice_memory_gib": g.memory_gib,
+	"sharing": null,
+} if {
+	g := object.get(data.gpufleet.catalog.gpus, [model], {"class": null, "memory_gib": null})
+}
+
+# gpu_document of every EC2 GPU instance type of the catalog, computed once per evaluation.
+aws_gpu_documents := {shape: gpu_document(t.gpu_model, t.gpu_count) | some shape, t in data.gpufleet.catalog.aws_instance_types}
+
+# Whole-pool cost at desired size of the on-demand and spot sides at a node price
+# {on_demand_usd, spot_usd}; both null when the price or a size is unknown.
+sides_cost(price, sides) := {"hourly_usd": hourly, "monthly_usd": hourly * 730} if {
+	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
+	data.gpufleet.catalog.hours_per_month == 730
+} else := {"hourly_usd": hourly, "monthly_usd": hourly * hours_per_month} if {
+	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
+} else := {"hourly_usd": null, "monthly_usd": null}
 
 # Whole-pool cost at desired size, spot share at the spot price: {hourly_usd, monthly_usd},
 # both null when the price or a size is unknown.
