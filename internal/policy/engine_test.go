@@ -192,6 +192,7 @@ func TestEngine_reportsWhatFindingsRegoReports(t *testing.T) {
 		"non-waivable and waived warn": {Options{}, waived(untaintedSpot, map[string]any{"GF-ISO-001": "we know, owner ml-platform", "GF-COST-003": "short jobs, owner ml-platform"})},
 		"non-waivable with data":       {Options{Data: data}, waived(document(t, testSpec(), data.Registry), map[string]any{"GF-DR-001": "data stays here, owner legal"})},
 		"unregistered client":          {Options{Data: data}, document(t, unregistered, data.Registry)},
+		"waiver of an unknown rule":    {Options{Data: data}, waived(document(t, inEurope, data.Registry), map[string]any{"GF-COST-02": "typo, owner ml-platform", "ACME-001": "custom rule, owner ml-platform"})},
 		"compliant":                    {Options{Data: data}, document(t, inEurope, data.Registry)},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -215,3 +215,29 @@ convention_mig_config(labels) := v if {
 }
 
 else := null
+
+# ---------------------------------------------------------------------------------------------
+# Input that is not a plan (GF-INPUT-001) and resources that cannot be judged
+# ---------------------------------------------------------------------------------------------
+
+# Why the input is not the JSON of a Terraform plan of a format this bundle knows (1.x); undefined
+# for a plan.
+not_a_plan := "the input is not a JSON object" if {
+	not is_object(input)
+} else := "the input is Terraform state (terraform show -json without a plan file), not a plan" if {
+	is_object(input.values)
+} else := "the input has no format_version: it is not the JSON of a Terraform plan" if {
+	not is_string(object.get(input, "format_version", null))
+} else := sprintf("the plan's format_version %q is not one this bundle knows (1.x)", [input.format_version]) if {
+	not startswith(input.format_version, "1.")
+} else := "the input has no planned_values or resource_changes: it is not the JSON of a Terraform plan" if {
+	not is_object(object.get(input, "planned_values", null))
+	not is_array(object.get(input, "resource_changes", null))
+}
+
+# [rule, address, attribute, text] of official resources the bundle could not judge.
+unjudged := [[rule, rc.address, attribute, text] |
+	some rc in input.resource_changes
+	rc.type == "aws_eks_node_group"
+	[rule, attribute, text] := eks_unjudged(rc)
+]

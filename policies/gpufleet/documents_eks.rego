@@ -220,3 +220,27 @@ _known_map(a, u, path) := null if {
 _known_taints(a, u, path) := null if {
 	unknown(u, path)
 } else := lib.taints(lib.arr(object.get(a, path, null)))
+
+# ---------------------------------------------------------------------------------------------
+# Node groups whose instance type or AMI comes from a launch template
+# ---------------------------------------------------------------------------------------------
+
+# [rule, attribute, text] for a node group the bundle cannot judge: no instance type of its own and
+# a launch template that is not in the plan (or whose instance type is unknown), so whether it is a
+# GPU pool cannot be told.
+eks_unjudged(rc) := ["GF-DATA-002", "launch_template", "the node group takes its instance type from a launch template that is not in this plan (or whose instance type is unknown at plan time), so the gpufleet rules could not tell whether it is a GPU pool and did not judge it; set instance_types on the node group, or plan the aws_launch_template with it"] if {
+	rc.mode == "managed"
+	a := rc.change.after
+	is_object(a)
+	count(lib.arr(a.instance_types)) == 0
+	_eks_launch_template_set(a, rc.change)
+	not regex.match(`NVIDIA|GPU`, object.get(a, "ami_type", ""))
+	_eks_template_instance_type(rc) == null
+}
+
+_eks_launch_template_set(a, _) if count(lib.arr(a.launch_template)) > 0
+
+_eks_launch_template_set(_, change) if change.after_unknown.launch_template == true
+
+# The instance type of the node group's launch template in the plan; null when it cannot be told.
+default _eks_template_instance_type(_) := null

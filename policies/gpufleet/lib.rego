@@ -32,6 +32,112 @@ finding(rule, attribute, text) := {"rule": rule, "attribute": attribute, "text":
 # Rules whose findings policy_waivers cannot turn into warnings.
 non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
 
+# The bundle's rule ids (a waiver of another GF- id has no effect, GF-WAIVE-001).
+rule_ids := {
+	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
+	"GF-DR-001", "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-TAG-001",
+	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-INPUT-001", "GF-RULE-001", "GF-WAIVE-001",
+}
+
+# ---------------------------------------------------------------------------------------------
+# Official resources: the settings the document's attributes come from
+# ---------------------------------------------------------------------------------------------
+
+# Per official resource type: the document attribute a rule names -> the resource's own setting.
+official_settings := {
+	"aws_eks_node_group": {
+		"capacity.on_demand_base": "capacity_type",
+		"capacity.spot_percentage": "capacity_type",
+		"client": `labels["gpufleet.io/client"]`,
+		"gpu.mig": `labels["nvidia.com/mig.config"]`,
+		"gpu.mig.config": `labels["nvidia.com/mig.config"]`,
+		"gpu.mig.profile": `labels["nvidia.com/mig.config"]`,
+		"gpu.sharing.strategy": `labels["nvidia.com/device-plugin.config"]`,
+		"scaling.desired_size": "scaling_config[0].desired_size",
+		"scaling.max_size": "scaling_config[0].max_size",
+		"scaling.min_size": "scaling_config[0].min_size",
+		"tags": `tags["gpufleet:cost-center"]`,
+		"taints": "taint",
+		"workload.environment": `labels["gpufleet.io/environment"]`,
+		"workload.gpu_memory_gib": `labels["gpufleet.io/gpu-memory-gib"]`,
+		"workload.interruptible": `labels["gpufleet.io/interruptible"]`,
+		"workload.kind": `labels["gpufleet.io/workload"]`,
+	},
+	"google_container_node_pool": {
+		"capacity.on_demand_base": "node_config[0].spot",
+		"capacity.spot_percentage": "node_config[0].spot",
+		"client": `node_config[0].labels["gpufleet.io/client"]`,
+		"gpu.mig": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"gpu.mig.config": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"gpu.mig.profile": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"gpu.sharing.strategy": "node_config[0].guest_accelerator[0].gpu_sharing_config",
+		"machine_type": "node_config[0].machine_type",
+		"scaling.desired_size": "node_count",
+		"scaling.max_size": "autoscaling[0].max_node_count",
+		"scaling.min_size": "autoscaling[0].min_node_count",
+		"tags": `node_config[0].resource_labels["gpufleet_cost-center"]`,
+		"taints": "node_config[0].taint",
+		"workload.environment": `node_config[0].labels["gpufleet.io/environment"]`,
+		"workload.gpu_memory_gib": `node_config[0].labels["gpufleet.io/gpu-memory-gib"]`,
+		"workload.interruptible": `node_config[0].labels["gpufleet.io/interruptible"]`,
+		"workload.kind": `node_config[0].labels["gpufleet.io/workload"]`,
+	},
+}
+
+official_attribute(type, attribute) := object.get(official_settings[type], [attribute], attribute)
+
+# A rule's text with the official resource's settings: fixes first (how to set a value), then the
+# names of the settings.
+official_text(type, text) := strings.replace_n(_official_names[type], strings.replace_n(_official_fixes[type], text))
+
+_official_fixes := {
+	"aws_eks_node_group": {
+		"capacity.spot_percentage 100 and capacity.on_demand_base 0": `capacity_type "SPOT"`,
+		"capacity.spot_percentage is 100 ": `capacity_type is "SPOT" `,
+		"capacity.spot_percentage = 100": `capacity_type = "SPOT"`,
+		"gpu.mig.config": `labels["nvidia.com/mig.config"]`,
+		"gpu.mig.profile": `labels["nvidia.com/mig.config"]`,
+		"set capacity.spot_percentage = 0": `set capacity_type = "ON_DEMAND"`,
+		"set capacity.spot_percentage (up to 100)": `set capacity_type = "SPOT"`,
+		"set capacity.on_demand_base to at least": `set capacity_type = "ON_DEMAND" (a node group has no on-demand base) for a floor of`,
+		"set gpu.mig.profile = ": "set the label nvidia.com/mig.config = all-",
+		"set gpu.mig (a profile or a config such as all-balanced)": "set the label nvidia.com/mig.config (such as all-balanced)",
+		"workload.interruptible = true": `the label gpufleet.io/interruptible = "true"`,
+		"remove gpu.sharing": "remove the label nvidia.com/device-plugin.config",
+		"drop gpu.sharing": "drop the label nvidia.com/device-plugin.config",
+		"set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)": "set the node label gpufleet.io/client (or the tag gpufleet:client)",
+		" (gpufleet pools derive it from the policy data)": "",
+		" node(s) above capacity.on_demand_base at": " node(s) at",
+	},
+	"google_container_node_pool": {
+		"capacity.spot_percentage 100 and capacity.on_demand_base 0": "node_config[0].spot",
+		"capacity.spot_percentage is 100 ": "node_config[0].spot is true ",
+		"capacity.spot_percentage = 100": "node_config[0].spot = true",
+		"gpu.mig.config": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"gpu.mig.profile": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"set capacity.spot_percentage = 0": "set node_config[0].spot = false",
+		"set capacity.spot_percentage (up to 100)": "set node_config[0].spot = true",
+		"set capacity.on_demand_base to at least": "set node_config[0].spot = false (a node pool has no on-demand base) for a floor of",
+		"set gpu.mig.profile = ": "set node_config[0].guest_accelerator[0].gpu_partition_size = ",
+		"set gpu.mig (a profile or a config such as all-balanced)": "set node_config[0].guest_accelerator[0].gpu_partition_size",
+		"workload.interruptible = true": `the node label gpufleet.io/interruptible = "true"`,
+		"remove gpu.sharing": "remove node_config[0].guest_accelerator[0].gpu_sharing_config",
+		"drop gpu.sharing": "drop gpu_sharing_config",
+		"set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)": "set the node label gpufleet.io/client (or the resource label gpufleet_client)",
+		"gpufleet:cost-center tag": "gpufleet_cost-center resource label",
+		" (gpufleet pools derive it from the policy data)": "",
+		" node(s) above capacity.on_demand_base at": " node(s) at",
+	},
+}
+
+_official_names := {type: {name: setting |
+	some name, setting in settings
+	contains(name, ".")
+	not startswith(name, "gpu.mig.")
+} |
+	some type, settings in official_settings
+}
+
 # ---------------------------------------------------------------------------------------------
 # Formatting
 # ---------------------------------------------------------------------------------------------
