@@ -19,7 +19,7 @@ import data.gpufleet.rules
 
 # GF-COST-004 judges a pool against its client's total over the plan: the totals are computed once,
 # over the plan, and pinned while each pool is judged.
-deny contains findings.deny_finding(f, doc, address) if {
+deny contains findings.judged_deny(f, doc, address) if {
 	totals := rules.client_totals
 	some [address, doc] in documents.pools
 	some f in rules.deny with input as doc with rules.client_totals as totals

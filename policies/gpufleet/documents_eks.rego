@@ -14,7 +14,7 @@ eks(rc) := object.union(_eks_meta(a, object.get(rc.change, "after_unknown", {}))
 	rc.mode == "managed"
 	a := rc.change.after
 	is_object(a)
-	types := _eks_types(a)
+	types := _eks_types(rc, a)
 	_eks_gpu_pool(_eks_shape(types), types, object.get(a, "ami_type", null))
 }
 
@@ -87,11 +87,42 @@ _eks_gpu(shape, labels) := g if {
 	mig_config := convention_mig_config(lib.obj(labels))
 }
 
-# The instance types: a list, or null when unknown (absent from after) or not set.
-_eks_types(a) := t if {
+# The instance types: the node group's list; else the instance type of its launch template when
+# the template is in the plan; else null (unknown, or not set).
+_eks_types(rc, a) := t if {
+	t := a.instance_types
+	count(t) > 0
+} else := [t] if {
+	t := _eks_template(rc, a).instance_type
+	is_string(t)
+} else := t if {
 	t := a.instance_types
 	is_array(t)
 } else := null
+
+# The planned object of the node group's launch template (launch_template { id = ... } or
+# name = ...), found through the configuration's references; undefined when it is not in the plan.
+_eks_template(rc, a) := templates[0] if {
+	count(lib.arr(object.get(a, "launch_template", null))) + count(lib.arr(object.get(rc.change, ["after_unknown", "launch_template"], null))) > 0
+	expressions := _config_resources[_config_address(rc)].expressions.launch_template[0]
+	templates := [tmpl |
+		some key in ["id", "name"]
+		some ref in expressions[key].references
+		tmpl := _launch_templates[_template_address(rc, ref)]
+	]
+	count(templates) > 0
+}
+
+_template_address(rc, ref) := concat(".", [rc.module_address, ref]) if {
+	is_string(rc.module_address)
+} else := ref
+
+# The aws_launch_template changes of the plan by address: their planned objects.
+_launch_templates := {rc.address: rc.change.after |
+	some rc in input.resource_changes
+	rc.type == "aws_launch_template"
+	is_object(rc.change.after)
+}
 
 # The first instance type the catalog knows as a GPU instance type, or null.
 _eks_shape(types) := types[0] if {
@@ -170,16 +201,37 @@ _eks_region(rc, a) := a.region if {
 # Provider configuration (configuration.provider_config) lookups
 # ---------------------------------------------------------------------------------------------
 
-# Configuration address (no instance keys) -> provider_config_key, for the root module and one
-# level of module calls. Built once per evaluation (comprehensions, not partial rules: those are
-# slow with many keys).
-_provider_keys := object.union(
-	{r.address: r.provider_config_key | some r in input.configuration.root_module.resources},
-	{concat(".", ["module", name, r.address]): r.provider_config_key |
-		some name, call in input.configuration.root_module.module_calls
-		some r in call.module.resources
-	},
-)
+# The plan's configuration modules as [address prefix, module], the root's ("") and those of
+# module calls down to six levels. Built once per evaluation, and only for the resources that need
+# their configuration (no region argument, a launch template).
+_config_modules := array.concat(array.concat(array.concat([["", root]], _modules1), array.concat(_modules2, _modules3)), array.concat(_modules4, array.concat(_modules5, _modules6))) if {
+	root := input.configuration.root_module
+} else := []
+
+_modules1 := _calls([["", input.configuration.root_module]])
+
+_modules2 := _calls(_modules1)
+
+_modules3 := _calls(_modules2)
+
+_modules4 := _calls(_modules3)
+
+_modules5 := _calls(_modules4)
+
+_modules6 := _calls(_modules5)
+
+_calls(modules) := [[concat("", [prefix, "module.", name, "."]), call.module] |
+	some [prefix, m] in modules
+	some name, call in object.get(m, "module_calls", {})
+]
+
+# Configuration address (module path without instance keys, type, name) -> the configuration of the
+# resource (expressions, provider_config_key). Comprehensions, not partial rules: those are slow
+# with many keys.
+_config_resources := {concat("", [prefix, r.address]): r |
+	some [prefix, m] in _config_modules
+	some r in object.get(m, "resources", [])
+}
 
 _config_address(rc) := concat(".", [regex.replace(rc.module_address, `\[[^\]]*\]`, ""), rc.type, rc.name]) if {
 	is_string(rc.module_address)
@@ -188,8 +240,8 @@ _config_address(rc) := concat(".", [regex.replace(rc.module_address, `\[[^\]]*\]
 else := concat(".", [rc.type, rc.name])
 
 _provider_config(rc, name) := cfg if {
-	keys := _provider_keys
-	cfg := input.configuration.provider_config[keys[_config_address(rc)]]
+	resources := _config_resources
+	cfg := input.configuration.provider_config[resources[_config_address(rc)].provider_config_key]
 }
 
 else := input.configuration.provider_config[name]
@@ -232,15 +284,7 @@ eks_unjudged(rc) := ["GF-DATA-002", "launch_template", "the node group takes its
 	rc.mode == "managed"
 	a := rc.change.after
 	is_object(a)
-	count(lib.arr(a.instance_types)) == 0
-	_eks_launch_template_set(a, rc.change)
+	count(lib.arr(object.get(a, "launch_template", null))) + count(lib.arr(object.get(rc.change, ["after_unknown", "launch_template"], null))) > 0
 	not regex.match(`NVIDIA|GPU`, object.get(a, "ami_type", ""))
-	_eks_template_instance_type(rc) == null
+	_eks_types(rc, a) == null
 }
-
-_eks_launch_template_set(a, _) if count(lib.arr(a.launch_template)) > 0
-
-_eks_launch_template_set(_, change) if change.after_unknown.launch_template == true
-
-# The instance type of the node group's launch template in the plan; null when it cannot be told.
-default _eks_template_instance_type(_) := null

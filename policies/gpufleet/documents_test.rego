@@ -473,3 +473,42 @@ test_eks_gpu_family_the_catalog_does_not_price if {
 	doc.gpu.model == null
 	doc.cost == {"hourly_usd": null, "monthly_usd": null}
 }
+
+test_eks_region_of_an_aliased_provider_passed_two_modules_down if {
+	change := json.patch(rc("aws_eks_node_group", json.remove(eks_after, ["region"])), [
+		{"op": "replace", "path": "/address", "value": "module.platform.module.gpu[\"a\"].aws_eks_node_group.x"},
+		{"op": "add", "path": "/module_address", "value": "module.platform.module.gpu[\"a\"]"},
+	])
+	input_plan := object.union(plan([change]), {"configuration": {
+		"provider_config": {
+			"aws": {"name": "aws", "expressions": {"region": {"constant_value": "us-east-1"}}},
+			"aws.eu": {"name": "aws", "alias": "eu", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+		},
+		"root_module": {"module_calls": {"platform": {"module": {"module_calls": {"gpu": {"module": {
+			"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.eu"}],
+		}}}}}}},
+	}})
+	[doc] := pool_docs with input as input_plan with data.gpufleet.catalog as fx.catalog
+	doc.region == "eu-west-1"
+}
+
+test_eks_instance_type_from_a_launch_template_in_the_plan if {
+	group := with_unknown(rc("aws_eks_node_group", object.union(json.remove(eks_after, ["instance_types"]), {"ami_type": "CUSTOM", "launch_template": [{"name": null}]})), {"launch_template": [{"id": true}]})
+	template := {
+		"address": "aws_launch_template.gpu", "mode": "managed", "type": "aws_launch_template", "name": "gpu",
+		"change": {"actions": ["create"], "after": {"instance_type": "p4d.24xlarge"}, "after_unknown": {"id": true}},
+	}
+	config := {"configuration": {"root_module": {"resources": [{
+		"address": "aws_eks_node_group.x", "provider_config_key": "aws",
+		"expressions": {"launch_template": [{"id": {"references": ["aws_launch_template.gpu.id", "aws_launch_template.gpu"]}}]},
+	}]}}}
+	[doc] := pool_docs with input as object.union(plan([group, template]), config) with data.gpufleet.catalog as fx.catalog
+	doc.instance_types == ["p4d.24xlarge"]
+	doc.gpu.model == "A100-40GB"
+	documents.unjudged == [] with input as object.union(plan([group, template]), config) with data.gpufleet.catalog as fx.catalog
+
+	# the template is not in the plan: not judged, and said so
+	documents.pools == [] with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
+	[[rule, address, _, _]] := documents.unjudged with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
+	[rule, address] == ["GF-DATA-002", "aws_eks_node_group.x"]
+}

@@ -20,7 +20,7 @@ package gpufleet.findings
 import data.gpufleet.lib
 import data.gpufleet.rules
 
-deny contains deny_finding(f, input, input.address) if {
+deny contains judged_deny(f, input, input.address) if {
 	some f in rules.deny
 }
 
@@ -51,9 +51,12 @@ warn contains f if {
 
 warn contains inactive_registry if not lib.has_registry
 
+# conftest --namespace gpufleet.findings on a plan (see lib.wrong_namespace).
+deny contains lib.wrong_namespace if is_array(input.resource_changes)
+
 # The deny finding of rule result f on the pool document doc at address: reported, unless a waiver
 # turns it into a warning; a malformed result is a deny naming what the rule returned.
-deny_finding(f, doc, address) := report(f, address, "deny", doc.resource_type) if {
+judged_deny(f, doc, address) := report(f, address, "deny", doc.resource_type) if {
 	well_formed(f)
 	not waiver(doc, f)
 } else := malformed(f, address) if {

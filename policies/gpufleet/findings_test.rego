@@ -184,7 +184,7 @@ test_main_on_plan_json if {
 		"change": {"actions": ["create"], "after": {"client": "", "effective_taints": [gpu_taint]}, "after_unknown": {}},
 	}]}
 	fx.rules(main.deny) == {"GF-TAG-001"} with input as plan
-	fx.rules(main.warn) == {"GF-DATA-001"} with input as plan
+	fx.rules(main.warn) == {"GF-DATA-001", "GF-DATA-003"} with input as plan # no region in the plan
 }
 
 test_benchmark_baseline_is_inert_in_the_bundle if {

@@ -36,7 +36,19 @@ non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
 rule_ids := {
 	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
 	"GF-DR-001", "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-TAG-001",
-	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-INPUT-001", "GF-RULE-001", "GF-WAIVE-001",
+	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-INPUT-001", "GF-INPUT-002", "GF-RULE-001", "GF-WAIVE-001",
+}
+
+# conftest run with --namespace gpufleet.rules or gpufleet.findings (or --all-namespaces) asks these
+# packages, which judge one pool document, about a whole plan: one failure says so, where they
+# would otherwise pass silently. (Never on a pool document: documents have no resource_changes.)
+wrong_namespace := {
+	"msg": "GF-INPUT-002: this package judges one pool document, not a plan: run conftest on plans in its default namespace, main (no --namespace, no --all-namespaces)",
+	"rule": "GF-INPUT-002",
+	"address": "",
+	"attribute": null,
+	"text": "this package judges one pool document, not a plan: run conftest on plans in its default namespace, main (no --namespace, no --all-namespaces)",
+	"severity": "deny",
 }
 
 # ---------------------------------------------------------------------------------------------

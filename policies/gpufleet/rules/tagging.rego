@@ -40,3 +40,6 @@ _same(have, want) if lower(have) == lower(want)
 _shown(null) := "missing"
 
 _shown(have) := sprintf("%q", [have]) if have != null
+
+# conftest --namespace gpufleet.rules on a plan (see lib.wrong_namespace).
+deny contains lib.wrong_namespace if is_array(input.resource_changes)
