@@ -25,17 +25,9 @@ deny contains findings.judged_deny(f, doc, address) if {
 	some f in rules.deny with input as doc with rules.client_totals as totals
 }
 
-warn contains findings.report(f, address, "warn", doc.resource_type) if {
+warn contains findings.judged_warn(f, doc, address) if {
 	some [address, doc] in documents.pools
 	some f in rules.warn with input as doc
-	findings.well_formed(f)
-	not findings.waiver(doc, f)
-}
-
-warn contains findings.malformed(f, address) if {
-	some [address, doc] in documents.pools
-	some f in rules.warn with input as doc
-	not findings.well_formed(f)
 }
 
 # Only pools with waivers have their deny rules evaluated here, and their waivers checked.

@@ -24,17 +24,8 @@ deny contains judged_deny(f, input, input.address) if {
 	some f in rules.deny
 }
 
-warn contains report(f, input.address, "warn", input.resource_type) if {
+warn contains judged_warn(f, input, input.address) if {
 	some f in rules.warn
-	well_formed(f)
-	not waiver(input, f)
-}
-
-# A malformed warn result: reported (as a deny, by the warn query: conftest shows it as a warning),
-# never dropped.
-warn contains malformed(f, input.address) if {
-	some f in rules.warn
-	not well_formed(f)
 }
 
 # Only a pool with waivers has waived denies to report, and waivers that have no effect.
@@ -57,6 +48,16 @@ deny contains lib.wrong_namespace if is_array(input.resource_changes)
 # The deny finding of rule result f on the pool document doc at address: reported, unless a waiver
 # turns it into a warning; a malformed result is a deny naming what the rule returned.
 judged_deny(f, doc, address) := report(f, address, "deny", doc.resource_type) if {
+	well_formed(f)
+	not waiver(doc, f)
+} else := malformed(f, address) if {
+	not well_formed(f)
+}
+
+# The warn finding of rule result f on the pool document doc at address: reported, unless a waiver
+# drops it; a malformed result is reported (severity deny, in the warn query: conftest shows it as a
+# warning), never dropped.
+judged_warn(f, doc, address) := report(f, address, "warn", doc.resource_type) if {
 	well_formed(f)
 	not waiver(doc, f)
 } else := malformed(f, address) if {
