@@ -54,7 +54,7 @@ _gke_node(rc, a, u, nc, acc, model) := object.union(_gke_place(rc, a, u), {
 	"scaling": scaling,
 	"cost": lib.sides_cost(_gke_price(nc, model, _gke_region(object.get(a, "location", null))), capacity),
 }) if {
-	scaling := _gke_scaling(a, _zone_count(_gke_zones(a, u, object.get(a, "location", null))))
+	scaling := _gke_scaling(a, _zone_count(_gke_zones(a, u, object.get(a, "location", null)), object.get(a, "location", null)))
 	capacity := _gke_capacity(nc, scaling)
 }
 
@@ -64,6 +64,7 @@ _gke_place(rc, a, u) := {
 	"cloud": "gcp",
 	"region": _gke_region(location),
 	"zones": _gke_zones(a, u, location),
+	"assumptions": _gke_assumptions(_gke_zones(a, u, location), location),
 } if {
 	location := object.get(a, "location", null)
 }
@@ -174,23 +175,50 @@ _gke_region(location) := lib.gcp_region(location) if {
 	is_string(location)
 } else := null
 
-# node_locations when set; the zone of a zonal pool; null while unknown.
+# node_locations when set; the zone of a zonal pool; else the node_locations of its cluster when
+# the cluster is in the plan (a pool inherits them); null while unknown.
 _gke_zones(a, u, location) := a.node_locations if {
 	is_array(a.node_locations)
 	count(a.node_locations) > 0
 } else := [location] if {
 	is_string(location)
 	lib.gcp_is_zone(location)
+} else := zones if {
+	zones := _gke_cluster_zones(a)
 } else := null if {
 	unknown(u, ["node_locations"])
 } else := []
 
-_zone_count(zones) := count(zones) if {
-	is_array(zones)
+# The node_locations of the pool's google_container_cluster in the plan (cluster = its name or id).
+_gke_cluster_zones(a) := zones if {
+	parts := split(a.cluster, "/")
+	zones := _gke_clusters[parts[count(parts) - 1]].node_locations
 	count(zones) > 0
 }
 
-else := null
+_gke_clusters := {c.change.after.name: c.change.after |
+	some c in input.resource_changes
+	c.type == "google_container_cluster"
+	is_string(c.change.after.name)
+}
+
+# The number of zones the per-zone node counts multiply by: the zones'; for a regional pool whose
+# zones are not in the plan, GKE's default for a regional cluster, three, stated as an assumption
+# (_gke_assumptions) in the cost messages.
+_zone_count(zones, location) := count(zones) if {
+	is_array(zones)
+	count(zones) > 0
+} else := _assumed_zones if {
+	is_string(location)
+	not lib.gcp_is_zone(location)
+} else := null
+
+_assumed_zones := 3
+
+_gke_assumptions(zones, location) := [sprintf("the node counts per zone x %v zones: the pool's zones are not in the plan (nor its cluster's), and GKE spreads a regional pool over %v zones by default", [_assumed_zones, _assumed_zones])] if {
+	_zone_count(zones, location) == _assumed_zones
+	count(lib.arr(zones)) == 0
+} else := []
 
 # Sizes of the whole pool. With autoscaling: total_* limits as they are, per-zone limits times
 # the zone count; desired = node_count (else initial_node_count) per zone, else the minimum.

@@ -381,6 +381,7 @@ test_gke_document if {
 		"labels": gke_after.node_config[0].labels,
 		"tags": gke_after.node_config[0].resource_labels,
 		"waivers": {},
+		"assumptions": [],
 	}
 }
 
@@ -511,4 +512,23 @@ test_eks_instance_type_from_a_launch_template_in_the_plan if {
 	documents.pools == [] with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
 	[[rule, address, _, _]] := documents.unjudged with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
 	[rule, address] == ["GF-DATA-002", "aws_eks_node_group.x"]
+}
+
+test_gke_regional_pool_zones_from_the_cluster_or_assumed if {
+	after := json.remove(gke_after, ["node_locations"])
+	cluster := {
+		"address": "google_container_cluster.ml", "mode": "managed", "type": "google_container_cluster", "name": "ml",
+		"change": {"actions": ["create"], "after": {"name": "ml", "node_locations": ["us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f"]}, "after_unknown": {}},
+	}
+	[a] := pool_docs with input as plan([rc("google_container_node_pool", after), cluster]) with data.gpufleet.catalog as fx.catalog
+	count(a.zones) == 4
+	a.scaling == {"min_size": 4, "max_size": 12, "desired_size": 4}
+	a.assumptions == []
+
+	# no cluster in the plan: three zones, said as an assumption
+	[b] := pool_docs with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
+	b.zones == []
+	b.scaling == {"min_size": 3, "max_size": 9, "desired_size": 3}
+	count(b.assumptions) == 1
+	is_number(b.cost.monthly_usd)
 }

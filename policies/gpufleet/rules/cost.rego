@@ -40,7 +40,7 @@ warn contains {"rule": "GF-COST-002", "attribute": "capacity.spot_percentage", "
 	doc.capacity.spot_percentage == 0
 	doc.workload.interruptible == true
 	not doc.capacity.reservation.type == "capacity-block" # prepaid on-demand; spot does not apply
-	text := sprintf("interruptible training runs entirely on-demand; %s", [_saving_text])
+	text := sprintf("interruptible training runs entirely on-demand; %s%s", [_saving_text, _assumed])
 }
 
 _saving_text := sprintf("capacity.spot_percentage = 100 would save an estimated %s/month (%v node(s) above capacity.on_demand_base at the catalog spot price, %v h/month)", [lib.usd(saving), nodes, hours]) if {
@@ -82,8 +82,13 @@ deny contains {"rule": "GF-COST-004", "attribute": "scaling.desired_size", "text
 	is_number(budget)
 	cost := doc.cost.monthly_usd
 	is_number(cost)
-	text := _cost004_text(pools, total, budget, cost)
+	text := concat("", [_cost004_text(pools, total, budget, cost), _assumed])
 }
+
+# What a cost estimate assumed (the document's assumptions, such as a GKE pool's zone count), or "".
+_assumed := sprintf(" (assumed: %s)", [concat("; ", doc.assumptions)]) if {
+	count(doc.assumptions) > 0
+} else := ""
 
 # The provider plans each pool alone (pools null): it knows this pool only, not the plan's other
 # pools; conftest on the plan knows them all.

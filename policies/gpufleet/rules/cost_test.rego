@@ -178,3 +178,10 @@ test_cost004_needs_policy_data_and_known_costs if {
 	count(fx.of(findings.deny, "GF-COST-004")) == 0 with input as fx.pool({"cost": {"monthly_usd": null}})
 		with data.gpufleet.clients as fx.clients
 }
+
+test_cost002_states_the_assumptions if {
+	pool := fx.pool(object.union(training, {"assumptions": ["the node counts per zone x 3 zones"]}))
+	some f in fx.of(findings.warn, "GF-COST-002") with input as pool
+		with data.gpufleet.catalog as fx.catalog
+	endswith(f.msg, " (assumed: the node counts per zone x 3 zones)")
+}
