@@ -50,6 +50,21 @@ warn contains findings.inactive_registry if {
 	count(documents.pools) > 0
 }
 
+# GF-DATA-003: a pool whose region is not in the plan (null: an AWS provider whose region comes only
+# from the environment, AWS_REGION or a profile, or a location known at apply only). Residency and
+# the cost estimates cannot judge it: said once, as a warning, never silently. (A check of the plan:
+# the provider itself knows its region.)
+warn contains {
+	"msg": sprintf("GF-DATA-003: %s: %s", [address, documents.no_region_text]),
+	"rule": "GF-DATA-003",
+	"address": address,
+	"attribute": lib.official_attribute(doc.resource_type, {"aws": "region", "gcp": "location"}[doc.cloud]),
+	"severity": "warn",
+} if {
+	some [address, doc] in documents.pools
+	doc.region == null
+}
+
 # Official resources the bundle could not judge (documents.unjudged): said once, never silent.
 warn contains {
 	"msg": sprintf("%s: %s: %s", [rule, address, text]),

@@ -26,3 +26,13 @@ test_plans_are_plans if {
 	input_rules({"format_version": "1.2", "planned_values": {}}) == set()
 	input_rules({"format_version": "1.1", "resource_changes": []}) == set()
 }
+
+test_data003_region_not_in_the_plan if {
+	doc := {"resource_type": "gpufleet_eks_node_pool", "cloud": "aws", "region": null, "waivers": {}}
+	fs := [f | some f in main.warn; f.rule == "GF-DATA-003"] with input as {"format_version": "1.2", "resource_changes": []}
+		with data.gpufleet.documents.pools as [["p", doc], ["q", object.union(doc, {"region": "us-east-1"})]]
+	[f] := fs
+	f.address == "p"
+	f.attribute == "region"
+	contains(f.msg, "could not judge this pool")
+}

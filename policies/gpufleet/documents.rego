@@ -242,3 +242,5 @@ unjudged := [[rule, rc.address, attribute, text] |
 	not rc.change.after.instance_types[0] # the common case, settled without a call
 	[rule, attribute, text] := eks_unjudged(rc)
 ]
+
+no_region_text := "the pool's region is not in the plan (the provider's region comes only from the environment, such as AWS_REGION or a profile, or is known at apply only), so data residency (GF-DR-001) and the cost estimates (GF-COST-002's saving, GF-COST-004's budget) could not judge this pool; set region in the provider configuration or on the resource"

@@ -96,7 +96,7 @@ official_settings := {
 	},
 }
 
-official_attribute(type, attribute) := object.get(official_settings[type], [attribute], attribute)
+official_attribute(type, attribute) := object.get(official_settings, [type, attribute], attribute)
 
 # A rule's text with the official resource's settings: fixes first (how to set a value), then the
 # names of the settings.

@@ -39,12 +39,3 @@ _dr001_zones_outside(globs) := [zone |
 _dr001_text(outside, globs) := sprintf("%s outside client %q's allowed regions (%s); move the pool to an allowed region", [
 	concat(", ", outside), doc.client, concat(", ", globs),
 ])
-
-# GF-DATA-003: the region is not in the plan (null): an AWS provider whose region comes only from
-# the environment (AWS_REGION, a profile), or a location known at apply only. Residency and the
-# cost estimates cannot judge the pool: said once, as a warning, never silently.
-warn contains {"rule": "GF-DATA-003", "attribute": {"aws": "region", "gcp": "location"}[doc.cloud], "text": _no_region_text} if {
-	doc.region == null
-}
-
-_no_region_text := "the pool's region is not in the plan (the provider's region comes only from the environment, such as AWS_REGION or a profile, or is known at apply only), so data residency (GF-DR-001) and the cost estimates (GF-COST-002's saving, GF-COST-004's budget) could not judge this pool; set region in the provider configuration or on the resource"

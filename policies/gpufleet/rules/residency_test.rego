@@ -61,11 +61,3 @@ test_dr001_unknown if {
 		with data.gpufleet.clients as fx.clients
 	contains(f.msg, ": us-east-1 outside")
 }
-
-test_data003_region_not_in_the_plan if {
-	[f] := [f | some f in findings.warn; f.rule == "GF-DATA-003"] with input as fx.pool({"region": null})
-		with data.gpufleet.clients as fx.clients
-	f.attribute == "region"
-	contains(f.msg, "could not judge this pool")
-	count([f | some f in findings.warn; f.rule == "GF-DATA-003"]) == 0 with input as fx.doc
-}
