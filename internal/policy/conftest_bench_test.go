@@ -72,11 +72,12 @@ func BenchmarkConftestPlan(b *testing.B) {
 	oneRule, _ := filepath.Abs("testdata/one_rule")
 	for b.Loop() {
 		for _, name := range slices.Sorted(maps.Keys(plans)) {
-			var wall, rss, baseWall, baseRSS []float64
+			var wall, rss, cpu, baseWall, baseRSS, baseCPU []float64
 			for range runs {
-				w, m := conftestRun(b, bin, bundle, data, plans[name])
-				bw, bm := conftestRun(b, bin, oneRule, data, plans[name])
-				wall, rss, baseWall, baseRSS = append(wall, w), append(rss, m), append(baseWall, bw), append(baseRSS, bm)
+				w, m, c := conftestRun(b, bin, bundle, data, plans[name])
+				bw, bm, bc := conftestRun(b, bin, oneRule, data, plans[name])
+				wall, rss, cpu = append(wall, w), append(rss, m), append(cpu, c)
+				baseWall, baseRSS, baseCPU = append(baseWall, bw), append(baseRSS, bm), append(baseCPU, bc)
 			}
 			b.ReportMetric(median(baseWall), name+":s-one-rule")
 			b.ReportMetric(median(baseRSS), name+":MiB-one-rule")
@@ -84,16 +85,19 @@ func BenchmarkConftestPlan(b *testing.B) {
 			b.ReportMetric(median(rss), name+":MiB-bundle")
 			b.ReportMetric(medianRatio(wall, baseWall), name+":bundle/one-rule")
 			b.ReportMetric(medianRatio(rss, baseRSS), name+":rss-bundle/one-rule")
-			b.Logf("%s: one-rule %.2fs %.0fMiB, bundle %.2fs %.0fMiB, ratios (median of %d) wall %.2f, rss %.2f",
-				name, median(baseWall), median(baseRSS), median(wall), median(rss), runs, medianRatio(wall, baseWall), medianRatio(rss, baseRSS))
+			b.ReportMetric(medianRatio(cpu, baseCPU), name+":cpu-bundle/one-rule")
+			b.Logf("%s: one-rule %.2fs %.0fMiB (cpu %.2fs), bundle %.2fs %.0fMiB (cpu %.2fs), ratios (median of %d) wall %.2f, rss %.2f, cpu %.2f",
+				name, median(baseWall), median(baseRSS), median(baseCPU), median(wall), median(rss), median(cpu), runs,
+				medianRatio(wall, baseWall), medianRatio(rss, baseRSS), medianRatio(cpu, baseCPU))
 		}
 	}
 }
 
-// conftestRun runs conftest as CI does and returns its wall time (s) and peak memory (MiB, max RSS).
+// conftestRun runs conftest as CI does and returns its wall time (s), peak memory (MiB, max RSS) and
+// CPU time (s, user and system: less sensitive than wall time to other load on the machine).
 // conftest is started by a small helper process (this test binary, TestConftestRunHelper): a child
 // this large process starts directly would count its RSS in its own maximum.
-func conftestRun(b *testing.B, bin, policyDir, data, plan string) (seconds, mib float64) {
+func conftestRun(b *testing.B, bin, policyDir, data, plan string) (seconds, mib, cpu float64) {
 	b.Helper()
 	args, _ := json.Marshal([]string{bin, "test", "--no-color", "--policy", policyDir, "--data", data, plan})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestConftestRunHelper$", "-test.count=1")
@@ -102,10 +106,14 @@ func conftestRun(b *testing.B, bin, policyDir, data, plan string) (seconds, mib 
 	if err != nil {
 		b.Fatalf("conftest: %v: %s", err, out)
 	}
-	if _, err := fmt.Sscanf(string(out[bytes.Index(out, []byte("helper:")):]), "helper: %g s %g MiB", &seconds, &mib); err != nil {
+	at := bytes.Index(out, []byte("helper:"))
+	if at < 0 {
+		b.Fatalf("conftest helper: %s", out)
+	}
+	if _, err := fmt.Sscanf(string(out[at:]), "helper: %g s %g MiB %g cpu", &seconds, &mib, &cpu); err != nil {
 		b.Fatalf("conftest helper: %v: %s", err, out)
 	}
-	return seconds, mib
+	return seconds, mib, cpu
 }
 
 // TestConftestRunHelper runs the command in GPUFLEET_RUN_HELPER (a JSON array) and prints its wall
@@ -129,7 +137,8 @@ func TestConftestRunHelper(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	usage, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	fmt.Printf("helper: %g s %g MiB\n", elapsed.Seconds(), float64(usage.Maxrss)/1024)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Printf("helper: %g s %g MiB %g cpu\n", elapsed.Seconds(), float64(usage.Maxrss)/1024, cpu.Seconds())
 }
 
 func median(xs []float64) float64 {
