@@ -32,20 +32,32 @@ _eks_meta(a, u) := {
 	tags := _eks_tags(a, u)
 }
 
-# Address, region, the GPU, sizes, capacity and cost.
-_eks_node(rc, a, types, shape) := {
+# Address, region, the GPU, sizes, capacity and cost: computed here, assembled by _eks_node_doc
+# (two bodies, each under 16 bindings).
+_eks_node(rc, a, types, shape) := _eks_node_doc(rc, types, region, gpu, _eks_sizes(a, shape, region)) if {
+	region := _eks_region(rc, a)
+	gpu := _eks_gpu(shape, _eks_map(a, object.get(rc.change, "after_unknown", {}), "labels"))
+}
+
+_eks_node_doc(rc, types, region, gpu, sizes) := {
 	"address": rc.address,
 	"resource_type": rc.type,
 	"cloud": "aws",
 	"region": region,
 	"zones": null,
 	"instance_types": types,
-	"gpu": _eks_gpu(shape, _eks_map(a, object.get(rc.change, "after_unknown", {}), "labels")),
+	"gpu": gpu,
+	"scaling": sizes.scaling,
+	"capacity": sizes.capacity,
+	"cost": sizes.cost,
+}
+
+# scaling_config, capacity_type and the cost at the node type's price in the region.
+_eks_sizes(a, shape, region) := {
 	"scaling": scaling,
 	"capacity": capacity,
 	"cost": lib.sides_cost(object.get(data.gpufleet.catalog.aws_instance_types, [shape, "prices", region], null), capacity),
 } if {
-	region := _eks_region(rc, a)
 	scaling := {
 		"min_size": object.get(a, ["scaling_config", 0, "min_size"], null),
 		"max_size": object.get(a, ["scaling_config", 0, "max_size"], null),

@@ -10,13 +10,11 @@ import data.gpufleet.lib
 
 # As for aws_eks_node_group, the document is the union of small parts, each built by a function
 # whose body binds at most 16 variables.
-gke(rc) := object.union(_gke_meta(a, u, nc), _gke_node(rc, a, u, nc, acc, model)) if {
+gke(rc) := object.union(_gke_meta(a, u, nc), _gke_node(rc, a, u, nc, object.get(a, "location", null))) if {
 	rc.mode == "managed"
 	a := rc.change.after
 	is_object(a)
 	nc := object.get(a, ["node_config", 0], {})
-	acc := lib.obj(object.get(nc, ["guest_accelerator", 0], null))
-	model := _gke_model(acc, object.get(nc, "machine_type", null))
 	u := object.get(rc.change, "after_unknown", {})
 }
 
@@ -30,8 +28,9 @@ _gke_meta(a, u, nc) := {
 	"waivers": convention_waivers(tags),
 	"taints": _gke_taints(a, u),
 } if {
-	labels := _gke_map(nc, object.get(u, ["node_config", 0], {}), "labels")
-	tags := _gke_map(nc, object.get(u, ["node_config", 0], {}), "resource_labels")
+	ncu := object.get(u, ["node_config", 0], {})
+	labels := _gke_map(nc, ncu, "labels")
+	tags := _gke_map(nc, ncu, "resource_labels")
 }
 
 # A map of node_config: {} when null, null while unknown.
@@ -46,27 +45,36 @@ _gke_map(nc, ncu, key) := v if {
 	ncu[key] == true
 } else := {}
 
-# Address, location, the GPU, sizes, capacity and cost.
-_gke_node(rc, a, u, nc, acc, model) := object.union(_gke_place(rc, a, u), {
-	"instance_types": _gke_shapes(object.get(nc, "machine_type", null)),
-	"gpu": _gke_gpu(acc, model, object.get(nc, "machine_type", null), u),
-	"capacity": capacity,
-	"scaling": scaling,
-	"cost": lib.sides_cost(_gke_price(nc, model, _gke_region(object.get(a, "location", null))), capacity),
-}) if {
-	scaling := _gke_scaling(a, _zone_count(_gke_zones(a, u, object.get(a, "location", null)), object.get(a, "location", null)))
-	capacity := _gke_capacity(nc, scaling)
+# Address, location, the GPU, sizes, capacity and cost: computed here, assembled by
+# _gke_node_doc; undefined (not a GPU pool) without a GPU model.
+_gke_node(rc, a, u, nc, location) := _gke_node_doc(rc, location, _gke_zones(a, u, location), machine_type, _gke_gpu(acc, model, machine_type, u), _gke_sizes(a, u, nc, model, location)) if {
+	acc := lib.obj(object.get(nc, ["guest_accelerator", 0], null))
+	machine_type := object.get(nc, "machine_type", null)
+	model := _gke_model(acc, machine_type)
 }
 
-_gke_place(rc, a, u) := {
+_gke_node_doc(rc, location, zones, machine_type, gpu, sizes) := {
 	"address": rc.address,
 	"resource_type": rc.type,
 	"cloud": "gcp",
 	"region": _gke_region(location),
-	"zones": _gke_zones(a, u, location),
-	"assumptions": _gke_assumptions(_gke_zones(a, u, location), location),
+	"zones": zones,
+	"assumptions": _gke_assumptions(zones, location),
+	"instance_types": _gke_shapes(machine_type),
+	"gpu": gpu,
+	"capacity": sizes.capacity,
+	"scaling": sizes.scaling,
+	"cost": sizes.cost,
+}
+
+# Sizes (per-zone counts times the zones), capacity and the cost at the machine's price.
+_gke_sizes(a, u, nc, model, location) := {
+	"scaling": scaling,
+	"capacity": capacity,
+	"cost": lib.sides_cost(_gke_price(nc, model, _gke_region(location)), capacity),
 } if {
-	location := object.get(a, "location", null)
+	scaling := _gke_scaling(a, _zone_count(_gke_zones(a, u, location), location))
+	capacity := _gke_capacity(nc, scaling)
 }
 
 _gke_price(nc, model, region) := p if {
