@@ -132,8 +132,6 @@ _ours_shapes("gcp", a) := [mt] if {
 # Helpers shared by the builders
 # ---------------------------------------------------------------------------------------------
 
-after_unknown(rc) := lib.obj(object.get(rc.change, "after_unknown", null))
-
 # Whether the value at path, or any block containing it, is unknown at plan time. The first
 # lookup settles most calls: nothing below an absent top-level key can be unknown.
 unknown(u, path) if {
@@ -144,11 +142,6 @@ unknown(u, path) if {
 
 else := false
 
-# The value at path in after, or null when it (or a block containing it) is unknown.
-known(a, u, path) := null if {
-	unknown(u, path)
-} else := object.get(a, path, null)
-
 coalesce(x, y) := x if {
 	x != null
 } else := y
@@ -158,10 +151,6 @@ sizes(min_size, max_size, desired_size) := {
 	"max_size": lib.num(max_size),
 	"desired_size": lib.num(desired_size),
 }
-
-list_or_null(x) := x if {
-	is_array(x)
-} else := null
 
 # {type, id, name, project} of a reservation block, or null.
 reservation(r) := {

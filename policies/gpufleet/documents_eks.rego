@@ -272,20 +272,6 @@ _expression_value(e) := v if {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Known-or-null helpers for plan blocks
-# ---------------------------------------------------------------------------------------------
-
-# A map at path: null while unknown, {} when absent or null.
-_known_map(a, u, path) := null if {
-	unknown(u, path)
-} else := lib.obj(object.get(a, path, null))
-
-# Normalised taints at path: null while unknown, [] when absent or null.
-_known_taints(a, u, path) := null if {
-	unknown(u, path)
-} else := lib.taints(lib.arr(object.get(a, path, null)))
-
-# ---------------------------------------------------------------------------------------------
 # Node groups whose instance type or AMI comes from a launch template
 # ---------------------------------------------------------------------------------------------
 

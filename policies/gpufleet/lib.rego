@@ -352,14 +352,6 @@ hours_per_month := data.gpufleet.catalog.hours_per_month
 # A GPU model's catalog entry.
 gpu(model) := data.gpufleet.catalog.gpus[model]
 
-gpu_class(model) := c if {
-	c := gpu(model).class
-} else := null
-
-gpu_memory(model) := m if {
-	m := gpu(model).memory_gib
-} else := null
-
 # Memory of one GPU slice a replica gets: the whole GPU's memory without MIG; the MIG profile's
 # memory when a profile is set; the smallest profile of the GPU's balanced list for
 # "all-balanced"; the profile's memory for "all-<profile>". null when the MIG setting is unknown
@@ -461,15 +453,3 @@ sides_cost(price, sides) := {"hourly_usd": hourly, "monthly_usd": hourly * 730} 
 } else := {"hourly_usd": hourly, "monthly_usd": hourly * hours_per_month} if {
 	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
 } else := {"hourly_usd": null, "monthly_usd": null}
-
-# Whole-pool cost at desired size, spot share at the spot price: {hourly_usd, monthly_usd},
-# both null when the price or a size is unknown.
-pool_cost(cloud, shape, model, per_node, region, sides) := {
-	"hourly_usd": hourly,
-	"monthly_usd": hourly * hours_per_month,
-} if {
-	price := node_price(cloud, shape, model, per_node, region)
-	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
-}
-
-else := {"hourly_usd": null, "monthly_usd": null}
