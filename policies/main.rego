@@ -19,21 +19,19 @@ import data.gpufleet.rules
 
 # GF-COST-004 judges a pool against its client's total over the plan: the totals are computed once,
 # over the plan, and pinned while each pool is judged.
-deny contains findings.report(f, address, "deny") if {
+deny contains findings.judged_deny(f, doc, address) if {
 	totals := rules.client_totals
 	some [address, doc] in documents.pools
 	some f in rules.deny with input as doc with rules.client_totals as totals
-	not findings.waiver(doc, f)
 }
 
-warn contains findings.report(f, address, "warn") if {
+warn contains findings.judged_warn(f, doc, address) if {
 	some [address, doc] in documents.pools
 	some f in rules.warn with input as doc
-	not findings.waiver(doc, f)
 }
 
-# Only pools with waivers have their deny rules evaluated here.
-warn contains findings.waived(f, address, reason) if {
+# Only pools with waivers have their deny rules evaluated here, and their waivers checked.
+warn contains findings.waived(f, address, reason, doc.resource_type) if {
 	some [address, doc] in documents.pools
 	doc.waivers != {}
 	totals := rules.client_totals
@@ -41,7 +39,55 @@ warn contains findings.waived(f, address, reason) if {
 	reason := findings.waiver(doc, f)
 }
 
+warn contains f if {
+	some [address, doc] in documents.pools
+	doc.waivers != {}
+	some f in findings.ineffective_waivers(doc, address)
+}
+
 warn contains findings.inactive_registry if {
 	not lib.has_registry
 	count(documents.pools) > 0
 }
+
+# GF-DATA-003: a pool whose region is not in the plan (null: an AWS provider whose region comes only
+# from the environment, AWS_REGION or a profile, or a location known at apply only). Residency and
+# the cost estimates cannot judge it: said once, as a warning, never silently. (A check of the plan:
+# the provider itself knows its region.)
+warn contains {
+	"msg": sprintf("GF-DATA-003: %s: %s", [address, documents.no_region_text]),
+	"rule": "GF-DATA-003",
+	"address": address,
+	"attribute": lib.official_attribute(doc.resource_type, {"aws": "region", "gcp": "location"}[doc.cloud]),
+	"severity": "warn",
+} if {
+	some [address, doc] in documents.pools
+	doc.region == null
+}
+
+# Official resources the bundle could not judge (documents.unjudged): said once, never silent.
+warn contains {
+	"msg": sprintf("%s: %s: %s", [rule, address, text]),
+	"rule": rule,
+	"address": address,
+	"attribute": attribute,
+	"severity": "warn",
+} if {
+	some [rule, address, attribute, text] in documents.unjudged
+}
+
+# Input that is not a Terraform plan (state, {}, another format): one clear failure instead of
+# passing checks.
+deny contains {
+	"msg": sprintf("GF-INPUT-001: %s: %s; run conftest on the JSON of a plan: terraform show -json plan.out > plan.json", [_file, why]),
+	"rule": "GF-INPUT-001",
+	"address": "",
+	"attribute": "",
+	"severity": "deny",
+} if {
+	why := documents.not_a_plan
+}
+
+default _file := "input"
+
+_file := data.conftest.file.name

@@ -12,9 +12,10 @@ import (
 )
 
 type expectedResult struct {
-	Rule     string `json:"rule"`
-	Address  string `json:"address"`
-	Severity string `json:"severity"`
+	Rule      string `json:"rule"`
+	Address   string `json:"address"`
+	Attribute string `json:"attribute"`
+	Severity  string `json:"severity"`
 }
 
 // Every committed plan fixture (official resources and ours, compliant and violating, unknown
@@ -94,6 +95,6 @@ func conftestResults(t *testing.T, out []byte) []expectedResult {
 
 func sortResults(rs []expectedResult) {
 	slices.SortFunc(rs, func(a, b expectedResult) int {
-		return strings.Compare(a.Rule+"\x00"+a.Address+"\x00"+a.Severity, b.Rule+"\x00"+b.Address+"\x00"+b.Severity)
+		return strings.Compare(a.Rule+"\x00"+a.Address+"\x00"+a.Severity+"\x00"+a.Attribute, b.Rule+"\x00"+b.Address+"\x00"+b.Severity+"\x00"+b.Attribute)
 	})
 }

@@ -34,8 +34,9 @@ import (
 const rulesQuery = `{"deny": data.gpufleet.rules.deny, "warn": data.gpufleet.rules.warn}`
 
 // bundleConstantsQuery asks, once per engine, what does not depend on the pool: the rules that
-// waivers cannot cover, and the findings about no pool at all (GF-DATA-001 without a registry).
-const bundleConstantsQuery = `{"non_waivable": data.gpufleet.lib.non_waivable, "plan_wide": data.gpufleet.findings.warn}`
+// waivers cannot cover, the bundle's rule ids, and the findings about no pool at all (GF-DATA-001
+// without a registry).
+const bundleConstantsQuery = `{"non_waivable": data.gpufleet.lib.non_waivable, "rule_ids": data.gpufleet.lib.rule_ids, "plan_wide": data.gpufleet.findings.warn}`
 
 // Severities of a finding.
 const (
@@ -56,7 +57,8 @@ type Finding struct {
 type Engine struct {
 	query       rego.PreparedEvalQuery
 	nonWaivable map[string]bool
-	planWide    []Finding // reported with every pool; AddDiagnostics shows them once per plan
+	ruleIDs     map[string]bool // the bundle's rules: a waiver of another GF- id has no effect
+	planWide    []Finding       // reported with every pool; AddDiagnostics shows them once per plan
 }
 
 // Options say what to compile.
@@ -138,7 +140,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{query: q, nonWaivable: map[string]bool{}}
+	e := &Engine{query: q, nonWaivable: map[string]bool{}, ruleIDs: map[string]bool{}}
 	constantsQuery, err := prepare(bundleConstantsQuery)
 	if err != nil {
 		return nil, err
@@ -151,6 +153,12 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	for _, r := range nonWaivable {
 		if rule, ok := r.(string); ok {
 			e.nonWaivable[rule] = true
+		}
+	}
+	ruleIDs, _ := constants["rule_ids"].([]any)
+	for _, r := range ruleIDs {
+		if rule, ok := r.(string); ok {
+			e.ruleIDs[rule] = true
 		}
 	}
 	planWide, _ := constants["plan_wide"].([]any)
@@ -276,8 +284,31 @@ func (e *Engine) Evaluate(ctx context.Context, doc map[string]any) (findings []F
 			}
 		}
 	}
+	findings = append(findings, e.ineffectiveWaivers(address, waivers)...)
 	sortFindings(findings)
 	return findings, nil
+}
+
+// ineffectiveWaivers is findings.rego's ineffective_waivers: a warning for each waiver of a rule that
+// cannot be waived or of a GF- rule the bundle does not have (custom rules' ids cannot be checked).
+func (e *Engine) ineffectiveWaivers(address string, waivers map[string]any) []Finding {
+	var out []Finding
+	for rule := range waivers {
+		var why string
+		switch {
+		case e.nonWaivable[rule]:
+			why = rule + " cannot be waived"
+		case strings.HasPrefix(rule, "GF-") && !e.ruleIDs[rule]:
+			why = "the bundle has no rule " + rule
+		default:
+			continue
+		}
+		out = append(out, Finding{
+			Msg:  "GF-WAIVE-001: " + address + ": the waiver of " + rule + " has no effect: " + why + "; remove it",
+			Rule: "GF-WAIVE-001", Address: address, Severity: SeverityWarn,
+		})
+	}
+	return out
 }
 
 // sortFindings puts denies first, then orders by rule and message.
@@ -315,8 +346,14 @@ func ruleResultFrom(item any) (ruleResult, error) {
 // that names the waiver's reason.
 func (e *Engine) report(r ruleResult, address, severity string, waivers map[string]any) (Finding, bool) {
 	f := Finding{Msg: r.rule + ": " + address + ": " + r.text, Rule: r.rule, Address: address, Attribute: r.attribute, Severity: severity}
-	reason, waived := waivers[r.rule]
-	if !waived || e.nonWaivable[r.rule] {
+	// Rule ids match as they are, or in upper case (official resources' waiver tags are lower case).
+	rule := r.rule
+	reason, waived := waivers[rule]
+	if !waived || e.nonWaivable[rule] {
+		rule = strings.ToUpper(r.rule)
+		reason, waived = waivers[rule]
+	}
+	if !waived || e.nonWaivable[rule] {
 		return f, true
 	}
 	if severity == SeverityWarn {

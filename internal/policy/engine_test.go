@@ -192,6 +192,7 @@ func TestEngine_reportsWhatFindingsRegoReports(t *testing.T) {
 		"non-waivable and waived warn": {Options{}, waived(untaintedSpot, map[string]any{"GF-ISO-001": "we know, owner ml-platform", "GF-COST-003": "short jobs, owner ml-platform"})},
 		"non-waivable with data":       {Options{Data: data}, waived(document(t, testSpec(), data.Registry), map[string]any{"GF-DR-001": "data stays here, owner legal"})},
 		"unregistered client":          {Options{Data: data}, document(t, unregistered, data.Registry)},
+		"waiver of an unknown rule":    {Options{Data: data}, waived(document(t, inEurope, data.Registry), map[string]any{"GF-COST-02": "typo, owner ml-platform", "ACME-001": "custom rule, owner ml-platform"})},
 		"compliant":                    {Options{Data: data}, document(t, inEurope, data.Registry)},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -469,5 +470,31 @@ func BenchmarkEvaluate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// At terraform plan each pool is planned alone: the provider cannot count the client's other pools,
+// so GF-COST-004 says that this pool alone is over the budget and names no pool count.
+func TestEngine_budgetOfOnePool(t *testing.T) {
+	data, err := LoadData([]string{"../../policies/examples/policy-data.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := testSpec()
+	spec.InstanceTypes = []string{"p5.48xlarge"} // about $72 000/month each in us-east-1
+	spec.Workload = pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, GPUMemoryGiB: 60}
+	spec.Scaling = pool.Sizes{Min: 1, Max: 4, Desired: 2}
+	findings, err := newEngine(t, Options{Data: data}).Evaluate(context.Background(), document(t, spec, data.Registry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, f := range findings {
+		if f.Rule == "GF-COST-004" {
+			msg = f.Msg
+		}
+	}
+	if !strings.Contains(msg, `this pool alone exceeds client "acme"'s monthly budget of $50000.00`) || strings.Contains(msg, "pool(s)") {
+		t.Fatalf("GF-COST-004 at plan time: %q in %+v", msg, findings)
 	}
 }

@@ -132,8 +132,6 @@ _ours_shapes("gcp", a) := [mt] if {
 # Helpers shared by the builders
 # ---------------------------------------------------------------------------------------------
 
-after_unknown(rc) := lib.obj(object.get(rc.change, "after_unknown", null))
-
 # Whether the value at path, or any block containing it, is unknown at plan time. The first
 # lookup settles most calls: nothing below an absent top-level key can be unknown.
 unknown(u, path) if {
@@ -144,11 +142,6 @@ unknown(u, path) if {
 
 else := false
 
-# The value at path in after, or null when it (or a block containing it) is unknown.
-known(a, u, path) := null if {
-	unknown(u, path)
-} else := object.get(a, path, null)
-
 coalesce(x, y) := x if {
 	x != null
 } else := y
@@ -158,10 +151,6 @@ sizes(min_size, max_size, desired_size) := {
 	"max_size": lib.num(max_size),
 	"desired_size": lib.num(desired_size),
 }
-
-list_or_null(x) := x if {
-	is_array(x)
-} else := null
 
 # {type, id, name, project} of a reservation block, or null.
 reservation(r) := {
@@ -186,29 +175,61 @@ convention_client(labels, tags) := c if {
 	null in [labels, tags]
 } else := ""
 
-# Workload fields from the gpufleet.io/* node labels; null where a label is absent.
-convention_workload(labels) := {
-	"kind": lib.str(object.get(l, lib.label_workload, null)),
-	"environment": lib.str(object.get(l, lib.label_environment, null)),
-	"gpu_memory_gib": lib.num_label(object.get(l, lib.label_gpu_memory, null)),
-	"interruptible": lib.bool_label(object.get(l, lib.label_interruptible, null)),
-} if {
-	l := lib.obj(labels)
+# Workload fields from the gpufleet.io/* node labels (an object); null where a label is absent.
+convention_workload(l) := {
+	"kind": object.get(l, "gpufleet.io/workload", null),
+	"environment": object.get(l, "gpufleet.io/environment", null),
+	"gpu_memory_gib": lib.num_label(object.get(l, "gpufleet.io/gpu-memory-gib", null)),
+	"interruptible": object.get(_booleans, [lower(object.get(l, "gpufleet.io/interruptible", ""))], null),
 }
+
+_booleans := {"true": true, "false": false}
 
 # Waivers on official resources: a tag (GKE: resource label) gpufleet-waive-<rule id, lower
 # case> whose value is the reason, e.g. gpufleet-waive-gf-cost-002 = "benchmark-until-2026-12".
 convention_waivers(tags) := {upper(trim_prefix(k, "gpufleet-waive-")): v |
-	some k, v in lib.obj(tags)
+	some k, v in tags
 	startswith(k, "gpufleet-waive-")
-}
+} if {
+	is_object(tags)
+	strings.any_prefix_match(object.keys(tags), "gpufleet-waive-")
+} else := {}
 
 # MIG config from the GPU Operator label nvidia.com/mig.config ("all-balanced", "all-1g.10gb");
 # "all-disabled" means no MIG.
 convention_mig_config(labels) := v if {
-	v := labels[lib.label_mig_config]
+	v := labels["nvidia.com/mig.config"]
 	is_string(v)
 	v != "all-disabled"
 }
 
 else := null
+
+# ---------------------------------------------------------------------------------------------
+# Input that is not a plan (GF-INPUT-001) and resources that cannot be judged
+# ---------------------------------------------------------------------------------------------
+
+# Why the input is not the JSON of a Terraform plan of a format this bundle knows (1.x); undefined
+# for a plan.
+not_a_plan := "the input is not a JSON object" if {
+	not is_object(input)
+} else := "the input is Terraform state (terraform show -json without a plan file), not a plan" if {
+	is_object(input.values)
+} else := "the input has no format_version: it is not the JSON of a Terraform plan" if {
+	not is_string(object.get(input, "format_version", null))
+} else := sprintf("the plan's format_version %q is not one this bundle knows (1.x)", [input.format_version]) if {
+	not startswith(input.format_version, "1.")
+} else := "the input has no planned_values or resource_changes: it is not the JSON of a Terraform plan" if {
+	not is_object(object.get(input, "planned_values", null))
+	not is_array(object.get(input, "resource_changes", null))
+}
+
+# [rule, address, attribute, text] of official resources the bundle could not judge.
+unjudged := [[rule, rc.address, attribute, text] |
+	some rc in input.resource_changes
+	rc.type == "aws_eks_node_group"
+	not rc.change.after.instance_types[0] # the common case, settled without a call
+	[rule, attribute, text] := eks_unjudged(rc)
+]
+
+no_region_text := "the pool's region is not in the plan (the provider's region comes only from the environment, such as AWS_REGION or a profile, or is known at apply only), so data residency (GF-DR-001) and the cost estimates (GF-COST-002's saving, GF-COST-004's budget) could not judge this pool; set region in the provider configuration or on the resource"

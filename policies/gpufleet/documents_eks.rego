@@ -7,107 +7,190 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-eks(rc) := doc if {
-	a := planned(rc)
-	u := after_unknown(rc)
-	types := list_or_null(known(a, u, ["instance_types"]))
-	shape := _eks_shape(types)
-	_eks_gpu_pool(shape, object.get(a, "ami_type", null))
-	model := _eks_model(shape)
-	labels := _known_map(a, u, ["labels"])
+# Every function body here binds at most 16 variables (compiler temporaries included): OPA keeps the
+# bindings of a larger body in a hash map, allocated for each resource, and conftest builds every
+# document twice (its deny and warn queries). So the document is the union of small parts.
+eks(rc) := object.union(_eks_meta(a, object.get(rc.change, "after_unknown", {})), _eks_node(rc, a, types, _eks_shape(types))) if {
+	rc.mode == "managed"
+	a := rc.change.after
+	is_object(a)
+	types := _eks_types(rc, a)
+	_eks_gpu_pool(_eks_shape(types), types, object.get(a, "ami_type", null))
+}
+
+# Name, conventions (labels, tags, client, workload, waivers) and taints.
+_eks_meta(a, u) := {
+	"name": object.get(a, "node_group_name", null),
+	"labels": labels,
+	"tags": tags,
+	"client": convention_client(labels, tags),
+	"workload": convention_workload(lib.obj(labels)),
+	"waivers": convention_waivers(tags),
+	"taints": _eks_taints(a, u),
+} if {
+	labels := _eks_map(a, u, "labels")
 	tags := _eks_tags(a, u)
+}
+
+# Address, region, the GPU, sizes, capacity and cost: computed here, assembled by _eks_node_doc
+# (two bodies, each under 16 bindings).
+_eks_node(rc, a, types, shape) := _eks_node_doc(rc, types, region, gpu, _eks_sizes(a, shape, region)) if {
 	region := _eks_region(rc, a)
-	capacity_type := object.get(a, "capacity_type", null)
-	pct := _eks_spot_percentage(capacity_type)
-	scaling := sizes(
-		object.get(a, ["scaling_config", 0, "min_size"], null),
-		object.get(a, ["scaling_config", 0, "max_size"], null),
-		object.get(a, ["scaling_config", 0, "desired_size"], null),
-	)
-	sides := lib.spot_split(scaling, 0, pct)
-	per_node := _eks_gpus(shape)
-	mig_config := convention_mig_config(labels)
-	doc := {
-		"address": rc.address,
-		"resource_type": rc.type,
-		"cloud": "aws",
-		"region": region,
-		"zones": null,
-		"name": lib.str(object.get(a, "node_group_name", null)),
-		"client": convention_client(labels, tags),
-		"workload": convention_workload(labels),
-		"gpu": {
-			"model": model,
-			"class": lib.gpu_class(model),
-			"memory_gib": lib.gpu_memory(model),
-			"per_node": per_node,
-			"mig_profile": null,
-			"mig_config": mig_config,
-			"slice_memory_gib": lib.slice_memory(model, null, mig_config, is_null(labels)),
-			"sharing": _eks_sharing(labels),
-		},
-		"instance_types": types,
-		"scaling": scaling,
-		"capacity": {
-			"spot_percentage": pct,
-			"on_demand_base": 0,
-			"reservation": _eks_reservation(capacity_type),
-			"on_demand": sides.on_demand,
-			"spot": sides.spot,
-		},
-		"taints": _known_taints(a, u, ["taint"]),
-		"labels": labels,
-		"tags": tags,
-		"cost": lib.pool_cost("aws", shape, model, per_node, region, sides),
-		"waivers": convention_waivers(tags),
+	gpu := _eks_gpu(shape, _eks_map(a, object.get(rc.change, "after_unknown", {}), "labels"))
+}
+
+_eks_node_doc(rc, types, region, gpu, sizes) := {
+	"address": rc.address,
+	"resource_type": rc.type,
+	"cloud": "aws",
+	"region": region,
+	"zones": null,
+	"instance_types": types,
+	"gpu": gpu,
+	"scaling": sizes.scaling,
+	"capacity": sizes.capacity,
+	"cost": sizes.cost,
+}
+
+# scaling_config, capacity_type and the cost at the node type's price in the region.
+_eks_sizes(a, shape, region) := {
+	"scaling": scaling,
+	"capacity": capacity,
+	"cost": lib.sides_cost(object.get(data.gpufleet.catalog.aws_instance_types, [shape, "prices", region], null), capacity),
+} if {
+	scaling := {
+		"min_size": object.get(a, ["scaling_config", 0, "min_size"], null),
+		"max_size": object.get(a, ["scaling_config", 0, "max_size"], null),
+		"desired_size": object.get(a, ["scaling_config", 0, "desired_size"], null),
 	}
+	capacity := _eks_capacity(object.get(a, "capacity_type", null), scaling)
+}
+
+# capacity_type: SPOT puts every node on spot; ON_DEMAND, CAPACITY_BLOCK, or unset/unknown (AWS
+# defaults to ON_DEMAND) none. CAPACITY_BLOCK is a capacity-block reservation.
+_eks_capacity(capacity_type, scaling) := {
+	"spot_percentage": pct,
+	"on_demand_base": 0,
+	"reservation": object.get(_eks_reservations, [capacity_type], null),
+	"on_demand": sides[0],
+	"spot": sides[1],
+} if {
+	pct := object.get(_eks_spot_percentages, [capacity_type], 0)
+	sides := lib.all_or_nothing_sides(scaling, pct)
+}
+
+_eks_spot_percentages := {"SPOT": 100}
+
+_eks_reservations := {"CAPACITY_BLOCK": {"type": "capacity-block", "id": null, "name": null, "project": null}}
+
+# The GPU of the catalog's node type (precomputed, nulls without one); MIG and sharing from the
+# labels.
+_eks_gpu(shape, labels) := g if {
+	g := lib.aws_gpu_documents[shape]
+	not labels["nvidia.com/mig.config"]
+	not labels["nvidia.com/device-plugin.config"]
+	labels != null
+} else := object.union(lib.gpu_document(model, object.get(data.gpufleet.catalog.aws_instance_types, [shape, "gpu_count"], null)), {
+	"mig_config": mig_config,
+	"slice_memory_gib": lib.slice_memory(model, null, mig_config, is_null(labels)),
+	"sharing": _eks_sharing(lib.obj(labels)),
+}) if {
+	model := object.get(data.gpufleet.catalog.aws_instance_types, [shape, "gpu_model"], null)
+	mig_config := convention_mig_config(lib.obj(labels))
+}
+
+# The instance types: the node group's list; else the instance type of its launch template when
+# the template is in the plan; else null (unknown, or not set).
+_eks_types(rc, a) := t if {
+	t := a.instance_types
+	count(t) > 0
+} else := [t] if {
+	t := _eks_template(rc, a).instance_type
+	is_string(t)
+} else := t if {
+	t := a.instance_types
+	is_array(t)
+} else := null
+
+# The planned object of the node group's launch template (launch_template { id = ... } or
+# name = ...), found through the configuration's references; undefined when it is not in the plan.
+_eks_template(rc, a) := templates[0] if {
+	count(lib.arr(object.get(a, "launch_template", null))) + count(lib.arr(object.get(rc.change, ["after_unknown", "launch_template"], null))) > 0
+	expressions := _config_resources[_config_address(rc)].expressions.launch_template[0]
+	templates := [tmpl |
+		some key in ["id", "name"]
+		some ref in expressions[key].references
+		tmpl := _launch_templates[_template_address(rc, ref)]
+	]
+	count(templates) > 0
+}
+
+_template_address(rc, ref) := concat(".", [rc.module_address, ref]) if {
+	is_string(rc.module_address)
+} else := ref
+
+# The aws_launch_template changes of the plan by address: their planned objects.
+_launch_templates := {rc.address: rc.change.after |
+	some rc in input.resource_changes
+	rc.type == "aws_launch_template"
+	is_object(rc.change.after)
 }
 
 # The first instance type the catalog knows as a GPU instance type, or null.
-_eks_shape(types) := known_types[0] if {
+_eks_shape(types) := types[0] if {
+	data.gpufleet.catalog.aws_instance_types[types[0]]
+} else := known_types[0] if {
 	known_types := [t | some t in lib.arr(types); data.gpufleet.catalog.aws_instance_types[t]]
 	count(known_types) > 0
-}
+} else := null
 
-else := null
-
-_eks_gpu_pool(shape, _) if shape != null
-
-_eks_gpu_pool(_, ami) if {
+# A GPU pool: one of its instance types is a catalog GPU type, or of an EC2 GPU family the
+# catalog does not price (p*, g*, gr*: model unknown). Only when no instance type is known (unset,
+# or unknown at plan time) does an NVIDIA/GPU ami_type make it one: an NVIDIA AMI on m5.large has no
+# GPU.
+_eks_gpu_pool(shape, types, ami) if {
+	shape != null
+} else if {
+	some t in types
+	regex.match(`^(p[0-9]|gr?[0-9])`, t)
+} else if {
+	count(lib.arr(types)) == 0
 	is_string(ami)
 	regex.match(`NVIDIA|GPU`, ami)
 }
 
-_eks_model(shape) := m if {
-	m := data.gpufleet.catalog.aws_instance_types[shape].gpu_model
-} else := null
-
-_eks_gpus(shape) := n if {
-	n := data.gpufleet.catalog.aws_instance_types[shape].gpu_count
-} else := null
-
-# SPOT: every node is spot. ON_DEMAND, CAPACITY_BLOCK, or unset/unknown (AWS defaults to
-# ON_DEMAND): none is.
-_eks_spot_percentage("SPOT") := 100
-
-_eks_spot_percentage(capacity_type) := 0 if capacity_type != "SPOT"
-
-_eks_reservation("CAPACITY_BLOCK") := {"type": "capacity-block", "id": null, "name": null, "project": null}
-
-_eks_reservation(capacity_type) := null if capacity_type != "CAPACITY_BLOCK"
-
 # tags_all (tags merged with the provider's default_tags) when known, else tags.
 _eks_tags(a, u) := a.tags_all if {
-	unknown(u, ["tags_all"]) == false
 	is_object(a.tags_all)
-}
+	not u.tags_all == true
+} else := _eks_map(a, u, "tags")
 
-else := _known_map(a, u, ["tags"])
+# A map argument: {} when null, null while unknown (absent from after; true in after_unknown).
+_eks_map(a, u, key) := v if {
+	v := a[key]
+	is_object(v)
+} else := {} if {
+	a[key] == null
+} else := null if {
+	u[key] == true
+} else := {}
+
+# The taint blocks as they are when terraform wrote them with the effects the rules know (the
+# AWS provider's spelling); else normalised; null while unknown.
+_eks_taints(a, u) := ts if {
+	ts := a.taint
+	every t in ts {
+		t.effect in lib.canonical_effects
+		is_string(t.value)
+	}
+} else := null if {
+	u.taint == true
+} else := lib.taints(lib.arr(object.get(a, "taint", null)))
 
 # GPU sharing from the NVIDIA device plugin config label gpufleet writes on EKS; the strategy is
 # "mps" when the config name says so, else time-slicing; replicas are not visible in the plan.
 _eks_sharing(labels) := {"strategy": _sharing_strategy(v), "replicas": null} if {
-	v := labels[lib.label_device_plugin_config]
+	v := labels["nvidia.com/device-plugin.config"]
 	is_string(v)
 	v != ""
 }
@@ -130,16 +213,37 @@ _eks_region(rc, a) := a.region if {
 # Provider configuration (configuration.provider_config) lookups
 # ---------------------------------------------------------------------------------------------
 
-# Configuration address (no instance keys) -> provider_config_key, for the root module and one
-# level of module calls. Built once per evaluation (comprehensions, not partial rules: those are
-# slow with many keys).
-_provider_keys := object.union(
-	{r.address: r.provider_config_key | some r in input.configuration.root_module.resources},
-	{concat(".", ["module", name, r.address]): r.provider_config_key |
-		some name, call in input.configuration.root_module.module_calls
-		some r in call.module.resources
-	},
-)
+# The plan's configuration modules as [address prefix, module], the root's ("") and those of
+# module calls down to six levels. Built once per evaluation, and only for the resources that need
+# their configuration (no region argument, a launch template).
+_config_modules := array.concat(array.concat(array.concat([["", root]], _modules1), array.concat(_modules2, _modules3)), array.concat(_modules4, array.concat(_modules5, _modules6))) if {
+	root := input.configuration.root_module
+} else := []
+
+_modules1 := _calls([["", input.configuration.root_module]])
+
+_modules2 := _calls(_modules1)
+
+_modules3 := _calls(_modules2)
+
+_modules4 := _calls(_modules3)
+
+_modules5 := _calls(_modules4)
+
+_modules6 := _calls(_modules5)
+
+_calls(modules) := [[concat("", [prefix, "module.", name, "."]), call.module] |
+	some [prefix, m] in modules
+	some name, call in object.get(m, "module_calls", {})
+]
+
+# Configuration address (module path without instance keys, type, name) -> the configuration of the
+# resource (expressions, provider_config_key). Comprehensions, not partial rules: those are slow
+# with many keys.
+_config_resources := {concat("", [prefix, r.address]): r |
+	some [prefix, m] in _config_modules
+	some r in object.get(m, "resources", [])
+}
 
 _config_address(rc) := concat(".", [regex.replace(rc.module_address, `\[[^\]]*\]`, ""), rc.type, rc.name]) if {
 	is_string(rc.module_address)
@@ -148,8 +252,8 @@ _config_address(rc) := concat(".", [regex.replace(rc.module_address, `\[[^\]]*\]
 else := concat(".", [rc.type, rc.name])
 
 _provider_config(rc, name) := cfg if {
-	keys := _provider_keys
-	cfg := input.configuration.provider_config[keys[_config_address(rc)]]
+	resources := _config_resources
+	cfg := input.configuration.provider_config[resources[_config_address(rc)].provider_config_key]
 }
 
 else := input.configuration.provider_config[name]
@@ -168,15 +272,17 @@ _expression_value(e) := v if {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Known-or-null helpers for plan blocks
+# Node groups whose instance type or AMI comes from a launch template
 # ---------------------------------------------------------------------------------------------
 
-# A map at path: null while unknown, {} when absent or null.
-_known_map(a, u, path) := null if {
-	unknown(u, path)
-} else := lib.obj(object.get(a, path, null))
-
-# Normalised taints at path: null while unknown, [] when absent or null.
-_known_taints(a, u, path) := null if {
-	unknown(u, path)
-} else := lib.taints(lib.arr(object.get(a, path, null)))
+# [rule, attribute, text] for a node group the bundle cannot judge: no instance type of its own and
+# a launch template that is not in the plan (or whose instance type is unknown), so whether it is a
+# GPU pool cannot be told.
+eks_unjudged(rc) := ["GF-DATA-002", "launch_template", "the node group takes its instance type from a launch template that is not in this plan (or whose instance type is unknown at plan time), so the gpufleet rules could not tell whether it is a GPU pool and did not judge it; set instance_types on the node group, or plan the aws_launch_template with it"] if {
+	rc.mode == "managed"
+	a := rc.change.after
+	is_object(a)
+	count(lib.arr(object.get(a, "launch_template", null))) + count(lib.arr(object.get(rc.change, ["after_unknown", "launch_template"], null))) > 0
+	not regex.match(`NVIDIA|GPU`, object.get(a, "ami_type", ""))
+	_eks_types(rc, a) == null
+}

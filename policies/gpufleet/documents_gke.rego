@@ -8,58 +8,102 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-gke(rc) := doc if {
-	a := planned(rc)
-	u := after_unknown(rc)
-	nc := lib.obj(object.get(a, ["node_config", 0], null))
+# As for aws_eks_node_group, the document is the union of small parts, each built by a function
+# whose body binds at most 16 variables.
+gke(rc) := object.union(_gke_meta(a, u, nc), _gke_node(rc, a, u, nc, object.get(a, "location", null))) if {
+	rc.mode == "managed"
+	a := rc.change.after
+	is_object(a)
+	nc := object.get(a, ["node_config", 0], {})
+	u := object.get(rc.change, "after_unknown", {})
+}
+
+# Name, conventions (labels, tags, client, workload, waivers) and taints.
+_gke_meta(a, u, nc) := {
+	"name": object.get(a, "name", null),
+	"labels": labels,
+	"tags": tags,
+	"client": convention_client(labels, tags),
+	"workload": convention_workload(lib.obj(labels)),
+	"waivers": convention_waivers(tags),
+	"taints": _gke_taints(a, u),
+} if {
+	ncu := object.get(u, ["node_config", 0], {})
+	labels := _gke_map(nc, ncu, "labels")
+	tags := _gke_map(nc, ncu, "resource_labels")
+}
+
+# A map of node_config: {} when null, null while unknown.
+_gke_map(nc, ncu, key) := v if {
+	v := nc[key]
+	is_object(v)
+} else := {} if {
+	nc[key] == null
+} else := null if {
+	nc == {}
+} else := null if {
+	ncu[key] == true
+} else := {}
+
+# Address, location, the GPU, sizes, capacity and cost: computed here, assembled by
+# _gke_node_doc; undefined (not a GPU pool) without a GPU model.
+_gke_node(rc, a, u, nc, location) := _gke_node_doc(rc, location, _gke_zones(a, u, location), machine_type, _gke_gpu(acc, model, machine_type, u), _gke_sizes(a, u, nc, model, location)) if {
 	acc := lib.obj(object.get(nc, ["guest_accelerator", 0], null))
-	machine_type := lib.str(object.get(nc, "machine_type", null))
+	machine_type := object.get(nc, "machine_type", null)
 	model := _gke_model(acc, machine_type)
+}
+
+_gke_node_doc(rc, location, zones, machine_type, gpu, sizes) := {
+	"address": rc.address,
+	"resource_type": rc.type,
+	"cloud": "gcp",
+	"region": _gke_region(location),
+	"zones": zones,
+	"assumptions": _gke_assumptions(zones, location),
+	"instance_types": _gke_shapes(machine_type),
+	"gpu": gpu,
+	"capacity": sizes.capacity,
+	"scaling": sizes.scaling,
+	"cost": sizes.cost,
+}
+
+# Sizes (per-zone counts times the zones), capacity and the cost at the machine's price.
+_gke_sizes(a, u, nc, model, location) := {
+	"scaling": scaling,
+	"capacity": capacity,
+	"cost": lib.sides_cost(_gke_price(nc, model, _gke_region(location)), capacity),
+} if {
+	scaling := _gke_scaling(a, _zone_count(_gke_zones(a, u, location), location))
+	capacity := _gke_capacity(nc, scaling)
+}
+
+_gke_price(nc, model, region) := p if {
+	p := lib.node_price("gcp", object.get(nc, "machine_type", null), model, _gke_gpus(lib.obj(object.get(nc, ["guest_accelerator", 0], null)), object.get(nc, "machine_type", null)), region)
+} else := null
+
+# The accelerator's GPU: whole GPUs without sharing are precomputed per model and count.
+_gke_gpu(acc, model, machine_type, u) := lib.gpu_document(model, per_node) if {
 	per_node := _gke_gpus(acc, machine_type)
-	location := lib.str(object.get(a, "location", null))
-	region := _gke_region(location)
-	zones := _gke_zones(a, u, location)
-	labels := _known_map(a, u, ["node_config", 0, "labels"])
-	tags := _known_map(a, u, ["node_config", 0, "resource_labels"])
+	_gke_partition(acc) == null
+	not acc.gpu_sharing_config[0]
+	not u.node_config[0].guest_accelerator[0].gpu_partition_size
+} else := object.union(lib.gpu_document(model, _gke_gpus(acc, machine_type)), {
+	"mig_profile": profile,
+	"slice_memory_gib": lib.slice_memory(model, profile, null, object.get(u, ["node_config", 0, "guest_accelerator", 0, "gpu_partition_size"], false) == true),
+	"sharing": _gke_sharing(acc),
+}) if {
 	profile := _gke_partition(acc)
-	partition_unknown := object.get(u, ["node_config", 0, "guest_accelerator", 0, "gpu_partition_size"], false) == true
+}
+
+_gke_capacity(nc, scaling) := {
+	"spot_percentage": pct,
+	"on_demand_base": 0,
+	"reservation": _gke_reservation(object.get(nc, ["reservation_affinity", 0], null)),
+	"on_demand": sides[0],
+	"spot": sides[1],
+} if {
 	pct := _gke_spot_percentage(nc)
-	scaling := _gke_scaling(a, _zone_count(zones))
-	sides := lib.spot_split(scaling, 0, pct)
-	doc := {
-		"address": rc.address,
-		"resource_type": rc.type,
-		"cloud": "gcp",
-		"region": region,
-		"zones": zones,
-		"name": lib.str(object.get(a, "name", null)),
-		"client": convention_client(labels, tags),
-		"workload": convention_workload(labels),
-		"gpu": {
-			"model": model,
-			"class": lib.gpu_class(model),
-			"memory_gib": lib.gpu_memory(model),
-			"per_node": per_node,
-			"mig_profile": profile,
-			"mig_config": null,
-			"slice_memory_gib": lib.slice_memory(model, profile, null, partition_unknown),
-			"sharing": _gke_sharing(acc),
-		},
-		"instance_types": _gke_shapes(machine_type),
-		"scaling": scaling,
-		"capacity": {
-			"spot_percentage": pct,
-			"on_demand_base": 0,
-			"reservation": _gke_reservation(object.get(nc, ["reservation_affinity", 0], null)),
-			"on_demand": sides.on_demand,
-			"spot": sides.spot,
-		},
-		"taints": _gke_taints(a, u),
-		"labels": labels,
-		"tags": tags,
-		"cost": lib.pool_cost("gcp", machine_type, model, per_node, region, sides),
-		"waivers": convention_waivers(tags),
-	}
+	sides := lib.all_or_nothing_sides(scaling, pct)
 }
 
 # GPU model from the accelerator type, else from the machine type's fixed GPUs; null for an
@@ -139,23 +183,50 @@ _gke_region(location) := lib.gcp_region(location) if {
 	is_string(location)
 } else := null
 
-# node_locations when set; the zone of a zonal pool; null while unknown.
+# node_locations when set; the zone of a zonal pool; else the node_locations of its cluster when
+# the cluster is in the plan (a pool inherits them); null while unknown.
 _gke_zones(a, u, location) := a.node_locations if {
 	is_array(a.node_locations)
 	count(a.node_locations) > 0
 } else := [location] if {
 	is_string(location)
 	lib.gcp_is_zone(location)
+} else := zones if {
+	zones := _gke_cluster_zones(a)
 } else := null if {
 	unknown(u, ["node_locations"])
 } else := []
 
-_zone_count(zones) := count(zones) if {
-	is_array(zones)
+# The node_locations of the pool's google_container_cluster in the plan (cluster = its name or id).
+_gke_cluster_zones(a) := zones if {
+	parts := split(a.cluster, "/")
+	zones := _gke_clusters[parts[count(parts) - 1]].node_locations
 	count(zones) > 0
 }
 
-else := null
+_gke_clusters := {c.change.after.name: c.change.after |
+	some c in input.resource_changes
+	c.type == "google_container_cluster"
+	is_string(c.change.after.name)
+}
+
+# The number of zones the per-zone node counts multiply by: the zones'; for a regional pool whose
+# zones are not in the plan, GKE's default for a regional cluster, three, stated as an assumption
+# (_gke_assumptions) in the cost messages.
+_zone_count(zones, location) := count(zones) if {
+	is_array(zones)
+	count(zones) > 0
+} else := _assumed_zones if {
+	is_string(location)
+	not lib.gcp_is_zone(location)
+} else := null
+
+_assumed_zones := 3
+
+_gke_assumptions(zones, location) := [sprintf("the node counts per zone x %v zones: the pool's zones are not in the plan (nor its cluster's), and GKE spreads a regional pool over %v zones by default", [_assumed_zones, _assumed_zones])] if {
+	_zone_count(zones, location) == _assumed_zones
+	count(lib.arr(zones)) == 0
+} else := []
 
 # Sizes of the whole pool. With autoscaling: total_* limits as they are, per-zone limits times
 # the zone count; desired = node_count (else initial_node_count) per zone, else the minimum.
@@ -195,9 +266,17 @@ _per_zone(n, zone_count) := n * zone_count if {
 
 else := null
 
-# The configured taints plus GKE's effective_taints (when known); null while unknown.
+# The configured taints plus GKE's effective_taints (when known); null while unknown. The
+# configured taints alone, as they are, when GKE computes no others (effective_taints unknown).
 _gke_taints(a, u) := null if {
 	unknown(u, ["node_config", 0, "taint"])
+} else := ts if {
+	ts := a.node_config[0].taint
+	not a.node_config[0].effective_taints
+	every t in ts {
+		t.effect in lib.canonical_effects
+		is_string(t.value)
+	}
 } else := [t | some t in {lib.taint(x) | some x in array.concat(
 	lib.arr(object.get(a, ["node_config", 0, "taint"], null)),
 	lib.arr(object.get(a, ["node_config", 0, "effective_taints"], null)),

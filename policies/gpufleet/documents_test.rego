@@ -381,6 +381,7 @@ test_gke_document if {
 		"labels": gke_after.node_config[0].labels,
 		"tags": gke_after.node_config[0].resource_labels,
 		"waivers": {},
+		"assumptions": [],
 	}
 }
 
@@ -460,4 +461,74 @@ test_gke_unknown_labels_and_location if {
 	doc.zones == null
 	doc.scaling == {"min_size": null, "max_size": null, "desired_size": null}
 	doc.cost == {"hourly_usd": null, "monthly_usd": null}
+}
+
+test_eks_nvidia_ami_on_cpu_instance_types_is_not_a_gpu_pool if {
+	cpu := object.union(eks_after, {"instance_types": ["m5.large", "c6i.xlarge"], "ami_type": "AL2023_x86_64_NVIDIA"})
+	documents.pools == [] with input as plan([rc("aws_eks_node_group", cpu)]) with data.gpufleet.catalog as fx.catalog
+}
+
+test_eks_gpu_family_the_catalog_does_not_price if {
+	new := object.union(eks_after, {"instance_types": ["m5.large", "p9.48xlarge"], "ami_type": "AL2023_x86_64_STANDARD"})
+	[doc] := pool_docs with input as plan([rc("aws_eks_node_group", new)]) with data.gpufleet.catalog as fx.catalog
+	doc.gpu.model == null
+	doc.cost == {"hourly_usd": null, "monthly_usd": null}
+}
+
+test_eks_region_of_an_aliased_provider_passed_two_modules_down if {
+	change := json.patch(rc("aws_eks_node_group", json.remove(eks_after, ["region"])), [
+		{"op": "replace", "path": "/address", "value": "module.platform.module.gpu[\"a\"].aws_eks_node_group.x"},
+		{"op": "add", "path": "/module_address", "value": "module.platform.module.gpu[\"a\"]"},
+	])
+	input_plan := object.union(plan([change]), {"configuration": {
+		"provider_config": {
+			"aws": {"name": "aws", "expressions": {"region": {"constant_value": "us-east-1"}}},
+			"aws.eu": {"name": "aws", "alias": "eu", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+		},
+		"root_module": {"module_calls": {"platform": {"module": {"module_calls": {"gpu": {"module": {
+			"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.eu"}],
+		}}}}}}},
+	}})
+	[doc] := pool_docs with input as input_plan with data.gpufleet.catalog as fx.catalog
+	doc.region == "eu-west-1"
+}
+
+test_eks_instance_type_from_a_launch_template_in_the_plan if {
+	group := with_unknown(rc("aws_eks_node_group", object.union(json.remove(eks_after, ["instance_types"]), {"ami_type": "CUSTOM", "launch_template": [{"name": null}]})), {"launch_template": [{"id": true}]})
+	template := {
+		"address": "aws_launch_template.gpu", "mode": "managed", "type": "aws_launch_template", "name": "gpu",
+		"change": {"actions": ["create"], "after": {"instance_type": "p4d.24xlarge"}, "after_unknown": {"id": true}},
+	}
+	config := {"configuration": {"root_module": {"resources": [{
+		"address": "aws_eks_node_group.x", "provider_config_key": "aws",
+		"expressions": {"launch_template": [{"id": {"references": ["aws_launch_template.gpu.id", "aws_launch_template.gpu"]}}]},
+	}]}}}
+	[doc] := pool_docs with input as object.union(plan([group, template]), config) with data.gpufleet.catalog as fx.catalog
+	doc.instance_types == ["p4d.24xlarge"]
+	doc.gpu.model == "A100-40GB"
+	documents.unjudged == [] with input as object.union(plan([group, template]), config) with data.gpufleet.catalog as fx.catalog
+
+	# the template is not in the plan: not judged, and said so
+	documents.pools == [] with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
+	[[rule, address, _, _]] := documents.unjudged with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
+	[rule, address] == ["GF-DATA-002", "aws_eks_node_group.x"]
+}
+
+test_gke_regional_pool_zones_from_the_cluster_or_assumed if {
+	after := json.remove(gke_after, ["node_locations"])
+	cluster := {
+		"address": "google_container_cluster.ml", "mode": "managed", "type": "google_container_cluster", "name": "ml",
+		"change": {"actions": ["create"], "after": {"name": "ml", "node_locations": ["us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f"]}, "after_unknown": {}},
+	}
+	[a] := pool_docs with input as plan([rc("google_container_node_pool", after), cluster]) with data.gpufleet.catalog as fx.catalog
+	count(a.zones) == 4
+	a.scaling == {"min_size": 4, "max_size": 12, "desired_size": 4}
+	a.assumptions == []
+
+	# no cluster in the plan: three zones, said as an assumption
+	[b] := pool_docs with input as plan([rc("google_container_node_pool", after)]) with data.gpufleet.catalog as fx.catalog
+	b.zones == []
+	b.scaling == {"min_size": 3, "max_size": 9, "desired_size": 3}
+	count(b.assumptions) == 1
+	is_number(b.cost.monthly_usd)
 }

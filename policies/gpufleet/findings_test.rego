@@ -58,11 +58,59 @@ test_non_waivable_rules_stay_denied if {
 	outside := fx.pool({"region": "us-east-1", "zones": [], "waivers": {"GF-DR-001": "no"}})
 	fx.rules(findings.deny) == {"GF-DR-001"} with input as outside
 		with data.gpufleet.clients as fx.clients
-	count(findings.warn) == 0 with input as outside with data.gpufleet.clients as fx.clients
+
+	# the waiver has no effect, and a warning says so
+	[w] := [w | some w in findings.warn; w.rule == "GF-WAIVE-001"] with input as outside with data.gpufleet.clients as fx.clients
+	w.msg == "GF-WAIVE-001: gpufleet_eks_node_pool.test: the waiver of GF-DR-001 has no effect: GF-DR-001 cannot be waived; remove it"
+	fx.rules(findings.warn) == {"GF-WAIVE-001"} with input as outside with data.gpufleet.clients as fx.clients
+}
+
+test_waiver_of_an_unknown_gf_rule_says_it_has_no_effect if {
+	pool := fx.pool({"waivers": {"GF-COST-02": "typo", "ACME-001": "custom rule, not checked"}})
+	fs := [w.msg | some w in findings.warn; w.rule == "GF-WAIVE-001"] with input as pool
+	fs == ["GF-WAIVE-001: gpufleet_eks_node_pool.test: the waiver of GF-COST-02 has no effect: the bundle has no rule GF-COST-02; remove it"]
+}
+
+# Custom rules (ids outside GF-) are waived like the bundle's, also by official resources' waiver
+# tags, whose rule ids are read in upper case.
+test_custom_rule_waived if {
+	pool := fx.pool({"waivers": {"ACME-001": "approved by ml-platform"}})
+	fs := findings.warn with input as pool with data.gpufleet.rules.deny as {{"rule": "ACME-001", "attribute": "region", "text": "no"}}
+	[f] := [f | some f in fs; f.rule == "ACME-001"]
+	f.msg == "ACME-001: gpufleet_eks_node_pool.test: no (waived: approved by ml-platform)"
+	count(findings.deny) == 0 with input as pool with data.gpufleet.rules.deny as {{"rule": "ACME-001", "attribute": "region", "text": "no"}}
+	lower_case := fx.pool({"waivers": {"ACME-NO-AP": "approved"}})
+	count(findings.deny) == 0 with input as lower_case with data.gpufleet.rules.deny as {{"rule": "acme-no-ap", "attribute": null, "text": "no"}}
+}
+
+# A malformed result of a custom rule is a deny naming the rule, never dropped.
+test_malformed_rule_results_are_denied if {
+	results := {"just a string", {"rule": "ACME-002", "attribute": "region"}, {"rule": "ACME-003", "attribute": 7, "text": "x"}}
+	fs := findings.deny with input as fx.doc with data.gpufleet.rules.deny as results
+	[f.msg | some f in fs] == [
+		`GF-RULE-001: gpufleet_eks_node_pool.test: a rule of data.gpufleet.rules (ACME-002) returned {"attribute":"region","rule":"ACME-002"}, not a result of lib.finding(rule, attribute, text) with rule and text strings; fix the rule`,
+		`GF-RULE-001: gpufleet_eks_node_pool.test: a rule of data.gpufleet.rules (ACME-003) returned {"attribute":7,"rule":"ACME-003","text":"x"}, not a result of lib.finding(rule, attribute, text) with rule and text strings; fix the rule`,
+		`GF-RULE-001: gpufleet_eks_node_pool.test: a rule of data.gpufleet.rules (rule unknown) returned "just a string", not a result of lib.finding(rule, attribute, text) with rule and text strings; fix the rule`,
+	]
+	ws := findings.warn with input as fx.doc with data.gpufleet.rules.warn as {"oops"}
+	{w.rule | some w in ws; w.severity == "deny"} == {"GF-RULE-001"}
+}
+
+# Official resources: attribute and message name the resource's own settings.
+test_official_attribute_and_text if {
+	f := {"rule": "GF-COST-001", "attribute": "capacity.on_demand_base", "text": "production inference with capacity.spot_percentage 100 and capacity.on_demand_base 0: part of its guaranteed floor of 2 node(s) (max(1, scaling.min_size)) runs on spot and can be reclaimed at once; set capacity.on_demand_base to at least 2"}
+	eks := findings.report(f, "aws_eks_node_group.x", "deny", "aws_eks_node_group")
+	eks.attribute == "capacity_type"
+	eks.msg == `GF-COST-001: aws_eks_node_group.x: production inference with capacity_type "SPOT": part of its guaranteed floor of 2 node(s) (max(1, scaling_config[0].min_size)) runs on spot and can be reclaimed at once; set capacity_type = "ON_DEMAND" (a node group has no on-demand base) for a floor of 2`
+	gke := findings.report({"rule": "GF-RS-001", "attribute": "gpu.mig.profile", "text": "choose a larger MIG profile (gpu.mig)"}, "google_container_node_pool.x", "deny", "google_container_node_pool")
+	gke.attribute == "node_config[0].guest_accelerator[0].gpu_partition_size"
+	gke.msg == "GF-RS-001: google_container_node_pool.x: choose a larger MIG profile (node_config[0].guest_accelerator[0].gpu_partition_size)"
+	ours := findings.report(f, "gpufleet_eks_node_pool.x", "deny", "gpufleet_eks_node_pool")
+	ours.attribute == "capacity.on_demand_base"
 }
 
 # A plan whose gpufleet pools carry these documents (policy_document), at addresses "p0", "p1", ...
-plan_of(docs) := {"resource_changes": [rc |
+plan_of(docs) := {"format_version": "1.2", "resource_changes": [rc |
 	some i, doc in docs
 	rc := {
 		"address": sprintf("p%d", [i]), "mode": "managed", "type": "gpufleet_eks_node_pool", "name": sprintf("p%d", [i]),
@@ -131,17 +179,17 @@ test_main_finds_spot_floor if {
 }
 
 test_main_on_plan_json if {
-	plan := {"resource_changes": [{
+	plan := {"format_version": "1.2", "resource_changes": [{
 		"address": "gpufleet_eks_node_pool.p", "mode": "managed", "type": "gpufleet_eks_node_pool", "name": "p",
 		"change": {"actions": ["create"], "after": {"client": "", "effective_taints": [gpu_taint]}, "after_unknown": {}},
 	}]}
 	fx.rules(main.deny) == {"GF-TAG-001"} with input as plan
-	fx.rules(main.warn) == {"GF-DATA-001"} with input as plan
+	fx.rules(main.warn) == {"GF-DATA-001", "GF-DATA-003"} with input as plan # no region in the plan
 }
 
 test_benchmark_baseline_is_inert_in_the_bundle if {
 	# policies/bench/one_rule (package main) would deny this pool; loaded with the bundle it stays quiet.
-	plan := {"resource_changes": [{
+	plan := {"format_version": "1.2", "resource_changes": [{
 		"address": "gpufleet_eks_node_pool.p", "mode": "managed", "type": "gpufleet_eks_node_pool", "name": "p",
 		"change": {"actions": ["create"], "after": {"effective_taints": [gpu_taint]}, "after_unknown": {"client": true}},
 	}]}

@@ -32,6 +32,124 @@ finding(rule, attribute, text) := {"rule": rule, "attribute": attribute, "text":
 # Rules whose findings policy_waivers cannot turn into warnings.
 non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
 
+# The bundle's rule ids (a waiver of another GF- id has no effect, GF-WAIVE-001).
+rule_ids := {
+	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
+	"GF-DR-001", "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-TAG-001",
+	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-INPUT-001", "GF-INPUT-002", "GF-RULE-001", "GF-WAIVE-001",
+}
+
+# conftest run with --namespace gpufleet.rules or gpufleet.findings (or --all-namespaces) asks these
+# packages, which judge one pool document, about a whole plan: one failure says so, where they
+# would otherwise pass silently. (Never on a pool document: documents have no resource_changes.)
+wrong_namespace := {
+	"msg": "GF-INPUT-002: this package judges one pool document, not a plan: run conftest on plans in its default namespace, main (no --namespace, no --all-namespaces)",
+	"rule": "GF-INPUT-002",
+	"address": "",
+	"attribute": null,
+	"text": "this package judges one pool document, not a plan: run conftest on plans in its default namespace, main (no --namespace, no --all-namespaces)",
+	"severity": "deny",
+}
+
+# ---------------------------------------------------------------------------------------------
+# Official resources: the settings the document's attributes come from
+# ---------------------------------------------------------------------------------------------
+
+# Per official resource type: the document attribute a rule names -> the resource's own setting.
+official_settings := {
+	"aws_eks_node_group": {
+		"capacity.on_demand_base": "capacity_type",
+		"capacity.spot_percentage": "capacity_type",
+		"client": `labels["gpufleet.io/client"]`,
+		"gpu.mig": `labels["nvidia.com/mig.config"]`,
+		"gpu.mig.config": `labels["nvidia.com/mig.config"]`,
+		"gpu.mig.profile": `labels["nvidia.com/mig.config"]`,
+		"gpu.sharing.strategy": `labels["nvidia.com/device-plugin.config"]`,
+		"scaling.desired_size": "scaling_config[0].desired_size",
+		"scaling.max_size": "scaling_config[0].max_size",
+		"scaling.min_size": "scaling_config[0].min_size",
+		"tags": `tags["gpufleet:cost-center"]`,
+		"taints": "taint",
+		"workload.environment": `labels["gpufleet.io/environment"]`,
+		"workload.gpu_memory_gib": `labels["gpufleet.io/gpu-memory-gib"]`,
+		"workload.interruptible": `labels["gpufleet.io/interruptible"]`,
+		"workload.kind": `labels["gpufleet.io/workload"]`,
+	},
+	"google_container_node_pool": {
+		"capacity.on_demand_base": "node_config[0].spot",
+		"capacity.spot_percentage": "node_config[0].spot",
+		"client": `node_config[0].labels["gpufleet.io/client"]`,
+		"gpu.mig": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"gpu.mig.config": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"gpu.mig.profile": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"gpu.sharing.strategy": "node_config[0].guest_accelerator[0].gpu_sharing_config",
+		"machine_type": "node_config[0].machine_type",
+		"scaling.desired_size": "node_count",
+		"scaling.max_size": "autoscaling[0].max_node_count",
+		"scaling.min_size": "autoscaling[0].min_node_count",
+		"tags": `node_config[0].resource_labels["gpufleet_cost-center"]`,
+		"taints": "node_config[0].taint",
+		"workload.environment": `node_config[0].labels["gpufleet.io/environment"]`,
+		"workload.gpu_memory_gib": `node_config[0].labels["gpufleet.io/gpu-memory-gib"]`,
+		"workload.interruptible": `node_config[0].labels["gpufleet.io/interruptible"]`,
+		"workload.kind": `node_config[0].labels["gpufleet.io/workload"]`,
+	},
+}
+
+official_attribute(type, attribute) := object.get(official_settings, [type, attribute], attribute)
+
+# A rule's text with the official resource's settings: fixes first (how to set a value), then the
+# names of the settings.
+official_text(type, text) := strings.replace_n(_official_names[type], strings.replace_n(_official_fixes[type], text))
+
+_official_fixes := {
+	"aws_eks_node_group": {
+		"capacity.spot_percentage 100 and capacity.on_demand_base 0": `capacity_type "SPOT"`,
+		"capacity.spot_percentage is 100 ": `capacity_type is "SPOT" `,
+		"capacity.spot_percentage = 100": `capacity_type = "SPOT"`,
+		"gpu.mig.config": `labels["nvidia.com/mig.config"]`,
+		"gpu.mig.profile": `labels["nvidia.com/mig.config"]`,
+		"set capacity.spot_percentage = 0": `set capacity_type = "ON_DEMAND"`,
+		"set capacity.spot_percentage (up to 100)": `set capacity_type = "SPOT"`,
+		"set capacity.on_demand_base to at least": `set capacity_type = "ON_DEMAND" (a node group has no on-demand base) for a floor of`,
+		"set gpu.mig.profile = ": "set the label nvidia.com/mig.config = all-",
+		"set gpu.mig (a profile or a config such as all-balanced)": "set the label nvidia.com/mig.config (such as all-balanced)",
+		"workload.interruptible = true": `the label gpufleet.io/interruptible = "true"`,
+		"remove gpu.sharing": "remove the label nvidia.com/device-plugin.config",
+		"drop gpu.sharing": "drop the label nvidia.com/device-plugin.config",
+		"set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)": "set the node label gpufleet.io/client (or the tag gpufleet:client)",
+		" (gpufleet pools derive it from the policy data)": "",
+		" node(s) above capacity.on_demand_base at": " node(s) at",
+	},
+	"google_container_node_pool": {
+		"capacity.spot_percentage 100 and capacity.on_demand_base 0": "node_config[0].spot",
+		"capacity.spot_percentage is 100 ": "node_config[0].spot is true ",
+		"capacity.spot_percentage = 100": "node_config[0].spot = true",
+		"gpu.mig.config": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"gpu.mig.profile": "node_config[0].guest_accelerator[0].gpu_partition_size",
+		"set capacity.spot_percentage = 0": "set node_config[0].spot = false",
+		"set capacity.spot_percentage (up to 100)": "set node_config[0].spot = true",
+		"set capacity.on_demand_base to at least": "set node_config[0].spot = false (a node pool has no on-demand base) for a floor of",
+		"set gpu.mig.profile = ": "set node_config[0].guest_accelerator[0].gpu_partition_size = ",
+		"set gpu.mig (a profile or a config such as all-balanced)": "set node_config[0].guest_accelerator[0].gpu_partition_size",
+		"workload.interruptible = true": `the node label gpufleet.io/interruptible = "true"`,
+		"remove gpu.sharing": "remove node_config[0].guest_accelerator[0].gpu_sharing_config",
+		"drop gpu.sharing": "drop gpu_sharing_config",
+		"set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)": "set the node label gpufleet.io/client (or the resource label gpufleet_client)",
+		"gpufleet:cost-center tag": "gpufleet_cost-center resource label",
+		" (gpufleet pools derive it from the policy data)": "",
+		" node(s) above capacity.on_demand_base at": " node(s) at",
+	},
+}
+
+_official_names := {type: {name: setting |
+	some name, setting in settings
+	contains(name, ".")
+	not startswith(name, "gpu.mig.")
+} |
+	some type, settings in official_settings
+}
+
 # ---------------------------------------------------------------------------------------------
 # Formatting
 # ---------------------------------------------------------------------------------------------
@@ -154,6 +272,9 @@ label_mig_config := "nvidia.com/mig.config"
 
 label_device_plugin_config := "nvidia.com/device-plugin.config"
 
+# The taint effects the rules read as they are (GKE's and the AWS provider's spelling).
+canonical_effects := {"NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE"}
+
 # Kubernetes and AWS spellings of taint effects, normalised to GKE's.
 _effects := {
 	"NoSchedule": "NO_SCHEDULE",
@@ -231,14 +352,6 @@ hours_per_month := data.gpufleet.catalog.hours_per_month
 # A GPU model's catalog entry.
 gpu(model) := data.gpufleet.catalog.gpus[model]
 
-gpu_class(model) := c if {
-	c := gpu(model).class
-} else := null
-
-gpu_memory(model) := m if {
-	m := gpu(model).memory_gib
-} else := null
-
 # Memory of one GPU slice a replica gets: the whole GPU's memory without MIG; the MIG profile's
 # memory when a profile is set; the smallest profile of the GPU's balanced list for
 # "all-balanced"; the profile's memory for "all-<profile>". null when the MIG setting is unknown
@@ -292,14 +405,51 @@ node_price("gcp", shape, model, per_node, region) := {
 	a := data.gpufleet.catalog.gke_accelerators[gpu(model).gke_accelerator].prices[region]
 }
 
-# Whole-pool cost at desired size, spot share at the spot price: {hourly_usd, monthly_usd},
-# both null when the price or a size is unknown.
-pool_cost(cloud, shape, model, per_node, region, sides) := {
-	"hourly_usd": hourly,
-	"monthly_usd": hourly * hours_per_month,
-} if {
-	price := node_price(cloud, shape, model, per_node, region)
-	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
+# The on-demand and spot sides of pools whose nodes are all on-demand (pct 0) or all spot (100),
+# as spot_split(scaling, 0, pct) returns them, without its arithmetic: [on_demand, spot].
+all_or_nothing_sides(scaling, pct) := [_side(scaling), _no_side] if {
+	pct == 0
+	_known_sizes(scaling)
+} else := [_no_side, _side(scaling)] if {
+	pct == 100
+	_known_sizes(scaling)
+} else := [s.on_demand, s.spot] if {
+	s := spot_split(scaling, 0, pct)
 }
 
-else := {"hourly_usd": null, "monthly_usd": null}
+_known_sizes(scaling) if {
+	is_number(scaling.min_size)
+	is_number(scaling.max_size)
+	is_number(scaling.desired_size)
+}
+
+_side(scaling) := {"min": scaling.min_size, "max": scaling.max_size, "desired": scaling.desired_size}
+
+_no_side := {"min": 0, "max": 0, "desired": 0}
+
+# The gpu part of a pool document for a whole GPU of the catalog without MIG or sharing; nulls for
+# a model the catalog does not know.
+gpu_document(model, per_node) := {
+	"model": model,
+	"class": g.class,
+	"memory_gib": g.memory_gib,
+	"per_node": per_node,
+	"mig_profile": null,
+	"mig_config": null,
+	"slice_memory_gib": g.memory_gib,
+	"sharing": null,
+} if {
+	g := object.get(data.gpufleet.catalog.gpus, [model], {"class": null, "memory_gib": null})
+}
+
+# gpu_document of every EC2 GPU instance type of the catalog, computed once per evaluation.
+aws_gpu_documents := {shape: gpu_document(t.gpu_model, t.gpu_count) | some shape, t in data.gpufleet.catalog.aws_instance_types}
+
+# Whole-pool cost at desired size of the on-demand and spot sides at a node price
+# {on_demand_usd, spot_usd}; both null when the price or a size is unknown.
+sides_cost(price, sides) := {"hourly_usd": hourly, "monthly_usd": hourly * 730} if {
+	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
+	data.gpufleet.catalog.hours_per_month == 730
+} else := {"hourly_usd": hourly, "monthly_usd": hourly * hours_per_month} if {
+	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
+} else := {"hourly_usd": null, "monthly_usd": null}

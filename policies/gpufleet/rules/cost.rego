@@ -40,7 +40,7 @@ warn contains {"rule": "GF-COST-002", "attribute": "capacity.spot_percentage", "
 	doc.capacity.spot_percentage == 0
 	doc.workload.interruptible == true
 	not doc.capacity.reservation.type == "capacity-block" # prepaid on-demand; spot does not apply
-	text := sprintf("interruptible training runs entirely on-demand; %s", [_saving_text])
+	text := sprintf("interruptible training runs entirely on-demand; %s%s", [_saving_text, _assumed])
 }
 
 _saving_text := sprintf("capacity.spot_percentage = 100 would save an estimated %s/month (%v node(s) above capacity.on_demand_base at the catalog spot price, %v h/month)", [lib.usd(saving), nodes, hours]) if {
@@ -82,16 +82,30 @@ deny contains {"rule": "GF-COST-004", "attribute": "scaling.desired_size", "text
 	is_number(budget)
 	cost := doc.cost.monthly_usd
 	is_number(cost)
-	text := sprintf("client %q's %v pool(s) in this plan cost an estimated %s/month, over its monthly budget of %s (this pool: %s/month); reduce sizes, use spot where the workload allows, or raise the budget in the policy data", [
-		doc.client, pools, lib.usd(total), lib.usd(budget), lib.usd(cost),
-	])
+	text := concat("", [_cost004_text(pools, total, budget, cost), _assumed])
 }
+
+# What a cost estimate assumed (the document's assumptions, such as a GKE pool's zone count), or "".
+_assumed := sprintf(" (assumed: %s)", [concat("; ", doc.assumptions)]) if {
+	count(doc.assumptions) > 0
+} else := ""
+
+# The provider plans each pool alone (pools null): it knows this pool only, not the plan's other
+# pools; conftest on the plan knows them all.
+_cost004_text(null, _, budget, cost) := sprintf("this pool alone exceeds client %q's monthly budget of %s: it costs an estimated %s/month; reduce its size, use spot where the workload allows, or raise the budget in the policy data (the budget over all the client's pools of a plan is checked by conftest on the plan)", [
+	doc.client, lib.usd(budget), lib.usd(cost),
+])
+
+_cost004_text(pools, total, budget, cost) := sprintf("client %q's %v pool(s) in this plan cost an estimated %s/month, over its monthly budget of %s (this pool: %s/month); reduce sizes, use spot where the workload allows, or raise the budget in the policy data", [
+	doc.client, pools, lib.usd(total), lib.usd(budget), lib.usd(cost),
+]) if pools != null
 
 # client -> [number of pools, estimated monthly USD] in the plan, for the clients with a
 # monthly_budget_usd; pools with an unknown cost are not counted. The provider judges one pool at
-# a time: its "plan" is that pool. conftest's entry point (main.rego) computes the totals once
-# over the plan's documents and pins them while it judges each pool.
-client_totals := {doc.client: [1, cost]} if {
+# a time and cannot see the plan's other pools: its total is this pool's cost, and the number of
+# pools null (unknown). conftest's entry point (main.rego) computes the totals once over the plan's
+# documents and pins them while it judges each pool.
+client_totals := {doc.client: [null, cost]} if {
 	cost := doc.cost.monthly_usd
 	is_number(cost)
 	is_string(doc.address)

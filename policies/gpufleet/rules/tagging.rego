@@ -40,3 +40,7 @@ _same(have, want) if lower(have) == lower(want)
 _shown(null) := "missing"
 
 _shown(have) := sprintf("%q", [have]) if have != null
+
+# conftest --namespace gpufleet.rules on a plan (see lib.wrong_namespace). conftest asks every rule
+# named deny_*; the provider and main ask deny only, so pools never pay for this one.
+deny_plan contains lib.wrong_namespace if is_array(input.resource_changes)

@@ -1,0 +1,120 @@
+package policy_test
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// conftest runs the pinned conftest with the bundle (and extra policy dirs) on a fixture of
+// policies/testdata with the example policy data, and returns its output and exit code.
+func conftest(t *testing.T, fixture string, args ...string) (string, int) {
+	t.Helper()
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	policies, _ := filepath.Abs("../../policies")
+	all := append([]string{"test", "--no-color", "--policy", policies, "--data", filepath.Join(policies, "examples", "policy-data.yaml")}, args...)
+	all = append(all, filepath.Join(policies, "testdata", fixture))
+	out, err := exec.Command(bin, all...).Output()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &exitErr):
+		return string(out), exitErr.ExitCode()
+	}
+	t.Fatalf("conftest %v: %v", all, err)
+	return "", 0
+}
+
+// -o sarif (code-scanning UIs): one result per finding, denies at level error, warnings at warning.
+func TestConftest_sarif(t *testing.T) {
+	out, code := conftest(t, "aws_eks_node_group_violating.json", "-o", "sarif")
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1 (denies): %s", code, out)
+	}
+	var report struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []struct {
+				Level   string `json:"level"`
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil || report.Version != "2.1.0" || len(report.Runs) != 1 {
+		t.Fatalf("not SARIF 2.1.0 (%v): %s", err, out)
+	}
+	levels := map[string]int{}
+	for _, r := range report.Runs[0].Results {
+		if strings.HasPrefix(r.Message.Text, "GF-") {
+			levels[r.Level]++
+		}
+	}
+	// aws_eks_node_group_violating.json: 5 denies, 5 warnings (testdata/expected)
+	if levels["error"] != 5 || levels["warning"] != 5 {
+		t.Fatalf("SARIF levels %v, want 5 error and 5 warning", levels)
+	}
+}
+
+// -o junit: a test case per finding, named after the message's first line, which starts with
+// "<rule>: <address>". conftest v0.71.1 writes warnings as <failure> too (its JUnit output has no
+// other outcome): policies/README.md says so; denies and warnings stay apart in json and sarif.
+func TestConftest_junit(t *testing.T) {
+	out, _ := conftest(t, "aws_eks_node_group_violating.json", "-o", "junit")
+	var suites struct {
+		Suites []struct {
+			Cases []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(out), &suites); err != nil {
+		t.Fatalf("not JUnit XML: %v: %s", err, out)
+	}
+	named := 0
+	for _, s := range suites.Suites {
+		for _, c := range s.Cases {
+			if strings.Contains(c.Name, " - GF-") && strings.Contains(c.Name, ": aws_eks_node_group.") {
+				named++
+			}
+		}
+	}
+	if named != 10 {
+		t.Fatalf("%d test cases named '<rule>: <address>', want 10: %s", named, out)
+	}
+}
+
+// A namespace that is not the entry point (main) fails loudly instead of passing the plan.
+func TestConftest_namespaceOtherThanMain(t *testing.T) {
+	for _, ns := range []string{"gpufleet.rules", "gpufleet.findings"} {
+		out, code := conftest(t, "gpufleet_compliant.json", "--namespace", ns)
+		if code != 1 || !strings.Contains(out, "GF-INPUT-002") {
+			t.Errorf("--namespace %s: exit code %d: %s", ns, code, out)
+		}
+	}
+}
+
+// A custom rule whose results are malformed is a deny naming it, never dropped.
+func TestConftest_malformedCustomRule(t *testing.T) {
+	custom, _ := filepath.Abs("testdata/malformed_rule")
+	out, code := conftest(t, "gpufleet_compliant.json", "--policy", custom, "-o", "json")
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1: %s", code, out)
+	}
+	for _, want := range []string{`GF-RULE-001: gpufleet_eks_node_pool.acme_train: a rule of data.gpufleet.rules (rule unknown) returned \"ACME-001: no GPU pools in ap-*\"`, `(ACME-002) returned`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in %s", want, out)
+		}
+	}
+}
