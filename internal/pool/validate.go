@@ -17,8 +17,10 @@ var (
 	EKSNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,57}$`)
 	// GKENamePattern: GKE node pool names (RFC 1035, at most 40 characters), less room for "-spot".
 	GKENamePattern = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,33}[a-z0-9])?$`)
-	// WaiverRulePattern matches gpufleet policy rule ids.
-	WaiverRulePattern = regexp.MustCompile(`^GF-[A-Z]+-[0-9]{3}$`)
+	// WaiverRulePattern matches policy rule ids: gpufleet's (GF-COST-002) and a team's own rules
+	// (ACME-001), which policies/README.md asks to name outside GF-. A waiver of a rule the bundle
+	// does not have is a policy warning (GF-WAIVE-001), not a plan error.
+	WaiverRulePattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 
 	k8sNamePattern   = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 	dnsSubdomain     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
@@ -374,7 +376,7 @@ func (v *validator) waivers() {
 	for _, rule := range sortedKeys(v.spec.Waivers) {
 		p := P("policy_waivers", rule)
 		if !WaiverRulePattern.MatchString(rule) {
-			v.add(p, "Invalid policy waiver", "%q is not a gpufleet rule id such as \"GF-COST-002\".", rule)
+			v.add(p, "Invalid policy waiver", "%q is not a policy rule id such as \"GF-COST-002\" or a rule of your own such as \"ACME-001\".", rule)
 		}
 		if len(strings.TrimSpace(v.spec.Waivers[rule])) < minWaiverReason {
 			v.add(p, "Policy waiver without a reason", "waiving %s needs a reason of at least %d characters (who decided, why, until when).", rule, minWaiverReason)

@@ -49,6 +49,11 @@ func TestValidate_valid(t *testing.T) {
 			s.GPU.Sharing = &Sharing{Strategy: SharingTimeSlicing, Replicas: 4}
 			return s
 		}(),
+		"waivers of a gpufleet rule and of a team's own rule": func() Spec {
+			s := eksSpec()
+			s.Waivers = map[string]string{"GF-COST-002": "benchmark until 2026-12-31", "ACME-001": "approved by the platform team"}
+			return s
+		}(),
 		"eks spot diversification, same GPU": func() Spec {
 			s := eksSpec()
 			s.InstanceTypes = []string{"g5.xlarge", "g5.2xlarge", "g5.4xlarge"}
@@ -152,7 +157,7 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 		{"aws tag prefix", func(s *Spec) { s.Tags = map[string]string{"aws:foo": "x"} }, "tags.aws:foo", "aws:"},
 		{"eks name too long for the suffix", func(s *Spec) { s.Name = strings.Repeat("n", 59) }, "name", "1-58"},
 		{"waiver without reason", func(s *Spec) { s.Waivers = map[string]string{"GF-COST-002": "ok"} }, "policy_waivers.GF-COST-002", "reason"},
-		{"waiver for an unknown rule", func(s *Spec) { s.Waivers = map[string]string{"COST-2": "benchmark until 2026-12-31"} }, "policy_waivers.COST-2", "rule id"},
+		{"waiver for an unknown rule", func(s *Spec) { s.Waivers = map[string]string{"cost 2": "benchmark until 2026-12-31"} }, "policy_waivers.cost 2", "rule id"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

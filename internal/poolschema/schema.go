@@ -54,10 +54,10 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 			Optional:            true,
 		},
 		"policy_waivers": schema.MapAttribute{
-			MarkdownDescription: "Waived policy rules: rule id → reason (who, why, until when). A waived deny becomes a warning naming the waiver.",
+			MarkdownDescription: "Waived policy rules: rule id (gpufleet's `GF-…` or a rule of your own) → reason (who, why, until when). A waived deny becomes a warning naming the waiver; a waiver of a rule the bundle does not have is a warning (GF-WAIVE-001).",
 			ElementType:         types.StringType,
 			Optional:            true,
-			Validators:          []validator.Map{mapvalidator.KeysAre(stringvalidator.RegexMatches(pool.WaiverRulePattern, "must be a rule id such as GF-COST-002"))},
+			Validators:          []validator.Map{mapvalidator.KeysAre(stringvalidator.RegexMatches(pool.WaiverRulePattern, "must be a policy rule id such as GF-COST-002 or ACME-001"))},
 		},
 		"gpu_model": schema.StringAttribute{
 			MarkdownDescription: "GPU model of the node type, e.g. `H100-80GB`.",
