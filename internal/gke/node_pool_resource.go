@@ -138,8 +138,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
-// addLocationProblems checks node_locations against the location: zones of its region, and for a
-// zonal location nothing else than what the cluster can hold.
+// addLocationProblems checks that node_locations are zones of the location's region.
 func addLocationProblems(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
 	if m.Location.IsUnknown() || m.NodeLocations.IsUnknown() {
 		return
