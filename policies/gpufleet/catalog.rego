@@ -130,6 +130,19 @@ inference_gpu_options := {
 	"gcp": {"asia-northeast1": [[0.6912, 16, "gpu", "inference", "n1-standard-4 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.6912], [0.9047, 24, "gpu", "inference", "g2-standard-4 (L4, 24 GiB)", 0.9047]], "asia-southeast1": [[0.6642, 16, "gpu", "inference", "n1-standard-4 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.6642], [0.8694, 24, "gpu", "inference", "g2-standard-4 (L4, 24 GiB)", 0.8694]], "europe-west1": [[0.594, 16, "gpu", "inference", "n1-standard-4 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.594], [0.7775, 24, "gpu", "inference", "g2-standard-4 (L4, 24 GiB)", 0.7775]], "europe-west4": [[0.594, 16, "gpu", "inference", "n1-standard-4 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.594], [0.7775, 24, "gpu", "inference", "g2-standard-4 (L4, 24 GiB)", 0.7775]], "us-central1": [[0.54, 16, "gpu", "inference", "n1-standard-4 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.54], [0.7068, 24, "gpu", "inference", "g2-standard-4 (L4, 24 GiB)", 0.7068]], "us-east4": [[0.6048, 16, "gpu", "inference", "n1-standard-4 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.6048], [0.7916, 24, "gpu", "inference", "g2-standard-4 (L4, 24 GiB)", 0.7916]], "us-west1": [[0.54, 16, "gpu", "inference", "n1-standard-4 + 1 x nvidia-tesla-t4 (T4, 16 GiB)", 0.54], [0.7068, 24, "gpu", "inference", "g2-standard-4 (L4, 24 GiB)", 0.7068]]}
 }
 
+# The numbers of the GPU memory estimate (catalog.GPUMemoryRequired), which lib.memory_required_gib evaluates:
+# inference P x bytes x overhead; full training P x 16 bytes; lora/qlora the frozen base plus a trainable share at 16 bytes.
+memory_model := {
+	"adapter_bytes": 16,
+	"adapter_trainable_share": 0.01,
+	"bytes_per_gib": 1073741824,
+	"bytes_per_parameter": {"bf16": 2, "fp16": 2, "fp32": 4, "fp8": 1, "int4": 0.5, "int8": 1},
+	"full_training_bytes": 16,
+	"full_training_precisions": ["bf16", "fp16", "fp32"],
+	"inference_overhead": 1.2,
+	"qlora_bits_per_parameter": 4.127
+}
+
 # Hours in the month that monthly cost estimates use.
 hours_per_month := 730
 
