@@ -53,5 +53,7 @@ func (p *GPUFleetProvider) DataSources(context.Context) []func() datasource.Data
 func (p *GPUFleetProvider) Functions(context.Context) []func() function.Function {
 	return []func() function.Function{
 		NewMIGProfilesFunction,
+		NewGPUMemoryRequiredFunction,
+		NewSpotSplitFunction,
 	}
 }
