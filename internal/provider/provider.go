@@ -47,6 +47,7 @@ func (p *GPUFleetProvider) Resources(context.Context) []func() resource.Resource
 func (p *GPUFleetProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewGPUCatalogDataSource,
+		NewRecommendationDataSource,
 	}
 }
 
