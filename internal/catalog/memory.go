@@ -194,13 +194,24 @@ func exportMemoryModel() map[string]any {
 	}
 }
 
-// Nearest orders valid values by edit distance to value (then as given), so an error can lead with
-// the value the user most likely meant.
+// Nearest orders valid values so that an error can lead with the value the user most likely meant:
+// values that contain what was given (or are contained in it, ignoring case) first, then by edit
+// distance, then as given.
 func Nearest(value string, valid []string) []string {
 	out := slices.Clone(valid)
 	v := strings.ToLower(value)
+	rank := func(s string) (int, int) {
+		s = strings.ToLower(s)
+		contained := 1
+		if v != "" && (strings.Contains(s, v) || strings.Contains(v, s)) {
+			contained = 0
+		}
+		return contained, editDistance(v, s)
+	}
 	sort.SliceStable(out, func(i, j int) bool {
-		return editDistance(v, strings.ToLower(out[i])) < editDistance(v, strings.ToLower(out[j]))
+		ci, di := rank(out[i])
+		cj, dj := rank(out[j])
+		return ci < cj || ci == cj && di < dj
 	})
 	return out
 }

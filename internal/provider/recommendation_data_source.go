@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -255,13 +256,7 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 	}
 	answer, err := recommend.Recommend(ctx, m.request(), env)
 	if err != nil {
-		var ae *catalog.ArgumentError
-		if errors.As(err, &ae) {
-			at := argumentPath(ae.Argument)
-			resp.Diagnostics.AddAttributeError(at, "No recommendation", at.String()+": "+ae.Message)
-			return
-		}
-		resp.Diagnostics.AddError("No recommendation", err.Error())
+		addArgumentError(&resp.Diagnostics, "No recommendation", err)
 		return
 	}
 	m.RequiredGPUMemoryGiB = types.Float64Value(answer.NeedGiB)
@@ -361,6 +356,16 @@ func intOrNull(n int) types.Int64 {
 		return types.Int64Null()
 	}
 	return types.Int64Value(int64(n))
+}
+
+// addArgumentError reports err at the argument a *catalog.ArgumentError names, else without a path.
+func addArgumentError(diags *diag.Diagnostics, summary string, err error) {
+	var ae *catalog.ArgumentError
+	if errors.As(err, &ae) {
+		attributeError(diags, argumentPath(ae.Argument), summary, ae.Message)
+		return
+	}
+	diags.AddError(summary, err.Error())
 }
 
 var listIndex = regexp.MustCompile(`^(.+)\[(\d+)\]$`)

@@ -10,11 +10,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
-
-	"github.com/gobwas/glob"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
@@ -165,7 +162,7 @@ func allowedRegions(req Request, registry pool.Registry) (map[catalog.Cloud][]st
 	for _, cloud := range req.Clouds {
 		known = append(known, catalog.Regions(cloud)...)
 	}
-	asked, err := compileGlobs("regions", req.Regions, known)
+	asked, err := catalog.CompileRegionGlobs("regions", req.Regions, known)
 	if err != nil {
 		return nil, err
 	}
@@ -176,18 +173,18 @@ func allowedRegions(req Request, registry pool.Registry) (map[catalog.Cloud][]st
 			return nil, &catalog.ArgumentError{Argument: "client", Message: unknownClient(req.Client, registry)}
 		}
 		if len(c.AllowedRegions) > 0 {
-			globs, err := compileGlobs("client", c.AllowedRegions, nil)
+			globs, err := catalog.CompileRegionGlobs("client", c.AllowedRegions, nil)
 			if err != nil {
 				return nil, err
 			}
-			allowed = func(r string) bool { return matchesAny(globs, r) }
+			allowed = globs.Match
 		}
 	}
 	out := map[catalog.Cloud][]string{}
 	var total int
 	for _, cloud := range req.Clouds {
 		for _, r := range catalog.Regions(cloud) {
-			if matchesAny(asked, r) && allowed(r) {
+			if asked.Match(r) && allowed(r) {
 				out[cloud] = append(out[cloud], r)
 				total++
 			}
@@ -212,33 +209,3 @@ func unknownClient(client string, registry pool.Registry) string {
 	sort.Strings(ids)
 	return fmt.Sprintf("client %q is not in the policy data; clients, nearest first: %s", client, strings.Join(catalog.Nearest(client, ids), ", "))
 }
-
-// compileGlobs compiles globs as the bundle matches them (glob.match with no delimiters). With
-// known regions, every glob must match one of them.
-func compileGlobs(argument string, patterns, known []string) ([]*glob.Pattern, error) {
-	out := make([]*glob.Pattern, 0, len(patterns))
-	for i, p := range patterns {
-		g, err := glob.Compile(p)
-		if err != nil {
-			return nil, &catalog.ArgumentError{Argument: fmt.Sprintf("%s[%d]", argument, i), Message: fmt.Sprintf("%q is not a glob: %v", p, err)}
-		}
-		if known != nil && !slices.ContainsFunc(known, g.Match) {
-			return nil, &catalog.ArgumentError{Argument: fmt.Sprintf("%s[%d]", argument, i), Message: fmt.Sprintf(
-				"%q matches no region the catalog prices for the clouds asked; regions, nearest first: %s", p, strings.Join(first(catalog.Nearest(p, dedupe(known)), 8), ", "))}
-		}
-		out = append(out, g)
-	}
-	return out, nil
-}
-
-func matchesAny(globs []*glob.Pattern, s string) bool {
-	return slices.ContainsFunc(globs, func(g *glob.Pattern) bool { return g.Match(s) })
-}
-
-func dedupe(in []string) []string {
-	out := slices.Clone(in)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-func first(in []string, n int) []string { return in[:min(n, len(in))] }
