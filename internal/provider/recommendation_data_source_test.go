@@ -168,3 +168,34 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 		})
 	}
 }
+
+// No provider configuration and no credentials at all: the embedded bundle still judges the
+// candidates, and nothing calls a cloud.
+func TestAccRecommendationDataSource_noProviderConfig(t *testing.T) {
+	ds := "data.gpufleet_recommendation.train"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+data "gpufleet_recommendation" "train" {
+  workload {
+    kind                     = "training"
+    environment              = "staging"
+    interruptible            = true
+    model_parameters_billion = 13
+    precision                = "int4"
+    method                   = "qlora"
+  }
+  clouds  = ["gcp"]
+  regions = ["us-central1"]
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("spot_percentage"), knownvalue.Int64Exact(100)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("on_demand_base"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_type"), knownvalue.NotNull()),
+			},
+		}},
+	})
+}
