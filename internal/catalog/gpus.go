@@ -17,6 +17,8 @@ var gpuModels = []GPUModel{
 	// The 32 GB V100 is only on p3dn; GKE's nvidia-tesla-v100 is the 16 GB part.
 	{Name: "V100-32GB", Architecture: "Volta", MemoryGiB: 32, Class: ClassTraining},
 	{Name: "P100", Architecture: "Pascal", MemoryGiB: 16, Class: ClassTraining, GKEAccelerator: "nvidia-tesla-p100"},
+	// Tesla P4: 8 GB GDDR5, an inference card; GKE attaches 1, 2 or 4 to N1 machines.
+	{Name: "P4", Architecture: "Pascal", MemoryGiB: 8, Class: ClassInference, GKEAccelerator: "nvidia-tesla-p4"},
 	{Name: "A10G", Architecture: "Ampere", MemoryGiB: 24, Class: ClassInference},
 	{Name: "L4", Architecture: "Ada Lovelace", MemoryGiB: 24, Class: ClassInference, GKEAccelerator: "nvidia-l4"},
 	{Name: "L40S", Architecture: "Ada Lovelace", MemoryGiB: 48, Class: ClassInference},

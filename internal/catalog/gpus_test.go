@@ -110,6 +110,7 @@ func TestGPUModels(t *testing.T) {
 		{"V100-16GB", "Volta", 16, ClassTraining, "nvidia-tesla-v100"},
 		{"V100-32GB", "Volta", 32, ClassTraining, ""},
 		{"P100", "Pascal", 16, ClassTraining, "nvidia-tesla-p100"},
+		{"P4", "Pascal", 8, ClassInference, "nvidia-tesla-p4"}, // Tesla P4: 8 GB GDDR5 (NVIDIA datasheet); GKE N1 accelerator
 		{"A10G", "Ampere", 24, ClassInference, ""},
 		{"L4", "Ada Lovelace", 24, ClassInference, "nvidia-l4"},
 		{"L40S", "Ada Lovelace", 48, ClassInference, ""},
