@@ -220,8 +220,13 @@ func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, 
 	case res.Best != nil:
 	case firstDeny != nil:
 		res.Why = fmt.Sprintf("the policy bundle denies every %s option that fits within the limits, e.g. %s", cloud, firstDeny.Msg)
+		res.Argument = "workload"
+		if req.Client != "" {
+			res.Argument = "client"
+		}
 	case overCap != nil:
 		res.Why = fmt.Sprintf("the cheapest %s option that fits, %s, costs %s/h, over max_hourly_usd %s/h", cloud, overCap.Label(), usd(overCap.HourlyUSD), usd(req.MaxHourlyUSD))
+		res.Argument = "max_hourly_usd"
 	}
 	return res, nil
 }
@@ -259,14 +264,10 @@ func impossible(a Answer, req Request, regions map[catalog.Cloud][]string) error
 			return nil
 		}
 		why = append(why, r.Why)
-		switch {
-		case strings.Contains(r.Why, "max_hourly_usd"):
-			argument = cmp.Or(argument, "max_hourly_usd")
-		case strings.Contains(r.Why, "policy bundle") && req.Client != "":
-			argument = cmp.Or(argument, "client")
-		case strings.Contains(r.Why, "policy bundle"):
-			argument = cmp.Or(argument, "workload")
+		if argument == "max_hourly_usd" || r.Argument == "" {
+			continue // a price cap, or no GPU that fits at all, is the first thing to change
 		}
+		argument = r.Argument
 	}
 	if argument == "" {
 		argument = "workload.gpu_memory_gib"

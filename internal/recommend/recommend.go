@@ -81,8 +81,9 @@ type Result struct {
 	Best      *Option
 	Naive     *Option // the smallest training-class GPU that fits, on-demand
 	RunnersUp []RunnerUp
-	// Why says why Best is nil.
-	Why string
+	// Why says why Best is nil, and Argument which request argument to change.
+	Why      string
+	Argument string
 }
 
 // Answer is the recommendation for every cloud asked.
