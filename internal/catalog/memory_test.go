@@ -96,7 +96,7 @@ func TestGPUMemoryRequired_badInput(t *testing.T) {
 		{"negative parameters", MemoryDemand{-7, "fp16", "inference", ""}, "parameters_billion", []string{"positive", "-7"}},
 		{"NaN parameters", MemoryDemand{math.NaN(), "fp16", "inference", ""}, "parameters_billion", []string{"positive"}},
 		{"unknown precision, nearest first", MemoryDemand{7, "fp17", "inference", ""}, "precision", []string{`"fp17"`, "nearest first: fp16"}},
-		{"unknown kind", MemoryDemand{7, "fp16", "trainig", ""}, "kind", []string{`"trainig"`, "training"}},
+		{"unknown kind", MemoryDemand{7, "fp16", "serving", ""}, "kind", []string{`"serving"`, "nearest first: training, inference"}},
 		{"unknown method", MemoryDemand{7, "fp16", "training", "qlroa"}, "method", []string{`"qlroa"`, "nearest first: qlora"}},
 		{"method on inference", MemoryDemand{7, "fp16", "inference", "lora"}, "method", []string{"only applies to training"}},
 		{"full training in int4", MemoryDemand{7, "int4", "training", "full"}, "precision", []string{"bf16", "int4"}},

@@ -173,7 +173,7 @@ func deny(ctx context.Context, c candidate, env Env, withClient bool) (*policy.F
 func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, need float64, req Request, env Env) (*Result, error) {
 	res := &Result{}
 	all := candidates(cloud, regions, need, req, env)
-	res.Naive = naive(all, req, env)
+	res.Naive = naive(all, env)
 	if len(all) == 0 {
 		res.Why = fmt.Sprintf("no %s GPU or MIG slice in %s has %s GiB", cloud, strings.Join(regions, ", "), fmtGiB(need))
 		return res, nil
@@ -215,7 +215,7 @@ func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, 
 			seen[c.key()] = true
 		}
 	}
-	res.RunnersUp = append(denied, priced...)
+	res.RunnersUp = slices.Concat(denied, priced)
 	switch {
 	case res.Best != nil:
 	case firstDeny != nil:
@@ -233,7 +233,7 @@ func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, 
 
 // naive is what a team without right-sizing runs: the smallest training-class GPU that fits, whole
 // and on-demand, cheapest of those.
-func naive(all []candidate, req Request, env Env) *Option {
+func naive(all []candidate, env Env) *Option {
 	var best *Option
 	for _, c := range all {
 		g := c.Node.GPU()

@@ -8,6 +8,7 @@ package recommend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -143,7 +144,7 @@ func memoryNeed(w Workload) (float64, error) {
 		kind = catalog.MemoryKindTraining
 	}
 	e, err := catalog.GPUMemoryRequired(catalog.MemoryDemand{ParametersBillion: w.ParametersBillion, Precision: w.Precision, Kind: kind, Method: w.Method})
-	if ae, ok := err.(*catalog.ArgumentError); ok {
+	if ae := (*catalog.ArgumentError)(nil); errors.As(err, &ae) {
 		arg := ae.Argument
 		if arg == "parameters_billion" {
 			arg = "model_parameters_billion"
