@@ -99,7 +99,7 @@ func (d *GPUCatalogDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				Validators:          []validator.String{oneOfNearest(gpuModelNames()...)},
 			},
 			"min_gpu_memory_gib": schema.Float64Attribute{
-				MarkdownDescription: "Only GPUs with at least this much memory (GiB) each.",
+				MarkdownDescription: "Only GPUs with at least this much usable memory (GiB) each.",
 				Optional:            true,
 				Validators:          []validator.Float64{float64validator.AtLeast(0)},
 			},
@@ -123,7 +123,7 @@ func (d *GPUCatalogDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 						"accelerator":          schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type; null on AWS."},
 						"gpu_model":            schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `H100-80GB`."},
 						"gpu_count":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node."},
-						"gpu_memory_gib":       schema.Float64Attribute{Computed: true, MarkdownDescription: "Memory of one GPU in GiB."},
+						"gpu_memory_gib":       schema.Float64Attribute{Computed: true, MarkdownDescription: "Usable memory of one GPU in GiB, as the cloud reports it (an L4 sold as 24 GB has 22.35 GiB)."},
 						"gpu_class":            schema.StringAttribute{Computed: true, MarkdownDescription: "`training` or `inference`: what the GPU was built for."},
 						"mig_profiles":         schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "MIG profiles of the GPU; empty without MIG."},
 						"vcpu":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs per node."},

@@ -101,7 +101,7 @@ data "gpufleet_recommendation" "dev" {
   workload {
     kind           = "development"
     environment    = "development"
-    gpu_memory_gib = 4
+    gpu_memory_gib = 3.5
   }
   replicas = 6
   clouds   = ["aws"]
@@ -110,13 +110,14 @@ data "gpufleet_recommendation" "dev" {
 }
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("required_gpu_memory_gib"), knownvalue.Float64Exact(4)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("required_gpu_memory_gib"), knownvalue.Float64Exact(3.5)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_type"), knownvalue.StringExact("g6.xlarge")),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("accelerator"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("region"), knownvalue.StringExact("us-east-1")),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("gpu_model"), knownvalue.StringExact("L4")),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("mig_profile"), knownvalue.Null()),
+				// six 3.5 GiB replicas time-share one L4 (22.35 GiB usable)
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("sharing_replicas"), knownvalue.Int64Exact(6)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_count"), knownvalue.Int64Exact(1)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("spot_percentage"), knownvalue.Int64Exact(0)),
