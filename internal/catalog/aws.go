@@ -45,6 +45,11 @@ var awsShapes = []awsShape{
 	{"g6.24xlarge", "L4", 4, 96, 384},
 	{"g6.48xlarge", "L4", 8, 192, 768},
 
+	// gr6: NVIDIA L4 with twice g6's host memory per vCPU (AWS "Accelerated computing" instance
+	// specifications: gr6.4xlarge and gr6.8xlarge, one L4 each).
+	{"gr6.4xlarge", "L4", 1, 16, 128},
+	{"gr6.8xlarge", "L4", 1, 32, 256},
+
 	// g6e: NVIDIA L40S.
 	{"g6e.xlarge", "L40S", 1, 4, 32},
 	{"g6e.2xlarge", "L40S", 1, 8, 64},

@@ -34,6 +34,7 @@ func RegoExport() ([]byte, error) {
 		{"gke_accelerators", "GKE accelerator types. Prices are per GPU and only for GPUs attached to n1 machine types;\n# fixed-GPU machine types carry their GPUs' price in gke_machine_types.", exportGKEAccelerators()},
 		{"replica_options", "Per cloud and region, the cheapest way to give one replica each size of GPU memory, by size:\n# [unit_usd, memory_gib, \"gpu\" | \"mig\", class, text, gpu_usd], unit_usd per replica-hour (a MIG slice costs its\n# GPU's price over the slices one GPU holds). GF-RS-002 names the cheapest entry that fits.", exportReplicaOptions(func(replicaOption) bool { return true })},
 		{"inference_gpu_options", "The same, for whole inference-class GPUs only (GF-RS-003).", exportReplicaOptions(func(o replicaOption) bool { return o.kind == "gpu" && o.class == ClassInference })},
+		{"memory_model", "The numbers of the GPU memory estimate (catalog.GPUMemoryRequired), which lib.memory_required_gib evaluates:\n# inference P x bytes x overhead; full training P x 16 bytes; lora/qlora the frozen base plus a trainable share at 16 bytes.", exportMemoryModel()},
 		{"hours_per_month", "Hours in the month that monthly cost estimates use.", HoursPerMonth},
 		{"prices_as_of", "Date of the price snapshot; spot prices are gpufleet estimates.", priceAsOf},
 	}

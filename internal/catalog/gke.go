@@ -51,7 +51,7 @@ var gkeFixedShapes = []gkeShape{
 	{"a4-highgpu-8g", "a4-highgpu", "B200", "nvidia-b200", 8, 224, 3968},
 }
 
-// n1Machine is an N1 predefined machine type; GKE attaches T4, V100 or P100 GPUs to it.
+// n1Machine is an N1 predefined machine type; GKE attaches T4, P4, V100 or P100 GPUs to it.
 type n1Machine struct {
 	name      string
 	vcpu      int
@@ -77,6 +77,7 @@ type n1Limit struct {
 // largest machine it can be attached to. It is why n1-standard-32 takes 4 or 8 V100s but not 1 or 2.
 var n1GPULimits = map[string]map[int]n1Limit{
 	"nvidia-tesla-t4":   {1: {48, 312}, 2: {48, 312}, 4: {96, 624}},
+	"nvidia-tesla-p4":   {1: {24, 156}, 2: {48, 312}, 4: {96, 624}},
 	"nvidia-tesla-v100": {1: {12, 78}, 2: {24, 156}, 4: {48, 312}, 8: {96, 624}},
 	"nvidia-tesla-p100": {1: {16, 104}, 2: {32, 208}, 4: {64, 208}},
 }
@@ -139,7 +140,7 @@ func n1AcceleratorPrice(accelerator, region string) (unitPrice, bool) {
 	if !ok {
 		return unitPrice{}, false
 	}
-	f := family{base: "us-central1", regions: a.regions, spotRatio: a.spotRatio}
+	f := family{base: "us-central1", regions: a.regions, spotRatio: a.spotRatio, spotSource: a.spotSource}
 	return regionalPrice(GCP, accelerator, f, a.onDemand, "Google Compute Engine GPU on-demand list price", region)
 }
 

@@ -4,6 +4,11 @@ import "strconv"
 
 // The GPU models gpufleet knows.
 //
+// MemoryGiB is usable memory in GiB (2^30 bytes), as the cloud reports it (EC2 DescribeInstanceTypes
+// GpuInfo.MemoryInfo.SizeInMiB / 1024), rounded down to 0.01 GiB: fit decisions (GF-RS-001, the
+// recommendation) compare it with a need in GiB. Marketing sizes in decimal GB ("24 GB") stay labels
+// in names such as "H100-80GB" and in MIG profile names.
+//
 // MIG tables follow NVIDIA's MIG User Guide, "Supported MIG Profiles": profile name, compute slices
 // (the "Ng"), nominal memory (the "Ngb") and the number of instances of that profile one GPU holds.
 // The "+me" profiles carry the media extensions (NVDEC/NVJPG/OFA); only one of them fits on a GPU.
@@ -11,15 +16,19 @@ import "strconv"
 //
 // BalancedMIG is the profile set of the "all-balanced" config shipped with NVIDIA mig-parted and the
 // GPU Operator's MIG manager (config-default.yaml), which is what `mig.config=all-balanced` applies.
-var gpuModels = []GPUModel{
+var gpuModels = capMIGMemory([]GPUModel{
 	{Name: "T4", Architecture: "Turing", MemoryGiB: 16, Class: ClassInference, GKEAccelerator: "nvidia-tesla-t4"},
 	{Name: "V100-16GB", Architecture: "Volta", MemoryGiB: 16, Class: ClassTraining, GKEAccelerator: "nvidia-tesla-v100"},
 	// The 32 GB V100 is only on p3dn; GKE's nvidia-tesla-v100 is the 16 GB part.
 	{Name: "V100-32GB", Architecture: "Volta", MemoryGiB: 32, Class: ClassTraining},
 	{Name: "P100", Architecture: "Pascal", MemoryGiB: 16, Class: ClassTraining, GKEAccelerator: "nvidia-tesla-p100"},
-	{Name: "A10G", Architecture: "Ampere", MemoryGiB: 24, Class: ClassInference},
-	{Name: "L4", Architecture: "Ada Lovelace", MemoryGiB: 24, Class: ClassInference, GKEAccelerator: "nvidia-l4"},
-	{Name: "L40S", Architecture: "Ada Lovelace", MemoryGiB: 48, Class: ClassInference},
+	// Tesla P4: 8 GB GDDR5, an inference card; GKE attaches 1, 2 or 4 to N1 machines.
+	{Name: "P4", Architecture: "Pascal", MemoryGiB: 8, Class: ClassInference, GKEAccelerator: "nvidia-tesla-p4"},
+	// A10G and L4 are sold as "24 GB"; EC2 reports 22,888 MiB (g5, g6): 22.35 GiB.
+	{Name: "A10G", Architecture: "Ampere", MemoryGiB: 22.35, Class: ClassInference},
+	{Name: "L4", Architecture: "Ada Lovelace", MemoryGiB: 22.35, Class: ClassInference, GKEAccelerator: "nvidia-l4"},
+	// L40S is sold as "48 GB"; EC2 reports 45,776 MiB (g6e): 44.70 GiB.
+	{Name: "L40S", Architecture: "Ada Lovelace", MemoryGiB: 44.7, Class: ClassInference},
 	{
 		// A30 is GA100 silicon sold for mainstream inference; it supports MIG with four slices.
 		Name: "A30", Architecture: "Ampere", MemoryGiB: 24, Class: ClassInference,
@@ -59,10 +68,23 @@ var gpuModels = []GPUModel{
 		BalancedMIG: []string{"1g.18gb", "2g.35gb", "3g.71gb"},
 	},
 	{
-		Name: "B200", Architecture: "Blackwell", MemoryGiB: 180, Class: ClassTraining, GKEAccelerator: "nvidia-b200",
+		// B200 is sold as "180 GB"; EC2 reports about 179 GiB per GPU (p6-b200). MIG profile names
+		// keep NVIDIA's nominal sizes.
+		Name: "B200", Architecture: "Blackwell", MemoryGiB: 179, Class: ClassTraining, GKEAccelerator: "nvidia-b200",
 		MIGProfiles: sevenSliceProfiles(23, 45, 90, 180),
 		BalancedMIG: []string{"1g.23gb", "2g.45gb", "3g.90gb"},
 	},
+})
+
+// capMIGMemory caps each MIG profile's memory at its GPU's usable memory: the profile name is
+// NVIDIA's nominal size (B200's 7g.180gb), but no slice holds more than the whole GPU.
+func capMIGMemory(models []GPUModel) []GPUModel {
+	for i := range models {
+		for j := range models[i].MIGProfiles {
+			models[i].MIGProfiles[j].MemoryGiB = min(models[i].MIGProfiles[j].MemoryGiB, models[i].MemoryGiB)
+		}
+	}
+	return models
 }
 
 // sevenSliceProfiles builds the MIG table shared by every seven-slice GPU (A100, H100, H200, B200).

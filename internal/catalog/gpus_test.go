@@ -76,7 +76,8 @@ func TestMIGProfilesParseFromName(t *testing.T) {
 			}
 			gs, _ := strconv.Atoi(m[1])
 			mem, _ := strconv.ParseFloat(m[2], 64)
-			if p.ComputeSlices != gs || p.MemoryGiB != mem {
+			// The name is NVIDIA's nominal size; a slice never holds more than the GPU's usable memory.
+			if p.ComputeSlices != gs || p.MemoryGiB != min(mem, g.MemoryGiB) {
 				t.Errorf("%s %s: ComputeSlices=%d MemoryGiB=%g, name says %d and %g", g.Name, p.Name, p.ComputeSlices, p.MemoryGiB, gs, mem)
 			}
 			if p.MemoryGiB > g.MemoryGiB || p.MaxInstances < 1 {
@@ -110,16 +111,19 @@ func TestGPUModels(t *testing.T) {
 		{"V100-16GB", "Volta", 16, ClassTraining, "nvidia-tesla-v100"},
 		{"V100-32GB", "Volta", 32, ClassTraining, ""},
 		{"P100", "Pascal", 16, ClassTraining, "nvidia-tesla-p100"},
-		{"A10G", "Ampere", 24, ClassInference, ""},
-		{"L4", "Ada Lovelace", 24, ClassInference, "nvidia-l4"},
-		{"L40S", "Ada Lovelace", 48, ClassInference, ""},
+		{"P4", "Pascal", 8, ClassInference, "nvidia-tesla-p4"}, // Tesla P4: 8 GB GDDR5 (NVIDIA datasheet); GKE N1 accelerator
+		// Usable GiB as EC2 DescribeInstanceTypes reports them: A10G (g5) and L4 (g6) 22,888 MiB,
+		// L40S (g6e) 45,776 MiB; sold as "24 GB" and "48 GB".
+		{"A10G", "Ampere", 22.35, ClassInference, ""},
+		{"L4", "Ada Lovelace", 22.35, ClassInference, "nvidia-l4"},
+		{"L40S", "Ada Lovelace", 44.7, ClassInference, ""},
 		{"A30", "Ampere", 24, ClassInference, ""},
 		{"A100-40GB", "Ampere", 40, ClassTraining, "nvidia-tesla-a100"},
 		{"A100-80GB", "Ampere", 80, ClassTraining, "nvidia-a100-80gb"},
 		{"H100-80GB", "Hopper", 80, ClassTraining, "nvidia-h100-80gb"},
 		{"H100-94GB", "Hopper", 94, ClassTraining, ""},
 		{"H200-141GB", "Hopper", 141, ClassTraining, "nvidia-h200-141gb"},
-		{"B200", "Blackwell", 180, ClassTraining, "nvidia-b200"},
+		{"B200", "Blackwell", 179, ClassTraining, "nvidia-b200"}, // EC2 (p6-b200): about 179 GiB, sold as "180 GB"
 	}
 	if len(GPUs()) != len(tests) {
 		t.Errorf("catalog has %d GPU models, test knows %d", len(GPUs()), len(tests))

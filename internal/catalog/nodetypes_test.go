@@ -21,6 +21,9 @@ func TestAWSInstanceTypes(t *testing.T) {
 		{"g5.xlarge", "g5", "A10G", 1, 4, 16},
 		{"g5.48xlarge", "g5", "A10G", 8, 192, 768},
 		{"g6.24xlarge", "g6", "L4", 4, 96, 384},
+		// gr6: AWS accelerated computing instance specifications (one L4, 16/32 vCPUs, 128/256 GiB).
+		{"gr6.4xlarge", "gr6", "L4", 1, 16, 128},
+		{"gr6.8xlarge", "gr6", "L4", 1, 32, 256},
 		{"g6e.xlarge", "g6e", "L40S", 1, 4, 32},
 		{"g6e.48xlarge", "g6e", "L40S", 8, 192, 1536},
 		{"p3.2xlarge", "p3", "V100-16GB", 1, 8, 61},
@@ -49,7 +52,7 @@ func TestAWSInstanceTypes(t *testing.T) {
 		}
 	}
 	// Every size of every family the brief lists.
-	sizes := map[string]int{"g4dn": 7, "g5": 8, "g6": 8, "g6e": 8, "p3": 3, "p3dn": 1, "p4d": 1, "p4de": 1, "p5": 2, "p5e": 1, "p5en": 1, "p6-b200": 1}
+	sizes := map[string]int{"g4dn": 7, "g5": 8, "g6": 8, "g6e": 8, "gr6": 2, "p3": 3, "p3dn": 1, "p4d": 1, "p4de": 1, "p5": 2, "p5e": 1, "p5en": 1, "p6-b200": 1}
 	got := map[string]int{}
 	for _, n := range NodeTypes(AWS) {
 		got[n.Family]++
@@ -141,7 +144,7 @@ func TestGKENodeTypeRejects(t *testing.T) {
 		{"n1-standard-16", "nvidia-tesla-v100", 1, []string{"counts [2 4 8], not 1"}},
 		{"n1-highmem-16", "nvidia-tesla-v100", 1, []string{"counts [2 4 8]"}},
 		{"n1-standard-32", "nvidia-tesla-p100", 1, []string{"counts [2 4], not 1"}},
-		{"n1-standard-8", "nvidia-l4", 1, []string{`"nvidia-l4" cannot be attached`, "nvidia-tesla-p100, nvidia-tesla-t4, nvidia-tesla-v100"}},
+		{"n1-standard-8", "nvidia-l4", 1, []string{`"nvidia-l4" cannot be attached`, "nvidia-tesla-p100, nvidia-tesla-p4, nvidia-tesla-t4, nvidia-tesla-v100"}},
 		{"a2-highgpu-1g", "nvidia-tesla-t4", 1, []string{`comes with 1 x "nvidia-tesla-a100"`, `not take 1 x "nvidia-tesla-t4"`}},
 		{"a2-highgpu-1g", "", 2, []string{`comes with 1 x "nvidia-tesla-a100"`, "2 GPUs"}},
 		{"a3-megagpu-8g", "nvidia-h100-80gb", 0, []string{`"nvidia-h100-mega-80gb"`}},
@@ -162,14 +165,15 @@ func TestGKENodeTypeRejects(t *testing.T) {
 }
 
 func TestGKEN1Combinations(t *testing.T) {
-	// Compute Engine's N1 GPU limits, written out per machine: accelerator → valid counts.
+	// Compute Engine's N1 GPU limits, written out per machine: accelerator → valid counts. P4
+	// (Compute Engine "GPU platforms", N1 + P4): 1 GPU up to 24 vCPUs, 2 up to 48, 4 up to 96.
 	want := map[string]map[string][]int{
-		"n1-standard-4":  {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {1, 2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}},
-		"n1-standard-8":  {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {1, 2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}},
-		"n1-standard-16": {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}},
-		"n1-standard-32": {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {4, 8}, "nvidia-tesla-p100": {2, 4}},
-		"n1-highmem-8":   {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {1, 2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}},
-		"n1-highmem-16":  {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}},
+		"n1-standard-4":  {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {1, 2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}, "nvidia-tesla-p4": {1, 2, 4}},
+		"n1-standard-8":  {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {1, 2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}, "nvidia-tesla-p4": {1, 2, 4}},
+		"n1-standard-16": {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}, "nvidia-tesla-p4": {1, 2, 4}},
+		"n1-standard-32": {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {4, 8}, "nvidia-tesla-p100": {2, 4}, "nvidia-tesla-p4": {2, 4}},
+		"n1-highmem-8":   {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {1, 2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}, "nvidia-tesla-p4": {1, 2, 4}},
+		"n1-highmem-16":  {"nvidia-tesla-t4": {1, 2, 4}, "nvidia-tesla-v100": {2, 4, 8}, "nvidia-tesla-p100": {1, 2, 4}, "nvidia-tesla-p4": {1, 2, 4}},
 	}
 	got := map[string]map[string][]int{}
 	for _, n := range NodeTypes(GCP) {
@@ -267,8 +271,9 @@ func TestFind(t *testing.T) {
 			req:       Requirement{Cloud: AWS, Region: "us-east-1", MinGPUMemoryGiB: 80, MIGCapable: true},
 			wantFirst: "p5.4xlarge",
 			wantAll:   func(n NodeType) bool { return n.GPU().MemoryGiB >= 80 && n.GPU().MIGCapable() },
-			wantNames: []string{"p4de.24xlarge", "p5.48xlarge", "p6-b200.48xlarge"},
-			notNames:  []string{"p5e.48xlarge", "p5en.48xlarge", "p4d.24xlarge"}, // H200 not sold in us-east-1; A100 40 GB too small
+			// p5en has its published us-east-1 row since the catalog corrections; p5e is not sold there.
+			wantNames: []string{"p4de.24xlarge", "p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge"},
+			notNames:  []string{"p5e.48xlarge", "p4d.24xlarge"}, // A100 40 GB too small
 		},
 		{
 			name:      "H200 only where offered",

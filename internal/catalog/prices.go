@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -21,8 +22,10 @@ import (
 //     their Source says "gpufleet estimate".
 //   - regional factors: rounded ratios of the region's list price to the base region's, read off the
 //     g4dn/p4d (AWS) and n1/T4 (GCP) price pages. Real per-type ratios differ by a few percent.
-//   - spot: spot prices move hourly; the catalog uses a per-family spot/on-demand ratio, a rough
-//     long-run average, good enough to rank options and to size savings, not to bid.
+//   - spot: spot prices move hourly; the catalog uses a per-family spot/on-demand ratio, good enough
+//     to rank options and to size savings, not to bid. GCP ratios are the cluster autoscaler's GCE
+//     price table's (preemptible ÷ on-demand) where it has the type; AWS publishes no such table,
+//     so AWS ratios are gpufleet's long-run averages. Every row's Source names its ratio's origin.
 //
 // Users with negotiated rates override prices in the provider block (see Pricing).
 
@@ -60,11 +63,32 @@ var regionalFactor = map[string]float64{
 
 // family says where a family is sold and how its spot price relates to on-demand.
 type family struct {
-	base      string   // region the list price is quoted for
-	regions   []string // regions where the family is offered (DescribeInstanceTypeOfferings / GCE zones)
-	spotRatio float64  // spot ÷ on-demand, gpufleet's long-run estimate
-	estimate  bool     // the base price is a gpufleet estimate, not a public list price
+	base       string   // region the list price is quoted for
+	regions    []string // regions where the family is offered (DescribeInstanceTypeOfferings / GCE zones)
+	spotRatio  float64  // spot ÷ on-demand
+	spotSource string   // where spotRatio comes from; "" is gpufleet's long-run estimate
+	estimate   bool     // the base price is a gpufleet estimate, not a public list price
 }
+
+// The cluster autoscaler's GCE price table (kubernetes/autoscaler,
+// cluster-autoscaler/cloudprovider/gce/gce_price_info.go: instancePrices / preemptiblePrices,
+// gpuPrices / preemptibleGpuPrices) is the published source for GCP spot ratios: preemptible ÷
+// on-demand, about 0.30 for GPUs. AWS publishes no such table; its ratios stay gpufleet estimates.
+const caGCEPriceTable = "cluster-autoscaler GCE price table (kubernetes/autoscaler gce_price_info.go)"
+
+// caRatio is a spot ratio read off the cluster autoscaler's table, with its source.
+func caRatio(preemptible, onDemand float64, what string) (float64, string) {
+	return preemptible / onDemand, fmt.Sprintf("%s: %s preemptible %g / on-demand %g", caGCEPriceTable, what, preemptible, onDemand)
+}
+
+var (
+	a2HighgpuSpot, a2HighgpuSpotSource   = caRatio(1.102016, 3.673385, "a2-highgpu-1g")
+	a2UltragpuSpot, a2UltragpuSpotSource = caRatio(1.6, 5.0688, "a2-ultragpu-1g")
+	t4Spot, t4SpotSource                 = caRatio(0.11, 0.35, "nvidia-tesla-t4")
+	p4Spot, p4SpotSource                 = caRatio(0.216, 0.60, "nvidia-tesla-p4")
+	v100Spot, v100SpotSource             = caRatio(0.74, 2.48, "nvidia-tesla-v100")
+	p100Spot, p100SpotSource             = caRatio(0.43, 1.46, "nvidia-tesla-p100")
+)
 
 // awsFamilies: availability is a region fact (DescribeInstanceTypeOfferings); the newest H200/B200
 // families are only in a few regions and mostly sold through Capacity Blocks. Spot discounts are
@@ -80,8 +104,10 @@ var awsFamilies = map[string]family{
 	"p4de":    {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.50},
 	"p5":      {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.55},
 	"p5e":     {base: "us-east-2", regions: []string{"us-east-2"}, spotRatio: 0.60, estimate: true},
-	"p5en":    {base: "us-east-2", regions: []string{"us-east-2", "us-west-2", "ap-northeast-1"}, spotRatio: 0.60, estimate: true},
-	"p6-b200": {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.65, estimate: true},
+	"p5en":    {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "ap-northeast-1"}, spotRatio: 0.60},
+	"p6-b200": {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.65},
+	// gr6: no list price in the snapshot; priced as an estimate, in the US regions only.
+	"gr6": {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2"}, spotRatio: 0.40, estimate: true},
 }
 
 // awsOnDemand is the on-demand list price (USD per instance-hour, Linux) in the family's base region.
@@ -105,19 +131,25 @@ var awsOnDemand = map[string]float64{
 	"p4de.24xlarge": 27.45,
 
 	"p5.4xlarge": 6.88, "p5.48xlarge": 55.04,
-	"p5e.48xlarge":     60.00,
-	"p5en.48xlarge":    63.30,
-	"p6-b200.48xlarge": 113.93,
+	"p5e.48xlarge": 60.00,
+	// Published us-east-1 On-Demand list prices (AWS EC2 On-Demand pricing, Linux): p5en.48xlarge
+	// $63.296/h, p6-b200.48xlarge $113.9328/h.
+	"p5en.48xlarge":    63.296,
+	"p6-b200.48xlarge": 113.9328,
+	// gpufleet estimates (the family is flagged), between g6 and g6e of the same size.
+	"gr6.4xlarge": 1.5392, "gr6.8xlarge": 2.4464,
 }
 
 // gcpFamilies: GKE node prices are the Compute Engine VM prices (GPUs included for a2/a3/a4/g2);
 // GKE's cluster fee is per cluster, not per node, so it is not in here. a3-highgpu-1g/2g/4g are only
 // provisionable as Spot or Flex-start VMs; their on-demand rate is still the reference price.
 var gcpFamilies = map[string]family{
-	"g2":          {base: "us-central1", regions: gcpRegions, spotRatio: 0.40},
-	"a2-highgpu":  {base: "us-central1", regions: []string{"us-central1", "us-west1", "europe-west4", "asia-northeast1", "asia-southeast1"}, spotRatio: 0.30},
+	// g2 (L4) is not in the cluster autoscaler's table (it prices L4 at 0); 0.30 is gpufleet's
+	// estimate, in line with the table's other GPU ratios.
+	"g2":          {base: "us-central1", regions: gcpRegions, spotRatio: 0.30, spotSource: "gpufleet estimate in line with the " + caGCEPriceTable + " GPU ratios (≈ 0.30; the table has no L4 price)"},
+	"a2-highgpu":  {base: "us-central1", regions: []string{"us-central1", "us-west1", "europe-west4", "asia-northeast1", "asia-southeast1"}, spotRatio: a2HighgpuSpot, spotSource: a2HighgpuSpotSource},
 	"a2-megagpu":  {base: "us-central1", regions: []string{"us-central1", "europe-west4", "asia-southeast1"}, spotRatio: 0.30},
-	"a2-ultragpu": {base: "us-central1", regions: []string{"us-central1", "us-east4", "europe-west4", "asia-southeast1"}, spotRatio: 0.40},
+	"a2-ultragpu": {base: "us-central1", regions: []string{"us-central1", "us-east4", "europe-west4", "asia-southeast1"}, spotRatio: a2UltragpuSpot, spotSource: a2UltragpuSpotSource},
 	"a3-highgpu":  {base: "us-central1", regions: gcpRegions, spotRatio: 0.35},
 	"a3-megagpu":  {base: "us-central1", regions: []string{"us-central1", "us-east4", "us-west1", "europe-west4", "europe-west1", "asia-northeast1"}, spotRatio: 0.40, estimate: true},
 	"a3-ultragpu": {base: "us-central1", regions: []string{"us-central1", "us-east4", "europe-west1"}, spotRatio: 0.45, estimate: true},
@@ -150,17 +182,22 @@ const (
 
 // gpuAttach describes a GPU GKE attaches to n1 machines: its per-GPU price and where it is offered.
 type gpuAttach struct {
-	onDemand  float64 // USD per GPU-hour, us-central1
-	spotRatio float64
-	regions   []string
+	onDemand   float64 // USD per GPU-hour, us-central1
+	spotRatio  float64
+	spotSource string
+	regions    []string
 }
 
 // n1Accelerators: T4 is almost everywhere; V100 and P100 are in few zones, and none in our Asian
-// regions or us-east4.
+// regions or us-east4. On-demand prices and spot ratios agree with the cluster autoscaler's GCE
+// price table (gpuPrices, preemptibleGpuPrices). P4 (GA on N1 with 1, 2 or 4 GPUs) is offered in
+// us-central1, us-east4, europe-west4 and asia-southeast1 among gpufleet's regions (Compute
+// Engine "GPU regions and zones").
 var n1Accelerators = map[string]gpuAttach{
-	"nvidia-tesla-t4":   {onDemand: 0.35, spotRatio: 0.40, regions: gcpRegions},
-	"nvidia-tesla-v100": {onDemand: 2.48, spotRatio: 0.40, regions: []string{"us-central1", "us-west1", "europe-west4"}},
-	"nvidia-tesla-p100": {onDemand: 1.46, spotRatio: 0.40, regions: []string{"us-central1", "us-west1", "europe-west1", "europe-west4"}},
+	"nvidia-tesla-t4":   {onDemand: 0.35, spotRatio: t4Spot, spotSource: t4SpotSource, regions: gcpRegions},
+	"nvidia-tesla-p4":   {onDemand: 0.60, spotRatio: p4Spot, spotSource: p4SpotSource, regions: []string{"us-central1", "us-east4", "europe-west4", "asia-southeast1"}},
+	"nvidia-tesla-v100": {onDemand: 2.48, spotRatio: v100Spot, spotSource: v100SpotSource, regions: []string{"us-central1", "us-west1", "europe-west4"}},
+	"nvidia-tesla-p100": {onDemand: 1.46, spotRatio: p100Spot, spotSource: p100SpotSource, regions: []string{"us-central1", "us-west1", "europe-west1", "europe-west4"}},
 }
 
 // round4 rounds to 4 decimals: finer than any list price, and what the policy export carries, so the
@@ -206,8 +243,8 @@ func regionalPrice(cloud Cloud, label string, f family, baseOnDemand float64, qu
 	return unitPrice{
 		onDemand: od,
 		spot:     round4(od * f.spotRatio),
-		source: fmt.Sprintf("on-demand: %s; spot: gpufleet estimate, on-demand × %.2f (%s)",
-			onDemandSource(cloud, f, quote, region), f.spotRatio, label),
+		source: fmt.Sprintf("on-demand: %s; spot: gpufleet estimate, on-demand × %.2f (%s), ratio from the %s",
+			onDemandSource(cloud, f, quote, region), f.spotRatio, label, cmp.Or(f.spotSource, "gpufleet long-run average")),
 	}, true
 }
 

@@ -79,7 +79,8 @@ func TestRegionalPrices(t *testing.T) {
 		{"g4dn.xlarge", "eu-west-1", 0.5891, "AWS EC2 On-Demand list price (Linux), us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
 		{"p5.48xlarge", "us-east-2", 55.04, "regional factor 1.00 for us-east-2"},
 		{"p5e.48xlarge", "us-east-2", 60, "gpufleet estimate of the AWS EC2 On-Demand list price (Linux) (no reliable public list price in the snapshot), us-east-2;"},
-		{"p5en.48xlarge", "ap-northeast-1", 83.556, "us-east-2 × gpufleet regional factor 1.32 for ap-northeast-1"},
+		// p5en is priced from its published us-east-1 list price ($63.296/h) since the catalog corrections.
+		{"p5en.48xlarge", "ap-northeast-1", 83.5507, "us-east-1 × gpufleet regional factor 1.32 for ap-northeast-1"},
 	}
 	for _, tt := range tests {
 		n, _ := AWSInstanceType(tt.name)

@@ -177,6 +177,15 @@ func devicePluginConfig(sh Sharing, mig bool) (name, config string) {
 }
 
 func hourlyCost(node catalog.NodeType, region string, sides []Side, pricing catalog.Pricing) (float64, error) {
+	total, err := Cost(node, region, sides, pricing, 1)
+	return round4(total), err
+}
+
+// Cost is what the sides' nodes at their desired sizes cost over hours: on-demand sides at the
+// on-demand price, spot sides at the spot price, at the pricing's overrides and discount. Not
+// rounded. The pools' estimates are Cost over 1 hour (estimated_hourly_cost_usd, rounded to 4
+// decimals) times catalog.HoursPerMonth; the month length is the caller's to choose.
+func Cost(node catalog.NodeType, region string, sides []Side, pricing catalog.Pricing, hours float64) (float64, error) {
 	onDemand, spot, err := pricing.Hourly(node, region)
 	if err != nil {
 		return 0, err
@@ -187,9 +196,18 @@ func hourlyCost(node catalog.NodeType, region string, sides []Side, pricing cata
 		if side.Spot() {
 			price = spot
 		}
-		total += float64(side.Sizes.Desired) * price
+		total += float64(side.Sizes.Desired) * price * hours
 	}
-	return round4(total), nil
+	return total, nil
+}
+
+// Cost is what the pool costs over hours at its desired size (see the function Cost).
+func (s Spec) Cost(pricing catalog.Pricing, hours float64) (float64, error) {
+	node, problem, _ := s.NodeType()
+	if problem != nil {
+		return 0, *problem
+	}
+	return Cost(node, s.Region, s.Sides(), pricing, hours)
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }

@@ -3,12 +3,15 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -32,6 +35,8 @@ func NewGPUCatalogDataSource() datasource.DataSource { return &GPUCatalogDataSou
 type gpuCatalogModel struct {
 	Cloud           types.String    `tfsdk:"cloud"`
 	Region          types.String    `tfsdk:"region"`
+	Regions         []types.String  `tfsdk:"regions"`
+	MaxHourlyUSD    types.Float64   `tfsdk:"max_on_demand_hourly_usd"`
 	GPUModel        types.String    `tfsdk:"gpu_model"`
 	MinGPUMemoryGiB types.Float64   `tfsdk:"min_gpu_memory_gib"`
 	MIGCapable      types.Bool      `tfsdk:"mig_capable"`
@@ -41,6 +46,7 @@ type gpuCatalogModel struct {
 
 type nodeTypeModel struct {
 	Name              types.String  `tfsdk:"name"`
+	Region            types.String  `tfsdk:"region"`
 	Family            types.String  `tfsdk:"family"`
 	Accelerator       types.String  `tfsdk:"accelerator"`
 	GPUModel          types.String  `tfsdk:"gpu_model"`
@@ -63,8 +69,8 @@ func (d *GPUCatalogDataSource) Metadata(_ context.Context, req datasource.Metada
 func (d *GPUCatalogDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "GPU instance types (AWS) or machine type and accelerator combinations (GKE) from gpufleet's catalog, " +
-			"with GPU model, count, memory, MIG profiles and price estimates. With `region`, only shapes priced there are listed, cheapest first, " +
-			"at the provider's negotiated rates (`pricing`).",
+			"with GPU model, count, memory, MIG profiles and price estimates. With `region` (or `regions`, globs), only shapes priced there are listed, " +
+			"one row per shape and region, cheapest first, at the provider's negotiated rates (`pricing`). Every row names the source and date of its catalog price.",
 		Attributes: map[string]schema.Attribute{
 			"cloud": schema.StringAttribute{
 				MarkdownDescription: "`aws` or `gcp`.",
@@ -74,14 +80,26 @@ func (d *GPUCatalogDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"region": schema.StringAttribute{
 				MarkdownDescription: "Only shapes with a price in this region, e.g. `us-east-1` or `europe-west4`; prices are for this region.",
 				Optional:            true,
+				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("regions"))},
+			},
+			"regions": schema.ListAttribute{
+				MarkdownDescription: "Regions or globs, as the policy data's `allowed_regions` spells them (`eu-*`, `europe-west*`): one row per shape and matching region it is priced in. Each glob must match a region of `cloud`.",
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+			},
+			"max_on_demand_hourly_usd": schema.Float64Attribute{
+				MarkdownDescription: "Only rows whose on-demand node-hour, at the provider's pricing, costs at most this much. Needs `region` or `regions`.",
+				Optional:            true,
+				Validators:          []validator.Float64{float64validator.AtLeast(0)},
 			},
 			"gpu_model": schema.StringAttribute{
 				MarkdownDescription: "Only this GPU model, e.g. `L4` or `H100-80GB`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(gpuModelNames()...)},
+				Validators:          []validator.String{oneOfNearest(gpuModelNames()...)},
 			},
 			"min_gpu_memory_gib": schema.Float64Attribute{
-				MarkdownDescription: "Only GPUs with at least this much memory (GiB) each.",
+				MarkdownDescription: "Only GPUs with at least this much usable memory (GiB) each.",
 				Optional:            true,
 				Validators:          []validator.Float64{float64validator.AtLeast(0)},
 			},
@@ -100,11 +118,12 @@ func (d *GPUCatalogDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
 						"name":                 schema.StringAttribute{Computed: true, MarkdownDescription: "EC2 instance type or GKE machine type."},
+						"region":               schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the row's prices; null without `region` or `regions`."},
 						"family":               schema.StringAttribute{Computed: true, MarkdownDescription: "Instance or machine family, e.g. `p5`, `a3-highgpu`."},
 						"accelerator":          schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type; null on AWS."},
 						"gpu_model":            schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `H100-80GB`."},
 						"gpu_count":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node."},
-						"gpu_memory_gib":       schema.Float64Attribute{Computed: true, MarkdownDescription: "Memory of one GPU in GiB."},
+						"gpu_memory_gib":       schema.Float64Attribute{Computed: true, MarkdownDescription: "Usable memory of one GPU in GiB, as the cloud reports it (an L4 sold as 24 GB has 22.35 GiB)."},
 						"gpu_class":            schema.StringAttribute{Computed: true, MarkdownDescription: "`training` or `inference`: what the GPU was built for."},
 						"mig_profiles":         schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "MIG profiles of the GPU; empty without MIG."},
 						"vcpu":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs per node."},
@@ -143,35 +162,77 @@ func (d *GPUCatalogDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	region := m.Region.ValueString()
-	matches := catalog.Find(catalog.Requirement{
-		Cloud:           catalog.Cloud(m.Cloud.ValueString()),
-		Region:          region,
-		GPUModel:        m.GPUModel.ValueString(),
-		MinGPUMemoryGiB: m.MinGPUMemoryGiB.ValueFloat64(),
-		MIGCapable:      m.MIGCapable.ValueBool(),
-		MaxGPUs:         int(m.MaxGPUsPerNode.ValueInt64()),
-	})
+	cloud := catalog.Cloud(m.Cloud.ValueString())
+	var globs catalog.RegionGlobs
+	if m.Regions != nil {
+		patterns := make([]string, len(m.Regions))
+		for i, r := range m.Regions {
+			patterns[i] = r.ValueString()
+		}
+		var err error
+		if globs, err = catalog.CompileRegionGlobs("regions", patterns, catalog.Regions(cloud)); err != nil {
+			addArgumentError(&resp.Diagnostics, "Region glob matches nothing", err)
+			return
+		}
+	}
+	if !m.MaxHourlyUSD.IsNull() && m.Region.IsNull() && globs == nil {
+		attributeError(&resp.Diagnostics, path.Root("max_on_demand_hourly_usd"), "Price filter without a region",
+			"prices are per region: set region or regions as well.")
+		return
+	}
 	var pricing catalog.Pricing
 	if d.meta != nil {
 		pricing = d.meta.Pool.Pricing
 	}
-	m.NodeTypes = make([]nodeTypeModel, 0, len(matches))
-	for _, n := range matches {
-		nt, err := nodeTypeFrom(n, region, pricing)
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("pricing %s in %s", n.Name, region), err.Error())
-			return
+	m.NodeTypes = []nodeTypeModel{}
+	for _, n := range catalog.Find(catalog.Requirement{
+		Cloud:           cloud,
+		Region:          m.Region.ValueString(),
+		GPUModel:        m.GPUModel.ValueString(),
+		MinGPUMemoryGiB: m.MinGPUMemoryGiB.ValueFloat64(),
+		MIGCapable:      m.MIGCapable.ValueBool(),
+		MaxGPUs:         int(m.MaxGPUsPerNode.ValueInt64()),
+	}) {
+		for _, region := range rowRegions(n, m.Region.ValueString(), globs) {
+			nt, err := nodeTypeFrom(n, region, pricing)
+			if err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("pricing %s in %s", n.Name, region), err.Error())
+				return
+			}
+			if m.MaxHourlyUSD.IsNull() || nt.OnDemandHourlyUSD.ValueFloat64() <= m.MaxHourlyUSD.ValueFloat64() {
+				m.NodeTypes = append(m.NodeTypes, nt)
+			}
 		}
-		m.NodeTypes = append(m.NodeTypes, nt)
+	}
+	if globs != nil {
+		sort.SliceStable(m.NodeTypes, func(i, j int) bool {
+			return m.NodeTypes[i].OnDemandHourlyUSD.ValueFloat64() < m.NodeTypes[j].OnDemandHourlyUSD.ValueFloat64()
+		})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// rowRegions are the regions a node type gets a row for: the region, each priced region the globs
+// match, or one row without a region.
+func rowRegions(n catalog.NodeType, region string, globs catalog.RegionGlobs) []string {
+	if globs == nil {
+		return []string{region}
+	}
+	var out []string
+	for _, p := range n.Prices {
+		if globs.Match(p.Region) {
+			out = append(out, p.Region)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func nodeTypeFrom(n catalog.NodeType, region string, pricing catalog.Pricing) (nodeTypeModel, error) {
 	g := n.GPU()
 	out := nodeTypeModel{
 		Name:              types.StringValue(n.Name),
+		Region:            stringOrNull(region),
 		Family:            types.StringValue(n.Family),
 		Accelerator:       types.StringNull(),
 		GPUModel:          types.StringValue(n.GPUModel),

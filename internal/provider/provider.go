@@ -47,11 +47,14 @@ func (p *GPUFleetProvider) Resources(context.Context) []func() resource.Resource
 func (p *GPUFleetProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewGPUCatalogDataSource,
+		NewRecommendationDataSource,
 	}
 }
 
 func (p *GPUFleetProvider) Functions(context.Context) []func() function.Function {
 	return []func() function.Function{
 		NewMIGProfilesFunction,
+		NewGPUMemoryRequiredFunction,
+		NewSpotSplitFunction,
 	}
 }

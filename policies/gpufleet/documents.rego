@@ -179,11 +179,26 @@ convention_client(labels, tags) := c if {
 convention_workload(l) := {
 	"kind": object.get(l, "gpufleet.io/workload", null),
 	"environment": object.get(l, "gpufleet.io/environment", null),
-	"gpu_memory_gib": lib.num_label(object.get(l, "gpufleet.io/gpu-memory-gib", null)),
+	"gpu_memory_gib": convention_memory(l),
 	"interruptible": object.get(_booleans, [lower(object.get(l, "gpufleet.io/interruptible", ""))], null),
 }
 
 _booleans := {"true": true, "false": false}
+
+# The memory need: the gpufleet.io/gpu-memory-gib label, else the estimate from the model labels
+# gpufleet.io/model-parameters-billion, gpufleet.io/precision and, for training,
+# gpufleet.io/training-method (lib.memory_required_gib); null when neither gives a number.
+convention_memory(l) := m if {
+	m := lib.num_label(l[lib.label_gpu_memory])
+	is_number(m)
+} else := m if {
+	params := lib.num_label(l[lib.label_model_parameters])
+	kind := _memory_kind[l[lib.label_workload]]
+	m := lib.memory_required_gib(params, l[lib.label_precision], kind, object.get(l, lib.label_training_method, null))
+} else := null
+
+# Workload kinds as the memory estimate counts them: only training keeps gradients and optimizer state.
+_memory_kind := {"training": "training", "inference": "inference", "development": "inference", "batch": "inference"}
 
 # Waivers on official resources: a tag (GKE: resource label) gpufleet-waive-<rule id, lower
 # case> whose value is the reason, e.g. gpufleet-waive-gf-cost-002 = "benchmark-until-2026-12".

@@ -304,6 +304,37 @@ test_eks_conventions if {
 	doc.workload == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null}
 }
 
+# Without gpufleet.io/gpu-memory-gib, the need is estimated from the model labels with the catalog's
+# memory model (the real one: lib.memory_required_gib reads data.gpufleet.catalog.memory_model), so
+# GF-RS-001 judges a 13B fp16 model (31.2 GB = 29.06 GiB) on a 16 GB T4.
+test_eks_memory_from_model_labels if {
+	model := {
+		"gpufleet.io/client": "globex", "gpufleet.io/workload": "inference", "gpufleet.io/environment": "staging",
+		"gpufleet.io/model-parameters-billion": "13", "gpufleet.io/precision": "fp16",
+	}
+	after := json.patch(eks_after, [
+		{"op": "replace", "path": "/labels", "value": model},
+		{"op": "replace", "path": "/instance_types", "value": ["g4dn.xlarge"]},
+	])
+	[doc] := pool_docs with input as plan([rc("aws_eks_node_group", after)])
+	doc.workload.gpu_memory_gib == 29.06
+	some f in data.gpufleet.rules.deny with input as doc
+	f.rule == "GF-RS-001"
+
+	# training with a method: 7B qlora; a label that gives the need wins over the model labels
+	qlora := object.union(model, {"gpufleet.io/workload": "training", "gpufleet.io/model-parameters-billion": "65", "gpufleet.io/precision": "int4", "gpufleet.io/training-method": "qlora"})
+	[q] := pool_docs with input as plan([rc("aws_eks_node_group", json.patch(after, [{"op": "replace", "path": "/labels", "value": qlora}]))])
+	q.workload.gpu_memory_gib == 40.92
+	given := object.union(qlora, {"gpufleet.io/gpu-memory-gib": "44"})
+	[g] := pool_docs with input as plan([rc("aws_eks_node_group", json.patch(after, [{"op": "replace", "path": "/labels", "value": given}]))])
+	g.workload.gpu_memory_gib == 44
+
+	# a precision the estimate does not know gives no need, so no rule fires on it
+	bad := object.union(model, {"gpufleet.io/precision": "fp7"})
+	[b] := pool_docs with input as plan([rc("aws_eks_node_group", json.patch(after, [{"op": "replace", "path": "/labels", "value": bad}]))])
+	b.workload.gpu_memory_gib == null
+}
+
 test_eks_client_unset_or_unknown if {
 	unset := json.patch(eks_after, [
 		{"op": "replace", "path": "/labels", "value": null},

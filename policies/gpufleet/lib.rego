@@ -268,6 +268,12 @@ label_gpu_memory := "gpufleet.io/gpu-memory-gib"
 
 label_interruptible := "gpufleet.io/interruptible"
 
+label_model_parameters := "gpufleet.io/model-parameters-billion"
+
+label_precision := "gpufleet.io/precision"
+
+label_training_method := "gpufleet.io/training-method"
+
 label_mig_config := "nvidia.com/mig.config"
 
 label_device_plugin_config := "nvidia.com/device-plugin.config"
@@ -453,3 +459,34 @@ sides_cost(price, sides) := {"hourly_usd": hourly, "monthly_usd": hourly * 730} 
 } else := {"hourly_usd": hourly, "monthly_usd": hourly * hours_per_month} if {
 	hourly := (sides.on_demand.desired * price.on_demand_usd) + (sides.spot.desired * price.spot_usd)
 } else := {"hourly_usd": null, "monthly_usd": null}
+
+# ---------------------------------------------------------------------------------------------
+# GPU memory estimate: the formulas of internal/catalog (GPUMemoryRequired) with the numbers of
+# data.gpufleet.catalog.memory_model, generated from it; internal/policy's
+# TestMemoryRequiredParity checks that both agree. GiB, rounded up to 0.01; undefined on input the
+# estimate rejects (unknown precision, kind or method; parameters <= 0).
+# ---------------------------------------------------------------------------------------------
+
+_mm := data.gpufleet.catalog.memory_model
+
+memory_required_gib(params, precision, "inference", null) := _gb_to_gib((params * _mm.bytes_per_parameter[precision]) * _mm.inference_overhead) if {
+	params > 0
+}
+
+memory_required_gib(params, precision, "training", method) := _gb_to_gib(params * _mm.full_training_bytes) if {
+	method in {null, "full"}
+	params > 0
+	precision in _mm.full_training_precisions
+}
+
+memory_required_gib(params, precision, "training", "lora") := _gb_to_gib((params * _mm.bytes_per_parameter[precision]) + _adapters_gb(params)) if {
+	params > 0
+}
+
+memory_required_gib(params, "int4", "training", "qlora") := _gb_to_gib(((params * _mm.qlora_bits_per_parameter) / 8) + _adapters_gb(params)) if {
+	params > 0
+}
+
+_adapters_gb(params) := (params * _mm.adapter_trainable_share) * _mm.adapter_bytes
+
+_gb_to_gib(gb) := ceil(round(((gb * 1000000000) / _mm.bytes_per_gib) * 1000000) / 10000) / 100

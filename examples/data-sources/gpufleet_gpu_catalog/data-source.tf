@@ -13,3 +13,16 @@ output "cheapest" {
     hourly_usd    = data.gpufleet_gpu_catalog.inference.node_types[0].on_demand_hourly_usd
   }
 }
+
+# MIG-capable GKE shapes in any European region under $5 per node-hour, one row per region, with
+# the source and date of each price.
+data "gpufleet_gpu_catalog" "mig_eu" {
+  cloud                    = "gcp"
+  regions                  = ["europe-*"]
+  mig_capable              = true
+  max_on_demand_hourly_usd = 5
+}
+
+output "mig_eu" {
+  value = [for n in data.gpufleet_gpu_catalog.mig_eu.node_types : "${n.name} in ${n.region}: $${n.on_demand_hourly_usd}/h (${n.price_source}, ${n.price_as_of})"]
+}

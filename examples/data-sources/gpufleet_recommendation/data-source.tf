@@ -1,0 +1,98 @@
+# Serve a 7B-parameter model in fp16, eight replicas, for client "globex", whose policy data allows
+# only US regions and requires MIG isolation. EKS pools run in the provider's aws.region, so ask
+# for that region on AWS; on GCP any us-central region will do.
+data "gpufleet_recommendation" "serve" {
+  workload {
+    kind                     = "inference"
+    environment              = "production"
+    model_parameters_billion = 7
+    precision                = "fp16"
+  }
+  replicas = 8
+  clouds   = ["aws", "gcp"]
+  regions  = ["us-east-1", "us-central*"]
+  client   = "globex"
+}
+
+locals {
+  need = data.gpufleet_recommendation.serve.required_gpu_memory_gib
+  aws  = data.gpufleet_recommendation.serve.aws
+  gcp  = data.gpufleet_recommendation.serve.gcp
+}
+
+# The recommendation plugs straight into the pool resources.
+resource "gpufleet_eks_node_pool" "serve" {
+  cluster_name   = "ml"
+  name           = "globex-serve"
+  client         = "globex"
+  node_role_arn  = "arn:aws:iam::123456789012:role/gpu-nodes"
+  subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1"]
+  instance_types = [local.aws.node_type]
+
+  workload {
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = local.need
+  }
+
+  dynamic "gpu" {
+    for_each = local.aws.mig_profile == null ? [] : [local.aws.mig_profile]
+    content {
+      mig {
+        profile = gpu.value
+      }
+    }
+  }
+
+  scaling {
+    min_size     = local.aws.min_size
+    desired_size = local.aws.node_count
+    max_size     = local.aws.node_count
+  }
+
+  capacity {
+    spot_percentage = local.aws.spot_percentage
+    on_demand_base  = local.aws.on_demand_base
+  }
+}
+
+resource "gpufleet_gke_node_pool" "serve" {
+  project      = "ml-platform"
+  location     = local.gcp.region
+  cluster      = "ml"
+  name         = "globex-serve"
+  client       = "globex"
+  machine_type = local.gcp.node_type
+
+  workload {
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = local.need
+  }
+
+  gpu {
+    type  = local.gcp.accelerator
+    count = local.gcp.gpus_per_node
+    dynamic "mig" {
+      for_each = local.gcp.mig_profile == null ? [] : [local.gcp.mig_profile]
+      content {
+        profile = mig.value
+      }
+    }
+  }
+
+  scaling {
+    min_size     = local.gcp.min_size
+    desired_size = local.gcp.node_count
+    max_size     = local.gcp.node_count
+  }
+
+  capacity {
+    spot_percentage = local.gcp.spot_percentage
+    on_demand_base  = local.gcp.on_demand_base
+  }
+}
+
+output "monthly_saving_usd" {
+  value = local.aws.naive_monthly_usd - local.aws.monthly_usd
+}

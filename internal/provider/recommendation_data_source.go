@@ -1,0 +1,392 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/recommend"
+)
+
+var (
+	_ datasource.DataSource              = &RecommendationDataSource{}
+	_ datasource.DataSourceWithConfigure = &RecommendationDataSource{}
+)
+
+// RecommendationDataSource right-sizes a workload: per cloud, the cheapest pool that fits and that
+// the policy bundle would not deny.
+type RecommendationDataSource struct {
+	meta *conns.Meta
+}
+
+// NewRecommendationDataSource is the data source factory.
+func NewRecommendationDataSource() datasource.DataSource { return &RecommendationDataSource{} }
+
+type recommendationModel struct {
+	Workload             *recommendationWorkloadModel `tfsdk:"workload"`
+	Replicas             types.Int64                  `tfsdk:"replicas"`
+	Clouds               []types.String               `tfsdk:"clouds"`
+	Regions              []types.String               `tfsdk:"regions"`
+	Client               types.String                 `tfsdk:"client"`
+	MaxHourlyUSD         types.Float64                `tfsdk:"max_hourly_usd"`
+	RequiredGPUMemoryGiB types.Float64                `tfsdk:"required_gpu_memory_gib"`
+	AWS                  *recommendedPoolModel        `tfsdk:"aws"`
+	GCP                  *recommendedPoolModel        `tfsdk:"gcp"`
+}
+
+type recommendationWorkloadModel struct {
+	Kind                   types.String  `tfsdk:"kind"`
+	Environment            types.String  `tfsdk:"environment"`
+	Interruptible          types.Bool    `tfsdk:"interruptible"`
+	GPUMemoryGiB           types.Float64 `tfsdk:"gpu_memory_gib"`
+	ModelParametersBillion types.Float64 `tfsdk:"model_parameters_billion"`
+	Precision              types.String  `tfsdk:"precision"`
+	Method                 types.String  `tfsdk:"method"`
+}
+
+type recommendedPoolModel struct {
+	NodeType        types.String    `tfsdk:"node_type"`
+	Accelerator     types.String    `tfsdk:"accelerator"`
+	Region          types.String    `tfsdk:"region"`
+	GPUModel        types.String    `tfsdk:"gpu_model"`
+	GPUsPerNode     types.Int64     `tfsdk:"gpus_per_node"`
+	GPUMemoryGiB    types.Float64   `tfsdk:"gpu_memory_gib"`
+	MIGProfile      types.String    `tfsdk:"mig_profile"`
+	SharingReplicas types.Int64     `tfsdk:"sharing_replicas"`
+	ReplicasPerNode types.Int64     `tfsdk:"replicas_per_node"`
+	NodeCount       types.Int64     `tfsdk:"node_count"`
+	SpotPercentage  types.Int64     `tfsdk:"spot_percentage"`
+	OnDemandBase    types.Int64     `tfsdk:"on_demand_base"`
+	MinSize         types.Int64     `tfsdk:"min_size"`
+	HourlyUSD       types.Float64   `tfsdk:"hourly_usd"`
+	MonthlyUSD      types.Float64   `tfsdk:"monthly_usd"`
+	NaiveNodeType   types.String    `tfsdk:"naive_node_type"`
+	NaiveMonthlyUSD types.Float64   `tfsdk:"naive_monthly_usd"`
+	RunnersUp       []runnerUpModel `tfsdk:"runners_up"`
+}
+
+type runnerUpModel struct {
+	NodeType        types.String  `tfsdk:"node_type"`
+	Region          types.String  `tfsdk:"region"`
+	MIGProfile      types.String  `tfsdk:"mig_profile"`
+	SharingReplicas types.Int64   `tfsdk:"sharing_replicas"`
+	MonthlyUSD      types.Float64 `tfsdk:"monthly_usd"`
+	Reason          types.String  `tfsdk:"reason"`
+}
+
+func (d *RecommendationDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_recommendation"
+}
+
+func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Right-sizes a workload: for each cloud asked, the cheapest GPU node pool that fits its memory need in the allowed regions " +
+			"and that the policy bundle would not deny. Every candidate is built as the pool resources build it (validated, priced at the provider's " +
+			"`pricing` overrides and discount, 730 h/month) and judged on its policy document by the provider's policy engine, so the answer plugs into " +
+			"`gpufleet_eks_node_pool` (`instance_types`, `gpu.mig.profile`, `capacity`) and `gpufleet_gke_node_pool` (`machine_type`, `gpu.type`, `gpu.count`) unchanged. " +
+			"Spot is used only for interruptible work (100 % above the base); production inference keeps at least one on-demand node; GPU sharing " +
+			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
+			"No cloud is called.\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription,
+		Attributes: map[string]schema.Attribute{
+			"replicas": schema.Int64Attribute{
+				MarkdownDescription: "How many replicas the pool must hold at once (default 1): the node count is `ceil(replicas / replicas_per_node)`, and MIG slices or shared GPUs pay off when several replicas share a node.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"clouds": schema.ListAttribute{
+				MarkdownDescription: "Clouds to recommend for: `aws`, `gcp` or both.",
+				Required:            true,
+				ElementType:         types.StringType,
+				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(),
+					listvalidator.ValueStringsAre(oneOfNearest(string(catalog.AWS), string(catalog.GCP)))},
+			},
+			"regions": schema.ListAttribute{
+				MarkdownDescription: "Regions or globs, as the policy data's `allowed_regions` spells them (`eu-*`, `europe-*`, `us-east-1`); each must match a region the catalog prices for the clouds asked.",
+				Required:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+			},
+			"client": schema.StringAttribute{
+				MarkdownDescription: "A client of the policy data (`policy.data_files`): its `allowed_regions` narrow `regions`, and its `isolation` and the other rules judge every candidate as that client's pool.",
+				Optional:            true,
+			},
+			"max_hourly_usd": schema.Float64Attribute{
+				MarkdownDescription: "Only pools that cost at most this much per hour in all (every node, at the spot mix).",
+				Optional:            true,
+				Validators:          []validator.Float64{float64validator.AtLeast(0.0001)},
+			},
+			"required_gpu_memory_gib": schema.Float64Attribute{
+				MarkdownDescription: "The GPU memory one replica needs: `workload.gpu_memory_gib`, or the estimate from the model. Use it as the pool's `workload.gpu_memory_gib`.",
+				Computed:            true,
+			},
+			"aws": schema.SingleNestedAttribute{
+				MarkdownDescription: "The recommended `gpufleet_eks_node_pool`; null when `aws` was not asked or nothing fits there.",
+				Computed:            true,
+				Attributes:          recommendedPoolAttributes("EC2 instance type: the pool's `instance_types`."),
+			},
+			"gcp": schema.SingleNestedAttribute{
+				MarkdownDescription: "The recommended `gpufleet_gke_node_pool`; null when `gcp` was not asked or nothing fits there.",
+				Computed:            true,
+				Attributes:          recommendedPoolAttributes("GKE machine type: the pool's `machine_type`."),
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"workload": schema.SingleNestedBlock{
+				MarkdownDescription: "The workload, as the pool's `workload` block declares it, with the memory need given (`gpu_memory_gib`) or estimated from the model (`model_parameters_billion`, `precision`, and `method` for training).",
+				Validators:          []validator.Object{objectvalidator.IsRequired()},
+				Attributes: map[string]schema.Attribute{
+					"kind": schema.StringAttribute{
+						MarkdownDescription: "`" + strings.Join(pool.Kinds, "`, `") + "`. Only `training` counts gradients and optimizer state in the estimate.",
+						Required:            true,
+						Validators:          []validator.String{oneOfNearest(pool.Kinds...)},
+					},
+					"environment": schema.StringAttribute{
+						MarkdownDescription: "`" + strings.Join(pool.Environments, "`, `") + "`.",
+						Required:            true,
+						Validators:          []validator.String{oneOfNearest(pool.Environments...)},
+					},
+					"interruptible": schema.BoolAttribute{
+						MarkdownDescription: "The workload checkpoints and may run on spot (default `false`).",
+						Optional:            true,
+					},
+					"gpu_memory_gib": schema.Float64Attribute{
+						MarkdownDescription: "GPU memory one replica needs, GiB. Exactly one of this and `model_parameters_billion`.",
+						Optional:            true,
+						Validators: []validator.Float64{float64validator.AtLeast(0.01),
+							float64validator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
+					},
+					"model_parameters_billion": schema.Float64Attribute{
+						MarkdownDescription: "Model size in billions of parameters, with `precision`.",
+						Optional:            true,
+						Validators: []validator.Float64{float64validator.AtLeast(0.001),
+							float64validator.AlsoRequires(path.MatchRelative().AtParent().AtName("precision"))},
+					},
+					"precision": schema.StringAttribute{
+						MarkdownDescription: "Precision of the weights: `" + strings.Join(catalog.Precisions(), "`, `") + "`.",
+						Optional:            true,
+						Validators: []validator.String{oneOfNearest(catalog.Precisions()...),
+							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
+					},
+					"method": schema.StringAttribute{
+						MarkdownDescription: "Training only: `full` (default), `lora` or `qlora` (precision `int4`).",
+						Optional:            true,
+						Validators: []validator.String{oneOfNearest(catalog.TrainingMethods...),
+							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
+					},
+				},
+			},
+		},
+	}
+}
+
+func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"node_type":         schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
+		"accelerator":       schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
+		"region":            schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`)."},
+		"gpu_model":         schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
+		"gpus_per_node":     schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
+		"gpu_memory_gib":    schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or the whole GPU's."},
+		"mig_profile":       schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
+		"sharing_replicas":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
+		"replicas_per_node": schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
+		"node_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
+		"spot_percentage":   schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 100 for interruptible work, else 0."},
+		"on_demand_base":    schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for production inference on spot, else 0."},
+		"min_size":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
+		"hourly_usd":        schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
+		"monthly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "The same over 730 hours."},
+		"naive_node_type":   schema.StringAttribute{Computed: true, MarkdownDescription: "What a team without right-sizing runs: the smallest training-class GPU that fits, whole and on-demand; null when none fits."},
+		"naive_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "Monthly cost of `naive_node_type` for the same replicas, on-demand."},
+		"runners_up": schema.ListNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "Options that lost, cheapest first: cheaper ones the policy bundle denies (with the rule), then the next cheapest it allows.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"node_type":        schema.StringAttribute{Computed: true, MarkdownDescription: "Instance or machine type."},
+				"region":           schema.StringAttribute{Computed: true, MarkdownDescription: "Region."},
+				"mig_profile":      schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile; null for whole GPUs."},
+				"sharing_replicas": schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing; null without sharing."},
+				"monthly_usd":      schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated monthly cost."},
+				"reason":           schema.StringAttribute{Computed: true, MarkdownDescription: "Why it lost."},
+			}},
+		},
+	}
+}
+
+func (d *RecommendationDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	meta, err := conns.FromProviderData(req.ProviderData)
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
+		return
+	}
+	d.meta = meta
+}
+
+func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m recommendationModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	env := recommend.Env{}
+	if d.meta != nil {
+		env = recommend.Env{Pricing: d.meta.Pool.Pricing, Registry: d.meta.Pool.Registry, Policy: d.meta.Policy}
+	}
+	if env.Policy == nil {
+		resp.Diagnostics.AddWarning("Recommendation not checked against policy",
+			"policy.enforcement is \"off\": the recommendation fits and is priced, but the policy bundle did not judge it.")
+	}
+	answer, err := recommend.Recommend(ctx, m.request(), env)
+	if err != nil {
+		addArgumentError(&resp.Diagnostics, "No recommendation", err)
+		return
+	}
+	m.RequiredGPUMemoryGiB = types.Float64Value(answer.NeedGiB)
+	m.AWS, m.GCP = nil, nil
+	for cloud, res := range answer.Results {
+		if res.Best == nil {
+			resp.Diagnostics.AddWarning(fmt.Sprintf("No %s recommendation", cloud), res.Why)
+			continue
+		}
+		out := recommendedPool(res)
+		switch cloud {
+		case catalog.AWS:
+			m.AWS = out
+		case catalog.GCP:
+			m.GCP = out
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (m recommendationModel) request() recommend.Request {
+	w := m.Workload
+	if w == nil { // objectvalidator.IsRequired reports it first
+		w = &recommendationWorkloadModel{}
+	}
+	r := recommend.Request{
+		Workload: recommend.Workload{
+			Kind:              w.Kind.ValueString(),
+			Environment:       w.Environment.ValueString(),
+			Interruptible:     w.Interruptible.ValueBool(),
+			GPUMemoryGiB:      w.GPUMemoryGiB.ValueFloat64(),
+			ParametersBillion: w.ModelParametersBillion.ValueFloat64(),
+			Precision:         w.Precision.ValueString(),
+			Method:            w.Method.ValueString(),
+		},
+		Replicas:     int(m.Replicas.ValueInt64()),
+		Client:       m.Client.ValueString(),
+		MaxHourlyUSD: m.MaxHourlyUSD.ValueFloat64(),
+	}
+	for _, c := range m.Clouds {
+		r.Clouds = append(r.Clouds, catalog.Cloud(c.ValueString()))
+	}
+	for _, g := range m.Regions {
+		r.Regions = append(r.Regions, g.ValueString())
+	}
+	return r
+}
+
+func recommendedPool(res *recommend.Result) *recommendedPoolModel {
+	b := res.Best
+	out := &recommendedPoolModel{
+		NodeType:        types.StringValue(b.Node.Name),
+		Accelerator:     stringOrNull(b.Node.Accelerator),
+		Region:          types.StringValue(b.Region),
+		GPUModel:        types.StringValue(b.Node.GPUModel),
+		GPUsPerNode:     types.Int64Value(int64(b.Node.GPUCount)),
+		GPUMemoryGiB:    types.Float64Value(b.ReplicaGiB),
+		MIGProfile:      stringOrNull(b.MIGProfile),
+		SharingReplicas: intOrNull(b.SharingReplicas),
+		ReplicasPerNode: types.Int64Value(int64(b.ReplicasPerNode)),
+		NodeCount:       types.Int64Value(int64(b.Nodes)),
+		SpotPercentage:  types.Int64Value(int64(b.SpotPercentage)),
+		OnDemandBase:    types.Int64Value(int64(b.OnDemandBase)),
+		MinSize:         types.Int64Value(int64(b.Spec.Scaling.Min)),
+		HourlyUSD:       types.Float64Value(b.HourlyUSD),
+		MonthlyUSD:      types.Float64Value(b.MonthlyUSD),
+		NaiveNodeType:   types.StringNull(),
+		NaiveMonthlyUSD: types.Float64Null(),
+		RunnersUp:       make([]runnerUpModel, 0, len(res.RunnersUp)),
+	}
+	if n := res.Naive; n != nil {
+		out.NaiveNodeType = types.StringValue(n.Node.Name)
+		out.NaiveMonthlyUSD = types.Float64Value(n.MonthlyUSD)
+	}
+	for _, r := range res.RunnersUp {
+		out.RunnersUp = append(out.RunnersUp, runnerUpModel{
+			NodeType:        types.StringValue(r.Node.Name),
+			Region:          types.StringValue(r.Region),
+			MIGProfile:      stringOrNull(r.MIGProfile),
+			SharingReplicas: intOrNull(r.SharingReplicas),
+			MonthlyUSD:      types.Float64Value(r.MonthlyUSD),
+			Reason:          types.StringValue(r.Reason),
+		})
+	}
+	return out
+}
+
+func stringOrNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func intOrNull(n int) types.Int64 {
+	if n == 0 {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(n))
+}
+
+// addArgumentError reports err at the argument a *catalog.ArgumentError names, else without a path.
+func addArgumentError(diags *diag.Diagnostics, summary string, err error) {
+	var ae *catalog.ArgumentError
+	if errors.As(err, &ae) {
+		attributeError(diags, argumentPath(ae.Argument), summary, ae.Message)
+		return
+	}
+	diags.AddError(summary, err.Error())
+}
+
+var listIndex = regexp.MustCompile(`^(.+)\[(\d+)\]$`)
+
+// argumentPath turns recommend's argument names ("workload.precision", "regions[1]") into paths.
+func argumentPath(argument string) path.Path {
+	var p path.Path
+	for i, step := range strings.Split(argument, ".") {
+		index := -1
+		if m := listIndex.FindStringSubmatch(step); m != nil {
+			step = m[1]
+			index, _ = strconv.Atoi(m[2])
+		}
+		if i == 0 {
+			p = path.Root(step)
+		} else {
+			p = p.AtName(step)
+		}
+		if index >= 0 {
+			p = p.AtListIndex(index)
+		}
+	}
+	return p
+}

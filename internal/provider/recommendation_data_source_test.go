@@ -1,0 +1,202 @@
+package provider_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/eks"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/recommend"
+)
+
+// recommendationProvider is an offline provider block: loopback endpoints on closed ports (a cloud
+// call would fail), the example policy data, enforcement "deny" and a price override.
+func recommendationProvider(t *testing.T, extra string) string {
+	t.Helper()
+	data, err := filepath.Abs("../../policies/examples/policy-data.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(`
+provider "gpufleet" {
+  aws {
+    region                      = "us-east-1"
+    skip_credentials_validation = true
+    endpoints {
+      eks = "http://127.0.0.1:1"
+      ec2 = "http://127.0.0.1:1"
+    }
+  }
+  gcp {
+    endpoint = "127.0.0.1:1"
+    insecure = true
+  }
+  policy {
+    enforcement = "deny"
+    data_files  = [%q]
+  }
+  %s
+}
+`, data, extra)
+}
+
+func TestRecommendResourceTypes(t *testing.T) {
+	if recommend.ResourceTypes["aws"] != eks.ResourceType || recommend.ResourceTypes["gcp"] != gke.ResourceType {
+		t.Fatalf("recommend.ResourceTypes %v disagree with the pool resources", recommend.ResourceTypes)
+	}
+}
+
+// The example, planned as written with the bundle enforcing "deny": the recommended EKS and GKE
+// pools plan without a deny finding (a deny is a plan error), and carry what was recommended.
+func TestAccRecommendationDataSource_examplePlansWithoutDeny(t *testing.T) {
+	example, err := os.ReadFile("../../examples/data-sources/gpufleet_recommendation/data-source.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eksPool, gkePool := "gpufleet_eks_node_pool.serve", "gpufleet_gke_node_pool.serve"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:             recommendationProvider(t, "") + string(example),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(eksPool, plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction(gkePool, plancheck.ResourceActionCreate),
+				// globex requires MIG isolation: 15.65 GiB per replica (7B fp16), 8 replicas.
+				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("instance_types").AtSliceIndex(0), knownvalue.StringExact("p5.4xlarge")),
+				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("1g.20gb")),
+				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("workload").AtMapKey("gpu_memory_gib"), knownvalue.Float64Exact(15.65)),
+				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("scaling").AtMapKey("desired_size"), knownvalue.Int64Exact(2)),
+				// GKE: one a2-highgpu-4g holds the 8 replicas, two 3g.20gb slices per A100 40GB.
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-highgpu-4g")),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("3g.20gb")),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("location"), knownvalue.StringExact("us-central1")),
+			}},
+		}},
+	})
+}
+
+// A development workload given in GiB, on AWS only, at a negotiated rate: shared L4s, priced at the
+// override, the gcp answer null, and the naive choice a whole training-class GPU on-demand.
+func TestAccRecommendationDataSource_basic(t *testing.T) {
+	ds := "data.gpufleet_recommendation.dev"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: recommendationProvider(t, `pricing {
+    overrides = { "g6.xlarge" = { on_demand_hourly_usd = 0.5, spot_hourly_usd = 0.2 } }
+  }`) + `
+data "gpufleet_recommendation" "dev" {
+  workload {
+    kind           = "development"
+    environment    = "development"
+    gpu_memory_gib = 3.5
+  }
+  replicas = 6
+  clouds   = ["aws"]
+  regions  = ["us-east-1"]
+  client   = "initech"
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("required_gpu_memory_gib"), knownvalue.Float64Exact(3.5)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_type"), knownvalue.StringExact("g6.xlarge")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("accelerator"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("region"), knownvalue.StringExact("us-east-1")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("gpu_model"), knownvalue.StringExact("L4")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("mig_profile"), knownvalue.Null()),
+				// six 3.5 GiB replicas time-share one L4 (22.35 GiB usable)
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("sharing_replicas"), knownvalue.Int64Exact(6)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_count"), knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("spot_percentage"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("on_demand_base"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("hourly_usd"), knownvalue.Float64Exact(0.5)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("monthly_usd"), knownvalue.Float64Exact(365)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("naive_node_type"), knownvalue.StringExact("p3.2xlarge")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("runners_up").AtSliceIndex(0).AtMapKey("reason"), knownvalue.StringRegexp(regexp.MustCompile(`^costs \$[0-9.]+/month more than g6.xlarge`))),
+			},
+		}},
+	})
+}
+
+// Bad input fails at plan, naming the argument, with the nearest valid values; the provider's
+// endpoints are closed ports, so a cloud call would fail differently.
+func TestAccRecommendationDataSource_badInput(t *testing.T) {
+	workload := func(body string) string {
+		return "workload {\n kind = \"inference\"\n environment = \"staging\"\n" + body + "\n}\n"
+	}
+	mem := workload("gpu_memory_gib = 8")
+	cases := map[string]struct {
+		body string
+		want []string
+	}{
+		"unknown precision":     {workload("model_parameters_billion = 7\n precision = \"fp17\"") + `clouds = ["aws"]` + "\n" + `regions = ["*"]`, []string{"workload.precision", `"fp17"`, "nearest first: fp16"}},
+		"unknown method":        {workload("model_parameters_billion = 7\n precision = \"fp16\"\n method = \"qlroa\"") + `clouds = ["aws"]` + "\n" + `regions = ["*"]`, []string{"workload.method", "nearest first: qlora"}},
+		"unknown kind":          {"workload {\n kind = \"serving\"\n environment = \"staging\"\n gpu_memory_gib = 8\n}\n" + `clouds = ["aws"]` + "\n" + `regions = ["*"]`, []string{"workload.kind", `"serving"`, "nearest first"}},
+		"zero parameters":       {workload("model_parameters_billion = 0\n precision = \"fp16\"") + `clouds = ["aws"]` + "\n" + `regions = ["*"]`, []string{"model_parameters_billion", "at least"}},
+		"negative memory":       {workload("gpu_memory_gib = -1") + `clouds = ["aws"]` + "\n" + `regions = ["*"]`, []string{"gpu_memory_gib", "at least"}},
+		"memory and model":      {workload("gpu_memory_gib = 8\n model_parameters_billion = 7\n precision = \"fp16\"") + `clouds = ["aws"]` + "\n" + `regions = ["*"]`, []string{"gpu_memory_gib", "model_parameters_billion"}},
+		"no memory":             {workload("") + `clouds = ["aws"]` + "\n" + `regions = ["*"]`, []string{"gpu_memory_gib", "model_parameters_billion"}},
+		"unknown cloud":         {mem + `clouds = ["azure"]` + "\n" + `regions = ["*"]`, []string{"clouds", `"azure"`, "aws, gcp"}},
+		"empty regions":         {mem + `clouds = ["aws"]` + "\n" + `regions = []`, []string{"regions", "at least 1"}},
+		"glob matching nothing": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["eu-*"]`, []string{`regions\[0\]`, `"eu-\*" matches no region`, "europe-"}},
+		"unknown client":        {mem + `clouds = ["aws"]` + "\n" + `regions = ["*"]` + "\n" + `client = "acm"`, []string{"client", `"acm" is not in the policy data`, "nearest first: acme"}},
+		"client's regions":      {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + `client = "acme"`, []string{"client", `"acme" may only run in eu-\*`}},
+		"impossible demand":     {workload("gpu_memory_gib = 400") + `clouds = ["aws", "gcp"]` + "\n" + `regions = ["us-*"]`, []string{"workload.gpu_memory_gib", "nothing fits", "most GPU memory"}},
+		"price cap":             {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `max_hourly_usd = 0.01`, []string{"max_hourly_usd", "over max_hourly_usd"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      recommendationProvider(t, "") + "data \"gpufleet_recommendation\" \"x\" {\n" + tc.body + "\n}\n",
+					ExpectError: acctest.ExpectErrorParts(tc.want...),
+				}},
+			})
+		})
+	}
+}
+
+// No provider configuration and no credentials at all: the embedded bundle still judges the
+// candidates, and nothing calls a cloud.
+func TestAccRecommendationDataSource_noProviderConfig(t *testing.T) {
+	ds := "data.gpufleet_recommendation.train"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+data "gpufleet_recommendation" "train" {
+  workload {
+    kind                     = "training"
+    environment              = "staging"
+    interruptible            = true
+    model_parameters_billion = 13
+    precision                = "int4"
+    method                   = "qlora"
+  }
+  clouds  = ["gcp"]
+  regions = ["us-central1"]
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("spot_percentage"), knownvalue.Int64Exact(100)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("on_demand_base"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_type"), knownvalue.NotNull()),
+			},
+		}},
+	})
+}
