@@ -1,8 +1,8 @@
-# The cheapest single-GPU AWS shapes with at least 24 GiB per GPU in eu-west-1.
+# The cheapest single-GPU AWS shapes with at least 20 GiB per GPU in eu-west-1.
 data "gpufleet_gpu_catalog" "inference" {
   cloud              = "aws"
   region             = "eu-west-1"
-  min_gpu_memory_gib = 24
+  min_gpu_memory_gib = 20
   max_gpus_per_node  = 1
 }
 
