@@ -12,7 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -184,3 +187,69 @@ func PoliciesDir() string {
 	dir, _ := filepath.Abs("../../policies")
 	return dir
 }
+
+// PolicyParityTest is the parity test both pool resources run: the pools of specs, rendered by hcl
+// under providerBlock(extra), planned with the policy data; conftest on the plan (with and without
+// the provider's policy_document) must find exactly what the provider finds, and want among it.
+func PolicyParityTest(t *testing.T, checkDestroy func(*terraform.State) error, providerBlock func(extra string) string,
+	data string, defaultTags map[string]string, specs []pool.Spec, hcl func(pool.Spec) string, want []Finding) {
+	t.Helper()
+	conftestBin := os.Getenv("GPUFLEET_CONFTEST")
+	if conftestBin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	dataFile := WriteFile(t, "policy-data.yaml", data)
+	var cfg strings.Builder
+	cfg.WriteString(providerBlock(fmt.Sprintf("  policy {\n    enforcement = \"warn\"\n    data_files = [%q]\n  }\n", dataFile)))
+	for _, s := range specs {
+		cfg.WriteString(hcl(s))
+	}
+	var fromPlan, fromAttributes []Finding
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: ProviderFactories,
+		CheckDestroy:             checkDestroy,
+		Steps: []resource.TestStep{{
+			Config:           cfg.String(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{ParityCheck(conftestBin, dataFile, &fromPlan, &fromAttributes)}},
+		}},
+	})
+	RequireParity(t, fromPlan, fromAttributes, ProviderFindings(t, dataFile, defaultTags, specs), want)
+}
+
+// PolicySteps are the plan-time policy steps both pool resources test: a deny fails the plan at
+// the attribute with no cloud call (calls counts the cloud's requests), a waiver turns it into a
+// warning, and enforcement = "warn" downgrades it. config renders the pool under a provider block
+// with extra settings, and the pool's body with extra arguments.
+func PolicySteps(t *testing.T, calls func() int, config func(providerExtra, poolExtra string) string, waiverCheck statecheck.StateCheck) []resource.TestStep {
+	return []resource.TestStep{
+		{
+			Config:      config("", ""),
+			ExpectError: ExpectErrorParts("GF-ISO-003", "gpu.sharing"),
+		},
+		{
+			PreConfig: func() {
+				if n := calls(); n != 0 {
+					t.Fatalf("a denied plan reached the cloud: %d calls", n)
+				}
+			},
+			Config:            config("", "  policy_waivers = { \"GF-ISO-003\" = \"shared dev-prod canary, owner ml-platform, ends 2026-12-31\" }\n"),
+			ConfigStateChecks: []statecheck.StateCheck{waiverCheck},
+		},
+		{Config: config("  policy {\n    enforcement = \"warn\"\n  }\n", "")},
+	}
+}
+
+// SharingInProduction is a workload and gpu block that GF-ISO-003 denies: time-slicing in production.
+const SharingInProduction = `
+  workload {
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = 16
+  }
+  gpu {
+    sharing {
+      strategy = "time-slicing"
+      replicas = 4
+    }
+  }
+`

@@ -7,10 +7,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 )
@@ -95,29 +91,14 @@ func TestAccEKSNodePoolAWS_basic(t *testing.T) {
 	target := awsTargetFromEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: target.config(0, 0, 0),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("ACTIVE")),
-			},
-		}, {
-			ResourceName: addr, ImportState: true, ImportStateId: target.cluster + ":gpufleet-acc",
-			ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers"},
-		}},
+		Steps:                    acctest.RealCloudBasicSteps(addr, "node_groups", "ACTIVE", target.cluster+":gpufleet-acc", func(pct int) string { return target.config(pct, 0, 0) }),
 	})
 }
 
 func TestAccEKSNodePoolAWS_spotMix(t *testing.T) {
 	target := awsTargetFromEnv(t)
-	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: target.config(0, 0, 0)},
-			{Config: target.config(50, 0, 0), ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups"), knownvalue.ListSizeExact(2))}},
-			{Config: target.config(100, 0, 0), ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups"), knownvalue.ListSizeExact(1))}},
-		},
+		Steps:                    acctest.RealCloudSpotMixSteps(addr, "node_groups", func(pct int) string { return target.config(pct, 0, 0) }),
 	})
 }

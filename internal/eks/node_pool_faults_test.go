@@ -248,44 +248,13 @@ func TestAccEKSNodePool_timeout(t *testing.T) {
 // into a warning, enforcement = "warn" downgrades it.
 func TestAccEKSNodePool_policy(t *testing.T) {
 	sim := startSim(t)
-	shared := `
-  workload {
-    kind           = "inference"
-    environment    = "production"
-    gpu_memory_gib = 16
-  }
-  gpu {
-    sharing {
-      strategy = "time-slicing"
-      replicas = 4
-    }
-  }
-` + scaling(1, 1, 2)
+	shared := acctest.SharingInProduction + scaling(1, 1, 2)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config:      providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, shared),
-				ExpectError: acctest.ExpectErrorParts("GF-ISO-003", "gpu.sharing"),
-			},
-			{
-				PreConfig: func() {
-					if n := requestCount(sim, ""); n != 0 {
-						t.Fatalf("a denied plan reached the cloud: %d calls", n)
-					}
-				},
-				Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, shared+`
-  policy_waivers = { "GF-ISO-003" = "shared dev-prod canary, owner ml-platform, ends 2026-12-31" }
-`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_waivers").AtMapKey("GF-ISO-003"), knownvalue.StringRegexp(regexp.MustCompile("canary"))),
-				},
-			},
-			{
-				Config: providerConfig(sim, "  policy {\n    enforcement = \"warn\"\n  }\n") + poolConfig("train", `["g6.xlarge"]`, shared),
-			},
-		},
+		Steps: acctest.PolicySteps(t, func() int { return requestCount(sim, "") }, func(providerExtra, poolExtra string) string {
+			return providerConfig(sim, providerExtra) + poolConfig("train", `["g6.xlarge"]`, shared+poolExtra)
+		}, statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_waivers").AtMapKey("GF-ISO-003"), knownvalue.StringRegexp(regexp.MustCompile("canary")))),
 	})
 }
 

@@ -2,12 +2,8 @@ package eks_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
@@ -69,34 +65,14 @@ func hclFor(s pool.Spec) string {
 
 // The provider and conftest reach the same findings for the same pools.
 func TestAccEKSNodePool_policyParity(t *testing.T) {
-	conftestBin := os.Getenv("GPUFLEET_CONFTEST")
-	if conftestBin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
 	sim := startSim(t)
-	dataFile := acctest.WriteFile(t, "policy-data.yaml", parityData)
-	specs := parityPools()
-	var cfg strings.Builder
-	cfg.WriteString(providerConfig(sim, fmt.Sprintf("  policy {\n    enforcement = \"warn\"\n    data_files = [%q]\n  }\n", dataFile)))
-	for _, s := range specs {
-		cfg.WriteString(hclFor(s))
-	}
-	var fromPlan, fromAttributes []acctest.Finding
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{{
-			Config:           cfg.String(),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ParityCheck(conftestBin, dataFile, &fromPlan, &fromAttributes)}},
-		}},
-	})
-	fromProvider := acctest.ProviderFindings(t, dataFile, map[string]string{"ManagedBy": "terraform"}, specs)
-	acctest.RequireParity(t, fromPlan, fromAttributes, fromProvider, []acctest.Finding{
-		{Pool: "train", Rule: "GF-COST-002", Severity: "warn", Attribute: "capacity.spot_percentage"},
-		{Pool: "serve", Rule: "GF-ISO-003", Severity: "deny"},
-		{Pool: "spotserve", Rule: "GF-COST-001", Severity: "deny"},
-		{Pool: "eu", Rule: "GF-DR-001", Severity: "deny"},
-		{Pool: "stranger", Rule: "GF-TAG-001", Severity: "deny"},
-		{Pool: "waived", Rule: "GF-ISO-003", Severity: "warn"},
-	})
+	acctest.PolicyParityTest(t, checkNothingLeft(t, sim), func(extra string) string { return providerConfig(sim, extra) },
+		parityData, map[string]string{"ManagedBy": "terraform"}, parityPools(), hclFor, []acctest.Finding{
+			{Pool: "train", Rule: "GF-COST-002", Severity: "warn", Attribute: "capacity.spot_percentage"},
+			{Pool: "serve", Rule: "GF-ISO-003", Severity: "deny"},
+			{Pool: "spotserve", Rule: "GF-COST-001", Severity: "deny"},
+			{Pool: "eu", Rule: "GF-DR-001", Severity: "deny"},
+			{Pool: "stranger", Rule: "GF-TAG-001", Severity: "deny"},
+			{Pool: "waived", Rule: "GF-ISO-003", Severity: "warn"},
+		})
 }

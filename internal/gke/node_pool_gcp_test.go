@@ -6,10 +6,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 )
@@ -76,29 +72,15 @@ func TestAccGKENodePoolGCP_basic(t *testing.T) {
 	target := gcpTargetFromEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: target.config(0),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("RUNNING")),
-			},
-		}, {
-			ResourceName: addr, ImportState: true, ImportStateId: target.project + "/" + target.location + "/" + target.cluster + "/gpufleet-acc",
-			ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers"},
-		}},
+		Steps: acctest.RealCloudBasicSteps(addr, "node_pools", "RUNNING",
+			target.project+"/"+target.location+"/"+target.cluster+"/gpufleet-acc", target.config),
 	})
 }
 
 func TestAccGKENodePoolGCP_spotMix(t *testing.T) {
 	target := gcpTargetFromEnv(t)
-	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: target.config(0)},
-			{Config: target.config(50), ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools"), knownvalue.ListSizeExact(2))}},
-			{Config: target.config(100), ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools"), knownvalue.ListSizeExact(1))}},
-		},
+		Steps:                    acctest.RealCloudSpotMixSteps(addr, "node_pools", target.config),
 	})
 }

@@ -2,14 +2,12 @@ package gke_test
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -22,44 +20,13 @@ import (
 // turns it into a warning, enforcement = "warn" downgrades it.
 func TestAccGKENodePool_policy(t *testing.T) {
 	sim := startSim(t)
-	shared := `
-  workload {
-    kind           = "inference"
-    environment    = "production"
-    gpu_memory_gib = 16
-  }
-  gpu {
-    sharing {
-      strategy = "time-slicing"
-      replicas = 4
-    }
-  }
-` + scaling(0, 2, 4)
+	shared := acctest.SharingInProduction + scaling(0, 2, 4)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", shared),
-				ExpectError: acctest.ExpectErrorParts("GF-ISO-003", "gpu.sharing"),
-			},
-			{
-				PreConfig: func() {
-					if n := requestCount(sim, ""); n != 0 {
-						t.Fatalf("a denied plan reached the cloud: %d calls", n)
-					}
-				},
-				Config: providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", shared+`
-  policy_waivers = { "GF-ISO-003" = "shared dev-prod canary, owner ml-platform, ends 2026-12-31" }
-`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_waivers").AtMapKey("GF-ISO-003"), knownvalue.StringRegexp(regexp.MustCompile("canary"))),
-				},
-			},
-			{
-				Config: providerConfig(sim, "  policy {\n    enforcement = \"warn\"\n  }\n") + poolConfig("infer", "g2-standard-8", shared),
-			},
-		},
+		Steps: acctest.PolicySteps(t, func() int { return requestCount(sim, "") }, func(providerExtra, poolExtra string) string {
+			return providerConfig(sim, providerExtra) + poolConfig("infer", "g2-standard-8", shared+poolExtra)
+		}, statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_waivers").AtMapKey("GF-ISO-003"), knownvalue.StringRegexp(regexp.MustCompile("canary")))),
 	})
 }
 
@@ -118,34 +85,14 @@ func hclFor(s pool.Spec) string {
 
 // The provider and conftest reach the same findings for the same GKE pools.
 func TestAccGKENodePool_policyParity(t *testing.T) {
-	conftestBin := os.Getenv("GPUFLEET_CONFTEST")
-	if conftestBin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
 	sim := startSim(t)
-	dataFile := acctest.WriteFile(t, "policy-data.yaml", parityData)
-	specs := parityPools()
-	var cfg strings.Builder
-	cfg.WriteString(providerConfig(sim, fmt.Sprintf("  policy {\n    enforcement = \"warn\"\n    data_files = [%q]\n  }\n", dataFile)))
-	for _, s := range specs {
-		cfg.WriteString(hclFor(s))
-	}
-	var fromPlan, fromAttributes []acctest.Finding
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{{
-			Config:           cfg.String(),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ParityCheck(conftestBin, dataFile, &fromPlan, &fromAttributes)}},
-		}},
-	})
-	fromProvider := acctest.ProviderFindings(t, dataFile, map[string]string{"managed-by": "terraform"}, specs)
-	acctest.RequireParity(t, fromPlan, fromAttributes, fromProvider, []acctest.Finding{
-		{Pool: "train", Rule: "GF-COST-002", Severity: "warn", Attribute: "capacity.spot_percentage"},
-		{Pool: "serve", Rule: "GF-ISO-003", Severity: "deny"},
-		{Pool: "spotserve", Rule: "GF-COST-001", Severity: "deny"},
-		{Pool: "us", Rule: "GF-DR-001", Severity: "deny"},
-		{Pool: "stranger", Rule: "GF-TAG-001", Severity: "deny"},
-		{Pool: "waived", Rule: "GF-ISO-003", Severity: "warn"},
-	})
+	acctest.PolicyParityTest(t, checkNothingLeft(t, sim), func(extra string) string { return providerConfig(sim, extra) },
+		parityData, map[string]string{"managed-by": "terraform"}, parityPools(), hclFor, []acctest.Finding{
+			{Pool: "train", Rule: "GF-COST-002", Severity: "warn", Attribute: "capacity.spot_percentage"},
+			{Pool: "serve", Rule: "GF-ISO-003", Severity: "deny"},
+			{Pool: "spotserve", Rule: "GF-COST-001", Severity: "deny"},
+			{Pool: "us", Rule: "GF-DR-001", Severity: "deny"},
+			{Pool: "stranger", Rule: "GF-TAG-001", Severity: "deny"},
+			{Pool: "waived", Rule: "GF-ISO-003", Severity: "warn"},
+		})
 }

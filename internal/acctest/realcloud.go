@@ -1,0 +1,40 @@
+package acctest
+
+import (
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// The real-cloud acceptance tests of both pool resources run the same steps on a pool whose cloud
+// objects are listed in sides (node_groups, node_pools); config renders it at a spot percentage.
+
+// RealCloudBasicSteps create the pool, check its first side reached status, and import it by
+// importID to the same state.
+func RealCloudBasicSteps(addr, sides, status, importID string, config func(spotPercentage int) string) []resource.TestStep {
+	return []resource.TestStep{{
+		Config: config(0),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New(sides).AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact(status)),
+		},
+	}, {
+		ResourceName: addr, ImportState: true, ImportStateId: importID,
+		ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers"},
+	}}
+}
+
+// RealCloudSpotMixSteps move the pool from on-demand to half spot (two sides) to all spot (one),
+// in place.
+func RealCloudSpotMixSteps(addr, sides string, config func(spotPercentage int) string) []resource.TestStep {
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
+	count := func(n int) []statecheck.StateCheck {
+		return []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New(sides), knownvalue.ListSizeExact(n))}
+	}
+	return []resource.TestStep{
+		{Config: config(0)},
+		{Config: config(50), ConfigPlanChecks: update, ConfigStateChecks: count(2)},
+		{Config: config(100), ConfigPlanChecks: update, ConfigStateChecks: count(1)},
+	}
+}
