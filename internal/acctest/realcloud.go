@@ -1,10 +1,15 @@
 package acctest
 
 import (
+	"errors"
+	"fmt"
+	"testing"
+
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
@@ -36,5 +41,30 @@ func RealCloudSpotMixSteps(addr, sides string, config func(spotPercentage int) s
 		{Config: config(0)},
 		{Config: config(50), ConfigPlanChecks: update, ConfigStateChecks: count(2)},
 		{Config: config(100), ConfigPlanChecks: update, ConfigStateChecks: count(1)},
+	}
+}
+
+// RefreshOnlyAfterLabelChange is the refresh-only step both pool resources test: setLabel changes
+// the node labels gpufleet.io/workload (to "training") and rogue (to "yes") outside terraform; the
+// refreshed labels show rogue, while effective_tags keep workloadTag = "inference", because the
+// cloud objects' tags did not change.
+func RefreshOnlyAfterLabelChange(t *testing.T, addr, workloadTag string, setLabel func(key, value string) error) resource.TestStep {
+	return resource.TestStep{
+		PreConfig: func() {
+			if err := errors.Join(setLabel("gpufleet.io/workload", "training"), setLabel("rogue", "yes")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		RefreshState:       true,
+		ExpectNonEmptyPlan: true,
+		Check: func(s *terraform.State) error {
+			if got := StateAttribute(s, addr, "labels.rogue"); got != "yes" {
+				return fmt.Errorf("labels.rogue = %q after refresh, want the out-of-band yes", got)
+			}
+			if got := StateAttribute(s, addr, "effective_tags."+workloadTag); got != "inference" {
+				return fmt.Errorf("effective_tags.%s = %q after refresh, want inference: the cloud objects' tags did not change", workloadTag, got)
+			}
+			return nil
+		},
 	}
 }

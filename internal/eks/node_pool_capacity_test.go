@@ -35,7 +35,7 @@ func nodeGroupCheck(i int, name, capacityType string, minSize, desired, maxSize 
 func TestAccEKSNodePool_spotMix(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(pct int) string {
-		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge", "g5.4xlarge"]`, trainingWorkload+scaling(0, 4, 10)+capacity(pct, 1))
+		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge", "g5.4xlarge"]`, trainingWorkload+acctest.Scaling(0, 4, 10)+acctest.Capacity(pct, 1))
 	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
@@ -65,7 +65,7 @@ func TestAccEKSNodePool_spotMix(t *testing.T) {
 				ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 1), nodeGroupCheck(1, "train-spot", "SPOT", 0, 3, 9)...),
 			},
 			{
-				Config: providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge", "g5.4xlarge"]`, trainingWorkload+scaling(0, 4, 10)+capacity(100, 0)),
+				Config: providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge", "g5.4xlarge"]`, trainingWorkload+acctest.Scaling(0, 4, 10)+acctest.Capacity(100, 0)),
 				// No base: the on-demand node group goes away, its launch template with it.
 				ConfigPlanChecks: update,
 				ConfigStateChecks: append(nodeGroupCheck(0, "train-spot", "SPOT", 0, 4, 10),
@@ -91,7 +91,7 @@ func TestAccEKSNodePool_capacityReservation(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 2, 4)+fmt.Sprintf(`
+			Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+fmt.Sprintf(`
   capacity {
     reservation {
       id   = %q
@@ -118,7 +118,7 @@ func TestAccEKSNodePool_capacityBlock(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 2, 2)+fmt.Sprintf(`
+				Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 2)+fmt.Sprintf(`
   policy_waivers = { "GF-COST-002" = "capacity block is prepaid for this run, ends 2027-01-01" }
   capacity {
     reservation {
@@ -193,7 +193,7 @@ func TestAccEKSNodePool_migFamilies(t *testing.T) {
     }
   }
   policy_waivers = { "GF-RS-002" = "MIG sizing benchmark across GPU families, ends 2026-12-31" }
-`+scaling(0, 1, 1)),
+`+acctest.Scaling(0, 1, 1)),
 					ConfigStateChecks: []statecheck.StateCheck{
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu_model"), knownvalue.StringExact(tc.gpu)),
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_labels").AtMapKey("nvidia.com/mig.config"), knownvalue.StringExact("all-"+tc.profile)),

@@ -51,12 +51,12 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sim := startSim(t)
-			sizes := scaling(0, 1, 2)
+			sizes := acctest.Scaling(0, 1, 2)
 			switch tc.name {
 			case "min above max":
-				sizes = scaling(3, 2, 2)
+				sizes = acctest.Scaling(3, 2, 2)
 			case "desired out of range":
-				sizes = scaling(0, 5, 2)
+				sizes = acctest.Scaling(0, 5, 2)
 			case "size that would wrap as an int32":
 				sizes = "  scaling {\n    min_size = 0\n    max_size = 4294967298\n  }\n"
 			}
@@ -103,7 +103,7 @@ func TestAccEKSNodePool_throttling(t *testing.T) {
 	var cfg strings.Builder
 	cfg.WriteString(providerConfig(sim, ""))
 	for i := range 50 {
-		cfg.WriteString(poolConfig(fmt.Sprintf("p%02d", i), `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)))
+		cfg.WriteString(poolConfig(fmt.Sprintf("p%02d", i), `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -141,7 +141,7 @@ func TestAccEKSNodePool_throttling(t *testing.T) {
 // (tainted), and the next apply replaces it; nothing is orphaned.
 func TestAccEKSNodePool_createFailed(t *testing.T) {
 	sim := startSim(t)
-	testFailedCreateReplaced(t, sim, poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 1, 2)),
+	testFailedCreateReplaced(t, sim, poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 1, 2)),
 		[]cloudsim.Fault{{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1,
 			HealthIssues: []cloudsim.HealthIssue{{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets does not have enough available IP addresses."}}}},
 		"train-od", "CREATE_FAILED", "InsufficientFreeAddresses", "does not have enough available IP addresses")
@@ -189,7 +189,7 @@ func testFailedCreateReplaced(t *testing.T, sim *cloudsim.Sim, pool string, faul
 // and the next apply converges to both.
 func TestAccEKSNodePool_spotSideFails(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+scaling(0, 4, 8)+capacity(50, 1))
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+acctest.Scaling(0, 4, 8)+acctest.Capacity(50, 1))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -226,7 +226,7 @@ func TestAccEKSNodePool_timeout(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+`
+				Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+`
   timeouts {
     create = "1s"
   }
@@ -235,7 +235,7 @@ func TestAccEKSNodePool_timeout(t *testing.T) {
 			},
 			{
 				PreConfig: sim.ClearFaults,
-				Config:    providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+				Config:    providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("ACTIVE")),
 				},
@@ -248,7 +248,7 @@ func TestAccEKSNodePool_timeout(t *testing.T) {
 // into a warning, enforcement = "warn" downgrades it.
 func TestAccEKSNodePool_policy(t *testing.T) {
 	sim := startSim(t)
-	shared := acctest.SharingInProduction + scaling(1, 1, 2)
+	shared := acctest.SharingInProduction + acctest.Scaling(1, 1, 2)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -262,7 +262,7 @@ func TestAccEKSNodePool_policy(t *testing.T) {
 func TestAccEKSNodePool_updateFailed(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(desired int) string {
-		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, desired, 4))
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, desired, 4))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,

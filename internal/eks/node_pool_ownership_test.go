@@ -26,7 +26,7 @@ import (
 )
 
 // spotMix is a pool with both sides: train-od and train-spot.
-var spotMix = trainingWorkload + scaling(0, 2, 4) + capacity(50, 0)
+var spotMix = trainingWorkload + acctest.Scaling(0, 2, 4) + acctest.Capacity(50, 0)
 
 // A launch template of the pool's name that another tool made is an error before anything is
 // created, and stays as it was; once it is gone, the pool applies.
@@ -72,8 +72,8 @@ func TestAccEKSNodePool_launchTemplateNamesUnique(t *testing.T) {
 	sim := startSim(t)
 	c := clients(t, sim)
 	cfg := providerConfig(sim, "") +
-		strings.Replace(poolConfig("b", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)), `"ml"`, `"ml-a"`, 1) +
-		poolConfig("a-b", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))
+		strings.Replace(poolConfig("b", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)), `"ml"`, `"ml-a"`, 1) +
+		poolConfig("a-b", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2))
 	ngIn := func(cluster, name string) (*ekstypes.Nodegroup, error) {
 		out, err := c.eks.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
 		if err != nil {
@@ -116,7 +116,7 @@ func TestAccEKSNodePool_launchTemplateNamesUnique(t *testing.T) {
 func TestAccEKSNodePool_launchTemplateNameTooLong(t *testing.T) {
 	sim := startSim(t)
 	// gpufleet.<100 characters>.inference-canary-pool-x-spot: 138 characters.
-	cfg := providerConfig(sim, "") + strings.Replace(poolConfig("inference-canary-pool-x", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+	cfg := providerConfig(sim, "") + strings.Replace(poolConfig("inference-canary-pool-x", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)),
 		`"ml"`, fmt.Sprintf("%q", strings.Repeat("c", 100)), 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -136,7 +136,7 @@ func TestAccEKSNodePool_launchTemplateDeletedOutOfBand(t *testing.T) {
 	sim := startSim(t)
 	c := clients(t, sim)
 	cfg := func(tags string) string {
-		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2)+"  tags = { Project = \""+tags+"\" }\n")
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, 1, 2)+"  tags = { Project = \""+tags+"\" }\n")
 	}
 	var deleted string
 	resource.Test(t, resource.TestCase{
@@ -218,7 +218,7 @@ func TestAccEKSNodePool_destroyDeletesRecordedTemplatesByID(t *testing.T) {
 			return nil
 		},
 		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+			Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)),
 			Check: func(*terraform.State) error {
 				// Another tool's templates with the names the spot side would have had.
 				foreign = append(foreign,
@@ -234,7 +234,7 @@ func TestAccEKSNodePool_destroyDeletesRecordedTemplatesByID(t *testing.T) {
 // template, the next apply replaces the tainted pool, and nothing is orphaned.
 func TestAccEKSNodePool_createCleanupFailed(t *testing.T) {
 	sim := startSim(t)
-	testFailedCreateReplaced(t, sim, poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+	testFailedCreateReplaced(t, sim, poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)),
 		[]cloudsim.Fault{
 			{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.ServerError, Status: 400, Code: "InvalidParameterException", Message: "Subnets are not in the cluster's VPC", Count: 1},
 			{Service: "ec2", Operation: "DeleteLaunchTemplate", Kind: cloudsim.ServerError, Status: 403, Code: "UnauthorizedOperation", Message: "You are not authorized to perform this operation.", Count: 1},
@@ -248,7 +248,7 @@ func TestAccEKSNodePool_createCleanupFailed(t *testing.T) {
 func TestAccEKSNodePool_launchTemplateNoLongerOwned(t *testing.T) {
 	sim := startSim(t)
 	c := clients(t, sim)
-	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2))
 	var taken string
 	wantErr := new(regexp.Regexp) // filled in once the template id is known
 	resource.Test(t, resource.TestCase{

@@ -38,14 +38,6 @@ const inferenceWorkload = `
   }
 `
 
-func scaling(minSize, desired, maxSize int) string {
-	return fmt.Sprintf("  scaling {\n    min_size = %d\n    desired_size = %d\n    max_size = %d\n  }\n", minSize, desired, maxSize)
-}
-
-func capacity(pct, base int) string {
-	return fmt.Sprintf("  capacity {\n    spot_percentage = %d\n    on_demand_base = %d\n  }\n", pct, base)
-}
-
 const addr = "gpufleet_eks_node_pool.train"
 
 func TestAccEKSNodePool_basic(t *testing.T) {
@@ -54,7 +46,7 @@ func TestAccEKSNodePool_basic(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 2, 4)+`
+			Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, 2, 4)+`
   labels = { team = "ml" }
   tags   = { Project = "vision" }
 `),
@@ -146,9 +138,9 @@ func TestAccEKSNodePool_update(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: base(scaling(1, 1, 3))},
+			{Config: base(acctest.Scaling(1, 1, 3))},
 			{
-				Config:           base(scaling(1, 2, 5)),
+				Config:           base(acctest.Scaling(1, 2, 5)),
 				ConfigPlanChecks: update,
 				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
 					if d := aws.ToInt32(ng.ScalingConfig.DesiredSize); d != 2 {
@@ -158,7 +150,7 @@ func TestAccEKSNodePool_update(t *testing.T) {
 				}),
 			},
 			{
-				Config:           base(scaling(1, 2, 5) + `  labels = { team = "ml" }` + "\n" + `  taints = [{ key = "team", value = "ml", effect = "NO_EXECUTE" }]`),
+				Config:           base(acctest.Scaling(1, 2, 5) + `  labels = { team = "ml" }` + "\n" + `  taints = [{ key = "team", value = "ml", effect = "NO_EXECUTE" }]`),
 				ConfigPlanChecks: update,
 				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
 					if !slices.ContainsFunc(ng.Taints, func(tt ekstypes.Taint) bool {
@@ -171,7 +163,7 @@ func TestAccEKSNodePool_update(t *testing.T) {
 			},
 			{
 				// Labels and taints removed again; tags change the launch template (a new version).
-				Config:           base(scaling(1, 2, 5) + `  tags = { Project = "llm" }`),
+				Config:           base(acctest.Scaling(1, 2, 5) + `  tags = { Project = "llm" }`),
 				ConfigPlanChecks: update,
 				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
 					return errors.Join(noLabel(ng, "team"), wantTag(ng, "Project", "llm"),
@@ -179,14 +171,14 @@ func TestAccEKSNodePool_update(t *testing.T) {
 				}),
 			},
 			{
-				Config:           base(scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.30\"\n"),
+				Config:           base(acctest.Scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.30\"\n"),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.30")),
 				},
 			},
 			{
-				Config: base(scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.30\"\n" + `
+				Config: base(acctest.Scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.30\"\n" + `
   update_config {
     max_unavailable_percentage = 25
   }
@@ -214,7 +206,7 @@ func TestAccEKSNodePool_update(t *testing.T) {
 func TestAccEKSNodePool_pinnedVersionOnTagChange(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(project string) string {
-		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
 			"  kubernetes_version = \"1.30\"\n  tags = { Project = \""+project+"\" }\n")
 	}
 	resource.Test(t, resource.TestCase{
@@ -260,9 +252,9 @@ func TestAccEKSNodePool_replace(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, inferenceWorkload+scaling(0, 1, 2))},
+			{Config: providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2))},
 			{
-				Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)),
+				Config: providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
 				}},
@@ -284,7 +276,7 @@ func TestAccEKSNodePool_import(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+scaling(0, 3, 10)+capacity(70, 1)+`
+			{Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 3, 10)+acctest.Capacity(70, 1)+`
   gpu {
     mig { profile = "3g.40gb" }
   }
@@ -314,7 +306,7 @@ func TestAccEKSNodePool_import(t *testing.T) {
 // group with it: nothing is orphaned.
 func TestAccEKSNodePool_disappears(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2))
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, 1, 2))
 	var template string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -355,7 +347,7 @@ func TestAccEKSNodePool_disappears(t *testing.T) {
 // Out-of-band scaling and labels show as drift and the plan puts them back.
 func TestAccEKSNodePool_drift(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 3))
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, 1, 3))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),

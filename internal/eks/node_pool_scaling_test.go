@@ -73,7 +73,7 @@ func TestAccEKSNodePool_autoscalerOwnsDesiredSize(t *testing.T) {
 				Check:  checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error { return wantSizes(ng, 4, 4, 6) }),
 			},
 			{
-				Config: cfg(scaling(1, 2, 6)),
+				Config: cfg(acctest.Scaling(1, 2, 6)),
 				Check:  checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error { return wantSizes(ng, 1, 2, 6) }),
 			},
 		},
@@ -98,7 +98,7 @@ func TestAccEKSNodePool_policyNeverBlocksDestroy(t *testing.T) {
 	writePolicyData(t, dataFile, `"us-*"`)
 	cfg := func(labels string) string {
 		return providerConfig(sim, fmt.Sprintf("  policy {\n    data_files = [%q]\n  }\n", dataFile)) +
-			poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(1, 1, 2)+labels)
+			poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, 1, 2)+labels)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,

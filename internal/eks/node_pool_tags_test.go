@@ -1,14 +1,12 @@
 package eks_test
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 )
@@ -16,7 +14,7 @@ import (
 // A pool whose tags repeat a default_tags value (ManagedBy = "terraform") imports to an empty plan.
 func TestAccEKSNodePool_importWithDefaultTags(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
 		"  tags = { ManagedBy = \"terraform\", Project = \"llm\" }\n")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -46,38 +44,17 @@ func TestAccEKSNodePool_refreshOnlyNoTagChange(t *testing.T) {
 	sim := startSim(t)
 	c := clients(t, sim)
 	cfg := func(project string) string {
-		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+scaling(0, 1, 2)+
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
 			"  tags = { Project = \""+project+"\" }\n")
-	}
-	attr := func(s *terraform.State, key string) string {
-		return s.RootModule().Resources[addr].Primary.Attributes[key]
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{Config: cfg("vision")},
-			{
-				PreConfig: func() {
-					if err := errors.Join(
-						sim.SetNodegroupLabel(testRegion, testCluster, "train-od", "gpufleet.io/workload", "training"),
-						sim.SetNodegroupLabel(testRegion, testCluster, "train-od", "rogue", "yes"),
-					); err != nil {
-						t.Fatal(err)
-					}
-				},
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: func(s *terraform.State) error {
-					if got := attr(s, "labels.rogue"); got != "yes" {
-						return fmt.Errorf("labels.rogue = %q after refresh, want the out-of-band yes", got)
-					}
-					if got := attr(s, "effective_tags.gpufleet:workload"); got != "inference" {
-						return fmt.Errorf("effective_tags.gpufleet:workload = %q after refresh, want inference: the node group's tags did not change", got)
-					}
-					return nil
-				},
-			},
+			acctest.RefreshOnlyAfterLabelChange(t, addr, "gpufleet:workload", func(key, value string) error {
+				return sim.SetNodegroupLabel(testRegion, testCluster, "train-od", key, value)
+			}),
 			{
 				Config: cfg("llm"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{

@@ -70,7 +70,7 @@ provider "gpufleet" {
 }
 `)
 	for i := range n {
-		b.WriteString(poolConfig(fmt.Sprintf("p%04d", i), `["g6.xlarge"]`, inferenceWorkload+scaling(1, 2, 4)))
+		b.WriteString(poolConfig(fmt.Sprintf("p%04d", i), `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, 2, 4)))
 	}
 	return b.String()
 }

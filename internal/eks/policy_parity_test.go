@@ -48,18 +48,7 @@ func parityPools() []pool.Spec {
 }
 
 func hclFor(s pool.Spec) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "  workload {\n    kind = %q\n    environment = %q\n    gpu_memory_gib = %g\n    interruptible = %t\n  }\n",
-		s.Workload.Kind, s.Workload.Environment, s.Workload.GPUMemoryGiB, s.Workload.Interruptible)
-	b.WriteString(scaling(s.Scaling.Min, s.Scaling.Desired, s.Scaling.Max))
-	b.WriteString(capacity(s.Capacity.SpotPercentage, s.Capacity.OnDemandBase))
-	if sh := s.GPU.Sharing; sh != nil {
-		fmt.Fprintf(&b, "  gpu {\n    sharing {\n      strategy = %q\n      replicas = %d\n    }\n  }\n", sh.Strategy, sh.Replicas)
-	}
-	for rule, reason := range s.Waivers {
-		fmt.Fprintf(&b, "  policy_waivers = { %q = %q }\n", rule, reason)
-	}
-	out := poolConfig(s.Name, fmt.Sprintf("[%q]", s.InstanceTypes[0]), b.String())
+	out := poolConfig(s.Name, fmt.Sprintf("[%q]", s.InstanceTypes[0]), acctest.SharedBlocks(s))
 	return strings.Replace(out, `client         = "acme"`, fmt.Sprintf("client         = %q", s.Client), 1)
 }
 

@@ -105,14 +105,6 @@ const trainingWorkload = `
   }
 `
 
-func scaling(minSize, desired, maxSize int) string {
-	return fmt.Sprintf("  scaling {\n    min_size = %d\n    desired_size = %d\n    max_size = %d\n  }\n", minSize, desired, maxSize)
-}
-
-func capacity(pct, base int) string {
-	return fmt.Sprintf("  capacity {\n    spot_percentage = %d\n    on_demand_base = %d\n  }\n", pct, base)
-}
-
 // gkeClient is a real GKE client on the simulator, for checking what the provider left in the cloud.
 func gkeClient(t *testing.T, sim *cloudsim.Sim) *container.ClusterManagerClient {
 	t.Helper()

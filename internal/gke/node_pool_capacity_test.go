@@ -31,7 +31,7 @@ func nodePoolCheck(i int, name string, spot bool, minSize, desired, maxSize int6
 func TestAccGKENodePool_spotMix(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(pct int) string {
-		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+scaling(0, 4, 10)+capacity(pct, 0)+
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+acctest.Scaling(0, 4, 10)+acctest.Capacity(pct, 0)+
 			"  node_locations = [\"europe-west4-a\"]\n")
 	}
 	resource.Test(t, resource.TestCase{
@@ -91,7 +91,7 @@ func TestAccGKENodePool_migPartitions(t *testing.T) {
       profile = "`+tc.profile+`"
     }
   }
-`+scaling(0, 1, 2)),
+`+acctest.Scaling(0, 1, 2)),
 					Check: checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
 						acc := np.GetConfig().GetAccelerators()[0]
 						if acc.GetAcceleratorType() != tc.accelerator || acc.GetGpuPartitionSize() != tc.profile {
@@ -117,7 +117,7 @@ func TestAccGKENodePool_sharing(t *testing.T) {
     gpu_memory_gib = 4
   }
   node_locations = ["europe-west4-a"]
-`+scaling(0, 1, 2)+gpu)
+`+acctest.Scaling(0, 1, 2)+gpu)
 	}
 	sharing := func(strategy, mig string) string {
 		return fmt.Sprintf("  gpu {\n%s    sharing {\n      strategy = %q\n      replicas = 4\n    }\n  }\n", mig, strategy)
@@ -165,7 +165,7 @@ func TestAccGKENodePool_sharing(t *testing.T) {
 func TestAccGKENodePool_reservations(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(reservation string) string {
-		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 1, 2)+
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 2)+
 			"  node_locations = [\"europe-west4-a\"]\n  capacity {\n    reservation {\n"+reservation+"    }\n  }\n")
 	}
 	want := func(typ containerpb.ReservationAffinity_Type, values ...string) func(np *containerpb.NodePool) error {
@@ -198,7 +198,7 @@ func TestAccGKENodePool_reservations(t *testing.T) {
 func TestAccGKENodePool_driverVersions(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(gpu string) string {
-		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 1, 2)+"  node_locations = [\"europe-west4-a\"]\n"+gpu)
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 2)+"  node_locations = [\"europe-west4-a\"]\n"+gpu)
 	}
 	driver := func(v string) string { return fmt.Sprintf("  gpu {\n    driver_version = %q\n  }\n", v) }
 	want := func(v containerpb.GPUDriverInstallationConfig_GPUDriverVersion) func(np *containerpb.NodePool) error {
@@ -226,7 +226,7 @@ func TestAccGKENodePool_driverVersions(t *testing.T) {
 func TestAccGKENodePool_replace(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(machineType string) string {
-		return providerConfig(sim, "") + poolConfig("infer", machineType, inferenceWorkload+scaling(0, 1, 2)+"  node_locations = [\"europe-west4-a\"]\n")
+		return providerConfig(sim, "") + poolConfig("infer", machineType, inferenceWorkload+acctest.Scaling(0, 1, 2)+"  node_locations = [\"europe-west4-a\"]\n")
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -261,7 +261,7 @@ func TestAccGKENodePool_replace(t *testing.T) {
 func TestAccGKENodePool_kubernetesVersion(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(version string) string {
-		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 1, 2)+
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 2)+
 			"  node_locations = [\"europe-west4-a\"]\n  kubernetes_version = \""+version+"\"\n")
 	}
 	want := func(version string) func(np *containerpb.NodePool) error {

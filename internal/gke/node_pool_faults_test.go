@@ -53,9 +53,9 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sim := startSim(t)
-			sizes := scaling(0, 2, 4)
+			sizes := acctest.Scaling(0, 2, 4)
 			if tc.name == "desired size that does not split over the zones" {
-				sizes = scaling(0, 3, 4)
+				sizes = acctest.Scaling(0, 3, 4)
 			}
 			if tc.name == "size that would wrap as an int32" {
 				sizes = "  scaling {\n    min_size = 0\n    max_size = 4294967298\n  }\n"
@@ -82,7 +82,7 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config:      providerConfig(sim, "") + strings.Replace(poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)), edit[0], edit[1], 1),
+					Config:      providerConfig(sim, "") + strings.Replace(poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)), edit[0], edit[1], 1),
 					ExpectError: regexp.MustCompile(strings.Fields(edit[0])[0]),
 				}},
 			})
@@ -109,7 +109,7 @@ func TestAccGKENodePool_throttling(t *testing.T) {
 	var cfg strings.Builder
 	cfg.WriteString(providerConfig(sim, ""))
 	for i := range 8 {
-		cfg.WriteString(poolConfig(fmt.Sprintf("p%d", i), "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)))
+		cfg.WriteString(poolConfig(fmt.Sprintf("p%d", i), "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -147,7 +147,7 @@ func TestAccGKENodePool_parallelPools(t *testing.T) {
 	var cfg strings.Builder
 	cfg.WriteString(providerConfig(sim, ""))
 	for i := range 20 {
-		cfg.WriteString(poolConfig(fmt.Sprintf("p%02d", i), "g2-standard-8", trainingWorkload+capacity(50, 0)+"  scaling {\n    min_size = 0\n    max_size = 4\n  }\n"))
+		cfg.WriteString(poolConfig(fmt.Sprintf("p%02d", i), "g2-standard-8", trainingWorkload+acctest.Capacity(50, 0)+"  scaling {\n    min_size = 0\n    max_size = 4\n  }\n"))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -179,7 +179,7 @@ func TestAccGKENodePool_parallelPools(t *testing.T) {
 // pool GKE made, so nothing is orphaned, and the next apply replaces it.
 func TestAccGKENodePool_createFailed(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4))
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -209,7 +209,7 @@ func TestAccGKENodePool_createFailed(t *testing.T) {
 // One side of a spot mix fails to create: the other side is in state, nothing is orphaned.
 func TestAccGKENodePool_spotSideFails(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+scaling(0, 4, 8)+capacity(50, 0))
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+acctest.Scaling(0, 4, 8)+acctest.Capacity(50, 0))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -234,7 +234,7 @@ func TestAccGKENodePool_spotSideFails(t *testing.T) {
 func TestAccGKENodePool_updateFailed(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(labels string) string {
-		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)+labels)
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+labels)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -266,7 +266,7 @@ func TestAccGKENodePool_updateFailed(t *testing.T) {
 func TestAccGKENodePool_etagConflict(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(labels string) string {
-		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)+labels)
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+labels)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -302,7 +302,7 @@ func TestAccGKENodePool_timeout(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)+"  timeouts {\n    create = \"1s\"\n  }\n"),
+			Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+"  timeouts {\n    create = \"1s\"\n  }\n"),
 			ExpectError: acctest.ExpectErrorParts("timed out waiting for operation", "CREATE_NODE_POOL"),
 		}},
 	})
@@ -324,7 +324,7 @@ func TestAccGKENodePool_foreignNodePool(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig:   func() { time.Sleep(200 * time.Millisecond) }, // the foreign create's operation is done
-			Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)),
+			Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)),
 			ExpectError: acctest.ExpectErrorParts("infer-od already exists", "not created by gpufleet"),
 		}},
 	})

@@ -24,7 +24,7 @@ func TestAccGKENodePool_basic(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4)+`
+			Config: providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+`
   labels = { team = "ml" }
   tags   = { project = "vision" }
 `),
@@ -85,9 +85,9 @@ func TestAccGKENodePool_update(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: cfg(scaling(0, 2, 4) + `  labels = { team = "ml" }` + "\n")},
+			{Config: cfg(acctest.Scaling(0, 2, 4) + `  labels = { team = "ml" }` + "\n")},
 			{
-				Config: cfg(scaling(2, 4, 6) + `
+				Config: cfg(acctest.Scaling(2, 4, 6) + `
   labels = { team = "vision", tier = "gold" }
   tags   = { project = "vision" }
   taints = [{ key = "dedicated", value = "vision", effect = "NO_EXECUTE" }]
@@ -118,7 +118,7 @@ func TestAccGKENodePool_update(t *testing.T) {
 			},
 			{
 				// Removing every label, taint and tag works; one zone; time-sharing in place.
-				Config: cfg(scaling(1, 1, 2) + `
+				Config: cfg(acctest.Scaling(1, 1, 2) + `
   node_locations = ["europe-west4-a"]
   gpu {
     sharing {
@@ -148,7 +148,7 @@ func TestAccGKENodePool_update(t *testing.T) {
 // Import reads the pool back to an empty plan.
 func TestAccGKENodePool_import(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+scaling(0, 2, 6)+capacity(50, 2)+`
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+acctest.Scaling(0, 2, 6)+acctest.Capacity(50, 2)+`
   labels = { team = "ml" }
   tags   = { project = "vision", managed-by = "terraform" }
   gpu {
@@ -188,7 +188,7 @@ func TestAccGKENodePool_import(t *testing.T) {
 // A pool deleted outside terraform is planned for creation again.
 func TestAccGKENodePool_disappears(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4))
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -213,7 +213,7 @@ func TestAccGKENodePool_disappears(t *testing.T) {
 // Out-of-band resize and labels show as drift and the plan puts them back.
 func TestAccGKENodePool_drift(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 6))
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 6))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -251,36 +251,15 @@ func TestAccGKENodePool_drift(t *testing.T) {
 // (the node pool's resource labels did not).
 func TestAccGKENodePool_refreshOnlyNoTagChange(t *testing.T) {
 	sim := startSim(t)
-	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+scaling(0, 2, 4))
-	attr := func(s *terraform.State, key string) string {
-		return s.RootModule().Resources[addr].Primary.Attributes[key]
-	}
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{Config: cfg},
-			{
-				PreConfig: func() {
-					if err := errors.Join(
-						sim.SetNodePoolLabel(testProject, testLocation, testCluster, "infer-od", "gpufleet.io/workload", "training"),
-						sim.SetNodePoolLabel(testProject, testLocation, testCluster, "infer-od", "rogue", "yes"),
-					); err != nil {
-						t.Fatal(err)
-					}
-				},
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: func(s *terraform.State) error {
-					if got := attr(s, "labels.rogue"); got != "yes" {
-						return fmt.Errorf("labels.rogue = %q after refresh, want the out-of-band yes", got)
-					}
-					if got := attr(s, "effective_tags.gpufleet_workload"); got != "inference" {
-						return fmt.Errorf("effective_tags.gpufleet_workload = %q after refresh, want inference: the resource labels did not change", got)
-					}
-					return nil
-				},
-			},
+			acctest.RefreshOnlyAfterLabelChange(t, addr, "gpufleet_workload", func(key, value string) error {
+				return sim.SetNodePoolLabel(testProject, testLocation, testCluster, "infer-od", key, value)
+			}),
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{

@@ -20,7 +20,7 @@ import (
 // turns it into a warning, enforcement = "warn" downgrades it.
 func TestAccGKENodePool_policy(t *testing.T) {
 	sim := startSim(t)
-	shared := acctest.SharingInProduction + scaling(0, 2, 4)
+	shared := acctest.SharingInProduction + acctest.Scaling(0, 2, 4)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -67,19 +67,8 @@ func parityPools() []pool.Spec {
 }
 
 func hclFor(s pool.Spec) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "  workload {\n    kind = %q\n    environment = %q\n    gpu_memory_gib = %g\n    interruptible = %t\n  }\n",
-		s.Workload.Kind, s.Workload.Environment, s.Workload.GPUMemoryGiB, s.Workload.Interruptible)
-	b.WriteString(scaling(s.Scaling.Min, s.Scaling.Desired, s.Scaling.Max))
-	b.WriteString(capacity(s.Capacity.SpotPercentage, s.Capacity.OnDemandBase))
-	fmt.Fprintf(&b, "  node_locations = [%q]\n", s.Zones[0])
-	if sh := s.GPU.Sharing; sh != nil {
-		fmt.Fprintf(&b, "  gpu {\n    sharing {\n      strategy = %q\n      replicas = %d\n    }\n  }\n", sh.Strategy, sh.Replicas)
-	}
-	for rule, reason := range s.Waivers {
-		fmt.Fprintf(&b, "  policy_waivers = { %q = %q }\n", rule, reason)
-	}
-	out := poolConfig(s.Name, s.MachineType, b.String())
+	body := acctest.SharedBlocks(s) + fmt.Sprintf("  node_locations = [%q]\n", s.Zones[0])
+	out := poolConfig(s.Name, s.MachineType, body)
 	return strings.Replace(out, `client       = "acme"`, fmt.Sprintf("client       = %q", s.Client), 1)
 }
 

@@ -1,0 +1,44 @@
+package acctest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// HCL snippets of the shared pool blocks, as the pool resources' tests write them.
+
+// Scaling is a scaling block with every size set.
+func Scaling(minSize, desired, maxSize int) string {
+	return fmt.Sprintf("  scaling {\n    min_size = %d\n    desired_size = %d\n    max_size = %d\n  }\n", minSize, desired, maxSize)
+}
+
+// Capacity is a capacity block with a spot mix.
+func Capacity(pct, base int) string {
+	return fmt.Sprintf("  capacity {\n    spot_percentage = %d\n    on_demand_base = %d\n  }\n", pct, base)
+}
+
+// SharedBlocks renders the cloud-neutral part of a pool spec: workload, scaling, capacity mix, GPU
+// sharing and waivers.
+func SharedBlocks(s pool.Spec) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  workload {\n    kind = %q\n    environment = %q\n    gpu_memory_gib = %g\n    interruptible = %t\n  }\n",
+		s.Workload.Kind, s.Workload.Environment, s.Workload.GPUMemoryGiB, s.Workload.Interruptible)
+	b.WriteString(Scaling(s.Scaling.Min, s.Scaling.Desired, s.Scaling.Max))
+	b.WriteString(Capacity(s.Capacity.SpotPercentage, s.Capacity.OnDemandBase))
+	if sh := s.GPU.Sharing; sh != nil {
+		fmt.Fprintf(&b, "  gpu {\n    sharing {\n      strategy = %q\n      replicas = %d\n    }\n  }\n", sh.Strategy, sh.Replicas)
+	}
+	for rule, reason := range s.Waivers {
+		fmt.Fprintf(&b, "  policy_waivers = { %q = %q }\n", rule, reason)
+	}
+	return b.String()
+}
+
+// StateAttribute is one flatmap attribute of a resource in state ("labels.team").
+func StateAttribute(s *terraform.State, addr, key string) string {
+	return s.RootModule().Resources[addr].Primary.Attributes[key]
+}
