@@ -18,7 +18,7 @@ var (
 	// GKENamePattern: GKE node pool names (RFC 1035, at most 40 characters), less room for "-spot".
 	GKENamePattern = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,33}[a-z0-9])?$`)
 	// WaiverRulePattern matches policy rule ids: gpufleet's (GF-COST-002) and a team's own rules
-	// (ACME-001), which policies/README.md asks to name outside GF-. A waiver of a rule the bundle
+	// (ACME-001), which policies/README.md asks to name outside GF-. A waiver of a GF- id the bundle
 	// does not have is a policy warning (GF-WAIVE-001), not a plan error.
 	WaiverRulePattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 

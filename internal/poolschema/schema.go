@@ -54,7 +54,7 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 			Optional:            true,
 		},
 		"policy_waivers": schema.MapAttribute{
-			MarkdownDescription: "Waived policy rules: rule id (gpufleet's `GF-…` or a rule of your own) → reason (who, why, until when). A waived deny becomes a warning naming the waiver; a waiver of a rule the bundle does not have is a warning (GF-WAIVE-001).",
+			MarkdownDescription: "Waived policy rules: rule id (gpufleet's `GF-…` or a rule of your own) → reason (who, why, until when). A waived deny becomes a warning naming the waiver; a waiver of a rule that cannot be waived, or of a `GF-` id the bundle does not have, is a warning (GF-WAIVE-001).",
 			ElementType:         types.StringType,
 			Optional:            true,
 			Validators:          []validator.Map{mapvalidator.KeysAre(stringvalidator.RegexMatches(pool.WaiverRulePattern, "must be a policy rule id such as GF-COST-002 or ACME-001"))},
