@@ -72,6 +72,21 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 			}
 		})
 	}
+	// Provider default_tags become resource labels of GKE pools: one GCP rejects fails the plan.
+	t.Run("default tag GCP rejects", func(t *testing.T) {
+		sim := startSim(t)
+		cfg := strings.Replace(providerConfig(sim, ""), `default_tags = { managed-by = "terraform" }`, `default_tags = { ManagedBy = "terraform" }`, 1)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      cfg + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)),
+				ExpectError: acctest.ExpectErrorParts("Provider default tag GKE does not take", "ManagedBy"),
+			}},
+		})
+		if n := requestCount(sim, ""); n != 0 {
+			t.Fatalf("bad input reached the cloud: %d calls", n)
+		}
+	})
 	// Arguments of the resource itself, with the validator's message at the attribute.
 	for name, edit := range map[string][2]string{
 		"name too long for <name>-spot": {`name         = "infer"`, `name         = "an-inference-pool-name-of-36-letters"`},

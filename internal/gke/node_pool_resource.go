@@ -171,6 +171,18 @@ func addZoneSplitProblem(diags *diag.Diagnostics, s pool.Spec, d pool.Derived, z
 // desired sizes that must split over the node locations.
 func planCheck(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 	addZoneSplitProblem(diags, s, d, s.Zones)
+	// The pool's own tags were validated for GCP; provider default_tags are checked for AWS when the
+	// provider is configured, and become resource labels here: one GCP rejects is an error, never
+	// dropped or mangled.
+	for _, k := range slices.Sorted(maps.Keys(d.Tags)) {
+		if _, own := s.Tags[k]; own || isDerivedResourceLabel(k) {
+			continue
+		}
+		if problem := pool.TagProblem(catalog.GCP, k, d.Tags[k]); problem != "" {
+			diags.AddAttributeError(path.Root("tags"), "Provider default tag GKE does not take",
+				fmt.Sprintf("default_tags[%q] of the provider becomes a resource label of this GKE pool: %s Use default_tags that both clouds take (lowercase keys and values).", k, problem))
+		}
+	}
 	const own = 2 // gpufleet_spot_mix, goog-gke-node-pool-provisioning-model
 	if n := len(d.Tags) + own; n > maxResourceLabels {
 		diags.AddAttributeError(path.Root("tags"), "Too many resource labels for a GKE node pool",
