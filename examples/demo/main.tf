@@ -1,5 +1,5 @@
-# The offline demo (make demo): two EKS GPU pools for two clients against cloudsim, checked by the
-# policy bundle at plan time, plus catalog look-ups. scripts/demo.sh passes the cloudsim endpoints.
+# The offline demo (make demo): GPU pools for two clients on EKS and GKE against cloudsim, checked by
+# the policy bundle at plan time, plus catalog look-ups. scripts/demo.sh passes the cloudsim endpoints.
 terraform {
   required_providers {
     gpufleet = {
@@ -16,6 +16,14 @@ variable "ec2_endpoint" {
   type = string
 }
 
+variable "gke_endpoint" {
+  type = string
+}
+
+variable "compute_endpoint" {
+  type = string
+}
+
 variable "train_spot_percentage" {
   description = "Share of the training pool above its on-demand base that runs on spot."
   type        = number
@@ -29,7 +37,8 @@ variable "serve_sharing" {
 }
 
 provider "gpufleet" {
-  default_tags = { ManagedBy = "terraform", Demo = "gpufleet" }
+  # Tags both clouds take: AWS tags on EKS, resource labels (lowercase) on GKE.
+  default_tags = { managed-by = "terraform", demo = "gpufleet" }
   aws {
     region                      = "us-east-1"
     skip_credentials_validation = true
@@ -37,6 +46,12 @@ provider "gpufleet" {
       eks = var.eks_endpoint
       ec2 = var.ec2_endpoint
     }
+  }
+  gcp {
+    project          = "acme-ml"
+    endpoint         = var.gke_endpoint
+    compute_endpoint = var.compute_endpoint
+    insecure         = true
   }
   pricing {
     discount_percent = 10
@@ -108,6 +123,33 @@ resource "gpufleet_eks_node_pool" "serve" {
   }
 }
 
+# Staging inference for globex in Europe on GKE: L4 GPUs shared by two replicas each, the
+# autoscaler owning the size between 1 and 4 nodes.
+resource "gpufleet_gke_node_pool" "serve_eu" {
+  location       = "europe-west4"
+  cluster        = "ml"
+  name           = "globex-serve-eu"
+  client         = "globex"
+  machine_type   = "g2-standard-8"
+  node_locations = ["europe-west4-a"]
+
+  workload {
+    kind           = "inference"
+    environment    = "staging"
+    gpu_memory_gib = 8
+  }
+  gpu {
+    sharing {
+      strategy = "time-slicing"
+      replicas = 2
+    }
+  }
+  scaling {
+    min_size = 1
+    max_size = 4
+  }
+}
+
 data "gpufleet_gpu_catalog" "l4" {
   cloud     = "aws"
   region    = "us-east-1"
@@ -115,14 +157,21 @@ data "gpufleet_gpu_catalog" "l4" {
 }
 
 output "pools" {
-  value = {
+  value = merge({
     for p in [gpufleet_eks_node_pool.train, gpufleet_eks_node_pool.serve] : p.name => {
       gpu         = "${p.gpus_per_node} x ${p.gpu_model}"
-      node_groups = [for ng in p.node_groups : "${ng.name} ${ng.capacity_type} ${ng.desired_size}/${ng.max_size} ${ng.status}"]
+      sides       = [for ng in p.node_groups : "${ng.name} ${ng.capacity_type} ${ng.desired_size}/${ng.max_size} ${ng.status}"]
       monthly_usd = p.estimated_monthly_cost_usd
       taints      = [for t in p.effective_taints : "${t.key}=${t.value}:${t.effect}"]
     }
-  }
+    }, {
+    for p in [gpufleet_gke_node_pool.serve_eu] : p.name => {
+      gpu         = "${p.gpus_per_node} x ${p.gpu_model}"
+      sides       = [for np in p.node_pools : "${np.name} ${np.spot ? "SPOT" : "ON_DEMAND"} ${np.desired_size}/${np.max_size} ${np.status}"]
+      monthly_usd = p.estimated_monthly_cost_usd
+      taints      = [for t in p.effective_taints : "${t.key}=${t.value}:${t.effect}"]
+    }
+  })
 }
 
 output "h100_slices_for_35_gib" {
