@@ -46,7 +46,7 @@ tf plan "${vars[@]}" -out="$work/plan.out" | grep -E 'will be created|gpu_model|
 
 say "2. conftest on the plan JSON, exactly as CI runs it (with the client registry, then without)"
 terraform -chdir="$work/demo" show -json "$work/plan.out" >"$work/plan.json"
-conftest test --no-color --policy "$root/policies" --data "$root/examples/demo/policy-data.yaml" "$work/plan.json" || true
+conftest test --no-color --policy "$root/policies" --data "$root/examples/demo/policy-data.yaml" "$work/plan.json" | tee "$work/conftest.txt" || true
 conftest test --no-color --policy "$root/policies" "$work/plan.json" || true
 
 say "3. terraform apply (EKS node groups with launch templates, GKE node pools appear in cloudsim)"
@@ -73,6 +73,11 @@ say "7. Someone scales a node group by hand: the next plan shows the drift"
 curl -fsS -X POST "$CONTROL_ENDPOINT/oob/eks/scale-nodegroup" \
   -d '{"region":"us-east-1","cluster":"ml","nodegroup":"globex-serve-od","desired_size":5}' >/dev/null
 tf plan "${vars[@]}" -var train_spot_percentage=100 | grep -E 'will be updated|desired_size|Plan:' | head -6
+
+say "Summary: pools, clients, GPUs and monthly cost (estimates at list price less the 10 % discount)"
+tf output -raw summary
+echo
+echo "policy findings on the plan (conftest, with the client registry): $(grep -c '^FAIL' "$work/conftest.txt" || true) deny, $(grep -c '^WARN' "$work/conftest.txt" || true) warn"
 
 say "8. terraform destroy: nothing is left behind"
 tf destroy "${vars[@]}" -var train_spot_percentage=100 -auto-approve | grep -E 'Destroy complete|Error' | head -3

@@ -177,3 +177,23 @@ output "pools" {
 output "h100_slices_for_35_gib" {
   value = [for p in provider::gpufleet::mig_profiles("H100-80GB") : p.name if p.memory_gib >= 35]
 }
+
+locals {
+  pools = [
+    { pool = gpufleet_eks_node_pool.train, cloud = "EKS", sides = gpufleet_eks_node_pool.train.node_groups },
+    { pool = gpufleet_eks_node_pool.serve, cloud = "EKS", sides = gpufleet_eks_node_pool.serve.node_groups },
+    { pool = gpufleet_gke_node_pool.serve_eu, cloud = "GKE", sides = gpufleet_gke_node_pool.serve_eu.node_pools },
+  ]
+  clients = distinct([for p in local.pools : p.pool.client])
+}
+
+# The summary make demo prints: every pool with its GPUs and cost, then the monthly cost per client.
+output "summary" {
+  value = join("\n", concat(
+    [format("%-18s %-5s %-8s %-14s %12s", "pool", "cloud", "client", "GPUs now", "USD/month")],
+    [for p in local.pools : format("%-18s %-5s %-8s %-14s %12.2f", p.pool.name, p.cloud, p.pool.client,
+    "${sum([for s in p.sides : s.desired_size]) * p.pool.gpus_per_node} x ${p.pool.gpu_model}", p.pool.estimated_monthly_cost_usd)],
+    [""],
+    [for c in local.clients : format("%-42s %12.2f", "client ${c}, all pools", sum([for p in local.pools : p.pool.estimated_monthly_cost_usd if p.pool.client == c]))],
+  ))
+}
