@@ -123,30 +123,59 @@ resource "gpufleet_eks_node_pool" "serve" {
   }
 }
 
-# Staging inference for globex in Europe on GKE: L4 GPUs shared by two replicas each, the
-# autoscaler owning the size between 1 and 4 nodes.
+# Staging inference for globex in Europe on GKE, sized by gpufleet_recommendation: a 7B model in
+# fp16, four replicas; the cheapest GKE node that fits and that policy allows, with the autoscaler
+# owning the size between one node and the nodes four replicas need.
+data "gpufleet_recommendation" "serve_eu" {
+  workload {
+    kind                     = "inference"
+    environment              = "staging"
+    model_parameters_billion = 7
+    precision                = "fp16"
+  }
+  replicas = 4
+  clouds   = ["gcp"]
+  regions  = ["europe-west4"]
+  client   = "globex"
+}
+
+locals {
+  eu = data.gpufleet_recommendation.serve_eu.gcp
+}
+
 resource "gpufleet_gke_node_pool" "serve_eu" {
-  location       = "europe-west4"
+  location       = local.eu.region
   cluster        = "ml"
   name           = "globex-serve-eu"
   client         = "globex"
-  machine_type   = "g2-standard-8"
-  node_locations = ["europe-west4-a"]
+  machine_type   = local.eu.node_type
+  node_locations = ["${local.eu.region}-a"]
 
   workload {
     kind           = "inference"
     environment    = "staging"
-    gpu_memory_gib = 8
+    gpu_memory_gib = data.gpufleet_recommendation.serve_eu.required_gpu_memory_gib
   }
   gpu {
-    sharing {
-      strategy = "time-slicing"
-      replicas = 2
+    type  = local.eu.accelerator
+    count = local.eu.gpus_per_node
+    dynamic "mig" {
+      for_each = local.eu.mig_profile == null ? [] : [local.eu.mig_profile]
+      content {
+        profile = mig.value
+      }
+    }
+    dynamic "sharing" {
+      for_each = local.eu.sharing_replicas == null ? [] : [local.eu.sharing_replicas]
+      content {
+        strategy = "time-slicing"
+        replicas = sharing.value
+      }
     }
   }
   scaling {
-    min_size = 1
-    max_size = 4
+    min_size = max(local.eu.min_size, 1)
+    max_size = max(local.eu.node_count, 1)
   }
 }
 
