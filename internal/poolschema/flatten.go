@@ -43,7 +43,7 @@ func UserLabels(labels map[string]string, cloudOwned func(key string) bool) type
 		}
 		out[k] = v
 	}
-	return MapOrNull(out)
+	return mapOrNull(out)
 }
 
 // UserTaints are the node taints less the derived GPU and client taints, null when none remain.
@@ -85,7 +85,7 @@ func UserTags(cloud, defaults map[string]string, prior types.Map, ownDefaults []
 		}
 		out[k] = v
 	}
-	return MapOrNull(out)
+	return mapOrNull(out)
 }
 
 // ScalingFrom is the pool's size: the sum of its sides' sizes. A desired size that the pool left to

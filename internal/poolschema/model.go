@@ -309,8 +309,8 @@ func StringMapValue(m map[string]string) types.Map {
 	return types.MapValueMust(types.StringType, elems)
 }
 
-// MapOrNull keeps an empty map null, as an absent optional map is in config.
-func MapOrNull(m map[string]string) types.Map {
+// mapOrNull keeps an empty map null, as an absent optional map is in config.
+func mapOrNull(m map[string]string) types.Map {
 	if len(m) == 0 {
 		return types.MapNull(types.StringType)
 	}

@@ -46,7 +46,7 @@ func Plan(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, uncha
 		derived = &d
 	}
 	// One document for the policy_document attribute and the evaluation.
-	doc := pool.Document(DocumentAddress(spec), spec, derived)
+	doc := pool.Document(documentAddress(spec), spec, derived)
 	if derived != nil {
 		m.SetDerived(*derived, doc)
 		if derived.PriceErr != nil {
@@ -92,13 +92,13 @@ func Refresh(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, ef
 		tflog.Warn(ctx, "node pool read from the cloud does not derive", map[string]any{"error": err.Error()})
 		return
 	}
-	m.SetDerived(d, pool.Document(DocumentAddress(spec), spec, &d))
+	m.SetDerived(d, pool.Document(documentAddress(spec), spec, &d))
 	m.EffectiveTags = StringMapValue(effectiveTags)
 }
 
-// DocumentAddress names the pool in policy messages; the provider does not know the resource's
+// documentAddress names the pool in policy messages; the provider does not know the resource's
 // terraform address (conftest replaces it with the plan's).
-func DocumentAddress(s pool.Spec) string { return fmt.Sprintf("%s[%s]", s.ResourceType, s.Name) }
+func documentAddress(s pool.Spec) string { return fmt.Sprintf("%s[%s]", s.ResourceType, s.Name) }
 
 // SetDerived fills the computed attributes from the derived values and the pool's policy document.
 func (m *Model) SetDerived(d pool.Derived, doc map[string]any) {
