@@ -7,63 +7,47 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-# Every function body here binds at most 16 variables (compiler temporaries included): OPA keeps the
-# bindings of a larger body in a hash map, allocated for each resource, and conftest builds every
-# document twice (its deny and warn queries). So the document is the union of small parts.
-eks(rc) := object.union(_eks_meta(a, object.get(rc.change, "after_unknown", {})), _eks_node(rc, a, types, _eks_shape(types))) if {
+# The document is one object literal (no union of parts): a call costs OPA more than the bindings
+# of a larger body, and conftest builds every document twice (its deny and warn queries).
+eks(rc) := _eks_doc(rc, a, object.get(rc.change, "after_unknown", {}), types, shape) if {
 	rc.mode == "managed"
 	a := rc.change.after
 	is_object(a)
 	types := _eks_types(rc, a)
-	_eks_gpu_pool(_eks_shape(types), types, object.get(a, "ami_type", null))
+	shape := _eks_shape(types)
+	_eks_gpu_pool(shape, types, object.get(a, "ami_type", null))
 }
 
-# Name, conventions (labels, tags, client, workload, waivers) and taints.
-_eks_meta(a, u) := {
-	"name": object.get(a, "node_group_name", null),
-	"labels": labels,
-	"tags": tags,
-	"client": convention_client(labels, tags),
-	"workload": convention_workload(lib.obj(labels)),
-	"waivers": convention_waivers(tags),
-	"taints": _eks_taints(a, u),
-} if {
-	labels := _eks_map(a, u, "labels")
-	tags := _eks_tags(a, u)
-}
-
-# Address, region, the GPU, sizes, capacity and cost: computed here, assembled by _eks_node_doc
-# (two bodies, each under 16 bindings).
-_eks_node(rc, a, types, shape) := _eks_node_doc(rc, types, region, gpu, _eks_sizes(a, shape, region)) if {
-	region := _eks_region(rc, a)
-	gpu := _eks_gpu(shape, _eks_map(a, object.get(rc.change, "after_unknown", {}), "labels"))
-}
-
-_eks_node_doc(rc, types, region, gpu, sizes) := {
+_eks_doc(rc, a, u, types, shape) := {
 	"address": rc.address,
 	"resource_type": rc.type,
 	"cloud": "aws",
 	"region": region,
 	"zones": null,
+	"name": object.get(a, "node_group_name", null),
+	"labels": labels,
+	"tags": tags,
+	"client": convention_client(labels, tags),
+	"workload": convention_workload(labels),
+	"waivers": convention_waivers(tags),
+	"taints": _eks_taints(a, u),
 	"instance_types": types,
-	"gpu": gpu,
-	"scaling": sizes.scaling,
-	"capacity": sizes.capacity,
-	"cost": sizes.cost,
-}
-
-# scaling_config, capacity_type and the cost at the node type's price in the region.
-_eks_sizes(a, shape, region) := {
+	"gpu": _eks_gpu(shape, labels),
 	"scaling": scaling,
 	"capacity": capacity,
 	"cost": lib.sides_cost(object.get(data.gpufleet.catalog.aws_instance_types, [shape, "prices", region], null), capacity),
 } if {
-	scaling := {
-		"min_size": object.get(a, ["scaling_config", 0, "min_size"], null),
-		"max_size": object.get(a, ["scaling_config", 0, "max_size"], null),
-		"desired_size": object.get(a, ["scaling_config", 0, "desired_size"], null),
-	}
+	labels := _eks_map(a, u, "labels")
+	tags := _eks_tags(a, u)
+	region := _eks_region(rc, a)
+	scaling := _eks_scaling(object.get(a, ["scaling_config", 0], {}))
 	capacity := _eks_capacity(object.get(a, "capacity_type", null), scaling)
+}
+
+_eks_scaling(s) := {
+	"min_size": object.get(s, "min_size", null),
+	"max_size": object.get(s, "max_size", null),
+	"desired_size": object.get(s, "desired_size", null),
 }
 
 # capacity_type: SPOT puts every node on spot; ON_DEMAND, CAPACITY_BLOCK, or unset/unknown (AWS
@@ -202,11 +186,27 @@ _sharing_strategy(name) := "mps" if {
 } else := "time-slicing"
 
 # Region: the resource's region argument (provider v6), else the region of the provider
-# configuration the resource uses, else null.
+# configuration the resource uses, else null. When the plan has a default aws configuration and all
+# its aws configurations name one region (or none), every node group has that region: no lookup of
+# the resource's own configuration (the common case: one provider block, or aliases in one region).
 _eks_region(rc, a) := a.region if {
 	is_string(a.region)
 } else := r if {
+	[r] := _aws_uniform_region
+} else := r if {
 	r := provider_region(rc, "aws")
+} else := null
+
+_aws_uniform_region := [r] if {
+	input.configuration.provider_config.aws
+	regions := {_config_region(cfg) | some cfg in input.configuration.provider_config; cfg.name == "aws"}
+	count(regions) == 1
+	some r in regions
+}
+
+_config_region(cfg) := r if {
+	r := _expression_value(cfg.expressions.region)
+	is_string(r)
 } else := null
 
 # ---------------------------------------------------------------------------------------------

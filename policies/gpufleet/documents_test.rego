@@ -274,6 +274,29 @@ test_eks_region_from_an_aliased_provider if {
 	doc.region == "us-east-1"
 }
 
+# Every aws configuration in one region: every node group is in it, whatever configuration it uses.
+# Without a default configuration, a node group may use the implicit one (no region): its own
+# configuration decides.
+test_eks_region_when_all_aws_configurations_agree if {
+	change := rc("aws_eks_node_group", json.remove(eks_after, ["region"]))
+	same := object.union(plan([change]), {"configuration": {
+		"provider_config": {
+			"aws": {"name": "aws", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+			"aws.eu": {"name": "aws", "alias": "eu", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+			"google": {"name": "google", "expressions": {"region": {"constant_value": "us-central1"}}},
+		},
+		"root_module": {"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.eu"}]},
+	}})
+	[a] := pool_docs with input as same with data.gpufleet.catalog as fx.catalog
+	a.region == "eu-west-1"
+	no_default := object.union(plan([change]), {"configuration": {
+		"provider_config": {"aws.eu": {"name": "aws", "alias": "eu", "expressions": {"region": {"constant_value": "eu-west-1"}}}},
+		"root_module": {"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws"}]},
+	}})
+	[b] := pool_docs with input as no_default with data.gpufleet.catalog as fx.catalog
+	b.region == null
+}
+
 test_eks_not_a_gpu_pool if {
 	cpu := object.union(eks_after, {"instance_types": ["m5.large"], "ami_type": "AL2023_x86_64_STANDARD"})
 	documents.pools == [] with input as plan([rc("aws_eks_node_group", cpu)]) with data.gpufleet.catalog as fx.catalog
