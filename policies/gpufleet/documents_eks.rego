@@ -100,7 +100,7 @@ _eks_types(rc, a) := t if {
 # name = ...), found through the configuration's references; undefined when it is not in the plan.
 _eks_template(rc, a) := templates[0] if {
 	count(lib.arr(object.get(a, "launch_template", null))) + count(lib.arr(object.get(rc.change, ["after_unknown", "launch_template"], null))) > 0
-	expressions := _config_resources[_config_address(rc)].expressions.launch_template[0]
+	expressions := _config_resource(rc).expressions.launch_template[0]
 	templates := [tmpl |
 		some key in ["id", "name"]
 		some ref in expressions[key].references
@@ -213,47 +213,29 @@ _config_region(cfg) := r if {
 # Provider configuration (configuration.provider_config) lookups
 # ---------------------------------------------------------------------------------------------
 
-# The plan's configuration modules as [address prefix, module], the root's ("") and those of
-# module calls down to six levels. Built once per evaluation, and only for the resources that need
-# their configuration (no region argument, a launch template).
-_config_modules := array.concat(array.concat(array.concat([["", root]], _modules1), array.concat(_modules2, _modules3)), array.concat(_modules4, array.concat(_modules5, _modules6))) if {
-	root := input.configuration.root_module
-} else := []
+# The configuration of a resource (expressions, provider_config_key): found in its module's
+# configuration, whose path follows from the resource's module address (module.a.module.b["k"] is
+# root_module.module_calls.a.module.module_calls.b.module), so modules at any depth are found
+# without recursion. Each module's resources are indexed once per evaluation (a function of the
+# module's address is evaluated once per argument), and only for the resources that need their
+# configuration (no region argument and aws configurations in several regions; a launch template).
+_config_resource(rc) := _module_resources(_module_key(rc))[concat(".", [rc.type, rc.name])]
 
-_modules1 := _calls([["", input.configuration.root_module]])
-
-_modules2 := _calls(_modules1)
-
-_modules3 := _calls(_modules2)
-
-_modules4 := _calls(_modules3)
-
-_modules5 := _calls(_modules4)
-
-_modules6 := _calls(_modules5)
-
-_calls(modules) := [[concat("", [prefix, "module.", name, "."]), call.module] |
-	some [prefix, m] in modules
-	some name, call in object.get(m, "module_calls", {})
-]
-
-# Configuration address (module path without instance keys, type, name) -> the configuration of the
-# resource (expressions, provider_config_key). Comprehensions, not partial rules: those are slow
-# with many keys.
-_config_resources := {concat("", [prefix, r.address]): r |
-	some [prefix, m] in _config_modules
-	some r in object.get(m, "resources", [])
-}
-
-_config_address(rc) := concat(".", [regex.replace(rc.module_address, `\[[^\]]*\]`, ""), rc.type, rc.name]) if {
+_module_key(rc) := regex.replace(rc.module_address, `\[[^\]]*\]`, "") if {
 	is_string(rc.module_address)
-}
+} else := ""
 
-else := concat(".", [rc.type, rc.name])
+_module_resources(key) := {r.address: r | some r in object.get(_module_config(key), "resources", [])}
+
+_module_config("") := input.configuration.root_module
+
+_module_config(key) := object.get(input.configuration.root_module, path, {}) if {
+	key != ""
+	path := [step | some i, name in split(key, "."); i % 2 == 1; some step in ["module_calls", name, "module"]]
+}
 
 _provider_config(rc, name) := cfg if {
-	resources := _config_resources
-	cfg := input.configuration.provider_config[resources[_config_address(rc)].provider_config_key]
+	cfg := input.configuration.provider_config[_config_resource(rc).provider_config_key]
 }
 
 else := input.configuration.provider_config[name]

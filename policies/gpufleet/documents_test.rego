@@ -547,6 +547,29 @@ test_eks_region_of_an_aliased_provider_passed_two_modules_down if {
 	doc.region == "eu-west-1"
 }
 
+# Module depth has no limit: the configuration is found from the module address (instance keys,
+# dots in them included, are not part of the configuration's path).
+test_eks_region_of_an_aliased_provider_eight_modules_down if {
+	names := ["a", "b", "c", "d", "e", "f", "g", "h"]
+	module_address := concat(".", [sprintf("module.%s[\"k.%d\"]", [n, i]) | some i, n in names])
+	change := json.patch(rc("aws_eks_node_group", json.remove(eks_after, ["region"])), [
+		{"op": "replace", "path": "/address", "value": concat(".", [module_address, "aws_eks_node_group.x"])},
+		{"op": "add", "path": "/module_address", "value": module_address},
+	])
+	innermost := {"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.eu"}]}
+	opening := concat("", [sprintf(`{"module_calls": {%q: {"module": `, [n]) | some n in names])
+	root := json.unmarshal(concat("", [opening, json.marshal(innermost), concat("", ["}}}" | some _ in names])]))
+	input_plan := object.union(plan([change]), {"configuration": {
+		"provider_config": {
+			"aws": {"name": "aws", "expressions": {"region": {"constant_value": "us-east-1"}}},
+			"aws.eu": {"name": "aws", "alias": "eu", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+		},
+		"root_module": root,
+	}})
+	[doc] := pool_docs with input as input_plan with data.gpufleet.catalog as fx.catalog
+	doc.region == "eu-west-1"
+}
+
 test_eks_instance_type_from_a_launch_template_in_the_plan if {
 	group := with_unknown(rc("aws_eks_node_group", object.union(json.remove(eks_after, ["instance_types"]), {"ami_type": "CUSTOM", "launch_template": [{"name": null}]})), {"launch_template": [{"id": true}]})
 	template := {
