@@ -30,10 +30,12 @@ warn contains findings.judged_warn(f, doc, address) if {
 	some f in rules.warn with input as doc
 }
 
-# Only pools with waivers have their deny rules evaluated here, and their waivers checked.
+# Only pools with waivers have their deny rules evaluated here, and their waivers checked; not those
+# whose waivers all name rules that only warn (lib.warn_rule_ids): no deny of theirs can be waived.
 warn contains findings.waived(f, address, reason, doc.resource_type) if {
 	some [address, doc] in documents.pools
 	doc.waivers != {}
+	_may_waive_a_deny(doc.waivers)
 	totals := rules.client_totals
 	some f in rules.deny with input as doc with rules.client_totals as totals
 	reason := findings.waiver(doc, f)
@@ -43,6 +45,11 @@ warn contains f if {
 	some [address, doc] in documents.pools
 	doc.waivers != {}
 	some f in findings.ineffective_waivers(doc, address)
+}
+
+_may_waive_a_deny(waivers) if {
+	some rule, _ in waivers
+	not upper(rule) in lib.warn_rule_ids
 }
 
 warn contains findings.inactive_registry if {

@@ -216,6 +216,7 @@ func writeGeneratedPlan(path string, template, violating map[string]any, n int) 
 			configured = append(configured, cfg)
 		}
 		rc["name"], rc["address"], pv["name"], pv["address"] = name, address, name, address
+		renamePlanned(rc, pv, strings.ReplaceAll(name, "_", "-"))
 		changes[i], planned[i] = rc, pv
 	}
 	plan := deepCopy(template)
@@ -231,6 +232,27 @@ func writeGeneratedPlan(path string, template, violating map[string]any, n int) 
 		return err
 	}
 	return os.WriteFile(path, out, 0o600)
+}
+
+// renamePlanned gives a copy its own pool name in its planned object, as every node group or node
+// pool of a real plan has: copies that differ only in their address would let the evaluator reuse
+// results computed for an identical object, which no real plan allows.
+func renamePlanned(rc, pv map[string]any, name string) {
+	change, _ := rc["change"].(map[string]any)
+	for _, obj := range []any{change["after"], pv["values"]} {
+		after, ok := obj.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, key := range []string{"name", "node_group_name"} {
+			if _, ok := after[key].(string); ok {
+				after[key] = name
+			}
+		}
+		if doc, ok := after["policy_document"].(map[string]any); ok {
+			doc["name"] = name
+		}
+	}
 }
 
 // configResources returns a plan's configuration resources of the root module by address.

@@ -175,7 +175,10 @@ convention_client(labels, tags) := c if {
 	null in [labels, tags]
 } else := ""
 
-# Workload fields from the gpufleet.io/* node labels (an object); null where a label is absent.
+# Workload fields from the gpufleet.io/* node labels (an object); null where a label is absent, and
+# all null while the labels are unknown (null).
+convention_workload(null) := {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null}
+
 convention_workload(l) := {
 	"kind": object.get(l, "gpufleet.io/workload", null),
 	"environment": object.get(l, "gpufleet.io/environment", null),

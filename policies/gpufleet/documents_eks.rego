@@ -7,63 +7,47 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-# Every function body here binds at most 16 variables (compiler temporaries included): OPA keeps the
-# bindings of a larger body in a hash map, allocated for each resource, and conftest builds every
-# document twice (its deny and warn queries). So the document is the union of small parts.
-eks(rc) := object.union(_eks_meta(a, object.get(rc.change, "after_unknown", {})), _eks_node(rc, a, types, _eks_shape(types))) if {
+# The document is one object literal (no union of parts): a call costs OPA more than the bindings
+# of a larger body, and conftest builds every document twice (its deny and warn queries).
+eks(rc) := _eks_doc(rc, a, object.get(rc.change, "after_unknown", {}), types, shape) if {
 	rc.mode == "managed"
 	a := rc.change.after
 	is_object(a)
 	types := _eks_types(rc, a)
-	_eks_gpu_pool(_eks_shape(types), types, object.get(a, "ami_type", null))
+	shape := _eks_shape(types)
+	_eks_gpu_pool(shape, types, object.get(a, "ami_type", null))
 }
 
-# Name, conventions (labels, tags, client, workload, waivers) and taints.
-_eks_meta(a, u) := {
-	"name": object.get(a, "node_group_name", null),
-	"labels": labels,
-	"tags": tags,
-	"client": convention_client(labels, tags),
-	"workload": convention_workload(lib.obj(labels)),
-	"waivers": convention_waivers(tags),
-	"taints": _eks_taints(a, u),
-} if {
-	labels := _eks_map(a, u, "labels")
-	tags := _eks_tags(a, u)
-}
-
-# Address, region, the GPU, sizes, capacity and cost: computed here, assembled by _eks_node_doc
-# (two bodies, each under 16 bindings).
-_eks_node(rc, a, types, shape) := _eks_node_doc(rc, types, region, gpu, _eks_sizes(a, shape, region)) if {
-	region := _eks_region(rc, a)
-	gpu := _eks_gpu(shape, _eks_map(a, object.get(rc.change, "after_unknown", {}), "labels"))
-}
-
-_eks_node_doc(rc, types, region, gpu, sizes) := {
+_eks_doc(rc, a, u, types, shape) := {
 	"address": rc.address,
 	"resource_type": rc.type,
 	"cloud": "aws",
 	"region": region,
 	"zones": null,
+	"name": object.get(a, "node_group_name", null),
+	"labels": labels,
+	"tags": tags,
+	"client": convention_client(labels, tags),
+	"workload": convention_workload(labels),
+	"waivers": convention_waivers(tags),
+	"taints": _eks_taints(a, u),
 	"instance_types": types,
-	"gpu": gpu,
-	"scaling": sizes.scaling,
-	"capacity": sizes.capacity,
-	"cost": sizes.cost,
-}
-
-# scaling_config, capacity_type and the cost at the node type's price in the region.
-_eks_sizes(a, shape, region) := {
+	"gpu": _eks_gpu(shape, labels),
 	"scaling": scaling,
 	"capacity": capacity,
 	"cost": lib.sides_cost(object.get(data.gpufleet.catalog.aws_instance_types, [shape, "prices", region], null), capacity),
 } if {
-	scaling := {
-		"min_size": object.get(a, ["scaling_config", 0, "min_size"], null),
-		"max_size": object.get(a, ["scaling_config", 0, "max_size"], null),
-		"desired_size": object.get(a, ["scaling_config", 0, "desired_size"], null),
-	}
+	labels := _eks_map(a, u, "labels")
+	tags := _eks_tags(a, u)
+	region := _eks_region(rc, a)
+	scaling := _eks_scaling(object.get(a, ["scaling_config", 0], {}))
 	capacity := _eks_capacity(object.get(a, "capacity_type", null), scaling)
+}
+
+_eks_scaling(s) := {
+	"min_size": object.get(s, "min_size", null),
+	"max_size": object.get(s, "max_size", null),
+	"desired_size": object.get(s, "desired_size", null),
 }
 
 # capacity_type: SPOT puts every node on spot; ON_DEMAND, CAPACITY_BLOCK, or unset/unknown (AWS
@@ -116,7 +100,7 @@ _eks_types(rc, a) := t if {
 # name = ...), found through the configuration's references; undefined when it is not in the plan.
 _eks_template(rc, a) := templates[0] if {
 	count(lib.arr(object.get(a, "launch_template", null))) + count(lib.arr(object.get(rc.change, ["after_unknown", "launch_template"], null))) > 0
-	expressions := _config_resources[_config_address(rc)].expressions.launch_template[0]
+	expressions := _config_resource(rc).expressions.launch_template[0]
 	templates := [tmpl |
 		some key in ["id", "name"]
 		some ref in expressions[key].references
@@ -202,58 +186,56 @@ _sharing_strategy(name) := "mps" if {
 } else := "time-slicing"
 
 # Region: the resource's region argument (provider v6), else the region of the provider
-# configuration the resource uses, else null.
+# configuration the resource uses, else null. When the plan has a default aws configuration and all
+# its aws configurations name one region (or none), every node group has that region: no lookup of
+# the resource's own configuration (the common case: one provider block, or aliases in one region).
 _eks_region(rc, a) := a.region if {
 	is_string(a.region)
 } else := r if {
+	[r] := _aws_uniform_region
+} else := r if {
 	r := provider_region(rc, "aws")
+} else := null
+
+_aws_uniform_region := [r] if {
+	input.configuration.provider_config.aws
+	regions := {_config_region(cfg) | some cfg in input.configuration.provider_config; cfg.name == "aws"}
+	count(regions) == 1
+	some r in regions
+}
+
+_config_region(cfg) := r if {
+	r := _expression_value(cfg.expressions.region)
+	is_string(r)
 } else := null
 
 # ---------------------------------------------------------------------------------------------
 # Provider configuration (configuration.provider_config) lookups
 # ---------------------------------------------------------------------------------------------
 
-# The plan's configuration modules as [address prefix, module], the root's ("") and those of
-# module calls down to six levels. Built once per evaluation, and only for the resources that need
-# their configuration (no region argument, a launch template).
-_config_modules := array.concat(array.concat(array.concat([["", root]], _modules1), array.concat(_modules2, _modules3)), array.concat(_modules4, array.concat(_modules5, _modules6))) if {
-	root := input.configuration.root_module
-} else := []
+# The configuration of a resource (expressions, provider_config_key): found in its module's
+# configuration, whose path follows from the resource's module address (module.a.module.b["k"] is
+# root_module.module_calls.a.module.module_calls.b.module), so modules at any depth are found
+# without recursion. Each module's resources are indexed once per evaluation (a function of the
+# module's address is evaluated once per argument), and only for the resources that need their
+# configuration (no region argument and aws configurations in several regions; a launch template).
+_config_resource(rc) := _module_resources(_module_key(rc))[concat(".", [rc.type, rc.name])]
 
-_modules1 := _calls([["", input.configuration.root_module]])
-
-_modules2 := _calls(_modules1)
-
-_modules3 := _calls(_modules2)
-
-_modules4 := _calls(_modules3)
-
-_modules5 := _calls(_modules4)
-
-_modules6 := _calls(_modules5)
-
-_calls(modules) := [[concat("", [prefix, "module.", name, "."]), call.module] |
-	some [prefix, m] in modules
-	some name, call in object.get(m, "module_calls", {})
-]
-
-# Configuration address (module path without instance keys, type, name) -> the configuration of the
-# resource (expressions, provider_config_key). Comprehensions, not partial rules: those are slow
-# with many keys.
-_config_resources := {concat("", [prefix, r.address]): r |
-	some [prefix, m] in _config_modules
-	some r in object.get(m, "resources", [])
-}
-
-_config_address(rc) := concat(".", [regex.replace(rc.module_address, `\[[^\]]*\]`, ""), rc.type, rc.name]) if {
+_module_key(rc) := regex.replace(rc.module_address, `\[[^\]]*\]`, "") if {
 	is_string(rc.module_address)
-}
+} else := ""
 
-else := concat(".", [rc.type, rc.name])
+_module_resources(key) := {r.address: r | some r in object.get(_module_config(key), "resources", [])}
+
+_module_config("") := input.configuration.root_module
+
+_module_config(key) := object.get(input.configuration.root_module, path, {}) if {
+	key != ""
+	path := [step | some i, name in split(key, "."); i % 2 == 1; some step in ["module_calls", name, "module"]]
+}
 
 _provider_config(rc, name) := cfg if {
-	resources := _config_resources
-	cfg := input.configuration.provider_config[resources[_config_address(rc)].provider_config_key]
+	cfg := input.configuration.provider_config[_config_resource(rc).provider_config_key]
 }
 
 else := input.configuration.provider_config[name]

@@ -8,29 +8,45 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-# As for aws_eks_node_group, the document is the union of small parts, each built by a function
-# whose body binds at most 16 variables.
-gke(rc) := object.union(_gke_meta(a, u, nc), _gke_node(rc, a, u, nc, object.get(a, "location", null))) if {
+# As for aws_eks_node_group, the document is one object literal; a node pool without a GPU model
+# (not a GPU pool) stops before the rest is computed.
+gke(rc) := _gke_doc(rc, a, object.get(rc.change, "after_unknown", {}), object.get(a, ["node_config", 0], {}), object.get(a, "location", null)) if {
 	rc.mode == "managed"
 	a := rc.change.after
 	is_object(a)
-	nc := object.get(a, ["node_config", 0], {})
-	u := object.get(rc.change, "after_unknown", {})
 }
 
-# Name, conventions (labels, tags, client, workload, waivers) and taints.
-_gke_meta(a, u, nc) := {
+_gke_doc(rc, a, u, nc, location) := {
+	"address": rc.address,
+	"resource_type": rc.type,
+	"cloud": "gcp",
+	"region": region,
+	"zones": zones,
+	"assumptions": _gke_assumptions(zones, location),
 	"name": object.get(a, "name", null),
 	"labels": labels,
 	"tags": tags,
 	"client": convention_client(labels, tags),
-	"workload": convention_workload(lib.obj(labels)),
+	"workload": convention_workload(labels),
 	"waivers": convention_waivers(tags),
 	"taints": _gke_taints(a, u),
+	"instance_types": _gke_shapes(machine_type),
+	"gpu": _gke_gpu(acc, model, per_node, u),
+	"scaling": scaling,
+	"capacity": capacity,
+	"cost": lib.sides_cost(_gke_price(machine_type, model, per_node, region), capacity),
 } if {
+	acc := lib.obj(object.get(nc, ["guest_accelerator", 0], null))
+	machine_type := object.get(nc, "machine_type", null)
+	model := _gke_model(acc, machine_type)
+	per_node := _gke_gpus(acc, machine_type)
 	ncu := object.get(u, ["node_config", 0], {})
 	labels := _gke_map(nc, ncu, "labels")
 	tags := _gke_map(nc, ncu, "resource_labels")
+	region := _gke_region(location)
+	zones := _gke_zones(a, u, location)
+	scaling := _gke_scaling(a, _zone_count(zones, location))
+	capacity := _gke_capacity(nc, scaling)
 }
 
 # A map of node_config: {} when null, null while unknown.
@@ -45,49 +61,16 @@ _gke_map(nc, ncu, key) := v if {
 	ncu[key] == true
 } else := {}
 
-# Address, location, the GPU, sizes, capacity and cost: computed here, assembled by
-# _gke_node_doc; undefined (not a GPU pool) without a GPU model.
-_gke_node(rc, a, u, nc, location) := _gke_node_doc(rc, location, _gke_zones(a, u, location), machine_type, _gke_gpu(acc, model, machine_type, u), _gke_sizes(a, u, nc, model, location)) if {
-	acc := lib.obj(object.get(nc, ["guest_accelerator", 0], null))
-	machine_type := object.get(nc, "machine_type", null)
-	model := _gke_model(acc, machine_type)
-}
-
-_gke_node_doc(rc, location, zones, machine_type, gpu, sizes) := {
-	"address": rc.address,
-	"resource_type": rc.type,
-	"cloud": "gcp",
-	"region": _gke_region(location),
-	"zones": zones,
-	"assumptions": _gke_assumptions(zones, location),
-	"instance_types": _gke_shapes(machine_type),
-	"gpu": gpu,
-	"capacity": sizes.capacity,
-	"scaling": sizes.scaling,
-	"cost": sizes.cost,
-}
-
-# Sizes (per-zone counts times the zones), capacity and the cost at the machine's price.
-_gke_sizes(a, u, nc, model, location) := {
-	"scaling": scaling,
-	"capacity": capacity,
-	"cost": lib.sides_cost(_gke_price(nc, model, _gke_region(location)), capacity),
-} if {
-	scaling := _gke_scaling(a, _zone_count(_gke_zones(a, u, location), location))
-	capacity := _gke_capacity(nc, scaling)
-}
-
-_gke_price(nc, model, region) := p if {
-	p := lib.node_price("gcp", object.get(nc, "machine_type", null), model, _gke_gpus(lib.obj(object.get(nc, ["guest_accelerator", 0], null)), object.get(nc, "machine_type", null)), region)
+_gke_price(machine_type, model, per_node, region) := p if {
+	p := lib.node_price("gcp", machine_type, model, per_node, region)
 } else := null
 
 # The accelerator's GPU: whole GPUs without sharing are precomputed per model and count.
-_gke_gpu(acc, model, machine_type, u) := lib.gpu_document(model, per_node) if {
-	per_node := _gke_gpus(acc, machine_type)
+_gke_gpu(acc, model, per_node, u) := lib.gpu_document(model, per_node) if {
 	_gke_partition(acc) == null
 	not acc.gpu_sharing_config[0]
 	not u.node_config[0].guest_accelerator[0].gpu_partition_size
-} else := object.union(lib.gpu_document(model, _gke_gpus(acc, machine_type)), {
+} else := object.union(lib.gpu_document(model, per_node), {
 	"mig_profile": profile,
 	"slice_memory_gib": lib.slice_memory(model, profile, null, object.get(u, ["node_config", 0, "guest_accelerator", 0, "gpu_partition_size"], false) == true),
 	"sharing": _gke_sharing(acc),

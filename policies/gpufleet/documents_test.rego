@@ -274,6 +274,29 @@ test_eks_region_from_an_aliased_provider if {
 	doc.region == "us-east-1"
 }
 
+# Every aws configuration in one region: every node group is in it, whatever configuration it uses.
+# Without a default configuration, a node group may use the implicit one (no region): its own
+# configuration decides.
+test_eks_region_when_all_aws_configurations_agree if {
+	change := rc("aws_eks_node_group", json.remove(eks_after, ["region"]))
+	same := object.union(plan([change]), {"configuration": {
+		"provider_config": {
+			"aws": {"name": "aws", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+			"aws.eu": {"name": "aws", "alias": "eu", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+			"google": {"name": "google", "expressions": {"region": {"constant_value": "us-central1"}}},
+		},
+		"root_module": {"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.eu"}]},
+	}})
+	[a] := pool_docs with input as same with data.gpufleet.catalog as fx.catalog
+	a.region == "eu-west-1"
+	no_default := object.union(plan([change]), {"configuration": {
+		"provider_config": {"aws.eu": {"name": "aws", "alias": "eu", "expressions": {"region": {"constant_value": "eu-west-1"}}}},
+		"root_module": {"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws"}]},
+	}})
+	[b] := pool_docs with input as no_default with data.gpufleet.catalog as fx.catalog
+	b.region == null
+}
+
 test_eks_not_a_gpu_pool if {
 	cpu := object.union(eks_after, {"instance_types": ["m5.large"], "ami_type": "AL2023_x86_64_STANDARD"})
 	documents.pools == [] with input as plan([rc("aws_eks_node_group", cpu)]) with data.gpufleet.catalog as fx.catalog
@@ -519,6 +542,29 @@ test_eks_region_of_an_aliased_provider_passed_two_modules_down if {
 		"root_module": {"module_calls": {"platform": {"module": {"module_calls": {"gpu": {"module": {
 			"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.eu"}],
 		}}}}}}},
+	}})
+	[doc] := pool_docs with input as input_plan with data.gpufleet.catalog as fx.catalog
+	doc.region == "eu-west-1"
+}
+
+# Module depth has no limit: the configuration is found from the module address (instance keys,
+# dots in them included, are not part of the configuration's path).
+test_eks_region_of_an_aliased_provider_eight_modules_down if {
+	names := ["a", "b", "c", "d", "e", "f", "g", "h"]
+	module_address := concat(".", [sprintf("module.%s[\"k.%d\"]", [n, i]) | some i, n in names])
+	change := json.patch(rc("aws_eks_node_group", json.remove(eks_after, ["region"])), [
+		{"op": "replace", "path": "/address", "value": concat(".", [module_address, "aws_eks_node_group.x"])},
+		{"op": "add", "path": "/module_address", "value": module_address},
+	])
+	innermost := {"resources": [{"address": "aws_eks_node_group.x", "provider_config_key": "aws.eu"}]}
+	opening := concat("", [sprintf(`{"module_calls": {%q: {"module": `, [n]) | some n in names])
+	root := json.unmarshal(concat("", [opening, json.marshal(innermost), concat("", ["}}}" | some _ in names])]))
+	input_plan := object.union(plan([change]), {"configuration": {
+		"provider_config": {
+			"aws": {"name": "aws", "expressions": {"region": {"constant_value": "us-east-1"}}},
+			"aws.eu": {"name": "aws", "alias": "eu", "expressions": {"region": {"constant_value": "eu-west-1"}}},
+		},
+		"root_module": root,
 	}})
 	[doc] := pool_docs with input as input_plan with data.gpufleet.catalog as fx.catalog
 	doc.region == "eu-west-1"
