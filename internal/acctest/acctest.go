@@ -13,6 +13,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/provider"
 )
@@ -20,6 +23,18 @@ import (
 // ProviderFactories serves the provider in-process to terraform.
 var ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
 	"gpufleet": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+// ApplyThenEmptyPlan applies a configuration, then plans it again and expects no change.
+func ApplyThenEmptyPlan(config string, checkDestroy func(*terraform.State) error) resource.TestCase {
+	return resource.TestCase{
+		ProtoV6ProviderFactories: ProviderFactories,
+		CheckDestroy:             checkDestroy,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	}
 }
 
 // Main prepares the environment for a package's acceptance tests and runs them: a terraform CLI

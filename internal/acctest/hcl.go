@@ -21,6 +21,16 @@ func Capacity(pct, base int) string {
 	return fmt.Sprintf("  capacity {\n    spot_percentage = %d\n    on_demand_base = %d\n  }\n", pct, base)
 }
 
+// ComputedMemoryNeed is a workload block whose memory need is a float64 computed by the provider
+// (6.71 GiB for a 3B fp16 model): its binary value differs from the decimal one state's JSON holds,
+// which Terraform takes as equal and so must the pool (no update on the next plan).
+const ComputedMemoryNeed = `  workload {
+    kind           = "inference"
+    environment    = "staging"
+    gpu_memory_gib = provider::gpufleet::gpu_memory_required(3, "fp16", "inference")
+  }
+`
+
 // SharedBlocks renders the cloud-neutral part of a pool spec: workload, scaling, capacity mix, GPU
 // sharing and waivers.
 func SharedBlocks(s pool.Spec) string {

@@ -181,6 +181,17 @@ func GKENodeType(machineType, accelerator string, count int) (NodeType, error) {
 	return NodeType{}, explainGKEMismatch(machineType, accelerator, count)
 }
 
+// GKEMachineTakes says whether a machine type takes an accelerator in some count ("": its own
+// GPUs), so that a wrong count can be told from a wrong accelerator.
+func GKEMachineTakes(machineType, accelerator string) bool {
+	for _, n := range gkeNodeTypes() {
+		if n.Name == machineType && (accelerator == "" || n.Accelerator == accelerator) {
+			return true
+		}
+	}
+	return false
+}
+
 // NodeTypes lists every node shape of a cloud, sorted by name then GPU count.
 func NodeTypes(cloud Cloud) []NodeType {
 	var out []NodeType

@@ -377,3 +377,11 @@ func TestAccEKSNodePool_drift(t *testing.T) {
 		},
 	})
 }
+
+// A memory need computed by a function (or another provider's, or a data source's float64 output)
+// plans no change after apply: the float64 and the state's decimal are the same number to
+// Terraform.
+func TestAccEKSNodePool_computedMemoryNeed(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, acctest.ComputedMemoryNeed+acctest.Scaling(1, 1, 2)), checkNothingLeft(t, sim)))
+}

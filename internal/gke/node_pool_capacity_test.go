@@ -20,6 +20,7 @@ func nodePoolCheck(i int, name string, spot bool, minSize, desired, maxSize int6
 	return []statecheck.StateCheck{
 		statecheck.ExpectKnownValue(addr, np.AtMapKey("name"), knownvalue.StringExact(name)),
 		statecheck.ExpectKnownValue(addr, np.AtMapKey("spot"), knownvalue.Bool(spot)),
+		statecheck.ExpectKnownValue(addr, np.AtMapKey("capacity_type"), knownvalue.StringExact(map[bool]string{false: "ON_DEMAND", true: "SPOT"}[spot])),
 		statecheck.ExpectKnownValue(addr, np.AtMapKey("min_size"), knownvalue.Int64Exact(minSize)),
 		statecheck.ExpectKnownValue(addr, np.AtMapKey("desired_size"), knownvalue.Int64Exact(desired)),
 		statecheck.ExpectKnownValue(addr, np.AtMapKey("max_size"), knownvalue.Int64Exact(maxSize)),

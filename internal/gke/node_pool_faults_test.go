@@ -35,7 +35,7 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 	}{
 		{"accelerator the machine type does not take", "g2-standard-8", "  gpu {\n    type = \"nvidia-tesla-t4\"\n    count = 1\n  }\n", []string{"gpu.type", "g2-standard-8"}},
 		{"N1 without a GPU", "n1-standard-8", "", []string{"machine_type", "name an accelerator type"}},
-		{"GPU count N1 does not take", "n1-standard-8", "  gpu {\n    type = \"nvidia-tesla-t4\"\n    count = 3\n  }\n", []string{"gpu.type", "nvidia-tesla-t4"}},
+		{"GPU count N1 does not take", "n1-standard-8", "  gpu {\n    type = \"nvidia-tesla-t4\"\n    count = 3\n  }\n", []string{"gpu.count", "nvidia-tesla-t4"}},
 		{"partition size GKE does not offer", "a2-highgpu-1g", mig("4g.20gb"), []string{"not offered by GKE", "gpu.mig.profile", "1g.5gb", "7g.40gb"}},
 		{"H200 partition of another GPU", "a3-ultragpu-8g", mig("1g.10gb"), []string{"gpu.mig.profile", "H200-141GB offers"}},
 		{"MIG on a GPU without MIG", "g2-standard-8", mig("1g.5gb"), []string{"gpu.mig", "L4 has no Multi-Instance GPU"}},

@@ -55,6 +55,7 @@ type reservationModel struct {
 
 type nodePoolSideModel struct {
 	Name              types.String `tfsdk:"name"`
+	CapacityType      types.String `tfsdk:"capacity_type"`
 	Spot              types.Bool   `tfsdk:"spot"`
 	MinSize           types.Int64  `tfsdk:"min_size"`
 	MaxSize           types.Int64  `tfsdk:"max_size"`
@@ -65,6 +66,7 @@ type nodePoolSideModel struct {
 
 var nodePoolSideAttrTypes = map[string]attr.Type{
 	"name":                types.StringType,
+	"capacity_type":       types.StringType,
 	"spot":                types.BoolType,
 	"min_size":            types.Int64Type,
 	"max_size":            types.Int64Type,

@@ -238,6 +238,7 @@ func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *n
 	for _, side := range d.Sides {
 		np := nodePoolSideModel{
 			Name:              types.StringValue(side.Name),
+			CapacityType:      types.StringValue(side.CapacityType),
 			Spot:              types.BoolValue(side.Spot()),
 			MinSize:           types.Int64Value(int64(side.Sizes.Min)),
 			MaxSize:           types.Int64Value(int64(side.Sizes.Max)),
@@ -262,11 +263,19 @@ func nodePoolList(nps []nodePoolSideModel) types.List {
 	elems := make([]attr.Value, len(nps))
 	for i, np := range nps {
 		elems[i] = types.ObjectValueMust(nodePoolSideAttrTypes, map[string]attr.Value{
-			"name": np.Name, "spot": np.Spot, "min_size": np.MinSize, "max_size": np.MaxSize,
+			"name": np.Name, "capacity_type": np.CapacityType, "spot": np.Spot, "min_size": np.MinSize, "max_size": np.MaxSize,
 			"desired_size": np.DesiredSize, "status": np.Status, "instance_group_urls": np.InstanceGroupURLs,
 		})
 	}
 	return types.ListValueMust(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}, elems)
+}
+
+// capacityType names a node pool's capacity as the EKS pool's node groups do.
+func capacityType(spot bool) string {
+	if spot {
+		return pool.CapacitySpot
+	}
+	return pool.CapacityOnDemand
 }
 
 // side is a node pool as it exists, with its current size.
@@ -279,6 +288,7 @@ func nodePoolSideFrom(s side) nodePoolSideModel {
 	a := s.np.GetAutoscaling()
 	return nodePoolSideModel{
 		Name:              types.StringValue(s.np.GetName()),
+		CapacityType:      types.StringValue(capacityType(s.np.GetConfig().GetSpot())),
 		Spot:              types.BoolValue(s.np.GetConfig().GetSpot()),
 		MinSize:           types.Int64Value(int64(a.GetTotalMinNodeCount())),
 		MaxSize:           types.Int64Value(int64(a.GetTotalMaxNodeCount())),

@@ -270,3 +270,10 @@ func TestAccGKENodePool_refreshOnlyNoTagChange(t *testing.T) {
 		},
 	})
 }
+
+// A memory need computed by a function plans no change after apply (see the EKS test of the same
+// name).
+func TestAccGKENodePool_computedMemoryNeed(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("infer", "g2-standard-8", acctest.ComputedMemoryNeed+acctest.Scaling(0, 2, 4)), checkNothingLeft(t, sim)))
+}

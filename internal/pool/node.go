@@ -56,7 +56,10 @@ func (s Spec) gkeNodeType() (catalog.NodeType, *Problem, bool) {
 	n, err := catalog.GKENodeType(s.MachineType, s.GPU.Type, s.GPU.Count)
 	if err != nil {
 		at := P("machine_type")
-		if s.GPU.Type != "" || s.GPU.Count != 0 {
+		switch {
+		case s.GPU.Count != 0 && catalog.GKEMachineTakes(s.MachineType, s.GPU.Type):
+			at = P("gpu", "count")
+		case s.GPU.Type != "" || s.GPU.Count != 0:
 			at = P("gpu", "type")
 		}
 		return catalog.NodeType{}, &Problem{Path: at, Summary: "Invalid GKE GPU node shape", Detail: err.Error()}, true

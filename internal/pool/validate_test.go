@@ -177,6 +177,8 @@ func TestValidate_gkeProblems(t *testing.T) {
 	}{
 		{"n1 without accelerator", func(s *Spec) { s.MachineType = "n1-standard-8" }, "machine_type", "name an accelerator"},
 		{"accelerator the machine does not take", func(s *Spec) { s.GPU.Type, s.GPU.Count = "nvidia-tesla-t4", 1 }, "gpu.type", "does not take"},
+		{"GPU count the machine does not take", func(s *Spec) { s.GPU.Type, s.GPU.Count = "nvidia-l4", 3 }, "gpu.count", "comes with 1"},
+		{"GPU count an N1 machine does not take", func(s *Spec) { s.MachineType, s.GPU.Type, s.GPU.Count = "n1-standard-8", "nvidia-tesla-t4", 3 }, "gpu.count", "in counts"},
 		{"not a GPU machine type", func(s *Spec) { s.MachineType = "e2-standard-4" }, "machine_type", "not a GKE GPU machine type"},
 		{"balanced MIG on GKE", func(s *Spec) { s.MachineType = "a2-highgpu-1g"; s.GPU.MIG = &MIG{Config: MIGConfigBalanced} }, "gpu.mig.config", "one profile size"},
 		{"specific reservation without name", func(s *Spec) { s.Capacity.Reservation = &Reservation{Type: ReservationSpecific} }, "capacity.reservation.name", "names the reservation"},

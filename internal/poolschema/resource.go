@@ -46,7 +46,12 @@ func PlanOf[M any](ctx context.Context, r *Resource, req resource.ModifyPlanRequ
 	if !req.State.Raw.IsNull() {
 		state = new(M)
 		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-		unchanged = req.Plan.Raw.Equal(req.State.Raw)
+		unchanged = keepsState(req.Config.Raw, req.Plan.Raw, req.State.Raw)
+		if unchanged {
+			// The framework may have seen a difference Terraform does not (see keepsState) and
+			// marked the computed attributes unknown: the pool is planned from its state.
+			*plan = *state
+		}
 	}
 	if resp.Diagnostics.HasError() {
 		return nil, nil, false
