@@ -94,15 +94,15 @@ func ExpectErrorParts(parts ...string) *regexp.Regexp {
 
 // DevOverrides builds the provider from this module into a temporary directory and returns the
 // environment in which terraform runs that binary through dev_overrides, as `make demo` does: no
-// registry and no init. Used by benchmarks that time whole terraform commands.
-func DevOverrides(tb testing.TB) []string {
+// registry and no init; built with buildTags when given (the benchmarks' gpufleet_bench_noplanwork).
+func DevOverrides(tb testing.TB, buildTags ...string) []string {
 	tb.Helper()
 	root, err := moduleRoot()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	dir := tb.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "terraform-provider-gpufleet"), ".")
+	build := exec.Command("go", "build", "-tags", strings.Join(buildTags, ","), "-o", filepath.Join(dir, "bin", "terraform-provider-gpufleet"), ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		tb.Fatalf("building the provider: %v: %s", err, out)

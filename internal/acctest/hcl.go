@@ -31,6 +31,10 @@ const ComputedMemoryNeed = `  workload {
   }
 `
 
+// EmptyCollections writes none as an empty map or set, which state must keep as written: the cloud
+// cannot tell it from an absent argument.
+const EmptyCollections = "  labels = {}\n  tags = {}\n  taints = []\n"
+
 // SharedBlocks renders the cloud-neutral part of a pool spec: workload, scaling, capacity mix, GPU
 // sharing and waivers.
 func SharedBlocks(s pool.Spec) string {

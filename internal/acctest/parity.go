@@ -8,14 +8,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -216,11 +219,20 @@ func PolicyParityTest(t *testing.T, checkDestroy func(*terraform.State) error, p
 	RequireParity(t, fromPlan, fromAttributes, ProviderFindings(t, dataFile, defaultTags, specs), want)
 }
 
-// PolicySteps are the plan-time policy steps both pool resources test: a deny fails the plan at
-// the attribute with no cloud call (calls counts the cloud's requests), a waiver turns it into a
-// warning, and enforcement = "warn" downgrades it. config renders the pool under a provider block
-// with extra settings, and the pool's body with extra arguments.
-func PolicySteps(t *testing.T, calls func() int, config func(providerExtra, poolExtra string) string, waiverCheck statecheck.StateCheck) []resource.TestStep {
+// PolicySteps are the policy steps both pool resources run on the pool at addr, whose
+// configuration config renders with extra provider and pool settings: a deny fails the plan at the
+// attribute with no cloud call (calls counts them); a waiver turns it into a warning, and
+// policy_findings records the waived deny as a warning that names the waiver; enforcement = "warn"
+// lets the pool through, and policy_findings still says the rule denies it.
+func PolicySteps(t *testing.T, addr string, calls func() int, config func(providerExtra, poolExtra string) string) []resource.TestStep {
+	finding := func(severity, message string) knownvalue.Check {
+		return knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"rule":      knownvalue.StringExact("GF-ISO-003"),
+			"severity":  knownvalue.StringExact(severity),
+			"attribute": knownvalue.StringExact("gpu.sharing.strategy"),
+			"message":   knownvalue.StringRegexp(regexp.MustCompile(message)),
+		})})
+	}
 	return []resource.TestStep{
 		{
 			Config:      config("", ""),
@@ -232,10 +244,18 @@ func PolicySteps(t *testing.T, calls func() int, config func(providerExtra, pool
 					t.Fatalf("a denied plan reached the cloud: %d calls", n)
 				}
 			},
-			Config:            config("", "  policy_waivers = { \"GF-ISO-003\" = \"shared dev-prod canary, owner ml-platform, ends 2026-12-31\" }\n"),
-			ConfigStateChecks: []statecheck.StateCheck{waiverCheck},
+			Config: config("", "  policy_waivers = { \"GF-ISO-003\" = \"shared dev-prod canary, owner ml-platform, ends 2026-12-31\" }\n"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_waivers").AtMapKey("GF-ISO-003"), knownvalue.StringRegexp(regexp.MustCompile("canary"))),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), finding("warn", `^GF-ISO-003: .*\(waived: shared dev-prod canary`)),
+			},
 		},
-		{Config: config("  policy {\n    enforcement = \"warn\"\n  }\n", "")},
+		{
+			Config: config("  policy {\n    enforcement = \"warn\"\n  }\n", ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), finding("deny", `^GF-ISO-003: .*no memory or fault isolation`)),
+			}},
+		},
 	}
 }
 

@@ -385,3 +385,9 @@ func TestAccEKSNodePool_computedMemoryNeed(t *testing.T) {
 	sim := startSim(t)
 	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, acctest.ComputedMemoryNeed+acctest.Scaling(1, 1, 2)), checkNothingLeft(t, sim)))
 }
+
+// labels = {}, tags = {} and taints = [] stay as written: no change after apply.
+func TestAccEKSNodePool_emptyCollections(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, 1, 2)+acctest.EmptyCollections), checkNothingLeft(t, sim)))
+}

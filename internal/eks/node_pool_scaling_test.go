@@ -104,14 +104,20 @@ func TestAccEKSNodePool_policyNeverBlocksDestroy(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: cfg("")},
+			{Config: cfg(""), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+			}},
 			{
-				// acme may no longer run in the US: an unchanged pool plans with a warning only.
+				// acme may no longer run in the US: an unchanged pool plans with a warning only, and
+				// keeps the findings of the plan that created it.
 				PreConfig: func() { writePolicyData(t, dataFile, `"eu-*"`) },
 				Config:    cfg(""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+				},
 			},
 			{
 				Config:      cfg("  labels = { team = \"ml\" }\n"),

@@ -469,8 +469,8 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side) {
 	delete(labels, pool.LabelCapacityType)
 	m.Client = types.StringValue(labels[pool.LabelClient])
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
-	m.Labels = poolschema.UserLabels(labels, isGKELabel)
-	m.Taints = poolschema.UserTaints(poolTaints(cfg.GetTaints()))
+	m.Labels = poolschema.UserLabels(labels, m.Labels, isGKELabel)
+	m.Taints = poolschema.UserTaints(poolTaints(cfg.GetTaints()), m.Taints)
 	m.Tags = poolschema.UserTags(userResourceLabels(primary), r.Meta.Pool.DefaultTags, m.Tags, ownDefaultsOf(primary), isDerivedResourceLabel)
 	m.GPU = gpuFrom(cfg, m.GPU)
 

@@ -277,3 +277,9 @@ func TestAccGKENodePool_computedMemoryNeed(t *testing.T) {
 	sim := startSim(t)
 	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("infer", "g2-standard-8", acctest.ComputedMemoryNeed+acctest.Scaling(0, 2, 4)), checkNothingLeft(t, sim)))
 }
+
+// labels = {}, tags = {} and taints = [] stay as written: no change after apply.
+func TestAccGKENodePool_emptyCollections(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+acctest.EmptyCollections), checkNothingLeft(t, sim)))
+}

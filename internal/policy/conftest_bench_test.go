@@ -1,7 +1,6 @@
 package policy_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -11,11 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/bench"
 )
 
 // BenchmarkConftestPlan measures conftest with the gpufleet bundle against conftest with a one-rule
@@ -70,89 +68,34 @@ func BenchmarkConftestPlan(b *testing.B) {
 	}
 	bundle, _ := filepath.Abs("../../policies")
 	oneRule, _ := filepath.Abs("testdata/one_rule")
+	r := bench.NewRunner(b)
+	conftest := func(policyDir, plan string) bench.Sample {
+		// exit code 1: the plan has failures, as one in ten official resources does
+		s, _, err := r.Run("", nil, []int{0, 1}, bin, "test", "--no-color", "--policy", policyDir, "--data", data, plan)
+		if err != nil {
+			b.Fatalf("conftest: %v", err)
+		}
+		return s
+	}
 	for b.Loop() {
 		for _, name := range slices.Sorted(maps.Keys(plans)) {
-			var wall, rss, cpu, baseWall, baseRSS, baseCPU []float64
+			var withBundle, floor bench.Series
 			for range runs {
-				w, m, c := conftestRun(b, bin, bundle, data, plans[name])
-				bw, bm, bc := conftestRun(b, bin, oneRule, data, plans[name])
-				wall, rss, cpu = append(wall, w), append(rss, m), append(cpu, c)
-				baseWall, baseRSS, baseCPU = append(baseWall, bw), append(baseRSS, bm), append(baseCPU, bc)
+				withBundle.Add(conftest(bundle, plans[name]))
+				floor.Add(conftest(oneRule, plans[name]))
 			}
-			b.ReportMetric(median(baseWall), name+":s-one-rule")
-			b.ReportMetric(median(baseRSS), name+":MiB-one-rule")
-			b.ReportMetric(median(wall), name+":s-bundle")
-			b.ReportMetric(median(rss), name+":MiB-bundle")
-			b.ReportMetric(medianRatio(wall, baseWall), name+":bundle/one-rule")
-			b.ReportMetric(medianRatio(rss, baseRSS), name+":rss-bundle/one-rule")
-			b.ReportMetric(medianRatio(cpu, baseCPU), name+":cpu-bundle/one-rule")
+			b.ReportMetric(bench.Median(floor.Wall), name+":s-one-rule")
+			b.ReportMetric(bench.Median(floor.Peak), name+":MiB-one-rule")
+			b.ReportMetric(bench.Median(withBundle.Wall), name+":s-bundle")
+			b.ReportMetric(bench.Median(withBundle.Peak), name+":MiB-bundle")
+			b.ReportMetric(bench.MedianRatio(withBundle.Wall, floor.Wall), name+":bundle/one-rule")
+			b.ReportMetric(bench.MedianRatio(withBundle.Peak, floor.Peak), name+":rss-bundle/one-rule")
+			b.ReportMetric(bench.MedianRatio(withBundle.CPU, floor.CPU), name+":cpu-bundle/one-rule")
 			b.Logf("%s: one-rule %.2fs %.0fMiB (cpu %.2fs), bundle %.2fs %.0fMiB (cpu %.2fs), ratios (median of %d) wall %.2f, rss %.2f, cpu %.2f",
-				name, median(baseWall), median(baseRSS), median(baseCPU), median(wall), median(rss), median(cpu), runs,
-				medianRatio(wall, baseWall), medianRatio(rss, baseRSS), medianRatio(cpu, baseCPU))
+				name, bench.Median(floor.Wall), bench.Median(floor.Peak), bench.Median(floor.CPU), bench.Median(withBundle.Wall), bench.Median(withBundle.Peak), bench.Median(withBundle.CPU), runs,
+				bench.MedianRatio(withBundle.Wall, floor.Wall), bench.MedianRatio(withBundle.Peak, floor.Peak), bench.MedianRatio(withBundle.CPU, floor.CPU))
 		}
 	}
-}
-
-// conftestRun runs conftest as CI does and returns its wall time (s), peak memory (MiB, max RSS) and
-// CPU time (s, user and system: less sensitive than wall time to other load on the machine).
-// conftest is started by a small helper process (this test binary, TestConftestRunHelper): a child
-// this large process starts directly would count its RSS in its own maximum.
-func conftestRun(b *testing.B, bin, policyDir, data, plan string) (seconds, mib, cpu float64) {
-	b.Helper()
-	args, _ := json.Marshal([]string{bin, "test", "--no-color", "--policy", policyDir, "--data", data, plan})
-	cmd := exec.Command(os.Args[0], "-test.run=^TestConftestRunHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "GPUFLEET_RUN_HELPER="+string(args))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		b.Fatalf("conftest: %v: %s", err, out)
-	}
-	at := bytes.Index(out, []byte("helper:"))
-	if at < 0 {
-		b.Fatalf("conftest helper: %s", out)
-	}
-	if _, err := fmt.Sscanf(string(out[at:]), "helper: %g s %g MiB %g cpu", &seconds, &mib, &cpu); err != nil {
-		b.Fatalf("conftest helper: %v: %s", err, out)
-	}
-	return seconds, mib, cpu
-}
-
-// TestConftestRunHelper runs the command in GPUFLEET_RUN_HELPER (a JSON array) and prints its wall
-// time and max RSS; conftest's exit code 1 (failures) is not an error. Only BenchmarkConftestPlan
-// runs it.
-func TestConftestRunHelper(t *testing.T) {
-	raw := os.Getenv("GPUFLEET_RUN_HELPER")
-	if raw == "" {
-		t.Skip("a helper of BenchmarkConftestPlan")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	elapsed := time.Since(start)
-	var exitErr *exec.ExitError
-	if err != nil && (!asExitError(err, &exitErr) || exitErr.ExitCode() != 1) {
-		t.Fatalf("%v: %s", err, out)
-	}
-	usage, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	fmt.Printf("helper: %g s %g MiB %g cpu\n", elapsed.Seconds(), float64(usage.Maxrss)/1024, cpu.Seconds())
-}
-
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	return s[len(s)/2]
-}
-
-// medianRatio is the median of the per-run ratios a[i]/b[i] (each pair ran back to back).
-func medianRatio(a, b []float64) float64 {
-	ratios := make([]float64, len(a))
-	for i := range a {
-		ratios[i] = a[i] / b[i]
-	}
-	return median(ratios)
 }
 
 // writeBenchData writes the policy data of the benchmark: the clients of the plans, with budgets no
@@ -179,14 +122,6 @@ func writeOfficialPlan(path string, n int) error {
 		return err
 	}
 	return writeGeneratedPlan(path, compliant, violating, n)
-}
-
-func asExitError(err error, target **exec.ExitError) bool {
-	e, ok := err.(*exec.ExitError) //nolint:errorlint // exec returns *ExitError unwrapped
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 // writeGeneratedPlan writes a plan JSON of n pools: template's resource changes, planned values and

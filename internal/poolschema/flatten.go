@@ -34,8 +34,8 @@ func WorkloadFrom(labels map[string]string, prior *WorkloadModel) *WorkloadModel
 }
 
 // UserLabels are the node labels less the ones gpufleet derives and the ones the cloud adds itself
-// (cloudOwned).
-func UserLabels(labels map[string]string, cloudOwned func(key string) bool) types.Map {
+// (cloudOwned); prior's spelling of none (see keepEmpty).
+func UserLabels(labels map[string]string, prior types.Map, cloudOwned func(key string) bool) types.Map {
 	out := map[string]string{}
 	for k, v := range labels {
 		if strings.HasPrefix(k, pool.LabelPrefix) || k == pool.LabelMIGConfig || k == pool.LabelDevicePlugin || cloudOwned(k) {
@@ -43,11 +43,12 @@ func UserLabels(labels map[string]string, cloudOwned func(key string) bool) type
 		}
 		out[k] = v
 	}
-	return mapOrNull(out)
+	return keepEmpty(mapOrNull(out), prior)
 }
 
-// UserTaints are the node taints less the derived GPU and client taints, null when none remain.
-func UserTaints(taints []pool.Taint) types.Set {
+// UserTaints are the node taints less the derived GPU and client taints, null when none remain
+// (or prior's empty set, see keepEmptySet).
+func UserTaints(taints []pool.Taint, prior types.Set) types.Set {
 	var user []pool.Taint
 	for _, t := range taints {
 		if t.Key != pool.TaintGPU && t.Key != pool.TaintClient {
@@ -55,7 +56,7 @@ func UserTaints(taints []pool.Taint) types.Set {
 		}
 	}
 	if len(user) == 0 {
-		return types.SetNull(types.ObjectType{AttrTypes: TaintAttrTypes})
+		return keepEmptySet(types.SetNull(types.ObjectType{AttrTypes: TaintAttrTypes}), prior)
 	}
 	SortTaints(user)
 	return TaintSet(user)
@@ -85,7 +86,24 @@ func UserTags(cloud, defaults map[string]string, prior types.Map, ownDefaults []
 		}
 		out[k] = v
 	}
-	return mapOrNull(out)
+	return keepEmpty(mapOrNull(out), prior)
+}
+
+// keepEmpty is prior where the cloud holds none (read is null) and prior is an empty map:
+// `labels = {}` and no labels argument both mean none, and state keeps the one the configuration
+// wrote, or every plan would show a change. keepEmptySet does the same for sets.
+func keepEmpty(read, prior types.Map) types.Map {
+	if read.IsNull() && !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
+		return prior
+	}
+	return read
+}
+
+func keepEmptySet(read, prior types.Set) types.Set {
+	if read.IsNull() && !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
+		return prior
+	}
+	return read
 }
 
 // ScalingFrom is the pool's size: the sum of its sides' sizes. A desired size that the pool left to

@@ -45,6 +45,7 @@ type Model struct {
 	EstimatedHourlyCostUSD  types.Float64 `tfsdk:"estimated_hourly_cost_usd"`
 	EstimatedMonthlyCostUSD types.Float64 `tfsdk:"estimated_monthly_cost_usd"`
 	PolicyDocument          types.Object  `tfsdk:"policy_document"`
+	PolicyFindings          types.List    `tfsdk:"policy_findings"`
 }
 
 type WorkloadModel struct {
@@ -89,6 +90,11 @@ type TaintModel struct {
 }
 
 // TaintAttrTypes is the object type of one taint.
+// FindingType is the element type of policy_findings.
+var FindingType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"rule": types.StringType, "severity": types.StringType, "attribute": types.StringType, "message": types.StringType,
+}}
+
 var TaintAttrTypes = map[string]attr.Type{
 	"key":    types.StringType,
 	"value":  types.StringType,

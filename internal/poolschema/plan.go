@@ -27,6 +27,11 @@ type PlanCheck func(pool.Spec, pool.Derived, *diag.Diagnostics)
 // the plan has errors (then ok is false and the resource stops). unchanged says the plan leaves the
 // pool as it is: policy then only warns, so it never blocks destroying the pool or an unrelated apply.
 func Plan(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, unchanged bool, check PlanCheck, diags *diag.Diagnostics) (derived *pool.Derived, ok bool) {
+	if skipPlanWork {
+		m.SetDerivedUnknown()
+		m.PolicyFindings = types.ListUnknown(FindingType)
+		return nil, true
+	}
 	AddProblems(diags, spec.Validate())
 	if diags.HasError() {
 		return nil, false
@@ -55,21 +60,47 @@ func Plan(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, uncha
 	} else {
 		m.SetDerivedUnknown()
 	}
-	evaluatePolicy(ctx, meta, doc, unchanged, diags)
+	findings := evaluatePolicy(ctx, meta, doc, unchanged, diags)
+	if !unchanged { // an unchanged pool keeps its state's findings (PlanOf planned it from its state)
+		m.PolicyFindings = types.ListUnknown(FindingType)
+		if derived != nil {
+			m.PolicyFindings = FindingsValue(findings)
+		}
+	}
 	return derived, !diags.HasError()
 }
 
-func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, unchanged bool, diags *diag.Diagnostics) {
+// FindingsValue is the policy_findings value of a pool's findings: the pool's own (not the
+// plan-wide ones, which are about the policy data), denies first, in the engine's order otherwise.
+func FindingsValue(findings []policy.Finding) types.List {
+	own := make([]attr.Value, 0, len(findings))
+	for _, severity := range []string{policy.SeverityDeny, policy.SeverityWarn} {
+		for _, f := range findings {
+			if f.Address == "" || f.Severity != severity {
+				continue
+			}
+			own = append(own, types.ObjectValueMust(FindingType.AttrTypes, map[string]attr.Value{
+				"rule": types.StringValue(f.Rule), "severity": types.StringValue(f.Severity),
+				"attribute": types.StringValue(f.Attribute), "message": types.StringValue(f.Msg),
+			}))
+		}
+	}
+	return types.ListValueMust(FindingType, own)
+}
+
+// evaluatePolicy reports the pool's findings as diagnostics and returns them; an unchanged pool's
+// denies are warnings.
+func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, unchanged bool, diags *diag.Diagnostics) []policy.Finding {
 	if meta.Enforcement == policy.EnforceOff || meta.Policy == nil {
 		if meta.Once("policy-off") {
 			diags.AddWarning("Policy is off", "policy.enforcement = \"off\": gpufleet pools are not checked against the policy bundle in this plan.")
 		}
-		return
+		return nil
 	}
 	findings, err := meta.Policy.Evaluate(ctx, doc)
 	if err != nil {
 		diags.AddError("Evaluating policy", err.Error())
-		return
+		return nil
 	}
 	if unchanged {
 		for i, f := range findings {
@@ -80,6 +111,7 @@ func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, u
 		}
 	}
 	policy.AddDiagnostics(diags, findings, meta.Enforcement, meta.Once)
+	return findings
 }
 
 // Refresh derives the computed values of a pool read back from the cloud. A pool changed outside

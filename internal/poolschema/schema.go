@@ -102,6 +102,16 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 			MarkdownDescription: "`estimated_hourly_cost_usd` × 730 hours.",
 			Computed:            true,
 		},
+		"policy_findings": schema.ListNestedAttribute{
+			MarkdownDescription: "What the policy bundle found in the pool's configuration when a plan last created or changed the pool, deny findings first: rule id, severity (`deny` or `warn`: the rule's own, also under `policy.enforcement = \"warn\"`; a waived deny is a `warn` whose message names the waiver), attribute and message. A plan that leaves the pool as it is keeps them, so new policy data alone never shows as a change. Empty under `policy.enforcement = \"off\"`; unknown while a value the policy reads is. A module can fail on a deny (`lifecycle { postcondition { condition = !contains(self.policy_findings[*].severity, \"deny\") } }`) or report the findings per client.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"rule":      schema.StringAttribute{Computed: true, MarkdownDescription: "Rule id, e.g. `GF-ISO-003`."},
+				"severity":  schema.StringAttribute{Computed: true, MarkdownDescription: "`deny` or `warn`."},
+				"attribute": schema.StringAttribute{Computed: true, MarkdownDescription: "The pool attribute to change, e.g. `gpu.sharing.strategy`; empty when the finding is about the whole pool."},
+				"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "The finding as the plan shows it."},
+			}},
+		},
 		"policy_document": schema.ObjectAttribute{
 			MarkdownDescription: "The pool's policy document as the provider checks it at plan time: the input of the gpufleet policy bundle (see `policies/README.md`). conftest reads it from the plan JSON instead of rebuilding it, so CI and the provider judge the same facts; unknown while any input is.",
 			Computed:            true,

@@ -1,0 +1,162 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Results are the figures of one `make bench`: per benchmark (sub-benchmarks by their path, the
+// -N GOMAXPROCS suffix dropped), per unit, the median over the benchmark's result lines (-count).
+type Results struct {
+	Date       string                        `json:"date"`
+	Machine    Machine                       `json:"machine"`
+	Benchmarks map[string]map[string]float64 `json:"benchmarks"`
+}
+
+// Machine is what the figures were measured on.
+type Machine struct {
+	CPUs      int     `json:"cpus"`
+	MemoryGiB float64 `json:"memory_gib"`
+	CPU       string  `json:"cpu"`
+	OS        string  `json:"os"`
+	Go        string  `json:"go"`
+	Terraform string  `json:"terraform"`
+}
+
+var procsSuffix = regexp.MustCompile(`-\d+$`)
+
+// ParseBenchOutput reads `go test -bench` output, copying it to echo, and collects every metric
+// of every result line; the "cpu:" header names the processor.
+func ParseBenchOutput(r io.Reader, echo io.Writer) (benchmarks map[string]map[string]float64, cpu string, err error) {
+	samples := map[string]map[string][]float64{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		fmt.Fprintln(echo, line)
+		if c, ok := strings.CutPrefix(line, "cpu: "); ok {
+			cpu = strings.TrimSpace(c)
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") || len(fields)%2 != 0 {
+			continue
+		}
+		if _, err := strconv.Atoi(fields[1]); err != nil {
+			continue
+		}
+		name := procsSuffix.ReplaceAllString(fields[0], "")
+		if samples[name] == nil {
+			samples[name] = map[string][]float64{}
+		}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			samples[name][fields[i+1]] = append(samples[name][fields[i+1]], v)
+		}
+	}
+	benchmarks = map[string]map[string]float64{}
+	for name, units := range samples {
+		benchmarks[name] = map[string]float64{}
+		for unit, vs := range units {
+			benchmarks[name][unit] = Median(vs)
+		}
+	}
+	return benchmarks, cpu, sc.Err()
+}
+
+// Markdown renders the results as BENCHMARKS.md: one table per figure make bench reports.
+func (r Results) Markdown() string {
+	var b strings.Builder
+	m := r.Machine
+	fmt.Fprintf(&b, "# Benchmarks\n\nWritten by `make bench` on %s: %d CPUs (%s), %.0f GiB, %s, %s, Terraform %s. ", r.Date, m.CPUs, m.CPU, m.MemoryGiB, m.OS, m.Go, m.Terraform)
+	b.WriteString("Every ratio is the median of ratios of runs made back to back in the same `make bench`, so it holds on a machine that is busy with other work, where the absolute figures do not; `bench/results.json` has every figure.\n")
+
+	if rows := r.evaluateRows(); len(rows) > 0 {
+		b.WriteString("\n## Policy evaluation in the provider, per pool\n\n`BenchmarkEvaluate`: one pool document through the embedded bundle, as `terraform plan` evaluates every gpufleet pool.\n\n")
+		table(&b, []string{"document", "µs", "allocations", "KB allocated"}, rows)
+	}
+	if rows := r.conftestRows(); len(rows) > 0 {
+		b.WriteString("\n## conftest on a plan\n\n`BenchmarkConftestPlan`: `conftest test` with the gpufleet bundle against the floor, conftest with a one-rule policy on the same plan (reading and converting the plan), both with policy data. Official resources: `aws_eks_node_group` and `google_container_node_pool`, one in ten violating. Wall and peak-memory ratios to the floor; target 1.5.\n\n")
+		table(&b, []string{"plan", "floor s", "bundle s", "wall ×", "CPU ×", "floor MiB", "bundle MiB", "memory ×"}, rows)
+	}
+	if rows := r.planRows(); len(rows) > 0 {
+		b.WriteString("\n## terraform plan of 200 pools\n\n`BenchmarkTerraformPlan`: `terraform plan` of 200 new pools, against the same plan by a provider built without gpufleet's plan-time work (validation, derivation, policy; build tag `gpufleet_bench_noplanwork`) and against 200 `terraform_data`. Peak memory is terraform's or the provider's, whichever is larger.\n\n")
+		table(&b, []string{"cloud", "pools s", "no plan work s", "terraform_data s", "× no plan work", "× terraform_data", "plan work ms/pool", "pools MiB", "memory × no plan work", "memory × terraform_data"}, rows)
+	}
+	if rows := r.applyRows(); len(rows) > 0 {
+		b.WriteString("\n## terraform apply of 50 pools\n\n`BenchmarkTerraformApply`: `terraform apply -parallelism=10` of 50 new pools in one cluster, cloudsim answering every call after 200 ms, against the ideal: one pool's calls × 200 ms × ⌈50/10⌉, and at least, where the cloud runs some calls one at a time per cluster (GKE: one node pool operation at a time, `CreateNodePool` and its `GetOperation`), those calls of all 50 pools in a row.\n\n")
+		table(&b, []string{"cloud", "calls per pool", "one at a time", "apply s", "ideal s", "× ideal"}, rows)
+	}
+	return b.String()
+}
+
+func (r Results) evaluateRows() [][]string {
+	var rows [][]string
+	for _, name := range slices.Sorted(maps.Keys(r.Benchmarks)) {
+		doc, ok := strings.CutPrefix(name, "BenchmarkEvaluate/")
+		if !ok {
+			continue
+		}
+		m := r.Benchmarks[name]
+		rows = append(rows, []string{doc, num(m["ns/op"]/1000, 1), num(m["allocs/op"], 0), num(m["B/op"]/1000, 1)})
+	}
+	return rows
+}
+
+func (r Results) conftestRows() [][]string {
+	m := r.Benchmarks["BenchmarkConftestPlan"]
+	var rows [][]string
+	for _, plan := range []string{"official@1k", "official@10k", "gpufleet@1k", "gpufleet@10k"} {
+		if _, ok := m[plan+":s-one-rule"]; !ok {
+			continue
+		}
+		rows = append(rows, []string{plan, num(m[plan+":s-one-rule"], 2), num(m[plan+":s-bundle"], 2), num(m[plan+":bundle/one-rule"], 2),
+			num(m[plan+":cpu-bundle/one-rule"], 2), num(m[plan+":MiB-one-rule"], 0), num(m[plan+":MiB-bundle"], 0), num(m[plan+":rss-bundle/one-rule"], 2)})
+	}
+	return rows
+}
+
+func (r Results) planRows() [][]string {
+	m := r.Benchmarks["BenchmarkTerraformPlan"]
+	var rows [][]string
+	for _, cloud := range []string{"eks", "gke"} {
+		if _, ok := m[cloud+":s-plan-pools"]; !ok {
+			continue
+		}
+		rows = append(rows, []string{cloud, num(m[cloud+":s-plan-pools"], 2), num(m[cloud+":s-plan-no-plan-work"], 2), num(m[cloud+":s-plan-terraform_data"], 2),
+			num(m[cloud+":pools/no-plan-work"], 2), num(m[cloud+":pools/terraform_data"], 1), num(m[cloud+":ms-plan-work-per-pool"], 2),
+			num(m[cloud+":MiB-plan-pools"], 0), num(m[cloud+":rss-pools/no-plan-work"], 2), num(m[cloud+":rss-pools/terraform_data"], 2)})
+	}
+	return rows
+}
+
+func (r Results) applyRows() [][]string {
+	m := r.Benchmarks["BenchmarkTerraformApply"]
+	var rows [][]string
+	for _, cloud := range []string{"eks", "gke"} {
+		if _, ok := m[cloud+":s-apply-50"]; !ok {
+			continue
+		}
+		rows = append(rows, []string{cloud, num(m[cloud+":calls-per-pool"], 0), num(m[cloud+":one-at-a-time-calls-per-pool"], 0),
+			num(m[cloud+":s-apply-50"], 1), num(m[cloud+":s-ideal"], 1), num(m[cloud+":apply/ideal"], 2)})
+	}
+	return rows
+}
+
+func num(v float64, decimals int) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+
+func table(b *strings.Builder, header []string, rows [][]string) {
+	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+	for _, row := range rows {
+		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
+	}
+}
