@@ -24,7 +24,7 @@ var clouds = []struct {
 	// operation per cluster, and the provider waits for it under its per-cluster lock).
 	oneAtATime []string
 	provider   func(e cloudsim.Endpoints) string
-	pool       func(i int) string
+	pool       func(i int) string // the pool's resource block up to its cloud-neutral part, poolBody
 }{
 	{
 		name:     "eks",
@@ -40,16 +40,6 @@ var clouds = []struct {
   node_role_arn  = "arn:aws:iam::123456789012:role/gpu-nodes"
   subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1"]
   instance_types = ["g6.xlarge"]
-  workload {
-    kind           = "inference"
-    environment    = "staging"
-    gpu_memory_gib = 16
-  }
-  scaling {
-    min_size = 1
-    max_size = 2
-  }
-}
 `, i)
 		},
 	},
@@ -68,7 +58,14 @@ var clouds = []struct {
   client         = "acme"
   machine_type   = "g2-standard-8"
   node_locations = ["europe-west4-a"]
-  workload {
+`, i)
+		},
+	},
+}
+
+// poolBody ends every benchmark pool, on either cloud: a staging inference workload whose size
+// the autoscaler owns.
+const poolBody = `  workload {
     kind           = "inference"
     environment    = "staging"
     gpu_memory_gib = 16
@@ -78,17 +75,14 @@ var clouds = []struct {
     max_size = 2
   }
 }
-`, i)
-		},
-	},
-}
+`
 
 // config is a root module of n pools of cloud c under a provider pointed at e.
 func config(c int, e cloudsim.Endpoints, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "terraform {\n  required_providers {\n    gpufleet = { source = \"gpufleet/gpufleet\" }\n  }\n}\nprovider \"gpufleet\" {\n%s}\n", clouds[c].provider(e))
 	for i := range n {
-		b.WriteString(clouds[c].pool(i))
+		b.WriteString(clouds[c].pool(i) + poolBody)
 	}
 	return b.String()
 }
