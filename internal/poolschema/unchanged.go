@@ -22,14 +22,12 @@ func keepsState(config, plan, state tftypes.Value) bool {
 			return false, nil
 		}
 		if !v.IsKnown() {
-			c, _, err := tftypes.WalkAttributePath(config, p)
-			configured, ok := c.(tftypes.Value)
-			same = err == nil && ok && configured.IsKnown() && configured.IsNull()
+			configured, ok := valueAt(config, p)
+			same = ok && configured.IsKnown() && configured.IsNull()
 			return false, nil
 		}
-		s, _, err := tftypes.WalkAttributePath(state, p)
-		prior, ok := s.(tftypes.Value)
-		if err != nil || !ok || !prior.IsKnown() || v.IsNull() != prior.IsNull() {
+		prior, ok := valueAt(state, p)
+		if !ok || !prior.IsKnown() || v.IsNull() != prior.IsNull() {
 			same = false
 			return false, nil
 		}
@@ -51,6 +49,13 @@ func keepsState(config, plan, state tftypes.Value) bool {
 		return same, nil // the elements of collections and objects are walked next
 	})
 	return same
+}
+
+// valueAt is the value at p in v; ok is false where v has none.
+func valueAt(v tftypes.Value, p *tftypes.AttributePath) (tftypes.Value, bool) {
+	found, _, err := tftypes.WalkAttributePath(v, p)
+	value, ok := found.(tftypes.Value)
+	return value, err == nil && ok
 }
 
 // sameNumber compares two numbers as Terraform does: integers exactly, others to the 15
