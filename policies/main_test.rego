@@ -1,5 +1,6 @@
 package main_test
 
+import data.gpufleet.documents_test as dt
 import data.gpufleet.fixtures as fx
 import data.gpufleet.lib
 import data.main
@@ -65,4 +66,62 @@ test_waived_deny_beside_a_warn_only_waiver if {
 	only_warn_waivers := object.union(warn_only_pools[3], {"waivers": {"GF-RS-002": "benchmark"}})
 	count([f | some f in main.warn; f.rule == "GF-COST-001"]) == 0 with input as {"format_version": "1.2", "resource_changes": []}
 		with data.gpufleet.documents.pools as [["p", only_warn_waivers]]
+}
+
+# ---------------------------------------------------------------------------------------------
+# Documents files (gpufleet-policy documents): the plan's pools, built once, read as they are
+# ---------------------------------------------------------------------------------------------
+
+# A plan with an EKS GPU node group (a finding to waive, a client over budget), a GKE node pool,
+# and a node group the bundle cannot judge (its launch template is not in the plan).
+documents_plan := dt.plan([
+	dt.rc("aws_eks_node_group", dt.eks_after),
+	object.union(dt.rc("google_container_node_pool", dt.gke_after), {"address": "google_container_node_pool.y", "name": "y"}),
+	object.union(dt.rc("aws_eks_node_group", {"ami_type": "CUSTOM", "instance_types": null, "launch_template": [{"id": "lt-1"}]}), {"address": "aws_eks_node_group.lt", "name": "lt"}),
+])
+
+documents_clients := {
+	"globex": {"cost_center": "cc-2002", "allowed_regions": ["eu-*"], "isolation": "dedicated", "monthly_budget_usd": 1},
+	"initech": {"cost_center": "cc-3003", "allowed_regions": ["us-*"], "isolation": "shared"},
+}
+
+# What gpufleet-policy documents writes for documents_plan (the Go builders give these documents;
+# internal/plandoc's TestDocuments_sameAsTheBundle checks that they are the bundle's).
+documents_file := {
+	"gpufleet_pool_documents": {"version": 1, "plan_format_version": "1.2", "terraform_version": "1.11.4"},
+	"pools": pools,
+	"unjudged": unjudged,
+} if {
+	pools := data.gpufleet.documents.pools with input as documents_plan with data.gpufleet.catalog as fx.catalog
+	unjudged := data.gpufleet.documents.unjudged with input as documents_plan with data.gpufleet.catalog as fx.catalog
+}
+
+test_documents_file_gets_the_plans_findings if {
+	count(documents_file.pools) == 2
+	count(documents_file.unjudged) == 1
+	deny := main.deny with input as documents_plan with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	warn := main.warn with input as documents_plan with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	{f.rule | some f in deny} == {"GF-DR-001", "GF-ISO-002", "GF-COST-004"}
+	{f.rule | some f in warn} >= {"GF-DATA-002"}
+	deny == main.deny with input as documents_file with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	warn == main.warn with input as documents_file with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+}
+
+test_documents_file_of_another_version_is_refused if {
+	other := json.patch(documents_file, [{"op": "replace", "path": "/gpufleet_pool_documents/version", "value": 2}])
+	input_rules(other) == {["GF-INPUT-001", "deny"]}
+	[f] := [f | some f in main.deny] with input as other
+	contains(f.msg, "(version 2) this bundle does not read (version 1)")
+	data.gpufleet.documents.pools == [] with input as other
+}
+
+test_documents_file_is_a_plan if {
+	not data.gpufleet.documents.not_a_plan with input as documents_file
+	data.gpufleet.documents.whole_plan with input as documents_file
+	not data.gpufleet.documents.whole_plan with input as fx.doc
+}
+
+test_wrong_namespace_on_a_documents_file if {
+	data.gpufleet.findings.deny_plan == {lib.wrong_namespace} with input as documents_file
+	data.gpufleet.rules.deny_plan == {lib.wrong_namespace} with input as documents_file
 }

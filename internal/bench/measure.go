@@ -44,6 +44,26 @@ func NewRunner(tb testing.TB) Runner {
 	return Runner{helper: helper, dir: dir}
 }
 
+// Build builds the main package pkg (a path relative to the module root) into the runner's
+// directory and returns the binary's path.
+func (r Runner) Build(tb testing.TB, pkg string) string {
+	tb.Helper()
+	bin := filepath.Join(r.dir, filepath.Base(pkg))
+	build := exec.Command("go", "build", "-o", bin, "./"+strings.TrimPrefix(pkg, "./"))
+	build.Dir = filepath.Join(packageDir(tb), "..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		tb.Fatalf("building %s: %v: %s", pkg, err, out)
+	}
+	return bin
+}
+
+// Then is the sample of a command run after s: wall and CPU time add up, peak memory is the
+// larger of the two (the commands do not run at once).
+func (s Sample) Then(next Sample) Sample {
+	return Sample{WallSeconds: s.WallSeconds + next.WallSeconds, CPUSeconds: s.CPUSeconds + next.CPUSeconds,
+		PeakMiB: max(s.PeakMiB, next.PeakMiB), ExitCode: next.ExitCode}
+}
+
 // Run runs args in dir with env (nil: this process's) and returns its sample and output; an exit
 // code outside ok (default 0) is an error that carries the output.
 func (r Runner) Run(dir string, env []string, ok []int, args ...string) (Sample, []byte, error) {

@@ -88,6 +88,10 @@ func (r Results) Markdown() string {
 		b.WriteString("\n## conftest on a plan\n\n`BenchmarkConftestPlan`: `conftest test` with the gpufleet bundle against the floor, conftest with a one-rule policy on the same plan (reading and converting the plan), both with policy data. Official resources: `aws_eks_node_group` and `google_container_node_pool`, one in ten violating. Wall and peak-memory ratios to the floor; target 1.5.\n\n")
 		table(&b, []string{"plan", "floor s", "bundle s", "wall ×", "CPU ×", "floor MiB", "bundle MiB", "memory ×"}, rows)
 	}
+	if rows := r.documentsRows(); len(rows) > 0 {
+		b.WriteString("\n## conftest on the pool documents of a plan\n\nThe same plans and floor: `gpufleet-policy documents -o pools.json plan.json`, which builds every pool document once, in Go, then `conftest test` with the bundle on `pools.json` (same findings as on the plan). Wall and CPU time of both commands added up, the larger peak memory; target 1.5.\n\n")
+		table(&b, []string{"plan", "floor s", "documents + conftest s", "wall ×", "CPU ×", "floor MiB", "peak MiB", "memory ×"}, rows)
+	}
 	if rows := r.planRows(); len(rows) > 0 {
 		b.WriteString("\n## terraform plan of 200 pools\n\n`BenchmarkTerraformPlan`: `terraform plan` of 200 new pools, against the same plan by a provider built without gpufleet's plan-time work (validation, derivation, policy; build tag `gpufleet_bench_noplanwork`) and against 200 `terraform_data`. Peak memory is terraform's or the provider's, whichever is larger.\n\n")
 		table(&b, []string{"cloud", "pools s", "no plan work s", "terraform_data s", "× no plan work", "× terraform_data", "plan work ms/pool", "pools MiB", "memory × no plan work", "memory × terraform_data"}, rows)
@@ -121,6 +125,19 @@ func (r Results) conftestRows() [][]string {
 		}
 		rows = append(rows, []string{plan, num(m[plan+":s-one-rule"], 2), num(m[plan+":s-bundle"], 2), num(m[plan+":bundle/one-rule"], 2),
 			num(m[plan+":cpu-bundle/one-rule"], 2), num(m[plan+":MiB-one-rule"], 0), num(m[plan+":MiB-bundle"], 0), num(m[plan+":rss-bundle/one-rule"], 2)})
+	}
+	return rows
+}
+
+func (r Results) documentsRows() [][]string {
+	m := r.Benchmarks["BenchmarkConftestPlan"]
+	var rows [][]string
+	for _, plan := range []string{"official@1k", "official@10k", "gpufleet@1k", "gpufleet@10k"} {
+		if _, ok := m[plan+":s-documents"]; !ok {
+			continue
+		}
+		rows = append(rows, []string{plan, num(m[plan+":s-one-rule"], 2), num(m[plan+":s-documents"], 2), num(m[plan+":documents/one-rule"], 2),
+			num(m[plan+":cpu-documents/one-rule"], 2), num(m[plan+":MiB-one-rule"], 0), num(m[plan+":MiB-documents"], 0), num(m[plan+":rss-documents/one-rule"], 2)})
 	}
 	return rows
 }

@@ -18,12 +18,16 @@ import (
 
 // BenchmarkConftestPlan measures conftest with the gpufleet bundle against conftest with a one-rule
 // policy on the same generated plans (reading and converting the plan is the floor), and reports
-// the ratios the targets are stated in, wall time and peak memory (max RSS):
+// the ratios the targets are stated in, wall time and peak memory (max RSS), two ways:
 //
-//	official:bundle/one-rule@1k, @10k      ≤ 1.5  aws_eks_node_group and google_container_node_pool,
-//	official:rss-bundle/one-rule@1k, @10k  ≤ 1.5  half each, 10 % violating, with policy data
-//	gpufleet:bundle/one-rule@10k           ≤ 1.5  gpufleet pools, as terraform writes them
-//	growth-10k/1k                          ≈ 10   linear
+//	<plan>:bundle/one-rule, rss-bundle/one-rule        conftest with the bundle on the plan itself
+//	<plan>:documents/one-rule, rss-documents/one-rule  gpufleet-policy documents, then conftest with
+//	                                                   the bundle on the documents file (wall and CPU
+//	                                                   of both commands added up, the larger peak)
+//
+// on plans of 1k and 10k official resources (aws_eks_node_group and google_container_node_pool,
+// half each, 10 % violating) and of gpufleet pools as terraform writes them, with policy data.
+// Target ≤ 1.5.
 //
 // Run with -benchtime=1x (make bench does). Every command runs GPUFLEET_BENCH_RUNS times (default
 // 5), bundle and floor alternating, and the medians are reported. The gpufleet plans need
@@ -69,6 +73,8 @@ func BenchmarkConftestPlan(b *testing.B) {
 	bundle, _ := filepath.Abs("../../policies")
 	oneRule, _ := filepath.Abs("testdata/one_rule")
 	r := bench.NewRunner(b)
+	gpufleetPolicy := r.Build(b, "internal/policy/cmd/gpufleet-policy")
+	documents := filepath.Join(dir, "pools.json")
 	conftest := func(policyDir, plan string) bench.Sample {
 		// exit code 1: the plan has failures, as one in ten official resources does
 		s, _, err := r.Run("", nil, []int{0, 1}, bin, "test", "--no-color", "--policy", policyDir, "--data", data, plan)
@@ -79,11 +85,24 @@ func BenchmarkConftestPlan(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, name := range slices.Sorted(maps.Keys(plans)) {
-			var withBundle, floor bench.Series
+			var withBundle, floor, viaDocuments bench.Series
 			for range runs {
 				withBundle.Add(conftest(bundle, plans[name]))
 				floor.Add(conftest(oneRule, plans[name]))
+				pre, _, err := r.Run("", nil, nil, gpufleetPolicy, "documents", "-o", documents, plans[name])
+				if err != nil {
+					b.Fatalf("gpufleet-policy documents: %v", err)
+				}
+				viaDocuments.Add(pre.Then(conftest(bundle, documents)))
 			}
+			b.ReportMetric(bench.Median(viaDocuments.Wall), name+":s-documents")
+			b.ReportMetric(bench.Median(viaDocuments.Peak), name+":MiB-documents")
+			b.ReportMetric(bench.MedianRatio(viaDocuments.Wall, floor.Wall), name+":documents/one-rule")
+			b.ReportMetric(bench.MedianRatio(viaDocuments.Peak, floor.Peak), name+":rss-documents/one-rule")
+			b.ReportMetric(bench.MedianRatio(viaDocuments.CPU, floor.CPU), name+":cpu-documents/one-rule")
+			b.Logf("%s: gpufleet-policy documents + conftest %.2fs %.0fMiB, ratios wall %.2f, rss %.2f, cpu %.2f", name,
+				bench.Median(viaDocuments.Wall), bench.Median(viaDocuments.Peak), bench.MedianRatio(viaDocuments.Wall, floor.Wall),
+				bench.MedianRatio(viaDocuments.Peak, floor.Peak), bench.MedianRatio(viaDocuments.CPU, floor.CPU))
 			b.ReportMetric(bench.Median(floor.Wall), name+":s-one-rule")
 			b.ReportMetric(bench.Median(floor.Peak), name+":MiB-one-rule")
 			b.ReportMetric(bench.Median(withBundle.Wall), name+":s-bundle")

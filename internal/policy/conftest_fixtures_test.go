@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/plandoc"
 )
 
 type expectedResult struct {
@@ -63,8 +65,60 @@ func TestConftest_fixtures(t *testing.T) {
 			if denied := slices.ContainsFunc(got, func(r expectedResult) bool { return r.Severity == "deny" }); denied != (err != nil) {
 				t.Fatalf("conftest exit status (%v) does not match its deny findings (%v)", err, denied)
 			}
+
+			// The plan's documents file (gpufleet-policy documents) gets the same findings, to the
+			// letter, and the same exit status.
+			plan, readErr := os.Open(args[len(args)-1])
+			if readErr != nil {
+				t.Fatal(readErr)
+			}
+			defer plan.Close()
+			p, readErr := plandoc.Read(plan)
+			if readErr != nil {
+				return // not a plan: gpufleet-policy documents refuses it (its own test)
+			}
+			documents := filepath.Join(t.TempDir(), "pools.json")
+			f, createErr := os.Create(documents)
+			if createErr != nil {
+				t.Fatal(createErr)
+			}
+			if err := p.Build().WriteFile(f, p); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			args[len(args)-1] = documents
+			viaDocuments, docErr := exec.Command(bin, args...).Output()
+			if docErr != nil && (!errors.As(docErr, &exitErr) || exitErr.ExitCode() != 1) {
+				t.Fatalf("conftest %s: %v: %s", strings.Join(args, " "), docErr, viaDocuments)
+			}
+			if a, b := conftestMessages(t, out), conftestMessages(t, viaDocuments); !slices.Equal(a, b) || (err == nil) != (docErr == nil) {
+				t.Fatalf("conftest on the documents of %s (exit %v):\n%s\non the plan (exit %v):\n%s", want.Fixture, docErr, strings.Join(b, "\n"), err, strings.Join(a, "\n"))
+			}
 		})
 	}
+}
+
+// conftestMessages are conftest's failures and warnings, each with its metadata, sorted.
+func conftestMessages(t *testing.T, out []byte) []string {
+	t.Helper()
+	var results []struct {
+		Failures []map[string]any `json:"failures"`
+		Warnings []map[string]any `json:"warnings"`
+	}
+	if err := json.Unmarshal(out, &results); err != nil {
+		t.Fatalf("conftest output: %v: %s", err, out)
+	}
+	var msgs []string
+	for _, r := range results {
+		for kind, list := range map[string][]map[string]any{"failure": r.Failures, "warning": r.Warnings} {
+			for _, f := range list {
+				raw, _ := json.Marshal(f)
+				msgs = append(msgs, kind+" "+string(raw))
+			}
+		}
+	}
+	slices.Sort(msgs)
+	return msgs
 }
 
 func conftestResults(t *testing.T, out []byte) []expectedResult {

@@ -4,6 +4,10 @@
 #   in resource_changes[] (gpufleet_eks_node_pool, gpufleet_gke_node_pool, aws_eks_node_group,
 #   google_container_node_pool). Resources being deleted are skipped; for a replacement
 #   (["delete","create"] / ["create","delete"]) the new object is checked.
+# - or conftest passes the documents file `gpufleet-policy documents` wrote from a plan: the same
+#   documents, built once, in Go (internal/plandoc, checked against the builders here); they are
+#   read as they are. conftest asks deny and warn as two queries, and builds every document of a
+#   plan once per query: on plans of official resources that costs more than reading the plan.
 # - the provider passes the one document it built in Go as input; it does not read these.
 #
 # Unknown plan values become null; no rule fires on a null it needs. The document schema is in
@@ -16,6 +20,21 @@ import data.gpufleet.lib
 # The pool documents of a plan, an array of [address, document]: one per current GPU pool. (An
 # array, not a set: a set would hash every document on insertion.)
 default pools := []
+
+pools := input.pools if {
+	documents_file
+	is_array(input.pools)
+}
+
+# The input is a documents file of the version this bundle reads (gpufleet-policy documents of the
+# same release; plandoc.FormatVersion).
+documents_file if input.gpufleet_pool_documents.version == 1
+
+# The input holds a whole plan's pools, as a plan or as a documents file (not the one pool document
+# the provider evaluates).
+whole_plan if is_array(input.resource_changes)
+
+whole_plan if documents_file
 
 # One pass over the changes. gpufleet pools carry the document the provider computed (the
 # policy_document attribute): it is used as it is; its address is the provider's name for the
@@ -227,9 +246,19 @@ else := null
 # Input that is not a plan (GF-INPUT-001) and resources that cannot be judged
 # ---------------------------------------------------------------------------------------------
 
-# Why the input is not the JSON of a Terraform plan of a format this bundle knows (1.x); undefined
-# for a plan.
-not_a_plan := "the input is not a JSON object" if {
+# Why the input is not the JSON of a Terraform plan of a format this bundle knows (1.x), nor a
+# documents file of the version it reads; undefined for either.
+not_a_plan := why if {
+	not is_object(object.get(input, "gpufleet_pool_documents", null))
+	why := _not_a_plan
+}
+
+not_a_plan := sprintf("the pool documents were written by a gpufleet-policy whose documents (version %v) this bundle does not read (version 1); write them with the gpufleet-policy of the bundle's release, or run conftest on the plan's JSON itself", [input.gpufleet_pool_documents.version]) if {
+	is_object(input.gpufleet_pool_documents)
+	not documents_file
+}
+
+_not_a_plan := "the input is not a JSON object" if {
 	not is_object(input)
 } else := "the input is Terraform state (terraform show -json without a plan file), not a plan" if {
 	is_object(input.values)
@@ -243,7 +272,9 @@ not_a_plan := "the input is not a JSON object" if {
 }
 
 # [rule, address, attribute, text] of official resources the bundle could not judge.
-unjudged := [[rule, rc.address, attribute, text] |
+unjudged := input.unjudged if {
+	documents_file
+} else := [[rule, rc.address, attribute, text] |
 	some rc in input.resource_changes
 	rc.type == "aws_eks_node_group"
 	not rc.change.after.instance_types[0] # the common case, settled without a call

@@ -17,6 +17,7 @@
 # rules and the same functions below, under the plan's addresses.
 package gpufleet.findings
 
+import data.gpufleet.documents
 import data.gpufleet.lib
 import data.gpufleet.rules
 
@@ -43,7 +44,7 @@ warn contains f if {
 warn contains inactive_registry if not lib.has_registry
 
 # conftest --namespace gpufleet.findings on a plan (see lib.wrong_namespace).
-deny_plan contains lib.wrong_namespace if is_array(input.resource_changes)
+deny_plan contains lib.wrong_namespace if documents.whole_plan
 
 # The deny finding of rule result f on the pool document doc at address: reported, unless a waiver
 # turns it into a warning; a malformed result is a deny naming what the rule returned.

@@ -46,7 +46,8 @@ rule_ids := {
 
 # conftest run with --namespace gpufleet.rules or gpufleet.findings (or --all-namespaces) asks these
 # packages, which judge one pool document, about a whole plan: one failure says so, where they
-# would otherwise pass silently. (Never on a pool document: documents have no resource_changes.)
+# would otherwise pass silently. (Never on the one pool document the provider evaluates: see
+# documents.whole_plan.)
 wrong_namespace := {
 	"msg": "GF-INPUT-002: this package judges one pool document, not a plan: run conftest on plans in its default namespace, main (no --namespace, no --all-namespaces)",
 	"rule": "GF-INPUT-002",

@@ -121,4 +121,4 @@ client_totals := {client: [count(costs), sum(costs)] |
 		d.client == client
 		is_number(d.cost.monthly_usd)
 	]
-} if is_array(input.resource_changes)
+} if documents.whole_plan

@@ -4,6 +4,7 @@
 #                    (not waivable)
 package gpufleet.rules
 
+import data.gpufleet.documents
 import data.gpufleet.lib
 import input as doc
 
@@ -43,4 +44,4 @@ _shown(have) := sprintf("%q", [have]) if have != null
 
 # conftest --namespace gpufleet.rules on a plan (see lib.wrong_namespace). conftest asks every rule
 # named deny_*; the provider and main ask deny only, so pools never pay for this one.
-deny_plan contains lib.wrong_namespace if is_array(input.resource_changes)
+deny_plan contains lib.wrong_namespace if documents.whole_plan

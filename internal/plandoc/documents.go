@@ -1,0 +1,650 @@
+package plandoc
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// Pool is one pool document under its plan address, as documents.pools holds it. Provided is the
+// document a gpufleet pool carries (policy_document), passed on as written; Document the one built.
+type Pool struct {
+	Address  string
+	Provided json.RawMessage
+	Document map[string]any
+}
+
+// Unjudged is a resource the bundle could not judge (documents.unjudged): [rule, address,
+// attribute, text].
+type Unjudged [4]string
+
+// Documents are the pool documents of a plan and the resources it could not judge.
+type Documents struct {
+	Pools    []Pool
+	Unjudged []Unjudged
+}
+
+// Build is documents.pools and documents.unjudged: one document per current GPU pool of the plan.
+func (p *Plan) Build() Documents {
+	var d Documents
+	for i := range p.changes {
+		rc := &p.changes[i]
+		switch rc.Type {
+		case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool":
+			if raw, ok := providedDocument(rc); ok {
+				d.Pools = append(d.Pools, Pool{Address: rc.Address, Provided: raw})
+				continue
+			}
+			c, ok := rc.decodeChange()
+			if !ok {
+				continue
+			}
+			cloud := "aws"
+			if rc.Type == "gpufleet_gke_node_pool" {
+				cloud = "gcp"
+			}
+			if doc, ok := ours(rc, c, cloud); ok {
+				d.Pools = append(d.Pools, Pool{Address: rc.Address, Document: doc})
+			}
+		case "aws_eks_node_group", "google_container_node_pool":
+			c, ok := rc.decodeChange()
+			if !ok {
+				continue
+			}
+			build := p.eks
+			if rc.Type == "google_container_node_pool" {
+				build = p.gke
+			}
+			if doc, ok := build(rc, c); ok {
+				d.Pools = append(d.Pools, Pool{Address: rc.Address, Document: doc})
+			}
+			if first, ok := at(c.after, "instance_types", 0); rc.Type == "aws_eks_node_group" && !truthy(first, ok) {
+				if u, ok := p.eksUnjudged(rc, c); ok {
+					d.Unjudged = append(d.Unjudged, u)
+				}
+			}
+		}
+	}
+	return d
+}
+
+// providedDocument is the policy_document a gpufleet pool carries, when it is known (an object),
+// as written: it is passed on without being decoded.
+func providedDocument(rc *resourceChange) (json.RawMessage, bool) {
+	var after struct {
+		PolicyDocument json.RawMessage `json:"policy_document"`
+	}
+	if !isJSONObject(rc.Change.After) || json.Unmarshal(rc.Change.After, &after) != nil || !isJSONObject(after.PolicyDocument) {
+		return nil, false
+	}
+	return after.PolicyDocument, true
+}
+
+// ---------------------------------------------------------------------------------------------
+// gpufleet_eks_node_pool / gpufleet_gke_node_pool whose document is unknown at plan time
+// ---------------------------------------------------------------------------------------------
+
+// ours is documents.ours.
+func ours(rc *resourceChange, c change, cloud string) (map[string]any, bool) {
+	a, ok := rc.planned(c)
+	if !ok {
+		return nil, false
+	}
+	u := c.unknownOr()
+	if !isObject(u) {
+		return nil, false // object.get(u, ...) on a non-object is undefined in Rego, and so is the document
+	}
+	model := get(a, nil, "gpu_model")
+	profile := get(a, nil, "gpu", "mig", "profile")
+	config := get(a, nil, "gpu", "mig", "config")
+	scaling := map[string]any{
+		"min_size":     get(a, nil, "scaling", "min_size"),
+		"max_size":     get(a, nil, "scaling", "max_size"),
+		"desired_size": get(a, nil, "scaling", "desired_size"),
+	}
+	pct := get(a, nil, "capacity", "spot_percentage")
+	base := get(a, nil, "capacity", "on_demand_base")
+	sides := spotSplit(scaling, base, pct)
+	var class any
+	if name, ok := model.(string); ok {
+		class, _ = catalogAt("gpus", name, "class")
+	}
+	var shapes any = get(a, nil, "instance_types")
+	if cloud == "gcp" {
+		shapes = nil
+		if mt, ok := a["machine_type"].(string); ok {
+			shapes = []any{mt}
+		}
+	}
+	return map[string]any{
+		"address":       rc.Address,
+		"resource_type": rc.Type,
+		"cloud":         cloud,
+		"region":        get(a, nil, "region"),
+		"zones":         get(a, nil, "zones"),
+		"name":          get(a, nil, "name"),
+		"client":        get(a, nil, "client"),
+		"workload": map[string]any{
+			"kind":           get(a, nil, "workload", "kind"),
+			"environment":    get(a, nil, "workload", "environment"),
+			"gpu_memory_gib": get(a, nil, "workload", "gpu_memory_gib"),
+			"interruptible":  get(a, nil, "workload", "interruptible"),
+		},
+		"gpu": map[string]any{
+			"model":            model,
+			"class":            class,
+			"memory_gib":       get(a, nil, "gpu_memory_gib"),
+			"per_node":         get(a, nil, "gpus_per_node"),
+			"mig_profile":      profile,
+			"mig_config":       config,
+			"slice_memory_gib": sliceMemory(model, profile, config, migUnknown(get(u, get(u, false, "gpu"), "gpu", "mig"))),
+			"sharing":          get(a, nil, "gpu", "sharing"),
+		},
+		"instance_types": shapes,
+		"scaling":        scaling,
+		"capacity": map[string]any{
+			"spot_percentage": pct,
+			"on_demand_base":  base,
+			"reservation":     reservation(get(a, nil, "capacity", "reservation")),
+			"on_demand":       sides["on_demand"],
+			"spot":            sides["spot"],
+		},
+		"taints": get(a, nil, "effective_taints"),
+		"labels": get(a, nil, "effective_labels"),
+		"tags":   get(a, nil, "effective_tags"),
+		"cost": map[string]any{
+			"hourly_usd":  get(a, nil, "estimated_hourly_cost_usd"),
+			"monthly_usd": get(a, nil, "estimated_monthly_cost_usd"),
+		},
+		"waivers": obj(get(a, nil, "policy_waivers")),
+	}, true
+}
+
+// migUnknown is documents._mig_unknown: true, or an object or array with a true leaf.
+func migUnknown(u any) bool {
+	switch c := u.(type) {
+	case bool:
+		return c
+	case map[string]any:
+		for _, v := range c {
+			if v == true {
+				return true
+			}
+		}
+	case []any:
+		for _, v := range c {
+			if v == true {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ---------------------------------------------------------------------------------------------
+// aws_eks_node_group (documents_eks.rego)
+// ---------------------------------------------------------------------------------------------
+
+var (
+	gpuFamily = regexp.MustCompile(`^(p[0-9]|gr?[0-9])`)
+	gpuAMI    = regexp.MustCompile(`NVIDIA|GPU`)
+)
+
+// eks is documents.eks.
+func (p *Plan) eks(rc *resourceChange, c change) (map[string]any, bool) {
+	a, ok := rc.planned(c)
+	if !ok {
+		return nil, false
+	}
+	u := c.unknownOr()
+	types := p.eksTypes(rc, c, a)
+	shape := eksShape(types)
+	if !eksGPUPool(shape, types, get(a, nil, "ami_type")) {
+		return nil, false
+	}
+	labels := eksMap(a, u, "labels")
+	workload, ok := conventionWorkload(labels)
+	if !ok {
+		return nil, false
+	}
+	tags := eksTags(a, u)
+	region := p.eksRegion(rc, a)
+	s, isObj := get(a, map[string]any{}, "scaling_config", 0).(map[string]any)
+	if !isObj {
+		return nil, false // as in Rego, where object.get on a non-object block is undefined
+	}
+	scaling := eksScaling(s)
+	capacityType := get(a, nil, "capacity_type")
+	pct := 0.0
+	if capacityType == "SPOT" {
+		pct = 100
+	}
+	var res any
+	if capacityType == "CAPACITY_BLOCK" {
+		res = map[string]any{"type": "capacity-block", "id": nil, "name": nil, "project": nil}
+	}
+	sides := allOrNothingSides(scaling, pct)
+	var price any
+	if s, ok := shape.(string); ok {
+		if r, ok := region.(string); ok {
+			price = get(policyCatalog(), nil, "aws_instance_types", s, "prices", r)
+		}
+	}
+	return map[string]any{
+		"address":        rc.Address,
+		"resource_type":  rc.Type,
+		"cloud":          "aws",
+		"region":         region,
+		"zones":          nil,
+		"name":           get(a, nil, "node_group_name"),
+		"labels":         labels,
+		"tags":           tags,
+		"client":         conventionClient(labels, tags),
+		"workload":       workload,
+		"waivers":        conventionWaivers(tags),
+		"taints":         eksTaints(a, u),
+		"instance_types": types,
+		"gpu":            eksGPU(shape, labels),
+		"scaling":        scaling,
+		"capacity": map[string]any{
+			"spot_percentage": pct,
+			"on_demand_base":  0.0,
+			"reservation":     res,
+			"on_demand":       sides[0],
+			"spot":            sides[1],
+		},
+		"cost": sidesCost(price, sides[0], sides[1]),
+	}, true
+}
+
+func eksScaling(s any) map[string]any {
+	return map[string]any{
+		"min_size":     get(s, nil, "min_size"),
+		"max_size":     get(s, nil, "max_size"),
+		"desired_size": get(s, nil, "desired_size"),
+	}
+}
+
+// eksGPU is documents._eks_gpu: the catalog GPU of the node type, with MIG and sharing from the
+// GPU Operator and device plugin labels.
+func eksGPU(shape any, labels any) map[string]any {
+	s, _ := shape.(string)
+	l, isObj := labels.(map[string]any)
+	_, hasMIG := l["nvidia.com/mig.config"]
+	_, hasSharing := l["nvidia.com/device-plugin.config"]
+	model, count := any(nil), any(nil)
+	if t, ok := catalogAt("aws_instance_types", s); ok && isString(shape) {
+		model, count = get(t, nil, "gpu_model"), get(t, nil, "gpu_count")
+		if isObj && !truthy(l["nvidia.com/mig.config"], hasMIG) && !truthy(l["nvidia.com/device-plugin.config"], hasSharing) {
+			return gpuDocument(model, count)
+		}
+	}
+	migConfig := conventionMIGConfig(obj(labels))
+	g := gpuDocument(model, count)
+	g["mig_config"] = migConfig
+	g["slice_memory_gib"] = sliceMemory(model, nil, migConfig, labels == nil)
+	g["sharing"] = eksSharing(obj(labels))
+	return g
+}
+
+// eksTypes is documents._eks_types: the node group's instance types, else its launch template's.
+func (p *Plan) eksTypes(rc *resourceChange, c change, a map[string]any) any {
+	if t, ok := a["instance_types"]; ok {
+		if n, ok := count(t); ok && n > 0 {
+			return t
+		}
+	}
+	if tmpl, ok := p.eksTemplate(rc, c, a); ok {
+		if t, ok := at(tmpl, "instance_type"); ok && isString(t) {
+			return []any{t}
+		}
+	}
+	if t, ok := a["instance_types"]; ok && isArray(t) {
+		return t
+	}
+	return nil
+}
+
+// eksTemplate is documents._eks_template: the planned object of the node group's launch template,
+// found through the configuration's references.
+func (p *Plan) eksTemplate(rc *resourceChange, c change, a map[string]any) (any, bool) {
+	if len(arr(get(a, nil, "launch_template")))+len(arr(get(c.afterUnknown, nil, "launch_template"))) == 0 {
+		return nil, false
+	}
+	cfg, ok := p.configResource(rc)
+	if !ok {
+		return nil, false
+	}
+	expressions, ok := at(cfg, "expressions", "launch_template", 0)
+	if !ok {
+		return nil, false
+	}
+	templates := p.launchTemplateChanges()
+	for _, key := range []string{"id", "name"} {
+		refs, _ := at(expressions, key, "references")
+		for _, ref := range arr(refs) {
+			r, ok := ref.(string)
+			if !ok {
+				continue
+			}
+			if m, ok := rc.ModuleAddress.(string); ok {
+				r = m + "." + r
+			}
+			if t, ok := templates[r]; ok {
+				return t, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// launchTemplateChanges is documents._launch_templates: the planned aws_launch_template objects by
+// address.
+func (p *Plan) launchTemplateChanges() map[string]any {
+	if p.launchTemplates == nil {
+		p.launchTemplates = map[string]any{}
+		for i := range p.changes {
+			rc := &p.changes[i]
+			if rc.Type != "aws_launch_template" {
+				continue
+			}
+			if c, ok := rc.decodeChange(); ok && isObject(c.after) {
+				p.launchTemplates[rc.Address] = c.after
+			}
+		}
+	}
+	return p.launchTemplates
+}
+
+// eksShape is documents._eks_shape: the first instance type the catalog knows, or null.
+func eksShape(types any) any {
+	list, _ := types.([]any)
+	if len(list) > 0 {
+		if s, ok := list[0].(string); ok {
+			if _, ok := catalogAt("aws_instance_types", s); ok {
+				return s
+			}
+		}
+	}
+	for _, t := range list {
+		if s, ok := t.(string); ok {
+			if _, ok := catalogAt("aws_instance_types", s); ok {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// eksGPUPool is documents._eks_gpu_pool.
+func eksGPUPool(shape, types, ami any) bool {
+	if shape != nil {
+		return true
+	}
+	for _, t := range arr(types) {
+		if s, ok := t.(string); ok && gpuFamily.MatchString(s) {
+			return true
+		}
+	}
+	if len(arr(types)) == 0 {
+		if s, ok := ami.(string); ok && gpuAMI.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// eksTags is documents._eks_tags: tags_all when known, else tags.
+func eksTags(a map[string]any, u any) any {
+	if t, ok := a["tags_all"].(map[string]any); ok {
+		if v, ok := at(u, "tags_all"); !ok || v != true {
+			return t
+		}
+	}
+	return eksMap(a, u, "tags")
+}
+
+// eksMap is documents._eks_map: {} when null, null while unknown.
+func eksMap(a map[string]any, u any, key string) any {
+	v, ok := a[key]
+	if m, isMap := v.(map[string]any); ok && isMap {
+		return m
+	}
+	if ok && v == nil {
+		return map[string]any{}
+	}
+	if x, ok := at(u, key); ok && x == true {
+		return nil
+	}
+	return map[string]any{}
+}
+
+// eksTaints is documents._eks_taints.
+func eksTaints(a map[string]any, u any) any {
+	if ts, ok := a["taint"]; ok && taintsAsWritten(ts) {
+		return ts
+	}
+	if x, ok := at(u, "taint"); ok && x == true {
+		return nil
+	}
+	return normalisedTaints(arr(get(a, nil, "taint")))
+}
+
+// eksSharing is documents._eks_sharing: GPU sharing from the device plugin config label.
+func eksSharing(labels map[string]any) any {
+	v, ok := labels["nvidia.com/device-plugin.config"].(string)
+	if !ok || v == "" {
+		return nil
+	}
+	strategy := "time-slicing"
+	if strings.Contains(strings.ToLower(v), "mps") {
+		strategy = "mps"
+	}
+	return map[string]any{"strategy": strategy, "replicas": nil}
+}
+
+// eksUnjudged is documents.eks_unjudged: a node group without instance types of its own whose
+// launch template is not in the plan.
+func (p *Plan) eksUnjudged(rc *resourceChange, c change) (Unjudged, bool) {
+	a, ok := rc.planned(c)
+	if !ok {
+		return Unjudged{}, false
+	}
+	if len(arr(get(a, nil, "launch_template")))+len(arr(get(c.afterUnknown, nil, "launch_template"))) == 0 {
+		return Unjudged{}, false
+	}
+	if s, ok := get(a, "", "ami_type").(string); ok && gpuAMI.MatchString(s) {
+		return Unjudged{}, false
+	}
+	if p.eksTypes(rc, c, a) != nil {
+		return Unjudged{}, false
+	}
+	return Unjudged{"GF-DATA-002", rc.Address, "launch_template", "the node group takes its instance type from a launch template that is not in this plan (or whose instance type is unknown at plan time), so the gpufleet rules could not tell whether it is a GPU pool and did not judge it; set instance_types on the node group, or plan the aws_launch_template with it"}, true
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regions: the resource's region argument, else its provider configuration's
+// ---------------------------------------------------------------------------------------------
+
+type regionResult struct {
+	region any
+	ok     bool
+}
+
+// eksRegion is documents._eks_region.
+func (p *Plan) eksRegion(rc *resourceChange, a map[string]any) any {
+	if r, ok := a["region"].(string); ok {
+		return r
+	}
+	if u := p.awsRegionOfAllConfigurations(); u.ok {
+		return u.region
+	}
+	if r, ok := p.providerRegion(rc, "aws"); ok {
+		return r
+	}
+	return nil
+}
+
+// awsRegionOfAllConfigurations is documents._aws_uniform_region: the one region (or null) all aws
+// provider configurations name, when there is a default aws configuration.
+func (p *Plan) awsRegionOfAllConfigurations() regionResult {
+	if p.awsUniformRegion != nil {
+		return *p.awsUniformRegion
+	}
+	result := regionResult{}
+	if truthy(at(p.providerConfig, "aws")) {
+		regions := map[any]bool{}
+		for _, cfg := range p.providerConfig {
+			if get(cfg, nil, "name") == "aws" {
+				regions[p.configRegion(cfg)] = true
+			}
+		}
+		if len(regions) == 1 {
+			for r := range regions {
+				result = regionResult{region: r, ok: true}
+			}
+		}
+	}
+	p.awsUniformRegion = &result
+	return result
+}
+
+func (p *Plan) configRegion(cfg any) any {
+	e, _ := at(cfg, "expressions", "region")
+	if r, ok := p.expressionValue(e); ok && isString(r) {
+		return r
+	}
+	return nil
+}
+
+// expressionValue is documents._expression_value: a constant, or a root variable's value.
+func (p *Plan) expressionValue(e any) (any, bool) {
+	if v, ok := at(e, "constant_value"); ok {
+		return v, true
+	}
+	ref, ok := at(e, "references", 0)
+	s, isStr := ref.(string)
+	if !ok || !isStr || !strings.HasPrefix(s, "var.") {
+		return nil, false
+	}
+	return at(p.variables, strings.TrimPrefix(s, "var."), "value")
+}
+
+// providerRegion is documents.provider_region.
+func (p *Plan) providerRegion(rc *resourceChange, name string) (any, bool) {
+	cfg, ok := p.providerConfigOf(rc, name)
+	if !ok {
+		return nil, false
+	}
+	e, _ := at(cfg, "expressions", "region")
+	r, ok := p.expressionValue(e)
+	return r, ok && isString(r)
+}
+
+// providerConfigOf is documents._provider_config.
+func (p *Plan) providerConfigOf(rc *resourceChange, name string) (any, bool) {
+	if cfg, ok := p.configResource(rc); ok {
+		if key, ok := at(cfg, "provider_config_key"); ok {
+			if k, ok := key.(string); ok {
+				if c, ok := p.providerConfig[k]; ok {
+					return c, true
+				}
+			}
+		}
+	}
+	c, ok := p.providerConfig[name]
+	return c, ok
+}
+
+var instanceKeys = regexp.MustCompile(`\[[^\]]*\]`)
+
+// configResource is documents._config_resource: the resource's configuration, found in its
+// module's configuration by the module path of its address.
+func (p *Plan) configResource(rc *resourceChange) (any, bool) {
+	key := ""
+	if m, ok := rc.ModuleAddress.(string); ok {
+		key = instanceKeys.ReplaceAllString(m, "")
+	}
+	name, ok := rc.Name.(string)
+	if !ok {
+		return nil, false
+	}
+	r, ok := p.moduleResourcesOf(key)[rc.Type+"."+name]
+	return r, ok
+}
+
+func (p *Plan) moduleResourcesOf(key string) map[string]any {
+	if r, ok := p.moduleResources[key]; ok {
+		return r
+	}
+	if p.moduleResources == nil {
+		p.moduleResources = map[string]map[string]any{}
+		if len(p.rootModule) > 0 {
+			_ = json.Unmarshal(p.rootModule, &p.rootModuleValue)
+		}
+	}
+	module := p.rootModuleValue
+	if key != "" {
+		var path []any
+		for i, name := range strings.Split(key, ".") {
+			if i%2 == 1 {
+				path = append(path, "module_calls", name, "module")
+			}
+		}
+		module = get(p.rootModuleValue, map[string]any{}, path...)
+	}
+	out := map[string]any{}
+	for _, r := range arr(get(module, []any{}, "resources")) {
+		if address, ok := at(r, "address"); ok {
+			if s, ok := address.(string); ok {
+				out[s] = r
+			}
+		}
+	}
+	p.moduleResources[key] = out
+	return out
+}
+
+// WriteFile writes the documents file conftest judges with the bundle in place of the plan:
+//
+//	{"gpufleet_pool_documents": {"version": 1, "plan_format_version": …, "terraform_version": …},
+//	 "pools": [[address, document], …], "unjudged": [[rule, address, attribute, text], …]}
+//
+// documents.rego reads pools and unjudged as they are. Documents are written one by one, so the
+// file never exists twice in memory.
+func (d Documents) WriteFile(w io.Writer, p *Plan) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	header, err := json.Marshal(map[string]any{
+		"version": FormatVersion, "plan_format_version": p.FormatVersion, "terraform_version": p.TerraformVersion,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(bw, "{\"gpufleet_pool_documents\":%s,\n\"pools\":[", header)
+	for i, pool := range d.Pools {
+		doc := []byte(pool.Provided)
+		if pool.Document != nil {
+			if doc, err = json.Marshal(pool.Document); err != nil {
+				return fmt.Errorf("encoding the document of %s: %w", pool.Address, err)
+			}
+		}
+		address, _ := json.Marshal(pool.Address)
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		fmt.Fprintf(bw, "\n[%s,%s]", address, doc)
+	}
+	unjudged := d.Unjudged
+	if unjudged == nil {
+		unjudged = []Unjudged{}
+	}
+	u, err := json.Marshal(unjudged)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(bw, "],\n\"unjudged\":%s}\n", u)
+	return bw.Flush()
+}

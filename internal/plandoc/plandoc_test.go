@@ -1,0 +1,380 @@
+package plandoc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+const fixtures = "../../policies/testdata"
+
+// bundleDocuments evaluates the bundle's own builders, data.gpufleet.documents.pools and unjudged,
+// on a plan: the reference the Go builders must match.
+type bundleDocuments struct{ query rego.PreparedEvalQuery }
+
+func newBundleDocuments(t *testing.T) *bundleDocuments {
+	t.Helper()
+	q, err := rego.New(
+		rego.Query(`x := {"pools": data.gpufleet.documents.pools, "unjudged": data.gpufleet.documents.unjudged}`),
+		rego.Load([]string{"../../policies/main.rego", "../../policies/gpufleet"}, func(_ string, info os.FileInfo, _ int) bool {
+			return strings.HasSuffix(info.Name(), "_test.rego")
+		}),
+	).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &bundleDocuments{query: q}
+}
+
+func (b *bundleDocuments) eval(t *testing.T, plan any) (pools map[string]any, unjudged any) {
+	t.Helper()
+	rs, err := b.query.Eval(context.Background(), rego.EvalInput(plan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 {
+		t.Fatalf("the bundle's documents are undefined: %v", rs)
+	}
+	x := normalise(t, rs[0].Bindings["x"]).(map[string]any)
+	pools = map[string]any{}
+	for _, p := range x["pools"].([]any) {
+		pair := p.([]any)
+		pools[pair[0].(string)] = pair[1]
+	}
+	return pools, x["unjudged"]
+}
+
+// goDocuments runs what gpufleet-policy documents runs, and reads the file it writes.
+func goDocuments(t *testing.T, raw []byte) (pools map[string]any, unjudged any, err error) {
+	t.Helper()
+	p, err := Read(bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, err
+	}
+	var out bytes.Buffer
+	if err := p.Build().WriteFile(&out, p); err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Header   map[string]any `json:"gpufleet_pool_documents"`
+		Pools    [][2]any       `json:"pools"`
+		Unjudged any            `json:"unjudged"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &file); err != nil {
+		t.Fatalf("the documents file is not JSON: %v\n%s", err, out.Bytes())
+	}
+	if file.Header["version"] != float64(FormatVersion) {
+		t.Fatalf("header %v", file.Header)
+	}
+	pools = map[string]any{}
+	for _, pair := range file.Pools {
+		pools[pair[0].(string)] = pair[1]
+	}
+	return pools, file.Unjudged, nil
+}
+
+func normalise(t *testing.T, v any) any {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// diff names the first place two JSON values differ; numbers may differ in the last digits (Go
+// computes costs in float64, OPA in decimal).
+func diff(path string, a, b any) string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: %s vs %s", path, show(a), show(b))
+		}
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		for _, k := range slices.Sorted(func(yield func(string) bool) {
+			for k := range keys {
+				if !yield(k) {
+					return
+				}
+			}
+		}) {
+			xv, xok := x[k]
+			yv, yok := y[k]
+			if xok != yok {
+				return fmt.Sprintf("%s.%s: present %v vs %v (%s vs %s)", path, k, xok, yok, show(xv), show(yv))
+			}
+			if d := diff(path+"."+k, xv, yv); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return fmt.Sprintf("%s: %s vs %s", path, show(a), show(b))
+		}
+		for i := range x {
+			if d := diff(fmt.Sprintf("%s[%d]", path, i), x[i], y[i]); d != "" {
+				return d
+			}
+		}
+		return ""
+	case float64:
+		y, ok := b.(float64)
+		if !ok || math.Abs(x-y) > 1e-9*math.Max(1, math.Abs(x)) {
+			return fmt.Sprintf("%s: %s vs %s", path, show(a), show(b))
+		}
+		return ""
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) || (a == nil) != (b == nil) {
+		return fmt.Sprintf("%s: %s vs %s", path, show(a), show(b))
+	}
+	return ""
+}
+
+func show(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
+
+func compare(t *testing.T, b *bundleDocuments, name string, raw []byte) (pools int) {
+	t.Helper()
+	var plan any
+	if err := json.Unmarshal(raw, &plan); err != nil {
+		t.Fatal(err)
+	}
+	gotPools, gotUnjudged, err := goDocuments(t, raw)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	wantPools, wantUnjudged := b.eval(t, plan)
+	if d := diff("pools", normalise(t, gotPools), wantPools); d != "" {
+		t.Errorf("%s: Go and the bundle's builders differ at %s", name, d)
+	}
+	if d := diff("unjudged", normalise(t, gotUnjudged), wantUnjudged); d != "" {
+		t.Errorf("%s: Go and the bundle's builders differ at %s", name, d)
+	}
+	return len(wantPools)
+}
+
+// Every plan fixture of the bundle gives the same documents from the Go builders as from the
+// bundle's Rego builders.
+func TestDocuments_sameAsTheBundle(t *testing.T) {
+	b := newBundleDocuments(t)
+	files, _ := filepath.Glob(filepath.Join(fixtures, "*.json"))
+	judged := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(bytes.NewReader(raw)); err != nil {
+			continue // not a plan: TestRead
+		}
+		judged += compare(t, b, filepath.Base(f), raw)
+	}
+	if judged < 20 {
+		t.Fatalf("only %d pools in the fixtures: the comparison proves little", judged)
+	}
+}
+
+// Generated variants of the fixtures' official resources: every attribute the builders read,
+// removed (unknown at plan time), set to null, or set to a value another fixture gives it, one
+// at a time and several at once. The two builders agree on every variant.
+func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
+	b := newBundleDocuments(t)
+	var plans []map[string]any
+	values := map[string][]any{} // attribute name -> values the fixtures give it
+	for _, name := range []string{"aws_eks_node_group_compliant.json", "aws_eks_node_group_violating.json", "aws_eks_node_group_real_world.json",
+		"google_container_node_pool_compliant.json", "google_container_node_pool_violating.json", "unknown_values.json"} {
+		raw, err := os.ReadFile(filepath.Join(fixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan map[string]any
+		if err := json.Unmarshal(raw, &plan); err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, plan)
+		for _, rc := range plan["resource_changes"].([]any) {
+			collectValues(get(rc, nil, "change", "after"), values)
+		}
+	}
+	for _, extra := range []any{"SPOT", "ON_DEMAND", "CAPACITY_BLOCK", "TRUE", "yes", "-5", "1e3", "abc", "all-balanced", "all-disabled",
+		"all-1g.10gb", "mps-sharing", "", "us-central1", "us-central1-a", "europe-west4", "NoSchedule", "PreferNoSchedule", 0.0, 3.0, true, false,
+		"SPECIFIC_RESERVATION", "ANY_RESERVATION", "projects/p/reservations/r", "TIME_SHARING", "MPS", "nvidia-l4", "nvidia-tesla-t4", "n1-standard-8",
+		"g2-standard-8", "a2-highgpu-1g", "7", "fp16", "int4", "lora", "qlora", "training", "inference", "development"} {
+		values["*"] = append(values["*"], extra)
+	}
+	rng := rand.New(rand.NewPCG(13, 2026))
+	variants, pools := 0, 0
+	for round := range 1500 {
+		plan := deepCopy(plans[round%len(plans)])
+		changes := plan["resource_changes"].([]any)
+		rc := changes[rng.IntN(len(changes))].(map[string]any)
+		if t := rc["type"]; t != "aws_eks_node_group" && t != "google_container_node_pool" {
+			continue
+		}
+		change := rc["change"].(map[string]any)
+		for range 1 + rng.IntN(3) {
+			mutate(rng, change, values)
+		}
+		raw, _ := json.Marshal(plan)
+		pools += compare(t, b, fmt.Sprintf("variant %d of %s", round, rc["address"]), raw)
+		variants++
+		if t.Failed() {
+			t.Logf("variant %d:\n%s", round, show(rc))
+			return
+		}
+	}
+	t.Logf("%d variants, %d pools", variants, pools)
+	if pools < 500 {
+		t.Fatalf("only %d pools among the variants", pools)
+	}
+}
+
+func collectValues(v any, values map[string][]any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if _, isMap := e.(map[string]any); !isMap {
+				values[k] = append(values[k], e)
+			}
+			collectValues(e, values)
+		}
+	case []any:
+		for _, e := range x {
+			collectValues(e, values)
+		}
+	}
+}
+
+// mutate changes one attribute somewhere in the planned object: removes it (unknown at plan time,
+// marked in after_unknown where the plan would mark it), sets it to null, or to another value.
+func mutate(rng *rand.Rand, change map[string]any, values map[string][]any) {
+	after, ok := change["after"].(map[string]any)
+	if !ok {
+		return
+	}
+	unknown, _ := change["after_unknown"].(map[string]any)
+	if unknown == nil {
+		unknown = map[string]any{}
+		change["after_unknown"] = unknown
+	}
+	// Walk down to a random container, keeping the matching after_unknown container.
+	var container any = after
+	var uContainer any = unknown
+	for rng.IntN(3) > 0 {
+		switch c := container.(type) {
+		case map[string]any:
+			keys := slices.Sorted(mapKeys(c))
+			if len(keys) == 0 {
+				break
+			}
+			k := keys[rng.IntN(len(keys))]
+			if _, ok := c[k].(map[string]any); !ok {
+				if _, ok := c[k].([]any); !ok {
+					break
+				}
+			}
+			container = c[k]
+			uContainer = get(uContainer, nil, k)
+		case []any:
+			if len(c) == 0 {
+				break
+			}
+			i := rng.IntN(len(c))
+			container = c[i]
+			uContainer = get(uContainer, nil, i)
+		}
+	}
+	switch c := container.(type) {
+	case map[string]any:
+		keys := slices.Sorted(mapKeys(c))
+		if len(keys) == 0 {
+			return
+		}
+		k := keys[rng.IntN(len(keys))]
+		switch rng.IntN(4) {
+		case 0:
+			delete(c, k)
+			if u, ok := uContainer.(map[string]any); ok {
+				u[k] = true
+			}
+		case 1:
+			c[k] = nil
+		default:
+			pool := values[k]
+			if rng.IntN(3) == 0 || len(pool) == 0 {
+				pool = values["*"]
+			}
+			c[k] = deepCopyValue(pool[rng.IntN(len(pool))])
+		}
+	case []any:
+		if len(c) > 0 {
+			i := rng.IntN(len(c))
+			pool := values["*"]
+			c[i] = deepCopyValue(pool[rng.IntN(len(pool))])
+		}
+	}
+}
+
+func mapKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func deepCopy(m map[string]any) map[string]any { return deepCopyValue(m).(map[string]any) }
+
+func deepCopyValue(v any) any {
+	raw, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
+
+// Input that is not a plan is refused with what it is, in the bundle's words (GF-INPUT-001).
+func TestRead(t *testing.T) {
+	cases := map[string]string{
+		`[]`: "the input is not a JSON object",
+		`{}`: "the input has no format_version: it is not the JSON of a Terraform plan",
+		`{"format_version": "1.0", "values": {}}`:         "the input is Terraform state (terraform show -json without a plan file), not a plan",
+		`{"format_version": "2.0", "planned_values": {}}`: `the plan's format_version "2.0" is not one this bundle knows (1.x)`,
+		`{"format_version": "1.2"}`:                       "the input has no planned_values or resource_changes: it is not the JSON of a Terraform plan",
+	}
+	for input, want := range cases {
+		if _, err := Read(strings.NewReader(input)); err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", input, err, want)
+		}
+	}
+	p, err := Read(strings.NewReader(`{"format_version": "1.2", "resource_changes": []}`))
+	if err != nil || len(p.Build().Pools) != 0 {
+		t.Errorf("an empty plan: %v", err)
+	}
+}

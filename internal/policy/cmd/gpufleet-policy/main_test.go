@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const example = "../../../../policies/examples/policy-data.yaml"
+
+func writeBad(t *testing.T) string {
+	t.Helper()
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("gpufleet:\n  clients:\n    acme: { cost_centre: cc-1, allowed_regions: [] }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
+func TestRun(t *testing.T) {
+	bad := writeBad(t)
+	cases := map[string]struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		"valid": {[]string{"validate", example}, 0, "1 policy data file(s) valid\n", ""},
+		"second file bad": {[]string{"validate", example, bad}, 1, "", fmt.Sprintf(
+			"policy data file %[1]q: gpufleet.clients.acme.allowed_regions: has 0 entries, needs at least 1 (omit the key instead of an empty list)\n"+
+				"policy data file %[1]q: gpufleet.clients.acme.cost_centre: unknown key; allowed: allowed_regions, cost_center, isolation, monthly_budget_usd\n", bad)},
+		"no files":        {[]string{"validate"}, 2, "", usage},
+		"unknown command": {[]string{"check", example}, 2, "", usage},
+		"no command":      {nil, 2, "", usage},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.code {
+				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+			if stdout.String() != tc.stdout || stderr.String() != tc.stderr {
+				t.Errorf("stdout %q, stderr %q\nwant %q, %q", stdout.String(), stderr.String(), tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+// The documented command for CI: make policy-data-check DATA=<files> fails on a bad file and
+// prints its problems.
+func TestMakePolicyDataCheck(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	bad := writeBad(t)
+	out, err := exec.Command("make", "-s", "-C", "../../../..", "policy-data-check", "DATA="+bad).CombinedOutput()
+	if exit := (*exec.ExitError)(nil); !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("make exited with %v, want make's failure code 2:\n%s", err, out)
+	}
+	want := fmt.Sprintf("policy data file %q: gpufleet.clients.acme.cost_centre: unknown key; allowed: allowed_regions, cost_center, isolation, monthly_budget_usd", bad)
+	if !strings.Contains(string(out), want) {
+		t.Errorf("output\n%s\nlacks\n%s", out, want)
+	}
+	if out, err := exec.Command("make", "-s", "-C", "../../../..", "policy-data-check").CombinedOutput(); err != nil {
+		t.Errorf("the example data: %v\n%s", err, out)
+	}
+}
+
+const fixtures = "../../../../policies/testdata/"
+
+// documents writes a documents file that holds the plan's pools under their addresses; input that
+// is not a plan fails with what it is, and nothing on standard output.
+func TestRun_documents(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pools.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"documents", "-o", out, fixtures + "aws_eks_node_group_compliant.json"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Header map[string]any `json:"gpufleet_pool_documents"`
+		Pools  [][2]any       `json:"pools"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, raw)
+	}
+	if file.Header["version"] != 1.0 || len(file.Pools) == 0 {
+		t.Fatalf("header %v, %d pools", file.Header, len(file.Pools))
+	}
+	for _, p := range file.Pools {
+		if doc := p[1].(map[string]any); doc["address"] != p[0] || doc["resource_type"] != "aws_eks_node_group" {
+			t.Errorf("pool %v: address %v, resource_type %v", p[0], doc["address"], doc["resource_type"])
+		}
+	}
+
+	stdout.Reset()
+	plan, _ := os.ReadFile(fixtures + "aws_eks_node_group_compliant.json")
+	if code := run([]string{"documents", "-"}, bytes.NewReader(plan), &stdout, &stderr); code != 0 || !bytes.Equal(stdout.Bytes(), raw) {
+		t.Errorf("from standard input: exit code %d, output differs from the file's: %v", code, !bytes.Equal(stdout.Bytes(), raw))
+	}
+
+	for name, tc := range map[string]struct{ file, want string }{
+		"state":   {"not_a_plan_state.json", "not_a_plan_state.json: the input is Terraform state (terraform show -json without a plan file), not a plan; run it on the JSON of a plan: terraform show -json plan.out > plan.json\n"},
+		"empty":   {"not_a_plan_empty.json", "not_a_plan_empty.json: the input has no format_version: it is not the JSON of a Terraform plan; run it on the JSON of a plan: terraform show -json plan.out > plan.json\n"},
+		"missing": {"no_such_file.json", "open ../../../../policies/testdata/no_such_file.json: no such file or directory\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"documents", fixtures + tc.file}, nil, &stdout, &stderr); code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			if got := strings.TrimPrefix(stderr.String(), fixtures); stdout.Len() > 0 || got != tc.want {
+				t.Errorf("stdout %q, stderr %q, want %q", stdout.String(), got, tc.want)
+			}
+		})
+	}
+	if code := run([]string{"documents"}, nil, &stdout, &stderr); code != 2 {
+		t.Errorf("no plan: exit code %d, want 2", code)
+	}
+}
