@@ -89,7 +89,7 @@ func (r Results) Markdown() string {
 		table(&b, []string{"plan", "floor s", "bundle s", "wall ×", "CPU ×", "floor MiB", "bundle MiB", "memory ×"}, rows)
 	}
 	if rows := r.documentsRows(); len(rows) > 0 {
-		b.WriteString("\n## conftest on the pool documents of a plan\n\nThe same plans and floor: `gpufleet-policy documents -o pools.json plan.json`, which builds every pool document once, in Go, then `conftest test` with the bundle on `pools.json` (same findings as on the plan). Wall and CPU time of both commands added up, the larger peak memory; target 1.5.\n\n")
+		b.WriteString("\n## conftest on the pool documents of a plan\n\nThe same plans and floor, the way CI runs the bundle at its best: `gpufleet-policy bundle -o gpufleet-policies` (the bundle of the release, without its unit tests), `gpufleet-policy documents -o pools.json plan.json` (every pool document built once, in Go), then `conftest test --policy gpufleet-policies` on `pools.json` (the same findings as on the plan). Wall and CPU time of the three commands added up, the largest peak memory; target 1.5.\n\n")
 		table(&b, []string{"plan", "floor s", "documents + conftest s", "wall ×", "CPU ×", "floor MiB", "peak MiB", "memory ×"}, rows)
 	}
 	if rows := r.planRows(); len(rows) > 0 {

@@ -9,12 +9,11 @@ import (
 	"strings"
 )
 
-// Pool is one pool document under its plan address, as documents.pools holds it. Provided is the
-// document a gpufleet pool carries (policy_document), passed on as written; Document the one built.
+// Pool is one pool document under its plan address, as documents.pools holds it, in JSON: the
+// document a gpufleet pool carries (policy_document) as written, or the one built.
 type Pool struct {
 	Address  string
-	Provided json.RawMessage
-	Document map[string]any
+	Document json.RawMessage
 }
 
 // Unjudged is a resource the bundle could not judge (documents.unjudged): [rule, address,
@@ -27,48 +26,82 @@ type Documents struct {
 	Unjudged []Unjudged
 }
 
-// Build is documents.pools and documents.unjudged: one document per current GPU pool of the plan.
-func (p *Plan) Build() Documents {
+// Build is documents.pools and documents.unjudged: one document per current GPU pool of the plan,
+// in the plan's order. Resources are independent of each other once the plan-wide lookups are
+// made, so they are decoded, built and encoded on every core.
+func (p *Plan) Build() (Documents, error) {
+	p.launchTemplateChanges()
+	p.gkeClustersByName()
+	p.awsRegionOfAllConfigurations()
+	type result struct {
+		pool     *Pool
+		unjudged *Unjudged
+		err      error
+	}
+	results := make([]result, len(p.changes))
+	_ = forEach(len(p.changes), func(i int) error {
+		pool, unjudged, err := p.build(&p.changes[i])
+		results[i] = result{pool, unjudged, err}
+		return nil
+	})
 	var d Documents
-	for i := range p.changes {
-		rc := &p.changes[i]
-		switch rc.Type {
-		case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool":
-			if raw, ok := providedDocument(rc); ok {
-				d.Pools = append(d.Pools, Pool{Address: rc.Address, Provided: raw})
-				continue
-			}
-			c, ok := rc.decodeChange()
-			if !ok {
-				continue
-			}
-			cloud := "aws"
-			if rc.Type == "gpufleet_gke_node_pool" {
-				cloud = "gcp"
-			}
-			if doc, ok := ours(rc, c, cloud); ok {
-				d.Pools = append(d.Pools, Pool{Address: rc.Address, Document: doc})
-			}
-		case "aws_eks_node_group", "google_container_node_pool":
-			c, ok := rc.decodeChange()
-			if !ok {
-				continue
-			}
-			build := p.eks
-			if rc.Type == "google_container_node_pool" {
-				build = p.gke
-			}
-			if doc, ok := build(rc, c); ok {
-				d.Pools = append(d.Pools, Pool{Address: rc.Address, Document: doc})
-			}
-			if first, ok := at(c.after, "instance_types", 0); rc.Type == "aws_eks_node_group" && !truthy(first, ok) {
-				if u, ok := p.eksUnjudged(rc, c); ok {
-					d.Unjudged = append(d.Unjudged, u)
-				}
+	for _, r := range results {
+		if r.err != nil {
+			return Documents{}, r.err
+		}
+		if r.pool != nil {
+			d.Pools = append(d.Pools, *r.pool)
+		}
+		if r.unjudged != nil {
+			d.Unjudged = append(d.Unjudged, *r.unjudged)
+		}
+	}
+	return d, nil
+}
+
+// build is the document of one resource change (nil when it is not a GPU pool) and, for a node
+// group the bundle cannot judge, why.
+func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
+	var doc map[string]any
+	var unjudged *Unjudged
+	switch rc.Type {
+	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool":
+		if raw, ok := providedDocument(rc); ok {
+			return &Pool{Address: rc.Address, Document: raw}, nil, nil
+		}
+		c, ok := rc.decodeChange()
+		if !ok {
+			return nil, nil, nil
+		}
+		cloud := "aws"
+		if rc.Type == "gpufleet_gke_node_pool" {
+			cloud = "gcp"
+		}
+		doc, _ = ours(rc, c, cloud)
+	case "aws_eks_node_group", "google_container_node_pool":
+		c, ok := rc.decodeChange()
+		if !ok {
+			return nil, nil, nil
+		}
+		build := p.eks
+		if rc.Type == "google_container_node_pool" {
+			build = p.gke
+		}
+		doc, _ = build(rc, c)
+		if first, ok := at(c.after, "instance_types", 0); rc.Type == "aws_eks_node_group" && !truthy(first, ok) {
+			if u, ok := p.eksUnjudged(rc, c); ok {
+				unjudged = &u
 			}
 		}
 	}
-	return d
+	if doc == nil {
+		return nil, unjudged, nil
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding the document of %s: %w", rc.Address, err)
+	}
+	return &Pool{Address: rc.Address, Document: raw}, unjudged, nil
 }
 
 // providedDocument is the policy_document a gpufleet pool carries, when it is known (an object),
@@ -577,6 +610,8 @@ func (p *Plan) configResource(rc *resourceChange) (any, bool) {
 }
 
 func (p *Plan) moduleResourcesOf(key string) map[string]any {
+	p.modulesMu.Lock()
+	defer p.modulesMu.Unlock()
 	if r, ok := p.moduleResources[key]; ok {
 		return r
 	}
@@ -625,17 +660,11 @@ func (d Documents) WriteFile(w io.Writer, p *Plan) error {
 	}
 	fmt.Fprintf(bw, "{\"gpufleet_pool_documents\":%s,\n\"pools\":[", header)
 	for i, pool := range d.Pools {
-		doc := []byte(pool.Provided)
-		if pool.Document != nil {
-			if doc, err = json.Marshal(pool.Document); err != nil {
-				return fmt.Errorf("encoding the document of %s: %w", pool.Address, err)
-			}
-		}
 		address, _ := json.Marshal(pool.Address)
 		if i > 0 {
 			bw.WriteString(",")
 		}
-		fmt.Fprintf(bw, "\n[%s,%s]", address, doc)
+		fmt.Fprintf(bw, "\n[%s,%s]", address, pool.Document)
 	}
 	unjudged := d.Unjudged
 	if unjudged == nil {

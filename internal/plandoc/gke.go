@@ -234,6 +234,17 @@ func (p *Plan) gkeClusterZones(a map[string]any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	parts := strings.Split(cluster, "/")
+	zones, ok := at(p.gkeClustersByName()[parts[len(parts)-1]], "node_locations")
+	if n, isCountable := count(zones); !ok || !isCountable || n == 0 {
+		return nil, false
+	}
+	return zones, true
+}
+
+// gkeClustersByName is documents._gke_clusters: the planned google_container_cluster objects by
+// name.
+func (p *Plan) gkeClustersByName() map[string]any {
 	if p.gkeClusters == nil {
 		p.gkeClusters = map[string]any{}
 		for i := range p.changes {
@@ -248,12 +259,7 @@ func (p *Plan) gkeClusterZones(a map[string]any) (any, bool) {
 			}
 		}
 	}
-	parts := strings.Split(cluster, "/")
-	zones, ok := at(p.gkeClusters[parts[len(parts)-1]], "node_locations")
-	if n, isCountable := count(zones); !ok || !isCountable || n == 0 {
-		return nil, false
-	}
-	return zones, true
+	return p.gkeClusters
 }
 
 // gkeZoneCount is documents._zone_count: what per-zone node counts multiply by.

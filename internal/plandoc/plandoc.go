@@ -18,7 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // FormatVersion is the version of the documents file; documents.rego accepts this version only.
@@ -34,6 +36,7 @@ type Plan struct {
 	variables        map[string]any
 
 	rootModuleValue  any
+	modulesMu        sync.Mutex
 	moduleResources  map[string]map[string]any
 	launchTemplates  map[string]any
 	gkeClusters      map[string]any
@@ -72,55 +75,83 @@ func Read(r io.Reader) (*Plan, error) {
 	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return nil, errors.New("the input is not a JSON object")
 	}
-	var top struct {
-		FormatVersion    any              `json:"format_version"`
-		TerraformVersion string           `json:"terraform_version"`
-		Values           json.RawMessage  `json:"values"`
-		PlannedValues    json.RawMessage  `json:"planned_values"`
-		ResourceChanges  []resourceChange `json:"resource_changes"`
-		Configuration    struct {
-			ProviderConfig map[string]any  `json:"provider_config"`
-			RootModule     json.RawMessage `json:"root_module"`
-		} `json:"configuration"`
-		Variables map[string]any `json:"variables"`
+	top, err := objectMembers(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the input is not the JSON of a Terraform plan: %w", err)
 	}
-	if err := json.Unmarshal(raw, &top); err != nil {
-		// A value of another type than a plan gives (resource_changes that is not a list, an
-		// address that is not a string) is what it is in Rego too: that part is not a plan's.
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			return nil, fmt.Errorf("the input is not the JSON of a Terraform plan: %w", err)
+	kind := func(v []byte) byte {
+		if len(v) == 0 {
+			return 0
 		}
+		return v[0]
 	}
-	version, _ := top.FormatVersion.(string)
+	var version string
 	switch {
-	case isJSONObject(top.Values):
+	case kind(top["values"]) == '{':
 		return nil, errors.New("the input is Terraform state (terraform show -json without a plan file), not a plan")
-	case top.FormatVersion == nil:
+	case kind(top["format_version"]) != '"' || json.Unmarshal(top["format_version"], &version) != nil:
 		return nil, errors.New("the input has no format_version: it is not the JSON of a Terraform plan")
 	case !strings.HasPrefix(version, "1."):
 		return nil, fmt.Errorf("the plan's format_version %q is not one this bundle knows (1.x)", version)
-	case !isJSONObject(top.PlannedValues) && top.ResourceChanges == nil:
+	case kind(top["planned_values"]) != '{' && kind(top["resource_changes"]) != '[':
 		return nil, errors.New("the input has no planned_values or resource_changes: it is not the JSON of a Terraform plan")
 	}
-	return &Plan{
-		FormatVersion:    version,
-		TerraformVersion: top.TerraformVersion,
-		changes:          top.ResourceChanges,
-		providerConfig:   top.Configuration.ProviderConfig,
-		rootModule:       top.Configuration.RootModule,
-		variables:        top.Variables,
-	}, nil
+	p := &Plan{FormatVersion: version}
+	// Values of another type than a plan gives are what they are in Rego too: absent, for the
+	// builders (a type error leaves the field empty).
+	_ = json.Unmarshal(top["terraform_version"], &p.TerraformVersion)
+	_ = json.Unmarshal(top["variables"], &p.variables)
+	if kind(top["configuration"]) == '{' {
+		configuration, err := objectMembers(top["configuration"])
+		if err != nil {
+			return nil, fmt.Errorf("reading configuration: %w", err)
+		}
+		_ = json.Unmarshal(configuration["provider_config"], &p.providerConfig)
+		p.rootModule = configuration["root_module"]
+	}
+	if kind(top["resource_changes"]) == '[' {
+		elements, err := arrayElements(top["resource_changes"])
+		if err != nil {
+			return nil, fmt.Errorf("reading resource_changes: %w", err)
+		}
+		p.changes = make([]resourceChange, len(elements))
+		if err := forEach(len(elements), func(i int) error {
+			var typeErr *json.UnmarshalTypeError
+			if err := json.Unmarshal(elements[i], &p.changes[i]); err != nil && !errors.As(err, &typeErr) {
+				return fmt.Errorf("reading resource_changes[%d]: %w", i, err)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// forEach calls f for 0..n-1 on every core, and returns the first error.
+func forEach(n int, f func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), 1+n/64)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				if err := f(i); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func isJSONObject(raw json.RawMessage) bool {
 	t := bytes.TrimLeft(raw, " \t\r\n")
 	return len(t) > 0 && t[0] == '{'
-}
-
-func isJSONArray(raw json.RawMessage) bool {
-	t := bytes.TrimLeft(raw, " \t\r\n")
-	return len(t) > 0 && t[0] == '['
 }
 
 func (rc *resourceChange) decodeChange() (change, bool) {

@@ -61,8 +61,12 @@ func goDocuments(t *testing.T, raw []byte) (pools map[string]any, unjudged any, 
 	if err != nil {
 		return nil, nil, err
 	}
+	d, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
-	if err := p.Build().WriteFile(&out, p); err != nil {
+	if err := d.WriteFile(&out, p); err != nil {
 		t.Fatal(err)
 	}
 	var file struct {
@@ -373,8 +377,27 @@ func TestRead(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", input, err, want)
 		}
 	}
+	for _, input := range []string{
+		`{"format_version": "1.2" "resource_changes": []}`,
+		`{"format_version": "1.2", "resource_changes": [{"address": "a"} {"address": "b"}]}`,
+		`{"format_version": "1.2", "resource_changes": [{"address": "a}]`,
+		`{"format_version": "1.2", "resource_changes": []} trailing`,
+		`{"format_version": "1.2", "resource_changes": [{"address": tru}]}`,
+	} {
+		if _, err := Read(strings.NewReader(input)); err == nil || !strings.HasPrefix(err.Error(), "the input is not the JSON of a Terraform plan") && !strings.HasPrefix(err.Error(), "reading resource_changes") {
+			t.Errorf("%s: error %v, want invalid JSON", input, err)
+		}
+	}
+	// Strings may hold quotes, brackets and braces.
+	tricky, err := Read(strings.NewReader(`{"format_version": "1.2", "t\"k": "}", "resource_changes": [{"address": "a\"]}{[", "type": "x"}, {"address": "b", "type": "y"}]}`))
+	if err != nil || len(tricky.changes) != 2 || tricky.changes[0].Address != `a"]}{[` || tricky.changes[1].Type != "y" {
+		t.Errorf("strings with JSON punctuation: %v, %+v", err, tricky)
+	}
 	p, err := Read(strings.NewReader(`{"format_version": "1.2", "resource_changes": []}`))
-	if err != nil || len(p.Build().Pools) != 0 {
-		t.Errorf("an empty plan: %v", err)
+	if err != nil {
+		t.Fatalf("an empty plan: %v", err)
+	}
+	if d, err := p.Build(); err != nil || len(d.Pools) != 0 {
+		t.Errorf("an empty plan: %v, %d pools", err, len(d.Pools))
 	}
 }

@@ -82,7 +82,11 @@ func TestConftest_fixtures(t *testing.T) {
 			if createErr != nil {
 				t.Fatal(createErr)
 			}
-			if err := p.Build().WriteFile(f, p); err != nil {
+			d, buildErr := p.Build()
+			if buildErr != nil {
+				t.Fatal(buildErr)
+			}
+			if err := d.WriteFile(f, p); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()

@@ -1,6 +1,7 @@
 // Command gpufleet-policy is the gpufleet bundle's companion for CI:
 //
 //	gpufleet-policy documents [-o FILE] PLAN.json    pool documents of a plan, for conftest
+//	gpufleet-policy bundle -o DIR                      the policy bundle of this release, for conftest
 //	gpufleet-policy validate FILE...                  policy data checked against the schema
 //
 // documents reads the JSON of a Terraform plan (terraform show -json; - for standard input) and
@@ -9,9 +10,13 @@
 // itself, with the same findings, without building every document twice in Rego:
 //
 //	terraform show -json plan.out > plan.json
+//	gpufleet-policy bundle -o gpufleet-policies
 //	gpufleet-policy documents -o pools.json plan.json
-//	conftest test --policy policies --data policy-data.yaml pools.json
+//	conftest test --policy gpufleet-policies --data policy-data.yaml pools.json
 //
+// bundle writes the Rego bundle built into the binary (policies/ of the same release, so that it
+// reads the documents this binary writes) without its unit tests: conftest compiles every module
+// it is given on every run, and the tests would cost more than judging a plan of a thousand pools.
 // validate checks policy data files with the provider's own validation (policy.LoadData), which
 // conftest --data does not: one line per problem on stderr, each naming the file and the key.
 //
@@ -22,20 +27,32 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/plandoc"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
+	"github.com/gpufleet/terraform-provider-gpufleet/policies"
 )
 
 const usage = "usage: gpufleet-policy documents [-o FILE] PLAN.json\n" +
+	"       gpufleet-policy bundle -o DIR\n" +
 	"       gpufleet-policy validate FILE...\n" +
 	"documents: the pool documents of a Terraform plan's JSON (- reads standard input), for\n" +
-	"  conftest test --policy policies FILE: the same findings as on the plan, documents built once.\n" +
+	"  conftest test --policy DIR FILE: the same findings as on the plan, documents built once.\n" +
+	"bundle: writes the gpufleet policy bundle of this release, without its tests, to DIR.\n" +
 	"validate: checks gpufleet policy data files (YAML or JSON; conftest --data, provider\n" +
 	"  policy.data_files) against policies/policy-data.schema.json.\n"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// A short run over one plan: fewer collections for more memory, still well under what
+	// conftest needs for the same plan.
+	debug.SetGCPercent(400)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -47,6 +64,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return validate(args[1:], stdout, stderr)
 	case "documents":
 		return documents(args[1:], stdin, stdout, stderr)
+	case "bundle":
+		return bundle(args[1:], stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return 2
@@ -66,14 +85,14 @@ func validate(files []string, stdout, stderr io.Writer) int {
 }
 
 func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("documents", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	out := fs.String("o", "", "")
-	if fs.Parse(args) != nil || fs.NArg() != 1 {
+	fset := flag.NewFlagSet("documents", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	out := fset.String("o", "", "")
+	if fset.Parse(args) != nil || fset.NArg() != 1 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	name := fs.Arg(0)
+	name := fset.Arg(0)
 	in := stdin
 	if name != "-" {
 		f, err := os.Open(name)
@@ -101,8 +120,42 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		w = f
 	}
-	if err := plan.Build().WriteFile(w, plan); err != nil {
+	d, err := plan.Build()
+	if err == nil {
+		err = d.WriteFile(w, plan)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "writing the documents of %s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+// bundle writes the embedded bundle's Rego files, tests left out, under dir.
+func bundle(args []string, stderr io.Writer) int {
+	fset := flag.NewFlagSet("bundle", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	dir := fset.String("o", "", "")
+	if fset.Parse(args) != nil || fset.NArg() != 0 || *dir == "" {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	err := fs.WalkDir(policies.Bundle, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") || strings.HasSuffix(path, "_test.rego") {
+			return err
+		}
+		raw, err := policies.Bundle.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(*dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, raw, 0o644)
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "writing the bundle to %s: %v\n", *dir, err)
 		return 1
 	}
 	return 0
