@@ -107,6 +107,18 @@ cat "$work/conftest.txt"
 grep -q 'WARN.*GF-RS-002: gpufleet_eks_node_pool.acme_notebooks' "$work/conftest.txt" || fail "conftest did not report what the provider warned about (GF-RS-002 on acme_notebooks)"
 findings_warn=$(grep -c '^WARN' "$work/conftest.txt" || true)
 findings_deny=$(grep -c '^FAIL' "$work/conftest.txt" || true)
+echo
+echo "... and on large plans, the pool documents built once by gpufleet-policy, judged by the release's bundle:"
+echo "    gpufleet-policy bundle -o gpufleet-policies; gpufleet-policy documents -o pools.json plan.json"
+"$bin/gpufleet-policy" bundle -o "$work/gpufleet-policies" || fail "gpufleet-policy bundle failed"
+"$bin/gpufleet-policy" documents -o "$work/pools.json" "$work/plan.json" || fail "gpufleet-policy documents failed on the plan"
+rc=0
+conftest test --no-color --policy "$work/gpufleet-policies" --data "$qs/policy-data.yaml" "$work/pools.json" >"$work/conftest-documents.txt" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "conftest failed the plan's pool documents (exit $rc)"
+findings() { grep -E '^(WARN|FAIL)' "$1" | sed -E 's/^(WARN|FAIL) - [^ ]+ - /\1 - /' | sort; }
+diff <(findings "$work/conftest.txt") <(findings "$work/conftest-documents.txt") >/dev/null ||
+  fail "conftest reported other findings on the pool documents than on the plan"
+echo "the same $((findings_warn + findings_deny)) finding(s), word for word"
 
 say "3. terraform apply: EKS node groups with their launch templates, GKE node pools consuming globex's reservation"
 tf apply -input=false "$work/plan.out" || fail "the apply failed"

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 )
 
 // conftest runs the pinned conftest with the bundle (and extra policy dirs) on a fixture of
@@ -92,6 +95,51 @@ func TestConftest_junit(t *testing.T) {
 	}
 	if named != 10 {
 		t.Fatalf("%d test cases named '<rule>: <address>', want 10: %s", named, out)
+	}
+}
+
+// gpufleet-policy junit on conftest's JSON results: a case per finding named "<rule> <address>",
+// the same on every run of the same plan; denies failed, warnings passed with their message.
+func TestConftest_junitFromJSON(t *testing.T) {
+	out, code := conftest(t, "aws_eks_node_group_violating.json", "-o", "json")
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1: %s", code, out)
+	}
+	var report bytes.Buffer
+	if err := policy.JUnit(strings.NewReader(out), &report); err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name      string  `xml:"name,attr"`
+				Failure   *string `xml:"failure"`
+				SystemOut string  `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(report.Bytes(), &suites); err != nil {
+		t.Fatalf("not JUnit XML: %v: %s", err, report.String())
+	}
+	// aws_eks_node_group_violating.json: 5 denies, 5 warnings (testdata/expected)
+	if suites.Tests != 10 || suites.Failures != 5 || len(suites.Suites) != 1 || filepath.Base(suites.Suites[0].Name) != "aws_eks_node_group_violating.json" {
+		t.Fatalf("%d tests, %d failures: %s", suites.Tests, suites.Failures, report.String())
+	}
+	passedWarnings := 0
+	for _, c := range suites.Suites[0].Cases {
+		rule, address, _ := strings.Cut(c.Name, " ")
+		if !strings.HasPrefix(rule, "GF-") || !strings.HasPrefix(address, "aws_eks_node_group.") {
+			t.Errorf("test case %q is not named <rule> <address>", c.Name)
+		}
+		if c.Failure == nil && strings.HasPrefix(c.SystemOut, "WARN "+rule+": "+address+": ") {
+			passedWarnings++
+		}
+	}
+	if passedWarnings != 5 {
+		t.Errorf("%d warnings passed with their message, want 5: %s", passedWarnings, report.String())
 	}
 }
 

@@ -3,6 +3,7 @@
 //	gpufleet-policy documents [-o FILE] PLAN.json    pool documents of a plan, for conftest
 //	gpufleet-policy bundle -o DIR                      the policy bundle of this release, for conftest
 //	gpufleet-policy validate FILE...                  policy data checked against the schema
+//	gpufleet-policy junit [RESULTS.json]              conftest's JSON results as a JUnit report
 //
 // documents reads the JSON of a Terraform plan (terraform show -json; - for standard input) and
 // writes the pool documents of its GPU pools, built once, in Go (internal/plandoc), to FILE or
@@ -19,6 +20,11 @@
 // it is given on every run, and the tests would cost more than judging a plan of a thousand pools.
 // validate checks policy data files with the provider's own validation (policy.LoadData), which
 // conftest --data does not: one line per problem on stderr, each naming the file and the key.
+//
+// junit reads what conftest test -o json printed (a file, or standard input) and writes JUnit XML:
+// a case per finding named "<rule> <address>", denies as failures and warnings as passing cases
+// with their message, where conftest's own -o junit fails on warnings too. It does not change the
+// verdict: keep conftest's exit code.
 //
 // Exit codes: 0 done, 1 the input is unusable (not a plan, invalid policy data), 2 bad usage.
 package main
@@ -41,9 +47,12 @@ import (
 const usage = "usage: gpufleet-policy documents [-o FILE] PLAN.json\n" +
 	"       gpufleet-policy bundle -o DIR\n" +
 	"       gpufleet-policy validate FILE...\n" +
+	"       gpufleet-policy junit [RESULTS.json]\n" +
 	"documents: the pool documents of a Terraform plan's JSON (- reads standard input), for\n" +
 	"  conftest test --policy DIR FILE: the same findings as on the plan, documents built once.\n" +
 	"bundle: writes the gpufleet policy bundle of this release, without its tests, to DIR.\n" +
+	"junit: conftest test -o json results (a file or standard input) as JUnit XML: a case per finding\n" +
+	"  named \"<rule> <address>\", denies failed, warnings passed with their message.\n" +
 	"validate: checks gpufleet policy data files (YAML or JSON; conftest --data, provider\n" +
 	"  policy.data_files) against policies/policy-data.schema.json.\n"
 
@@ -66,6 +75,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return documents(args[1:], stdin, stdout, stderr)
 	case "bundle":
 		return bundle(args[1:], stderr)
+	case "junit":
+		return junit(args[1:], stdin, stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return 2
@@ -156,6 +167,28 @@ func bundle(args []string, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "writing the bundle to %s: %v\n", *dir, err)
+		return 1
+	}
+	return 0
+}
+
+func junit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 1 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	in := stdin
+	if len(args) == 1 && args[0] != "-" {
+		f, err := os.Open(args[0])
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		defer f.Close()
+		in = f
+	}
+	if err := policy.JUnit(in, stdout); err != nil {
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	return 0

@@ -126,3 +126,34 @@ func TestRun_documents(t *testing.T) {
 		t.Errorf("no plan: exit code %d, want 2", code)
 	}
 }
+
+// junit turns conftest's JSON results into JUnit; what is not conftest's JSON fails.
+func TestRun_junit(t *testing.T) {
+	results := `[{"filename": "plan.json", "namespace": "main", "successes": 3,
+  "failures": [{"msg": "GF-ISO-001: aws_eks_node_group.x: no taint", "metadata": {"rule": "GF-ISO-001", "address": "aws_eks_node_group.x", "severity": "deny"}}],
+  "warnings": [{"msg": "GF-DATA-001: no registry", "metadata": {"rule": "GF-DATA-001", "address": "", "severity": "warn"}}, {"msg": "custom check\nsecond line"}]},
+ {"filename": "other.json", "namespace": "main", "successes": 4}]`
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"junit"}, strings.NewReader(results), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{
+		`<testsuites name="gpufleet" tests="4" failures="1">`,
+		`<testsuite name="plan.json" tests="3" failures="1">`,
+		`<testcase name="GF-ISO-001 aws_eks_node_group.x" classname="conftest.main">`,
+		`<failure message="GF-ISO-001: aws_eks_node_group.x: no taint" type="deny">GF-ISO-001: aws_eks_node_group.x: no taint</failure>`,
+		`<testcase name="GF-DATA-001" classname="conftest.main">`,
+		`<system-out>WARN GF-DATA-001: no registry</system-out>`,
+		`<testcase name="custom check" classname="conftest.main">`,
+		`<testcase name="no findings" classname="conftest.main">`,
+		`<system-out>4 checks passed</system-out>`,
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("no %s in\n%s", want, stdout.String())
+		}
+	}
+	stdout.Reset()
+	if code := run([]string{"junit"}, strings.NewReader("FAIL - plan.json - main - text output"), &stdout, &stderr); code != 1 || stdout.Len() > 0 {
+		t.Errorf("text input: exit code %d, output %q", code, stdout.String())
+	}
+}
