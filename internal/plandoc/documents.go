@@ -145,7 +145,7 @@ func ours(rc *resourceChange, c change, cloud string) (map[string]any, bool) {
 	if name, ok := model.(string); ok {
 		class, _ = catalogAt("gpus", name, "class")
 	}
-	var shapes any = get(a, nil, "instance_types")
+	shapes := get(a, nil, "instance_types")
 	if cloud == "gcp" {
 		shapes = nil
 		if mt, ok := a["machine_type"].(string); ok {
@@ -661,10 +661,11 @@ func (d Documents) WriteFile(w io.Writer, p *Plan) error {
 	fmt.Fprintf(bw, "{\"gpufleet_pool_documents\":%s,\n\"pools\":[", header)
 	for i, pool := range d.Pools {
 		address, _ := json.Marshal(pool.Address)
-		if i > 0 {
-			bw.WriteString(",")
+		sep := ","
+		if i == 0 {
+			sep = ""
 		}
-		fmt.Fprintf(bw, "\n[%s,%s]", address, pool.Document)
+		fmt.Fprintf(bw, "%s\n[%s,%s]", sep, address, pool.Document)
 	}
 	unjudged := d.Unjudged
 	if unjudged == nil {

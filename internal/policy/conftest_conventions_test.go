@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,9 +161,32 @@ func TestConftest_malformedCustomRule(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit code %d, want 1: %s", code, out)
 	}
-	for _, want := range []string{`GF-RULE-001: gpufleet_eks_node_pool.acme_train: a rule of data.gpufleet.rules (rule unknown) returned \"ACME-001: no GPU pools in ap-*\"`, `(ACME-002) returned`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("no %s in %s", want, out)
+	var results []struct {
+		Failures []struct {
+			Msg string `json:"msg"`
+		} `json:"failures"`
+		Warnings []struct {
+			Msg string `json:"msg"`
+		} `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &results); err != nil || len(results) != 1 {
+		t.Fatalf("conftest output (%v): %s", err, out)
+	}
+	var failures, warnings []string
+	for _, f := range results[0].Failures {
+		failures = append(failures, f.Msg)
+	}
+	for _, w := range results[0].Warnings {
+		warnings = append(warnings, w.Msg)
+	}
+	for _, want := range []string{`GF-RULE-001: gpufleet_eks_node_pool.acme_train: a rule of data.gpufleet.rules (rule unknown) returned "ACME-001: no GPU pools in ap-*"`, `(ACME-002) returned`, `(ACME-003) returned`} {
+		if !slices.ContainsFunc(failures, func(m string) bool { return strings.Contains(m, want) }) {
+			t.Errorf("no failure with %s in %s", want, out)
 		}
+	}
+	// The malformed warn result is a failure only; the well-formed one a warning.
+	if slices.ContainsFunc(warnings, func(m string) bool { return strings.Contains(m, "ACME-003") }) ||
+		!slices.Contains(warnings, "ACME-004: gpufleet_eks_node_pool.acme_train: eu pools are reviewed monthly") {
+		t.Errorf("warnings %q: want ACME-004, and ACME-003 only as a failure", warnings)
 	}
 }

@@ -35,7 +35,7 @@ _floor(min_size) := max([1, min_size]) if {
 # GF-COST-002
 # ---------------------------------------------------------------------------------------------
 
-warn contains {"rule": "GF-COST-002", "attribute": "capacity.spot_percentage", "text": text} if {
+bundle_warn contains {"rule": "GF-COST-002", "attribute": "capacity.spot_percentage", "text": text} if {
 	doc.workload.kind == "training"
 	doc.capacity.spot_percentage == 0
 	doc.workload.interruptible == true
@@ -54,7 +54,7 @@ _saving_text := sprintf("capacity.spot_percentage = 100 would save an estimated 
 # GF-COST-003
 # ---------------------------------------------------------------------------------------------
 
-warn contains {"rule": "GF-COST-003", "attribute": "capacity.spot_percentage", "text": text} if {
+bundle_warn contains {"rule": "GF-COST-003", "attribute": "capacity.spot_percentage", "text": text} if {
 	doc.workload.interruptible == false
 	pct := doc.capacity.spot_percentage
 	pct > 0

@@ -40,7 +40,7 @@ _memory_attribute := "gpu.mig.profile" if {
 
 # Two definitions, so that the common cases (no oversize_factor in the policy data, or 4) cost one
 # comparison per pool and no rule lookup.
-warn contains _rs002(have, need, 4) if {
+bundle_warn contains _rs002(have, need, 4) if {
 	have := doc.gpu.slice_memory_gib
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
@@ -50,7 +50,7 @@ warn contains _rs002(have, need, 4) if {
 	not _other_oversize_factor
 }
 
-warn contains _rs002(have, need, factor) if {
+bundle_warn contains _rs002(have, need, factor) if {
 	factor := data.gpufleet.thresholds.oversize_factor
 	factor != 4
 	factor == lib.configured_oversize_factor
@@ -94,7 +94,7 @@ _shape_attribute := {"aws": "instance_types", "gcp": "machine_type"}
 # GF-RS-003
 # ---------------------------------------------------------------------------------------------
 
-warn contains {"rule": "GF-RS-003", "attribute": attribute, "text": text} if {
+bundle_warn contains {"rule": "GF-RS-003", "attribute": attribute, "text": text} if {
 	doc.gpu.class == "training"
 	doc.workload.kind in {"inference", "development"}
 	lib.full_gpu(doc)

@@ -10,3 +10,13 @@ deny contains "ACME-001: no GPU pools in ap-*" if {
 deny contains {"rule": "ACME-002", "attribute": "region"} if {
 	startswith(input.region, "eu-")
 }
+
+# A custom warn rule whose result has no text: a deny too, never a warning that passes CI.
+warn contains {"rule": "ACME-003", "attribute": "region", "message": "spelled message, not text"} if {
+	startswith(input.region, "eu-")
+}
+
+# A well-formed custom warn rule stays a warning.
+warn contains {"rule": "ACME-004", "attribute": "region", "text": "eu pools are reviewed monthly"} if {
+	startswith(input.region, "eu-")
+}
