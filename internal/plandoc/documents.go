@@ -97,7 +97,7 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 	if doc == nil {
 		return nil, unjudged, nil
 	}
-	raw, err := json.Marshal(doc)
+	raw, err := appendJSON(nil, doc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encoding the document of %s: %w", rc.Address, err)
 	}

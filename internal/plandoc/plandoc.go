@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -44,8 +45,7 @@ type Plan struct {
 }
 
 // resourceChange is one entry of resource_changes. after and after_unknown stay raw until a builder
-// needs them: the plan is decoded in one pass, and only the planned objects of the resource types
-// the builders read are decoded further.
+// needs them: only the planned objects of the resource types the builders read are decoded.
 type resourceChange struct {
 	Address       string `json:"address"`
 	ModuleAddress any    `json:"module_address"`
@@ -65,13 +65,20 @@ type change struct {
 	hasAfterUnknown bool
 }
 
-// Read decodes the JSON of a Terraform plan. Input that is not a plan is an error that says what
-// it is, as the bundle's GF-INPUT-001 does.
+// Read decodes the JSON of a Terraform plan: its top level and configuration split in one light
+// pass (split.go), its resource changes decoded on every core. Input that is not a plan is an
+// error that says what it is, as the bundle's GF-INPUT-001 does.
 func Read(r io.Reader) (*Plan, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
+	var buf bytes.Buffer
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+			buf.Grow(int(info.Size()) + bytes.MinRead) // one allocation, not a doubling per read
+		}
+	}
+	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, err
 	}
+	raw := buf.Bytes()
 	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return nil, errors.New("the input is not a JSON object")
 	}

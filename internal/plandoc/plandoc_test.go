@@ -399,3 +399,37 @@ func TestRead(t *testing.T) {
 		t.Errorf("an empty plan: %v, %d pools", err, len(d.Pools))
 	}
 }
+
+// The documents' JSON is what encoding/json reads back as the documents, for every kind of value
+// the builders make, strings with quotes, control characters and invalid UTF-8 included.
+func TestAppendJSON(t *testing.T) {
+	doc := map[string]any{
+		"s": "a\"b\\c\n\x01é\xff", "n": 658.0219999999999, "i": 2.0, "big": 1e21, "neg": -0.5, "t": true, "f": false, "null": nil,
+		"list": []any{map[string]any{"k": "v"}, []any{}, 3.0}, "empty": map[string]any{},
+	}
+	raw, err := appendJSON(nil, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back any
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, raw)
+	}
+	want := normalise(t, doc)
+	if d := diff("doc", back, want); d != "" || back.(map[string]any)["s"] != "a\"b\\c\n\x01é\uFFFD" {
+		t.Errorf("%s: %s", d, raw)
+	}
+	if _, err := appendJSON(nil, map[string]any{"x": math.NaN()}); err == nil {
+		t.Error("NaN encoded")
+	}
+	if raw, _ := appendJSON(nil, map[string]any{"monthly_usd": 7e6}); string(raw) != `{"monthly_usd":7000000}` {
+		t.Errorf("a $7M pool's cost is written %s", raw)
+	}
+	// Numbers are written as encoding/json writes them: OPA keeps the text, and rules print it.
+	for _, f := range []float64{0, 2, -3, 7e6, 1234567.5, 658.0219999999999, 0.1, 1e-6, 1e-7, 1.5e-9, 1e20, 1e21, 1.2345e22, -4e-8} {
+		want, _ := json.Marshal(f)
+		if got := appendFloat(nil, f); string(got) != string(want) {
+			t.Errorf("%v: %s, want %s", f, got, want)
+		}
+	}
+}

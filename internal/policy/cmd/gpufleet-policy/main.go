@@ -18,6 +18,8 @@
 // bundle writes the Rego bundle built into the binary (policies/ of the same release, so that it
 // reads the documents this binary writes) without its unit tests: conftest compiles every module
 // it is given on every run, and the tests would cost more than judging a plan of a thousand pools.
+// The directory is the bundle's: a later run replaces it whole, and a directory it did not write
+// is refused unless empty.
 // validate checks policy data files with the provider's own validation (policy.LoadData), which
 // conftest --data does not: one line per problem on stderr, each naming the file and the key.
 //
@@ -30,6 +32,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -121,19 +124,9 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v; run it on the JSON of a plan: terraform show -json plan.out > plan.json\n", name, err)
 		return 1
 	}
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		defer f.Close()
-		w = f
-	}
 	d, err := plan.Build()
 	if err == nil {
-		err = d.WriteFile(w, plan)
+		err = writeOutput(*out, stdout, func(w io.Writer) error { return d.WriteFile(w, plan) })
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "writing the documents of %s: %v\n", name, err)
@@ -142,7 +135,36 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// bundle writes the embedded bundle's Rego files, tests left out, under dir.
+// writeOutput writes to the file path (standard output when it is empty). A file is complete or
+// absent: written beside its place and renamed there only when every byte is on disk.
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "" {
+		return write(stdout)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".gpufleet-policy-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename, a no-op
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// bundleMarker marks a directory bundle wrote: the only kind of non-empty directory it replaces.
+const bundleMarker = ".gpufleet-policy-bundle"
+
+// bundle writes the embedded bundle's Rego files, tests left out, under dir. A directory it wrote
+// before is replaced whole (no file of an older release stays behind for conftest to load); any
+// other non-empty directory is left alone, with an error.
 func bundle(args []string, stderr io.Writer) int {
 	fset := flag.NewFlagSet("bundle", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
@@ -151,7 +173,31 @@ func bundle(args []string, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	err := fs.WalkDir(policies.Bundle, ".", func(path string, d fs.DirEntry, err error) error {
+	entries, err := os.ReadDir(*dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), err == nil && len(entries) == 0:
+	case err != nil:
+		fmt.Fprintln(stderr, err)
+		return 1
+	default:
+		if _, err := os.Stat(filepath.Join(*dir, bundleMarker)); err != nil {
+			fmt.Fprintf(stderr, "%s is not empty and was not written by gpufleet-policy bundle: write the bundle to a directory of its own (keep your own rules in another, passed as a second --policy)\n", *dir)
+			return 1
+		}
+		if err := os.RemoveAll(*dir); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if err := os.WriteFile(filepath.Join(*dir, bundleMarker), []byte("written by gpufleet-policy bundle; replaced whole by its next run\n"), 0o644); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	err = fs.WalkDir(policies.Bundle, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") || strings.HasSuffix(path, "_test.rego") {
 			return err
 		}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -155,5 +157,57 @@ func TestRun_junit(t *testing.T) {
 	stdout.Reset()
 	if code := run([]string{"junit"}, strings.NewReader("FAIL - plan.json - main - text output"), &stdout, &stderr); code != 1 || stdout.Len() > 0 {
 		t.Errorf("text input: exit code %d, output %q", code, stdout.String())
+	}
+}
+
+// bundle writes the bundle's Rego files without tests, replaces a directory it wrote before (an
+// older release's file does not stay behind), and refuses a directory it did not write.
+func TestRun_bundle(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "gpufleet-policies")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bundle", "-o", dir}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	var files []string
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			files = append(files, rel)
+		}
+		return err
+	})
+	for _, want := range []string{"main.rego", "gpufleet/documents.rego", "gpufleet/rules/residency.rego", "gpufleet/catalog.rego", ".gpufleet-policy-bundle"} {
+		if !slices.Contains(files, filepath.FromSlash(want)) {
+			t.Errorf("no %s in %v", want, files)
+		}
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.rego") || (!strings.HasSuffix(f, ".rego") && f != ".gpufleet-policy-bundle") {
+			t.Errorf("%s is in the bundle", f)
+		}
+	}
+
+	stale := filepath.Join(dir, "gpufleet", "rules", "removed_in_this_release.rego")
+	if err := os.WriteFile(stale, []byte("package gpufleet.rules\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"bundle", "-o", dir}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("again: exit code %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a file of the earlier bundle stayed: %v", err)
+	}
+
+	mine := t.TempDir()
+	own := filepath.Join(mine, "my_rules.rego")
+	if err := os.WriteFile(own, []byte("package gpufleet.rules\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run([]string{"bundle", "-o", mine}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "was not written by gpufleet-policy bundle") {
+		t.Errorf("a directory of someone else's: exit code %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(own); err != nil {
+		t.Errorf("the directory's own file is gone: %v", err)
 	}
 }
