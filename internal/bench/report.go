@@ -116,28 +116,21 @@ func (r Results) evaluateRows() [][]string {
 	return rows
 }
 
-func (r Results) conftestRows() [][]string {
-	m := r.Benchmarks["BenchmarkConftestPlan"]
-	var rows [][]string
-	for _, plan := range []string{"official@1k", "official@10k", "gpufleet@1k", "gpufleet@10k"} {
-		if _, ok := m[plan+":s-one-rule"]; !ok {
-			continue
-		}
-		rows = append(rows, []string{plan, num(m[plan+":s-one-rule"], 2), num(m[plan+":s-bundle"], 2), num(m[plan+":bundle/one-rule"], 2),
-			num(m[plan+":cpu-bundle/one-rule"], 2), num(m[plan+":MiB-one-rule"], 0), num(m[plan+":MiB-bundle"], 0), num(m[plan+":rss-bundle/one-rule"], 2)})
-	}
-	return rows
-}
+func (r Results) conftestRows() [][]string { return r.conftestTable("bundle") }
 
-func (r Results) documentsRows() [][]string {
+func (r Results) documentsRows() [][]string { return r.conftestTable("documents") }
+
+// conftestTable is BenchmarkConftestPlan's figures of one way to run the bundle (bundle: on the
+// plan; documents: on gpufleet-policy documents' file), a row per plan, against the floor.
+func (r Results) conftestTable(way string) [][]string {
 	m := r.Benchmarks["BenchmarkConftestPlan"]
 	var rows [][]string
 	for _, plan := range []string{"official@1k", "official@10k", "gpufleet@1k", "gpufleet@10k"} {
-		if _, ok := m[plan+":s-documents"]; !ok {
+		if _, ok := m[plan+":s-"+way]; !ok {
 			continue
 		}
-		rows = append(rows, []string{plan, num(m[plan+":s-one-rule"], 2), num(m[plan+":s-documents"], 2), num(m[plan+":documents/one-rule"], 2),
-			num(m[plan+":cpu-documents/one-rule"], 2), num(m[plan+":MiB-one-rule"], 0), num(m[plan+":MiB-documents"], 0), num(m[plan+":rss-documents/one-rule"], 2)})
+		rows = append(rows, []string{plan, num(m[plan+":s-one-rule"], 2), num(m[plan+":s-"+way], 2), num(m[plan+":"+way+"/one-rule"], 2),
+			num(m[plan+":cpu-"+way+"/one-rule"], 2), num(m[plan+":MiB-one-rule"], 0), num(m[plan+":MiB-"+way], 0), num(m[plan+":rss-"+way+"/one-rule"], 2)})
 	}
 	return rows
 }

@@ -138,7 +138,7 @@ func sidesCost(price any, onDemand, spot any) map[string]any {
 	return map[string]any{"hourly_usd": nil, "monthly_usd": nil}
 }
 
-// nodePrice is lib.node_price: per-node {on_demand_usd, spot_usd}; n1 machine types add count x
+// nodePriceGCP is lib.node_price("gcp", …): per-node {on_demand_usd, spot_usd}; n1 machine types add count x
 // the accelerator's per-GPU price.
 func nodePriceGCP(shape, model, perNode, region any) (any, bool) {
 	s, _ := shape.(string)
