@@ -35,6 +35,14 @@ const ComputedMemoryNeed = `  workload {
 // cannot tell it from an absent argument.
 const EmptyCollections = "  labels = {}\n  tags = {}\n  taints = []\n"
 
+// EmptyBlockSpellings are the ways a configuration (a module's dynamic blocks above all) says
+// "nothing here" with optional blocks written empty: each must plan no change after apply. The
+// first spells the blocks empty at the top, the second one level down.
+var EmptyBlockSpellings = []string{
+	"  gpu {}\n  capacity {}\n",
+	"  gpu {\n    mig {}\n    sharing {}\n  }\n  capacity {\n    reservation {}\n  }\n",
+}
+
 // SharedBlocks renders the cloud-neutral part of a pool spec: workload, scaling, capacity mix, GPU
 // sharing and waivers.
 func SharedBlocks(s pool.Spec) string {

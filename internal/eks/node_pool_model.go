@@ -49,9 +49,17 @@ type reservationModel struct {
 	Type types.String `tfsdk:"type"`
 }
 
+// empty reports whether the reservation block was written empty: no reservation.
+func (r *reservationModel) empty() bool { return poolschema.Unset(r.ID, r.Type) }
+
 type updateConfigModel struct {
 	MaxUnavailable           types.Int64 `tfsdk:"max_unavailable"`
 	MaxUnavailablePercentage types.Int64 `tfsdk:"max_unavailable_percentage"`
+}
+
+// empty reports whether the update_config block was written empty: EKS's default.
+func (u *updateConfigModel) empty() bool {
+	return poolschema.Unset(u.MaxUnavailable, u.MaxUnavailablePercentage)
 }
 
 var nodeGroupAttrTypes = map[string]attr.Type{
@@ -80,7 +88,7 @@ func (m *nodePoolModel) spec(ctx context.Context) (pool.Spec, diag.Diagnostics) 
 	var mix *poolschema.CapacityMix
 	if c := m.Capacity; c != nil {
 		mix = &c.CapacityMix
-		if r := c.Reservation; r != nil {
+		if r := c.Reservation; r != nil && !r.empty() {
 			s.Capacity.Reservation = &pool.Reservation{ID: b.String(r.ID, "capacity", "reservation"), Type: b.String(r.Type, "capacity", "reservation")}
 		}
 	}

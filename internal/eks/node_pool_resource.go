@@ -605,7 +605,10 @@ func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 			}
 		}
 	}
-	if g.MIG == nil && g.Sharing == nil {
+	if prior != nil {
+		g.GPUPartitioning = poolschema.PartitioningFrom(g.GPUPartitioning, &prior.GPUPartitioning)
+	}
+	if g.MIG == nil && g.Sharing == nil && prior == nil {
 		return nil
 	}
 	return &g
@@ -621,8 +624,10 @@ func capacityFrom(ngs []*types.Nodegroup, reservation *pool.Reservation, prior *
 	c := &capacityModel{CapacityMix: mix}
 	if reservation != nil {
 		c.Reservation = &reservationModel{ID: fwtypes.StringValue(reservation.ID), Type: fwtypes.StringValue(reservation.Type)}
+	} else if prior != nil {
+		c.Reservation = poolschema.KeepEmptyBlock(nil, prior.Reservation, (*reservationModel).empty)
 	}
-	if !isSet && reservation == nil {
+	if !isSet && c.Reservation == nil {
 		return nil // nothing the block would say
 	}
 	return c
@@ -643,8 +648,8 @@ func updateConfigFrom(u *types.NodegroupUpdateConfig, prior *updateConfigModel) 
 		return prior
 	}
 	isDefault := aws.ToInt32(u.MaxUnavailable) == 1 && u.MaxUnavailablePercentage == nil
-	if prior == nil && isDefault {
-		return nil
+	if isDefault && (prior == nil || prior.empty()) {
+		return prior // absent, or written empty: EKS's default either way
 	}
 	m := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Null()}
 	if u.MaxUnavailable != nil {

@@ -391,3 +391,16 @@ func TestAccEKSNodePool_emptyCollections(t *testing.T) {
 	sim := startSim(t)
 	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(1, 1, 2)+acctest.EmptyCollections), checkNothingLeft(t, sim)))
 }
+
+// Optional blocks written empty (gpu {}, mig {}, sharing {}, capacity {}, reservation {},
+// update_config {}), as modules write them with dynamic blocks, mean "nothing here": they plan and
+// apply as absent blocks do, and plan no change after apply.
+func TestAccEKSNodePool_emptyBlocks(t *testing.T) {
+	for i, blocks := range acctest.EmptyBlockSpellings {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			sim := startSim(t)
+			cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+blocks+"  update_config {}\n")
+			resource.Test(t, acctest.ApplyThenEmptyPlan(cfg, checkNothingLeft(t, sim)))
+		})
+	}
+}

@@ -53,6 +53,9 @@ type reservationModel struct {
 	Project types.String `tfsdk:"project"`
 }
 
+// empty reports whether the reservation block was written empty: no reservation.
+func (r *reservationModel) empty() bool { return poolschema.Unset(r.Type, r.Name, r.Project) }
+
 type nodePoolSideModel struct {
 	Name              types.String `tfsdk:"name"`
 	CapacityType      types.String `tfsdk:"capacity_type"`
@@ -119,7 +122,7 @@ func (m *nodePoolModel) spec(ctx context.Context) (pool.Spec, diag.Diagnostics) 
 	var mix *poolschema.CapacityMix
 	if c := m.Capacity; c != nil {
 		mix = &c.CapacityMix
-		if r := c.Reservation; r != nil {
+		if r := c.Reservation; r != nil && !r.empty() {
 			s.Capacity.Reservation = &pool.Reservation{
 				Type:    b.String(r.Type, "capacity", "reservation"),
 				Name:    b.String(r.Name, "capacity", "reservation"),

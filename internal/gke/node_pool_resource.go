@@ -530,6 +530,9 @@ func gpuFrom(cfg *containerpb.NodeConfig, prior *gpuModel) *gpuModel {
 		}
 		g.Sharing = &poolschema.SharingModel{Strategy: types.StringValue(strategy), Replicas: types.Int64Value(sc.GetMaxSharedClientsPerGpu())}
 	}
+	if prior != nil {
+		g.GPUPartitioning = poolschema.PartitioningFrom(g.GPUPartitioning, &prior.GPUPartitioning)
+	}
 	if prior == nil && g.Type.IsNull() && g.Count.IsNull() && g.DriverVersion.IsNull() && g.MIG == nil && g.Sharing == nil {
 		return nil // nothing the block would say
 	}
@@ -556,9 +559,17 @@ func capacityFrom(sides []side, prior *capacityModel) *capacityModel {
 			reservation = reservationOf(s.np.GetConfig().GetReservationAffinity())
 		}
 	}
-	// GKE reports NO_RESERVATION for a pool that never asked for any; keep the block absent then.
-	if reservation != nil && (reservation.Type != pool.ReservationNone || prior != nil && prior.Reservation != nil) {
+	// GKE reports NO_RESERVATION for a pool that never asked for any; keep the block absent then,
+	// or empty when the configuration wrote it empty.
+	var priorReservation *reservationModel
+	if prior != nil {
+		priorReservation = prior.Reservation
+	}
+	switch {
+	case reservation != nil && (reservation.Type != pool.ReservationNone || priorReservation != nil && !priorReservation.empty()):
 		c.Reservation = &reservationModel{Type: types.StringValue(reservation.Type), Name: poolschema.NullableString(reservation.Name), Project: poolschema.NullableString(reservation.Project)}
+	default:
+		c.Reservation = poolschema.KeepEmptyBlock(nil, priorReservation, (*reservationModel).empty)
 	}
 	if !isSet && c.Reservation == nil {
 		return nil

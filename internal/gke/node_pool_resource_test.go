@@ -283,3 +283,15 @@ func TestAccGKENodePool_emptyCollections(t *testing.T) {
 	sim := startSim(t)
 	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+acctest.EmptyCollections), checkNothingLeft(t, sim)))
 }
+
+// Optional blocks written empty (gpu {}, mig {}, sharing {}, capacity {}, reservation {}), as
+// modules write them with dynamic blocks, mean "nothing here": no change after apply.
+func TestAccGKENodePool_emptyBlocks(t *testing.T) {
+	for i, blocks := range acctest.EmptyBlockSpellings {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			sim := startSim(t)
+			cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+blocks)
+			resource.Test(t, acctest.ApplyThenEmptyPlan(cfg, checkNothingLeft(t, sim)))
+		})
+	}
+}

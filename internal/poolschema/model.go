@@ -71,6 +71,46 @@ type SharingModel struct {
 	Replicas types.Int64  `tfsdk:"replicas"`
 }
 
+// Unset reports whether every value of an optional block is null: the block was written empty
+// (`mig {}`), as modules write blocks with dynamic blocks inside, and means what the absent block
+// means.
+func Unset(values ...attr.Value) bool {
+	for _, v := range values {
+		if !v.IsNull() {
+			return false
+		}
+	}
+	return true
+}
+
+// Empty reports whether the mig block was written empty.
+func (m *MIGModel) Empty() bool { return Unset(m.Profile, m.Config) }
+
+// Empty reports whether the sharing block was written empty.
+func (m *SharingModel) Empty() bool { return Unset(m.Strategy, m.Replicas) }
+
+// KeepEmptyBlock is prior where the cloud holds nothing for an optional block (read is nil) and
+// the configuration wrote the block empty (empty(prior)): `mig {}` and no mig block both mean none,
+// and state keeps the spelling the configuration used, or every plan would show a change (as
+// keepEmpty does for maps).
+func KeepEmptyBlock[T any](read, prior *T, empty func(*T) bool) *T {
+	if read == nil && prior != nil && empty(prior) {
+		return prior
+	}
+	return read
+}
+
+// PartitioningFrom is the shared part of a gpu block read back (read), with the mig and sharing
+// blocks the configuration wrote empty kept as written.
+func PartitioningFrom(read GPUPartitioning, prior *GPUPartitioning) GPUPartitioning {
+	if prior == nil {
+		return read
+	}
+	read.MIG = KeepEmptyBlock(read.MIG, prior.MIG, (*MIGModel).Empty)
+	read.Sharing = KeepEmptyBlock(read.Sharing, prior.Sharing, (*SharingModel).Empty)
+	return read
+}
+
 type ScalingModel struct {
 	MinSize     types.Int64 `tfsdk:"min_size"`
 	MaxSize     types.Int64 `tfsdk:"max_size"`
@@ -192,10 +232,10 @@ func (b *SpecBuilder) Common(ctx context.Context, m *Model, gpu *GPUPartitioning
 		}
 	}
 	if gpu != nil {
-		if g := gpu.MIG; g != nil {
+		if g := gpu.MIG; g != nil && !g.Empty() {
 			s.GPU.MIG = &pool.MIG{Profile: b.String(g.Profile, "gpu", "mig"), Config: b.String(g.Config, "gpu", "mig")}
 		}
-		if g := gpu.Sharing; g != nil {
+		if g := gpu.Sharing; g != nil && !g.Empty() {
 			s.GPU.Sharing = &pool.Sharing{Strategy: b.String(g.Strategy, "gpu", "sharing"), Replicas: b.Int(g.Replicas, "gpu", "sharing")}
 		}
 	}

@@ -52,6 +52,13 @@ resource "gpufleet_eks_node_pool" "this" {
   capacity {
     spot_percentage = each.value.spot_percentage
     on_demand_base  = each.value.on_demand_base
+    dynamic "reservation" {
+      for_each = each.value.reservation == null ? [] : [each.value.reservation]
+      content {
+        type = reservation.value.type
+        id   = reservation.value.id
+      }
+    }
   }
 
   lifecycle {
@@ -110,6 +117,14 @@ resource "gpufleet_gke_node_pool" "this" {
   capacity {
     spot_percentage = each.value.spot_percentage
     on_demand_base  = each.value.on_demand_base
+    dynamic "reservation" {
+      for_each = each.value.reservation == null ? [] : [each.value.reservation]
+      content {
+        type    = reservation.value.type
+        name    = reservation.value.name
+        project = reservation.value.project
+      }
+    }
   }
 
   lifecycle {

@@ -4,6 +4,10 @@ variable "clients" {
     <client>-<workload>, on EKS (cloud = "aws") or GKE (cloud = "gcp"). node_type is the EC2
     instance type or the GKE machine type; gpu_type and gpu_count only for GKE N1 machine types.
     Without desired_size the cluster autoscaler owns the size between min_size and max_size.
+    reservation is the pool's capacity.reservation block: on EKS { type = "capacity-reservation"
+    or "capacity-block", id = "cr-…" }, on GKE { type = "specific", "any" or "none", name, project }.
+    Pool names must be unique: client "acme" with workload "eu-train" and client "acme-eu" with
+    workload "train" would both be pool acme-eu-train, and are refused.
   EOT
   type = map(object({
     workloads = map(object({
@@ -25,9 +29,25 @@ variable "clients" {
       labels           = optional(map(string), {})
       tags             = optional(map(string), {})
       policy_waivers   = optional(map(string), {})
+      reservation = optional(object({
+        type    = string
+        id      = optional(string)
+        name    = optional(string)
+        project = optional(string)
+      }))
     }))
   }))
 
+  # Pools are keyed and named <client>-<workload>: two workloads of that name would be one map
+  # entry, and one client's running pool would silently become the other's.
+  validation {
+    condition = alltrue([for name, owners in {
+      for p in flatten([for c, client in var.clients : [for w, _ in client.workloads : { name = "${c}-${w}", owner = "client ${jsonencode(c)} workload ${jsonencode(w)}" }]]) : p.name => p.owner...
+    } : length(owners) == 1])
+    error_message = "Two workloads would be the same pool: ${join("; ", [for name, owners in {
+      for p in flatten([for c, client in var.clients : [for w, _ in client.workloads : { name = "${c}-${w}", owner = "client ${jsonencode(c)} workload ${jsonencode(w)}" }]]) : p.name => p.owner...
+    } : "${name} is both ${join(" and ", owners)}" if length(owners) > 1])}. Rename one of the workloads."
+  }
   validation {
     condition     = alltrue(flatten([for c, client in var.clients : [for w, wl in client.workloads : contains(["aws", "gcp"], wl.cloud)]]))
     error_message = "Every workload's cloud is \"aws\" (an EKS pool) or \"gcp\" (a GKE pool)."

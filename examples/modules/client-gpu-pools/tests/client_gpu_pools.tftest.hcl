@@ -207,3 +207,43 @@ run "bad_sizes_are_refused" {
 
   expect_failures = [var.clients]
 }
+
+# Client acme's workload eu-train and client acme-eu's workload train would both be the pool
+# acme-eu-train: one map entry, one client's pool silently switched to the other client. The module
+# refuses the clients before any provider call, naming both.
+run "colliding_pool_names_are_refused" {
+  command = plan
+
+  variables {
+    clients = {
+      acme = {
+        workloads = {
+          eu-train = {
+            cloud          = "aws"
+            kind           = "training"
+            environment    = "staging"
+            gpu_memory_gib = 20
+            node_type      = "g6e.xlarge"
+            min_size       = 0
+            max_size       = 2
+          }
+        }
+      }
+      acme-eu = {
+        workloads = {
+          train = {
+            cloud          = "aws"
+            kind           = "training"
+            environment    = "staging"
+            gpu_memory_gib = 20
+            node_type      = "g6e.xlarge"
+            min_size       = 0
+            max_size       = 2
+          }
+        }
+      }
+    }
+  }
+
+  expect_failures = [var.clients]
+}
