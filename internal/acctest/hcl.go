@@ -35,6 +35,14 @@ const ComputedMemoryNeed = `  workload {
 // cannot tell it from an absent argument.
 const EmptyCollections = "  labels = {}\n  tags = {}\n  taints = []\n"
 
+// EmptyTaintValue is a taint written with an empty value (Kubernetes' `dedicated:NoSchedule`) next to
+// one without a value: state keeps each as written, so the next plan is empty.
+const EmptyTaintValue = `  taints = [
+    { key = "dedicated", value = "", effect = "NO_SCHEDULE" },
+    { key = "batch-only", effect = "PREFER_NO_SCHEDULE" },
+  ]
+`
+
 // EmptyBlockSpellings are the ways a configuration (a module's dynamic blocks above all) says
 // "nothing here" with optional blocks written empty: each must plan no change after apply. The
 // first spells the blocks empty at the top, the second one level down.

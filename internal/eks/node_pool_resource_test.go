@@ -404,3 +404,9 @@ func TestAccEKSNodePool_emptyBlocks(t *testing.T) {
 		})
 	}
 }
+
+// A taint with an empty value (value = "") reads back as written: no change after apply.
+func TestAccEKSNodePool_emptyTaintValue(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+acctest.EmptyTaintValue), checkNothingLeft(t, sim)))
+}

@@ -295,3 +295,10 @@ func TestAccGKENodePool_emptyBlocks(t *testing.T) {
 		})
 	}
 }
+
+// A taint with an empty value (value = "") reads back as written: no inconsistent result after
+// apply, no change after it.
+func TestAccGKENodePool_emptyTaintValue(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+acctest.EmptyTaintValue), checkNothingLeft(t, sim)))
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -47,7 +48,9 @@ func UserLabels(labels map[string]string, prior types.Map, cloudOwned func(key s
 }
 
 // UserTaints are the node taints less the derived GPU and client taints, null when none remain
-// (or prior's empty set, see keepEmptySet).
+// (or prior's empty set, see keepEmptySet). A taint without a value reads back as prior wrote it:
+// `value = ""` and no value are the same taint to Kubernetes and the clouds, which answer either
+// way, and state keeps the configuration's spelling, or every plan would show a change.
 func UserTaints(taints []pool.Taint, prior types.Set) types.Set {
 	var user []pool.Taint
 	for _, t := range taints {
@@ -59,7 +62,35 @@ func UserTaints(taints []pool.Taint, prior types.Set) types.Set {
 		return keepEmptySet(types.SetNull(types.ObjectType{AttrTypes: TaintAttrTypes}), prior)
 	}
 	SortTaints(user)
-	return TaintSet(user)
+	emptyValue := map[string]bool{} // key and effect of prior's taints written with value = ""
+	if !prior.IsNull() && !prior.IsUnknown() {
+		for _, e := range prior.Elements() {
+			o, ok := e.(types.Object)
+			if !ok {
+				continue
+			}
+			attrs := o.Attributes()
+			if v, ok := attrs["value"].(types.String); ok && !v.IsNull() && !v.IsUnknown() && v.ValueString() == "" {
+				emptyValue[taintID(attrs["key"], attrs["effect"])] = true
+			}
+		}
+	}
+	elems := make([]attr.Value, len(user))
+	for i, t := range user {
+		value := NullableString(t.Value)
+		if t.Value == "" && emptyValue[taintID(types.StringValue(t.Key), types.StringValue(t.Effect))] {
+			value = types.StringValue("")
+		}
+		elems[i] = types.ObjectValueMust(TaintAttrTypes, map[string]attr.Value{"key": types.StringValue(t.Key), "value": value, "effect": types.StringValue(t.Effect)})
+	}
+	return types.SetValueMust(types.ObjectType{AttrTypes: TaintAttrTypes}, elems)
+}
+
+// taintID identifies a taint by key and effect, as Kubernetes does.
+func taintID(key, effect attr.Value) string {
+	k, _ := key.(types.String)
+	e, _ := effect.(types.String)
+	return k.ValueString() + ":" + e.ValueString()
 }
 
 // UserTags are the cloud object's tags less derived ones (derived) and less provider default_tags
