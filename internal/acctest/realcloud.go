@@ -68,3 +68,50 @@ func RefreshOnlyAfterLabelChange(t *testing.T, addr, workloadTag string, setLabe
 		},
 	}
 }
+
+// DerivedLabelDriftSteps are the steps both pool resources test for a derived node label changed
+// outside terraform (setLabel sets gpufleet.io/client to "initech" on the pool's first side):
+// refresh reports what the cloud says, and nothing else — client, the cost centre, effective_tags
+// and the policy document stay the client gpufleet wrote on the objects it owns, effective_labels
+// shows the rogue label — and the next plan is an update that puts the label back (labelIsBack
+// checks the cloud), after which the plan is empty.
+func DerivedLabelDriftSteps(t *testing.T, config, addr, tagPrefix string, setLabel func(key, value string) error, labelIsBack func() error) []resource.TestStep {
+	return []resource.TestStep{
+		{Config: config},
+		{
+			PreConfig: func() {
+				if err := setLabel("gpufleet.io/client", "initech"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			Check: func(s *terraform.State) error {
+				want := map[string]string{
+					"client":                                            "acme",
+					"policy_document.client":                            "acme",
+					"effective_tags." + tagPrefix + "client":            "acme",
+					"effective_tags." + tagPrefix + "cost-center":       "cc-1001",
+					"effective_labels.gpufleet.io/client":               "initech",
+					"policy_document.tags." + tagPrefix + "client":      "acme",
+					"policy_document.tags." + tagPrefix + "cost-center": "cc-1001",
+				}
+				var errs []error
+				for key, value := range want {
+					if got := StateAttribute(s, addr, key); got != value {
+						errs = append(errs, fmt.Errorf("%s = %q after refresh, want %q", key, got, value))
+					}
+				}
+				return errors.Join(errs...)
+			},
+		},
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: func(*terraform.State) error { return labelIsBack() },
+		},
+	}
+}

@@ -155,7 +155,27 @@ func (v *eksValidator) labelKey(k string) *apiError {
 	if len(k) < 1 || len(k) > 63 {
 		return v.invalid("Label key %q is invalid: the key must be 1-63 characters long", k)
 	}
+	// "The Managed Node Groups API currently rejects labels with prefixes containing
+	// kubernetes.io/, k8s.io/, eks.amazonaws.com/" (kubernetes/cloud-provider-aws#242,
+	// aws/containers-roadmap#1451).
+	if hasLabelDomain(k, "kubernetes.io", "k8s.io", "eks.amazonaws.com") {
+		return v.invalid("Label key %q is invalid: labels with prefixes containing kubernetes.io/, k8s.io/ or eks.amazonaws.com/ are not allowed", k)
+	}
 	return nil
+}
+
+// hasLabelDomain reports whether label key k's prefix is one of domains or a subdomain of one.
+func hasLabelDomain(k string, domains ...string) bool {
+	prefix, _, ok := strings.Cut(k, "/")
+	if !ok {
+		return false
+	}
+	for _, d := range domains {
+		if prefix == d || strings.HasSuffix(prefix, "."+d) {
+			return true
+		}
+	}
+	return false
 }
 
 // validateTags checks EKS tag limits (EKS API Reference: TagResource — at most 50 tags, key

@@ -305,6 +305,16 @@ func validateK8sLabels(labels map[string]string) error {
 		if !validQualifiedName(k) || !validLabelValue(labels[k]) {
 			return invalidArg("Invalid value for field 'node_config.labels': %q=%q is not a valid Kubernetes label.", k, labels[k])
 		}
+		// "Error 400: Applying kubernetes label is not allowed: node-role.kubernetes.io/..."
+		// (hashicorp/terraform-provider-google#6003, bitpoke/stack#86).
+		if hasLabelDomain(k, "kubernetes.io", "k8s.io") {
+			return invalidArg("Applying kubernetes label is not allowed: %s", k)
+		}
+		// "Node labels with key "cloud.google.com/compute-class" are managed by GKE or Kubernetes
+		// and must not be manually specified." (hashicorp/terraform-provider-google#19677)
+		if hasLabelDomain(k, "cloud.google.com") {
+			return invalidArg("Node labels with key %q are managed by GKE or Kubernetes and must not be manually specified.", k)
+		}
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	fwtypes "github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
@@ -436,7 +437,8 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	var found []*types.Nodegroup
 	var entries []nodeGroupModel
 	var drift []string
-	var ownDefaults []string // from the first template read
+	var ownDefaults []string          // from the first template read
+	var templateTags map[string]string // the first owned template's tags: what gpufleet wrote and owns
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
 		ngName := name + suffix
 		o := sideOwnerOf(m, ngName)
@@ -467,8 +469,9 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		if err != nil {
 			return false, nil, err
 		}
-		if lt != nil && ownDefaults == nil {
-			ownDefaults = strings.Split(tagMap(lt.Tags)[tagOwnDefaultTags], ",")
+		if lt != nil && templateTags == nil {
+			templateTags = tagMap(lt.Tags)
+			ownDefaults = strings.Split(templateTags[tagOwnDefaultTags], ",")
 		}
 		if problem != "" {
 			drift = append(drift, problem)
@@ -488,9 +491,12 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		if err != nil {
 			return false, nil, fmt.Errorf("launch template of node group %s: %w", aws.ToString(found[0].NodegroupName), err)
 		}
-		r.flatten(m, found, reservation, ownDefaults)
+		if templateTags == nil {
+			templateTags = found[0].Tags // no owned template: the node group's own tags
+		}
+		r.flatten(m, found, reservation, ownDefaults, templateTags)
 		spec, _ := m.spec(ctx)
-		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags))
+		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags), poolLabels(found[0]))
 	}
 	m.NodeGroups = nodeGroupList(entries)
 	return true, drift, nil
@@ -547,9 +553,18 @@ func readReservation(ctx context.Context, conn *ec2.Client, ngs []*types.Nodegro
 	return nil, nil
 }
 
+// poolLabels are a node group's node labels less the side's own capacity-type label: the labels
+// every node of the pool carries.
+func poolLabels(ng *types.Nodegroup) map[string]string {
+	labels := maps.Clone(ng.Labels)
+	delete(labels, pool.LabelCapacityType)
+	return labels
+}
+
 // flatten writes what EKS reports into the model. Settings EKS does not hold (waivers, timeouts,
-// whether MIG was given as a profile or an all-<profile> config) keep their prior values.
-func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation, ownDefaults []string) {
+// whether MIG was given as a profile or an all-<profile> config) keep their prior values. The
+// client is the one gpufleet tagged on what it owns (ownedTags), not a node label's.
+func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation, ownDefaults []string, ownedTags map[string]string) {
 	primary := ngs[0]
 	m.ID = fwtypes.StringValue(poolID(m.ClusterName.ValueString(), m.Name.ValueString()))
 	m.Region = fwtypes.StringValue(regionOfARN(aws.ToString(primary.NodegroupArn)))
@@ -559,9 +574,8 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, res
 	m.AMIType = fwtypes.StringValue(string(primary.AmiType))
 	m.KubernetesVersion = fwtypes.StringValue(aws.ToString(primary.Version))
 
-	labels := maps.Clone(primary.Labels)
-	delete(labels, pool.LabelCapacityType)
-	m.Client = fwtypes.StringValue(labels[pool.LabelClient])
+	labels := poolLabels(primary)
+	m.Client = poolschema.ClientFrom(ownedTags, pool.TagKeysFor(catalog.AWS).Client, labels)
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.GPU = gpuFromLabels(labels, m.GPU)
 	m.Labels = poolschema.UserLabels(labels, m.Labels, func(string) bool { return false })

@@ -410,3 +410,25 @@ func TestAccEKSNodePool_emptyTaintValue(t *testing.T) {
 	sim := startSim(t)
 	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+acctest.EmptyTaintValue), checkNothingLeft(t, sim)))
 }
+
+// A derived node label changed outside terraform (gpufleet.io/client) is drift to undo, not a new
+// client: refresh keeps the client gpufleet wrote on the objects it owns, and apply puts the label
+// back.
+func TestAccEKSNodePool_derivedLabelDrift(t *testing.T) {
+	sim := startSim(t)
+	data := acctest.WriteFile(t, "policy-data.yaml", parityData)
+	cfg := providerConfig(sim, fmt.Sprintf("  policy {\n    data_files = [%q]\n  }\n", data)) + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: acctest.DerivedLabelDriftSteps(t, cfg, addr, "gpufleet:", func(key, value string) error {
+			return sim.SetNodegroupLabel(testRegion, testCluster, "train-od", key, value)
+		}, func() error {
+			ng, err := clients(t, sim).nodegroup("train-od")
+			if err != nil {
+				return err
+			}
+			return wantLabel(ng, "gpufleet.io/client", "acme")
+		}),
+	})
+}

@@ -192,6 +192,15 @@ func userLabels(np *containerpb.NodePool) map[string]string {
 	return labels
 }
 
+// poolLabels are the node labels gpufleet gives every node of the pool: a node pool's labels less
+// GKE's own, the side's capacity type and gpufleet's record of the pool's own default tags.
+func poolLabels(np *containerpb.NodePool) map[string]string {
+	labels := userLabels(np)
+	delete(labels, pool.LabelCapacityType)
+	delete(labels, labelOwnDefaults)
+	return labels
+}
+
 // userResourceLabels are a node pool's resource labels less GKE's goog- ones.
 func userResourceLabels(np *containerpb.NodePool) map[string]string {
 	labels := maps.Clone(np.GetConfig().GetResourceLabels())

@@ -42,6 +42,8 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 		{"too many sharing replicas", "g2-standard-8", "  gpu {\n    sharing {\n      strategy = \"time-slicing\"\n      replicas = 49\n    }\n  }\n", []string{"gpu.sharing.replicas", "between 2 and 48"}},
 		{"MPS on MIG partitions", "a2-highgpu-1g", "  gpu {\n    mig {\n      profile = \"1g.5gb\"\n    }\n    sharing {\n      strategy = \"mps\"\n      replicas = 2\n    }\n  }\n", []string{"gpu.sharing.strategy", "MPS"}},
 		{"label key Kubernetes rejects", "g2-standard-8", `  labels = { "bad key" = "x" }` + "\n", []string{"labels", "qualified name"}},
+		{"label under a prefix Kubernetes reserves", "g2-standard-8", `  labels = { "node-role.kubernetes.io/gpu" = "true" }` + "\n", []string{"labels", "Kubernetes reserves"}},
+		{"label under a prefix GKE manages", "g2-standard-8", `  labels = { "cloud.google.com/compute-class" = "gpu" }` + "\n", []string{"labels", "GKE manages"}},
 		{"tag GCP rejects as a resource label", "g2-standard-8", `  tags = { Project = "vision" }` + "\n", []string{"tags", "GKE resource label key \"Project\""}},
 		{"more resource labels than GCP takes", "g2-standard-8", "  tags = {" + strings.Join(tags, ", ") + "}\n", []string{"tags", "at most 64"}},
 		{"spot with a reservation", "g2-standard-8", "  capacity {\n    spot_percentage = 50\n    reservation {\n      type = \"any\"\n    }\n  }\n", []string{"capacity.spot_percentage", "cannot consume reservations"}},

@@ -448,7 +448,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	}
 	r.flatten(m, sides)
 	spec, _ := m.spec(ctx)
-	poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(sides[0].np))
+	poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(sides[0].np), poolLabels(sides[0].np))
 	return true, nil
 }
 
@@ -465,9 +465,8 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side) {
 	m.NodeLocations = types.SetValueMust(types.StringType, poolschema.StringValues(primary.GetLocations()))
 	m.KubernetesVersion = kubernetesVersion(primary.GetVersion(), m.KubernetesVersion)
 
-	labels := userLabels(primary)
-	delete(labels, pool.LabelCapacityType)
-	m.Client = types.StringValue(labels[pool.LabelClient])
+	labels := poolLabels(primary)
+	m.Client = poolschema.ClientFrom(primary.GetConfig().GetResourceLabels(), pool.TagKeysFor(catalog.GCP).Client, labels)
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.Labels = poolschema.UserLabels(labels, m.Labels, isGKELabel)
 	m.Taints = poolschema.UserTaints(poolTaints(cfg.GetTaints()), m.Taints)

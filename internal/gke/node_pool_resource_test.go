@@ -302,3 +302,21 @@ func TestAccGKENodePool_emptyTaintValue(t *testing.T) {
 	sim := startSim(t)
 	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+acctest.EmptyTaintValue), checkNothingLeft(t, sim)))
 }
+
+// A derived node label changed outside terraform (gpufleet.io/client) is drift to undo, not a new
+// client: refresh keeps the client of the pool's gpufleet_client resource label, and apply puts the
+// label back.
+func TestAccGKENodePool_derivedLabelDrift(t *testing.T) {
+	sim := startSim(t)
+	data := acctest.WriteFile(t, "policy-data.yaml", parityData)
+	cfg := providerConfig(sim, fmt.Sprintf("  policy {\n    data_files = [%q]\n  }\n", data)) + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: acctest.DerivedLabelDriftSteps(t, cfg, addr, "gpufleet_", func(key, value string) error {
+			return sim.SetNodePoolLabel(testProject, testLocation, testCluster, "infer-od", key, value)
+		}, func() error {
+			return checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error { return wantLabel(np, "gpufleet.io/client", "acme") })(nil)
+		}),
+	})
+}

@@ -320,6 +320,10 @@ func (v *validator) labels() {
 			v.add(P("gpu", "sharing"), "Derived label set by hand", "gpufleet derives the %q label from gpu.sharing; set gpu.sharing instead of labels[%q].", k, k)
 		case v.spec.Cloud == catalog.AWS && len(k) > maxEKSKey:
 			v.add(p, "Label key too long for EKS", "%q has %d characters; EKS takes label keys of at most %d characters, prefix included.", k, len(k), maxEKSKey)
+		default:
+			if owner := reservedLabelOwner(v.spec.Cloud, k); owner != "" {
+				v.add(p, "Reserved label prefix", "%q is under a prefix that %s: the API rejects the label at apply. Use a prefix of your own, such as example.com/.", k, owner)
+			}
 		}
 		switch val := v.spec.Labels[k]; {
 		case val == "" && v.spec.Cloud == catalog.AWS:
@@ -382,6 +386,46 @@ func (v *validator) waivers() {
 			v.add(p, "Policy waiver without a reason", "waiving %s needs a reason of at least %d characters (who decided, why, until when).", rule, minWaiverReason)
 		}
 	}
+}
+
+// reservedLabelPrefixes are the node-label prefixes (domains, and their subdomains) the clouds do
+// not let a node pool set, by what owns them:
+//   - kubernetes.io and k8s.io: the kubelet refuses to register a node with labels of these
+//     domains outside a short allow-list ("unknown 'kubernetes.io' or 'k8s.io' labels specified
+//     with --node-labels", kubernetes/kubernetes pkg/kubelet/apis/well_known_labels.go), and both
+//     APIs reject them: EKS "rejects labels with prefixes containing kubernetes.io/, k8s.io/,
+//     eks.amazonaws.com/" (kubernetes/cloud-provider-aws#242, aws/containers-roadmap#1451), GKE
+//     answers "Applying kubernetes label is not allowed: node-role.kubernetes.io/..."
+//     (hashicorp/terraform-provider-google#6003);
+//   - eks.amazonaws.com on EKS (same sources);
+//   - cloud.google.com on GKE: "Node labels with key "cloud.google.com/compute-class" are managed
+//     by GKE or Kubernetes and must not be manually specified"
+//     (hashicorp/terraform-provider-google#19677); GKE sets the others itself.
+var reservedLabelPrefixes = map[catalog.Cloud][]struct{ domain, owner string }{
+	catalog.AWS: {
+		{"kubernetes.io", "Kubernetes reserves"},
+		{"k8s.io", "Kubernetes reserves"},
+		{"eks.amazonaws.com", "EKS reserves"},
+	},
+	catalog.GCP: {
+		{"kubernetes.io", "Kubernetes reserves"},
+		{"k8s.io", "Kubernetes reserves"},
+		{"cloud.google.com", "GKE manages"},
+	},
+}
+
+// reservedLabelOwner says who reserves the prefix of label key k on cloud ("" when nobody does).
+func reservedLabelOwner(cloud catalog.Cloud, k string) string {
+	prefix, _, hasPrefix := strings.Cut(k, "/")
+	if !hasPrefix {
+		return ""
+	}
+	for _, r := range reservedLabelPrefixes[cloud] {
+		if prefix == r.domain || strings.HasSuffix(prefix, "."+r.domain) {
+			return r.owner
+		}
+	}
+	return ""
 }
 
 func validK8sQualifiedName(key string) bool {

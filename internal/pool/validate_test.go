@@ -158,6 +158,9 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 		{"eks name too long for the suffix", func(s *Spec) { s.Name = strings.Repeat("n", 59) }, "name", "1-58"},
 		{"waiver without reason", func(s *Spec) { s.Waivers = map[string]string{"GF-COST-002": "ok"} }, "policy_waivers.GF-COST-002", "reason"},
 		{"waiver for an unknown rule", func(s *Spec) { s.Waivers = map[string]string{"cost 2": "benchmark until 2026-12-31"} }, "policy_waivers.cost 2", "rule id"},
+		{"kubernetes.io label", func(s *Spec) { s.Labels = map[string]string{"node-role.kubernetes.io/gpu": "true"} }, "labels.node-role.kubernetes.io/gpu", "Kubernetes reserves"},
+		{"k8s.io label", func(s *Spec) { s.Labels = map[string]string{"k8s.io/team": "ml"} }, "labels.k8s.io/team", "Kubernetes reserves"},
+		{"eks.amazonaws.com label", func(s *Spec) { s.Labels = map[string]string{"eks.amazonaws.com/nodegroup": "x"} }, "labels.eks.amazonaws.com/nodegroup", "EKS reserves"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,6 +192,8 @@ func TestValidate_gkeProblems(t *testing.T) {
 		{"gke name", func(s *Spec) { s.Name = "Infer" }, "name", "lowercase"},
 		{"gke tag key", func(s *Spec) { s.Tags = map[string]string{"Owner": "x"} }, "tags.Owner", "GKE resource label key"},
 		{"gke reserved tag", func(s *Spec) { s.Tags = map[string]string{"gpufleet_client": "x"} }, "tags.gpufleet_client", "derived"},
+		{"kubernetes.io label on GKE", func(s *Spec) { s.Labels = map[string]string{"node-role.kubernetes.io/gpu": "true"} }, "labels.node-role.kubernetes.io/gpu", "Kubernetes reserves"},
+		{"cloud.google.com label", func(s *Spec) { s.Labels = map[string]string{"cloud.google.com/compute-class": "gpu"} }, "labels.cloud.google.com/compute-class", "GKE manages"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -201,6 +206,21 @@ func TestValidate_gkeProblems(t *testing.T) {
 
 // longKey is a Kubernetes qualified name of 69 characters, more than EKS takes.
 const longKey = "scheduling.platform-team.example.com/preferred-maintenance-window-utc"
+
+// Each cloud reserves its own prefixes only; a domain that merely ends like one is the user's.
+func TestValidate_reservedLabelPrefixesPerCloud(t *testing.T) {
+	for _, s := range []Spec{eksSpec(), gkeSpec()} {
+		s.Labels = map[string]string{"example.com/k8s.io": "x", "notkubernetes.io/team": "ml"}
+		if s.Cloud == catalog.AWS {
+			s.Labels["cloud.google.com/x"] = "y"
+		} else {
+			s.Labels["eks.amazonaws.com/x"] = "y"
+		}
+		if problems := s.Validate(); len(problems) != 0 {
+			t.Errorf("%s: %v", s.Cloud, problems)
+		}
+	}
+}
 
 // EKS's key limits are EKS's: GKE takes any Kubernetes qualified name.
 func TestValidate_gkeTakesLongKeys(t *testing.T) {

@@ -34,6 +34,17 @@ func WorkloadFrom(labels map[string]string, prior *WorkloadModel) *WorkloadModel
 	return w
 }
 
+// ClientFrom is the pool's client as gpufleet wrote it on the cloud objects it owns (tags: the
+// client tag of a launch template or node pool's resource labels), not as a node label says: a hand
+// change of the gpufleet.io/client label is drift to undo, not a new client. labels only stand in
+// for objects written before gpufleet tagged the client.
+func ClientFrom(tags map[string]string, tagKey string, labels map[string]string) types.String {
+	if c, ok := tags[tagKey]; ok && c != "" {
+		return types.StringValue(c)
+	}
+	return types.StringValue(labels[pool.LabelClient])
+}
+
 // UserLabels are the node labels less the ones gpufleet derives and the ones the cloud adds itself
 // (cloudOwned); prior's spelling of none (see keepEmpty).
 func UserLabels(labels map[string]string, prior types.Map, cloudOwned func(key string) bool) types.Map {

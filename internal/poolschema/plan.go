@@ -116,9 +116,11 @@ func evaluatePolicy(ctx context.Context, meta *conns.Meta, doc map[string]any, u
 
 // Refresh derives the computed values of a pool read back from the cloud. A pool changed outside
 // Terraform may not derive (an instance type gpufleet does not know): it keeps its prior values.
-// effective_tags are the tags the cloud objects carry (effectiveTags), not ones derived again from
-// what was read: a label changed outside Terraform must not show as a tag change.
-func Refresh(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, effectiveTags map[string]string) {
+// effective_tags and effective_labels are the tags and node labels the cloud objects carry
+// (effectiveTags, effectiveLabels), not ones derived again from what was read: a label changed
+// outside Terraform must not show as a tag change, and a derived label changed outside Terraform
+// (gpufleet.io/client) shows as what it is, drift of effective_labels that the next apply undoes.
+func Refresh(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, effectiveTags, effectiveLabels map[string]string) {
 	d, err := pool.Derive(spec, meta.Pool)
 	if err != nil {
 		tflog.Warn(ctx, "node pool read from the cloud does not derive", map[string]any{"error": err.Error()})
@@ -126,6 +128,7 @@ func Refresh(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, ef
 	}
 	m.SetDerived(d, pool.Document(documentAddress(spec), spec, &d))
 	m.EffectiveTags = StringMapValue(effectiveTags)
+	m.EffectiveLabels = StringMapValue(effectiveLabels)
 }
 
 // documentAddress names the pool in policy messages; the provider does not know the resource's

@@ -38,13 +38,13 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 			Optional:            true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"key":    schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
-				"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
+				"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value; `\"\"` and no value are the same taint, kept as written."},
 				"effect": schema.StringAttribute{Required: true, MarkdownDescription: "`NO_SCHEDULE`, `NO_EXECUTE` or `PREFER_NO_SCHEDULE`.", Validators: []validator.String{stringvalidator.OneOf(pool.TaintEffects...)}},
 			}},
 			Validators: []validator.Set{setvalidator.SizeAtMost(48)},
 		},
 		"labels": schema.MapAttribute{
-			MarkdownDescription: "Extra Kubernetes node labels. Labels under `gpufleet.io/` are derived (see `effective_labels`). EKS takes keys of at most 63 characters, prefix included, and no empty values.",
+			MarkdownDescription: "Extra Kubernetes node labels. Labels under `gpufleet.io/` are derived (see `effective_labels`). Prefixes the clouds reserve are refused at plan: `kubernetes.io/` and `k8s.io/` (and their subdomains, such as `node-role.kubernetes.io/`) on both, `eks.amazonaws.com/` on EKS, `cloud.google.com/` on GKE. EKS takes keys of at most 63 characters, prefix included, and no empty values.",
 			ElementType:         types.StringType,
 			Optional:            true,
 		},
@@ -81,7 +81,7 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 			}},
 		},
 		"effective_labels": schema.MapAttribute{
-			MarkdownDescription: "Every label gpufleet gives the nodes except `gpufleet.io/capacity-type`, which each side adds (see `" + sidesAttribute + "`).",
+			MarkdownDescription: "Every label gpufleet gives the nodes except `gpufleet.io/capacity-type`, which each side adds (see `" + sidesAttribute + "`). After a refresh, the labels the cloud objects carry: a derived label changed outside Terraform (say `gpufleet.io/client`) shows here, and the next apply puts it back; `client` stays the one gpufleet tagged the pool's cloud objects with.",
 			ElementType:         types.StringType,
 			Computed:            true,
 		},
