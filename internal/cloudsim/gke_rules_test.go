@@ -251,4 +251,3 @@ func TestCompute_BlueGreenUpgrade_BothGroupsThenStale(t *testing.T) {
 	}
 	wantTargetSizes(t, cs, done, 1)
 }
-
