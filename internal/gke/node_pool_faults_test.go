@@ -40,7 +40,6 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 		{"H200 partition of another GPU", "a3-ultragpu-8g", mig("1g.10gb"), []string{"gpu.mig.profile", "H200-141GB offers"}},
 		{"MIG on a GPU without MIG", "g2-standard-8", mig("1g.5gb"), []string{"gpu.mig", "L4 has no Multi-Instance GPU"}},
 		{"too many sharing replicas", "g2-standard-8", "  gpu {\n    sharing {\n      strategy = \"time-slicing\"\n      replicas = 49\n    }\n  }\n", []string{"gpu.sharing.replicas", "between 2 and 48"}},
-		{"MPS on MIG partitions", "a2-highgpu-1g", "  gpu {\n    mig {\n      profile = \"1g.5gb\"\n    }\n    sharing {\n      strategy = \"mps\"\n      replicas = 2\n    }\n  }\n", []string{"gpu.sharing.strategy", "MPS"}},
 		{"label key Kubernetes rejects", "g2-standard-8", `  labels = { "bad key" = "x" }` + "\n", []string{"labels", "qualified name"}},
 		{"tag GCP rejects as a resource label", "g2-standard-8", `  tags = { Project = "vision" }` + "\n", []string{"tags", "GKE resource label key \"Project\""}},
 		{"more resource labels than GCP takes", "g2-standard-8", "  tags = {" + strings.Join(tags, ", ") + "}\n", []string{"tags", "at most 64"}},
