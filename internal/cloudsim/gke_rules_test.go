@@ -251,3 +251,17 @@ func TestCompute_BlueGreenUpgrade_BothGroupsThenStale(t *testing.T) {
 	}
 	wantTargetSizes(t, cs, done, 1)
 }
+
+// Machine types Compute Engine sells only as Spot, flex-start or reserved capacity are refused as
+// standard VMs; Spot, or a reservation where the type is sold on one, is fine.
+func TestGKE_CreateNodePool_ProvisioningModels(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	c := gkeClient(t, sim)
+	h100 := func(name, machineType string, spot bool) *containerpb.NodePool {
+		return &containerpb.NodePool{Name: name, InitialNodeCount: 1, Locations: []string{"us-central1-a"}, Config: &containerpb.NodeConfig{MachineType: machineType, Spot: spot}}
+	}
+	_, err := c.CreateNodePool(ctxT(t), &containerpb.CreateNodePoolRequest{Parent: gkeParent, NodePool: h100("h100-od", "a3-highgpu-1g", false)})
+	wantCode(t, err, codes.InvalidArgument, `machine type "a3-highgpu-1g" is available only with Spot VMs or flex-start`)
+	runningPool(t, c, h100("h100-spot", "a3-highgpu-1g", true))
+}

@@ -134,6 +134,7 @@ func validateNodeConfig(cfg *containerpb.NodeConfig, zones []string, project *GC
 		func() error { return validateK8sLabels(cfg.GetLabels()) },
 		func() error { return validateResourceLabels(cfg.GetResourceLabels()) },
 		func() error { return machineTypeInZones(cfg.GetMachineType(), zones, project) },
+		func() error { return provisioningModel(cfg) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -141,6 +142,23 @@ func validateNodeConfig(cfg *containerpb.NodeConfig, zones []string, project *GC
 		}
 	}
 	return nil
+}
+
+// provisioningModel refuses standard VMs of a machine type Compute Engine sells only otherwise
+// (notOnDemand): Spot, or consuming a reservation where the type is sold on reservations. Real GKE
+// accepts the request and the VMs fail to be created; cloudsim refuses at once, the safe side.
+func provisioningModel(cfg *containerpb.NodeConfig) error {
+	sold, limited := notOnDemand[cfg.GetMachineType()]
+	if !limited || cfg.GetSpot() || cfg.GetPreemptible() {
+		return nil
+	}
+	switch cfg.GetReservationAffinity().GetConsumeReservationType() {
+	case containerpb.ReservationAffinity_SPECIFIC_RESERVATION, containerpb.ReservationAffinity_ANY_RESERVATION:
+		if sold.reservable {
+			return nil
+		}
+	}
+	return invalidArg("Invalid node config: machine type %q is available only with %s, not as standard (on-demand) VMs.", cfg.GetMachineType(), sold.models)
 }
 
 // validateAccelerators checks accelerators against the machine type: accelerator-optimized
