@@ -37,6 +37,7 @@ func (w *world) finishNodePool(key string, r *npRecord) {
 		r.Pool.StatusMessage = issueMessage(r.FailIssues)
 		r.Pool.Conditions = conditions(r.FailIssues)
 	default:
+		endBlueGreen(r)
 		if r.Pending != nil {
 			r.Pool = r.Pending
 		}

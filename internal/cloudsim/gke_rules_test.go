@@ -126,7 +126,7 @@ func TestGKE_CreateNodePool_SpecificReservationRules(t *testing.T) {
 	other := h100("other-shape", "h100-reservation", "us-central1-a")
 	other.Config.MachineType = "a2-highgpu-1g"
 	wantCode(t, create(other), codes.InvalidArgument, `Reservation "h100-reservation" reserves "a3-highgpu-8g"`)
-	wantCode(t, create(h100("private", "projects/acme-shared/reservations/private-h100", "us-central1-a")), codes.FailedPrecondition,
+	wantCode(t, create(h100("private", "projects/acme-shared/reservations/private-h100", "us-central1-a")), codes.InvalidArgument,
 		`Reservation "private-h100" of project "acme-shared" is not shared with project "acme-ml"`)
 	wantCode(t, create(h100("wrong-owner", "projects/acme-ml/reservations/shared-h100", "us-central1-a")), codes.NotFound, `Reservation "shared-h100" not found in project "acme-ml"`)
 	runningPool(t, c, h100("shared", "projects/acme-shared/reservations/shared-h100", "us-central1-a"))

@@ -73,7 +73,11 @@ func (s *Sim) AutoRepairNodePool(project, location, cluster, name string, d time
 // which; the green groups are as large as the blue ones. From DELETING_BLUE_POOL on, the blue
 // groups are gone while their URLs are still listed (instanceGroupManagers.get answers 404: the
 // stale URLs terraform-provider-google skips, resource_container_node_pool.go, "The IGM URL is
-// stale; don't include it"). PHASE_UNSPECIFIED ends the upgrade: only the green groups remain.
+// stale; don't include it"). PHASE_UNSPECIFIED ends the upgrade: only the green groups remain. An
+// upgrade not ended so ends by itself blueGreenMaxDuration after it started (GKE's soak times are
+// hours; the simulator's upgrades must not hold a node pool past a test).
+const blueGreenMaxDuration = time.Minute
+
 func (s *Sim) SetBlueGreenPhase(project, location, cluster, name string, phase containerpb.NodePool_UpdateInfo_BlueGreenInfo_Phase) error {
 	return s.change(func(w *world, now time.Time) error {
 		r, _, err := w.poolOOB(project, location, cluster, name)
@@ -89,17 +93,17 @@ func (s *Sim) SetBlueGreenPhase(project, location, cluster, name string, phase c
 				return err
 			}
 			op := (&gkeServer{sim: s}).startOperation(w, ref, containerpb.Operation_UPGRADE_NODES, ref.poolPath(name), now, failure{})
-			w.Operations[ref.opPath(op.Name)].Due = time.Time{} // runs until the upgrade ends
+			w.Operations[ref.opPath(op.Name)].Due = now.Add(blueGreenMaxDuration)
 			blue := slices.Clone(r.Pool.InstanceGroupUrls)
 			r.BlueGreen = &blueGreen{Blue: blue, Green: instanceGroupURLs(ref, r.Pool, nil)}
-			r.Operation = op.Name
+			r.Operation, r.Due, r.NextStatus = op.Name, now.Add(blueGreenMaxDuration), containerpb.NodePool_RUNNING
 			r.Pool.Status = containerpb.NodePool_RECONCILING
 			r.Pool.InstanceGroupUrls = append(blue, r.BlueGreen.Green...)
 		}
 		bg := r.BlueGreen
 		if phase == containerpb.NodePool_UpdateInfo_BlueGreenInfo_PHASE_UNSPECIFIED {
-			r.Pool.InstanceGroupUrls, r.Pool.UpdateInfo, r.BlueGreen = bg.Green, nil, nil
-			r.Pool.Status, r.Operation = containerpb.NodePool_RUNNING, ""
+			endBlueGreen(r)
+			r.Pool.Status, r.Operation, r.Due = containerpb.NodePool_RUNNING, "", time.Time{}
 			for _, op := range w.Operations {
 				if op.Op.GetStatus() == containerpb.Operation_RUNNING && op.Op.GetTargetLink() == containerAPIBase+ref.poolPath(name) {
 					op.Due = now
@@ -130,4 +134,11 @@ func (s *Sim) NodeLabels(project, location, cluster, name string) (map[string]st
 		}
 	})
 	return out, out != nil
+}
+
+// endBlueGreen leaves a node pool with the green instance groups of its blue-green upgrade.
+func endBlueGreen(r *npRecord) {
+	if r.BlueGreen != nil {
+		r.Pool.InstanceGroupUrls, r.Pool.UpdateInfo, r.BlueGreen = r.BlueGreen.Green, nil, nil
+	}
 }

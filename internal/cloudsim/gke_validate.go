@@ -414,7 +414,9 @@ func checkReservation(cfg *containerpb.NodeConfig, zones []string, consumer stri
 		return status.Errorf(codes.NotFound, "Reservation %q not found in project %q.", name, owner)
 	}
 	if owner != consumer && !contains(rsv.ShareWith, consumer) {
-		return status.Errorf(codes.FailedPrecondition, "Reservation %q of project %q is not shared with project %q.", name, owner, consumer)
+		// INVALID_ARGUMENT, not FAILED_PRECONDITION: GKE clients retry the latter (another operation
+		// running), and nothing changes by waiting here.
+		return invalidArg("Reservation %q of project %q is not shared with project %q.", name, owner, consumer)
 	}
 	for _, z := range zones {
 		if z != rsv.Zone {

@@ -154,8 +154,8 @@ func hasError(sim *cloudsim.Sim, code string) bool {
 	return false
 }
 
-// GKE runs one operation per cluster: 20 pools of one cluster applied at -parallelism=10, while
-// another client's operation runs on the cluster, all succeed.
+// 20 pools of one cluster applied at -parallelism=10 (GKE runs their node pool operations side by
+// side), while operations started elsewhere make GKE refuse some calls for a while: all succeed.
 func TestAccGKENodePool_parallelPools(t *testing.T) {
 	sim := startSim(t)
 	var cfg strings.Builder
@@ -171,7 +171,7 @@ func TestAccGKENodePool_parallelPools(t *testing.T) {
 				// Operations started elsewhere (another terraform run, the console, GKE's own
 				// upgrades) make GKE refuse node pool calls for a while.
 				if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Kind: cloudsim.ServerError, Code: "FAILED_PRECONDITION",
-					Message: "Cluster is running incompatible operation operation-1-upgrade.", Rate: 0.3, Count: 10}); err != nil {
+					Message: "Operation operation-1-upgrade is currently upgrading cluster ml. Please wait and try again once it is done.", Rate: 0.3, Count: 10}); err != nil {
 					t.Fatal(err)
 				}
 			},

@@ -177,13 +177,13 @@ func updateGroups(r cloudsim.Request) []string {
 func TestAccGKENodePool_locationsUpdateAlone(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(body string) string {
-		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 4)+body)
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+body)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: cfg("  node_locations = [\"europe-west4-a\"]\n")},
+			{Config: cfg(acctest.Scaling(0, 1, 4) + "  node_locations = [\"europe-west4-a\"]\n")},
 			{
 				Config: cfg(`  node_locations = ["europe-west4-a", "europe-west4-b"]
   labels = { team = "vision" }
@@ -192,7 +192,7 @@ func TestAccGKENodePool_locationsUpdateAlone(t *testing.T) {
   gpu {
     driver_version = "LATEST"
   }
-` + strings.Replace(acctest.Scaling(0, 1, 4), "desired_size = 1", "desired_size = 2", 1)),
+` + acctest.Scaling(0, 2, 4)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 				Check: func(*terraform.State) error {
 					var errs []error
