@@ -65,17 +65,25 @@ func TestAccGKENodePool_spotMix(t *testing.T) {
 
 // Every accelerator GKE partitions gets its MIG partition size, with an empty plan after apply.
 func TestAccGKENodePool_migPartitions(t *testing.T) {
-	cases := []struct{ machineType, accelerator, profile string }{
-		{"a2-highgpu-1g", "nvidia-tesla-a100", "1g.5gb"},
-		{"a2-ultragpu-1g", "nvidia-a100-80gb", "2g.20gb"},
-		{"a3-highgpu-1g", "nvidia-h100-80gb", "1g.10gb"},
-		{"a3-megagpu-8g", "nvidia-h100-mega-80gb", "3g.40gb"},
-		{"a3-ultragpu-8g", "nvidia-h200-141gb", "1g.18gb"},
-		{"a4-highgpu-8g", "nvidia-b200", "1g.23gb"},
+	// A3 High 1g, A3 Ultra and A4 are sold as Spot (or flex-start, or reserved), not on demand.
+	cases := []struct {
+		machineType, accelerator, profile string
+		spot                              bool
+	}{
+		{"a2-highgpu-1g", "nvidia-tesla-a100", "1g.5gb", false},
+		{"a2-ultragpu-1g", "nvidia-a100-80gb", "2g.20gb", false},
+		{"a3-highgpu-1g", "nvidia-h100-80gb", "1g.10gb", true},
+		{"a3-megagpu-8g", "nvidia-h100-mega-80gb", "3g.40gb", false},
+		{"a3-ultragpu-8g", "nvidia-h200-141gb", "1g.18gb", true},
+		{"a4-highgpu-8g", "nvidia-b200", "1g.23gb", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.accelerator, func(t *testing.T) {
 			sim := startSim(t)
+			side, capacity := "infer-od", ""
+			if tc.spot {
+				side, capacity = "infer-spot", acctest.Capacity(100, 0)
+			}
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				CheckDestroy:             checkNothingLeft(t, sim),
@@ -92,13 +100,13 @@ func TestAccGKENodePool_migPartitions(t *testing.T) {
       profile = "`+tc.profile+`"
     }
   }
-`+acctest.Scaling(0, 1, 2)),
-					Check: checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
+`+acctest.Scaling(0, 1, 2)+capacity),
+					Check: checkNodePool(t, sim, side, func(np *containerpb.NodePool) error {
 						acc := np.GetConfig().GetAccelerators()[0]
 						if acc.GetAcceleratorType() != tc.accelerator || acc.GetGpuPartitionSize() != tc.profile {
 							return fmt.Errorf("accelerator %s partition %q, want %s %q", acc.GetAcceleratorType(), acc.GetGpuPartitionSize(), tc.accelerator, tc.profile)
 						}
-						return wantNodeLabel(sim, testCluster, "infer-od", "cloud.google.com/gke-gpu-partition-size", tc.profile)
+						return wantNodeLabel(sim, testCluster, side, "cloud.google.com/gke-gpu-partition-size", tc.profile)
 					}),
 				}},
 			})

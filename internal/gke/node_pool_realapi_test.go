@@ -311,7 +311,7 @@ func TestAccGKENodePool_reservationChecks(t *testing.T) {
 		{"not shared", "g2-standard-8", "  node_locations = [\"europe-west4-a\"]\n" + reservationBlock("l4-private", sharedProject),
 			[]string{"l4-private", sharedProject, "not shared with project " + testProject}},
 		{"cluster zones", "g2-standard-8", reservationBlock(reservation, ""),
-			[]string{"specific reservation", "europe-west4-a, europe-west4-b", "node_locations"}},
+			[]string{"node_locations are unset", "europe-west4-a, europe-west4-b", "specific reservation is zonal"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -435,7 +435,7 @@ func TestAccGKENodePool_resourceLabelBudget(t *testing.T) {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: acctest.ProviderFactories,
 			Steps: []resource.TestStep{{
-				Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 2)+tags(55)),
+				Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 2)+"  node_locations = [\"europe-west4-a\"]\n"+tags(55)),
 				ExpectError: acctest.ExpectErrorParts("tags", "65 labels", "at most 64", "goog-k8s-node-pool-name"),
 			}},
 		})
@@ -450,7 +450,7 @@ func TestAccGKENodePool_resourceLabelBudget(t *testing.T) {
 			ProtoV6ProviderFactories: acctest.ProviderFactories,
 			Steps: []resource.TestStep{{
 				Config:      providerConfig(sim, "") + poolConfigIn(regionalCluster, "infer", "g2-standard-8", threeZones+inferenceWorkload+acctest.Scaling(0, 3, 3)+tags(52)),
-				ExpectError: acctest.ExpectErrorParts("66 labels", "cluster "+regionalCluster, "4 resource labels"),
+				ExpectError: acctest.ExpectErrorParts("66 labels", "4 resource labels", "cluster "+regionalCluster),
 			}},
 		})
 		if n := requestCount(sim, "CreateNodePool"); n != 0 {
@@ -553,7 +553,7 @@ func TestAccGKENodePool_mpsOnMIG(t *testing.T) {
 func TestAccGKENodePool_perPoolLock(t *testing.T) {
 	sim := startSim(t)
 	pool := func(name, body string) string {
-		return poolConfig(name, "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 2)+body)
+		return poolConfig(name, "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+body)
 	}
 	first := pool("infer", "  node_locations = [\"europe-west4-a\"]\n")
 	const repair = 15 * time.Second
