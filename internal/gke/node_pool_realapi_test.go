@@ -16,7 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	state "github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -128,8 +128,8 @@ func TestAccGKENodePool_regionalClusterZones(t *testing.T) {
 					plancheck.ExpectKnownValue(addr, nodePoolAt(0, "max_size"), knownvalue.Int64Exact(6)),
 				}},
 				ConfigStateChecks: append(nodePoolCheck(0, "infer-od", false, 1, 3, 6),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("estimated_hourly_cost_usd"), knownvalue.Float64Exact(hourly(t, 3, 0))),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_locations"), knownvalue.SetSizeExact(3))),
+					state.ExpectKnownValue(addr, tfjsonpath.New("estimated_hourly_cost_usd"), knownvalue.Float64Exact(hourly(t, 3, 0))),
+					state.ExpectKnownValue(addr, tfjsonpath.New("node_locations"), knownvalue.SetSizeExact(3))),
 			},
 			{
 				Config: cfg(acctest.Scaling(0, 6, 6)),
@@ -237,7 +237,7 @@ func TestAccGKENodePool_versionAliases(t *testing.T) {
 			{
 				Config:            cfg("1.31.4"),
 				Check:             version("1.31.4-gke.1183000"),
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.31.4"))},
+				ConfigStateChecks: []state.StateCheck{state.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.31.4"))},
 			},
 			{Config: cfg("1.31"), Check: version("1.31.4-gke.1183000")}, // 1.31.4 is a 1.31: nothing to do
 			{Config: cfg("1.30"), Check: version("1.31.4-gke.1183000")}, // no downgrade
@@ -255,19 +255,16 @@ func TestAccGKENodePool_autoUpgrade(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() {
-					if err := sim.AutoUpgradeNodePool(testProject, testLocation, testCluster, "infer-od", "1.31", time.Millisecond); err != nil {
-						t.Fatal(err)
-					}
-					time.Sleep(50 * time.Millisecond)
-				},
-				Config:   cfg,
-				PlanOnly: true,
+		Steps: []resource.TestStep{{Config: cfg}, {
+			PreConfig: func() {
+				if err := sim.AutoUpgradeNodePool(testProject, testLocation, testCluster, "infer-od", "1.31", time.Millisecond); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(50 * time.Millisecond)
 			},
-		},
+			Config:   cfg,
+			PlanOnly: true,
+		}},
 	})
 }
 
@@ -364,7 +361,7 @@ func TestAccGKENodePool_blueGreenUpgrade(t *testing.T) {
 			}
 		}
 	}
-	sizeTwo := []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, nodePoolAt(0, "desired_size"), knownvalue.Int64Exact(2))}
+	sizeTwo := []state.StateCheck{state.ExpectKnownValue(addr, nodePoolAt(0, "desired_size"), knownvalue.Int64Exact(2))}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -515,11 +512,7 @@ func TestAccGKENodePool_consumptionModels(t *testing.T) {
 // with NVIDIA MPS), plans and applies.
 func TestAccGKENodePool_mpsOnMIG(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + poolConfig("infer", "a2-highgpu-1g", `
+	tc := acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("infer", "a2-highgpu-1g", `
   workload {
     kind           = "development"
     environment    = "development"
@@ -535,16 +528,15 @@ func TestAccGKENodePool_mpsOnMIG(t *testing.T) {
       replicas = 2
     }
   }
-`+acctest.Scaling(0, 1, 2)),
-			Check: checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
-				acc := np.GetConfig().GetAccelerators()[0]
-				if acc.GetGpuPartitionSize() != "1g.5gb" || acc.GetGpuSharingConfig().GetGpuSharingStrategy() != containerpb.GPUSharingConfig_MPS {
-					return fmt.Errorf("accelerator %v", acc)
-				}
-				return nil
-			}),
-		}},
+`+acctest.Scaling(0, 1, 2)), checkNothingLeft(t, sim))
+	tc.Steps[0].Check = checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
+		acc := np.GetConfig().GetAccelerators()[0]
+		if acc.GetGpuPartitionSize() != "1g.5gb" || acc.GetGpuSharingConfig().GetGpuSharingStrategy() != containerpb.GPUSharingConfig_MPS {
+			return fmt.Errorf("accelerator %v", acc)
+		}
+		return nil
 	})
+	resource.Test(t, tc)
 }
 
 // Audit A.11: the lock is per node pool. While GKE repairs one pool (its update retried on
