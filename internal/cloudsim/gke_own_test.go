@@ -171,7 +171,7 @@ func TestGKE_UpdateNodePool_KeepsGKEOwnLabels(t *testing.T) {
 	_, err := c.UpdateNodePool(ctxT(t), &containerpb.UpdateNodePoolRequest{Name: gkeParent + "/nodePools/l4-od", ResourceLabels: &containerpb.ResourceLabels{Labels: user}})
 	wantCode(t, err, codes.InvalidArgument, "at most 64 labels are allowed, got 65")
 
-	p = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1,
+	updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1,
 		GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: containerpb.GPUDriverInstallationConfig_INSTALLATION_DISABLED.Enum()},
 		GpuSharingConfig:            &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 4, GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()}}}})
 	wantMap(t, "node labels after an accelerator change", nodeLabels(), map[string]string{"team": "ml", "cloud.google.com/gke-nodepool": "l4-od",

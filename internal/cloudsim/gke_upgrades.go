@@ -98,7 +98,7 @@ func (s *Sim) SetBlueGreenPhase(project, location, cluster, name string, phase c
 			r.BlueGreen = &blueGreen{Blue: blue, Green: instanceGroupURLs(ref, r.Pool, nil)}
 			r.Operation, r.Due, r.NextStatus = op.Name, now.Add(blueGreenMaxDuration), containerpb.NodePool_RUNNING
 			r.Pool.Status = containerpb.NodePool_RECONCILING
-			r.Pool.InstanceGroupUrls = append(blue, r.BlueGreen.Green...)
+			r.Pool.InstanceGroupUrls = slices.Concat(blue, r.BlueGreen.Green)
 		}
 		bg := r.BlueGreen
 		if phase == containerpb.NodePool_UpdateInfo_BlueGreenInfo_PHASE_UNSPECIFIED {
