@@ -20,7 +20,10 @@ import (
 // computePathPrefix is where the Compute API lives on the simulator's Compute endpoint.
 const computePathPrefix = "/compute/v1/"
 
-const opIGMGet = "instanceGroupManagers.get"
+const (
+	opIGMGet         = "instanceGroupManagers.get"
+	opReservationGet = "reservations.get"
+)
 
 // instanceGroupManager is the part of the Compute Engine InstanceGroupManager resource the
 // simulator fills in.
@@ -42,30 +45,38 @@ type igmStatus struct {
 	IsStable bool `json:"isStable"`
 }
 
-// serveCompute answers GET {base}projects/{project}/zones/{zone}/instanceGroupManagers/{name};
-// any other request is 404 notFound, recorded as UnknownOperation.
+// serveCompute answers GET {base}projects/{project}/zones/{zone}/instanceGroupManagers/{name} and
+// GET {base}projects/{project}/zones/{zone}/reservations/{name}; any other request is 404
+// notFound, recorded as UnknownOperation.
 func (s *Sim) serveCompute(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, computePathPrefix), "/")
 	if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, computePathPrefix) || len(parts) != 6 ||
-		parts[0] != "projects" || parts[2] != "zones" || parts[4] != "instanceGroupManagers" {
+		parts[0] != "projects" || parts[2] != "zones" || (parts[4] != "instanceGroupManagers" && parts[4] != "reservations") {
 		s.log.add(Request{Service: "compute", Operation: "UnknownOperation", Time: start, Error: "notFound",
 			Params: map[string]any{"method": r.Method, "path": r.URL.Path}})
 		writeCompute(w, nil, &apiError{status: 404, code: "notFound", message: "The requested URL " + r.URL.Path + " was not found on this server."})
 		return
 	}
-	project, zone, name := parts[1], parts[3], parts[5]
-	p := s.faults.pick("compute", opIGMGet, name)
+	project, zone, kind, name := parts[1], parts[3], parts[4], parts[5]
+	op, param := opIGMGet, "instanceGroupManager"
+	if kind == "reservations" {
+		op, param = opReservationGet, "reservation"
+	}
+	p := s.faults.pick("compute", op, name)
 	sleepCtx(r.Context(), p.latency)
-	var out *instanceGroupManager
+	var out any
 	var cerr *apiError
-	if p.err != nil {
+	switch {
+	case p.err != nil:
 		cerr = computeFaultError(p.err)
-	} else {
+	case kind == "reservations":
+		s.view(func(w *world) { out, cerr = w.reservationResource(project, zone, name) })
+	default:
 		s.view(func(w *world) { out, cerr = w.instanceGroupManager(project, zone, name) })
 	}
-	req := Request{Service: "compute", Operation: opIGMGet, Region: zone, Time: start,
-		Params: map[string]any{"project": project, "zone": zone, "instanceGroupManager": name}}
+	req := Request{Service: "compute", Operation: op, Region: zone, Time: start,
+		Params: map[string]any{"project": project, "zone": zone, param: name}}
 	if cerr != nil {
 		req.Error = cerr.code
 	}
@@ -74,18 +85,88 @@ func (s *Sim) serveCompute(w http.ResponseWriter, r *http.Request) {
 }
 
 // instanceGroupManager finds the node pool that owns a managed instance group; its target size
-// is the pool's node count per zone.
+// is the pool's node count per zone. During a blue-green upgrade the green groups are as large as
+// the blue ones, and blue groups already deleted are not found although the pool still lists them.
 func (w *world) instanceGroupManager(project, zone, name string) (*instanceGroupManager, *apiError) {
 	path := "projects/" + project + "/zones/" + zone + "/instanceGroupManagers/" + name
 	for _, key := range sortedKeys(w.NodePools) {
 		r := w.NodePools[key]
 		for _, u := range r.Pool.GetInstanceGroupUrls() {
-			if u == computeAPIBase+path {
-				return igmResource(project, zone, name, r), nil
+			if u != computeAPIBase+path {
+				continue
 			}
+			if bg := r.BlueGreen; bg != nil && bg.BlueDeleted && contains(bg.Blue, u) {
+				break
+			}
+			return igmResource(project, zone, name, r), nil
 		}
 	}
 	return nil, &apiError{status: 404, code: "notFound", message: "The resource '" + path + "' was not found"}
+}
+
+// reservation is the part of the Compute Engine Reservation resource the simulator fills in
+// (Compute Engine API Reference, REST v1: reservations.get; int64 fields are JSON strings).
+type reservation struct {
+	Kind                        string              `json:"kind"`
+	ID                          string              `json:"id"`
+	Name                        string              `json:"name"`
+	Zone                        string              `json:"zone"`
+	SelfLink                    string              `json:"selfLink"`
+	Status                      string              `json:"status"`
+	SpecificReservationRequired bool                `json:"specificReservationRequired"`
+	SpecificReservation         specificReservation `json:"specificReservation"`
+	ShareSettings               shareSettings       `json:"shareSettings"`
+}
+
+type specificReservation struct {
+	Count              string                `json:"count"`
+	InUseCount         string                `json:"inUseCount"`
+	InstanceProperties reservationProperties `json:"instanceProperties"`
+}
+
+type reservationProperties struct {
+	MachineType       string                   `json:"machineType"`
+	GuestAccelerators []reservationAccelerator `json:"guestAccelerators,omitempty"`
+}
+
+type reservationAccelerator struct {
+	AcceleratorType  string `json:"acceleratorType"`
+	AcceleratorCount int    `json:"acceleratorCount"`
+}
+
+type shareSettings struct {
+	ShareType  string                       `json:"shareType"`
+	ProjectMap map[string]map[string]string `json:"projectMap,omitempty"`
+}
+
+// reservationResource answers reservations.get: the seeded reservation of the project in the
+// zone (reservations are zonal: another zone's answer is 404).
+func (w *world) reservationResource(project, zone, name string) (*reservation, *apiError) {
+	path := "projects/" + project + "/zones/" + zone + "/reservations/" + name
+	var rsv *GCEReservationSeed
+	if p := w.Seed.gcpProject(project); p != nil {
+		rsv = p.reservation(name)
+	}
+	if rsv == nil || rsv.Zone != zone {
+		return nil, &apiError{status: 404, code: "notFound", message: "The resource '" + path + "' was not found"}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(path))
+	out := &reservation{Kind: "compute#reservation", ID: strconv.FormatUint(h.Sum64(), 10), Name: name,
+		Zone: computeAPIBase + "projects/" + project + "/zones/" + zone, SelfLink: computeAPIBase + path, Status: "READY",
+		SpecificReservation: specificReservation{Count: strconv.Itoa(rsv.Count), InUseCount: "0",
+			InstanceProperties: reservationProperties{MachineType: rsv.MachineType}},
+		ShareSettings: shareSettings{ShareType: "LOCAL"}}
+	if rsv.AcceleratorType != "" {
+		out.SpecificReservation.InstanceProperties.GuestAccelerators = []reservationAccelerator{{AcceleratorType: rsv.AcceleratorType, AcceleratorCount: rsv.AcceleratorCount}}
+	}
+	if len(rsv.ShareWith) > 0 {
+		out.ShareSettings = shareSettings{ShareType: "SPECIFIC_PROJECTS", ProjectMap: map[string]map[string]string{}}
+		for _, p := range rsv.ShareWith {
+			out.ShareSettings.ProjectMap[p] = map[string]string{"projectId": p}
+		}
+	}
+	return out, nil
 }
 
 func igmResource(project, zone, name string, r *npRecord) *instanceGroupManager {

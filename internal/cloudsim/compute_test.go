@@ -115,32 +115,31 @@ func TestCompute_InstanceGroupManagersGet_ReportsNodePoolSize(t *testing.T) {
 	}
 }
 
-// GKE API Reference: NodePoolAutoscaling — with autoscaling on, the size stays within the
-// per-zone or total limits: on create, on SetNodePoolSize and when limits or zones change.
-func TestCompute_TargetSize_WithinAutoscalingLimits(t *testing.T) {
+// GKE "Cluster autoscaler": sizes are what was asked for, even outside the autoscaling limits
+// (the autoscaler moves them later): on create, on SetNodePoolSize and when limits or zones change.
+// A regional pool of initial_node_count 1 over three zones has three nodes, whatever its maximum.
+func TestCompute_TargetSize_AsRequested(t *testing.T) {
 	t.Parallel()
 	sim := newSim(t)
 	c, cs := gkeClient(t, sim), computeService(t, sim)
 	p := l4Pool("l4-auto")
-	p.Locations, p.InitialNodeCount = []string{"us-central1-a", "us-central1-b"}, 5
-	p.Autoscaling = &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 3}
+	p.Locations, p.InitialNodeCount = []string{"us-central1-a", "us-central1-b", "us-central1-c"}, 1
+	p.Autoscaling = &containerpb.NodePoolAutoscaling{Enabled: true, TotalMinNodeCount: 1, TotalMaxNodeCount: 2}
 	pool := runningPool(t, c, p)
-	wantTargetSizes(t, cs, pool, 3)
+	wantTargetSizes(t, cs, pool, 1) // 3 nodes over the pool's total maximum of 2
 	op, err := c.SetNodePoolAutoscaling(ctxT(t), &containerpb.SetNodePoolAutoscalingRequest{Name: gkeParent + "/nodePools/l4-auto",
-		Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, TotalMinNodeCount: 1, TotalMaxNodeCount: 4}})
+		Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, TotalMinNodeCount: 6, TotalMaxNodeCount: 9}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitOperation(t, c, op)
-	wantTargetSizes(t, cs, pool, 2)
+	wantTargetSizes(t, cs, pool, 1)
 	op, err = c.SetNodePoolSize(ctxT(t), &containerpb.SetNodePoolSizeRequest{Name: gkeParent + "/nodePools/l4-auto", NodeCount: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitOperation(t, c, op)
-	wantTargetSizes(t, cs, pool, 1) // ceil(total_min 1 / 2 zones)
-	grown := updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-auto", Locations: []string{"us-central1-a", "us-central1-b", "us-central1-c"}})
-	wantTargetSizes(t, cs, grown, 1) // total_max 4 over 3 zones
+	wantTargetSizes(t, cs, pool, 0)
 }
 
 // Faults apply to the Compute API as to the others: throttling is 429 rateLimitExceeded,

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
 
 	"google.golang.org/protobuf/encoding/protojson"
 )
@@ -43,6 +46,27 @@ func (s *Sim) controlHandler() http.Handler {
 	}))
 	mux.HandleFunc("POST /oob/gke/set-node-pool-label", s.ctlOOB(func(b oobBody) error {
 		return s.SetNodePoolLabel(b.Project, b.Location, b.Cluster, b.NodePool, b.Key, b.Value)
+	}))
+	mux.HandleFunc("POST /oob/gke/auto-upgrade-node-pool", s.ctlOOB(func(b oobBody) error {
+		d, err := b.duration()
+		if err != nil {
+			return err
+		}
+		return s.AutoUpgradeNodePool(b.Project, b.Location, b.Cluster, b.NodePool, b.Version, d)
+	}))
+	mux.HandleFunc("POST /oob/gke/auto-repair-node-pool", s.ctlOOB(func(b oobBody) error {
+		d, err := b.duration()
+		if err != nil {
+			return err
+		}
+		return s.AutoRepairNodePool(b.Project, b.Location, b.Cluster, b.NodePool, d)
+	}))
+	mux.HandleFunc("POST /oob/gke/blue-green-phase", s.ctlOOB(func(b oobBody) error {
+		phase, ok := containerpb.NodePool_UpdateInfo_BlueGreenInfo_Phase_value[b.Phase]
+		if !ok {
+			return fmt.Errorf("phase: %q is not a blue-green phase (UPDATE_STARTED … DELETING_BLUE_POOL, PHASE_UNSPECIFIED to end)", b.Phase)
+		}
+		return s.SetBlueGreenPhase(b.Project, b.Location, b.Cluster, b.NodePool, containerpb.NodePool_UpdateInfo_BlueGreenInfo_Phase(phase))
 	}))
 	return mux
 }
@@ -116,6 +140,21 @@ type oobBody struct {
 	NodeCount    int32         `json:"node_count"`
 	Key          string        `json:"key"`
 	Value        string        `json:"value"`
+	Version      string        `json:"version"`
+	Duration     string        `json:"duration"`
+	Phase        string        `json:"phase"`
+}
+
+// duration is the body's duration ("30s"), 0 when absent.
+func (b oobBody) duration() (time.Duration, error) {
+	if b.Duration == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(b.Duration)
+	if err != nil {
+		return 0, fmt.Errorf("duration: %w", err)
+	}
+	return d, nil
 }
 
 func (s *Sim) ctlOOB(f func(oobBody) error) http.HandlerFunc {

@@ -108,6 +108,22 @@ func TestControl_OutOfBandOverHTTP(t *testing.T) {
 	if p := getPool(t, g, "l4-od"); p.GetConfig().GetLabels()["drift"] != "yes" {
 		t.Fatalf("pool labels = %v", p.GetConfig().GetLabels())
 	}
+	// GKE's own operations: a blue-green upgrade started and ended, an auto-repair, a bad phase.
+	for _, call := range []struct{ path, body string }{
+		{"/oob/gke/blue-green-phase", `{"project":"acme-ml","location":"us-central1","cluster":"ml","node_pool":"l4-od","phase":"CREATING_GREEN_POOL"}`},
+		{"/oob/gke/blue-green-phase", `{"project":"acme-ml","location":"us-central1","cluster":"ml","node_pool":"l4-od","phase":"PHASE_UNSPECIFIED"}`},
+		{"/oob/gke/auto-repair-node-pool", `{"project":"acme-ml","location":"us-central1","cluster":"ml","node_pool":"l4-od","duration":"1ms"}`},
+	} {
+		if code, body := ctl(t, sim, "POST", call.path, call.body); code != http.StatusNoContent {
+			t.Fatalf("%s = %d %s", call.path, code, body)
+		}
+	}
+	if code, _ := ctl(t, sim, "POST", "/oob/gke/blue-green-phase", `{"project":"acme-ml","location":"us-central1","cluster":"ml","node_pool":"l4-od","phase":"SOON"}`); code != http.StatusBadRequest {
+		t.Fatalf("bad phase = %d", code)
+	}
+	if code, _ := ctl(t, sim, "POST", "/oob/gke/auto-upgrade-node-pool", `{"project":"acme-ml","location":"us-central1","cluster":"ml","node_pool":"l4-od","duration":"soon"}`); code != http.StatusBadRequest {
+		t.Fatalf("bad duration = %d", code)
+	}
 	code, body := ctl(t, sim, "GET", "/state", "")
 	var state struct {
 		Nodegroups []Nodegroup

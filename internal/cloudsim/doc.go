@@ -48,22 +48,35 @@
 //
 // GKE: GetCluster, ListClusters, ListNodePools, CreateNodePool, GetNodePool, UpdateNodePool,
 // SetNodePoolSize, SetNodePoolAutoscaling, SetNodePoolManagement, DeleteNodePool, GetOperation,
-// ListOperations. Any other RPC answers UNIMPLEMENTED. Node pool operations on a cluster are
-// serialized like GKE's: a second one while one runs fails FAILED_PRECONDITION "Cluster is
-// running incompatible operation" (Options.GKEConcurrentOperations lifts this).
+// ListOperations. Any other RPC answers UNIMPLEMENTED. Operations on different node pools of a
+// cluster run side by side (GKE's concurrent node pool mutations); a second operation on a node
+// pool while one runs on it fails FAILED_PRECONDITION "Operation ... is currently ... node pool
+// ... Please wait and try again once it is done." Each rule of the real API that gpufleet relies
+// on is a rule here, with a comment naming its source: one field group per UpdateNodePool and
+// locations always alone (gke_rules.go); versions and their aliases resolved to explicit GKE
+// versions (gke_versions.go); accelerator driver, partition size and sharing changed in place,
+// type and count not; GPU quota checked at the request (PERMISSION_DENIED "Insufficient regional
+// quota"); machine types per zone; specific reservations looked up in their owner project, shared
+// with the consumer, consumed only in their zone and with their machine shape; the 64 labels of a
+// node's VM (the node pool's, the cluster's and GKE's own); sizes taken as asked, even beyond the
+// autoscaling limits (a regional pool of initial_node_count 1 over three zones has three nodes).
+// Out-of-band helpers start what GKE does by itself: AutoUpgradeNodePool, AutoRepairNodePool and
+// SetBlueGreenPhase (gke_upgrades.go).
 //
-// Like GKE, node pools gain what they did not ask for (see gke_own.go): GPU pools the labels
-// cloud.google.com/gke-accelerator, gke-gpu-driver-version (DEFAULT or LATEST driver),
-// gke-gpu-partition-size, gke-gpu-sharing-strategy (time-sharing, mps) and
-// gke-max-shared-clients-per-gpu, and gpu_driver_installation_config DEFAULT when none was
-// given; spot pools cloud.google.com/gke-spot=true; every pool the resource label
-// goog-gke-node-pool-provisioning-model (on-demand, spot); GPU pools of a cluster that has a
-// non-GPU pool the taint nvidia.com/gpu=present:NO_SCHEDULE. Updates of labels, taints and
-// resource labels replace the user's set and keep GKE's own.
+// Like GKE, node pools gain what they did not ask for (see gke_own.go): gpu_driver_installation_config
+// DEFAULT when none was given; every pool the resource label goog-gke-node-pool-provisioning-model
+// (on-demand, spot); GPU pools of a cluster that has a non-GPU pool the taint
+// nvidia.com/gpu=present:NO_SCHEDULE. GKE's own Kubernetes labels (cloud.google.com/gke-accelerator,
+// gke-gpu-driver-version, gke-gpu-partition-size, gke-gpu-sharing-strategy,
+// gke-max-shared-clients-per-gpu, gke-spot, gke-nodepool) are on the nodes, not in config.labels
+// (Sim.NodeLabels). Updates of labels, taints and resource labels replace the user's set and keep
+// GKE's own.
 //
 // Compute: instanceGroupManagers.get, for the instance groups in NodePool.instance_group_urls;
 // targetSize is the pool's node count per zone (initial_node_count, SetNodePoolSize,
-// ScaleNodePool, kept within the autoscaling limits). Anything else answers 404 notFound.
+// ScaleNodePool); during a blue-green upgrade the blue and green groups, the blue ones 404 once
+// deleted. reservations.get, for the seeded reservations in their zone. Anything else answers 404
+// notFound.
 //
 // # Seed
 //
@@ -85,8 +98,13 @@
 //	        "locations": ["us-central1-a"], "accelerator_type": "", "accelerator_count": 0}]}],
 //	    "accelerators": {"us-central1-a": ["nvidia-l4", "nvidia-tesla-t4"]},
 //	    "reservations": [{"name": "h100-reservation", "zone": "us-central1-a", "machine_type": "a3-highgpu-8g",
-//	      "accelerator_type": "nvidia-h100-80gb", "accelerator_count": 8, "count": 2}]}}}
+//	      "accelerator_type": "nvidia-h100-80gb", "accelerator_count": 8, "count": 2, "share_with": ["other-project"]}],
+//	    "machine_types": {"us-central1-f": ["e2-standard-4", "n1-standard-8"]},
+//	    "gpu_quota": {"us-central1": {"NVIDIA_L4_GPUS": 16, "PREEMPTIBLE_NVIDIA_L4_GPUS": 64}}}}}
 //	}
+//
+// A cluster may also name "valid_node_versions" (default: a built-in list within the version skew
+// of its version) and "resource_labels".
 //
 // Instance types are offered in a region when listed for one of its zones; EKS node groups
 // must use offered types, and at least one subnet zone must offer each. GKE accelerators must
@@ -98,12 +116,13 @@
 // # Faults
 //
 // A Fault names a service (eks, ec2, gke, compute), an operation ("" for all) and a Kind:
-// Throttle, ServerError, Unavailable, CreateFailed or Latency; Count fires it exactly n times,
+// Throttle, ServerError, Unavailable, CreateFailed, Degraded or Latency; Count fires it exactly n times,
 // Rate with a probability, Match restricts it to a resource name (path.Match pattern). Errors
 // are the ones the real services return, so the SDK retryers behave as in the cloud (see
 // FaultKind). CreateFailed lets the call succeed and fails the object after the transition
 // delay, with the fault's HealthIssues (IssueSpotCapacity, IssueInsufficientCapacity,
-// IssueGCEStockout are ready-made).
+// IssueGCEStockout are ready-made). Degraded (GKE) lets the operation succeed with the issues in
+// its status_message only and leaves the node pool RUNNING_WITH_ERROR (a partial stockout).
 //
 // # State file
 //
@@ -132,6 +151,9 @@
 //	POST   /oob/gke/delete-node-pool       {"project","location","cluster","node_pool"}
 //	POST   /oob/gke/scale-node-pool        {"project","location","cluster","node_pool","node_count"}
 //	POST   /oob/gke/set-node-pool-label    {"project","location","cluster","node_pool","key","value"}
+//	POST   /oob/gke/auto-upgrade-node-pool {"project","location","cluster","node_pool","version","duration"}
+//	POST   /oob/gke/auto-repair-node-pool  {"project","location","cluster","node_pool","duration"}
+//	POST   /oob/gke/blue-green-phase       {"project","location","cluster","node_pool","phase"}
 //
 // Out-of-band routes answer 204, 400 for bad input and 404 for unknown objects.
 //

@@ -29,12 +29,20 @@ type FaultKind string
 //     Failed and the node group DEGRADED) with the fault's HealthIssues; GKE node pool ERROR and
 //     its operation DONE with an error (or, for UpdateNodePool, the operation fails and the
 //     pool keeps its old configuration).
+//   - Degraded (GKE CreateNodePool and UpdateNodePool): the call succeeds and so, in its error
+//     field, does its operation, but the operation ends with the fault's HealthIssues in its
+//     (deprecated, still filled) status_message, and the node pool is RUNNING_WITH_ERROR with
+//     them in its status_message and conditions: a partial stockout, where some zones got nodes
+//     and others did not. terraform-provider-google fails such an operation on its
+//     status_message (container_operation.go) and such a pool on its status
+//     (resource_container_node_pool.go, after create).
 //   - Latency: the call is delayed by Latency, then served normally.
 const (
 	Throttle     FaultKind = "throttle"
 	ServerError  FaultKind = "server_error"
 	Unavailable  FaultKind = "unavailable"
 	CreateFailed FaultKind = "create_failed"
+	Degraded     FaultKind = "degraded"
 	Latency      FaultKind = "latency"
 )
 
@@ -118,7 +126,7 @@ func (f *Fault) validate() error {
 		return fmt.Errorf("fault: service must be eks, ec2, gke or compute, got %q", f.Service)
 	}
 	switch f.Kind {
-	case Throttle, ServerError, Unavailable, CreateFailed:
+	case Throttle, ServerError, Unavailable, CreateFailed, Degraded:
 	case Latency:
 		if f.Latency <= 0 {
 			return fmt.Errorf("fault: latency fault needs a positive latency")
@@ -143,6 +151,9 @@ var createFailedOps = map[string]bool{
 	"eks/CreateNodegroup": true, "eks/UpdateNodegroupConfig": true, "eks/UpdateNodegroupVersion": true,
 	"gke/CreateNodePool": true, "gke/UpdateNodePool": true,
 }
+
+// degradedOps are the operations on which a Degraded fault applies.
+var degradedOps = map[string]bool{"gke/CreateNodePool": true, "gke/UpdateNodePool": true}
 
 // faultSet holds the active faults in injection order.
 type faultSet struct {
@@ -201,7 +212,7 @@ func (fs *faultSet) list() []Fault {
 type picked struct {
 	latency time.Duration
 	err     *Fault // Throttle, ServerError or Unavailable: answer with an error, do nothing
-	failed  *Fault // CreateFailed: do the call, fail the object later
+	failed  *Fault // CreateFailed or Degraded: do the call, fail the object later
 }
 
 // pick consumes the faults that fire for one call. All matching latency faults add up; at most
@@ -217,7 +228,7 @@ func (fs *faultSet) pick(service, op, resource string) picked {
 			switch f.Kind {
 			case Latency:
 				p.latency += f.Latency
-			case CreateFailed:
+			case CreateFailed, Degraded:
 				p.failed = copyFault(f)
 			default:
 				p.err = copyFault(f)
@@ -244,6 +255,10 @@ func (fs *faultSet) fires(f *Fault, service, op, resource string, p picked) bool
 	switch f.Kind {
 	case CreateFailed:
 		if !createFailedOps[service+"/"+op] || p.failed != nil {
+			return false
+		}
+	case Degraded:
+		if !degradedOps[service+"/"+op] || p.failed != nil {
 			return false
 		}
 	case Throttle, ServerError, Unavailable:

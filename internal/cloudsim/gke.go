@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -298,7 +299,7 @@ func clusterProto(w *world, ref clusterRef, cl *GKEClusterSeed) *containerpb.Clu
 		Status:               containerpb.Cluster_Status(containerpb.Cluster_Status_value[gkeClusterStatus(cl)]),
 		CurrentMasterVersion: cl.Version, CurrentNodeVersion: cl.Version, InitialClusterVersion: cl.Version,
 		SelfLink: containerAPIBase + ref.path(), Endpoint: "34.118.0.1", Network: "default", Subnetwork: "default",
-		CreateTime: "2025-01-01T00:00:00+00:00",
+		CreateTime: "2025-01-01T00:00:00+00:00", ResourceLabels: maps.Clone(cl.ResourceLabels),
 	}
 	for _, r := range poolsOf(w, ref) {
 		c.NodePools = append(c.NodePools, proto.Clone(r.Pool).(*containerpb.NodePool))
@@ -355,24 +356,43 @@ func (g *gkeServer) GetNodePool(_ context.Context, req *containerpb.GetNodePoolR
 	return out, err
 }
 
-// checkNoRunningOp rejects a node pool operation while another one runs on the cluster: GKE
-// answers FAILED_PRECONDITION "Cluster is running incompatible operation ...".
-func (g *gkeServer) checkNoRunningOp(w *world, ref clusterRef) error {
-	if g.sim.opts.GKEConcurrentOperations {
+// checkNoRunningOp rejects an operation on a node pool while another one runs on that node pool
+// (its own, or one GKE started: an auto-upgrade, an auto-repair, a blue-green upgrade). Operations
+// on different node pools of a cluster run side by side, as GKE has allowed since concurrent node
+// pool mutations rolled out in December 2022 (terraform-provider-google changelog 6748, "Added
+// support for concurrent node pool mutations on a cluster"; it takes a lock per node pool,
+// resource_container_node_pool.go). The error is GKE's (FAILED_PRECONDITION, "Operation ... is
+// currently ... Please wait and try again once it is done.", hashicorp/terraform-provider-google
+// issues #3650 and #10366).
+func (g *gkeServer) checkNoRunningOp(w *world, ref clusterRef, pool string) error {
+	r := w.NodePools[ref.poolPath(pool)]
+	if r == nil || r.Operation == "" {
 		return nil
 	}
-	for _, key := range sortedKeys(w.Operations) {
-		r := w.Operations[key]
-		if r.Project == ref.project && r.Location == ref.location && r.Cluster == ref.cluster &&
-			r.Op.GetStatus() == containerpb.Operation_RUNNING {
-			return status.Errorf(codes.FailedPrecondition, "Cluster is running incompatible operation %s.", r.Op.GetName())
-		}
+	op := w.Operations[ref.opPath(r.Operation)]
+	if op == nil || op.Op.GetStatus() != containerpb.Operation_RUNNING {
+		return nil
 	}
-	return nil
+	return status.Errorf(codes.FailedPrecondition, "Operation %s is currently %s node pool %s. Please wait and try again once it is done.",
+		op.Op.GetName(), operationVerb(op.Op.GetOperationType()), pool)
+}
+
+func operationVerb(t containerpb.Operation_Type) string {
+	switch t {
+	case containerpb.Operation_CREATE_NODE_POOL:
+		return "creating"
+	case containerpb.Operation_DELETE_NODE_POOL:
+		return "deleting"
+	case containerpb.Operation_AUTO_REPAIR_NODES:
+		return "repairing"
+	case containerpb.Operation_SET_NODE_POOL_SIZE:
+		return "resizing"
+	}
+	return "upgrading"
 }
 
 // startOperation records a RUNNING operation that completes after the transition delay.
-func (g *gkeServer) startOperation(w *world, ref clusterRef, typ containerpb.Operation_Type, target string, now time.Time, fail []HealthIssue) *containerpb.Operation {
+func (g *gkeServer) startOperation(w *world, ref clusterRef, typ containerpb.Operation_Type, target string, now time.Time, fail failure) *containerpb.Operation {
 	name := fmt.Sprintf("operation-%d-%s", now.UnixMilli(), randomHex(8))
 	op := &containerpb.Operation{
 		Name: name, Zone: ref.location, Location: ref.location, OperationType: typ,
@@ -381,20 +401,24 @@ func (g *gkeServer) startOperation(w *world, ref clusterRef, typ containerpb.Ope
 	}
 	r := &opRecord{Project: ref.project, Location: ref.location, Cluster: ref.cluster, Op: op,
 		Due: now.Add(g.sim.opts.TransitionDelay)}
-	if len(fail) > 0 {
-		r.FailCode, r.FailMessage = int32(canonicalCode(fail[0].Code)), issueMessage(fail)
+	if len(fail.issues) > 0 {
+		r.FailCode, r.FailMessage, r.StatusOnly = int32(canonicalCode(fail.issues[0].Code)), issueMessage(fail.issues), fail.degraded
 	}
 	w.Operations[ref.opPath(name)] = r
 	return proto.Clone(op).(*containerpb.Operation)
 }
 
 // finishOperation marks an operation DONE, with the google.rpc.Status error of a failed one
-// (GKE API Reference: Operation.error, Operation.statusMessage).
+// (GKE API Reference: Operation.error, Operation.statusMessage). A degraded one (StatusOnly)
+// carries its message in the deprecated status_message alone, which clients still get and
+// terraform-provider-google judges operations by (container_operation.go).
 func finishOperation(r *opRecord) {
 	r.Op.Status = containerpb.Operation_DONE
 	r.Op.EndTime = r.Due.UTC().Format(time.RFC3339Nano)
 	if r.FailCode != 0 {
-		r.Op.Error = &statuspb.Status{Code: r.FailCode, Message: r.FailMessage}
+		if !r.StatusOnly {
+			r.Op.Error = &statuspb.Status{Code: r.FailCode, Message: r.FailMessage}
+		}
 		r.Op.StatusMessage = r.FailMessage
 	}
 	r.Due = time.Time{}

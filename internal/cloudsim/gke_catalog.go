@@ -67,6 +67,22 @@ var migPartitions = map[string][]string{
 	"nvidia-b200":           {"1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"},
 }
 
+// notOnDemand lists the machine types Compute Engine does not sell as standard VMs without a
+// reservation, with what it sells them as: A3 High with 1, 2 or 4 GPUs only as Spot VMs or with
+// flex-start ("Accelerator-optimized machine family", https://cloud.google.com/compute/docs/accelerator-optimized-machines),
+// A3 Ultra and A4 from reservations, flex-start or Spot ("Consumption options",
+// https://cloud.google.com/ai-hypercomputer/docs/consumption-models). Read 2026-11-25.
+var notOnDemand = map[string]struct {
+	reservable bool
+	models     string
+}{
+	"a3-highgpu-1g":  {false, "Spot VMs or flex-start"},
+	"a3-highgpu-2g":  {false, "Spot VMs or flex-start"},
+	"a3-highgpu-4g":  {false, "Spot VMs or flex-start"},
+	"a3-ultragpu-8g": {true, "reservations, flex-start or Spot VMs"},
+	"a4-highgpu-8g":  {true, "reservations, flex-start or Spot VMs"},
+}
+
 // n1VCPUs returns the vCPU count of an N1 machine type (n1-standard-8 → 8, n1-custom-8-30720 → 8).
 func n1VCPUs(machineType string) (int, bool) {
 	parts := strings.Split(machineType, "-")

@@ -19,13 +19,16 @@ import (
 
 // finishNodePool resolves a node pool's transitional status. A failed create leaves the pool in
 // ERROR with a status message and conditions (how GKE reports e.g. a GPU stockout); a failed
-// update keeps the old configuration and marks the pool RUNNING_WITH_ERROR.
+// update keeps the old configuration and marks the pool RUNNING_WITH_ERROR. A degraded one (a
+// partial stockout) takes effect, and the pool is RUNNING_WITH_ERROR with the message.
 func (w *world) finishNodePool(key string, r *npRecord) {
 	if r.NextStatus == containerpb.NodePool_STATUS_UNSPECIFIED {
 		delete(w.NodePools, key)
 		return
 	}
-	if len(r.FailIssues) > 0 {
+	failed := len(r.FailIssues) > 0
+	switch {
+	case failed && !r.Degraded:
 		if r.Pool.Status == containerpb.NodePool_PROVISIONING {
 			r.Pool.Status = containerpb.NodePool_ERROR
 		} else {
@@ -33,18 +36,22 @@ func (w *world) finishNodePool(key string, r *npRecord) {
 		}
 		r.Pool.StatusMessage = issueMessage(r.FailIssues)
 		r.Pool.Conditions = conditions(r.FailIssues)
-	} else {
+	default:
+		endBlueGreen(r)
 		if r.Pending != nil {
 			r.Pool = r.Pending
 		}
 		if r.PendingNodeCount != nil {
 			r.NodeCount = *r.PendingNodeCount
 		}
-		r.NodeCount = clampNodeCount(r.Pool, r.NodeCount)
 		r.Pool.Status, r.Pool.StatusMessage, r.Pool.Conditions = r.NextStatus, "", nil
+		if failed {
+			r.Pool.Status = containerpb.NodePool_RUNNING_WITH_ERROR
+			r.Pool.StatusMessage, r.Pool.Conditions = issueMessage(r.FailIssues), conditions(r.FailIssues)
+		}
 	}
 	r.Pool.Etag = randomHex(16)
-	r.Due, r.Pending, r.PendingNodeCount, r.FailIssues, r.Operation = time.Time{}, nil, nil, nil, ""
+	r.Due, r.Pending, r.PendingNodeCount, r.FailIssues, r.Degraded, r.Operation = time.Time{}, nil, nil, nil, false, ""
 }
 
 func issueMessage(issues []HealthIssue) string {
@@ -77,15 +84,22 @@ func canonicalCode(issue string) rpccode.Code {
 	return rpccode.Code_UNKNOWN
 }
 
-func failedIssues(ctx context.Context) []HealthIssue {
+// failure is what a CreateFailed or Degraded fault makes of a node pool operation.
+type failure struct {
+	issues   []HealthIssue
+	degraded bool
+}
+
+func failureOf(ctx context.Context) failure {
 	f, _ := ctx.Value(failedKey{}).(*Fault)
 	if f == nil {
-		return nil
+		return failure{}
 	}
-	if len(f.HealthIssues) == 0 {
-		return []HealthIssue{IssueGCEStockout}
+	issues := append([]HealthIssue(nil), f.HealthIssues...)
+	if len(issues) == 0 {
+		issues = []HealthIssue{IssueGCEStockout}
 	}
-	return append([]HealthIssue(nil), f.HealthIssues...)
+	return failure{issues: issues, degraded: f.Kind == Degraded}
 }
 
 // defaultOAuthScopes are the scopes GKE gives nodes when none are requested.
@@ -162,6 +176,9 @@ func (g *gkeServer) CreateNodePool(ctx context.Context, req *containerpb.CreateN
 		}
 		pool := proto.Clone(req.GetNodePool()).(*containerpb.NodePool)
 		applyPoolDefaults(pool, cl)
+		if pool.Version, err = cl.resolveNodeVersion(pool.Version); err != nil {
+			return err
+		}
 		var gpuTaint bool
 		if err := w.settlePool(ref, pool, cl, project, &gpuTaint); err != nil {
 			return err
@@ -169,18 +186,22 @@ func (g *gkeServer) CreateNodePool(ctx context.Context, req *containerpb.CreateN
 		if w.NodePools[ref.poolPath(pool.Name)] != nil {
 			return status.Errorf(codes.AlreadyExists, "Already exists: %s.", ref.poolPath(pool.Name))
 		}
-		if err := g.checkNoRunningOp(w, ref); err != nil {
+		if err := w.checkGPUQuota(ref, project, pool, pool.GetInitialNodeCount(), nil); err != nil {
 			return err
 		}
-		out = g.createPool(w, ref, pool, gpuTaint, now, failedIssues(ctx))
+		fail := failureOf(ctx)
+		if pool.GetInitialNodeCount() > 0 {
+			fail = vmLabelFailure(ref, pool, cl, fail)
+		}
+		out = g.createPool(w, ref, pool, gpuTaint, now, fail)
 		return nil
 	})
 	return out, err
 }
 
-func (g *gkeServer) createPool(w *world, ref clusterRef, pool *containerpb.NodePool, gpuTaint bool, now time.Time, fail []HealthIssue) *containerpb.Operation {
+func (g *gkeServer) createPool(w *world, ref clusterRef, pool *containerpb.NodePool, gpuTaint bool, now time.Time, fail failure) *containerpb.Operation {
 	r := w.addPool(ref, pool, containerpb.NodePool_PROVISIONING, gpuTaint)
-	r.Due, r.NextStatus, r.FailIssues = now.Add(g.sim.opts.TransitionDelay), containerpb.NodePool_RUNNING, fail
+	r.Due, r.NextStatus, r.FailIssues, r.Degraded = now.Add(g.sim.opts.TransitionDelay), containerpb.NodePool_RUNNING, fail.issues, fail.degraded
 	op := g.startOperation(w, ref, containerpb.Operation_CREATE_NODE_POOL, ref.poolPath(pool.Name), now, fail)
 	r.Operation = op.Name
 	return op
@@ -196,7 +217,7 @@ func (w *world) addPool(ref clusterRef, pool *containerpb.NodePool, st container
 	pool.Status, pool.StatusMessage, pool.Conditions = st, "", nil
 	pool.Etag = randomHex(16)
 	r := &npRecord{Project: ref.project, Location: ref.location, Cluster: ref.cluster, Pool: pool,
-		NodeCount: clampNodeCount(pool, pool.InitialNodeCount), GPUTaint: gpuTaint}
+		NodeCount: pool.InitialNodeCount, GPUTaint: gpuTaint}
 	w.NodePools[ref.poolPath(pool.Name)] = r
 	return r
 }
@@ -226,39 +247,28 @@ func instanceGroupURLs(ref clusterRef, pool *containerpb.NodePool, old []string)
 	return urls
 }
 
-// clampNodeCount keeps an autoscaled pool's per-zone size within its limits (GKE API
-// Reference: NodePoolAutoscaling — min/max_node_count per zone, total_min/total_max_node_count
-// across the pool's zones). Sizes are per zone here, so total limits are divided by the zone
-// count; when they cannot both hold, the maximum wins.
-func clampNodeCount(pool *containerpb.NodePool, n int32) int32 {
-	a := pool.GetAutoscaling()
-	if !a.GetEnabled() {
-		return n
-	}
-	lo, hi := a.GetMinNodeCount(), a.GetMaxNodeCount()
-	if zones := int32(len(pool.GetLocations())); zones > 0 && (a.GetTotalMinNodeCount() != 0 || a.GetTotalMaxNodeCount() != 0) {
-		lo, hi = (a.GetTotalMinNodeCount()+zones-1)/zones, a.GetTotalMaxNodeCount()/zones
-	}
-	n = max(n, lo)
-	if hi > 0 {
-		n = min(n, hi)
-	}
-	return n
-}
+// Sizes are what was asked for: initial_node_count and SetNodePoolSize's node_count per zone,
+// taken as they are even outside the autoscaling limits, which the cluster autoscaler moves the
+// size into later, on its own schedule (GKE "Cluster autoscaler — minimum and maximum node pool
+// size": "If the current node pool size is lower than the specified minimum or greater than the
+// specified maximum when you enable autoscaling, the autoscaler waits to take effect until a new
+// node is needed in the node pool or until a node can be safely deleted from the node pool",
+// https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler). A regional pool
+// of initial_node_count 1 in three zones starts with three nodes, whatever its total maximum.
 
 // mutatePool is the common path of the node pool update RPCs: find the pool, refuse while
-// another operation runs, compute the pool as it will be, validate it and start the operation.
-// The pool is RECONCILING (or STOPPING) until the operation completes.
+// another operation runs on it, compute the pool as it will be, validate it and start the
+// operation. The pool is RECONCILING (or STOPPING) until the operation completes.
 // nodeCount, when set, is the per-zone size the operation sets (SetNodePoolSize).
 func (g *gkeServer) mutatePool(ctx context.Context, ref clusterRef, name string, typ containerpb.Operation_Type,
-	nodeCount *int32, change func(next *containerpb.NodePool, cl *GKEClusterSeed)) (*containerpb.Operation, error) {
+	nodeCount *int32, change func(next *containerpb.NodePool, cl *GKEClusterSeed) error) (*containerpb.Operation, error) {
 	var out *containerpb.Operation
 	err := g.do(true, func(w *world, now time.Time) error {
 		r, cl, project, err := g.pool(w, ref, name)
 		if err != nil {
 			return err
 		}
-		if err := g.checkNoRunningOp(w, ref); err != nil {
+		if err := g.checkNoRunningOp(w, ref, name); err != nil {
 			return err
 		}
 		if typ != containerpb.Operation_DELETE_NODE_POOL && r.Pool.Status != containerpb.NodePool_RUNNING &&
@@ -266,18 +276,32 @@ func (g *gkeServer) mutatePool(ctx context.Context, ref clusterRef, name string,
 			return status.Errorf(codes.FailedPrecondition, "Node pool %s is not ready for updates (status %s).", name, r.Pool.Status)
 		}
 		next := proto.Clone(r.Pool).(*containerpb.NodePool)
-		change(next, cl)
+		if err := change(next, cl); err != nil {
+			return err
+		}
 		gpuTaint := r.GPUTaint
 		if err := w.settlePool(ref, next, cl, project, &gpuTaint); err != nil {
 			return err
 		}
+		count := r.NodeCount
+		if nodeCount != nil {
+			count = *nodeCount
+		}
+		if typ != containerpb.Operation_DELETE_NODE_POOL {
+			if err := w.checkGPUQuota(ref, project, next, count, r); err != nil {
+				return err
+			}
+		}
 		next.InstanceGroupUrls = instanceGroupURLs(ref, next, next.InstanceGroupUrls)
 		r.GPUTaint = gpuTaint
-		var fail []HealthIssue
+		var fail failure
 		if typ == containerpb.Operation_UPGRADE_NODES {
-			fail = failedIssues(ctx)
+			fail = failureOf(ctx)
 		}
-		r.Pending, r.NextStatus, r.FailIssues, r.PendingNodeCount = next, containerpb.NodePool_RUNNING, fail, nodeCount
+		if typ != containerpb.Operation_DELETE_NODE_POOL && count > 0 {
+			fail = vmLabelFailure(ref, next, cl, fail)
+		}
+		r.Pending, r.NextStatus, r.FailIssues, r.Degraded, r.PendingNodeCount = next, containerpb.NodePool_RUNNING, fail.issues, fail.degraded, nodeCount
 		r.Pool.Status = containerpb.NodePool_RECONCILING
 		if typ == containerpb.Operation_DELETE_NODE_POOL {
 			r.Pending, r.NextStatus = nil, containerpb.NodePool_STATUS_UNSPECIFIED
@@ -291,27 +315,30 @@ func (g *gkeServer) mutatePool(ctx context.Context, ref clusterRef, name string,
 	return out, err
 }
 
-// GKE API Reference: UpdateNodePool — version ("-" or "latest" for the control plane's),
-// image type, locations, Kubernetes labels and taints (replacing the whole set), resource
-// labels, accelerators, machine type, disk, upgrade settings, network tags, workload metadata,
-// kubelet and Linux node config. Returns an UPGRADE_NODES operation.
+// GKE API Reference: UpdateNodePool — version (an alias GKE resolves, "-" for the control plane's,
+// "latest"), image type, locations, Kubernetes labels and taints (replacing the whole set),
+// resource labels, accelerators, machine type, disk, upgrade settings, network tags, workload
+// metadata, kubelet and Linux node config. Returns an UPGRADE_NODES operation. One field group per
+// request (updateFieldGroups).
 func (g *gkeServer) UpdateNodePool(ctx context.Context, req *containerpb.UpdateNodePoolRequest) (*containerpb.Operation, error) {
 	ref, name, err := parsePoolRef(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
 	if err != nil {
 		return nil, err
 	}
+	if err := checkUpdateFieldGroups(req); err != nil {
+		return nil, err
+	}
 	return g.mutatePool(ctx, ref, name, containerpb.Operation_UPGRADE_NODES, nil,
-		func(next *containerpb.NodePool, cl *GKEClusterSeed) { applyPoolUpdate(next, req, cl) })
+		func(next *containerpb.NodePool, cl *GKEClusterSeed) error { return applyPoolUpdate(next, req, cl) })
 }
 
-func applyPoolUpdate(p *containerpb.NodePool, req *containerpb.UpdateNodePoolRequest, cl *GKEClusterSeed) {
-	c := p.Config
-	switch v := req.GetNodeVersion(); v {
-	case "":
-	case "-", "latest":
-		p.Version = cl.Version
-	default:
-		p.Version = v
+func applyPoolUpdate(p *containerpb.NodePool, req *containerpb.UpdateNodePoolRequest, cl *GKEClusterSeed) error {
+	if v := req.GetNodeVersion(); v != "" {
+		resolved, err := cl.resolveNodeVersion(v)
+		if err != nil {
+			return err
+		}
+		p.Version = resolved
 	}
 	if len(req.GetLocations()) > 0 {
 		p.Locations = append([]string(nil), req.GetLocations()...)
@@ -319,7 +346,11 @@ func applyPoolUpdate(p *containerpb.NodePool, req *containerpb.UpdateNodePoolReq
 	if req.GetUpgradeSettings() != nil {
 		p.UpgradeSettings = req.GetUpgradeSettings()
 	}
-	applyConfigUpdate(c, req)
+	if err := checkAcceleratorUpdate(p.GetConfig().GetAccelerators(), req.GetAccelerators()); err != nil {
+		return err
+	}
+	applyConfigUpdate(p.Config, req)
+	return nil
 }
 
 func applyConfigUpdate(c *containerpb.NodeConfig, req *containerpb.UpdateNodePoolRequest) {
@@ -391,7 +422,7 @@ func (g *gkeServer) SetNodePoolSize(ctx context.Context, req *containerpb.SetNod
 		return nil, invalidArg("Invalid value for field 'node_count': %d. Must be non-negative.", req.GetNodeCount())
 	}
 	return g.mutatePool(ctx, ref, name, containerpb.Operation_SET_NODE_POOL_SIZE, ptr(req.GetNodeCount()),
-		func(*containerpb.NodePool, *GKEClusterSeed) {})
+		func(*containerpb.NodePool, *GKEClusterSeed) error { return nil })
 }
 
 // GKE API Reference: SetNodePoolAutoscaling — returns an UPDATE_CLUSTER operation.
@@ -404,8 +435,9 @@ func (g *gkeServer) SetNodePoolAutoscaling(ctx context.Context, req *containerpb
 		return nil, invalidArg("Invalid value for field 'autoscaling': required.")
 	}
 	return g.mutatePool(ctx, ref, name, containerpb.Operation_UPDATE_CLUSTER, nil,
-		func(next *containerpb.NodePool, _ *GKEClusterSeed) {
+		func(next *containerpb.NodePool, _ *GKEClusterSeed) error {
 			next.Autoscaling = proto.Clone(req.GetAutoscaling()).(*containerpb.NodePoolAutoscaling)
+			return nil
 		})
 }
 
@@ -419,8 +451,9 @@ func (g *gkeServer) SetNodePoolManagement(ctx context.Context, req *containerpb.
 		return nil, invalidArg("Invalid value for field 'management': required.")
 	}
 	return g.mutatePool(ctx, ref, name, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, nil,
-		func(next *containerpb.NodePool, _ *GKEClusterSeed) {
+		func(next *containerpb.NodePool, _ *GKEClusterSeed) error {
 			next.Management = proto.Clone(req.GetManagement()).(*containerpb.NodeManagement)
+			return nil
 		})
 }
 
@@ -432,5 +465,5 @@ func (g *gkeServer) DeleteNodePool(ctx context.Context, req *containerpb.DeleteN
 		return nil, err
 	}
 	return g.mutatePool(ctx, ref, name, containerpb.Operation_DELETE_NODE_POOL, nil,
-		func(*containerpb.NodePool, *GKEClusterSeed) {})
+		func(*containerpb.NodePool, *GKEClusterSeed) error { return nil })
 }

@@ -12,20 +12,23 @@ import (
 // the request did not ask for it — the usual cause of perpetual diffs in Terraform
 // (terraform-provider-google issues #7928 and #3786, and the GKE 1.30 driver version diff):
 //
-//   - Kubernetes labels (GKE "Run GPUs in Standard node pools", "About GPU sharing strategies",
-//     "Running multi-instance GPUs", "Spot VMs"): cloud.google.com/gke-accelerator,
-//     gke-gpu-driver-version, gke-gpu-partition-size, gke-gpu-sharing-strategy,
-//     gke-max-shared-clients-per-gpu and gke-spot.
 //   - The taint nvidia.com/gpu=present:NoSchedule on GPU nodes, unless every node pool of the
 //     cluster is a GPU pool ("Run GPUs in Standard node pools": GKE only taints GPU nodes when
-//     the cluster has non-GPU nodes to schedule other Pods on).
+//     the cluster has non-GPU nodes to schedule other Pods on). It shows in config.taints
+//     (terraform-provider-google's effective_taints, issue #7928).
 //   - The resource label goog-gke-node-pool-provisioning-model (GKE "Automatically applied
 //     labels").
 //   - gpu_driver_installation_config {gpu_driver_version = DEFAULT} for an accelerator without
 //     one (GKE 1.30 and later install the default driver unless told otherwise).
 //
-// Updates replace the user's labels, taints and resource labels; GKE's own stay, and follow the
-// new accelerator, sharing, driver and spot settings.
+// GKE's own Kubernetes labels (cloud.google.com/gke-accelerator, gke-gpu-driver-version,
+// gke-gpu-partition-size, gke-gpu-sharing-strategy, gke-max-shared-clients-per-gpu, gke-spot,
+// gke-nodepool) are on the Kubernetes nodes, not in the API's config.labels:
+// terraform-provider-google, google/services/container/node_config.go, "GKE only applies its own
+// out-of-band labels when you enable Sandbox" (audit A.13). Sim.NodeLabels shows them.
+//
+// Updates replace the user's taints and resource labels; GKE's own stay, and follow the new
+// accelerator, sharing, driver and spot settings.
 
 // GKE's own Kubernetes labels and resource label.
 const (
@@ -38,9 +41,6 @@ const (
 	labelProvisioning     = "goog-gke-node-pool-provisioning-model"
 )
 
-var gkeOwnLabelKeys = []string{labelAccelerator, labelDriverVersion, labelPartitionSize,
-	labelSharingStrategy, labelMaxSharedClients, labelSpot}
-
 // gkeGPUTaint is the taint GKE puts on the nodes of GPU pools.
 func gkeGPUTaint() *containerpb.NodeTaint {
 	return &containerpb.NodeTaint{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE}
@@ -48,7 +48,7 @@ func gkeGPUTaint() *containerpb.NodeTaint {
 
 func isGPUPool(p *containerpb.NodePool) bool { return len(p.GetConfig().GetAccelerators()) > 0 }
 
-// gkeOwnLabels returns the Kubernetes labels GKE derives from a node configuration.
+// gkeOwnLabels returns the Kubernetes labels GKE puts on a node pool's nodes beside the pool's own.
 func gkeOwnLabels(c *containerpb.NodeConfig) map[string]string {
 	out := map[string]string{}
 	if c.GetSpot() {
@@ -80,12 +80,9 @@ func gkeOwnLabels(c *containerpb.NodeConfig) map[string]string {
 }
 
 // stripGKEOwn removes what GKE added (its taint only when it added it), leaving the
-// configuration as the user set it: validation judges the user's labels and taints alone, and
-// GKE's own keys sent back by a client are not kept as the user's.
+// configuration as the user set it: validation judges the user's taints and resource labels
+// alone, and GKE's own entries sent back by a client are not kept as the user's.
 func stripGKEOwn(c *containerpb.NodeConfig, gpuTaint bool) {
-	for _, k := range gkeOwnLabelKeys {
-		delete(c.Labels, k)
-	}
 	delete(c.ResourceLabels, labelProvisioning)
 	if gpuTaint {
 		own := gkeGPUTaint()
@@ -102,7 +99,6 @@ func addGKEOwn(c *containerpb.NodeConfig, gpuTaint bool) {
 				GpuDriverVersion: containerpb.GPUDriverInstallationConfig_DEFAULT.Enum()}
 		}
 	}
-	c.Labels = mergeLabels(c.Labels, gkeOwnLabels(c))
 	model := "on-demand"
 	if c.GetSpot() {
 		model = "spot"
@@ -144,7 +140,7 @@ func (w *world) hasNonGPUPool(ref clusterRef, except string) bool {
 // the cluster has a non-GPU pool, and kept from then on, as the nodes keep their taint.
 func (w *world) settlePool(ref clusterRef, pool *containerpb.NodePool, cl *GKEClusterSeed, project *GCPProjectSeed, gpuTaint *bool) error {
 	stripGKEOwn(pool.Config, *gpuTaint)
-	if err := validateNodePool(pool, cl, project); err != nil {
+	if err := validateNodePool(pool, cl, project, ref.project, w.Seed); err != nil {
 		return err
 	}
 	if isGPUPool(pool) && !*gpuTaint {

@@ -3,6 +3,7 @@ package cloudsim
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
 	container "cloud.google.com/go/container/apiv1"
@@ -16,8 +17,6 @@ import (
 func withDefaultPool(o *Options) {
 	o.Seed.GCP.Projects["acme-ml"].Clusters[0].NodePools = []GKENodePoolSeed{{Name: "default-pool", MachineType: "e2-standard-4", NodeCount: 2}}
 }
-
-func concurrentOps(o *Options) { o.GKEConcurrentOperations = true }
 
 // untaintedL4 is l4Pool without the user's nvidia.com/gpu taint.
 func untaintedL4(name string) *containerpb.NodePool {
@@ -60,12 +59,13 @@ func updatePool(t *testing.T, c *container.ClusterManagerClient, req *containerp
 }
 
 // GKE "Run GPUs in Standard node pools", "About GPU sharing strategies", "Running
-// multi-instance GPUs", "Spot VMs": GPU pools gain GKE's accelerator, driver, partition and
-// sharing labels, spot pools gke-spot, every pool the provisioning model resource label, and
-// GPU pools of a cluster with a non-GPU pool the nvidia.com/gpu taint (once).
+// multi-instance GPUs", "Spot VMs": GPU pools' nodes gain GKE's accelerator, driver, partition and
+// sharing labels, spot pools' gke-spot, none of them in config.labels; every pool gets the
+// provisioning model resource label, and GPU pools of a cluster with a non-GPU pool the
+// nvidia.com/gpu taint (once).
 func TestGKE_CreateNodePool_AddsGKEOwnLabelsAndTaints(t *testing.T) {
 	t.Parallel()
-	sim := newSim(t, withDefaultPool, concurrentOps)
+	sim := newSim(t, withDefaultPool)
 	c := gkeClient(t, sim)
 	l4 := untaintedL4("l4-latest")
 	a100 := &containerpb.NodePool{Name: "a100-spot", InitialNodeCount: 1, Locations: []string{"us-central1-a"}, Config: &containerpb.NodeConfig{MachineType: "a2-highgpu-1g", Spot: true,
@@ -94,14 +94,20 @@ func TestGKE_CreateNodePool_AddsGKEOwnLabelsAndTaints(t *testing.T) {
 	wantMap(t, "default-pool resource labels", p.GetConfig().GetResourceLabels(), map[string]string{labelProvisioning: "on-demand"})
 	wantTaints(t, p.GetConfig().GetTaints())
 
+	nodeLabels := func(name string) map[string]string {
+		l, _ := sim.NodeLabels("acme-ml", "us-central1", "ml", name)
+		return l
+	}
 	p = getPool(t, c, "l4-latest")
-	wantMap(t, "l4 labels", p.GetConfig().GetLabels(), map[string]string{"gpufleet.io/client": "acme",
+	wantMap(t, "l4 labels", p.GetConfig().GetLabels(), map[string]string{"gpufleet.io/client": "acme"})
+	wantMap(t, "l4 node labels", nodeLabels("l4-latest"), map[string]string{"gpufleet.io/client": "acme", "cloud.google.com/gke-nodepool": "l4-latest",
 		"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-gpu-driver-version": "latest"})
 	wantMap(t, "l4 resource labels", p.GetConfig().GetResourceLabels(), map[string]string{"gpufleet-client": "acme", "goog-gke-node-pool-provisioning-model": "on-demand"})
 	wantTaints(t, p.GetConfig().GetTaints(), &containerpb.NodeTaint{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE})
 
 	p = getPool(t, c, "a100-spot")
-	wantMap(t, "a100 labels", p.GetConfig().GetLabels(), map[string]string{"cloud.google.com/gke-accelerator": "nvidia-tesla-a100",
+	wantMap(t, "a100 labels", p.GetConfig().GetLabels(), nil)
+	wantMap(t, "a100 node labels", nodeLabels("a100-spot"), map[string]string{"cloud.google.com/gke-nodepool": "a100-spot", "cloud.google.com/gke-accelerator": "nvidia-tesla-a100",
 		"cloud.google.com/gke-gpu-driver-version": "default", "cloud.google.com/gke-gpu-partition-size": "1g.5gb",
 		"cloud.google.com/gke-gpu-sharing-strategy": "time-sharing", "cloud.google.com/gke-max-shared-clients-per-gpu": "2",
 		"cloud.google.com/gke-spot": "true"})
@@ -112,12 +118,14 @@ func TestGKE_CreateNodePool_AddsGKEOwnLabelsAndTaints(t *testing.T) {
 	wantTaints(t, p.GetConfig().GetTaints(), gkeGPUTaint())
 
 	p = getPool(t, c, "t4-mps")
-	wantMap(t, "t4 labels", p.GetConfig().GetLabels(), map[string]string{"cloud.google.com/gke-accelerator": "nvidia-tesla-t4",
+	wantMap(t, "t4 labels", p.GetConfig().GetLabels(), nil)
+	wantMap(t, "t4 node labels", nodeLabels("t4-mps"), map[string]string{"cloud.google.com/gke-nodepool": "t4-mps", "cloud.google.com/gke-accelerator": "nvidia-tesla-t4",
 		"cloud.google.com/gke-gpu-sharing-strategy": "mps", "cloud.google.com/gke-max-shared-clients-per-gpu": "48"})
 	wantTaints(t, p.GetConfig().GetTaints(), gkeGPUTaint())
 
 	p = getPool(t, c, "cpu-spot")
-	wantMap(t, "cpu-spot labels", p.GetConfig().GetLabels(), map[string]string{"cloud.google.com/gke-spot": "true"})
+	wantMap(t, "cpu-spot labels", p.GetConfig().GetLabels(), nil)
+	wantMap(t, "cpu-spot node labels", nodeLabels("cpu-spot"), map[string]string{"cloud.google.com/gke-nodepool": "cpu-spot", "cloud.google.com/gke-spot": "true"})
 	wantMap(t, "cpu-spot resource labels", p.GetConfig().GetResourceLabels(), map[string]string{"goog-gke-node-pool-provisioning-model": "spot"})
 	wantTaints(t, p.GetConfig().GetTaints())
 }
@@ -130,11 +138,15 @@ func TestGKE_UpdateNodePool_KeepsGKEOwnLabels(t *testing.T) {
 	sim := newSim(t, withDefaultPool)
 	c := gkeClient(t, sim)
 	runningPool(t, c, untaintedL4("l4-od"))
-	own := map[string]string{"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-gpu-driver-version": "latest"}
+	nodeLabels := func() map[string]string {
+		l, _ := sim.NodeLabels("acme-ml", "us-central1", "ml", "l4-od")
+		return l
+	}
 
-	p := updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od",
-		Labels: &containerpb.NodeLabels{Labels: map[string]string{"team": "ml", "cloud.google.com/gke-accelerator": "nvidia-l4"}}})
-	wantMap(t, "labels", p.GetConfig().GetLabels(), mergeLabels(map[string]string{"team": "ml"}, own))
+	p := updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Labels: &containerpb.NodeLabels{Labels: map[string]string{"team": "ml"}}})
+	wantMap(t, "labels", p.GetConfig().GetLabels(), map[string]string{"team": "ml"})
+	wantMap(t, "node labels", nodeLabels(), map[string]string{"team": "ml", "cloud.google.com/gke-nodepool": "l4-od",
+		"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-gpu-driver-version": "latest"})
 
 	dedicated := &containerpb.NodeTaint{Key: "dedicated", Value: "ml", Effect: containerpb.NodeTaint_NO_EXECUTE}
 	p = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Taints: &containerpb.NodeTaints{Taints: []*containerpb.NodeTaint{dedicated}}})
@@ -144,27 +156,28 @@ func TestGKE_UpdateNodePool_KeepsGKEOwnLabels(t *testing.T) {
 	p = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Taints: &containerpb.NodeTaints{}})
 	wantTaints(t, p.GetConfig().GetTaints(), gkeGPUTaint())
 
+	// The node pool's 64 resource labels pass the API's own limit; its nodes' VMs, which carry
+	// GKE's labels too, do not: the update's operation fails (vmLabelFailure).
 	user := map[string]string{}
-	for i := range 64 {
+	for i := range 63 {
 		user[fmt.Sprintf("label-%02d", i)] = "x"
 	}
 	sent := mergeLabels(maps.Clone(user), map[string]string{labelProvisioning: "on-demand"})
 	p = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", ResourceLabels: &containerpb.ResourceLabels{Labels: sent}})
-	wantMap(t, "resource labels", p.GetConfig().GetResourceLabels(), sent)
-	// Another update without resource labels keeps the 64 of the user and GKE's own.
-	p = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", NodeVersion: "-"})
-	wantMap(t, "resource labels after a version update", p.GetConfig().GetResourceLabels(), sent)
-	user["label-64"] = "x"
+	if p.GetStatus() != containerpb.NodePool_RUNNING_WITH_ERROR || !strings.Contains(p.GetStatusMessage(), "Invalid value for field 'resource.labels'") {
+		t.Fatalf("pool after 64 resource labels = %v %q", p.GetStatus(), p.GetStatusMessage())
+	}
+	user["label-63"], user["label-64"] = "x", "x"
 	_, err := c.UpdateNodePool(ctxT(t), &containerpb.UpdateNodePoolRequest{Name: gkeParent + "/nodePools/l4-od", ResourceLabels: &containerpb.ResourceLabels{Labels: user}})
 	wantCode(t, err, codes.InvalidArgument, "at most 64 labels are allowed, got 65")
 
-	p = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1,
+	updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1,
 		GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: containerpb.GPUDriverInstallationConfig_INSTALLATION_DISABLED.Enum()},
 		GpuSharingConfig:            &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 4, GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()}}}})
-	wantMap(t, "labels after an accelerator change", p.GetConfig().GetLabels(), map[string]string{"team": "ml",
+	wantMap(t, "node labels after an accelerator change", nodeLabels(), map[string]string{"team": "ml", "cloud.google.com/gke-nodepool": "l4-od",
 		"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-gpu-sharing-strategy": "mps", "cloud.google.com/gke-max-shared-clients-per-gpu": "4"})
 	p = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1}}})
-	wantMap(t, "labels after dropping sharing", p.GetConfig().GetLabels(), map[string]string{"team": "ml",
+	wantMap(t, "node labels after dropping sharing", nodeLabels(), map[string]string{"team": "ml", "cloud.google.com/gke-nodepool": "l4-od",
 		"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-gpu-driver-version": "default"})
 	wantTaints(t, p.GetConfig().GetTaints(), gkeGPUTaint())
 }

@@ -79,18 +79,22 @@ func TestGKE_CreateNodePool_ProvisioningThenRunning_OperationDone(t *testing.T) 
 // GPUs; MIG partitions, GPU sharing and specific reservations that GKE accepts are accepted.
 func TestGKE_CreateNodePool_AcceptsValidGPUConfigurations(t *testing.T) {
 	t.Parallel()
-	sim := newSim(t, func(o *Options) { o.GKEConcurrentOperations = true })
+	sim := newSim(t)
 	c := gkeClient(t, sim)
 	a100 := &containerpb.NodePool{Name: "a100-mig", Locations: []string{"us-central1-a"}, Config: &containerpb.NodeConfig{MachineType: "a2-highgpu-1g",
 		Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 1, GpuPartitionSize: "1g.5gb",
 			GpuSharingConfig: &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 2, GpuSharingStrategy: containerpb.GPUSharingConfig_TIME_SHARING.Enum()}}}}}
+	// "About GPUs in GKE": multi-instance GPUs with NVIDIA MPS.
+	a100mps := &containerpb.NodePool{Name: "a100-mig-mps", Locations: []string{"us-central1-a"}, Config: &containerpb.NodeConfig{MachineType: "a2-highgpu-1g",
+		Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 1, GpuPartitionSize: "1g.5gb",
+			GpuSharingConfig: &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 4, GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()}}}}}
 	t4 := &containerpb.NodePool{Name: "t4-mps", Locations: []string{"us-central1-f"}, Config: &containerpb.NodeConfig{MachineType: "n1-standard-8", Spot: true,
 		Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-t4", AcceleratorCount: 2,
 			GpuSharingConfig: &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 48, GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()}}}}}
 	h100 := &containerpb.NodePool{Name: "h100-res", Locations: []string{"us-central1-a"}, Config: &containerpb.NodeConfig{MachineType: "a3-highgpu-8g",
 		ReservationAffinity: &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_SPECIFIC_RESERVATION,
 			Key: "compute.googleapis.com/reservation-name", Values: []string{"projects/acme-ml/reservations/h100-reservation"}}}}
-	for _, p := range []*containerpb.NodePool{a100, t4, h100} {
+	for _, p := range []*containerpb.NodePool{a100, a100mps, t4, h100} {
 		runningPool(t, c, p)
 	}
 	if acc := getPool(t, c, "h100-res").GetConfig().GetAccelerators(); len(acc) != 1 || acc[0].GetAcceleratorType() != "nvidia-h100-80gb" || acc[0].GetAcceleratorCount() != 8 {
@@ -159,12 +163,6 @@ func TestGKE_CreateNodePool_InvalidArgument(t *testing.T) {
 			func(p *containerpb.NodePool) {
 				p.Config.Accelerators[0].GpuSharingConfig = sharing(49, containerpb.GPUSharingConfig_MPS)
 			}},
-		{"MPS with MIG", codes.InvalidArgument, "MPS cannot be used together with gpu_partition_size",
-			func(p *containerpb.NodePool) {
-				p.Config.MachineType, p.Config.Accelerators = "a2-highgpu-1g", accel("nvidia-tesla-a100", 1)
-				p.Config.Accelerators[0].GpuPartitionSize = "1g.5gb"
-				p.Config.Accelerators[0].GpuSharingConfig = sharing(4, containerpb.GPUSharingConfig_MPS)
-			}},
 		{"two nvidia.com/gpu taints", codes.InvalidArgument, `only one taint with key "nvidia.com/gpu"`,
 			func(p *containerpb.NodePool) {
 				p.Config.Taints = []*containerpb.NodeTaint{gpuTaint, {Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_EXECUTE}}
@@ -203,12 +201,13 @@ func TestGKE_CreateNodePool_InvalidArgument(t *testing.T) {
 				p.Autoscaling = &containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 2, TotalMaxNodeCount: 4}
 			}},
 		{"bad name", codes.InvalidArgument, "Invalid value for field 'node_pool.name'", func(p *containerpb.NodePool) { p.Name = "L4_Pool" }},
-		{"zone outside cluster", codes.InvalidArgument, "within the cluster's locations", func(p *containerpb.NodePool) { p.Locations = []string{"us-east1-b"} }},
+		{"zone outside the cluster's region", codes.InvalidArgument, "must be zones of the cluster's region us-central1", func(p *containerpb.NodePool) { p.Locations = []string{"us-east1-b"} }},
 		{"accelerator not in every cluster zone", codes.InvalidArgument, `Accelerator type "nvidia-h100-80gb" is not available in zone "us-central1-f"`,
 			func(p *containerpb.NodePool) {
 				p.Locations, p.Config.MachineType, p.Config.Accelerators = nil, "a3-highgpu-8g", nil
 			}},
-		{"node version newer than control plane", codes.InvalidArgument, "is not supported with master version", func(p *containerpb.NodePool) { p.Version = "1.32.1-gke.100" }},
+		{"node version newer than control plane", codes.InvalidArgument, "is not a valid node version for this cluster", func(p *containerpb.NodePool) { p.Version = "1.32.6-gke.1125000" }},
+		{"node version alias without a valid version", codes.InvalidArgument, "is not a valid node version for this cluster", func(p *containerpb.NodePool) { p.Version = "1.27" }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,19 +223,21 @@ func TestGKE_CreateNodePool_InvalidArgument(t *testing.T) {
 }
 
 // GKE API Reference: CreateNodePool — ALREADY_EXISTS for a duplicate name; FAILED_PRECONDITION
-// "Cluster is running incompatible operation" while another operation runs on the cluster.
+// "Operation ... is currently creating node pool ..." for a second operation on a node pool whose
+// operation runs, while other node pools of the cluster take theirs side by side.
 func TestGKE_CreateNodePool_AlreadyExistsAndIncompatibleOperation(t *testing.T) {
 	t.Parallel()
 	sim := newSim(t, observeTransitions)
 	c := gkeClient(t, sim)
 	op := createPool(t, c, l4Pool("l4-od"))
-	_, err := c.CreateNodePool(ctxT(t), &containerpb.CreateNodePoolRequest{Parent: gkeParent, NodePool: l4Pool("l4-spot")})
-	wantCode(t, err, codes.FailedPrecondition, "Cluster is running incompatible operation "+op.GetName()+".")
+	// Another node pool of the cluster is not blocked by this one's operation.
+	other := createPool(t, c, l4Pool("l4-spot"))
+	_, err := c.SetNodePoolSize(ctxT(t), &containerpb.SetNodePoolSizeRequest{Name: gkeParent + "/nodePools/l4-od", NodeCount: 2})
+	wantCode(t, err, codes.FailedPrecondition, "Operation "+op.GetName()+" is currently creating node pool l4-od. Please wait and try again once it is done.")
 	waitOperation(t, c, op)
+	waitOperation(t, c, other)
 	_, err = c.CreateNodePool(ctxT(t), &containerpb.CreateNodePoolRequest{Parent: gkeParent, NodePool: l4Pool("l4-od")})
 	wantCode(t, err, codes.AlreadyExists, "Already exists: "+gkeParent+"/nodePools/l4-od.")
-	// Another cluster is not blocked by this cluster's operations.
-	createPool(t, c, l4Pool("l4-spot"))
 	eu := l4Pool("l4-eu")
 	eu.Locations = []string{"europe-west4-a"}
 	if _, err := c.CreateNodePool(ctxT(t), &containerpb.CreateNodePoolRequest{Parent: "projects/acme-ml/locations/europe-west4/clusters/ml", NodePool: eu}); err != nil {
@@ -245,19 +246,16 @@ func TestGKE_CreateNodePool_AlreadyExistsAndIncompatibleOperation(t *testing.T) 
 }
 
 // GKE API Reference: UpdateNodePool — UPGRADE_NODES operation, RECONCILING, then RUNNING with
-// labels, taints and resource labels replaced and the version moved.
+// labels, taints and resource labels replaced and the version moved, one field group per request.
 func TestGKE_UpdateNodePool_ReconcilingThenRunning(t *testing.T) {
 	t.Parallel()
 	sim := newSim(t, observeTransitions)
 	c := gkeClient(t, sim)
 	old := l4Pool("l4-od")
-	old.Version = "1.30.9-gke.100"
+	old.Version = "1.30.9-gke.1009000"
 	runningPool(t, c, old)
-	op, err := c.UpdateNodePool(ctxT(t), &containerpb.UpdateNodePoolRequest{Name: gkeParent + "/nodePools/l4-od", NodeVersion: "-",
-		Labels:         &containerpb.NodeLabels{Labels: map[string]string{"gpufleet.io/workload": "inference"}},
-		Taints:         &containerpb.NodeTaints{Taints: []*containerpb.NodeTaint{{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE}, {Key: "dedicated", Value: "acme", Effect: containerpb.NodeTaint_NO_EXECUTE}}},
-		ResourceLabels: &containerpb.ResourceLabels{Labels: map[string]string{"gpufleet-pool": "l4"}},
-	})
+	op, err := c.UpdateNodePool(ctxT(t), &containerpb.UpdateNodePoolRequest{Name: gkeParent + "/nodePools/l4-od",
+		Labels: &containerpb.NodeLabels{Labels: map[string]string{"gpufleet.io/workload": "inference"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,6 +266,13 @@ func TestGKE_UpdateNodePool_ReconcilingThenRunning(t *testing.T) {
 		t.Fatalf("during update = %v", p)
 	}
 	waitOperation(t, c, op)
+	for _, req := range []*containerpb.UpdateNodePoolRequest{
+		{Name: "l4-od", NodeVersion: "-"},
+		{Name: "l4-od", Taints: &containerpb.NodeTaints{Taints: []*containerpb.NodeTaint{{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE}, {Key: "dedicated", Value: "acme", Effect: containerpb.NodeTaint_NO_EXECUTE}}}},
+		{Name: "l4-od", ResourceLabels: &containerpb.ResourceLabels{Labels: map[string]string{"gpufleet-pool": "l4"}}},
+	} {
+		updatePool(t, c, req)
+	}
 	p := getPool(t, c, "l4-od")
 	if p.GetStatus() != containerpb.NodePool_RUNNING || p.GetVersion() != "1.31.6-gke.1020000" || len(p.GetConfig().GetTaints()) != 2 ||
 		p.GetConfig().GetLabels()["gpufleet.io/client"] != "" || p.GetConfig().GetLabels()["gpufleet.io/workload"] != "inference" ||

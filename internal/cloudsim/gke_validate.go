@@ -31,8 +31,9 @@ func gkeZones(pool *containerpb.NodePool, cl *GKEClusterSeed) []string {
 	return cl.zones()
 }
 
-// validateNodePool checks a complete node pool (as created, or as it would be after an update).
-func validateNodePool(pool *containerpb.NodePool, cl *GKEClusterSeed, project *GCPProjectSeed) error {
+// validateNodePool checks a complete node pool (as created, or as it would be after an update) of
+// a cluster in project consumer; seed holds the other projects (shared reservations).
+func validateNodePool(pool *containerpb.NodePool, cl *GKEClusterSeed, project *GCPProjectSeed, consumer string, seed *Seed) error {
 	if !poolNameRE.MatchString(pool.GetName()) {
 		return invalidArg("Invalid value for field 'node_pool.name': %q. Name must start with a lowercase letter followed by up to 39 lowercase letters, numbers, or hyphens, and cannot end with a hyphen.", pool.GetName())
 	}
@@ -44,6 +45,7 @@ func validateNodePool(pool *containerpb.NodePool, cl *GKEClusterSeed, project *G
 		func() error { return validateVersion(pool.GetVersion(), cl) },
 		func() error { return validateAutoscaling(pool.GetAutoscaling()) },
 		func() error { return validateNodeConfig(pool.GetConfig(), gkeZones(pool, cl), project) },
+		func() error { return validateReservationAffinity(pool.GetConfig(), gkeZones(pool, cl), consumer, seed) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -53,14 +55,26 @@ func validateNodePool(pool *containerpb.NodePool, cl *GKEClusterSeed, project *G
 	return nil
 }
 
+// validateLocations: a node pool's zones are zones of the cluster's region; they need not be the
+// cluster's own default node locations (GKE API Reference: NodePool.locations, "The list of Google
+// Compute Engine zones in which the NodePool's nodes should be located"; gcloud container
+// node-pools create --node-locations: any zones of the cluster's region; audit A.13).
 func validateLocations(pool *containerpb.NodePool, cl *GKEClusterSeed) error {
-	allowed := cl.zones()
+	region := zoneRegion(cl.Location)
 	for _, z := range pool.GetLocations() {
-		if !contains(allowed, z) {
-			return invalidArg("Invalid value for field 'node_pool.locations': %q. Node pool locations must be within the cluster's locations [%s].", z, strings.Join(allowed, ", "))
+		if zoneRegion(z) != region || z == region {
+			return invalidArg("Invalid value for field 'node_pool.locations': %q. Node pool locations must be zones of the cluster's region %s.", z, region)
 		}
 	}
 	return nil
+}
+
+// zoneRegion is the region of a zone (europe-west4-a → europe-west4); a region is its own.
+func zoneRegion(location string) string {
+	if i := strings.LastIndex(location, "-"); i > 0 && len(location)-i == 2 {
+		return location[:i]
+	}
+	return location
 }
 
 // validateVersion follows the GKE version skew policy: nodes no newer than the control plane
@@ -119,7 +133,8 @@ func validateNodeConfig(cfg *containerpb.NodeConfig, zones []string, project *GC
 		func() error { return validateTaints(cfg.GetTaints()) },
 		func() error { return validateK8sLabels(cfg.GetLabels()) },
 		func() error { return validateResourceLabels(cfg.GetResourceLabels()) },
-		func() error { return validateReservationAffinity(cfg, project) },
+		func() error { return machineTypeInZones(cfg.GetMachineType(), zones, project) },
+		func() error { return provisioningModel(cfg) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -127,6 +142,23 @@ func validateNodeConfig(cfg *containerpb.NodeConfig, zones []string, project *GC
 		}
 	}
 	return nil
+}
+
+// provisioningModel refuses standard VMs of a machine type Compute Engine sells only otherwise
+// (notOnDemand): Spot, or consuming a reservation where the type is sold on reservations. Real GKE
+// accepts the request and the VMs fail to be created; cloudsim refuses at once, the safe side.
+func provisioningModel(cfg *containerpb.NodeConfig) error {
+	sold, limited := notOnDemand[cfg.GetMachineType()]
+	if !limited || cfg.GetSpot() || cfg.GetPreemptible() {
+		return nil
+	}
+	switch cfg.GetReservationAffinity().GetConsumeReservationType() {
+	case containerpb.ReservationAffinity_SPECIFIC_RESERVATION, containerpb.ReservationAffinity_ANY_RESERVATION:
+		if sold.reservable {
+			return nil
+		}
+	}
+	return invalidArg("Invalid node config: machine type %q is available only with %s, not as standard (on-demand) VMs.", cfg.GetMachineType(), sold.models)
 }
 
 // validateAccelerators checks accelerators against the machine type: accelerator-optimized
@@ -228,8 +260,10 @@ func validatePartition(acc *containerpb.AcceleratorConfig) error {
 	return nil
 }
 
-// GKE "GPU sharing — time-sharing and NVIDIA MPS": max_shared_clients_per_gpu from 2 to 48;
-// MPS cannot be combined with GPU partitions.
+// GKE "GPU sharing — time-sharing and NVIDIA MPS": max_shared_clients_per_gpu from 2 to 48.
+// Either strategy may run on MIG partitions: "About GPUs in GKE"
+// (https://cloud.google.com/kubernetes-engine/docs/concepts/gpus) lists time-sharing,
+// multi-instance GPUs, and multi-instance GPUs with NVIDIA MPS among GKE's GPU sharing features.
 func validateSharing(acc *containerpb.AcceleratorConfig) error {
 	sc := acc.GetGpuSharingConfig()
 	if sc == nil {
@@ -244,9 +278,6 @@ func validateSharing(acc *containerpb.AcceleratorConfig) error {
 	}
 	if n := sc.GetMaxSharedClientsPerGpu(); n < 2 || n > 48 {
 		return invalidArg("Invalid value for field 'gpu_sharing_config.max_shared_clients_per_gpu': %d. Must be between 2 and 48.", n)
-	}
-	if strategy == containerpb.GPUSharingConfig_MPS && acc.GetGpuPartitionSize() != "" {
-		return invalidArg("GPU sharing strategy MPS cannot be used together with gpu_partition_size.")
 	}
 	return nil
 }
@@ -342,8 +373,16 @@ const reservationKey = "compute.googleapis.com/reservation-name"
 
 // GKE API Reference: ReservationAffinity — key and values only with SPECIFIC_RESERVATION, where
 // the key is compute.googleapis.com/reservation-name and the values name existing reservations
-// ("name" or "projects/<p>/reservations/<name>"). Spot VMs cannot consume reservations.
-func validateReservationAffinity(cfg *containerpb.NodeConfig, project *GCPProjectSeed) error {
+// ("name" in the node pool's project, or "projects/<owner>/reservations/<name>" for a shared
+// reservation, looked up in its owner project). Spot VMs cannot consume reservations.
+//
+// Compute Engine reservations are zonal, and a VM consumes one only when its machine type and
+// GPUs are the reservation's ("Reservations of Compute Engine zonal resources", "Consume
+// reservations"; GKE "Consuming reserved zonal resources" places node pools of a specific
+// reservation in the reservation's zone); a shared reservation only for the projects it is shared
+// with ("Shared reservations"). GKE's answer to a mismatch is not documented: cloudsim refuses the
+// request, the safe side for a test (audit A.5).
+func validateReservationAffinity(cfg *containerpb.NodeConfig, zones []string, consumer string, seed *Seed) error {
 	ra := cfg.GetReservationAffinity()
 	if ra == nil {
 		return nil
@@ -365,9 +404,42 @@ func validateReservationAffinity(cfg *containerpb.NodeConfig, project *GCPProjec
 		return invalidArg("Invalid value for field 'reservation_affinity': Spot and preemptible VMs cannot consume reservations.")
 	}
 	for _, v := range ra.GetValues() {
-		name := v[strings.LastIndex(v, "/")+1:]
-		if project.reservation(name) == nil {
-			return status.Errorf(codes.NotFound, "Reservation %q not found.", v)
+		if err := checkReservation(cfg, zones, consumer, seed, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkReservation(cfg *containerpb.NodeConfig, zones []string, consumer string, seed *Seed, value string) error {
+	owner, name := consumer, value
+	if rest, ok := strings.CutPrefix(value, "projects/"); ok {
+		owner, name, _ = strings.Cut(rest, "/reservations/")
+	}
+	var rsv *GCEReservationSeed
+	if p := seed.gcpProject(owner); p != nil {
+		rsv = p.reservation(name)
+	}
+	if rsv == nil {
+		return status.Errorf(codes.NotFound, "Reservation %q not found in project %q.", name, owner)
+	}
+	if owner != consumer && !contains(rsv.ShareWith, consumer) {
+		// INVALID_ARGUMENT, not FAILED_PRECONDITION: GKE clients retry the latter (another operation
+		// running), and nothing changes by waiting here.
+		return invalidArg("Reservation %q of project %q is not shared with project %q.", name, owner, consumer)
+	}
+	for _, z := range zones {
+		if z != rsv.Zone {
+			return invalidArg("Invalid value for field 'node_pool.locations': %q. Reservation %q is in zone %q; a specific reservation is consumed only by nodes in its zone.", z, value, rsv.Zone)
+		}
+	}
+	if cfg.GetMachineType() != rsv.MachineType {
+		return invalidArg("Invalid value for field 'node_config.machine_type': %q. Reservation %q reserves %q; a VM consumes a reservation only with its exact machine type.", cfg.GetMachineType(), value, rsv.MachineType)
+	}
+	if rsv.AcceleratorType != "" {
+		accs := cfg.GetAccelerators()
+		if len(accs) != 1 || accs[0].GetAcceleratorType() != rsv.AcceleratorType || accs[0].GetAcceleratorCount() != int64(rsv.AcceleratorCount) {
+			return invalidArg("Invalid value for field 'node_config.accelerators': reservation %q reserves %d x %q per VM.", value, rsv.AcceleratorCount, rsv.AcceleratorType)
 		}
 	}
 	return nil

@@ -87,6 +87,12 @@ type GCPProjectSeed struct {
 	// Reservations are Compute Engine reservations that node pools can consume through
 	// reservation affinity SPECIFIC_RESERVATION.
 	Reservations []GCEReservationSeed `json:"reservations,omitempty"`
+	// MachineTypes lists the machine types offered per zone (Compute Engine machineTypes.list of
+	// the zone). A zone not listed offers every machine type; a listed zone only those.
+	MachineTypes map[string][]string `json:"machine_types,omitempty"`
+	// GPUQuota is the project's regional GPU quota: region → metric (NVIDIA_L4_GPUS,
+	// PREEMPTIBLE_NVIDIA_L4_GPUS, …) → GPUs. A metric not listed is unlimited.
+	GPUQuota map[string]map[string]int `json:"gpu_quota,omitempty"`
 }
 
 // GKEClusterSeed describes a GKE cluster. Location is a region or zone; Locations are the
@@ -100,6 +106,12 @@ type GKEClusterSeed struct {
 	// NodePools exist when the world is created (not when a state file is loaded), RUNNING,
 	// such as the default-pool GKE creates with a cluster. Without them a cluster has no pools.
 	NodePools []GKENodePoolSeed `json:"node_pools,omitempty"`
+	// ValidNodeVersions are the node versions GKE offers the cluster (GetServerConfig's
+	// validNodeVersions), against which versions and aliases resolve; default: cloudsim's list
+	// (gke_versions.go) within the version skew policy of the cluster's version.
+	ValidNodeVersions []string `json:"valid_node_versions,omitempty"`
+	// ResourceLabels are the cluster's resource labels, which its nodes' VMs carry too.
+	ResourceLabels map[string]string `json:"resource_labels,omitempty"`
 }
 
 // GKENodePoolSeed describes a node pool of a seeded cluster. GKE fills in the rest as on
@@ -122,6 +134,9 @@ type GCEReservationSeed struct {
 	AcceleratorType  string `json:"accelerator_type,omitempty"`
 	AcceleratorCount int    `json:"accelerator_count,omitempty"`
 	Count            int    `json:"count"`
+	// ShareWith lists the consumer projects of a shared reservation (Compute Engine
+	// Reservation.shareSettings.projectMap); other projects cannot consume it.
+	ShareWith []string `json:"share_with,omitempty"`
 }
 
 // LoadSeed reads and validates a seed file.

@@ -41,10 +41,6 @@ type Options struct {
 	// With a fixed port p, EKS listens on p, EC2 on p+1, GKE on p+2, control on p+3 and
 	// Compute on p+4.
 	Addr string
-	// GKEConcurrentOperations lets node pool operations on one cluster overlap. By default
-	// the simulator rejects a second one with FAILED_PRECONDITION "Cluster is running
-	// incompatible operation", as GKE does.
-	GKEConcurrentOperations bool
 	// Logf, when set, receives diagnostic messages (e.g. failures to write the state file).
 	Logf func(format string, args ...any)
 }

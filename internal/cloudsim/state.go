@@ -111,6 +111,21 @@ type npRecord struct {
 	PendingNodeCount *int32
 	// GPUTaint says that GKE taints the pool's GPU nodes with nvidia.com/gpu (see settlePool).
 	GPUTaint bool
+	// Degraded says that the running operation ends RUNNING_WITH_ERROR with FailIssues, having
+	// taken effect (a Degraded fault).
+	Degraded bool
+	// BlueGreen is a blue-green upgrade in progress (SetBlueGreenPhase).
+	BlueGreen *blueGreen
+}
+
+// blueGreen is a node pool's blue-green upgrade: the blue (old) and green (new) instance groups
+// that NodePool.instance_group_urls lists together while it runs, and whether the blue ones are
+// already deleted (their URLs still listed, stale).
+type blueGreen struct {
+	Phase       string   `json:"phase"`
+	Blue        []string `json:"blue"`
+	Green       []string `json:"green"`
+	BlueDeleted bool     `json:"blue_deleted,omitempty"`
 }
 
 // opRecord is a stored GKE operation; at Due it becomes DONE, failed with FailCode and
@@ -123,6 +138,8 @@ type opRecord struct {
 	Due         time.Time
 	FailCode    int32
 	FailMessage string
+	// StatusOnly: a failure reported in status_message alone, without error (a Degraded fault).
+	StatusOnly bool
 }
 
 // npRecordJSON and opRecordJSON persist the protobuf fields with protojson, the only encoding
@@ -140,12 +157,14 @@ type npRecordJSON struct {
 	NodeCount  int32           `json:"node_count"`
 	PendingNC  *int32          `json:"pending_node_count,omitempty"`
 	GPUTaint   bool            `json:"gpu_taint,omitempty"`
+	Degraded   bool            `json:"degraded,omitempty"`
+	BlueGreen  *blueGreen      `json:"blue_green,omitempty"`
 }
 
 func (r *npRecord) MarshalJSON() ([]byte, error) {
 	out := npRecordJSON{Project: r.Project, Location: r.Location, Cluster: r.Cluster, Due: r.Due,
 		Operation: r.Operation, NextStatus: r.NextStatus.String(), FailIssues: r.FailIssues, NodeCount: r.NodeCount, PendingNC: r.PendingNodeCount,
-		GPUTaint: r.GPUTaint}
+		GPUTaint: r.GPUTaint, Degraded: r.Degraded, BlueGreen: r.BlueGreen}
 	var err error
 	if out.Pool, err = protojson.Marshal(r.Pool); err != nil {
 		return nil, err
@@ -165,6 +184,7 @@ func (r *npRecord) UnmarshalJSON(b []byte) error {
 	}
 	*r = npRecord{Project: in.Project, Location: in.Location, Cluster: in.Cluster, Due: in.Due,
 		Operation: in.Operation, FailIssues: in.FailIssues, NodeCount: in.NodeCount, PendingNodeCount: in.PendingNC, GPUTaint: in.GPUTaint,
+		Degraded: in.Degraded, BlueGreen: in.BlueGreen,
 		NextStatus: containerpb.NodePool_Status(containerpb.NodePool_Status_value[in.NextStatus])}
 	r.Pool = &containerpb.NodePool{}
 	if err := protojson.Unmarshal(in.Pool, r.Pool); err != nil {
@@ -185,6 +205,7 @@ type opRecordJSON struct {
 	Due      time.Time       `json:"due,omitempty"`
 	FailCode int32           `json:"fail_code,omitempty"`
 	FailMsg  string          `json:"fail_message,omitempty"`
+	Status   bool            `json:"status_only,omitempty"`
 }
 
 func (r *opRecord) MarshalJSON() ([]byte, error) {
@@ -193,7 +214,7 @@ func (r *opRecord) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(opRecordJSON{Project: r.Project, Location: r.Location, Cluster: r.Cluster, Op: op, Due: r.Due,
-		FailCode: r.FailCode, FailMsg: r.FailMessage})
+		FailCode: r.FailCode, FailMsg: r.FailMessage, Status: r.StatusOnly})
 }
 
 func (r *opRecord) UnmarshalJSON(b []byte) error {
@@ -202,7 +223,7 @@ func (r *opRecord) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = opRecord{Project: in.Project, Location: in.Location, Cluster: in.Cluster, Due: in.Due,
-		FailCode: in.FailCode, FailMessage: in.FailMsg, Op: &containerpb.Operation{}}
+		FailCode: in.FailCode, FailMessage: in.FailMsg, StatusOnly: in.Status, Op: &containerpb.Operation{}}
 	return protojson.Unmarshal(in.Op, r.Op)
 }
 

@@ -26,30 +26,53 @@ const (
 	testCluster  = "ml"
 	testZoneA    = "europe-west4-a"
 	testZoneB    = "europe-west4-b"
+	testZoneC    = "europe-west4-c"
 	reservation  = "l4-reserved"
+	// regionalCluster is a regional cluster over three zones, whose node VMs carry its four
+	// resource labels too.
+	regionalCluster = "regional"
+	// sharedProject holds reservations shared with testProject (l4-shared) and not (l4-private).
+	sharedProject = "ml-shared-res"
 )
 
 // testSeed is the Google Cloud world of the acceptance tests: one regional cluster over two zones
 // with a CPU default pool (so GKE adds its own GPU taint to GPU pools, as it does in real
-// clusters), every GPU the tests use in both zones, and a reservation of G2 machines.
+// clusters), a regional cluster over three zones with resource labels of its own, every GPU the
+// tests use in the three zones, a reservation of G2 machines, and another project's reservations,
+// one shared with the tests' project.
 func testSeed() *cloudsim.Seed {
 	accelerators := []string{"nvidia-l4", "nvidia-tesla-t4", "nvidia-tesla-a100", "nvidia-a100-80gb", "nvidia-h100-80gb", "nvidia-h100-mega-80gb", "nvidia-h200-141gb", "nvidia-b200"}
+	l4 := func(name string, share ...string) cloudsim.GCEReservationSeed {
+		return cloudsim.GCEReservationSeed{Name: name, Zone: testZoneA, MachineType: "g2-standard-8", AcceleratorType: "nvidia-l4", AcceleratorCount: 1, Count: 4, ShareWith: share}
+	}
 	return &cloudsim.Seed{GCP: cloudsim.GCPSeed{Projects: map[string]*cloudsim.GCPProjectSeed{
 		testProject: {
 			Clusters: []cloudsim.GKEClusterSeed{{
 				Name: testCluster, Location: testLocation, Version: "1.31.5-gke.1023000", Locations: []string{testZoneA, testZoneB},
 				NodePools: []cloudsim.GKENodePoolSeed{{Name: "default-pool", MachineType: "e2-standard-4", NodeCount: 1}},
+			}, {
+				Name: regionalCluster, Location: testLocation, Version: "1.31.5-gke.1023000", Locations: []string{testZoneA, testZoneB, testZoneC},
+				ResourceLabels: map[string]string{"env": "test", "team": "platform", "cost-center": "cc-42", "owner": "sre"},
 			}},
-			Accelerators: map[string][]string{testZoneA: accelerators, testZoneB: accelerators},
-			Reservations: []cloudsim.GCEReservationSeed{{Name: reservation, Zone: testZoneA, MachineType: "g2-standard-8", AcceleratorType: "nvidia-l4", AcceleratorCount: 1, Count: 4}},
+			Accelerators: map[string][]string{testZoneA: accelerators, testZoneB: accelerators, testZoneC: accelerators},
+			Reservations: []cloudsim.GCEReservationSeed{l4(reservation)},
 		},
+		sharedProject: {Reservations: []cloudsim.GCEReservationSeed{l4("l4-shared", testProject), l4("l4-private")}},
 	}}}
 }
 
 // startSim runs cloudsim for one test.
 func startSim(t *testing.T) *cloudsim.Sim {
 	t.Helper()
-	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 50 * time.Millisecond})
+	return startSimWith(t, func(*cloudsim.Seed) {})
+}
+
+// startSimWith runs cloudsim for one test on the test seed as edit leaves it.
+func startSimWith(t *testing.T, edit func(*cloudsim.Seed)) *cloudsim.Sim {
+	t.Helper()
+	seed := testSeed()
+	edit(seed)
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: seed, TransitionDelay: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +99,11 @@ provider "gpufleet" {
 
 // poolConfig renders one gpufleet_gke_node_pool with the usual arguments and body for the rest.
 func poolConfig(name, machineType, body string) string {
+	return poolConfigIn(testCluster, name, machineType, body)
+}
+
+// poolConfigIn is poolConfig on another cluster of the test location.
+func poolConfigIn(cluster, name, machineType, body string) string {
 	return fmt.Sprintf(`
 resource "gpufleet_gke_node_pool" %[1]q {
   location     = %[2]q
@@ -85,7 +113,7 @@ resource "gpufleet_gke_node_pool" %[1]q {
   machine_type = %[4]q
 %[5]s
 }
-`, name, testLocation, testCluster, machineType, body)
+`, name, testLocation, cluster, machineType, body)
 }
 
 const inferenceWorkload = `
@@ -120,13 +148,15 @@ func clusterName() string {
 	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", testProject, testLocation, testCluster)
 }
 
-// gpuPoolNames lists the cluster's node pools other than the seeded default pool.
+// gpuPoolNames lists the clusters' node pools other than the seeded default pool.
 func gpuPoolNames(t *testing.T, sim *cloudsim.Sim) []string {
 	t.Helper()
 	var names []string
-	for _, np := range sim.NodePools(testProject, testLocation, testCluster) {
-		if np.GetName() != "default-pool" {
-			names = append(names, np.GetName())
+	for _, cluster := range []string{testCluster, regionalCluster} {
+		for _, np := range sim.NodePools(testProject, testLocation, cluster) {
+			if np.GetName() != "default-pool" {
+				names = append(names, np.GetName())
+			}
 		}
 	}
 	slices.Sort(names)
@@ -154,6 +184,16 @@ func checkNodePool(t *testing.T, sim *cloudsim.Sim, name string, f func(*contain
 	}
 }
 
+// wantNodeLabel checks a label the node pool's Kubernetes nodes carry (GKE's own ones are there,
+// not in the API's config.labels).
+func wantNodeLabel(sim *cloudsim.Sim, cluster, pool, key, value string) error {
+	labels, _ := sim.NodeLabels(testProject, testLocation, cluster, pool)
+	if got, ok := labels[key]; !ok || got != value {
+		return fmt.Errorf("nodes of node pool %s: label %s = %q, want %q (labels %v)", pool, key, got, value, labels)
+	}
+	return nil
+}
+
 func wantLabel(np *containerpb.NodePool, key, value string) error {
 	if got, ok := np.GetConfig().GetLabels()[key]; !ok || got != value {
 		return fmt.Errorf("node pool %s label %s = %q, want %q (labels %v)", np.GetName(), key, got, value, np.GetConfig().GetLabels())
@@ -176,9 +216,12 @@ func wantResourceLabels(np *containerpb.NodePool, want map[string]string) error 
 }
 
 // nodeCount is a node pool's size over all zones.
-func nodeCount(sim *cloudsim.Sim, name string) int {
-	np, _ := sim.NodePool(testProject, testLocation, testCluster, name)
-	perZone, _ := sim.NodePoolNodeCount(testProject, testLocation, testCluster, name)
+func nodeCount(sim *cloudsim.Sim, name string) int { return nodeCountIn(sim, testCluster, name) }
+
+// nodeCountIn is a node pool's size over all zones, in a cluster of the test location.
+func nodeCountIn(sim *cloudsim.Sim, cluster, name string) int {
+	np, _ := sim.NodePool(testProject, testLocation, cluster, name)
+	perZone, _ := sim.NodePoolNodeCount(testProject, testLocation, cluster, name)
 	return int(perZone) * len(np.GetLocations())
 }
 

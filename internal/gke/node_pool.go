@@ -171,14 +171,6 @@ func parseSpotMix(v string) (pct, base int, ok bool) {
 	return pct, base, err == nil
 }
 
-// perZone turns a total node count into GKE's per-zone count.
-func perZone(total int, zones []string) int32 {
-	if len(zones) == 0 {
-		return int32(total)
-	}
-	return int32((total + len(zones) - 1) / len(zones))
-}
-
 // ownedBy reports whether gpufleet created a node pool for this pool: it carries the pool's
 // gpufleet_pool resource label, which users cannot set (gpufleet_ tags are reserved).
 func ownedBy(np *containerpb.NodePool, poolName string) bool {

@@ -48,7 +48,7 @@ func TestAccGKENodePool_spotMix(t *testing.T) {
 				}},
 				ConfigStateChecks: append(nodePoolCheck(0, "infer-od", false, 0, 2, 3), nodePoolCheck(1, "infer-spot", true, 0, 2, 7)...),
 				Check: checkNodePool(t, sim, "infer-spot", func(np *containerpb.NodePool) error {
-					errs := []error{wantLabel(np, "gpufleet.io/capacity-type", "spot"), wantLabel(np, "cloud.google.com/gke-spot", "true")}
+					errs := []error{wantLabel(np, "gpufleet.io/capacity-type", "spot"), wantNodeLabel(sim, testCluster, "infer-spot", "cloud.google.com/gke-spot", "true")}
 					if !np.GetConfig().GetSpot() || np.GetAutoscaling().GetLocationPolicy() != containerpb.NodePoolAutoscaling_ANY {
 						errs = append(errs, fmt.Errorf("spot %t, location policy %s; want spot with ANY", np.GetConfig().GetSpot(), np.GetAutoscaling().GetLocationPolicy()))
 					}
@@ -65,17 +65,25 @@ func TestAccGKENodePool_spotMix(t *testing.T) {
 
 // Every accelerator GKE partitions gets its MIG partition size, with an empty plan after apply.
 func TestAccGKENodePool_migPartitions(t *testing.T) {
-	cases := []struct{ machineType, accelerator, profile string }{
-		{"a2-highgpu-1g", "nvidia-tesla-a100", "1g.5gb"},
-		{"a2-ultragpu-1g", "nvidia-a100-80gb", "2g.20gb"},
-		{"a3-highgpu-1g", "nvidia-h100-80gb", "1g.10gb"},
-		{"a3-megagpu-8g", "nvidia-h100-mega-80gb", "3g.40gb"},
-		{"a3-ultragpu-8g", "nvidia-h200-141gb", "1g.18gb"},
-		{"a4-highgpu-8g", "nvidia-b200", "1g.23gb"},
+	// A3 High 1g, A3 Ultra and A4 are sold as Spot (or flex-start, or reserved), not on demand.
+	cases := []struct {
+		machineType, accelerator, profile string
+		spot                              bool
+	}{
+		{"a2-highgpu-1g", "nvidia-tesla-a100", "1g.5gb", false},
+		{"a2-ultragpu-1g", "nvidia-a100-80gb", "2g.20gb", false},
+		{"a3-highgpu-1g", "nvidia-h100-80gb", "1g.10gb", true},
+		{"a3-megagpu-8g", "nvidia-h100-mega-80gb", "3g.40gb", false},
+		{"a3-ultragpu-8g", "nvidia-h200-141gb", "1g.18gb", true},
+		{"a4-highgpu-8g", "nvidia-b200", "1g.23gb", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.accelerator, func(t *testing.T) {
 			sim := startSim(t)
+			side, capacity := "infer-od", ""
+			if tc.spot {
+				side, capacity = "infer-spot", acctest.Capacity(100, 0)
+			}
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				CheckDestroy:             checkNothingLeft(t, sim),
@@ -92,13 +100,13 @@ func TestAccGKENodePool_migPartitions(t *testing.T) {
       profile = "`+tc.profile+`"
     }
   }
-`+acctest.Scaling(0, 1, 2)),
-					Check: checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
+`+acctest.Scaling(0, 1, 2)+capacity),
+					Check: checkNodePool(t, sim, side, func(np *containerpb.NodePool) error {
 						acc := np.GetConfig().GetAccelerators()[0]
 						if acc.GetAcceleratorType() != tc.accelerator || acc.GetGpuPartitionSize() != tc.profile {
 							return fmt.Errorf("accelerator %s partition %q, want %s %q", acc.GetAcceleratorType(), acc.GetGpuPartitionSize(), tc.accelerator, tc.profile)
 						}
-						return wantLabel(np, "cloud.google.com/gke-gpu-partition-size", tc.profile)
+						return wantNodeLabel(sim, testCluster, side, "cloud.google.com/gke-gpu-partition-size", tc.profile)
 					}),
 				}},
 			})
@@ -106,8 +114,8 @@ func TestAccGKENodePool_migPartitions(t *testing.T) {
 	}
 }
 
-// Time-sharing (also on MIG partitions) and MPS through gpu_sharing_config; a MIG partition change
-// replaces the pool.
+// Time-sharing and MPS (also on MIG partitions: "About GPUs in GKE" lists multi-instance GPUs with
+// NVIDIA MPS) through gpu_sharing_config; sharing and partition changes in place.
 func TestAccGKENodePool_sharing(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(gpu string) string {
@@ -146,17 +154,25 @@ func TestAccGKENodePool_sharing(t *testing.T) {
 				Check: checkNodePool(t, sim, "infer-od", wantSharing(containerpb.GPUSharingConfig_MPS)),
 			},
 			{
+				// GKE changes the partition size in place (gcloud container node-pools update
+				// --accelerator=…,gpu-partition-size=…): no replacement, no capacity lost.
 				Config: cfg(sharing("time-slicing", mig("1g.5gb"))),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
 				Check: checkNodePool(t, sim, "infer-od", wantSharing(containerpb.GPUSharingConfig_TIME_SHARING)),
 			},
 			{
-				Config: cfg(sharing("time-slicing", mig("2g.10gb"))),
+				Config: cfg(sharing("mps", mig("2g.10gb"))),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
+				Check: checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
+					if acc := np.GetConfig().GetAccelerators()[0]; acc.GetGpuPartitionSize() != "2g.10gb" || acc.GetGpuSharingConfig().GetGpuSharingStrategy() != containerpb.GPUSharingConfig_MPS {
+						return fmt.Errorf("accelerator %v, want 2g.10gb partitions shared with MPS", acc)
+					}
+					return nil
+				}),
 			},
 		},
 	})
@@ -258,7 +274,7 @@ func TestAccGKENodePool_replace(t *testing.T) {
 }
 
 // The nodes' Kubernetes version changes in place; a configured minor version keeps matching the
-// patch GKE runs.
+// patch GKE resolves it to.
 func TestAccGKENodePool_kubernetesVersion(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(version string) string {
@@ -277,7 +293,11 @@ func TestAccGKENodePool_kubernetesVersion(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{Config: cfg("1.30"), Check: checkNodePool(t, sim, "infer-od", want("1.30"))},
+			{
+				Config:            cfg("1.30"),
+				Check:             checkNodePool(t, sim, "infer-od", want("1.30.12-gke.1086000")),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.30"))},
+			},
 			{
 				Config: cfg("1.31.5-gke.1023000"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{

@@ -40,7 +40,6 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 		{"H200 partition of another GPU", "a3-ultragpu-8g", mig("1g.10gb"), []string{"gpu.mig.profile", "H200-141GB offers"}},
 		{"MIG on a GPU without MIG", "g2-standard-8", mig("1g.5gb"), []string{"gpu.mig", "L4 has no Multi-Instance GPU"}},
 		{"too many sharing replicas", "g2-standard-8", "  gpu {\n    sharing {\n      strategy = \"time-slicing\"\n      replicas = 49\n    }\n  }\n", []string{"gpu.sharing.replicas", "between 2 and 48"}},
-		{"MPS on MIG partitions", "a2-highgpu-1g", "  gpu {\n    mig {\n      profile = \"1g.5gb\"\n    }\n    sharing {\n      strategy = \"mps\"\n      replicas = 2\n    }\n  }\n", []string{"gpu.sharing.strategy", "MPS"}},
 		{"label key Kubernetes rejects", "g2-standard-8", `  labels = { "bad key" = "x" }` + "\n", []string{"labels", "qualified name"}},
 		{"label under a prefix Kubernetes reserves", "g2-standard-8", `  labels = { "node-role.kubernetes.io/gpu" = "true" }` + "\n", []string{"labels", "Kubernetes reserves"}},
 		{"label under a prefix GKE manages", "g2-standard-8", `  labels = { "cloud.google.com/compute-class" = "gpu" }` + "\n", []string{"labels", "GKE manages"}},
@@ -157,8 +156,8 @@ func hasError(sim *cloudsim.Sim, code string) bool {
 	return false
 }
 
-// GKE runs one operation per cluster: 20 pools of one cluster applied at -parallelism=10, while
-// another client's operation runs on the cluster, all succeed.
+// 20 pools of one cluster applied at -parallelism=10 (GKE runs their node pool operations side by
+// side), while operations started elsewhere make GKE refuse some calls for a while: all succeed.
 func TestAccGKENodePool_parallelPools(t *testing.T) {
 	sim := startSim(t)
 	var cfg strings.Builder
@@ -174,7 +173,7 @@ func TestAccGKENodePool_parallelPools(t *testing.T) {
 				// Operations started elsewhere (another terraform run, the console, GKE's own
 				// upgrades) make GKE refuse node pool calls for a while.
 				if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Kind: cloudsim.ServerError, Code: "FAILED_PRECONDITION",
-					Message: "Cluster is running incompatible operation operation-1-upgrade.", Rate: 0.3, Count: 10}); err != nil {
+					Message: "Operation operation-1-upgrade is currently upgrading cluster ml. Please wait and try again once it is done.", Rate: 0.3, Count: 10}); err != nil {
 					t.Fatal(err)
 				}
 			},

@@ -6,8 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,11 +18,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	compute "google.golang.org/api/compute/v1"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
@@ -126,6 +125,10 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if forSpec.NodeLocations.IsNull() && plan.NodeLocations.IsUnknown() {
 		plan.MarkDocumentUnknown("zones")
 	}
+	if derived != nil && derived.CostUnknown {
+		// The cost depends on the cluster's zones, read at apply (pool.Spec.StartSizeKnown).
+		plan.MarkDocumentUnknown("cost")
+	}
 	switch {
 	case derived == nil:
 		plan.NodePools = types.ListUnknown(types.ObjectType{AttrTypes: nodePoolSideAttrTypes})
@@ -138,60 +141,10 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
-// addLocationProblems checks that node_locations are zones of the location's region.
-func addLocationProblems(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
-	if m.Location.IsUnknown() || m.NodeLocations.IsUnknown() {
-		return
-	}
-	for _, z := range s.Zones {
-		if regionOf(z) != s.Region {
-			diags.AddAttributeError(path.Root("node_locations"), "Node location outside the pool's region",
-				fmt.Sprintf("node_locations: %q is not a zone of %s, the region of location %q.", z, s.Region, m.Location.ValueString()))
-		}
-	}
-}
-
-// addZoneSplitProblem checks that an enforced desired size splits evenly over the zones: GKE sizes
-// a node pool per zone. At plan time when node_locations are set, else at apply with the cluster's.
-func addZoneSplitProblem(diags *diag.Diagnostics, s pool.Spec, d pool.Derived, zones []string) {
-	if s.AutoscalerOwnsSize || len(zones) == 0 {
-		return
-	}
-	for _, side := range d.Sides {
-		if side.Sizes.Desired%len(zones) != 0 {
-			diags.AddAttributeError(path.Root("scaling").AtName("desired_size"), "Desired size does not split over the zones",
-				fmt.Sprintf("scaling.desired_size: GKE sizes node pools per zone: node pool %s would have %d nodes over %d zones (%s). Choose a desired size (and spot mix) whose sides are multiples of the zone count, or leave desired_size unset and let the autoscaler size the pool.", side.Name, side.Sizes.Desired, len(zones), strings.Join(zones, ", ")))
-			return
-		}
-	}
-}
-
-// planCheck is GKE's plan-time check of a derived pool: Compute Engine's label limit (the pool's
-// effective tags, the spot mix label and GKE's provisioning-model label share 64 places), and
-// desired sizes that must split over the node locations.
-func planCheck(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
-	addZoneSplitProblem(diags, s, d, s.Zones)
-	// The pool's own tags were validated for GCP; provider default_tags are checked for AWS when the
-	// provider is configured, and become resource labels here: one GCP rejects is an error, never
-	// dropped or mangled.
-	for _, k := range slices.Sorted(maps.Keys(d.Tags)) {
-		if _, own := s.Tags[k]; own || isDerivedResourceLabel(k) {
-			continue
-		}
-		if problem := pool.TagProblem(catalog.GCP, k, d.Tags[k]); problem != "" {
-			diags.AddAttributeError(path.Root("tags"), "Provider default tag GKE does not take",
-				fmt.Sprintf("default_tags[%q] of the provider becomes a resource label of this GKE pool: %s Use default_tags that both clouds take (lowercase keys and values).", k, problem))
-		}
-	}
-	const own = 2 // gpufleet_spot_mix, goog-gke-node-pool-provisioning-model
-	if n := len(d.Tags) + own; n > maxResourceLabels {
-		diags.AddAttributeError(path.Root("tags"), "Too many resource labels for a GKE node pool",
-			fmt.Sprintf("each node pool would carry %d resource labels, and Compute Engine takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet_ labels), gpufleet's spot-mix label and GKE's provisioning-model label. Remove tags.", n, maxResourceLabels, len(d.Tags)))
-	}
-}
-
 // replacedBy lists what forces a new pool: GKE cannot change a node pool's GPUs (accelerator type
-// or count) or MIG partition size in place.
+// or count) in place (terraform-provider-google: guest_accelerator type and count ForceNew,
+// node_config.go). The MIG partition size, the driver and GPU sharing change in place
+// (updateGroups).
 func replacedBy(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel) path.Paths {
 	prior, diags := state.spec(ctx)
 	if diags.HasError() {
@@ -201,32 +154,25 @@ func replacedBy(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoo
 	if problem != nil || !known {
 		return nil
 	}
-	var out path.Paths
-	if priorNode.Accelerator != d.Node.Accelerator || priorNode.GPUCount != d.Node.GPUCount {
-		at := path.Root("machine_type")
-		if s.GPU.Type != prior.GPU.Type {
-			at = path.Root("gpu").AtName("type")
-		} else if s.GPU.Count != prior.GPU.Count {
-			at = path.Root("gpu").AtName("count")
-		}
-		out = append(out, at)
+	if priorNode.Accelerator == d.Node.Accelerator && priorNode.GPUCount == d.Node.GPUCount {
+		return nil
 	}
-	if partition(prior) != partition(s) {
-		out = append(out, path.Root("gpu").AtName("mig"))
+	at := path.Root("machine_type")
+	if s.GPU.Type != prior.GPU.Type {
+		at = path.Root("gpu").AtName("type")
+	} else if s.GPU.Count != prior.GPU.Count {
+		at = path.Root("gpu").AtName("count")
 	}
-	return out
+	return path.Paths{at}
 }
 
-func partition(s pool.Spec) string {
-	if s.GPU.MIG == nil {
-		return ""
-	}
-	return s.GPU.MIG.ConfigName()
-}
-
-// plannedNodePools shows the node pools the apply will leave: names, spot and limits are known;
-// a desired size the autoscaler owns stays what it is; status is unknown, and so are the instance
-// groups of new node pools and of node pools whose zones change.
+// plannedNodePools shows the node pools the apply will leave: names, spot and limits are known.
+// The size of a new node pool is what GKE creates: an enforced desired size, or min_size rounded
+// up to the same number of nodes in every zone — unknown while the zones are (a pool without
+// node_locations, which takes its cluster's at apply). A size the autoscaler owns stays what it
+// is, moved into new limits, and is unknown when the zones change (GKE sizes new zones itself).
+// Status is unknown, and so are the instance groups of new node pools and of node pools whose
+// zones change.
 func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones bool) types.List {
 	prior := map[string]nodePoolSideModel{}
 	if state != nil {
@@ -246,9 +192,15 @@ func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *n
 			Status:            types.StringUnknown(),
 			InstanceGroupURLs: types.ListUnknown(types.StringType),
 		}
+		if s.AutoscalerOwnsSize && len(s.Zones) == 0 && side.Sizes.Desired > 0 {
+			np.DesiredSize = types.Int64Unknown()
+		}
 		if p, ok := prior[side.Name]; ok {
-			if s.AutoscalerOwnsSize {
-				np.DesiredSize = types.Int64Value(int64(poolschema.KeptDesired(int(p.DesiredSize.ValueInt64()), side.Sizes)))
+			switch {
+			case s.AutoscalerOwnsSize && sameZones:
+				np.DesiredSize = types.Int64Value(int64(pool.MoveIntoLimits(int(p.DesiredSize.ValueInt64()), side.Sizes, len(s.Zones))))
+			case s.AutoscalerOwnsSize:
+				np.DesiredSize = types.Int64Unknown()
 			}
 			if sameZones {
 				np.InstanceGroupURLs = p.InstanceGroupURLs
@@ -321,7 +273,8 @@ func (r *NodePoolResource) clients(ctx context.Context, diags *diag.Diagnostics)
 }
 
 // prepareApply is what Create and Update share: the clients, the node pools the plan asks for,
-// recomputed from the planned configuration, and their zones.
+// recomputed from the planned configuration, and their zones, after the checks that need the
+// cloud (applyCheck), before any change.
 func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (*clients, []sideConfig) {
 	c := r.clients(ctx, diags)
 	if c == nil {
@@ -332,22 +285,37 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if !ok {
 		return nil, nil
 	}
+	cl, err := findCluster(ctx, c.gke, m.cluster())
+	if err != nil {
+		diags.AddError(fmt.Sprintf("reading GKE cluster (%s)", m.cluster()), err.Error())
+		return nil, nil
+	}
 	zones := spec.Zones
 	if len(zones) == 0 {
-		var err error
-		if zones, err = findClusterZones(ctx, c.gke, m.cluster()); err != nil {
-			diags.AddError(fmt.Sprintf("reading GKE cluster (%s)", m.cluster()), err.Error())
-			return nil, nil
-		}
+		zones = cl.zones
 	}
-	addZoneSplitProblem(diags, spec, derived, zones)
+	applyCheck(ctx, c, m.Project.ValueString(), spec, derived, cl, m.Cluster.ValueString(), zones, diags)
 	if diags.HasError() {
 		return nil, nil
 	}
 	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags))
 }
 
+// versionConfiguredKey is the private state key that records whether kubernetes_version was
+// configured: a configured version (or alias) stays in state while the nodes run it or a later
+// version; an unset one reports what the nodes run.
+const versionConfiguredKey = "kubernetes_version_configured"
+
+// versionConfigured reads whether the configuration sets kubernetes_version, as private state.
+func versionConfigured(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) []byte {
+	var v types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("kubernetes_version"), &v)...)
+	return []byte(strconv.FormatBool(!v.IsNull()))
+}
+
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	configured := versionConfigured(ctx, req.Config, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, versionConfiguredKey, configured)...)
 	poolschema.Create(ctx, req, resp, func(ctx context.Context, plan *nodePoolModel, _ time.Duration) {
 		c, cfgs := r.prepareApply(ctx, plan, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
@@ -369,7 +337,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		// State records what exists, even after an error (a stock-out leaves the node pool in ERROR):
 		// terraform then taints the pool and the next apply replaces it, so nothing is orphaned.
-		found, err := r.refresh(context.WithoutCancel(ctx), c, plan)
+		found, err := r.refresh(context.WithoutCancel(ctx), c, plan, string(configured) == "true")
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("reading GKE node pool (%s/%s) after creating it", cluster, plan.Name.ValueString()), err.Error())
 		}
@@ -394,26 +362,40 @@ func checkNameFree(ctx context.Context, c *clients, cluster clusterRef, name, po
 	return fmt.Errorf("node pool %s already exists and was not created by gpufleet (no %s resource label naming pool %q); gpufleet changes only node pools it owns: rename the pool or remove the other node pool", name, pool.TagKeysFor(catalog.GCP).Pool, poolName)
 }
 
+// createSide creates one node pool with its initial size per zone (GKE's initial_node_count is per
+// zone: the plan's total, rounded up), and fails when GKE leaves it in error.
 func createSide(ctx context.Context, c *clients, m *nodePoolModel, cluster clusterRef, cfg sideConfig) error {
 	np := cfg.NodePool
-	np.InitialNodeCount = perZone(cfg.Sizes.Desired, cfg.Zones)
+	np.InitialNodeCount = int32(pool.PerZone(cfg.Sizes.Desired, len(cfg.Zones)))
 	np.Version = m.KubernetesVersion.ValueString()
-	err := mutate(ctx, c.gke, cluster, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
+	err := mutate(ctx, c.gke, cluster, cfg.Name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
 		return c.gke.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster.name(), NodePool: np}, opts...)
 	})
-	if err == nil {
-		tflog.Info(ctx, "created GKE node pool", map[string]any{"cluster": cluster.String(), "node_pool": cfg.Name, "spot": cfg.Spot()})
+	if err != nil {
+		return withPoolHealth(ctx, c, cluster, cfg.Name, err)
 	}
-	return err
+	created, err := findNodePool(ctx, c.gke, cluster, cfg.Name)
+	if err != nil {
+		return err
+	}
+	if err := poolHealth(created); err != nil {
+		return err
+	}
+	tflog.Info(ctx, "created GKE node pool", map[string]any{"cluster": cluster.String(), "node_pool": cfg.Name, "spot": cfg.Spot()})
+	return nil
 }
 
 func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	configured, diags := req.Private.GetKey(ctx, versionConfiguredKey)
+	resp.Diagnostics.Append(diags...)
 	poolschema.Read(ctx, req, resp, func(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) bool {
 		c := r.clients(ctx, diags)
 		if c == nil {
 			return false
 		}
-		found, err := r.refresh(ctx, c, m)
+		// Without the record (imported, or written by an earlier version) the version counts as
+		// configured: state keeps what it holds while the nodes run it or a later version.
+		found, err := r.refresh(ctx, c, m, string(configured) != "false")
 		if err != nil {
 			diags.AddError(fmt.Sprintf("reading GKE node pool (%s/%s)", m.cluster(), m.Name.ValueString()), err.Error())
 		}
@@ -423,7 +405,8 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 
 // refresh overwrites m with what GKE and Compute Engine hold; found is false when neither node
 // pool exists. A node pool of the name that gpufleet did not create is an error, never adopted.
-func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel) (bool, error) {
+// versionConfigured says that kubernetes_version is the configuration's (see kubernetesVersion).
+func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured bool) (bool, error) {
 	cluster, name := m.cluster(), m.Name.ValueString()
 	var sides []side
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
@@ -446,7 +429,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	if len(sides) == 0 {
 		return false, nil
 	}
-	r.flatten(m, sides)
+	r.flatten(m, sides, versionConfigured)
 	spec, _ := m.spec(ctx)
 	poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(sides[0].np), poolLabels(sides[0].np))
 	return true, nil
@@ -456,14 +439,14 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 // whether MIG was given as a profile or an all-<profile> config) and values GKE fills in that the
 // configuration left unset (the accelerator of a machine type that implies it, the default driver,
 // the cluster's zones) keep their prior form, so that none of them shows as a diff.
-func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side) {
+func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side, versionConfigured bool) {
 	primary := sides[0].np
 	cfg := primary.GetConfig()
 	m.ID = types.StringValue(poolID(m))
 	m.Region = types.StringValue(regionOf(m.Location.ValueString()))
 	m.MachineType = types.StringValue(cfg.GetMachineType())
 	m.NodeLocations = types.SetValueMust(types.StringType, poolschema.StringValues(primary.GetLocations()))
-	m.KubernetesVersion = kubernetesVersion(primary.GetVersion(), m.KubernetesVersion)
+	m.KubernetesVersion = kubernetesVersion(primary.GetVersion(), m.KubernetesVersion, versionConfigured)
 
 	labels := poolLabels(primary)
 	m.Client = poolschema.ClientFrom(primary.GetConfig().GetResourceLabels(), pool.TagKeysFor(catalog.GCP).Client, labels)
@@ -483,9 +466,13 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side) {
 	m.NodePools = nodePoolList(poolschema.MapSlice(sides, nodePoolSideFrom))
 }
 
-// kubernetesVersion keeps a configured minor version ("1.31") while the nodes run a patch of it.
-func kubernetesVersion(cloud string, prior types.String) types.String {
-	if p := prior.ValueString(); p != "" && (cloud == p || strings.HasPrefix(cloud, p+".")) {
+// kubernetesVersion is the version state holds. A configured version stays as configured while
+// the nodes run it or a later version (versionAtLeast): GKE resolves an alias ("1.31", "1.31.5") to
+// an explicit version, and node auto-upgrade moves the nodes past the configured one; neither is a
+// change to undo, and the plan never asks for a downgrade. An unset version reports what the nodes
+// run.
+func kubernetesVersion(cloud string, prior types.String, configured bool) types.String {
+	if p := prior.ValueString(); configured && p != "" && versionAtLeast(cloud, p) {
 		return prior
 	}
 	return types.StringValue(cloud)
@@ -577,6 +564,8 @@ func capacityFrom(sides []side, prior *capacityModel) *capacityModel {
 }
 
 func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	configured := versionConfigured(ctx, req.Config, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, versionConfiguredKey, configured)...)
 	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *nodePoolModel, _ time.Duration) {
 		c, cfgs := r.prepareApply(ctx, plan, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
@@ -614,117 +603,13 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pools of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 		}
 		// State is what GKE holds now: the update, or as much of it as happened.
-		found, err := r.refresh(context.WithoutCancel(ctx), c, plan)
+		found, err := r.refresh(context.WithoutCancel(ctx), c, plan, string(configured) == "true")
 		if err != nil || !found {
 			resp.Diagnostics.AddWarning("State after the update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
 			return
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
-}
-
-// updateSide brings an existing node pool to cfg: node labels, resource labels, taints, zones,
-// machine type, Kubernetes version, driver and sharing through UpdateNodePool; limits through
-// SetNodePoolAutoscaling; an enforced size through SetNodePoolSize. Each operation is waited for.
-func updateSide(ctx context.Context, c *clients, m *nodePoolModel, cluster clusterRef, np *containerpb.NodePool, cfg sideConfig) error {
-	// The request carries the etag of the node pool it was built from: when someone changed the node
-	// pool in between, GKE answers ABORTED, and the request is built again from a fresh read.
-	for attempt := 1; ; attempt++ {
-		in := nodePoolUpdate(np, cfg, m.KubernetesVersion.ValueString())
-		if in == nil {
-			break
-		}
-		in.Name = cluster.poolName(cfg.Name)
-		err := mutate(ctx, c.gke, cluster, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
-			return c.gke.UpdateNodePool(ctx, in, opts...)
-		})
-		if err != nil && (status.Code(err) != codes.Aborted || attempt == maxEtagAttempts) {
-			return fmt.Errorf("UpdateNodePool: %w", err)
-		}
-		// Re-read: after a conflict, and after an update, whose new zones bring new instance groups.
-		if np, err = findNodePool(ctx, c.gke, cluster, cfg.Name); err != nil {
-			return err
-		}
-	}
-	want := cfg.NodePool.GetAutoscaling()
-	if a := np.GetAutoscaling(); !a.GetEnabled() || a.GetTotalMinNodeCount() != want.GetTotalMinNodeCount() ||
-		a.GetTotalMaxNodeCount() != want.GetTotalMaxNodeCount() || a.GetLocationPolicy() != want.GetLocationPolicy() {
-		if err := mutate(ctx, c.gke, cluster, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
-			return c.gke.SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: cluster.poolName(cfg.Name), Autoscaling: want}, opts...)
-		}); err != nil {
-			return fmt.Errorf("SetNodePoolAutoscaling: %w", err)
-		}
-	}
-	if cfg.AutoscalerOwnsSize {
-		return nil
-	}
-	current, err := currentSize(ctx, c.compute, np)
-	if err != nil {
-		return err
-	}
-	if current != cfg.Sizes.Desired {
-		if err := mutate(ctx, c.gke, cluster, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
-			return c.gke.SetNodePoolSize(ctx, &containerpb.SetNodePoolSizeRequest{Name: cluster.poolName(cfg.Name), NodeCount: perZone(cfg.Sizes.Desired, cfg.Zones)}, opts...)
-		}); err != nil {
-			return fmt.Errorf("SetNodePoolSize: %w", err)
-		}
-	}
-	return nil
-}
-
-// nodePoolUpdate builds the UpdateNodePool request for what differs from cfg, leaving out what GKE
-// adds itself; nil when nothing does.
-func nodePoolUpdate(np *containerpb.NodePool, cfg sideConfig, version string) *containerpb.UpdateNodePoolRequest {
-	want := cfg.NodePool.GetConfig()
-	in := &containerpb.UpdateNodePoolRequest{}
-	changed := false
-	if !maps.Equal(userLabels(np), want.GetLabels()) {
-		in.Labels, changed = &containerpb.NodeLabels{Labels: want.GetLabels()}, true
-	}
-	if !maps.Equal(userResourceLabels(np), want.GetResourceLabels()) {
-		in.ResourceLabels, changed = &containerpb.ResourceLabels{Labels: want.GetResourceLabels()}, true
-	}
-	if !slices.Equal(withoutGKETaint(poolTaints(np.GetConfig().GetTaints()), want), poolTaints(want.GetTaints())) {
-		in.Taints, changed = &containerpb.NodeTaints{Taints: want.GetTaints()}, true
-	}
-	if locs := cfg.NodePool.GetLocations(); len(locs) > 0 && !sameSet(locs, np.GetLocations()) {
-		in.Locations, changed = locs, true
-	}
-	if mt := want.GetMachineType(); mt != np.GetConfig().GetMachineType() {
-		in.MachineType, changed = mt, true
-	}
-	if version != "" && kubernetesVersion(np.GetVersion(), types.StringValue(version)).ValueString() != version {
-		in.NodeVersion, changed = version, true
-	}
-	if accs := np.GetConfig().GetAccelerators(); len(accs) > 0 && !acceleratorSettingsEqual(accs[0], want.GetAccelerators()[0]) {
-		in.Accelerators, changed = want.GetAccelerators(), true
-	}
-	if !changed {
-		return nil
-	}
-	in.Etag = np.GetEtag()
-	return in
-}
-
-// withoutGKETaint drops the GPU taint GKE adds itself when gpufleet does not ask for it.
-func withoutGKETaint(current []pool.Taint, want *containerpb.NodeConfig) []pool.Taint {
-	if slices.ContainsFunc(want.GetTaints(), func(t *containerpb.NodeTaint) bool { return t.GetKey() == pool.TaintGPU }) {
-		return current
-	}
-	return slices.DeleteFunc(current, func(t pool.Taint) bool { return t.Key == pool.TaintGPU })
-}
-
-func acceleratorSettingsEqual(a, b *containerpb.AcceleratorConfig) bool {
-	sa, sb := a.GetGpuSharingConfig(), b.GetGpuSharingConfig()
-	return a.GetGpuDriverInstallationConfig().GetGpuDriverVersion() == b.GetGpuDriverInstallationConfig().GetGpuDriverVersion() &&
-		(sa == nil) == (sb == nil) && sa.GetGpuSharingStrategy() == sb.GetGpuSharingStrategy() && sa.GetMaxSharedClientsPerGpu() == sb.GetMaxSharedClientsPerGpu()
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 // deleteSides deletes node pools that gpufleet created for the pool; one that is already gone is
@@ -743,7 +628,7 @@ func deleteSides(ctx context.Context, c *clients, cluster clusterRef, poolName s
 			errs = append(errs, fmt.Errorf("%s: not deleted: it was not created by gpufleet for pool %q", name, poolName))
 			continue
 		}
-		err = mutate(ctx, c.gke, cluster, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
+		err = mutate(ctx, c.gke, cluster, name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
 			return c.gke.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster.poolName(name)}, opts...)
 		})
 		if err != nil && !isNotFound(err) {

@@ -59,7 +59,7 @@ func TestAccGKENodePool_basic(t *testing.T) {
 					wantLabel(np, "gpufleet.io/client", "acme"),
 					wantLabel(np, "team", "ml"),
 					// GKE's own additions are in the cloud, and the post-apply plan is still empty.
-					wantLabel(np, "cloud.google.com/gke-accelerator", "nvidia-l4"),
+					wantNodeLabel(sim, testCluster, "infer-od", "cloud.google.com/gke-accelerator", "nvidia-l4"),
 					wantResourceLabels(np, map[string]string{"gpufleet_client": "acme", "project": "vision", "managed-by": "terraform", "goog-gke-node-pool-provisioning-model": "on-demand"}),
 				}
 				if !a.GetEnabled() || a.GetTotalMinNodeCount() != 0 || a.GetTotalMaxNodeCount() != 4 {

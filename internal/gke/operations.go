@@ -40,8 +40,9 @@ func (c clusterRef) poolName(pool string) string { return c.name() + "/nodePools
 
 func (c clusterRef) String() string { return c.project + "/" + c.location + "/" + c.cluster }
 
-// mutationRetry retries what GKE answers while another operation runs on the cluster (FAILED_
-// PRECONDITION "incompatible operation"), when too many run at once or requests are throttled
+// mutationRetry retries what GKE answers while another operation runs on the node pool (FAILED_
+// PRECONDITION "Operation ... is currently upgrading ... Please wait and try again once it is
+// done."), when too many run at once or requests are throttled
 // (RESOURCE_EXHAUSTED), and UNAVAILABLE, with gax's jittered exponential backoff until the
 // context's deadline (the resource's timeout). ABORTED (an etag mismatch) is not: the request must
 // be built again from a fresh read (updateSide).
@@ -69,21 +70,35 @@ func computeRetry() gax.CallOption {
 	})
 }
 
-// clusterLocks serialises this provider process's mutations of one cluster: GKE runs one node
-// pool operation per cluster at a time and rejects the others, so waiting here is cheaper than
-// many rejected calls; operations started elsewhere are handled by mutationRetry.
-var clusterLocks sync.Map // cluster name → *sync.Mutex
+// poolLocks serialises this provider process's operations on one node pool, as
+// terraform-provider-google's per-node-pool lock does (resource_container_node_pool.go). GKE runs
+// operations on different node pools of a cluster side by side (concurrent node pool mutations,
+// terraform-provider-google changelog 6748) and answers FAILED_PRECONDITION to a second operation
+// on a node pool whose operation runs; operations started elsewhere (another terraform run, the
+// console, GKE's own auto-upgrades and repairs) are handled by mutationRetry. A lock is a channel
+// of one slot, so that waiting for it ends with the context (the resource's timeout, or Terraform
+// cancelling the apply).
+var poolLocks sync.Map // node pool resource name → chan struct{}
 
-func lockCluster(c clusterRef) func() {
-	mu, _ := clusterLocks.LoadOrStore(c.name(), &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	return mu.(*sync.Mutex).Unlock
+func lockPool(ctx context.Context, name string) (unlock func(), err error) {
+	v, _ := poolLocks.LoadOrStore(name, make(chan struct{}, 1))
+	slot := v.(chan struct{})
+	select {
+	case slot <- struct{}{}:
+		return func() { <-slot }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for this provider's other operation on node pool %s: %w", name, ctx.Err())
+	}
 }
 
-// mutate starts one node pool operation under the cluster lock and waits for it to finish.
-func mutate(ctx context.Context, conn *container.ClusterManagerClient, c clusterRef, poll time.Duration,
+// mutate starts one operation on a node pool under the node pool's lock and waits for it to
+// finish.
+func mutate(ctx context.Context, conn *container.ClusterManagerClient, c clusterRef, pool string, poll time.Duration,
 	start func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error)) error {
-	unlock := lockCluster(c)
+	unlock, err := lockPool(ctx, c.poolName(pool))
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	op, err := start(ctx, mutationRetry())
 	if err != nil {
@@ -93,7 +108,9 @@ func mutate(ctx context.Context, conn *container.ClusterManagerClient, c cluster
 }
 
 // waitOperation polls GetOperation until the operation is DONE or ctx ends (the resource's
-// timeout), and reports a failed operation's google.rpc.Status error.
+// timeout), and reports a failed operation: its google.rpc.Status error, or, as
+// terraform-provider-google judges GKE operations (container_operation.go), a DONE operation with a
+// status_message (deprecated in the v1 API, still filled; a partial stockout can end so).
 func waitOperation(ctx context.Context, conn *container.ClusterManagerClient, c clusterRef, op *containerpb.Operation, poll time.Duration) error {
 	name := fmt.Sprintf("projects/%s/locations/%s/operations/%s", c.project, c.location, op.GetName())
 	for op.GetStatus() != containerpb.Operation_DONE {
@@ -114,6 +131,27 @@ func waitOperation(ctx context.Context, conn *container.ClusterManagerClient, c 
 	if e := op.GetError(); e != nil && e.GetCode() != 0 {
 		return fmt.Errorf("operation %s (%s) failed: %s: %s", op.GetName(), op.GetOperationType(), codes.Code(e.GetCode()), e.GetMessage())
 	}
+	//nolint:staticcheck // status_message is deprecated, and GKE still reports failures in it alone.
+	if msg := op.GetStatusMessage(); msg != "" {
+		return fmt.Errorf("operation %s (%s) ended with: %s", op.GetName(), op.GetOperationType(), msg)
+	}
+	return nil
+}
+
+// poolHealth reports a node pool that an operation left ERROR or RUNNING_WITH_ERROR (a stockout in
+// some of its zones, VMs Compute Engine refused): capacity is missing, which the user must see.
+// terraform-provider-google fails a create on these statuses too (resource_container_node_pool.go).
+func poolHealth(np *containerpb.NodePool) error {
+	switch st := np.GetStatus(); st {
+	case containerpb.NodePool_ERROR, containerpb.NodePool_RUNNING_WITH_ERROR:
+		msg := np.GetStatusMessage() //nolint:staticcheck // still GKE's summary of what went wrong
+		for _, c := range np.GetConditions() {
+			if m := c.GetMessage(); m != "" && !strings.Contains(msg, m) {
+				msg = strings.TrimPrefix(msg+"; "+m, "; ")
+			}
+		}
+		return fmt.Errorf("node pool %s is %s: %s", np.GetName(), st, msg)
+	}
 	return nil
 }
 
@@ -126,19 +164,31 @@ func findNodePool(ctx context.Context, conn *container.ClusterManagerClient, c c
 	return np, err
 }
 
-// findClusterZones returns the zones a node pool without node_locations gets: the cluster's.
-func findClusterZones(ctx context.Context, conn *container.ClusterManagerClient, c clusterRef) ([]string, error) {
+// cluster is what a pool's apply needs to know of its cluster.
+type cluster struct {
+	zones          []string          // the zones of a node pool without node_locations
+	resourceLabels map[string]string // labels its nodes' VMs carry too
+}
+
+// findCluster reads the pool's cluster.
+func findCluster(ctx context.Context, conn *container.ClusterManagerClient, c clusterRef) (cluster, error) {
 	cl, err := conn.GetCluster(ctx, &containerpb.GetClusterRequest{Name: c.name()}, readRetry())
 	if err != nil {
-		return nil, err
+		return cluster{}, err
 	}
-	return cl.GetLocations(), nil
+	return cluster{zones: cl.GetLocations(), resourceLabels: cl.GetResourceLabels()}, nil
 }
 
 // currentSize is a node pool's current node count: the target sizes of its instance group
-// managers, which the GKE API does not report itself.
+// managers, which the GKE API does not report itself. A group that is gone (its URL still listed
+// for a moment, as after a blue-green upgrade or a zone's removal) is skipped, as
+// terraform-provider-google does ("The IGM URL is stale; don't include it",
+// resource_container_node_pool.go). During a blue-green upgrade the list holds the blue and the
+// green groups ("During the node pool blue-green upgrade operation, the URLs contain both blue and
+// green resources", container v1 API, NodePool.instance_group_urls): the pool's size is the larger
+// of the two, never their sum.
 func currentSize(ctx context.Context, conn *compute.Service, np *containerpb.NodePool) (int, error) {
-	total := 0
+	sizes := map[string]int{}
 	for _, url := range np.GetInstanceGroupUrls() {
 		project, zone, name, ok := parseInstanceGroupURL(url)
 		if !ok {
@@ -150,10 +200,28 @@ func currentSize(ctx context.Context, conn *compute.Service, np *containerpb.Nod
 			igm, err = conn.InstanceGroupManagers.Get(project, zone, name).Context(ctx).Do()
 			return err
 		}, computeRetry())
-		if err != nil {
+		switch {
+		case isNotFound(err):
+			continue
+		case err != nil:
 			return 0, fmt.Errorf("reading instance group manager %s: %w", name, err)
 		}
-		total += int(igm.TargetSize)
+		sizes[url] = int(igm.TargetSize)
+	}
+	sum := func(urls []string) int {
+		n := 0
+		for _, u := range urls {
+			n += sizes[u]
+			delete(sizes, u)
+		}
+		return n
+	}
+	total := 0
+	if bg := np.GetUpdateInfo().GetBlueGreenInfo(); bg != nil {
+		total = max(sum(bg.GetBlueInstanceGroupUrls()), sum(bg.GetGreenInstanceGroupUrls()))
+	}
+	for _, n := range sizes {
+		total += n
 	}
 	return total, nil
 }

@@ -67,6 +67,9 @@ type Derived struct {
 	MonthlyUSD         float64
 	// PriceErr says why there is no cost estimate (no price row for the region), nil otherwise.
 	PriceErr error
+	// CostUnknown says that the cost is not known yet: the sides' starting sizes depend on zones
+	// the cloud fills in at apply (Spec.StartSizeKnown). HourlyUSD and MonthlyUSD are 0 then.
+	CostUnknown bool
 }
 
 // Derive computes the derived values. It expects s.Validate() to have returned no problems and every
@@ -98,6 +101,9 @@ func Derive(s Spec, env Environment) (Derived, error) {
 	d.Tags = deriveTags(s, env.DefaultTags, client.CostCenter)
 	d.HourlyUSD, d.PriceErr = hourlyCost(node, s.Region, d.Sides, env.Pricing)
 	d.MonthlyUSD = round2(d.HourlyUSD * catalog.HoursPerMonth)
+	if !s.StartSizeKnown() {
+		d.HourlyUSD, d.MonthlyUSD, d.CostUnknown = 0, 0, true
+	}
 	return d, nil
 }
 

@@ -55,7 +55,7 @@ func Document(address string, s Spec, d *Derived) map[string]any {
 		doc["taints"] = taints
 		doc["labels"] = stringMapAny(d.Labels)
 		doc["tags"] = stringMapAny(d.Tags)
-		if d.PriceErr == nil {
+		if d.PriceErr == nil && !d.CostUnknown {
 			doc["cost"] = map[string]any{"hourly_usd": d.HourlyUSD, "monthly_usd": d.MonthlyUSD}
 		}
 	}

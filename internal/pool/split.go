@@ -1,5 +1,7 @@
 package pool
 
+import "github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+
 // Suffixes of the cloud objects behind a pool.
 const (
 	SuffixOnDemand = "-od"
@@ -45,16 +47,32 @@ type Side struct {
 	Sizes        Sizes
 }
 
+// StartSizeKnown reports whether the sides' sizes at creation are known: not for a GKE pool whose
+// size the autoscaler owns from a min_size above 0 while its zones are not known yet (the
+// cluster's, at apply), since GKE rounds each side up to the same number of nodes in every zone.
+func (s Spec) StartSizeKnown() bool {
+	if s.Cloud != catalog.GCP || !s.AutoscalerOwnsSize || len(s.Zones) > 0 {
+		return true
+	}
+	od, spot := SplitSizes(s.Scaling, s.Capacity.OnDemandBase, s.Capacity.SpotPercentage)
+	return od.Desired == 0 && spot.Desired == 0
+}
+
 // Spot reports whether the side runs on spot capacity.
 func (s Side) Spot() bool { return s.CapacityType == CapacitySpot }
 
 // Sides returns the cloud objects the pool needs: "<name>-od" and "<name>-spot", leaving out a side
-// whose max is 0. Capacity blocks replace on-demand on EKS.
+// whose max is 0. Capacity blocks replace on-demand on EKS. On GKE, where sizes are per zone, a
+// side whose size the autoscaler owns starts at its min_size rounded up to the same number of
+// nodes in each of the pool's zones (ZonalSize), when the zones are known.
 func (s Spec) Sides() []Side {
 	od, spot := SplitSizes(s.Scaling, s.Capacity.OnDemandBase, s.Capacity.SpotPercentage)
 	odType := CapacityOnDemand
 	if r := s.Capacity.Reservation; r != nil && r.Type == ReservationCapacityBlock {
 		odType = CapacityCapacityBlock
+	}
+	if s.Cloud == catalog.GCP && s.AutoscalerOwnsSize && len(s.Zones) > 0 {
+		od.Desired, spot.Desired = ZonalSize(od.Desired, len(s.Zones)), ZonalSize(spot.Desired, len(s.Zones))
 	}
 	var sides []Side
 	if od.Max > 0 {

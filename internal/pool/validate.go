@@ -48,6 +48,7 @@ func (s Spec) Validate() []Problem {
 	node, ok := v.nodeType()
 	if ok {
 		v.gpu(node)
+		v.gkeProvisioning()
 	}
 	v.scaling()
 	v.capacity()
@@ -145,9 +146,6 @@ func (v *validator) gpu(node catalog.NodeType) {
 		} else if g.Sharing.Replicas < 2 || g.Sharing.Replicas > maxSharingReplicas {
 			v.add(P("gpu", "sharing", "replicas"), "Invalid GPU sharing replicas", "%d: a shared GPU serves 2 to %d replicas.", g.Sharing.Replicas, maxSharingReplicas)
 		}
-		if v.spec.Cloud == catalog.GCP && g.Sharing.Strategy == SharingMPS && g.MIG != nil {
-			v.add(P("gpu", "sharing", "strategy"), "MPS on MIG partitions", "GKE does not combine MPS with gpu_partition_size; use strategy \"time-slicing\" on MIG partitions, or drop gpu.mig.")
-		}
 	}
 }
 
@@ -241,6 +239,32 @@ func (v *validator) capacity() {
 	case catalog.GCP:
 		v.gkeReservation(r)
 	}
+}
+
+// gkeProvisioning checks the on-demand side against how Compute Engine sells the machine type
+// (catalog.GKEProvisioningOf): a type sold only as Spot, flex-start or reserved capacity has no
+// on-demand side, unless that side consumes a reservation the type is sold on.
+func (v *validator) gkeProvisioning() {
+	if v.spec.Cloud != catalog.GCP || !v.known(P("capacity", "spot_percentage")) || !v.known(P("capacity", "on_demand_base")) ||
+		!v.known(P("scaling", "max_size")) || !v.known(P("capacity", "reservation")) {
+		return
+	}
+	sold := catalog.GKEProvisioningOf(v.spec.MachineType)
+	c := v.spec.Capacity
+	od, _ := SplitSizes(v.spec.Scaling, c.OnDemandBase, c.SpotPercentage)
+	if sold.OnDemand || od.Max == 0 {
+		return
+	}
+	if r := c.Reservation; sold.Reserved && r != nil && (r.Type == ReservationSpecific || r.Type == ReservationAny) {
+		return
+	}
+	fix := "set capacity.spot_percentage = 100 and on_demand_base = 0 (Spot VMs only)"
+	if sold.Reserved {
+		fix += ", or consume a reservation (capacity.reservation with type \"specific\" or \"any\")"
+	}
+	v.add(P("capacity", "spot_percentage"), "Machine type not sold on demand",
+		"Compute Engine sells %s only as %s, and this pool has an on-demand side of up to %d nodes (spot_percentage %d, on_demand_base %d): %s.",
+		v.spec.MachineType, sold.Models, od.Max, c.SpotPercentage, c.OnDemandBase, fix)
 }
 
 func (v *validator) eksReservation(r *Reservation, c Capacity) {

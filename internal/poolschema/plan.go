@@ -145,7 +145,10 @@ func (m *Model) SetDerived(d pool.Derived, doc map[string]any) {
 	m.EffectiveTags = StringMapValue(d.Tags)
 	m.DevicePluginConfig = NullableString(d.DevicePluginConfig)
 	m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = types.Float64Null(), types.Float64Null()
-	if d.PriceErr == nil {
+	switch {
+	case d.CostUnknown:
+		m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = types.Float64Unknown(), types.Float64Unknown()
+	case d.PriceErr == nil:
 		m.EstimatedHourlyCostUSD = types.Float64Value(d.HourlyUSD)
 		m.EstimatedMonthlyCostUSD = types.Float64Value(d.MonthlyUSD)
 	}

@@ -56,13 +56,17 @@ resource "gpufleet_eks_node_pool" "serve" {
   }
 }
 
+# GKE sizes node pools per zone: a pool in a regional cluster gets the cluster's zones (three by
+# default), each with the same number of nodes. Pinning it to one zone makes the recommended node
+# count the pool's size (node counts that do not split over the zones are a plan error).
 resource "gpufleet_gke_node_pool" "serve" {
-  project      = "ml-platform"
-  location     = local.gcp.region
-  cluster      = "ml"
-  name         = "globex-serve"
-  client       = "globex"
-  machine_type = local.gcp.node_type
+  project        = "ml-platform"
+  location       = local.gcp.region
+  cluster        = "ml"
+  name           = "globex-serve"
+  client         = "globex"
+  machine_type   = local.gcp.node_type
+  node_locations = ["${local.gcp.region}-a"]
 
   workload {
     kind           = "inference"

@@ -1,0 +1,234 @@
+package gke
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// updateGroup is one UpdateNodePool field group: build returns the request that brings the node
+// pool to cfg for that group alone, nil when it already is.
+type updateGroup struct {
+	field string
+	build func(np *containerpb.NodePool, cfg sideConfig, version string) *containerpb.UpdateNodePoolRequest
+}
+
+// updateGroups are the UpdateNodePool calls of an update, one field group each, as
+// terraform-provider-google sends them (node_config.go: resource_labels, labels, taints,
+// machine_type, guest_accelerator; resource_container_node_pool.go: version, node_locations) and
+// gcloud container node-pools update takes them (exactly one of --node-labels, --node-taints,
+// --labels, --accelerator, --machine-type, --node-locations per call). locations comes last and
+// always alone: the container v1 API warns that combined with other fields "the API performs a
+// structural modification where changes to other fields will only apply to newly created nodes"
+// (UpdateNodePoolRequest.locations) — the running nodes would keep, say, their old client taint.
+var updateGroups = []updateGroup{
+	{"resource_labels", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
+		if want := cfg.NodePool.GetConfig().GetResourceLabels(); !maps.Equal(userResourceLabels(np), want) {
+			return &containerpb.UpdateNodePoolRequest{ResourceLabels: &containerpb.ResourceLabels{Labels: want}}
+		}
+		return nil
+	}},
+	{"labels", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
+		if want := cfg.NodePool.GetConfig().GetLabels(); !maps.Equal(userLabels(np), want) {
+			return &containerpb.UpdateNodePoolRequest{Labels: &containerpb.NodeLabels{Labels: want}}
+		}
+		return nil
+	}},
+	{"taints", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
+		want := cfg.NodePool.GetConfig()
+		if !slices.Equal(withoutGKETaint(poolTaints(np.GetConfig().GetTaints()), want), poolTaints(want.GetTaints())) {
+			return &containerpb.UpdateNodePoolRequest{Taints: &containerpb.NodeTaints{Taints: want.GetTaints()}}
+		}
+		return nil
+	}},
+	{"machine_type", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
+		if mt := cfg.NodePool.GetConfig().GetMachineType(); mt != np.GetConfig().GetMachineType() {
+			return &containerpb.UpdateNodePoolRequest{MachineType: mt}
+		}
+		return nil
+	}},
+	// Driver version, MIG partition size and GPU sharing change in place: gcloud container
+	// node-pools update --accelerator=type=…,count=…,gpu-driver-version=…,gpu-partition-size=…,
+	// gpu-sharing-strategy=…,max-shared-clients-per-gpu=… sends them through
+	// UpdateNodePoolRequest.accelerators. The GPU type and count replace the pool (replacedBy).
+	{"accelerators", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
+		want := cfg.NodePool.GetConfig().GetAccelerators()
+		if accs := np.GetConfig().GetAccelerators(); len(accs) > 0 && len(want) > 0 && !acceleratorSettingsEqual(accs[0], want[0]) {
+			return &containerpb.UpdateNodePoolRequest{Accelerators: want}
+		}
+		return nil
+	}},
+	{"node_version", func(np *containerpb.NodePool, _ sideConfig, version string) *containerpb.UpdateNodePoolRequest {
+		if version != "" && !versionAtLeast(np.GetVersion(), version) {
+			return &containerpb.UpdateNodePoolRequest{NodeVersion: version}
+		}
+		return nil
+	}},
+	{"locations", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
+		if locs := cfg.NodePool.GetLocations(); len(locs) > 0 && !sameSet(locs, np.GetLocations()) {
+			return &containerpb.UpdateNodePoolRequest{Locations: locs}
+		}
+		return nil
+	}},
+}
+
+// updateSide brings an existing node pool to cfg: one UpdateNodePool per field group (updateGroups),
+// the limits through SetNodePoolAutoscaling, the size through SetNodePoolSize (an enforced desired
+// size, or a size the autoscaler owns that the new limits no longer hold). Each operation is waited
+// for; a node pool an operation leaves in error fails the update with GKE's message.
+func updateSide(ctx context.Context, c *clients, m *nodePoolModel, cluster clusterRef, np *containerpb.NodePool, cfg sideConfig) error {
+	version := m.KubernetesVersion.ValueString()
+	for _, g := range updateGroups {
+		var err error
+		if np, err = updateGroupOf(ctx, c, cluster, np, cfg, version, g); err != nil {
+			return err
+		}
+	}
+	want := cfg.NodePool.GetAutoscaling()
+	if a := np.GetAutoscaling(); !a.GetEnabled() || a.GetTotalMinNodeCount() != want.GetTotalMinNodeCount() ||
+		a.GetTotalMaxNodeCount() != want.GetTotalMaxNodeCount() || a.GetLocationPolicy() != want.GetLocationPolicy() {
+		if err := mutate(ctx, c.gke, cluster, cfg.Name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
+			return c.gke.SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: cluster.poolName(cfg.Name), Autoscaling: want}, opts...)
+		}); err != nil {
+			return fmt.Errorf("SetNodePoolAutoscaling: %w", err)
+		}
+	}
+	current, err := currentSize(ctx, c.compute, np)
+	if err != nil {
+		return err
+	}
+	zones := len(np.GetLocations())
+	target := cfg.Sizes.Desired
+	if cfg.AutoscalerOwnsSize {
+		// GKE leaves a size outside new limits for the autoscaler to move when it next acts (GKE
+		// "Cluster autoscaler"); the plan promised it within them, so gpufleet moves it now.
+		target = pool.MoveIntoLimits(current, cfg.Sizes, zones)
+	}
+	if current == target {
+		return nil
+	}
+	if err := mutate(ctx, c.gke, cluster, cfg.Name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
+		return c.gke.SetNodePoolSize(ctx, &containerpb.SetNodePoolSizeRequest{Name: cluster.poolName(cfg.Name), NodeCount: int32(pool.PerZone(target, zones))}, opts...)
+	}); err != nil {
+		return fmt.Errorf("SetNodePoolSize: %w", err)
+	}
+	return nil
+}
+
+// updateGroupOf sends one field group's UpdateNodePool when the node pool differs from cfg in it,
+// and returns the node pool as GKE then holds it. The request carries the etag of the node pool it
+// was built from: when someone changed the node pool in between, GKE answers ABORTED, and the
+// request is built again from a fresh read.
+func updateGroupOf(ctx context.Context, c *clients, cluster clusterRef, np *containerpb.NodePool, cfg sideConfig, version string, g updateGroup) (*containerpb.NodePool, error) {
+	for attempt := 1; ; attempt++ {
+		in := g.build(np, cfg, version)
+		if in == nil {
+			return np, nil
+		}
+		in.Name, in.Etag = cluster.poolName(cfg.Name), np.GetEtag()
+		err := mutate(ctx, c.gke, cluster, cfg.Name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
+			return c.gke.UpdateNodePool(ctx, in, opts...)
+		})
+		conflict := status.Code(err) == codes.Aborted && attempt < maxEtagAttempts
+		if err != nil && !conflict {
+			return np, withPoolHealth(ctx, c, cluster, cfg.Name, fmt.Errorf("UpdateNodePool (%s): %w", g.field, err))
+		}
+		// Re-read: after a conflict, and after an update (a new etag; new zones bring new instance
+		// groups).
+		fresh, err := findNodePool(ctx, c.gke, cluster, cfg.Name)
+		if err != nil {
+			return np, err
+		}
+		np = fresh
+		if herr := poolHealth(np); herr != nil && !conflict {
+			return np, fmt.Errorf("UpdateNodePool (%s): %w", g.field, herr)
+		}
+	}
+}
+
+// withPoolHealth adds to an operation's error what state the node pool is left in, when that is
+// an error state.
+func withPoolHealth(ctx context.Context, c *clients, cluster clusterRef, name string, err error) error {
+	np, ferr := findNodePool(context.WithoutCancel(ctx), c.gke, cluster, name)
+	if ferr != nil {
+		return err
+	}
+	if herr := poolHealth(np); herr != nil && !strings.Contains(err.Error(), herr.Error()) {
+		return fmt.Errorf("%w; %w", err, herr)
+	}
+	return err
+}
+
+// withoutGKETaint drops the GPU taint GKE adds itself when gpufleet does not ask for it.
+func withoutGKETaint(current []pool.Taint, want *containerpb.NodeConfig) []pool.Taint {
+	if slices.ContainsFunc(want.GetTaints(), func(t *containerpb.NodeTaint) bool { return t.GetKey() == pool.TaintGPU }) {
+		return current
+	}
+	return slices.DeleteFunc(current, func(t pool.Taint) bool { return t.Key == pool.TaintGPU })
+}
+
+// acceleratorSettingsEqual compares what UpdateNodePoolRequest.accelerators changes in place:
+// driver, partition size and sharing.
+func acceleratorSettingsEqual(a, b *containerpb.AcceleratorConfig) bool {
+	sa, sb := a.GetGpuSharingConfig(), b.GetGpuSharingConfig()
+	return a.GetGpuDriverInstallationConfig().GetGpuDriverVersion() == b.GetGpuDriverInstallationConfig().GetGpuDriverVersion() &&
+		a.GetGpuPartitionSize() == b.GetGpuPartitionSize() &&
+		(sa == nil) == (sb == nil) && sa.GetGpuSharingStrategy() == sb.GetGpuSharingStrategy() && sa.GetMaxSharedClientsPerGpu() == sb.GetMaxSharedClientsPerGpu()
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// versionParts reads a GKE version or alias ("1.31", "1.31.5", "1.31.5-gke.1023000") into its
+// numbers, major first; nil when it is none.
+func versionParts(v string) []int {
+	base, gkePatch, explicit := strings.Cut(v, "-gke.")
+	fields := strings.Split(base, ".")
+	if explicit {
+		fields = append(fields, gkePatch)
+	}
+	out := make([]int, 0, len(fields))
+	for _, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// versionAtLeast reports whether nodes running version running satisfy a configured version: the
+// same, one it names (GKE resolves "1.31" to a 1.31 patch and "1.31.5" to a 1.31.5-gke.N, container
+// v1 API, UpdateNodePoolRequest.node_version), or a later one (node auto-upgrade, on by default and
+// mandatory on release channels, moves nodes forward; GKE does not move a node pool back a minor
+// version, and gpufleet never asks it to).
+func versionAtLeast(running, configured string) bool {
+	r, w := versionParts(running), versionParts(configured)
+	if r == nil || w == nil {
+		return running == configured
+	}
+	for i, n := range w {
+		switch {
+		case i >= len(r):
+			return false
+		case r[i] != n:
+			return r[i] > n
+		}
+	}
+	return true
+}
