@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,17 +95,22 @@ provider "gpufleet" {
 
 // poolConfig renders one gpufleet_eks_node_pool with the usual arguments and body for the rest.
 func poolConfig(name, instanceTypes, body string) string {
+	return poolConfigAs(name, name, instanceTypes, body)
+}
+
+// poolConfigAs is poolConfig for a resource whose address label differs from the pool's name.
+func poolConfigAs(label, name, instanceTypes, body string) string {
 	return fmt.Sprintf(`
 resource "gpufleet_eks_node_pool" %[1]q {
   cluster_name   = %[2]q
-  name           = %[1]q
+  name           = %[6]q
   client         = "acme"
   node_role_arn  = %[3]q
   subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1", "subnet-0b2b2b2b2b2b2b2b2"]
   instance_types = %[4]s
 %[5]s
 }
-`, name, testCluster, testRole, instanceTypes, body)
+`, label, testCluster, testRole, instanceTypes, body, name)
 }
 
 type awsClients struct {
@@ -245,6 +252,46 @@ func (c awsClients) foreignLaunchTemplate(t *testing.T, name string, tags map[st
 	return aws.ToString(out.LaunchTemplate.LaunchTemplateId)
 }
 
+// ownerTagOf reports whether v is the owner tag of the side owner ("<cluster>/<pool>/<node group>")
+// with an owner id.
+func ownerTagOf(v, owner string) bool {
+	id, ok := strings.CutPrefix(v, owner+"/")
+	return ok && regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(id)
+}
+
+// foreignNodegroup creates a node group as another tool would, through the EKS API, with tags of its
+// own and no launch template.
+func (c awsClients) foreignNodegroup(t *testing.T, name string, tags map[string]string) *ekstypes.Nodegroup {
+	t.Helper()
+	out, err := c.eks.CreateNodegroup(context.Background(), &eks.CreateNodegroupInput{
+		ClusterName:   aws.String(testCluster),
+		NodegroupName: aws.String(name),
+		NodeRole:      aws.String(testRole),
+		Subnets:       []string{"subnet-0a1a1a1a1a1a1a1a1"},
+		InstanceTypes: []string{"g6.xlarge"},
+		ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(1)},
+		Tags:          tags,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Nodegroup
+}
+
+// mutatingCalls lists the recorded calls that change something in EKS or EC2.
+func mutatingCalls(sim *cloudsim.Sim) []string {
+	var out []string
+	for _, r := range sim.Requests() {
+		for _, verb := range []string{"Create", "Update", "Delete", "Modify", "Tag", "Untag"} {
+			if strings.HasPrefix(r.Operation, verb) {
+				out = append(out, r.Service+":"+r.Operation)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // launchTemplate describes one launch template by id, with its tags.
 func (c awsClients) launchTemplate(id string) (*ec2types.LaunchTemplate, error) {
 	out, err := c.ec2.DescribeLaunchTemplates(context.Background(), &ec2.DescribeLaunchTemplatesInput{LaunchTemplateIds: []string{id}})
@@ -257,7 +304,8 @@ func (c awsClients) launchTemplate(id string) (*ec2types.LaunchTemplate, error) 
 	return &out.LaunchTemplates[0], nil
 }
 
-// wantOwnedTemplate checks that a node group's launch template exists and carries the owner tag.
+// wantOwnedTemplate checks that a node group's launch template exists and carries the owner tag of
+// the pool that owns the node group: "<cluster>/<pool>/<node group>/<owner id>", as the node group's.
 func (c awsClients) wantOwnedTemplate(ng *ekstypes.Nodegroup, owner string) error {
 	if ng.LaunchTemplate == nil {
 		return fmt.Errorf("node group %s has no launch template", aws.ToString(ng.NodegroupName))
@@ -268,8 +316,8 @@ func (c awsClients) wantOwnedTemplate(ng *ekstypes.Nodegroup, owner string) erro
 	}
 	for _, tag := range lt.Tags {
 		if aws.ToString(tag.Key) == "gpufleet:owner" {
-			if v := aws.ToString(tag.Value); v != owner {
-				return fmt.Errorf("launch template %s: gpufleet:owner = %q, want %q", aws.ToString(lt.LaunchTemplateId), v, owner)
+			if v := aws.ToString(tag.Value); !ownerTagOf(v, owner) || v != ng.Tags["gpufleet:owner"] {
+				return fmt.Errorf("launch template %s: gpufleet:owner = %q, want %q and an owner id, as the node group's %q", aws.ToString(lt.LaunchTemplateId), v, owner, ng.Tags["gpufleet:owner"])
 			}
 			return nil
 		}

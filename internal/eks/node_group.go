@@ -2,7 +2,6 @@ package eks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -40,7 +39,7 @@ const maxNodegroupTags = 50
 // the pool's effective tags, a node group carries the spot mix and the cluster autoscaler's
 // node-template tags, one per node label and taint. "" when every node group fits.
 func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
-	for _, cfg := range sideConfigs("", s, d) {
+	for _, cfg := range sideConfigs(poolOwner{}, s, d) {
 		if n := len(cfg.Tags); n > maxNodegroupTags {
 			return fmt.Sprintf("node group %s would carry %d tags, and EKS takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and %d that gpufleet adds for the spot mix and the cluster autoscaler (one per node label and taint, and %d more). Remove tags or labels.",
 				cfg.Name, n, maxNodegroupTags, len(d.Tags), n-len(d.Tags), n-len(d.Tags)-len(cfg.Labels)-len(cfg.Taints))
@@ -71,14 +70,15 @@ type sideConfig struct {
 }
 
 // sideConfigs expands a pool into its node groups.
-func sideConfigs(cluster string, s pool.Spec, d pool.Derived) []sideConfig {
+func sideConfigs(owner poolOwner, s pool.Spec, d pool.Derived) []sideConfig {
 	var out []sideConfig
 	for _, side := range d.Sides {
 		labels := pool.SideLabels(d.Labels, side)
 		tags := maps.Clone(d.Tags)
+		tags[tagOwner] = owner.side(side.Name).value()
 		tags[tagSpotMix] = formatSpotMix(s.Capacity)
 		tags[autoscalerPrefix+"enabled"] = "true"
-		tags[autoscalerPrefix+cluster] = "owned"
+		tags[autoscalerPrefix+owner.cluster] = "owned"
 		for k, v := range labels {
 			tags[autoscalerLabelPrefix+k] = v
 		}
@@ -154,63 +154,6 @@ func legacyLaunchTemplateName(cluster, nodegroup string) string {
 // maxLaunchTemplateName is EC2's limit (EC2 API Reference: CreateLaunchTemplate, LaunchTemplateName).
 const maxLaunchTemplateName = 128
 
-// tagOwner is on every launch template gpufleet creates, "<cluster>/<pool>/<node group>". gpufleet
-// versions, retags and deletes only templates that carry it with its own value: a template of the
-// same name made by another tool or pool is never adopted or deleted.
-const tagOwner = "gpufleet:owner"
-
-// sideOwner identifies one side of a pool: whose launch template is whose.
-type sideOwner struct{ cluster, pool, nodegroup string }
-
-func (o sideOwner) value() string { return o.cluster + "/" + o.pool + "/" + o.nodegroup }
-
-func (o sideOwner) templateName() string { return launchTemplateName(o.cluster, o.nodegroup) }
-
-// owns reports whether lt is this side's template. Templates made before the owner tag existed
-// count when they have the side's legacy name and the pool's gpufleet:pool tag: the tag tells
-// apart the pairs whose legacy names collide (ml-a/b-od and ml/a-b-od), as their pools differ.
-func (o sideOwner) owns(lt *ec2types.LaunchTemplate) bool {
-	tags := tagMap(lt.Tags)
-	if v, ok := tags[tagOwner]; ok {
-		return v == o.value()
-	}
-	return aws.ToString(lt.LaunchTemplateName) == legacyLaunchTemplateName(o.cluster, o.nodegroup) &&
-		tags[pool.TagKeysFor(catalog.AWS).Pool] == o.pool
-}
-
-// notOwnedError is a launch template that exists but is not the side's: gpufleet leaves it alone.
-type notOwnedError struct {
-	id, name string
-	owner    *string // the template's gpufleet:owner tag, nil without one
-	want     string
-}
-
-func (e *notOwnedError) Error() string {
-	tag := "it has no " + tagOwner + " tag"
-	if e.owner != nil {
-		tag = fmt.Sprintf("its %s tag is %q", tagOwner, *e.owner)
-	}
-	return fmt.Sprintf("launch template %s (%s) is not this node group's: %s, and gpufleet creates, versions and deletes only launch templates tagged %s = %q. "+
-		"gpufleet has left it unchanged; delete or rename it if it is stale, or give the pool another name.", e.name, e.id, tag, tagOwner, e.want)
-}
-
-func isNotOwned(err error) bool {
-	var e *notOwnedError
-	return errors.As(err, &e)
-}
-
-// checkOwned returns a *notOwnedError unless lt is the side's.
-func (o sideOwner) checkOwned(lt *ec2types.LaunchTemplate) error {
-	if o.owns(lt) {
-		return nil
-	}
-	e := &notOwnedError{id: aws.ToString(lt.LaunchTemplateId), name: aws.ToString(lt.LaunchTemplateName), want: o.value()}
-	if v, ok := tagMap(lt.Tags)[tagOwner]; ok {
-		e.owner = &v
-	}
-	return e
-}
-
 // tagOwnDefaultTags, on the launch template, lists (comma-separated; tag keys cannot contain commas)
 // the keys of the pool's tags that repeat a default_tags value. The node group's tags cannot tell
 // such a tag from the default, and import needs to know which of the two the configuration says.
@@ -262,7 +205,7 @@ func syncLaunchTemplateTags(ctx context.Context, conn *ec2.Client, lt *ec2types.
 
 // nodegroupOnlyTag is a tag gpufleet puts on node groups besides the pool's effective tags.
 func nodegroupOnlyTag(key string) bool {
-	return key == tagSpotMix || strings.HasPrefix(key, autoscalerPrefix)
+	return key == tagSpotMix || key == tagOwner || strings.HasPrefix(key, autoscalerPrefix)
 }
 
 // launchTemplateData carries what EKS does not manage itself: tags for instances, volumes and network
@@ -307,11 +250,12 @@ func ec2Tags(m map[string]string) []ec2types.Tag {
 	return tags
 }
 
-// createLaunchTemplate creates the side's launch template and returns its id and version. A
-// template of the same name that the side owns is left over from an earlier attempt (a cleanup
-// that failed, a node group deleted outside terraform): it gets a new version instead. A template
-// of the same name that the side does not own is an error, and stays as it is.
-func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cfg sideConfig) (string, string, error) {
+// createLaunchTemplate creates the side's launch template and returns its id and version, and
+// whether this call created it. A template of the same name that the side owns is left over from an
+// earlier attempt (a cleanup that failed, a node group deleted outside terraform): it gets a new
+// version instead. A template of the same name that the side does not own is an error, and stays as
+// it is.
+func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cfg sideConfig) (id, version string, created bool, err error) {
 	name := o.templateName()
 	out, err := conn.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{
 		LaunchTemplateName: aws.String(name),
@@ -324,23 +268,23 @@ func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cf
 	if isAlreadyExists(err) {
 		existing, findErr := findLaunchTemplateByName(ctx, conn, name)
 		if findErr != nil {
-			return "", "", fmt.Errorf("%w (and finding it: %w)", err, findErr)
+			return "", "", false, fmt.Errorf("%w (and finding it: %w)", err, findErr)
 		}
 		if err := o.checkOwned(existing); err != nil {
-			return "", "", err
+			return "", "", false, err
 		}
 		if err := syncLaunchTemplateTags(ctx, conn, existing, o.templateTags(cfg)); err != nil {
-			return "", "", err
+			return "", "", false, err
 		}
 		id := aws.ToString(existing.LaunchTemplateId)
 		version, err := createLaunchTemplateVersion(ctx, conn, id, cfg)
-		return id, version, err
+		return id, version, false, err
 	}
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	lt := out.LaunchTemplate
-	return aws.ToString(lt.LaunchTemplateId), strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), nil
+	return aws.ToString(lt.LaunchTemplateId), strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), true, nil
 }
 
 // createLaunchTemplateVersion adds a version with the side's current data and makes it the default.

@@ -33,7 +33,7 @@ func TestNodegroupTagsProblem_limit(t *testing.T) {
 		}
 		return d
 	}
-	sides := sideConfigs("", spec, derive(0))
+	sides := sideConfigs(poolOwner{}, spec, derive(0))
 	if len(sides) != 2 || len(sides[0].Tags) != len(sides[1].Tags) {
 		t.Fatalf("want two node groups with as many tags: %+v", sides)
 	}
@@ -47,8 +47,9 @@ func TestNodegroupTagsProblem_limit(t *testing.T) {
 	}
 }
 
-// Only the side's own templates count as its own: by owner tag, or, for templates made before the
-// owner tag, by legacy name and pool tag, which tells apart the legacy names that collide.
+// Only the side's own templates count as its own: by owner tag, with the pool's owner id; for pools
+// made before owner ids, by the owner tag without one, or, for templates made before the owner tag,
+// by legacy name and pool tag, which tells apart the legacy names that collide. Import takes any id.
 func TestSideOwner_owns(t *testing.T) {
 	lt := func(name string, tags ...string) *ec2types.LaunchTemplate {
 		out := &ec2types.LaunchTemplate{LaunchTemplateName: aws.String(name), LaunchTemplateId: aws.String("lt-0123456789abcdef0")}
@@ -57,8 +58,10 @@ func TestSideOwner_owns(t *testing.T) {
 		}
 		return out
 	}
-	mlAB := sideOwner{cluster: "ml", pool: "a-b", nodegroup: "a-b-od"}
-	mlaB := sideOwner{cluster: "ml-a", pool: "b", nodegroup: "b-od"}
+	mlAB := poolOwner{cluster: "ml", pool: "a-b"}.side("a-b-od")
+	mlaB := poolOwner{cluster: "ml-a", pool: "b"}.side("b-od")
+	withID := poolOwner{cluster: "ml", pool: "a-b", id: "0123456789abcdef"}.side("a-b-od")
+	importing := poolOwner{cluster: "ml", pool: "a-b", anyID: true}.side("a-b-od")
 	cases := []struct {
 		name  string
 		owner sideOwner
@@ -72,6 +75,14 @@ func TestSideOwner_owns(t *testing.T) {
 		{"legacy, this pool", mlAB, lt("gpufleet-ml-a-b-od", "gpufleet:pool", "a-b"), true},
 		{"legacy, the colliding pool", mlaB, lt("gpufleet-ml-a-b-od", "gpufleet:pool", "a-b"), false},
 		{"legacy name without pool tag", mlAB, lt("gpufleet-ml-a-b-od"), false},
+		{"owner id", withID, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od/0123456789abcdef"), true},
+		{"another owner id: a pool of the same name", withID, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od/fedcba9876543210"), false},
+		{"no owner id: a pool made before owner ids", withID, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od"), false},
+		{"an owner id, for a pool made before owner ids", mlAB, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od/0123456789abcdef"), false},
+		{"legacy name, for a pool with an owner id", withID, lt("gpufleet-ml-a-b-od", "gpufleet:pool", "a-b"), false},
+		{"import: any owner id", importing, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od/fedcba9876543210"), true},
+		{"import: a legacy owner tag", importing, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od"), true},
+		{"import: another node group's tag", importing, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-odd/fedcba9876543210"), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

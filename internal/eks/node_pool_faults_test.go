@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -285,6 +287,89 @@ func TestAccEKSNodePool_updateFailed(t *testing.T) {
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 1, 3, 4),
+			},
+		},
+	})
+}
+
+// A side that ends CREATE_FAILED while an update adds it is not hidden: the next plan is an update
+// (state shows the failed node group, not a healthy one), and the apply replaces it.
+func TestAccEKSNodePool_failedSideReplaced(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(pct int) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(pct, 0))
+	}
+	var failed string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg(0)},
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
+						HealthIssues: []cloudsim.HealthIssue{cloudsim.IssueSpotCapacity}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg(50),
+				ExpectError: acctest.ExpectErrorParts("train-spot", "CREATE_FAILED", "AsgInstanceLaunchFailures"),
+			},
+			{
+				PreConfig: func() {
+					ng, ok := sim.Nodegroup(testRegion, testCluster, "train-spot")
+					if !ok || ng.Status != "CREATE_FAILED" {
+						t.Fatalf("want a CREATE_FAILED train-spot before the repair: %+v", ng)
+					}
+					failed = ng.NodegroupArn
+				},
+				Config: cfg(50),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 2), nodeGroupCheck(1, "train-spot", "SPOT", 0, 1, 2)...),
+				Check: checkNodegroup(t, sim, "train-spot", func(ng *ekstypes.Nodegroup) error {
+					if aws.ToString(ng.NodegroupArn) == failed {
+						return fmt.Errorf("the failed node group %s was kept, want a new one", failed)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// An update that fails on one side after the other side took the change leaves state as the cloud
+// holds it: the next plan shows the side that missed the change, and the apply brings it in line.
+func TestAccEKSNodePool_partialUpdateNotHidden(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(labels string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(50, 0)+labels)
+	}
+	withLabel := "  labels = { team = \"ml\" }\n"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg("")},
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "UpdateNodegroupConfig", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
+						HealthIssues: []cloudsim.HealthIssue{{Code: "AutoScalingGroupInvalidConfiguration", Message: "The Auto Scaling group is misconfigured."}}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg(withLabel),
+				ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-spot", "Failed"),
+			},
+			{
+				Config: cfg(withLabel),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkNodegroup(t, sim, "train-spot", func(ng *ekstypes.Nodegroup) error { return wantLabel(ng, "team", "ml") }),
 			},
 		},
 	})

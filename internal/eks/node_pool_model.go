@@ -18,6 +18,7 @@ type nodePoolModel struct {
 	poolschema.Model
 
 	ID                types.String `tfsdk:"id"`
+	OwnerID           types.String `tfsdk:"owner_id"`
 	ClusterName       types.String `tfsdk:"cluster_name"`
 	Name              types.String `tfsdk:"name"`
 	Region            types.String `tfsdk:"region"`
@@ -64,6 +65,17 @@ var nodeGroupAttrTypes = map[string]attr.Type{
 	"status":                  types.StringType,
 	"launch_template_id":      types.StringType,
 	"launch_template_version": types.StringType,
+	"kubernetes_version":      types.StringType,
+	"release_version":         types.StringType,
+	"in_sync":                 types.BoolType,
+}
+
+// owner is what the pool's owner tags name. A pool read without owner id and without recorded node
+// groups is being imported: any owner id of its cluster and name is accepted, and then recorded.
+func (m *nodePoolModel) owner() poolOwner {
+	o := poolOwner{cluster: m.ClusterName.ValueString(), pool: m.Name.ValueString(), id: m.OwnerID.ValueString()}
+	o.anyID = m.OwnerID.IsNull() && m.NodeGroups.IsNull()
+	return o
 }
 
 // spec translates the model into the cloud-neutral pool spec, recording unknown values.

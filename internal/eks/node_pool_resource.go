@@ -70,9 +70,6 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if plan == nil {
 		return
 	}
-	if state != nil {
-		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups)
-	}
 	if region := r.Meta.AWSSettings.RegionHint(); region != "" {
 		plan.Region = fwtypes.StringValue(region)
 	} else if state != nil && !state.Region.IsNull() {
@@ -82,6 +79,12 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if state != nil {
+		// A pool keeps its owner id (null for pools made before owner ids); a replacement is planned
+		// again as a create, with no state, and gets a new one.
+		plan.OwnerID = state.OwnerID
+		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups, spec)
 	}
 	if !plan.ClusterName.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = fwtypes.StringValue(poolID(plan.ClusterName.ValueString(), plan.Name.ValueString()))
@@ -94,22 +97,24 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	case derived == nil:
 		plan.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
 	case !unchanged:
-		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, state)
+		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, plan, state)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
 // plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
-// known; ARNs and launch templates of existing node groups stay; status and a launch template
-// version that the apply changes are unknown. A desired size the autoscaler owns stays what it is.
-func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel) fwtypes.List {
+// known; ARNs and launch templates of existing node groups stay (not of a CREATE_FAILED one, which
+// the apply replaces); status, and versions that the apply changes, are unknown. A desired size the
+// autoscaler owns stays what it is.
+func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, state *nodePoolModel) fwtypes.List {
 	prior := map[string]nodeGroupModel{}
-	ltChanges := true
+	ltChanges, versionChanges := true, true
 	if state != nil {
 		for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups) {
 			prior[ng.Name.ValueString()] = ng
 		}
 		ltChanges = !state.EffectiveTags.Equal(poolschema.StringMapValue(d.Tags))
+		versionChanges = plan.KubernetesVersion.IsUnknown() || !plan.KubernetesVersion.Equal(state.KubernetesVersion)
 	}
 	var out []nodeGroupModel
 	for _, side := range d.Sides {
@@ -123,14 +128,25 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *
 			ARN:                   fwtypes.StringUnknown(),
 			LaunchTemplateID:      fwtypes.StringUnknown(),
 			LaunchTemplateVersion: fwtypes.StringUnknown(),
+			KubernetesVersion:     fwtypes.StringUnknown(),
+			ReleaseVersion:        fwtypes.StringUnknown(),
+			InSync:                fwtypes.BoolValue(true),
 		}
-		if p, ok := prior[side.Name]; ok && s.AutoscalerOwnsSize {
+		p, ok := prior[side.Name]
+		if ok && s.AutoscalerOwnsSize {
 			ng.DesiredSize = fwtypes.Int64Value(int64(poolschema.KeptDesired(int(p.DesiredSize.ValueInt64()), side.Sizes)))
 		}
-		if p, ok := prior[side.Name]; ok && knownString(p.ARN) && knownString(p.LaunchTemplateID) {
+		if ok && knownString(p.ARN) && knownString(p.LaunchTemplateID) && p.Status.ValueString() != string(types.NodegroupStatusCreateFailed) {
 			ng.ARN, ng.LaunchTemplateID = p.ARN, p.LaunchTemplateID
-			if !ltChanges {
+			inSync := p.InSync.IsNull() || p.InSync.ValueBool()
+			if !ltChanges && inSync {
 				ng.LaunchTemplateVersion = p.LaunchTemplateVersion
+			}
+			if !versionChanges && inSync {
+				ng.KubernetesVersion = p.KubernetesVersion
+			}
+			if !versionChanges && !ltChanges && inSync {
+				ng.ReleaseVersion = p.ReleaseVersion
 			}
 		}
 		out = append(out, ng)
@@ -138,12 +154,24 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *
 	return nodeGroupList(out)
 }
 
-// sidesNeedRepair reports state entries that refresh marked for the next apply: a launch template
-// without its node group (no ARN), a node group whose template is gone or not its own (no template).
-func sidesNeedRepair(ctx context.Context, l fwtypes.List) bool {
-	return slices.ContainsFunc(poolschema.ListOf[nodeGroupModel](ctx, l), func(ng nodeGroupModel) bool {
-		return !knownString(ng.ARN) || !knownString(ng.LaunchTemplateID)
-	})
+// sidesNeedRepair reports node groups in state that are not what the pool's settings in state
+// make: a side missing or one too many (an apply failed part-way), a launch template without its
+// node group (no ARN), a node group whose template is gone or not its own (no template), and node
+// groups refresh found out of line with the pool (in_sync false: a half-applied update, a
+// CREATE_FAILED side, a change outside Terraform).
+func sidesNeedRepair(ctx context.Context, l fwtypes.List, s pool.Spec) bool {
+	recorded := poolschema.ListOf[nodeGroupModel](ctx, l)
+	want := s.Sides()
+	if len(recorded) != len(want) {
+		return true
+	}
+	for i, ng := range recorded {
+		if ng.Name.ValueString() != want[i].Name || ng.CapacityType.ValueString() != want[i].CapacityType ||
+			!knownString(ng.ARN) || !knownString(ng.LaunchTemplateID) || (!ng.InSync.IsNull() && !ng.InSync.ValueBool()) {
+			return true
+		}
+	}
+	return false
 }
 
 type nodeGroupModel struct {
@@ -156,6 +184,9 @@ type nodeGroupModel struct {
 	Status                fwtypes.String `tfsdk:"status"`
 	LaunchTemplateID      fwtypes.String `tfsdk:"launch_template_id"`
 	LaunchTemplateVersion fwtypes.String `tfsdk:"launch_template_version"`
+	KubernetesVersion     fwtypes.String `tfsdk:"kubernetes_version"`
+	ReleaseVersion        fwtypes.String `tfsdk:"release_version"`
+	InSync                fwtypes.Bool   `tfsdk:"in_sync"`
 }
 
 func nodeGroupList(ngs []nodeGroupModel) fwtypes.List {
@@ -165,11 +196,13 @@ func nodeGroupList(ngs []nodeGroupModel) fwtypes.List {
 			"name": ng.Name, "arn": ng.ARN, "capacity_type": ng.CapacityType,
 			"min_size": ng.MinSize, "max_size": ng.MaxSize, "desired_size": ng.DesiredSize,
 			"status": ng.Status, "launch_template_id": ng.LaunchTemplateID, "launch_template_version": ng.LaunchTemplateVersion,
+			"kubernetes_version": ng.KubernetesVersion, "release_version": ng.ReleaseVersion, "in_sync": ng.InSync,
 		})
 	}
 	return fwtypes.ListValueMust(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes}, elems)
 }
 
+// nodeGroupFrom is a node group's state entry; in_sync is refresh's to judge, true until it does.
 func nodeGroupFrom(ng *types.Nodegroup) nodeGroupModel {
 	m := nodeGroupModel{
 		Name:                  fwtypes.StringValue(aws.ToString(ng.NodegroupName)),
@@ -181,6 +214,9 @@ func nodeGroupFrom(ng *types.Nodegroup) nodeGroupModel {
 		DesiredSize:           fwtypes.Int64Value(0),
 		LaunchTemplateID:      fwtypes.StringNull(),
 		LaunchTemplateVersion: fwtypes.StringNull(),
+		KubernetesVersion:     poolschema.NullableString(aws.ToString(ng.Version)),
+		ReleaseVersion:        poolschema.NullableString(aws.ToString(ng.ReleaseVersion)),
+		InSync:                fwtypes.BoolValue(ng.Status != types.NodegroupStatusCreateFailed),
 	}
 	if sc := ng.ScalingConfig; sc != nil {
 		m.MinSize = fwtypes.Int64Value(int64(aws.ToInt32(sc.MinSize)))
@@ -214,12 +250,22 @@ func (r *NodePoolResource) clients(ctx context.Context, diags *diag.Diagnostics)
 
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	poolschema.Create(ctx, req, resp, func(ctx context.Context, plan *nodePoolModel, timeout time.Duration) {
+		if !knownString(plan.OwnerID) {
+			id, err := newOwnerID()
+			if err != nil {
+				resp.Diagnostics.AddError("creating EKS node pool", err.Error())
+				return
+			}
+			plan.OwnerID = fwtypes.StringValue(id)
+		}
 		c, sides := r.prepareApply(ctx, plan, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
 		cluster := plan.ClusterName.ValueString()
-		if side, err := checkLaunchTemplateNames(ctx, c, plan, sides); err != nil {
+		// Before anything is created: every node group and launch template of the sides' names must
+		// be free (a new pool owns nothing yet).
+		if _, side, err := preflight(ctx, c, plan, sides, nil); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, side), err.Error())
 			return
 		}
@@ -262,34 +308,41 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if !ok {
 		return nil, nil
 	}
-	sides := sideConfigs(m.ClusterName.ValueString(), spec, derived)
+	sides := sideConfigs(m.owner(), spec, derived)
 	for i := range sides {
 		sides[i].OwnDefaultTags = poolschema.JoinWithin(poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), ",", maxTagValue)
 	}
 	return c, sides
 }
 
-func sideOwnerOf(m *nodePoolModel, nodegroup string) sideOwner {
-	return sideOwner{cluster: m.ClusterName.ValueString(), pool: m.Name.ValueString(), nodegroup: nodegroup}
-}
+func sideOwnerOf(m *nodePoolModel, nodegroup string) sideOwner { return m.owner().side(nodegroup) }
 
-// checkLaunchTemplateNames fails before anything is changed when the name of a side's launch
-// template is taken by a template the side does not own; it returns that side's name.
-func checkLaunchTemplateNames(ctx context.Context, c *clients, m *nodePoolModel, sides []sideConfig) (string, error) {
+// preflight runs before an apply changes anything. It finds the sides' own node groups (by name;
+// recorded gives the ARNs state holds) and fails, naming the side, when a node group or a launch
+// template of a side's name is not the side's: gpufleet never adopts, changes or deletes it.
+func preflight(ctx context.Context, c *clients, m *nodePoolModel, sides []sideConfig, recorded map[string]nodeGroupModel) (map[string]*types.Nodegroup, string, error) {
+	own := map[string]*types.Nodegroup{}
 	for _, cfg := range sides {
 		o := sideOwnerOf(m, cfg.Name)
+		ng, err := findOwnedNodegroup(ctx, c, o, recorded[cfg.Name].ARN.ValueString())
+		switch {
+		case err == nil:
+			own[cfg.Name] = ng
+		case !isNotFound(err):
+			return nil, cfg.Name, err
+		}
 		lt, err := findLaunchTemplateByName(ctx, c.ec2, o.templateName())
 		if isNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return cfg.Name, fmt.Errorf("finding launch template %s: %w", o.templateName(), err)
+			return nil, cfg.Name, fmt.Errorf("finding launch template %s: %w", o.templateName(), err)
 		}
 		if err := o.checkOwned(lt); err != nil {
-			return cfg.Name, err
+			return nil, cfg.Name, err
 		}
 	}
-	return "", nil
+	return own, "", nil
 }
 
 // templateOnly is the state entry of a side whose launch template exists without its node group.
@@ -298,16 +351,18 @@ func templateOnly(name, capacityType, ltID, ltVersion string) nodeGroupModel {
 		Name: fwtypes.StringValue(name), ARN: fwtypes.StringNull(), CapacityType: fwtypes.StringValue(capacityType), Status: fwtypes.StringNull(),
 		MinSize: fwtypes.Int64Value(0), MaxSize: fwtypes.Int64Value(0), DesiredSize: fwtypes.Int64Value(0),
 		LaunchTemplateID: fwtypes.StringValue(ltID), LaunchTemplateVersion: fwtypes.StringValue(ltVersion),
+		KubernetesVersion: fwtypes.StringNull(), ReleaseVersion: fwtypes.StringNull(), InSync: fwtypes.BoolValue(false),
 	}
 }
 
 // createSide creates the launch template and the node group of one side. If the node group cannot
-// be created, its launch template is deleted again; if that fails too, the template comes back as
-// the side's state entry, so that the next apply reuses it and destroy deletes it.
+// be created, a launch template this call created is deleted again; a template the side had already
+// (left over from an earlier attempt), or one whose deletion fails, comes back as the side's state
+// entry, so that the next apply reuses it and destroy deletes it.
 func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig) (*types.Nodegroup, *nodeGroupModel, error) {
 	cluster := m.ClusterName.ValueString()
 	o := sideOwnerOf(m, cfg.Name)
-	ltID, ltVersion, err := createLaunchTemplate(ctx, c.ec2, o, cfg)
+	ltID, ltVersion, created, err := createLaunchTemplate(ctx, c.ec2, o, cfg)
 	if isNotOwned(err) {
 		return nil, nil, err
 	}
@@ -334,8 +389,11 @@ func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfi
 	}
 	out, err := c.eks.CreateNodegroup(ctx, in)
 	if err != nil {
+		leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
+		if !created {
+			return nil, &leftover, err
+		}
 		if cleanupErr := deleteOwnedLaunchTemplate(context.WithoutCancel(ctx), c.ec2, o, ltID); cleanupErr != nil {
-			leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
 			return nil, &leftover, fmt.Errorf("%w (and deleting its launch template %s: %w; state records the template, so the next apply reuses it and destroy deletes it)", err, ltID, cleanupErr)
 		}
 		return nil, nil, err
@@ -425,10 +483,14 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 // refresh overwrites m with what EKS and EC2 hold; found is false when no node group and no launch
-// template recorded in state exists. drift explains the sides whose launch template is missing or
-// not theirs: their state entry has no launch template id, which the next plan repairs.
+// template of the pool exists. Only the pool's own node groups and templates are read (see
+// ownership.go): a node group of a side's name that is not the pool's is left out, and reported when
+// state held that side. drift explains the sides whose launch template is missing or not theirs:
+// their state entry has no launch template id, which the next plan repairs. Each node group found is
+// compared with what the pool's settings, as read, give it (in_sync).
 func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel) (bool, []string, error) {
 	cluster, name := m.ClusterName.ValueString(), m.Name.ValueString()
+	owner := m.owner()
 	prior := map[string]nodeGroupModel{}
 	for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, m.NodeGroups) {
 		prior[ng.Name.ValueString()] = ng
@@ -437,16 +499,21 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	var entries []nodeGroupModel
 	var drift []string
 	var ownDefaults []string // from the first template read
+	versions := map[string]*ec2types.LaunchTemplateVersion{}
+	ownerIDs := map[string]bool{} // import: the owner ids the pool's objects carry
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
 		ngName := name + suffix
-		o := sideOwnerOf(m, ngName)
-		ng, err := findNodegroup(ctx, c.eks, cluster, ngName)
-		if isNotFound(err) {
+		o := owner.side(ngName)
+		p, recorded := prior[ngName]
+		ng, err := findOwnedNodegroup(ctx, c, o, p.ARN.ValueString())
+		if isNotOwned(err) && recorded && knownString(p.ARN) {
+			drift = append(drift, err.Error()+" It is no longer part of the pool's state.")
+		}
+		if isNotFound(err) || isNotOwned(err) {
 			// A template recorded without its node group (a create whose cleanup failed, a node
 			// group deleted outside terraform) stays in state: the next apply reuses it, and
 			// destroy deletes it.
-			p, ok := prior[ngName]
-			if !ok || !knownString(p.LaunchTemplateID) {
+			if !recorded || !knownString(p.LaunchTemplateID) {
 				continue
 			}
 			_, err := findOwnedLaunchTemplate(ctx, c.ec2, o, p.LaunchTemplateID.ValueString())
@@ -467,8 +534,18 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		if err != nil {
 			return false, nil, err
 		}
-		if lt != nil && ownDefaults == nil {
-			ownDefaults = strings.Split(tagMap(lt.Tags)[tagOwnDefaultTags], ",")
+		if owner.anyID {
+			ownerIDs[o.ownerIDOf(firstNonEmpty(ng.Tags[tagOwner], ltOwnerTag(lt)))] = true
+		}
+		if lt != nil {
+			if ownDefaults == nil {
+				ownDefaults = strings.Split(tagMap(lt.Tags)[tagOwnDefaultTags], ",")
+			}
+			v, err := findLaunchTemplateVersion(ctx, c.ec2, aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version))
+			if err != nil && !isNotFound(err) {
+				return false, nil, fmt.Errorf("launch template of node group %s: %w", ngName, err)
+			}
+			versions[ngName] = v
 		}
 		if problem != "" {
 			drift = append(drift, problem)
@@ -479,21 +556,76 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	if len(entries) == 0 {
 		return false, drift, nil
 	}
+	if owner.anyID {
+		if len(ownerIDs) > 1 {
+			return false, nil, fmt.Errorf("the node groups of %s/%s carry the owner tags of different pools (%s); import one pool's node groups, after deleting or renaming the other's",
+				cluster, name, strings.Join(slices.Sorted(maps.Keys(ownerIDs)), ", "))
+		}
+		for id := range ownerIDs {
+			m.OwnerID = poolschema.NullableString(id)
+		}
+	}
 	if len(found) > 0 {
 		var priorReservation *pool.Reservation
 		if m.Capacity != nil && m.Capacity.Reservation != nil {
 			priorReservation = &pool.Reservation{ID: m.Capacity.Reservation.ID.ValueString(), Type: m.Capacity.Reservation.Type.ValueString()}
 		}
-		reservation, err := readReservation(ctx, c.ec2, found, priorReservation)
-		if err != nil {
-			return false, nil, fmt.Errorf("launch template of node group %s: %w", aws.ToString(found[0].NodegroupName), err)
-		}
-		r.flatten(m, found, reservation, ownDefaults)
+		r.flatten(m, found, readReservation(found, versions, priorReservation), ownDefaults)
 		spec, _ := m.spec(ctx)
 		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags))
+		r.markInSync(ctx, m, found, versions, entries)
 	}
 	m.NodeGroups = nodeGroupList(entries)
 	return true, drift, nil
+}
+
+// markInSync sets in_sync on the entries of the node groups found: whether each holds what the
+// pool's settings, as refresh read them (from the first node group), give it. The first node group
+// is compared too: what the pool's attributes cannot show (the launch template in use, tags only
+// node groups carry) can be out of line on it as well.
+func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, found []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion, entries []nodeGroupModel) {
+	spec, diags := m.spec(ctx)
+	if diags.HasError() || len(spec.Validate()) > 0 {
+		return // a pool changed outside terraform beyond what gpufleet accepts: its attributes show it
+	}
+	d, err := pool.Derive(spec, r.Meta.Pool)
+	if err != nil {
+		return
+	}
+	want := map[string]sideConfig{}
+	for _, cfg := range sideConfigs(m.owner(), spec, d) {
+		want[cfg.Name] = cfg
+	}
+	for _, ng := range found {
+		name := aws.ToString(ng.NodegroupName)
+		i := slices.IndexFunc(entries, func(e nodeGroupModel) bool { return e.Name.ValueString() == name })
+		cfg, ok := want[name]
+		entries[i].InSync = fwtypes.BoolValue(ok && sideInSync(ng, versions[name], cfg, m.UpdateConfig))
+	}
+}
+
+// sideInSync reports whether a node group holds everything cfg gives it: no failed creation, its
+// capacity type, sizes, labels, taints, update config and tags, and a launch template version with
+// the side's data.
+func sideInSync(ng *types.Nodegroup, v *ec2types.LaunchTemplateVersion, cfg sideConfig, uc *updateConfigModel) bool {
+	return ng.Status != types.NodegroupStatusCreateFailed && string(ng.CapacityType) == cfg.CapacityType &&
+		configUpdate(ng, cfg, uc) == nil && maps.Equal(ng.Tags, cfg.Tags) && !launchTemplateDiffers(v, cfg)
+}
+
+func ltOwnerTag(lt *ec2types.LaunchTemplate) string {
+	if lt == nil {
+		return ""
+	}
+	return tagMap(lt.Tags)[tagOwner]
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // effectiveTagsOf is a node group's tags less the ones only node groups carry.
@@ -530,21 +662,18 @@ func launchTemplateProblem(ctx context.Context, conn *ec2.Client, o sideOwner, n
 
 // readReservation reads the reservation target from the on-demand side's launch template version;
 // when that version cannot be read (the template is gone), the prior reservation stands.
-func readReservation(ctx context.Context, conn *ec2.Client, ngs []*types.Nodegroup, prior *pool.Reservation) (*pool.Reservation, error) {
+func readReservation(ngs []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion, prior *pool.Reservation) *pool.Reservation {
 	for _, ng := range ngs {
 		if ng.CapacityType == types.CapacityTypesSpot || ng.LaunchTemplate == nil {
 			continue
 		}
-		v, err := findLaunchTemplateVersion(ctx, conn, aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version))
-		if isNotFound(err) {
-			return prior, nil
+		v := versions[aws.ToString(ng.NodegroupName)]
+		if v == nil {
+			return prior
 		}
-		if err != nil {
-			return nil, err
-		}
-		return reservationOf(v.LaunchTemplateData), nil
+		return reservationOf(v.LaunchTemplateData)
 	}
-	return nil, nil
+	return nil
 }
 
 // flatten writes what EKS reports into the model. Settings EKS does not hold (waivers, timeouts,
@@ -663,11 +792,16 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 		cluster := plan.ClusterName.ValueString()
-		if side, err := checkLaunchTemplateNames(ctx, c, plan, wanted); err != nil {
+		recorded := poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups)
+		recordedBy := map[string]nodeGroupModel{}
+		for _, ng := range recorded {
+			recordedBy[ng.Name.ValueString()] = ng
+		}
+		own, side, err := preflight(ctx, c, plan, wanted, recordedBy)
+		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, side), err.Error())
 			return
 		}
-		recorded := poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups)
 		wantedNames := map[string]bool{}
 		var result []*types.Nodegroup
 		var leftovers []nodeGroupModel
@@ -676,18 +810,33 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 				result = append(result, waitSidesActive(ctx, c, cluster, []*types.Nodegroup{created}, timeout, &resp.Diagnostics)...)
 			}
 		}
+		// replace deletes a node group of the side that cannot be brought to the configuration in
+		// place, but not its launch template (the new node group reuses it if it is the side's), then
+		// creates the side again.
+		replace := func(cfg sideConfig, ng *types.Nodegroup, reason string) {
+			tflog.Warn(ctx, "replacing EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "reason": reason})
+			entry := nodeGroupFrom(ng)
+			entry.LaunchTemplateID = fwtypes.StringNull()
+			if _, err := deleteSides(ctx, c, plan, []nodeGroupModel{entry}, timeout); err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("replacing EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+				return
+			}
+			create(cfg)
+		}
 
 		// Grow or change what stays and create what is new before deleting what goes, so capacity does
 		// not dip while spot and on-demand sides swap.
 		for _, cfg := range wanted {
 			wantedNames[cfg.Name] = true
-			ng, err := findNodegroup(ctx, c.eks, cluster, cfg.Name)
-			if isNotFound(err) {
+			ng := own[cfg.Name]
+			if ng == nil {
 				create(cfg)
 				continue
 			}
-			if err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+			if ng.Status == types.NodegroupStatusCreateFailed {
+				// A node group that failed to create cannot be updated, only deleted and created again
+				// (EKS API Reference: UpdateNodegroupConfig takes ACTIVE and DEGRADED node groups).
+				replace(cfg, ng, "CREATE_FAILED: "+healthIssues(ng))
 				continue
 			}
 			lt, problem, err := launchTemplateProblem(ctx, c.ec2, sideOwnerOf(plan, cfg.Name), ng)
@@ -698,14 +847,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			if problem != "" {
 				// The node group's template is gone or not its own, and a node group cannot switch
 				// templates: replace the node group. Its template, if any, is not the side's to delete.
-				tflog.Warn(ctx, "replacing EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "reason": problem})
-				side := nodeGroupFrom(ng)
-				side.LaunchTemplateID = fwtypes.StringNull()
-				if _, err := deleteSides(ctx, c, plan, []nodeGroupModel{side}, timeout); err != nil {
-					resp.Diagnostics.AddError(fmt.Sprintf("replacing EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-					continue
-				}
-				create(cfg)
+				replace(cfg, ng, problem)
 				continue
 			}
 			updated, err := updateSide(ctx, c, plan, ng, lt, cfg, timeout)
@@ -725,6 +867,11 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node groups of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 		}
 		addSkipped(&resp.Diagnostics, skipped)
+		for _, ng := range result {
+			if ng.Status == types.NodegroupStatusDegraded {
+				resp.Diagnostics.AddWarning(fmt.Sprintf("EKS node group (%s/%s) is DEGRADED", cluster, aws.ToString(ng.NodegroupName)), healthIssues(ng))
+			}
+		}
 		if resp.Diagnostics.HasError() {
 			// Part of the update may have happened: record what the cloud holds now, not the plan,
 			// starting from every side and template this update or the prior state knows of.
@@ -756,10 +903,11 @@ func mergeSides(older, newer []nodeGroupModel) []nodeGroupModel {
 	return out // refresh puts them in order
 }
 
-// addSkipped warns about launch templates that destroy left alone because they are not the pool's.
+// addSkipped warns about node groups and launch templates left alone because they are not the
+// pool's.
 func addSkipped(diags *diag.Diagnostics, skipped []string) {
 	for _, s := range skipped {
-		diags.AddWarning("Launch template left in place", s)
+		diags.AddWarning("Left in place: not the pool's", s)
 	}
 }
 
@@ -817,7 +965,14 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 	if err := updateTags(ctx, c.eks, aws.ToString(ng.NodegroupArn), ng.Tags, cfg.Tags); err != nil {
 		return ng, err
 	}
-	return waitNodegroupActive(ctx, c.eks, cluster, cfg.Name, timeout, c.poll)
+	// Each update was waited for until Successful, as terraform-provider-aws does
+	// (waitNodegroupUpdateSuccessful); waiting for ACTIVE as well would wait out the timeout on a node
+	// group that is DEGRADED for a reason of its own. The caller reports a DEGRADED node group.
+	updated, err := findNodegroup(ctx, c.eks, cluster, cfg.Name)
+	if err != nil {
+		return ng, err
+	}
+	return updated, nil
 }
 
 // configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.
@@ -901,32 +1056,46 @@ func updateTags(ctx context.Context, conn *eks.Client, arn string, current, want
 }
 
 // deleteSides deletes the node groups and launch templates that sides record: node groups by name,
-// waiting until they are gone, then templates by id, each only once it is confirmed to be the
-// side's own. All node group deletions start before the first wait, so the sides drain in
-// parallel. What is already gone is fine; skipped explains templates left alone as not the side's.
+// once each is confirmed to be the side's own, waiting until they are gone, then templates by id,
+// each only once it is confirmed to be the side's own. All node group deletions start before the
+// first wait, so the sides drain in parallel. What is already gone is fine; skipped explains node
+// groups and templates left alone as not the side's.
 func deleteSides(ctx context.Context, c *clients, m *nodePoolModel, sides []nodeGroupModel, timeout time.Duration) (skipped []string, err error) {
 	cluster := m.ClusterName.ValueString()
 	var errs []error
 	deleting := map[string]bool{}
-	failed := map[string]bool{}
+	keep := map[string]bool{} // sides whose template stays: their node group could not be deleted
 	for _, side := range sides {
 		name := side.Name.ValueString()
 		if !knownString(side.ARN) {
 			continue // no node group was recorded: only a launch template
 		}
-		_, err := c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
+		ng, err := findOwnedNodegroup(ctx, c, sideOwnerOf(m, name), side.ARN.ValueString())
+		switch {
+		case isNotFound(err):
+			continue
+		case isNotOwned(err):
+			skipped = append(skipped, err.Error())
+			keep[name] = ng.LaunchTemplate != nil && aws.ToString(ng.LaunchTemplate.Id) == side.LaunchTemplateID.ValueString()
+			continue
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			keep[name] = true
+			continue
+		}
+		_, err = c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
 		switch {
 		case isNotFound(err):
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			failed[name] = true
+			keep[name] = true
 		default:
 			deleting[name] = true
 		}
 	}
 	for _, side := range sides {
 		name := side.Name.ValueString()
-		if failed[name] {
+		if keep[name] {
 			continue // its template stays while the node group that uses it does
 		}
 		if deleting[name] {
