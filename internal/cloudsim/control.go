@@ -35,6 +35,10 @@ func (s *Sim) controlHandler() http.Handler {
 	mux.HandleFunc("POST /oob/eks/degrade-nodegroup", s.ctlOOB(func(b oobBody) error {
 		return s.DegradeNodegroup(b.Region, b.Cluster, b.Nodegroup, b.HealthIssues...)
 	}))
+	mux.HandleFunc("POST /oob/eks/recover-nodegroup", s.ctlOOB(func(b oobBody) error { return s.RecoverNodegroup(b.Region, b.Cluster, b.Nodegroup) }))
+	mux.HandleFunc("POST /oob/eks/upgrade-cluster", s.ctlOOB(func(b oobBody) error { return s.UpgradeCluster(b.Region, b.Cluster, b.Version, b.Release) }))
+	mux.HandleFunc("POST /oob/eks/publish-ami-release", s.ctlOOB(func(b oobBody) error { return s.PublishAMIRelease(b.Region, b.Version, b.Release) }))
+	mux.HandleFunc("POST /oob/ec2/end-capacity-block", s.ctlOOB(func(b oobBody) error { return s.EndCapacityBlock(b.Region, b.Reservation) }))
 	mux.HandleFunc("POST /oob/gke/delete-node-pool", s.ctlOOB(func(b oobBody) error {
 		return s.DeleteNodePool(b.Project, b.Location, b.Cluster, b.NodePool)
 	}))
@@ -116,6 +120,9 @@ type oobBody struct {
 	NodeCount    int32         `json:"node_count"`
 	Key          string        `json:"key"`
 	Value        string        `json:"value"`
+	Version      string        `json:"version"`
+	Release      string        `json:"release"`
+	Reservation  string        `json:"reservation"`
 }
 
 func (s *Sim) ctlOOB(f func(oobBody) error) http.HandlerFunc {

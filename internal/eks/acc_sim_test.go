@@ -32,12 +32,13 @@ const (
 	blockID     = "cr-0b1c2d3e4f5a60719"
 )
 
-// testSeed is the AWS world of the acceptance tests: one cluster, two subnets, GPU offerings for
-// every family the tests use, an ODCR and a capacity block for p5.48xlarge.
+// testSeed is the AWS world of the acceptance tests: clusters at 1.31 and one at 1.33 ("new"), two
+// subnets, GPU offerings for every family the tests use, an ODCR and a capacity block (started a
+// day ago, for a month) for p5.48xlarge in us-east-1a.
 func testSeed(t *testing.T) *cloudsim.Seed {
 	t.Helper()
-	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	end := start.AddDate(0, 2, 0)
+	start := time.Now().UTC().Add(-24 * time.Hour).Truncate(time.Hour)
+	end := start.AddDate(0, 1, 0)
 	types := []string{
 		"g4dn.xlarge", "g4dn.2xlarge", "g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.12xlarge", "g6.xlarge", "g6.2xlarge", "g6e.xlarge",
 		"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5.4xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "p3.2xlarge",
@@ -45,7 +46,7 @@ func testSeed(t *testing.T) *cloudsim.Seed {
 	seed := &cloudsim.Seed{AWS: cloudsim.AWSSeed{Regions: map[string]*cloudsim.AWSRegionSeed{
 		testRegion: {
 			// ml-a: its pool b and ml's pool a-b once shared a launch template name.
-			Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.31"}, {Name: "ml-a", Version: "1.31"}},
+			Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.31"}, {Name: "ml-a", Version: "1.31"}, {Name: "new", Version: "1.33"}},
 			Subnets: []cloudsim.SubnetSeed{
 				{ID: "subnet-0a1a1a1a1a1a1a1a1", AvailabilityZone: "us-east-1a", VpcID: "vpc-0123456789abcdef0"},
 				{ID: "subnet-0b2b2b2b2b2b2b2b2", AvailabilityZone: "us-east-1b", VpcID: "vpc-0123456789abcdef0"},
@@ -63,7 +64,17 @@ func testSeed(t *testing.T) *cloudsim.Seed {
 // startSim runs cloudsim for one test and points the AWS SDK's credential chain at static keys.
 func startSim(t *testing.T) *cloudsim.Sim {
 	t.Helper()
-	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(t), TransitionDelay: 50 * time.Millisecond})
+	return startSimWith(t, nil)
+}
+
+// startSimWith is startSim on the test seed as mod changes it.
+func startSimWith(t *testing.T, mod func(*cloudsim.AWSRegionSeed)) *cloudsim.Sim {
+	t.Helper()
+	seed := testSeed(t)
+	if mod != nil {
+		mod(seed.AWS.Regions[testRegion])
+	}
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: seed, TransitionDelay: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +107,11 @@ provider "gpufleet" {
 // poolConfig renders one gpufleet_eks_node_pool with the usual arguments and body for the rest.
 func poolConfig(name, instanceTypes, body string) string {
 	return poolConfigAs(name, name, instanceTypes, body)
+}
+
+// inZoneA puts a pool's node groups in us-east-1a only, where the reservations are.
+func inZoneA(cfg string) string {
+	return strings.Replace(cfg, `["subnet-0a1a1a1a1a1a1a1a1", "subnet-0b2b2b2b2b2b2b2b2"]`, `["subnet-0a1a1a1a1a1a1a1a1"]`, 1)
 }
 
 // poolConfigAs is poolConfig for a resource whose address label differs from the pool's name.

@@ -36,6 +36,15 @@ func isNotFound(err error) bool {
 	return false
 }
 
+// apiErrorCode is the AWS error code of err, "" when it is not an API error.
+func apiErrorCode(err error) string {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode()
+	}
+	return ""
+}
+
 func isAlreadyExists(err error) bool {
 	var apiErr smithy.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "InvalidLaunchTemplateName.AlreadyExistsException"

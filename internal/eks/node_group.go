@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
@@ -25,24 +24,28 @@ const (
 	// tagSpotMix records the spot mix on each node group, so that import and refresh can tell how
 	// the two node groups' sizes came about. It is not part of effective_tags.
 	tagSpotMix = "gpufleet:spot-mix"
-	// Cluster-autoscaler node-template tags (cluster-autoscaler FAQ, "scale a node group to 0" on AWS).
-	autoscalerPrefix      = "k8s.io/cluster-autoscaler/"
-	autoscalerLabelPrefix = autoscalerPrefix + "node-template/label/"
-	autoscalerTaintPrefix = autoscalerPrefix + "node-template/taint/"
-	autoscalerGPUResource = autoscalerPrefix + "node-template/resources/nvidia.com/gpu"
+	// The cluster autoscaler's node-template tags. For an EKS managed node group it reads labels and
+	// taints from DescribeNodegroup, and from the node group's tags only node-template/resources/*
+	// (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go:
+	// getManagedNodegroupLabels, getManagedNodegroupTaints, extractAllocatableResourcesFromTags); the
+	// auto-discovery tags (enabled, <cluster>) it reads from the Auto Scaling group, which EKS tags
+	// itself. So a node group carries only the resources it advertises beyond its instance type's
+	// GPUs: MIG slices, shared replicas.
+	autoscalerPrefix         = "k8s.io/cluster-autoscaler/"
+	autoscalerResourcePrefix = autoscalerPrefix + "node-template/resources/"
 )
 
 // maxNodegroupTags is how many tags EKS takes on a node group (EKS API Reference: TagResource).
 const maxNodegroupTags = 50
 
 // nodegroupTagsProblem explains a node group that would carry more tags than EKS takes: besides
-// the pool's effective tags, a node group carries the spot mix and the cluster autoscaler's
-// node-template tags, one per node label and taint. "" when every node group fits.
+// the pool's effective tags, a node group carries the owner tag, the spot mix and the cluster
+// autoscaler's resource tags. "" when every node group fits.
 func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
 	for _, cfg := range sideConfigs(poolOwner{}, s, d) {
 		if n := len(cfg.Tags); n > maxNodegroupTags {
-			return fmt.Sprintf("node group %s would carry %d tags, and EKS takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and %d that gpufleet adds for the spot mix and the cluster autoscaler (one per node label and taint, and %d more). Remove tags or labels.",
-				cfg.Name, n, maxNodegroupTags, len(d.Tags), n-len(d.Tags), n-len(d.Tags)-len(cfg.Labels)-len(cfg.Taints))
+			return fmt.Sprintf("node group %s would carry %d tags, and EKS takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and %d that gpufleet adds (the owner tag, the spot mix and the cluster autoscaler's resources). Remove tags.",
+				cfg.Name, n, maxNodegroupTags, len(d.Tags), n-len(d.Tags))
 		}
 	}
 	return ""
@@ -65,8 +68,16 @@ type sideConfig struct {
 	Tags               map[string]string // node group tags: effective tags, spot mix, autoscaler templates
 	InstanceTags       map[string]string // launch template tag specifications: effective tags
 	Reservation        *pool.Reservation // only on the on-demand side
+	// InstanceType goes into the launch template, not CreateNodegroup: a capacity block's (EKS User
+	// Guide, capacity-blocks-mng: the template sets InstanceType; the API request then takes no
+	// instanceTypes, EKS API Reference: CreateNodegroup). "" for other sides.
+	InstanceType string
 	// OwnDefaultTags lists the pool's tags that repeat a default_tags value (see tagOwnDefaultTags).
 	OwnDefaultTags string
+	// PinnedVersion and PinnedRelease are kubernetes_version and release_version when the
+	// configuration sets them ("" when the pool follows the cluster and keeps its release);
+	// CreateRelease is the release a new node group of the side is created with ("" for the latest).
+	PinnedVersion, PinnedRelease, CreateRelease string
 }
 
 // sideConfigs expands a pool into its node groups.
@@ -77,56 +88,48 @@ func sideConfigs(owner poolOwner, s pool.Spec, d pool.Derived) []sideConfig {
 		tags := maps.Clone(d.Tags)
 		tags[tagOwner] = owner.side(side.Name).value()
 		tags[tagSpotMix] = formatSpotMix(s.Capacity)
-		tags[autoscalerPrefix+"enabled"] = "true"
-		tags[autoscalerPrefix+owner.cluster] = "owned"
-		for k, v := range labels {
-			tags[autoscalerLabelPrefix+k] = v
+		for resource, n := range advertisedResources(s, d) {
+			tags[autoscalerResourcePrefix+resource] = strconv.Itoa(n)
 		}
-		for _, t := range d.Taints {
-			tags[autoscalerTaintPrefix+t.Key] = t.Value + ":" + k8sEffect(t.Effect)
-		}
-		tags[autoscalerGPUResource] = strconv.Itoa(advertisedGPUs(s, d))
 		cfg := sideConfig{Side: side, AutoscalerOwnsSize: s.AutoscalerOwnsSize, InstanceTypes: s.InstanceTypes, Labels: labels, Taints: d.Taints, Tags: tags, InstanceTags: d.Tags}
 		if !side.Spot() {
 			cfg.Reservation = s.Capacity.Reservation
+		}
+		if side.CapacityType == pool.CapacityCapacityBlock {
+			cfg.InstanceType, cfg.InstanceTypes = s.InstanceTypes[0], nil
 		}
 		out = append(out, cfg)
 	}
 	return out
 }
 
-// advertisedGPUs is what the NVIDIA device plugin advertises as nvidia.com/gpu on one node: the GPUs,
-// or their MIG slices (single strategy), times the sharing replicas.
-func advertisedGPUs(s pool.Spec, d pool.Derived) int {
+// advertisedResources is what the NVIDIA device plugin advertises on one node, by resource name:
+// nvidia.com/gpu for the GPUs, or their MIG slices under the single strategy, times the sharing
+// replicas; with the mixed layout all-balanced (mixed strategy), nvidia.com/mig-<profile> per slice
+// size: two of the smallest and one of each larger per GPU (the GPU Operator's all-balanced,
+// gpu-operator assets/state-mig-manager/0400_configmap.yaml).
+func advertisedResources(s pool.Spec, d pool.Derived) map[string]int {
+	m := s.GPU.MIG
+	if m != nil && m.Config == pool.MIGConfigBalanced && len(d.GPU.BalancedMIG) > 0 {
+		out := map[string]int{}
+		for i, profile := range d.GPU.BalancedMIG {
+			n := 1
+			if i == 0 {
+				n = 2
+			}
+			out["nvidia.com/mig-"+profile] = n * d.Node.GPUCount
+		}
+		return out
+	}
 	perGPU := 1
-	if m := s.GPU.MIG; m != nil {
-		perGPU = migDevicesPerGPU(d.GPU, *m)
+	if m != nil {
+		p, _ := pool.SliceProfile(d.GPU, *m)
+		perGPU = p.MaxInstances
 	}
 	if sh := s.GPU.Sharing; sh != nil {
 		perGPU *= sh.Replicas
 	}
-	return d.Node.GPUCount * perGPU
-}
-
-// migDevicesPerGPU counts the MIG devices one GPU is split into: as many of the profile as fit, or
-// for the GPU Operator's all-balanced layout two of the smallest slice and one of each larger one
-// (mig-parted config-default.yaml).
-func migDevicesPerGPU(g catalog.GPUModel, m pool.MIG) int {
-	if m.Config == pool.MIGConfigBalanced {
-		return len(g.BalancedMIG) + 1
-	}
-	p, _ := pool.SliceProfile(g, m)
-	return p.MaxInstances
-}
-
-func k8sEffect(effect string) string {
-	switch effect {
-	case pool.EffectNoExecute:
-		return "NoExecute"
-	case pool.EffectPreferNoSchedule:
-		return "PreferNoSchedule"
-	}
-	return "NoSchedule"
+	return map[string]int{"nvidia.com/gpu": d.Node.GPUCount * perGPU}
 }
 
 func formatSpotMix(c pool.Capacity) string {
@@ -210,8 +213,8 @@ func nodegroupOnlyTag(key string) bool {
 
 // launchTemplateData carries what EKS does not manage itself: tags for instances, volumes and network
 // interfaces (so per-client cost allocation reaches EC2), the reservation target, and IMDSv2. No
-// instance type, AMI or user data: EKS sets those from the node group (EKS User Guide, "Customizing
-// managed nodes with launch templates").
+// AMI or user data, and no instance type but a capacity block's: EKS sets those from the node group
+// (EKS User Guide, "Customizing managed nodes with launch templates").
 func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 	tags := ec2Tags(cfg.InstanceTags)
 	data := &ec2types.RequestLaunchTemplateData{
@@ -233,6 +236,9 @@ func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 		if r.Type == pool.ReservationCapacityBlock {
 			data.InstanceMarketOptions = &ec2types.LaunchTemplateInstanceMarketOptionsRequest{MarketType: ec2types.MarketTypeCapacityBlock}
 		}
+	}
+	if cfg.InstanceType != "" {
+		data.InstanceType = ec2types.InstanceType(cfg.InstanceType)
 	}
 	return data
 }
@@ -284,7 +290,28 @@ func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cf
 		return "", "", false, err
 	}
 	lt := out.LaunchTemplate
-	return aws.ToString(lt.LaunchTemplateId), strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), true, nil
+	id = aws.ToString(lt.LaunchTemplateId)
+	if err := warningError(out.Warning); err != nil {
+		if _, delErr := conn.DeleteLaunchTemplate(context.WithoutCancel(ctx), &ec2.DeleteLaunchTemplateInput{LaunchTemplateId: aws.String(id)}); delErr != nil && !isNotFound(delErr) {
+			return "", "", false, fmt.Errorf("%w (and deleting launch template %s again: %w)", err, id, delErr)
+		}
+		return "", "", false, err
+	}
+	return id, strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), true, nil
+}
+
+// warningError turns the warnings EC2 returns with a launch template (version) into an error: EC2
+// creates it despite data no instance launches from (EC2 API Reference, CreateLaunchTemplate —
+// Warning), and the node group would fail on it only later.
+func warningError(w *ec2types.ValidationWarning) error {
+	if w == nil || len(w.Errors) == 0 {
+		return nil
+	}
+	var msgs []string
+	for _, e := range w.Errors {
+		msgs = append(msgs, aws.ToString(e.Code)+": "+aws.ToString(e.Message))
+	}
+	return fmt.Errorf("EC2 took the launch template data with warnings, and no instance would launch from it: %s", strings.Join(msgs, "; "))
 }
 
 // createLaunchTemplateVersion adds a version with the side's current data and makes it the default.
@@ -295,6 +322,9 @@ func createLaunchTemplateVersion(ctx context.Context, conn *ec2.Client, id strin
 		VersionDescription: aws.String("gpufleet " + cfg.Name),
 	})
 	if err != nil {
+		return "", err
+	}
+	if err := warningError(out.Warning); err != nil {
 		return "", err
 	}
 	version := strconv.FormatInt(aws.ToInt64(out.LaunchTemplateVersion.VersionNumber), 10)
@@ -332,7 +362,7 @@ func launchTemplateDiffers(v *ec2types.LaunchTemplateVersion, cfg sideConfig) bo
 			instanceTags = tagMap(ts.Tags)
 		}
 	}
-	if !maps.Equal(instanceTags, cfg.InstanceTags) {
+	if !maps.Equal(instanceTags, cfg.InstanceTags) || string(data.InstanceType) != cfg.InstanceType {
 		return true
 	}
 	return reservationFromTemplate(data) != reservationKey(cfg.Reservation)
@@ -346,6 +376,7 @@ func tagMap(tags []ec2types.Tag) map[string]string {
 	return m
 }
 
+// reservationKey is a reservation target as a launch template holds it (its price is not there).
 func reservationKey(r *pool.Reservation) string {
 	if r == nil {
 		return ""
@@ -395,6 +426,8 @@ func poolTaints(taints []types.Taint) []pool.Taint {
 	return out
 }
 
+// isDerivedTag reports the tags gpufleet puts on node groups itself: its own and the cluster
+// autoscaler's, those earlier versions wrote included.
 func isDerivedTag(cloudKey string) bool {
 	return strings.HasPrefix(cloudKey, "gpufleet:") || strings.HasPrefix(cloudKey, autoscalerPrefix)
 }

@@ -27,6 +27,7 @@ type nodePoolModel struct {
 	InstanceTypes     types.List   `tfsdk:"instance_types"`
 	AMIType           types.String `tfsdk:"ami_type"`
 	KubernetesVersion types.String `tfsdk:"kubernetes_version"`
+	ReleaseVersion    types.String `tfsdk:"release_version"`
 
 	GPU          *gpuModel          `tfsdk:"gpu"`
 	Capacity     *capacityModel     `tfsdk:"capacity"`
@@ -46,13 +47,15 @@ type capacityModel struct {
 }
 
 type reservationModel struct {
-	ID   types.String `tfsdk:"id"`
-	Type types.String `tfsdk:"type"`
+	ID             types.String  `tfsdk:"id"`
+	Type           types.String  `tfsdk:"type"`
+	HourlyPriceUSD types.Float64 `tfsdk:"hourly_price_usd"`
 }
 
 type updateConfigModel struct {
-	MaxUnavailable           types.Int64 `tfsdk:"max_unavailable"`
-	MaxUnavailablePercentage types.Int64 `tfsdk:"max_unavailable_percentage"`
+	MaxUnavailable           types.Int64  `tfsdk:"max_unavailable"`
+	MaxUnavailablePercentage types.Int64  `tfsdk:"max_unavailable_percentage"`
+	UpdateStrategy           types.String `tfsdk:"update_strategy"`
 }
 
 var nodeGroupAttrTypes = map[string]attr.Type{
@@ -93,7 +96,9 @@ func (m *nodePoolModel) spec(ctx context.Context) (pool.Spec, diag.Diagnostics) 
 	if c := m.Capacity; c != nil {
 		mix = &c.CapacityMix
 		if r := c.Reservation; r != nil {
-			s.Capacity.Reservation = &pool.Reservation{ID: b.String(r.ID, "capacity", "reservation"), Type: b.String(r.Type, "capacity", "reservation")}
+			b.Unknown(r.HourlyPriceUSD, "capacity", "reservation")
+			s.Capacity.Reservation = &pool.Reservation{ID: b.String(r.ID, "capacity", "reservation"), Type: b.String(r.Type, "capacity", "reservation"),
+				HourlyUSD: r.HourlyPriceUSD.ValueFloat64()}
 		}
 	}
 	b.Common(ctx, &m.Model, gpu, mix)

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	fwtypes "github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -64,7 +65,9 @@ func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 }
 
 // ModifyPlan validates the pool, fills every derived attribute so that the plan shows it, and runs
-// the policy bundle on the pool. It never calls a cloud: bad input fails here with no API call.
+// the policy bundle on the pool. What the configuration alone gets wrong fails here with no API call;
+// then, for a pool about to be created, the facts only the cloud holds (the cluster's version, the
+// reservation's placement) are checked with read-only calls where the credentials allow (checks.go).
 func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	plan, state, unchanged := poolschema.PlanOf[nodePoolModel](ctx, &r.Resource, req, resp)
 	if plan == nil {
@@ -80,11 +83,18 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var cfg configuredVersions
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubernetes_version"), &cfg.kubernetes)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("release_version"), &cfg.release)...)
 	if state != nil {
 		// A pool keeps its owner id (null for pools made before owner ids); a replacement is planned
 		// again as a create, with no state, and gets a new one.
 		plan.OwnerID = state.OwnerID
 		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups, spec)
+		addProblems(&resp.Diagnostics, noRollback(ctx, cfg, state))
+	}
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	if !plan.ClusterName.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = fwtypes.StringValue(poolID(plan.ClusterName.ValueString(), plan.Name.ValueString()))
@@ -93,11 +103,26 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !ok {
 		return
 	}
+	if !unchanged {
+		planReleaseVersion(cfg, plan, state)
+	}
+	if state == nil && derived != nil {
+		addProblems(&resp.Diagnostics, r.planTimeChecks(ctx, plan, spec, cfg))
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	switch {
 	case derived == nil:
 		plan.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
 	case !unchanged:
 		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, plan, state)
+		if state != nil {
+			warnNodesReplaced(ctx, &resp.Diagnostics, plan, state)
+		}
+	}
+	if state != nil {
+		warnVersionsDiffer(ctx, &resp.Diagnostics, state)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
@@ -108,13 +133,14 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 // autoscaler owns stays what it is.
 func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, state *nodePoolModel) fwtypes.List {
 	prior := map[string]nodeGroupModel{}
-	ltChanges, versionChanges := true, true
+	ltChanges, versionChanges, releaseChanges := true, true, true
 	if state != nil {
 		for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups) {
 			prior[ng.Name.ValueString()] = ng
 		}
 		ltChanges = !state.EffectiveTags.Equal(poolschema.StringMapValue(d.Tags))
 		versionChanges = plan.KubernetesVersion.IsUnknown() || !plan.KubernetesVersion.Equal(state.KubernetesVersion)
+		releaseChanges = plan.ReleaseVersion.IsUnknown() || !plan.ReleaseVersion.Equal(state.ReleaseVersion)
 	}
 	var out []nodeGroupModel
 	for _, side := range d.Sides {
@@ -145,7 +171,7 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, s
 			if !versionChanges && inSync {
 				ng.KubernetesVersion = p.KubernetesVersion
 			}
-			if !versionChanges && !ltChanges && inSync {
+			if !versionChanges && !releaseChanges && inSync {
 				ng.ReleaseVersion = p.ReleaseVersion
 			}
 		}
@@ -258,15 +284,20 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			}
 			plan.OwnerID = fwtypes.StringValue(id)
 		}
-		c, sides := r.prepareApply(ctx, plan, &resp.Diagnostics)
+		c, sides := r.prepareApply(ctx, plan, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
 		cluster := plan.ClusterName.ValueString()
 		// Before anything is created: every node group and launch template of the sides' names must
-		// be free (a new pool owns nothing yet).
+		// be free (a new pool owns nothing yet), and the cloud must take the pool.
 		if _, side, err := preflight(ctx, c, plan, sides, nil); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, side), err.Error())
+			return
+		}
+		spec, _ := plan.spec(ctx)
+		if err := applyChecks(ctx, c, plan, spec, sides, true, spec.Capacity.Reservation != nil); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 			return
 		}
 		var existing []*types.Nodegroup
@@ -292,13 +323,22 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(existing[0].Version))
 			}
 		}
+		if plan.ReleaseVersion.IsUnknown() {
+			plan.ReleaseVersion = fwtypes.StringNull()
+			if len(existing) > 0 {
+				plan.ReleaseVersion = poolschema.NullableString(aws.ToString(existing[0].ReleaseVersion))
+			}
+		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
 }
 
 // prepareApply is what Create and Update share: the cloud clients and the node groups the plan asks
 // for, recomputed from the planned configuration (the plan holds only their results).
-func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (*clients, []sideConfig) {
+func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, config tfsdk.Config, diags *diag.Diagnostics) (*clients, []sideConfig) {
+	var versions configuredVersions
+	diags.Append(config.GetAttribute(ctx, path.Root("kubernetes_version"), &versions.kubernetes)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("release_version"), &versions.release)...)
 	c := r.clients(ctx, diags)
 	if c == nil || diags.HasError() {
 		return nil, nil
@@ -311,8 +351,44 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	sides := sideConfigs(m.owner(), spec, derived)
 	for i := range sides {
 		sides[i].OwnDefaultTags = poolschema.JoinWithin(poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), ",", maxTagValue)
+		sides[i].PinnedVersion, sides[i].PinnedRelease = versions.pinned(), versions.release.ValueString()
 	}
 	return c, sides
+}
+
+// applyChecks runs the cloud checks before an apply changes anything (see checks.go), for creating
+// node groups (creating) and, with a reservation, for the side on it (reserved); then it sets the
+// release new node groups are created with: the configured one, else the pool's while the cluster
+// runs the pool's version (so that a side added later runs what the other runs), else the latest.
+func applyChecks(ctx context.Context, c *clients, m *nodePoolModel, s pool.Spec, sides []sideConfig, creating, reserved bool) error {
+	if !creating && !reserved {
+		return nil
+	}
+	subnets := setStrings(m.SubnetIDs)
+	if !reserved {
+		s.Capacity.Reservation = nil
+	}
+	facts, err := readFacts(ctx, c, m.ClusterName.ValueString(), s, subnets, true)
+	if err != nil {
+		return err
+	}
+	var problems []checkProblem
+	if creating && len(sides) > 0 {
+		problems = append(problems, facts.createProblems(sides[0].PinnedVersion, m.AMIType.ValueString())...)
+	}
+	problems = append(problems, facts.reservationProblems(s, subnets)...)
+	if err := joinProblems(problems); err != nil {
+		return err
+	}
+	for i := range sides {
+		switch release := sides[i].PinnedRelease; {
+		case release != "" && releaseFits(release, facts.clusterVersion):
+			sides[i].CreateRelease = release
+		case release == "" && knownString(m.ReleaseVersion) && m.KubernetesVersion.ValueString() == facts.clusterVersion:
+			sides[i].CreateRelease = m.ReleaseVersion.ValueString()
+		}
+	}
+	return nil
 }
 
 func sideOwnerOf(m *nodePoolModel, nodegroup string) sideOwner { return m.owner().side(nodegroup) }
@@ -382,10 +458,12 @@ func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfi
 		Taints:         eksTaints(cfg.Taints),
 		Tags:           cfg.Tags,
 		LaunchTemplate: &types.LaunchTemplateSpecification{Id: aws.String(ltID), Version: aws.String(ltVersion)},
-		UpdateConfig:   updateConfig(m.UpdateConfig),
+		UpdateConfig:   updateConfig(m.UpdateConfig, cfg.Reservation != nil),
 	}
-	if v := m.KubernetesVersion.ValueString(); v != "" {
-		in.Version = aws.String(v)
+	// No version: EKS creates node groups at the cluster's, the only one it takes (applyChecks
+	// refused a pool pinned to another).
+	if cfg.CreateRelease != "" {
+		in.ReleaseVersion = aws.String(cfg.CreateRelease)
 	}
 	out, err := c.eks.CreateNodegroup(ctx, in)
 	if err != nil {
@@ -438,11 +516,24 @@ func scalingConfig(s pool.Sizes) *types.NodegroupScalingConfig {
 	return &types.NodegroupScalingConfig{MinSize: aws.Int32(int32(s.Min)), MaxSize: aws.Int32(int32(s.Max)), DesiredSize: aws.Int32(int32(s.Desired))}
 }
 
-func updateConfig(m *updateConfigModel) *types.NodegroupUpdateConfig {
-	if m == nil || (m.MaxUnavailable.IsNull() && m.MaxUnavailablePercentage.IsNull()) {
-		return nil
+// updateConfig is a side's NodegroupUpdateConfig; nil leaves EKS's default. A side on a capacity
+// reservation or block (reserved) rolls with the MINIMAL strategy unless update_strategy says
+// otherwise: the DEFAULT strategy launches new nodes first (EKS User Guide,
+// managed-node-update-behavior), into a reservation that has no room for them. EKS needs
+// maxUnavailable or maxUnavailablePercentage with a strategy (EKS API Reference:
+// NodegroupUpdateConfig); its default is maxUnavailable 1.
+func updateConfig(m *updateConfigModel, reserved bool) *types.NodegroupUpdateConfig {
+	strategy := implicitStrategy(reserved)
+	if m != nil && !m.UpdateStrategy.IsNull() {
+		strategy = types.NodegroupUpdateStrategies(m.UpdateStrategy.ValueString())
 	}
-	u := &types.NodegroupUpdateConfig{}
+	if m == nil || (m.MaxUnavailable.IsNull() && m.MaxUnavailablePercentage.IsNull()) {
+		if strategy == "" {
+			return nil
+		}
+		return &types.NodegroupUpdateConfig{MaxUnavailable: aws.Int32(1), UpdateStrategy: strategy}
+	}
+	u := &types.NodegroupUpdateConfig{UpdateStrategy: strategy}
 	if !m.MaxUnavailable.IsNull() {
 		u.MaxUnavailable = aws.Int32(int32(m.MaxUnavailable.ValueInt64()))
 	}
@@ -450,6 +541,15 @@ func updateConfig(m *updateConfigModel) *types.NodegroupUpdateConfig {
 		u.MaxUnavailablePercentage = aws.Int32(int32(m.MaxUnavailablePercentage.ValueInt64()))
 	}
 	return u
+}
+
+// implicitStrategy is the update strategy of a side whose configuration names none: MINIMAL on a
+// reservation, EKS's default ("") otherwise.
+func implicitStrategy(reserved bool) types.NodegroupUpdateStrategies {
+	if reserved {
+		return types.NodegroupUpdateStrategiesMinimal
+	}
+	return ""
 }
 
 func setStrings(s fwtypes.Set) []string {
@@ -570,7 +670,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		if m.Capacity != nil && m.Capacity.Reservation != nil {
 			priorReservation = &pool.Reservation{ID: m.Capacity.Reservation.ID.ValueString(), Type: m.Capacity.Reservation.Type.ValueString()}
 		}
-		r.flatten(m, found, readReservation(found, versions, priorReservation), ownDefaults)
+		r.flatten(m, found, versions, readReservation(found, versions, priorReservation), ownDefaults)
 		spec, _ := m.spec(ctx)
 		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags))
 		r.markInSync(ctx, m, found, versions, entries)
@@ -678,27 +778,32 @@ func readReservation(ngs []*types.Nodegroup, versions map[string]*ec2types.Launc
 
 // flatten writes what EKS reports into the model. Settings EKS does not hold (waivers, timeouts,
 // whether MIG was given as a profile or an all-<profile> config) keep their prior values.
-func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation, ownDefaults []string) {
+func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion, reservation *pool.Reservation, ownDefaults []string) {
 	primary := ngs[0]
 	m.ID = fwtypes.StringValue(poolID(m.ClusterName.ValueString(), m.Name.ValueString()))
 	m.Region = fwtypes.StringValue(regionOfARN(aws.ToString(primary.NodegroupArn)))
 	m.NodeRoleARN = fwtypes.StringValue(aws.ToString(primary.NodeRole))
 	m.SubnetIDs = fwtypes.SetValueMust(fwtypes.StringType, poolschema.StringValues(primary.Subnets))
-	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, poolschema.StringValues(primary.InstanceTypes))
+	instanceTypes := primary.InstanceTypes
+	if v := versions[aws.ToString(primary.NodegroupName)]; len(instanceTypes) == 0 && v != nil && v.LaunchTemplateData != nil && v.LaunchTemplateData.InstanceType != "" {
+		instanceTypes = []string{string(v.LaunchTemplateData.InstanceType)} // a capacity block's, in its template
+	}
+	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, poolschema.StringValues(instanceTypes))
 	m.AMIType = fwtypes.StringValue(string(primary.AmiType))
 	m.KubernetesVersion = fwtypes.StringValue(aws.ToString(primary.Version))
+	m.ReleaseVersion = poolschema.NullableString(aws.ToString(primary.ReleaseVersion))
 
 	labels := maps.Clone(primary.Labels)
 	delete(labels, pool.LabelCapacityType)
 	m.Client = fwtypes.StringValue(labels[pool.LabelClient])
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.GPU = gpuFromLabels(labels, m.GPU)
-	m.Labels = poolschema.UserLabels(labels, m.Labels, func(string) bool { return false })
+	m.Labels = poolschema.UserLabels(labels, m.Labels, func(k string) bool { return k == pool.LabelAccelerator })
 	m.Taints = poolschema.UserTaints(poolTaints(primary.Taints), m.Taints)
 	m.Tags = poolschema.UserTags(primary.Tags, r.Meta.Pool.DefaultTags, m.Tags, ownDefaults, isDerivedTag)
 	m.Scaling = poolschema.ScalingFrom(poolschema.MapSlice(ngs, nodegroupSizes), m.Scaling)
 	m.Capacity = capacityFrom(ngs, reservation, m.Capacity)
-	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig)
+	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig, reservation != nil && primary.CapacityType != types.CapacityTypesSpot)
 	m.NodeGroups = nodeGroupList(poolschema.MapSlice(ngs, nodeGroupFrom))
 }
 
@@ -713,7 +818,7 @@ func regionOfARN(arn string) string {
 
 func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 	var g gpuModel
-	if cfg := labels[pool.LabelMIGConfig]; cfg != "" {
+	if cfg := pool.MIGConfigFromLabel(labels[pool.LabelMIGConfig]); cfg != "" {
 		g.MIG = &poolschema.MIGModel{Profile: fwtypes.StringNull(), Config: fwtypes.StringNull()}
 		profile, isAll := strings.CutPrefix(cfg, "all-")
 		switch {
@@ -725,7 +830,7 @@ func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 			g.MIG.Config = fwtypes.StringValue(cfg)
 		}
 	}
-	if name := labels[pool.LabelDevicePlugin]; name != "" {
+	if name := labels[pool.LabelDevicePlugin]; name != "" && name != pool.DevicePluginMIGMixed {
 		rest, _ := strings.CutPrefix(name, "gpufleet-")
 		if i := strings.LastIndex(rest, "-"); i > 0 {
 			var replicas int64
@@ -749,7 +854,12 @@ func capacityFrom(ngs []*types.Nodegroup, reservation *pool.Reservation, prior *
 	mix, isSet := poolschema.CapacityMixFrom(pct, base, recorded, priorMix, len(ngs) == 1 && ngs[0].CapacityType == types.CapacityTypesSpot)
 	c := &capacityModel{CapacityMix: mix}
 	if reservation != nil {
-		c.Reservation = &reservationModel{ID: fwtypes.StringValue(reservation.ID), Type: fwtypes.StringValue(reservation.Type)}
+		// No EC2 API returns a capacity block's price: it stays what the configuration said.
+		price := fwtypes.Float64Null()
+		if prior != nil && prior.Reservation != nil {
+			price = prior.Reservation.HourlyPriceUSD
+		}
+		c.Reservation = &reservationModel{ID: fwtypes.StringValue(reservation.ID), Type: fwtypes.StringValue(reservation.Type), HourlyPriceUSD: price}
 	}
 	if !isSet && reservation == nil {
 		return nil // nothing the block would say
@@ -766,28 +876,35 @@ func nodegroupSizes(ng *types.Nodegroup) pool.Sizes {
 	return pool.Sizes{Min: int(aws.ToInt32(sc.MinSize)), Max: int(aws.ToInt32(sc.MaxSize)), Desired: int(aws.ToInt32(sc.DesiredSize))}
 }
 
-// updateConfigFrom keeps the block absent when the user did not set it and EKS reports its default.
-func updateConfigFrom(u *types.NodegroupUpdateConfig, prior *updateConfigModel) *updateConfigModel {
+// updateConfigFrom keeps the block, and each of its attributes, absent when the user did not set it
+// and EKS reports what gpufleet sends without it: maxUnavailable 1, the side's implicit strategy
+// (EKS may report the default strategy as DEFAULT or not at all).
+func updateConfigFrom(u *types.NodegroupUpdateConfig, prior *updateConfigModel, reserved bool) *updateConfigModel {
 	if u == nil {
 		return prior
 	}
-	isDefault := aws.ToInt32(u.MaxUnavailable) == 1 && u.MaxUnavailablePercentage == nil
-	if prior == nil && isDefault {
+	defaultMax := aws.ToInt32(u.MaxUnavailable) == 1 && u.MaxUnavailablePercentage == nil
+	implicit := u.UpdateStrategy == implicitStrategy(reserved) || (!reserved && u.UpdateStrategy == types.NodegroupUpdateStrategiesDefault)
+	if prior == nil && defaultMax && implicit {
 		return nil
 	}
-	m := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Null()}
-	if u.MaxUnavailable != nil {
+	m := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Null(), UpdateStrategy: fwtypes.StringNull()}
+	maxUnset := prior != nil && prior.MaxUnavailable.IsNull() && prior.MaxUnavailablePercentage.IsNull()
+	if u.MaxUnavailable != nil && !(maxUnset && defaultMax) {
 		m.MaxUnavailable = fwtypes.Int64Value(int64(*u.MaxUnavailable))
 	}
 	if u.MaxUnavailablePercentage != nil {
 		m.MaxUnavailablePercentage = fwtypes.Int64Value(int64(*u.MaxUnavailablePercentage))
+	}
+	if !implicit || (prior != nil && !prior.UpdateStrategy.IsNull()) {
+		m.UpdateStrategy = fwtypes.StringValue(string(u.UpdateStrategy))
 	}
 	return m
 }
 
 func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *nodePoolModel, timeout time.Duration) {
-		c, wanted := r.prepareApply(ctx, plan, &resp.Diagnostics)
+		c, wanted := r.prepareApply(ctx, plan, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -800,6 +917,18 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		own, side, err := preflight(ctx, c, plan, wanted, recordedBy)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, side), err.Error())
+			return
+		}
+		creating, reservedCreating := false, false
+		for _, cfg := range wanted {
+			if ng := own[cfg.Name]; ng == nil || ng.Status == types.NodegroupStatusCreateFailed {
+				creating = true
+				reservedCreating = reservedCreating || cfg.Reservation != nil
+			}
+		}
+		spec, _ := plan.spec(ctx)
+		if err := applyChecks(ctx, c, plan, spec, wanted, creating, reservedCreating); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 			return
 		}
 		wantedNames := map[string]bool{}
@@ -884,7 +1013,14 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 		plan.NodeGroups = nodeGroupList(poolschema.MapSlice(result, nodeGroupFrom))
-		plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
+		// The pool's versions are its first node group's, where the plan leaves them open; a known
+		// planned value stands (the next refresh reads the node groups).
+		if plan.KubernetesVersion.IsUnknown() {
+			plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
+		}
+		if plan.ReleaseVersion.IsUnknown() {
+			plan.ReleaseVersion = poolschema.NullableString(aws.ToString(result[0].ReleaseVersion))
+		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
 }
@@ -916,30 +1052,41 @@ func addSkipped(diags *diag.Diagnostics, skipped []string) {
 // UpdateNodegroupConfig, tags through TagResource/UntagResource. Each update is waited for.
 func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nodegroup, lt *ec2types.LaunchTemplate, cfg sideConfig, timeout time.Duration) (*types.Nodegroup, error) {
 	cluster := m.ClusterName.ValueString()
+	ltID, ltVersion := "", ""
+	var current *ec2types.LaunchTemplateVersion
+	if lt := ng.LaunchTemplate; lt != nil {
+		ltID, ltVersion = aws.ToString(lt.Id), aws.ToString(lt.Version)
+		var err error
+		if current, err = findLaunchTemplateVersion(ctx, c.ec2, ltID, ltVersion); err != nil && !isNotFound(err) {
+			return ng, fmt.Errorf("reading launch template %s: %w", ltID, err)
+		}
+	}
+	version, release, err := sideVersions(ng, cfg)
+	if err != nil {
+		return ng, err
+	}
+	newTemplate := ltID != "" && launchTemplateDiffers(current, cfg)
+	rolls := newTemplate || version != aws.ToString(ng.Version) || (release != "" && release != aws.ToString(ng.ReleaseVersion))
+	if sc := ng.ScalingConfig; rolls && ng.CapacityType == types.CapacityTypesCapacityBlock && sc != nil && aws.ToInt32(sc.DesiredSize) > 0 {
+		// EKS User Guide, capacity-blocks-mng: "When upgrading managed node groups with Capacity
+		// Blocks, make sure that the desired size of the node group is set to 0."
+		return ng, fmt.Errorf("this change rolls the node group's nodes (a new launch template version, Kubernetes version or AMI release), and EKS updates a node group on a capacity block only at desired size 0; it runs %d nodes. Apply the change when the block's work is done and the node group is at 0", aws.ToInt32(sc.DesiredSize))
+	}
 	if err := syncLaunchTemplateTags(ctx, c.ec2, lt, sideOwnerOf(m, cfg.Name).templateTags(cfg)); err != nil {
 		return ng, err
 	}
-	ltID, ltVersion := "", ""
-	if lt := ng.LaunchTemplate; lt != nil {
-		ltID, ltVersion = aws.ToString(lt.Id), aws.ToString(lt.Version)
-		current, err := findLaunchTemplateVersion(ctx, c.ec2, ltID, ltVersion)
-		if err != nil && !isNotFound(err) {
-			return ng, fmt.Errorf("reading launch template %s: %w", ltID, err)
-		}
-		if launchTemplateDiffers(current, cfg) {
-			if ltVersion, err = createLaunchTemplateVersion(ctx, c.ec2, ltID, cfg); err != nil {
-				return ng, fmt.Errorf("creating a version of launch template %s: %w", ltID, err)
-			}
+	if newTemplate {
+		if ltVersion, err = createLaunchTemplateVersion(ctx, c.ec2, ltID, cfg); err != nil {
+			return ng, fmt.Errorf("creating a version of launch template %s: %w", ltID, err)
 		}
 	}
-	wantVersion := m.KubernetesVersion.ValueString()
-	if (ltID != "" && ltVersion != aws.ToString(ng.LaunchTemplate.Version)) || (wantVersion != "" && wantVersion != aws.ToString(ng.Version)) {
-		// Always with a version: the EKS API Reference leaves open whether a request without one
-		// moves the node group to the cluster's version, which would upgrade a pinned pool when only
-		// its launch template changes.
-		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name), Version: ng.Version}
-		if wantVersion != "" {
-			in.Version = aws.String(wantVersion)
+	if rolls {
+		// Always with the version and release the node group is to run: without them EKS moves it
+		// to the cluster's version and the latest release (EKS API Reference, UpdateNodegroupVersion),
+		// so a launch template change would also upgrade a pinned pool and its AMI.
+		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name), Version: aws.String(version)}
+		if release != "" {
+			in.ReleaseVersion = aws.String(release)
 		}
 		if ltID != "" {
 			in.LaunchTemplate = &types.LaunchTemplateSpecification{Id: aws.String(ltID), Version: aws.String(ltVersion)}
@@ -973,6 +1120,40 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 		return ng, err
 	}
 	return updated, nil
+}
+
+// sideVersions are the Kubernetes version and AMI release a node group is to run: the configured
+// version, else its own (a pool following the cluster never moves a node group, and never back);
+// the configured release where it is of that version, else its own while the version stays ("":
+// the latest of a new version).
+func sideVersions(ng *types.Nodegroup, cfg sideConfig) (version, release string, err error) {
+	version = cfg.PinnedVersion
+	if version == "" {
+		version = aws.ToString(ng.Version)
+	}
+	if want, ok1 := k8sMinor(version); ok1 {
+		if have, ok2 := k8sMinor(aws.ToString(ng.Version)); ok2 && want < have {
+			return "", "", fmt.Errorf("node group runs Kubernetes %s, and EKS cannot roll it back to %s", aws.ToString(ng.Version), version)
+		}
+	}
+	switch {
+	case cfg.PinnedRelease != "" && releaseFits(cfg.PinnedRelease, version):
+		release = cfg.PinnedRelease
+	case version == aws.ToString(ng.Version):
+		release = aws.ToString(ng.ReleaseVersion)
+	}
+	return version, release, nil
+}
+
+// releaseFits reports whether an AMI release is of a Kubernetes version; a release gpufleet cannot
+// read (Bottlerocket's) fits any.
+func releaseFits(release, version string) bool {
+	r, ok := parseRelease(release)
+	if !ok {
+		return true
+	}
+	m, ok := k8sMinor(version)
+	return !ok || r.minor == m
 }
 
 // configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.
@@ -1017,9 +1198,10 @@ func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *e
 	if ng.ScalingConfig == nil || current != sizes {
 		in.ScalingConfig, changed = scalingConfig(sizes), true
 	}
-	if want := updateConfig(uc); want != nil && (ng.UpdateConfig == nil ||
+	if want := updateConfig(uc, cfg.Reservation != nil); want != nil && (ng.UpdateConfig == nil ||
 		aws.ToInt32(want.MaxUnavailable) != aws.ToInt32(ng.UpdateConfig.MaxUnavailable) ||
-		aws.ToInt32(want.MaxUnavailablePercentage) != aws.ToInt32(ng.UpdateConfig.MaxUnavailablePercentage)) {
+		aws.ToInt32(want.MaxUnavailablePercentage) != aws.ToInt32(ng.UpdateConfig.MaxUnavailablePercentage) ||
+		(want.UpdateStrategy != "" && want.UpdateStrategy != ng.UpdateConfig.UpdateStrategy)) {
 		in.UpdateConfig, changed = want, true
 	}
 	if !changed {

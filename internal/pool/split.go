@@ -43,6 +43,8 @@ type Side struct {
 	Name         string
 	CapacityType string
 	Sizes        Sizes
+	// BlockHourlyUSD prices a capacity block side: per instance-hour, for all of its instances.
+	BlockHourlyUSD float64
 }
 
 // Spot reports whether the side runs on spot capacity.
@@ -52,13 +54,13 @@ func (s Side) Spot() bool { return s.CapacityType == CapacitySpot }
 // whose max is 0. Capacity blocks replace on-demand on EKS.
 func (s Spec) Sides() []Side {
 	od, spot := SplitSizes(s.Scaling, s.Capacity.OnDemandBase, s.Capacity.SpotPercentage)
-	odType := CapacityOnDemand
+	odType, blockPrice := CapacityOnDemand, 0.0
 	if r := s.Capacity.Reservation; r != nil && r.Type == ReservationCapacityBlock {
-		odType = CapacityCapacityBlock
+		odType, blockPrice = CapacityCapacityBlock, r.HourlyUSD
 	}
 	var sides []Side
 	if od.Max > 0 {
-		sides = append(sides, Side{Name: s.Name + SuffixOnDemand, CapacityType: odType, Sizes: od})
+		sides = append(sides, Side{Name: s.Name + SuffixOnDemand, CapacityType: odType, Sizes: od, BlockHourlyUSD: blockPrice})
 	}
 	if spot.Max > 0 {
 		sides = append(sides, Side{Name: s.Name + SuffixSpot, CapacityType: CapacitySpot, Sizes: spot})
