@@ -16,6 +16,7 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
@@ -194,6 +195,11 @@ func (c awsClients) launchTemplateData(ng *ekstypes.Nodegroup) (*ec2types.Respon
 		return nil, fmt.Errorf("launch template %s version %s: %d versions", aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version), len(out.LaunchTemplateVersions))
 	}
 	return out.LaunchTemplateVersions[0].LaunchTemplateData, nil
+}
+
+// poolTest is the test case of steps against sim, which destroy leaves with nothing of the pools.
+func poolTest(t *testing.T, sim *cloudsim.Sim, steps ...resource.TestStep) resource.TestCase {
+	return resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, CheckDestroy: checkNothingLeft(t, sim), Steps: steps}
 }
 
 // checkNothingLeft is a CheckDestroy: no node group and no launch template survive the pools.

@@ -90,11 +90,8 @@ func TestAccEKSNodePool_spotMix(t *testing.T) {
 
 func TestAccEKSNodePool_capacityReservation(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+fmt.Sprintf(`
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+fmt.Sprintf(`
   capacity {
     reservation {
       id   = %q
@@ -102,16 +99,15 @@ func TestAccEKSNodePool_capacityReservation(t *testing.T) {
     }
   }
 `, odcrID))),
-			ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 2, 4),
-			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-				data, err := clients(t, sim).launchTemplateData(ng)
-				if err != nil {
-					return err
-				}
-				return wantReservation(data, odcrID, false)
-			}),
-		}},
-	})
+		ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 2, 4),
+		Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+			data, err := clients(t, sim).launchTemplateData(ng)
+			if err != nil {
+				return err
+			}
+			return wantReservation(data, odcrID, false)
+		}),
+	}))
 }
 
 // capacityBlock is a pool on the test seed's capacity block: in its zone, sized by the autoscaler
@@ -140,63 +136,59 @@ func capacityBlock(sim *cloudsim.Sim) string {
 // EKS scales the node group to 0, which is no drift.
 func TestAccEKSNodePool_capacityBlock(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config: capacityBlock(sim),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					// 2 nodes (the block) × $31.464 an hour, whether they run or not.
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("estimated_hourly_cost_usd"), knownvalue.Float64Exact(62.928)),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("capacity_type"), knownvalue.StringExact("CAPACITY_BLOCK")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("desired_size"), knownvalue.Int64Exact(0)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("instance_types"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("p5.48xlarge")})),
-				},
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					data, err := clients(t, sim).launchTemplateData(ng)
-					if err != nil {
-						return err
-					}
-					if data.InstanceType != ec2types.InstanceTypeP548xlarge {
-						return fmt.Errorf("launch template instance type %q, want p5.48xlarge", data.InstanceType)
-					}
-					for _, r := range sim.RequestsFor("eks", "CreateNodegroup") {
-						if r.Params["instanceTypes"] != nil {
-							return fmt.Errorf("CreateNodegroup carried instanceTypes %v beside the template's", r.Params["instanceTypes"])
-						}
-					}
-					return errors.Join(wantReservation(data, blockID, true), wantLabel(ng, "gpufleet.io/capacity-type", "capacity-block"))
-				}),
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: capacityBlock(sim),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				// 2 nodes (the block) × $31.464 an hour, whether they run or not.
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("estimated_hourly_cost_usd"), knownvalue.Float64Exact(62.928)),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("capacity_type"), knownvalue.StringExact("CAPACITY_BLOCK")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("desired_size"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("instance_types"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("p5.48xlarge")})),
 			},
-			{
-				ResourceName:      addr,
-				ImportState:       true,
-				ImportStateId:     "ml:train",
-				ImportStateVerify: true,
-				// No EC2 API returns a block's price; an import reads the size the autoscaler left.
-				ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers", "capacity.reservation.hourly_price_usd", "estimated_hourly_cost_usd",
-					"estimated_monthly_cost_usd", "policy_document.cost", "scaling.desired_size", "policy_document.scaling"},
-			},
-			{
-				// The block ends: EKS scales the node group to 0 (min and desired), gpufleet lets it.
-				PreConfig: func() {
-					if err := sim.ScaleNodegroup(testRegion, testCluster, "train-od", 2); err != nil {
-						t.Fatal(err)
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				data, err := clients(t, sim).launchTemplateData(ng)
+				if err != nil {
+					return err
+				}
+				if data.InstanceType != ec2types.InstanceTypeP548xlarge {
+					return fmt.Errorf("launch template instance type %q, want p5.48xlarge", data.InstanceType)
+				}
+				for _, r := range sim.RequestsFor("eks", "CreateNodegroup") {
+					if r.Params["instanceTypes"] != nil {
+						return fmt.Errorf("CreateNodegroup carried instanceTypes %v beside the template's", r.Params["instanceTypes"])
 					}
-					if err := sim.EndCapacityBlock(testRegion, blockID); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: capacityBlock(sim),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+				}
+				return errors.Join(wantReservation(data, blockID, true), wantLabel(ng, "gpufleet.io/capacity-type", "capacity-block"))
+			}),
 		},
-	})
+		resource.TestStep{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateId:     "ml:train",
+			ImportStateVerify: true,
+			// No EC2 API returns a block's price; an import reads the size the autoscaler left.
+			ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers", "capacity.reservation.hourly_price_usd", "estimated_hourly_cost_usd",
+				"estimated_monthly_cost_usd", "policy_document.cost", "scaling.desired_size", "policy_document.scaling"},
+		},
+		resource.TestStep{
+			// The block ends: EKS scales the node group to 0 (min and desired), gpufleet lets it.
+			PreConfig: func() {
+				if err := sim.ScaleNodegroup(testRegion, testCluster, "train-od", 2); err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.EndCapacityBlock(testRegion, blockID); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: capacityBlock(sim),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+		},
+	))
 }
 
 // Reservation placement is checked before anything changes: at plan, with read-only calls
@@ -355,11 +347,8 @@ func TestAccEKSNodePool_migFamilies(t *testing.T) {
 // One +me slice fits on a GPU.
 func TestAccEKSNodePool_migMediaExtensions(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + poolConfig("train", `["p4de.24xlarge"]`, `
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: providerConfig(sim, "") + poolConfig("train", `["p4de.24xlarge"]`, `
   workload {
     kind           = "inference"
     environment    = "staging"
@@ -370,17 +359,16 @@ func TestAccEKSNodePool_migMediaExtensions(t *testing.T) {
   }
   policy_waivers = { "GF-RS-002" = "video decoding needs the media extensions, until 2026-12-31" }
 `+acctest.Scaling(0, 1, 1)),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_labels").AtMapKey("nvidia.com/mig.config"), knownvalue.StringExact("all-1g.10gb.me")),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("1g.10gb+me")),
-			},
-			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-				return errors.Join(wantLabel(ng, "nvidia.com/mig.config", "all-1g.10gb.me"),
-					wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu", "8"))
-			}),
-		}},
-	})
+		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_labels").AtMapKey("nvidia.com/mig.config"), knownvalue.StringExact("all-1g.10gb.me")),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("1g.10gb+me")),
+		},
+		Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+			return errors.Join(wantLabel(ng, "nvidia.com/mig.config", "all-1g.10gb.me"),
+				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu", "8"))
+		}),
+	}))
 }
 
 // all-balanced puts slices of several sizes on each GPU, which only the mixed MIG strategy
@@ -388,11 +376,8 @@ func TestAccEKSNodePool_migMediaExtensions(t *testing.T) {
 // own with that strategy, and the autoscaler tags count the mig-* resources, not nvidia.com/gpu.
 func TestAccEKSNodePool_migBalancedMixedStrategy(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, `
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, `
   workload {
     kind           = "development"
     environment    = "staging"
@@ -402,22 +387,21 @@ func TestAccEKSNodePool_migBalancedMixedStrategy(t *testing.T) {
     mig { config = "all-balanced" }
   }
 `+acctest.Scaling(0, 1, 1)),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_plugin_config"), knownvalue.StringRegexp(regexp.MustCompile(`migStrategy: mixed`))),
-			},
-			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-				if _, ok := ng.Tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"]; ok {
-					return fmt.Errorf("all-balanced nodes advertise no nvidia.com/gpu under the mixed strategy: %v", ng.Tags)
-				}
-				return errors.Join(
-					wantLabel(ng, "nvidia.com/mig.config", "all-balanced"),
-					wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-mig-mixed"),
-					wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-1g.10gb", "16"),
-					wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-2g.20gb", "8"),
-					wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb", "8"),
-				)
-			}),
-		}},
-	})
+		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_plugin_config"), knownvalue.StringRegexp(regexp.MustCompile(`migStrategy: mixed`))),
+		},
+		Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+			if _, ok := ng.Tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"]; ok {
+				return fmt.Errorf("all-balanced nodes advertise no nvidia.com/gpu under the mixed strategy: %v", ng.Tags)
+			}
+			return errors.Join(
+				wantLabel(ng, "nvidia.com/mig.config", "all-balanced"),
+				wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-mig-mixed"),
+				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-1g.10gb", "16"),
+				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-2g.20gb", "8"),
+				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb", "8"),
+			)
+		}),
+	}))
 }

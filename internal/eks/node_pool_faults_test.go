@@ -308,44 +308,40 @@ func TestAccEKSNodePool_failedSideReplaced(t *testing.T) {
 		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(pct, 0))
 	}
 	var failed string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{Config: cfg(0)},
-			{
-				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
-						HealthIssues: []cloudsim.HealthIssue{cloudsim.IssueSpotCapacity}}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:      cfg(50),
-				ExpectError: acctest.ExpectErrorParts("train-spot", "CREATE_FAILED", "AsgInstanceLaunchFailures"),
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg(0)},
+		resource.TestStep{
+			PreConfig: func() {
+				if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
+					HealthIssues: []cloudsim.HealthIssue{cloudsim.IssueSpotCapacity}}); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				PreConfig: func() {
-					ng, ok := sim.Nodegroup(testRegion, testCluster, "train-spot")
-					if !ok || ng.Status != "CREATE_FAILED" {
-						t.Fatalf("want a CREATE_FAILED train-spot before the repair: %+v", ng)
-					}
-					failed = ng.NodegroupArn
-				},
-				Config: cfg(50),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 2), nodeGroupCheck(1, "train-spot", "SPOT", 0, 1, 2)...),
-				Check: checkNodegroup(t, sim, "train-spot", func(ng *ekstypes.Nodegroup) error {
-					if aws.ToString(ng.NodegroupArn) == failed {
-						return fmt.Errorf("the failed node group %s was kept, want a new one", failed)
-					}
-					return nil
-				}),
-			},
+			Config:      cfg(50),
+			ExpectError: acctest.ExpectErrorParts("train-spot", "CREATE_FAILED", "AsgInstanceLaunchFailures"),
 		},
-	})
+		resource.TestStep{
+			PreConfig: func() {
+				ng, ok := sim.Nodegroup(testRegion, testCluster, "train-spot")
+				if !ok || ng.Status != "CREATE_FAILED" {
+					t.Fatalf("want a CREATE_FAILED train-spot before the repair: %+v", ng)
+				}
+				failed = ng.NodegroupArn
+			},
+			Config: cfg(50),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 2), nodeGroupCheck(1, "train-spot", "SPOT", 0, 1, 2)...),
+			Check: checkNodegroup(t, sim, "train-spot", func(ng *ekstypes.Nodegroup) error {
+				if aws.ToString(ng.NodegroupArn) == failed {
+					return fmt.Errorf("the failed node group %s was kept, want a new one", failed)
+				}
+				return nil
+			}),
+		},
+	))
 }
 
 // An update that fails on one side after the other side took the change leaves state as the cloud
@@ -356,31 +352,27 @@ func TestAccEKSNodePool_partialUpdateNotHidden(t *testing.T) {
 		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(50, 0)+labels)
 	}
 	withLabel := "  labels = { team = \"ml\" }\n"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{Config: cfg("")},
-			{
-				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "UpdateNodegroupConfig", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
-						HealthIssues: []cloudsim.HealthIssue{{Code: "AutoScalingGroupInvalidConfiguration", Message: "The Auto Scaling group is misconfigured."}}}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:      cfg(withLabel),
-				ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-spot", "Failed"),
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg("")},
+		resource.TestStep{
+			PreConfig: func() {
+				if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "UpdateNodegroupConfig", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
+					HealthIssues: []cloudsim.HealthIssue{{Code: "AutoScalingGroupInvalidConfiguration", Message: "The Auto Scaling group is misconfigured."}}}); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				Config: cfg(withLabel),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: checkNodegroup(t, sim, "train-spot", func(ng *ekstypes.Nodegroup) error { return wantLabel(ng, "team", "ml") }),
-			},
+			Config:      cfg(withLabel),
+			ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-spot", "Failed"),
 		},
-	})
+		resource.TestStep{
+			Config: cfg(withLabel),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: checkNodegroup(t, sim, "train-spot", func(ng *ekstypes.Nodegroup) error { return wantLabel(ng, "team", "ml") }),
+		},
+	))
 }
 
 // A node group DEGRADED for a reason of its own (here its subnets ran out of addresses) does not
@@ -391,25 +383,21 @@ func TestAccEKSNodePool_degradedNodegroupDoesNotBlock(t *testing.T) {
 	cfg := func(labels string) string {
 		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+labels+"  timeouts {\n    update = \"20s\"\n  }\n")
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg(""),
-				Check: func(*terraform.State) error {
-					return sim.DegradeNodegroup(testRegion, testCluster, "train-od", cloudsim.HealthIssue{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets has no free IP addresses."})
-				},
-			},
-			{
-				Config: cfg("  labels = { team = \"ml\" }\n"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("DEGRADED")),
-				},
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error { return wantLabel(ng, "team", "ml") }),
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg(""),
+			Check: func(*terraform.State) error {
+				return sim.DegradeNodegroup(testRegion, testCluster, "train-od", cloudsim.HealthIssue{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets has no free IP addresses."})
 			},
 		},
-	})
+		resource.TestStep{
+			Config: cfg("  labels = { team = \"ml\" }\n"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("DEGRADED")),
+			},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error { return wantLabel(ng, "team", "ml") }),
+		},
+	))
 }
 
 // A launch template EC2 creates with warnings (data no instance launches from: here the capacity
@@ -421,14 +409,10 @@ func TestAccEKSNodePool_launchTemplateWarnings(t *testing.T) {
 			r.InstanceTypeOfferings[zone] = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "p5.48xlarge" })
 		}
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{{
-			Config:      capacityBlock(sim),
-			ExpectError: acctest.ExpectErrorParts("creating EKS node group", "train-od", "InvalidInstanceType", "p5.48xlarge"),
-		}},
-	})
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config:      capacityBlock(sim),
+		ExpectError: acctest.ExpectErrorParts("creating EKS node group", "train-od", "InvalidInstanceType", "p5.48xlarge"),
+	}))
 	if lts := clients(t, sim).launchTemplateNames(t); len(lts) > 0 {
 		t.Fatalf("launch templates left after a failed create: %v", lts)
 	}

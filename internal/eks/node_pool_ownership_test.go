@@ -362,31 +362,27 @@ func TestAccEKSNodePool_samePoolNameTwice(t *testing.T) {
 	first := poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2))
 	second := poolConfigAs("again", "train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+"  depends_on = [gpufleet_eks_node_pool.train]\n")
 	var arn, template string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config: providerConfig(sim, "") + first,
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					arn, template = aws.ToString(ng.NodegroupArn), aws.ToString(ng.LaunchTemplate.Id)
-					sim.ResetRequests()
-					return nil
-				}),
-			},
-			{
-				Config:      providerConfig(sim, "") + first + second,
-				ExpectError: acctest.ExpectErrorParts("creating EKS node group", "ml/train-od", "not this pool's"),
-			},
-			{
-				PreConfig: func() { checkFirstPoolUntouched(t, sim, arn, template) },
-				Config:    providerConfig(sim, "") + first,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: providerConfig(sim, "") + first,
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				arn, template = aws.ToString(ng.NodegroupArn), aws.ToString(ng.LaunchTemplate.Id)
+				sim.ResetRequests()
+				return nil
+			}),
 		},
-	})
+		resource.TestStep{
+			Config:      providerConfig(sim, "") + first + second,
+			ExpectError: acctest.ExpectErrorParts("creating EKS node group", "ml/train-od", "not this pool's"),
+		},
+		resource.TestStep{
+			PreConfig: func() { checkFirstPoolUntouched(t, sim, arn, template) },
+			Config:    providerConfig(sim, "") + first,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+		},
+	))
 }
 
 // create_before_destroy with the same name: the replacement fails before it changes anything of the
@@ -398,31 +394,27 @@ func TestAccEKSNodePool_createBeforeDestroySameName(t *testing.T) {
 			"  lifecycle {\n    create_before_destroy = true\n  }\n")
 	}
 	var arn, template string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg("g6.xlarge"),
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					arn, template = aws.ToString(ng.NodegroupArn), aws.ToString(ng.LaunchTemplate.Id)
-					sim.ResetRequests()
-					return nil
-				}),
-			},
-			{
-				Config:      cfg("g6.2xlarge"),
-				ExpectError: acctest.ExpectErrorParts("creating EKS node group", "ml/train-od", "not this pool's"),
-			},
-			{
-				PreConfig: func() { checkFirstPoolUntouched(t, sim, arn, template) },
-				Config:    cfg("g6.xlarge"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg("g6.xlarge"),
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				arn, template = aws.ToString(ng.NodegroupArn), aws.ToString(ng.LaunchTemplate.Id)
+				sim.ResetRequests()
+				return nil
+			}),
 		},
-	})
+		resource.TestStep{
+			Config:      cfg("g6.2xlarge"),
+			ExpectError: acctest.ExpectErrorParts("creating EKS node group", "ml/train-od", "not this pool's"),
+		},
+		resource.TestStep{
+			PreConfig: func() { checkFirstPoolUntouched(t, sim, arn, template) },
+			Config:    cfg("g6.xlarge"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+		},
+	))
 }
 
 // checkFirstPoolUntouched fails the test when anything but reads reached the cloud since the
@@ -451,54 +443,50 @@ func TestAccEKSNodePool_legacyPoolKeepsWorking(t *testing.T) {
 	c := clients(t, sim)
 	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2))
 	var template string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				// Make the objects what earlier versions left: no owner tag on the node group, and the
-				// template's owner tag without an owner id.
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					template = aws.ToString(ng.LaunchTemplate.Id)
-					if _, err := c.eks.UntagResource(context.Background(), &eks.UntagResourceInput{ResourceArn: ng.NodegroupArn, TagKeys: []string{"gpufleet:owner"}}); err != nil {
-						return err
-					}
-					_, err := c.ec2.CreateTags(context.Background(), &ec2.CreateTagsInput{Resources: []string{template},
-						Tags: []ec2types.Tag{{Key: aws.String("gpufleet:owner"), Value: aws.String("ml/train/train-od")}}})
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg,
+			// Make the objects what earlier versions left: no owner tag on the node group, and the
+			// template's owner tag without an owner id.
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				template = aws.ToString(ng.LaunchTemplate.Id)
+				if _, err := c.eks.UntagResource(context.Background(), &eks.UntagResourceInput{ResourceArn: ng.NodegroupArn, TagKeys: []string{"gpufleet:owner"}}); err != nil {
 					return err
-				}),
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: providerConfig(sim, "") + "removed {\n  from = " + addr + "\n  lifecycle {\n    destroy = false\n  }\n}\n",
-			},
-			{
-				Config:             cfg,
-				ResourceName:       addr,
-				ImportState:        true,
-				ImportStateId:      "ml:train",
-				ImportStatePersist: true,
-				ImportStateCheck: func(states []*terraform.InstanceState) error {
-					if id, ok := states[0].Attributes["owner_id"]; ok && id != "" {
-						return fmt.Errorf("owner_id %q, want none for a pool made before owner ids", id)
-					}
-					return nil
-				},
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					if aws.ToString(ng.LaunchTemplate.Id) != template || aws.ToString(ng.LaunchTemplate.Version) != "1" {
-						return fmt.Errorf("the node group's launch template changed: %v", ng.LaunchTemplate)
-					}
-					return wantTag(ng, "gpufleet:owner", "ml/train/train-od")
-				}),
+				}
+				_, err := c.ec2.CreateTags(context.Background(), &ec2.CreateTagsInput{Resources: []string{template},
+					Tags: []ec2types.Tag{{Key: aws.String("gpufleet:owner"), Value: aws.String("ml/train/train-od")}}})
+				return err
+			}),
+			ExpectNonEmptyPlan: true,
+		},
+		resource.TestStep{
+			Config: providerConfig(sim, "") + "removed {\n  from = " + addr + "\n  lifecycle {\n    destroy = false\n  }\n}\n",
+		},
+		resource.TestStep{
+			Config:             cfg,
+			ResourceName:       addr,
+			ImportState:        true,
+			ImportStateId:      "ml:train",
+			ImportStatePersist: true,
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				if id, ok := states[0].Attributes["owner_id"]; ok && id != "" {
+					return fmt.Errorf("owner_id %q, want none for a pool made before owner ids", id)
+				}
+				return nil
 			},
 		},
-	})
+		resource.TestStep{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				if aws.ToString(ng.LaunchTemplate.Id) != template || aws.ToString(ng.LaunchTemplate.Version) != "1" {
+					return fmt.Errorf("the node group's launch template changed: %v", ng.LaunchTemplate)
+				}
+				return wantTag(ng, "gpufleet:owner", "ml/train/train-od")
+			}),
+		},
+	))
 }

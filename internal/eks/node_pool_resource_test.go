@@ -221,44 +221,40 @@ func TestAccEKSNodePool_pinnedVersionOnTagChange(t *testing.T) {
 		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
 			"  kubernetes_version = \"1.31\"\n  tags = { Project = \""+project+"\" }\n")
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg("vision"),
-				Check:  func(*terraform.State) error { return sim.UpgradeCluster(testRegion, testCluster, "1.32", "") },
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg("vision"),
+			Check:  func(*terraform.State) error { return sim.UpgradeCluster(testRegion, testCluster, "1.32", "") },
+		},
+		resource.TestStep{
+			PreConfig: sim.ResetRequests,
+			Config:    cfg("llm"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			{
-				PreConfig: sim.ResetRequests,
-				Config:    cfg("llm"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.31")),
-				},
-				Check: func(*terraform.State) error {
-					reqs := sim.RequestsFor("eks", "UpdateNodegroupVersion")
-					if len(reqs) == 0 {
-						return fmt.Errorf("the tag change sent no UpdateNodegroupVersion")
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.31")),
+			},
+			Check: func(*terraform.State) error {
+				reqs := sim.RequestsFor("eks", "UpdateNodegroupVersion")
+				if len(reqs) == 0 {
+					return fmt.Errorf("the tag change sent no UpdateNodegroupVersion")
+				}
+				for _, r := range reqs {
+					if v := r.Params["version"]; v != "1.31" {
+						return fmt.Errorf("UpdateNodegroupVersion with version %v, want the pinned 1.31: %v", v, r.Params)
 					}
-					for _, r := range reqs {
-						if v := r.Params["version"]; v != "1.31" {
-							return fmt.Errorf("UpdateNodegroupVersion with version %v, want the pinned 1.31: %v", v, r.Params)
-						}
+				}
+				return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if v := aws.ToString(ng.Version); v != "1.31" {
+						return fmt.Errorf("node group version %s, want 1.31", v)
 					}
-					return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-						if v := aws.ToString(ng.Version); v != "1.31" {
-							return fmt.Errorf("node group version %s, want 1.31", v)
-						}
-						return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
-					})(nil)
-				},
+					return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+				})(nil)
 			},
 		},
-	})
+	))
 }
 
 // EKS cannot roll a node group back to an earlier Kubernetes version: lowering kubernetes_version is
@@ -268,23 +264,19 @@ func TestAccEKSNodePool_kubernetesVersionNoDowngrade(t *testing.T) {
 	cfg := func(version string) string {
 		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+"  kubernetes_version = \""+version+"\"\n")
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{Config: cfg("1.31"), Check: func(*terraform.State) error { sim.ResetRequests(); return nil }},
-			{Config: cfg("1.30"), ExpectError: acctest.ExpectErrorParts("kubernetes_version", "cannot roll", "back from 1.31 to 1.30", "replace")},
-			{
-				PreConfig: func() {
-					if calls := mutatingCalls(sim); len(calls) > 0 {
-						t.Fatalf("the downgrade reached the cloud: %v", calls)
-					}
-				},
-				Config:           cfg("1.31"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg("1.31"), Check: func(*terraform.State) error { sim.ResetRequests(); return nil }},
+		resource.TestStep{Config: cfg("1.30"), ExpectError: acctest.ExpectErrorParts("kubernetes_version", "cannot roll", "back from 1.31 to 1.30", "replace")},
+		resource.TestStep{
+			PreConfig: func() {
+				if calls := mutatingCalls(sim); len(calls) > 0 {
+					t.Fatalf("the downgrade reached the cloud: %v", calls)
+				}
 			},
+			Config:           cfg("1.31"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
-	})
+	))
 }
 
 // EKS creates node groups only at the cluster's Kubernetes version: a pool pinned to another one
@@ -328,23 +320,19 @@ func TestAccEKSNodePool_sidesOnDifferentVersions(t *testing.T) {
 	version := func(i int, v string) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(i).AtMapKey("kubernetes_version"), knownvalue.StringExact(v))
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{Config: cfg(0, ""), Check: func(*terraform.State) error { return sim.UpgradeCluster(testRegion, testCluster, "1.32", "") }},
-			{
-				Config:            cfg(50, ""),
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				ConfigStateChecks: []statecheck.StateCheck{version(0, "1.31"), version(1, "1.32")},
-			},
-			{
-				Config:            cfg(50, "  kubernetes_version = \"1.32\"\n"),
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				ConfigStateChecks: []statecheck.StateCheck{version(0, "1.32"), version(1, "1.32")},
-			},
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg(0, ""), Check: func(*terraform.State) error { return sim.UpgradeCluster(testRegion, testCluster, "1.32", "") }},
+		resource.TestStep{
+			Config:            cfg(50, ""),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{version(0, "1.31"), version(1, "1.32")},
 		},
-	})
+		resource.TestStep{
+			Config:            cfg(50, "  kubernetes_version = \"1.32\"\n"),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{version(0, "1.32"), version(1, "1.32")},
+		},
+	))
 }
 
 // The AMI release is recorded and pinned: a tag change (a new launch template version) keeps the
@@ -364,40 +352,36 @@ func TestAccEKSNodePool_releaseVersionPinned(t *testing.T) {
 			return nil
 		})
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg("vision", ""),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("release_version"), knownvalue.StringExact("1.31.0-20250101")),
-				},
-				Check: func(s *terraform.State) error {
-					return sim.PublishAMIRelease(testRegion, "1.31", "1.31.9-20250801")
-				},
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg("vision", ""),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("release_version"), knownvalue.StringExact("1.31.0-20250101")),
 			},
-			{
-				Config: cfg("llm", ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("release_version"), knownvalue.StringExact("1.31.0-20250101")),
-				}},
-				Check: release("1.31.0-20250101"),
-			},
-			{
-				Config: cfg("llm", "  release_version = \"1.31.9-20250801\"\n"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: release("1.31.9-20250801"),
-			},
-			{
-				Config:      cfg("llm", "  release_version = \"1.31.0-20250101\"\n"),
-				ExpectError: acctest.ExpectErrorParts("release_version", "cannot roll", "back"),
+			Check: func(s *terraform.State) error {
+				return sim.PublishAMIRelease(testRegion, "1.31", "1.31.9-20250801")
 			},
 		},
-	})
+		resource.TestStep{
+			Config: cfg("llm", ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("release_version"), knownvalue.StringExact("1.31.0-20250101")),
+			}},
+			Check: release("1.31.0-20250101"),
+		},
+		resource.TestStep{
+			Config: cfg("llm", "  release_version = \"1.31.9-20250801\"\n"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: release("1.31.9-20250801"),
+		},
+		resource.TestStep{
+			Config:      cfg("llm", "  release_version = \"1.31.0-20250101\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "cannot roll", "back"),
+		},
+	))
 }
 
 // A pool that fills its capacity reservation rolls its nodes (a tag change is a new launch template
@@ -417,23 +401,19 @@ func TestAccEKSNodePool_reservationRollsWithoutSurge(t *testing.T) {
   }
 `, project, odcrID)))
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{Config: cfg("vision")},
-			{
-				Config:           cfg("llm"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					if ng.UpdateConfig == nil || ng.UpdateConfig.UpdateStrategy != ekstypes.NodegroupUpdateStrategiesMinimal {
-						return fmt.Errorf("update config %+v, want MINIMAL on a reservation", ng.UpdateConfig)
-					}
-					return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
-				}),
-			},
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg("vision")},
+		resource.TestStep{
+			Config:           cfg("llm"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				if ng.UpdateConfig == nil || ng.UpdateConfig.UpdateStrategy != ekstypes.NodegroupUpdateStrategiesMinimal {
+					return fmt.Errorf("update config %+v, want MINIMAL on a reservation", ng.UpdateConfig)
+				}
+				return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+			}),
 		},
-	})
+	))
 }
 
 // Changes EKS cannot make in place replace the pool, and the old node groups and templates go.
