@@ -890,7 +890,7 @@ func updateConfigFrom(u *types.NodegroupUpdateConfig, prior *updateConfigModel, 
 	}
 	m := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Null(), UpdateStrategy: fwtypes.StringNull()}
 	maxUnset := prior != nil && prior.MaxUnavailable.IsNull() && prior.MaxUnavailablePercentage.IsNull()
-	if u.MaxUnavailable != nil && !(maxUnset && defaultMax) {
+	if u.MaxUnavailable != nil && (!maxUnset || !defaultMax) {
 		m.MaxUnavailable = fwtypes.Int64Value(int64(*u.MaxUnavailable))
 	}
 	if u.MaxUnavailablePercentage != nil {
