@@ -38,6 +38,10 @@ func (s *Sim) controlHandler() http.Handler {
 	mux.HandleFunc("POST /oob/eks/degrade-nodegroup", s.ctlOOB(func(b oobBody) error {
 		return s.DegradeNodegroup(b.Region, b.Cluster, b.Nodegroup, b.HealthIssues...)
 	}))
+	mux.HandleFunc("POST /oob/eks/recover-nodegroup", s.ctlOOB(func(b oobBody) error { return s.RecoverNodegroup(b.Region, b.Cluster, b.Nodegroup) }))
+	mux.HandleFunc("POST /oob/eks/upgrade-cluster", s.ctlOOB(func(b oobBody) error { return s.UpgradeCluster(b.Region, b.Cluster, b.Version, b.Release) }))
+	mux.HandleFunc("POST /oob/eks/publish-ami-release", s.ctlOOB(func(b oobBody) error { return s.PublishAMIRelease(b.Region, b.Version, b.Release) }))
+	mux.HandleFunc("POST /oob/ec2/end-capacity-block", s.ctlOOB(func(b oobBody) error { return s.EndCapacityBlock(b.Region, b.Reservation) }))
 	mux.HandleFunc("POST /oob/gke/delete-node-pool", s.ctlOOB(func(b oobBody) error {
 		return s.DeleteNodePool(b.Project, b.Location, b.Cluster, b.NodePool)
 	}))
@@ -143,6 +147,8 @@ type oobBody struct {
 	Version      string        `json:"version"`
 	Duration     string        `json:"duration"`
 	Phase        string        `json:"phase"`
+	Release      string        `json:"release"`
+	Reservation  string        `json:"reservation"`
 }
 
 // duration is the body's duration ("30s"), 0 when absent.

@@ -94,6 +94,9 @@ func TestControl_OutOfBandOverHTTP(t *testing.T) {
 		{"/oob/eks/scale-nodegroup", `{"region":"us-east-1","cluster":"ml","nodegroup":"gpu-od","desired_size":3}`},
 		{"/oob/eks/set-nodegroup-label", `{"region":"us-east-1","cluster":"ml","nodegroup":"gpu-od","key":"drift","value":"yes"}`},
 		{"/oob/eks/degrade-nodegroup", `{"region":"us-east-1","cluster":"ml","nodegroup":"gpu-od","health_issues":[{"code":"InstanceLimitExceeded","message":"limit"}]}`},
+		{"/oob/eks/publish-ami-release", `{"region":"us-east-1","version":"1.31","release":"1.31.9-20250801"}`},
+		{"/oob/eks/upgrade-cluster", `{"region":"us-east-1","cluster":"ml","version":"1.32","release":"1.32.1-20250801"}`},
+		{"/oob/ec2/end-capacity-block", `{"region":"us-east-1","reservation":"cr-0cb0cb0cb0cb00001"}`},
 		{"/oob/gke/set-node-pool-label", `{"project":"acme-ml","location":"us-central1","cluster":"ml","node_pool":"l4-od","key":"drift","value":"yes"}`},
 		{"/oob/gke/scale-node-pool", `{"project":"acme-ml","location":"us-central1","cluster":"ml","node_pool":"l4-od","node_count":2}`},
 	} {
@@ -104,6 +107,12 @@ func TestControl_OutOfBandOverHTTP(t *testing.T) {
 	ng := describeNodegroup(t, c, "ml", "gpu-od")
 	if *ng.ScalingConfig.DesiredSize != 3 || ng.Labels["drift"] != "yes" || ng.Status != ekstypes.NodegroupStatusDegraded || ng.Health.Issues[0].Code != "InstanceLimitExceeded" {
 		t.Fatalf("node group = %+v", ng)
+	}
+	if code, body := ctl(t, sim, "POST", "/oob/eks/recover-nodegroup", `{"region":"us-east-1","cluster":"ml","nodegroup":"gpu-od"}`); code != http.StatusNoContent {
+		t.Fatalf("recover-nodegroup = %d %s", code, body)
+	}
+	if ng := describeNodegroup(t, c, "ml", "gpu-od"); ng.Status != ekstypes.NodegroupStatusActive {
+		t.Fatalf("after recover-nodegroup: %s", ng.Status)
 	}
 	if p := getPool(t, g, "l4-od"); p.GetConfig().GetLabels()["drift"] != "yes" {
 		t.Fatalf("pool labels = %v", p.GetConfig().GetLabels())

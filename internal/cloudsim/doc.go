@@ -46,6 +46,20 @@
 // DescribeSubnets. Any other action answers 400 InvalidAction. DryRun=true answers 412
 // DryRunOperation.
 //
+// The EKS and EC2 rules gpufleet depends on are cloudsim's, each with its source in a comment
+// (eks_validate.go, eks_versions.go, eks_capacity.go): node groups only at the cluster's Kubernetes
+// version, no roll back of a version or AMI release, the latest release for an update that names
+// none (a launch template change upgrades the AMI), no Amazon Linux 2 after 1.32; Kubernetes label
+// values; capacity blocks (instance type in the launch template and not in the request, subnets in
+// the block's zone, no version update at a desired size above 0, the scale-down to 0 forty
+// minutes before the block ends); launches into reservations only of their instance type and zone,
+// within their free instances (else CREATE_FAILED or DEGRADED with AsgInstanceLaunchFailures); the
+// surge of a DEFAULT rollout, which fails NodeCreationFailure on a full reservation (MINIMAL needs
+// none); an instance type the region lacks as CREATE_FAILED Ec2InstanceTypeDoesNotExist; launch
+// template data EC2 warns about (created, with Warning, and Ec2LaunchTemplateInvalidConfiguration
+// on the node group); EKS health issue codes only; and the quotas of 30 node groups per cluster and
+// 450 nodes per node group (the seed's eks_quotas raises them).
+//
 // GKE: GetCluster, ListClusters, ListNodePools, CreateNodePool, GetNodePool, UpdateNodePool,
 // SetNodePoolSize, SetNodePoolAutoscaling, SetNodePoolManagement, DeleteNodePool, GetOperation,
 // ListOperations. Any other RPC answers UNIMPLEMENTED. Operations on different node pools of a
@@ -90,7 +104,8 @@
 //	      "availability_zone": "us-east-1a", "total_instance_count": 2, "available_instance_count": 2,
 //	      "state": "active", "reservation_type": "default|capacity-block", "instance_platform": "Linux/UNIX",
 //	      "instance_match_criteria": "open|targeted", "start_date": "RFC 3339", "end_date": "RFC 3339", "tags": {}}],
-//	    "instance_type_offerings": {"us-east-1a": ["g5.xlarge", "p5.48xlarge"]}}}},
+//	    "instance_type_offerings": {"us-east-1a": ["g5.xlarge", "p5.48xlarge"]},
+//	    "eks_quotas": {"nodegroups_per_cluster": 30, "nodes_per_nodegroup": 450}}}},
 //	  "gcp": {"projects": {"acme-ml": {
 //	    "clusters": [{"name": "ml", "location": "us-central1", "version": "1.31.6-gke.1020000",
 //	      "locations": ["us-central1-a", "us-central1-b"], "status": "RUNNING",
@@ -106,8 +121,9 @@
 // A cluster may also name "valid_node_versions" (default: a built-in list within the version skew
 // of its version) and "resource_labels".
 //
-// Instance types are offered in a region when listed for one of its zones; EKS node groups
-// must use offered types, and at least one subnet zone must offer each. GKE accelerators must
+// Instance types are offered in a region when listed for one of its zones; an EKS node group with
+// a type the region does not offer fails (CREATE_FAILED), and at least one subnet zone must offer
+// each offered type. GKE accelerators must
 // be listed for every zone the node pool uses (its locations, else all cluster locations).
 // Seeded node pools exist, RUNNING, when the world is created from the seed (not when a state
 // file is loaded); without them a cluster has no node pools.
@@ -147,7 +163,11 @@
 //	POST   /oob/eks/delete-nodegroup       {"region","cluster","nodegroup"}
 //	POST   /oob/eks/scale-nodegroup        {"region","cluster","nodegroup","desired_size"}
 //	POST   /oob/eks/set-nodegroup-label    {"region","cluster","nodegroup","key","value"}
-//	POST   /oob/eks/degrade-nodegroup      {"region","cluster","nodegroup","health_issues":[{"code","message"}]}
+//	POST   /oob/eks/degrade-nodegroup      {"region","cluster","nodegroup","health_issues":[{"code","message"}]} (lasts until recovered)
+//	POST   /oob/eks/recover-nodegroup      {"region","cluster","nodegroup"}
+//	POST   /oob/eks/upgrade-cluster        {"region","cluster","version","release"}
+//	POST   /oob/eks/publish-ami-release    {"region","version","release"}
+//	POST   /oob/ec2/end-capacity-block     {"region","reservation"}
 //	POST   /oob/gke/delete-node-pool       {"project","location","cluster","node_pool"}
 //	POST   /oob/gke/scale-node-pool        {"project","location","cluster","node_pool","node_count"}
 //	POST   /oob/gke/set-node-pool-label    {"project","location","cluster","node_pool","key","value"}

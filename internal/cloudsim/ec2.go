@@ -35,6 +35,9 @@ type LaunchTemplateVersion struct {
 	Description   string         `json:"description,omitempty"`
 	CreateTime    time.Time      `json:"create_time"`
 	Data          map[string]any `json:"data"`
+	// Warnings are the problems EC2 found in Data: it creates the version anyway and returns them
+	// (see validateLaunchTemplateData); instances never launch from it.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Get returns the string at a dotted path of the version's data, list indices 1-based as on the
@@ -192,7 +195,8 @@ func (s *Sim) ec2CreateLaunchTemplate(c *call) ([]byte, *apiError) {
 		return nil, ec2Err(400, "InvalidLaunchTemplateName.AlreadyExistsException", "Launch template name already in use.")
 	}
 	data := launchTemplateData(c.form)
-	if aerr := s.validateLaunchTemplateData(c.region, data); aerr != nil {
+	warnings, aerr := s.validateLaunchTemplateData(c.region, data)
+	if aerr != nil {
 		return nil, aerr
 	}
 	tags, aerr := launchTemplateTags(c.form)
@@ -202,9 +206,32 @@ func (s *Sim) ec2CreateLaunchTemplate(c *call) ([]byte, *apiError) {
 	lt := LaunchTemplate{ID: "lt-" + randomHex(17), Name: name, CreateTime: c.now.UTC().Truncate(time.Millisecond),
 		CreatedBy: "arn:aws:iam::" + AccountID + ":root", DefaultVersion: 1, LatestVersion: 1, Tags: tags,
 		Versions: []LaunchTemplateVersion{{VersionNumber: 1, Description: treeString(c.form, "VersionDescription"),
-			CreateTime: c.now.UTC().Truncate(time.Millisecond), Data: data}}}
+			CreateTime: c.now.UTC().Truncate(time.Millisecond), Data: data, Warnings: warnings}}}
 	s.w.LaunchTemplates[c.region+"/"+lt.ID] = &ltRecord{Region: c.region, LaunchTemplate: lt, ClientToken: token}
-	return ltResponse("CreateLaunchTemplate", &lt), nil
+	return ec2Envelope("CreateLaunchTemplate", func(b *xmlBuilder) {
+		writeLaunchTemplate(b, "launchTemplate", &lt)
+		writeWarning(b, warnings)
+	}), nil
+}
+
+// writeWarning writes a ValidationWarning (EC2 API Reference: CreateLaunchTemplate — Warning: "If
+// the launch template contains parameters or parameter combinations that are not valid, an error
+// code and an error message are returned for each issue that's found").
+func writeWarning(b *xmlBuilder, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	b.open("warning")
+	b.open("errorSet")
+	for _, w := range warnings {
+		code, msg, _ := strings.Cut(w, ": ")
+		b.open("item")
+		b.leaf("code", code)
+		b.leaf("message", msg)
+		b.close("item")
+	}
+	b.close("errorSet")
+	b.close("warning")
 }
 
 // launchTemplateData returns the request's LaunchTemplateData. An empty structure has no
@@ -242,35 +269,38 @@ func launchTemplateTags(form map[string]any) (map[string]string, *apiError) {
 // (EC2 API Reference: LaunchTemplateTagSpecificationRequest).
 var instanceTagResourceTypes = []string{"instance", "volume", "network-interface", "spot-instances-request"}
 
-// validateLaunchTemplateData checks the parts of LaunchTemplateData the real API validates at
-// create time (EC2 API Reference: RequestLaunchTemplateData and its members).
-func (s *Sim) validateLaunchTemplateData(region string, data map[string]any) *apiError {
+// validateLaunchTemplateData checks LaunchTemplateData. The request fails only on what the API
+// itself rejects (a resource type it cannot tag, malformed user data, an enum value it does not
+// know); EC2 creates the template despite data that would not launch an instance and returns the
+// problems as warnings, "<code>: <message>" (EC2 API Reference: CreateLaunchTemplate and
+// CreateLaunchTemplateVersion — Warning). They show when something launches from it.
+func (s *Sim) validateLaunchTemplateData(region string, data map[string]any) (warnings []string, aerr *apiError) {
 	for _, item := range treeList(data, "TagSpecification") {
 		spec, _ := item.(map[string]any)
 		if rt := treeString(spec, "ResourceType"); !contains(instanceTagResourceTypes, rt) {
-			return ec2Invalid("'%s' is not a valid taggable resource type for this operation.", rt)
+			return nil, ec2Invalid("'%s' is not a valid taggable resource type for this operation.", rt)
 		}
-	}
-	if it := treeString(data, "InstanceType"); it != "" && !s.w.Seed.awsRegion(region).offeredInRegion(it) {
-		return ec2Invalid("The instance type '%s' is not supported in this region.", it)
-	}
-	if mt := treeString(data, "InstanceMarketOptions.MarketType"); mt != "" && mt != "spot" && mt != "capacity-block" {
-		return ec2Invalid("Invalid value '%s' for InstanceMarketOptions.MarketType.", mt)
 	}
 	if ud := treeString(data, "UserData"); ud != "" {
 		if _, err := base64.StdEncoding.DecodeString(ud); err != nil {
-			return ec2Err(400, "InvalidUserData.Malformed", "Invalid BASE64 encoding of user data.")
+			return nil, ec2Err(400, "InvalidUserData.Malformed", "Invalid BASE64 encoding of user data.")
 		}
 	}
 	if tok := treeString(data, "MetadataOptions.HttpTokens"); tok != "" && tok != "optional" && tok != "required" {
-		return ec2Invalid("Invalid value '%s' for MetadataOptions.HttpTokens.", tok)
+		return nil, ec2Invalid("Invalid value '%s' for MetadataOptions.HttpTokens.", tok)
+	}
+	if it := treeString(data, "InstanceType"); it != "" && !s.w.Seed.awsRegion(region).offeredInRegion(it) {
+		warnings = append(warnings, "InvalidInstanceType: The instance type '"+it+"' is not supported in this region.")
+	}
+	if mt := treeString(data, "InstanceMarketOptions.MarketType"); mt != "" && mt != "spot" && mt != "capacity-block" {
+		warnings = append(warnings, "InvalidParameterValue: Invalid value '"+mt+"' for InstanceMarketOptions.MarketType.")
 	}
 	if hop := treeString(data, "MetadataOptions.HttpPutResponseHopLimit"); hop != "" {
 		if n, err := strconv.Atoi(hop); err != nil || n < 1 || n > 64 {
-			return ec2Invalid("The HttpPutResponseHopLimit must be between 1 and 64.")
+			warnings = append(warnings, "InvalidParameterValue: The HttpPutResponseHopLimit must be between 1 and 64.")
 		}
 	}
-	return nil
+	return warnings, nil
 }
 
 // lookupLaunchTemplate resolves LaunchTemplateId / LaunchTemplateName, with the real not-found
@@ -317,15 +347,17 @@ func (s *Sim) ec2CreateLaunchTemplateVersion(c *call) ([]byte, *apiError) {
 		}
 		data = mergeData(base.Data, data)
 	}
-	if aerr := s.validateLaunchTemplateData(c.region, data); aerr != nil {
+	warnings, aerr := s.validateLaunchTemplateData(c.region, data)
+	if aerr != nil {
 		return nil, aerr
 	}
 	lt.LatestVersion++
 	v := LaunchTemplateVersion{VersionNumber: lt.LatestVersion, Description: treeString(c.form, "VersionDescription"),
-		CreateTime: c.now.UTC().Truncate(time.Millisecond), Data: data}
+		CreateTime: c.now.UTC().Truncate(time.Millisecond), Data: data, Warnings: warnings}
 	lt.Versions = append(lt.Versions, v)
 	return ec2Envelope("CreateLaunchTemplateVersion", func(b *xmlBuilder) {
 		writeVersion(b, "launchTemplateVersion", lt, &v)
+		writeWarning(b, warnings)
 	}), nil
 }
 

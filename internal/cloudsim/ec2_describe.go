@@ -36,7 +36,7 @@ func (s *Sim) ec2DescribeCapacityReservations(c *call) ([]byte, *apiError) {
 	filters := parseFilters(c.form)
 	var matched []*CapacityReservationSeed
 	for _, cr := range selected {
-		ok, aerr := matchFilters(filters, func(name string) ([]string, bool) { return crFilterValues(cr, name) })
+		ok, aerr := matchFilters(filters, func(name string) ([]string, bool) { return crFilterValues(cr, name, c.now) })
 		if aerr != nil {
 			return nil, aerr
 		}
@@ -51,14 +51,12 @@ func (s *Sim) ec2DescribeCapacityReservations(c *call) ([]byte, *apiError) {
 	return ec2Envelope("DescribeCapacityReservations", func(b *xmlBuilder) {
 		b.open("capacityReservationSet")
 		for _, cr := range matched[start:end] {
-			writeCapacityReservation(b, c.region, cr)
+			writeCapacityReservation(b, c.region, cr, crStateAt(cr, c.now), max(s.w.reservationFree(cr, ""), 0))
 		}
 		b.close("capacityReservationSet")
 		b.leafIf("nextToken", next)
 	}), nil
 }
-
-func crState(cr *CapacityReservationSeed) string { return firstNonEmpty(cr.State, "active") }
 
 func crType(cr *CapacityReservationSeed) string { return firstNonEmpty(cr.ReservationType, "default") }
 
@@ -66,14 +64,14 @@ func crPlatform(cr *CapacityReservationSeed) string {
 	return firstNonEmpty(cr.InstancePlatform, "Linux/UNIX")
 }
 
-func crFilterValues(cr *CapacityReservationSeed, name string) ([]string, bool) {
+func crFilterValues(cr *CapacityReservationSeed, name string, now time.Time) ([]string, bool) {
 	switch {
 	case name == "instance-type":
 		return []string{cr.InstanceType}, true
 	case name == "availability-zone":
 		return []string{cr.AvailabilityZone}, true
 	case name == "state":
-		return []string{crState(cr)}, true
+		return []string{crStateAt(cr, now)}, true
 	case name == "reservation-type":
 		return []string{crType(cr)}, true
 	case name == "instance-platform":
@@ -95,7 +93,9 @@ func crFilterValues(cr *CapacityReservationSeed, name string) ([]string, bool) {
 	return nil, false
 }
 
-func writeCapacityReservation(b *xmlBuilder, region string, cr *CapacityReservationSeed) {
+// writeCapacityReservation writes a reservation with its state and the instances it has available:
+// the seed's, less what node groups on it hold.
+func writeCapacityReservation(b *xmlBuilder, region string, cr *CapacityReservationSeed, state string, available int) {
 	b.open("item")
 	b.leaf("capacityReservationId", cr.ID)
 	b.leaf("ownerId", AccountID)
@@ -106,10 +106,10 @@ func writeCapacityReservation(b *xmlBuilder, region string, cr *CapacityReservat
 	b.leaf("availabilityZone", cr.AvailabilityZone)
 	b.leaf("tenancy", "default")
 	b.leaf("totalInstanceCount", strconv.Itoa(cr.TotalInstanceCount))
-	b.leaf("availableInstanceCount", strconv.Itoa(cr.AvailableInstanceCount))
+	b.leaf("availableInstanceCount", strconv.Itoa(available))
 	b.leaf("ebsOptimized", "true")
 	b.leaf("ephemeralStorage", "false")
-	b.leaf("state", crState(cr))
+	b.leaf("state", state)
 	if cr.StartDate != nil {
 		b.leaf("startDate", ec2Time(*cr.StartDate))
 	}

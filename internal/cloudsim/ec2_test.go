@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
@@ -106,9 +107,6 @@ func TestEC2_CreateLaunchTemplate_Errors(t *testing.T) {
 			&ec2types.RequestLaunchTemplateData{TagSpecifications: []ec2types.LaunchTemplateTagSpecificationRequest{{ResourceType: ec2types.ResourceTypeLaunchTemplate}}}, nil},
 		{"template tag spec type", "tags2", "InvalidParameterValue", "'instance' is not a valid taggable resource type", &ec2types.RequestLaunchTemplateData{},
 			[]ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeInstance}}},
-		{"unknown instance type", "itype", "InvalidParameterValue", "g9.xlarge", &ec2types.RequestLaunchTemplateData{InstanceType: "g9.xlarge"}, nil},
-		{"hop limit", "hop", "InvalidParameterValue", "HttpPutResponseHopLimit",
-			&ec2types.RequestLaunchTemplateData{MetadataOptions: &ec2types.LaunchTemplateInstanceMetadataOptionsRequest{HttpPutResponseHopLimit: aws.Int32(65)}}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,6 +116,37 @@ func TestEC2_CreateLaunchTemplate_Errors(t *testing.T) {
 	}
 	if lts := sim.LaunchTemplates(""); len(lts) != 1 {
 		t.Fatalf("failed creates stored templates: %d", len(lts))
+	}
+}
+
+// EC2 API Reference: CreateLaunchTemplate — data that would launch no instance (an instance type
+// the region does not offer, a hop limit out of range) is no error: EC2 creates the template and
+// returns a Warning for each problem, and a node group on it fails with
+// Ec2LaunchTemplateInvalidConfiguration.
+func TestEC2_CreateLaunchTemplate_Warnings(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	c, e := eksClient(sim, "us-east-1"), ec2Client(sim, "us-east-1")
+	out, err := e.CreateLaunchTemplate(ctxT(t), &ec2.CreateLaunchTemplateInput{LaunchTemplateName: aws.String("warned"), LaunchTemplateData: &ec2types.RequestLaunchTemplateData{
+		InstanceType:    "g9.xlarge",
+		MetadataOptions: &ec2types.LaunchTemplateInstanceMetadataOptionsRequest{HttpPutResponseHopLimit: aws.Int32(65)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := out.Warning; w == nil || len(w.Errors) != 2 || aws.ToString(w.Errors[0].Code) != "InvalidInstanceType" || !strings.Contains(aws.ToString(w.Errors[0].Message), "g9.xlarge") ||
+		!strings.Contains(aws.ToString(w.Errors[1].Message), "HttpPutResponseHopLimit") {
+		t.Fatalf("warning = %+v", out.Warning)
+	}
+	in := gpuNodegroup("gpu-lt")
+	in.InstanceTypes = nil
+	in.LaunchTemplate = &ekstypes.LaunchTemplateSpecification{Id: out.LaunchTemplate.LaunchTemplateId, Version: aws.String("1")}
+	if _, err := c.CreateNodegroup(ctxT(t), in); err != nil {
+		t.Fatal(err)
+	}
+	ng := waitSettled(t, c, "ml", "gpu-lt")
+	if ng.Status != ekstypes.NodegroupStatusCreateFailed || ng.Health.Issues[0].Code != ekstypes.NodegroupIssueCodeEc2LaunchTemplateInvalidConfiguration {
+		t.Fatalf("node group = %+v", ng)
 	}
 }
 

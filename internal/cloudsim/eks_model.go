@@ -166,6 +166,37 @@ const (
 	updFailed     = "Failed"
 )
 
+// nodegroupIssueCodes are the health issue codes EKS reports on node groups (EKS API Reference:
+// Issue.code; aws-sdk-go-v2 service/eks types NodegroupIssueCode). There is no
+// "Ec2InsufficientSpotCapacity": a Spot shortage is AsgInstanceLaunchFailures (IssueSpotCapacity).
+var nodegroupIssueCodes = []string{"AutoScalingGroupNotFound", "AutoScalingGroupInvalidConfiguration", "Ec2SecurityGroupNotFound",
+	"Ec2SecurityGroupDeletionFailure", "Ec2LaunchTemplateNotFound", "Ec2LaunchTemplateVersionMismatch", "Ec2SubnetNotFound",
+	"Ec2SubnetInvalidConfiguration", "IamInstanceProfileNotFound", "Ec2SubnetMissingIpv6Assignment", "IamLimitExceeded",
+	"IamNodeRoleNotFound", "NodeCreationFailure", "AsgInstanceLaunchFailures", "InstanceLimitExceeded", "InsufficientFreeAddresses",
+	"AccessDenied", "InternalFailure", "ClusterUnreachable", "AmiIdNotFound", "AutoScalingGroupOptInRequired",
+	"AutoScalingGroupRateLimitExceeded", "Ec2LaunchTemplateDeletionFailure", "Ec2LaunchTemplateInvalidConfiguration",
+	"Ec2LaunchTemplateMaxLimitExceeded", "Ec2SubnetListTooLong", "IamThrottling", "NodeTerminationFailure", "PodEvictionFailure",
+	"SourceEc2LaunchTemplateNotFound", "LimitExceeded", "Unknown", "AutoScalingGroupInstanceRefreshActive", "KubernetesLabelInvalid",
+	"Ec2LaunchTemplateVersionMaxLimitExceeded", "Ec2InstanceTypeDoesNotExist"}
+
+// updateErrorCodes are the codes of a failed update's errors (EKS API Reference: ErrorDetail.errorCode).
+var updateErrorCodes = []string{"SubnetNotFound", "SecurityGroupNotFound", "EniLimitReached", "IpNotAvailable", "AccessDenied",
+	"OperationNotPermitted", "VpcIdNotFound", "Unknown", "NodeCreationFailure", "PodEvictionFailure", "InsufficientFreeAddresses",
+	"ClusterUnreachable", "InsufficientNumberOfReplicas", "ConfigurationConflict", "AdmissionRequestDenied",
+	"UnsupportedAddonModification", "K8sResourceNotFound"}
+
+// updateErrorCode is the update error code a health issue code maps to: itself where both enums
+// have it, NodeCreationFailure for instances that could not be launched, else Unknown.
+func updateErrorCode(issueCode string) string {
+	switch {
+	case contains(updateErrorCodes, issueCode):
+		return issueCode
+	case issueCode == "AsgInstanceLaunchFailures" || issueCode == "InstanceLimitExceeded":
+		return "NodeCreationFailure"
+	}
+	return "Unknown"
+}
+
 // clone returns a deep copy, so that callers can never mutate stored state.
 func (n *Nodegroup) clone() Nodegroup {
 	var c Nodegroup

@@ -60,13 +60,39 @@ func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	release, aerr := s.releaseFor(c.region, cl, v, firstNonEmpty(in.AmiType, defaultAMIType(in.InstanceTypes, lt)), cl.Version, in.ReleaseVersion, "")
+	if aerr != nil {
+		return nil, aerr
+	}
+	in.ReleaseVersion = release
 	if s.w.Nodegroups[key] != nil {
 		return nil, eksInUse(clusterName, in.NodegroupName, "NodeGroup already exists with name %s and cluster name %s", in.NodegroupName, clusterName)
 	}
+	if n, quota := len(s.nodegroupsOf(c.region, clusterName)), v.seed.quotas().NodegroupsPerCluster; n >= quota {
+		// EKS service quota "Managed node groups per cluster" (L-6D54EA21).
+		return nil, &apiError{status: 400, code: "ResourceLimitExceededException",
+			message: fmt.Sprintf("Cluster %s already has %d managed node groups, the limit of managed node groups per cluster (%d)", clusterName, n, quota),
+			fields:  map[string]string{"clusterName": clusterName, "nodegroupName": in.NodegroupName}}
+	}
 	r := &ngRecord{Region: c.region, ClientToken: in.ClientRequestToken,
 		Nodegroup: buildNodegroup(c.region, cl, &in, lt, c.now), Due: c.now.Add(s.opts.TransitionDelay)}
-	if c.failed != nil {
+	r.InstanceTypes, r.Zones = cloneStrings(r.Nodegroup.InstanceTypes), v.zonesOf(in.Subnets)
+	if lt != nil {
+		r.Reservation = lt.capacityReservationID
+		if lt.instanceType != "" {
+			r.InstanceTypes = []string{lt.instanceType}
+		}
+	}
+	switch unknown := v.unknownInstanceTypes(r.InstanceTypes); {
+	case c.failed != nil:
 		r.FailIssues = issuesOrDefault(c.failed.HealthIssues, IssueInsufficientCapacity, r.Nodegroup.Resources)
+	case lt != nil && len(lt.warnings) > 0:
+		r.FailIssues = launchTemplateIssues(lt.warnings, r.Nodegroup.Resources)
+	case len(unknown) > 0:
+		// EKS takes the request and fails the node group (EKS API Reference: Issue, code
+		// Ec2InstanceTypeDoesNotExist).
+		r.FailIssues = issuesOrDefault([]HealthIssue{{Code: "Ec2InstanceTypeDoesNotExist",
+			Message: "The following supplied instance types do not exist: [" + strings.Join(unknown, ", ") + "]"}}, HealthIssue{}, r.Nodegroup.Resources)
 	}
 	s.w.Nodegroups[key] = r
 	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
@@ -82,7 +108,7 @@ func buildNodegroup(region string, cl *EKSClusterSeed, in *eksCreateNodegroupInp
 		NodegroupArn:     fmt.Sprintf("arn:aws:eks:%s:%s:nodegroup/%s/%s/%s", region, AccountID, cl.Name, in.NodegroupName, id),
 		ClusterName:      cl.Name,
 		Version:          firstNonEmpty(in.Version, cl.Version),
-		ReleaseVersion:   firstNonEmpty(in.ReleaseVersion, clusterReleaseVersion(cl)),
+		ReleaseVersion:   in.ReleaseVersion,
 		CreatedAt:        epoch(now),
 		ModifiedAt:       epoch(now),
 		Status:           ngCreating,
@@ -205,13 +231,9 @@ func (s *Sim) eksDescribeNodegroup(c *call) ([]byte, *apiError) {
 	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
 }
 
-// EKS API Reference: ListNodegroups. Node groups being deleted are listed until they are gone.
-func (s *Sim) eksListNodegroups(c *call) ([]byte, *apiError) {
-	cluster := c.labels["clusterName"]
-	if _, aerr := s.eksCluster(c.region, cluster); aerr != nil {
-		return nil, aerr
-	}
-	prefix := ngKey(c.region, cluster, "")
+// nodegroupsOf are the names of a cluster's node groups, sorted, those being deleted included.
+func (s *Sim) nodegroupsOf(region, cluster string) []string {
+	prefix := ngKey(region, cluster, "")
 	var names []string
 	for key, r := range s.w.Nodegroups {
 		if strings.HasPrefix(key, prefix) {
@@ -219,7 +241,16 @@ func (s *Sim) eksListNodegroups(c *call) ([]byte, *apiError) {
 		}
 	}
 	sort.Strings(names)
-	pageNames, next, aerr := paginate(names, c.query, cluster, "")
+	return names
+}
+
+// EKS API Reference: ListNodegroups. Node groups being deleted are listed until they are gone.
+func (s *Sim) eksListNodegroups(c *call) ([]byte, *apiError) {
+	cluster := c.labels["clusterName"]
+	if _, aerr := s.eksCluster(c.region, cluster); aerr != nil {
+		return nil, aerr
+	}
+	pageNames, next, aerr := paginate(s.nodegroupsOf(c.region, cluster), c.query, cluster, "")
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -364,6 +395,12 @@ func (s *Sim) startUpdate(c *call, r *ngRecord, typ string, ch ngChange, params 
 		Update: Update{ID: newUUID(), Status: updInProgress, Type: typ, Params: params, CreatedAt: epoch(c.now), Errors: []ErrorDetail{}}}
 	if c.failed != nil {
 		u.FailIssues = issuesOrDefault(c.failed.HealthIssues, IssueInsufficientCapacity, r.Nodegroup.Resources)
+	} else if warnings := s.w.launchTemplateWarnings(c.region, ch.LaunchTemplate); len(warnings) > 0 {
+		u.FailIssues = launchTemplateIssues(warnings, r.Nodegroup.Resources)
+	} else if typ == "VersionUpdate" && ch.replacesNodes(r.Nodegroup) {
+		if msg := s.w.surgeFails(ngKey(c.region, r.Nodegroup.ClusterName, r.Nodegroup.NodegroupName), r); msg != "" {
+			u.FailIssues = issuesOrDefault([]HealthIssue{{Code: "NodeCreationFailure", Message: msg}}, HealthIssue{}, r.Nodegroup.Resources)
+		}
 	}
 	s.w.Updates[u.Update.ID] = u
 	r.UpdateID = u.Update.ID
@@ -397,8 +434,17 @@ func (w *world) finishNodegroup(key string, r *ngRecord) {
 	switch ng.Status {
 	case ngCreating:
 		ng.Status = ngActive
-		if len(r.FailIssues) > 0 {
+		var degrade, notice []HealthIssue
+		if len(r.FailIssues) == 0 && r.Reservation != "" {
+			r.FailIssues, degrade, notice = w.reservationLaunch(key, r, r.Due)
+		}
+		switch {
+		case len(r.FailIssues) > 0:
 			ng.Status, ng.Health.Issues = ngCreateFailed, r.FailIssues
+		case len(degrade) > 0:
+			ng.Status, ng.Health.Issues = ngDegraded, degrade
+		case len(notice) > 0:
+			ng.Health.Issues = notice
 		}
 	case ngUpdating:
 		w.finishUpdate(r)
@@ -428,13 +474,54 @@ func (w *world) finishUpdate(r *ngRecord) {
 	if len(u.FailIssues) > 0 {
 		u.Update.Status = updFailed
 		for _, is := range u.FailIssues {
-			u.Update.Errors = append(u.Update.Errors, ErrorDetail{ErrorCode: is.Code, ErrorMessage: is.Message, ResourceIDs: is.ResourceIDs})
+			u.Update.Errors = append(u.Update.Errors, ErrorDetail{ErrorCode: updateErrorCode(is.Code), ErrorMessage: is.Code + ": " + is.Message, ResourceIDs: is.ResourceIDs})
 		}
 		ng.Status, ng.Health.Issues = ngDegraded, u.FailIssues
 		return
 	}
 	u.Update.Status = updSuccessful
 	u.Change.apply(ng)
+	if len(r.Degraded) > 0 {
+		// The update succeeded, but what degraded the node group has not gone away.
+		ng.Status, ng.Health.Issues = ngDegraded, cloneIssues(r.Degraded)
+	}
+}
+
+func cloneIssues(issues []HealthIssue) []HealthIssue {
+	out := make([]HealthIssue, len(issues))
+	for i, is := range issues {
+		out[i] = HealthIssue{Code: is.Code, Message: is.Message, ResourceIDs: cloneStrings(is.ResourceIDs)}
+	}
+	return out
+}
+
+// launchTemplateIssues is how EKS reports a launch template version EC2 created with warnings: no
+// instance launches from it (EKS API Reference: Issue, code Ec2LaunchTemplateInvalidConfiguration).
+func launchTemplateIssues(warnings []string, res *NodegroupResources) []HealthIssue {
+	return issuesOrDefault([]HealthIssue{{Code: "Ec2LaunchTemplateInvalidConfiguration", Message: strings.Join(warnings, "; ")}}, HealthIssue{}, res)
+}
+
+// launchTemplateWarnings are EC2's warnings on the launch template version spec names.
+func (w *world) launchTemplateWarnings(region string, spec *LaunchTemplateSpec) []string {
+	if spec == nil {
+		return nil
+	}
+	r := w.launchTemplate(region, spec.ID, spec.Name)
+	if r == nil {
+		return nil
+	}
+	if v := r.LaunchTemplate.version(spec.Version); v != nil {
+		return v.Warnings
+	}
+	return nil
+}
+
+// replacesNodes reports a version update that rolls every node: a new launch template version,
+// Kubernetes version or AMI release ("When you update your node group to a different version of
+// your launch template, all nodes in the group are recycled", EKS User Guide, launch-templates).
+func (ch *ngChange) replacesNodes(ng Nodegroup) bool {
+	return (ch.LaunchTemplate != nil && ng.LaunchTemplate != nil && ch.LaunchTemplate.Version != ng.LaunchTemplate.Version) ||
+		(ch.Version != "" && ch.Version != ng.Version) || (ch.ReleaseVersion != "" && ch.ReleaseVersion != ng.ReleaseVersion)
 }
 
 func (ch *ngChange) apply(ng *Nodegroup) {

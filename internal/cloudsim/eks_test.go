@@ -2,6 +2,7 @@ package cloudsim
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -159,7 +160,14 @@ func TestEKS_CreateNodegroup_InvalidParameterException(t *testing.T) {
 		{"capacity type", func(in *eks.CreateNodegroupInput) { in.CapacityType = "SPOTTY" }, "Member must satisfy enum value set: [ON_DEMAND, SPOT, CAPACITY_BLOCK]"},
 		{"ami type", func(in *eks.CreateNodegroupInput) { in.AmiType = "AL2023_GPU" }, "at 'amiType'"},
 		{"ARM AMI for x86 GPU", func(in *eks.CreateNodegroupInput) { in.AmiType = ekstypes.AMITypesAl2023Arm64Standard }, "[g5.xlarge] is not a valid instance type for requested amiType AL2023_ARM_64_STANDARD"},
-		{"unknown instance type", func(in *eks.CreateNodegroupInput) { in.InstanceTypes = []string{"g5.xlarge", "g9.xlarge"} }, "The following supplied instance types do not exist: [g9.xlarge]"},
+		{"label value with '+'", func(in *eks.CreateNodegroupInput) {
+			in.Labels = map[string]string{"nvidia.com/mig.config": "all-1g.10gb+me"}
+		}, `Invalid value: "all-1g.10gb+me"`},
+		{"version older than cluster", func(in *eks.CreateNodegroupInput) { in.Version = aws.String("1.30") }, "can only be created at the cluster's Kubernetes version 1.31"},
+		{"release of another version", func(in *eks.CreateNodegroupInput) { in.ReleaseVersion = aws.String("1.30.9-20250101") }, "not valid for Kubernetes version 1.31"},
+		{"more nodes than a node group takes", func(in *eks.CreateNodegroupInput) {
+			in.ScalingConfig = &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(451), DesiredSize: aws.Int32(0)}
+		}, "exceeds the limit of 450 nodes per managed node group"},
 		{"instance type not offered in subnet zones", func(in *eks.CreateNodegroupInput) {
 			in.InstanceTypes, in.Subnets = []string{"p5.48xlarge"}, []string{"subnet-0b1b1b1b1b1b1b1b1"}
 		}, "not offered in any of the requested availability zones [us-east-1b]"},
@@ -330,6 +338,126 @@ func TestEKS_CreateNodegroup_CapacityBlock(t *testing.T) {
 	in.NodegroupName, in.LaunchTemplate = aws.String("gpu-odcr"), &ekstypes.LaunchTemplateSpecification{Name: aws.String("odcr-lt")}
 	_, err := c.CreateNodegroup(ctxT(t), in)
 	wantAPIError(t, err, "InvalidParameterException", "is not a Capacity Block")
+
+	// The instance type belongs in the template, never in the request; the subnets in the block's zone.
+	noType := data("cr-0cb0cb0cb0cb00001")
+	noType.InstanceType = ""
+	createLaunchTemplate(t, e, "cb-notype", noType)
+	in.NodegroupName, in.LaunchTemplate = aws.String("gpu-cb2"), &ekstypes.LaunchTemplateSpecification{Name: aws.String("cb-notype")}
+	_, err = c.CreateNodegroup(ctxT(t), in)
+	wantAPIError(t, err, "InvalidParameterException", "a CapacityReservationTarget and an InstanceType")
+	in.InstanceTypes = []string{"p5.48xlarge"}
+	_, err = c.CreateNodegroup(ctxT(t), in)
+	wantAPIError(t, err, "InvalidParameterException", "a CapacityReservationTarget and an InstanceType")
+	in.InstanceTypes, in.LaunchTemplate = []string{"p5.48xlarge"}, &ekstypes.LaunchTemplateSpecification{Name: aws.String("cb-lt")}
+	_, err = c.CreateNodegroup(ctxT(t), in)
+	wantAPIError(t, err, "InvalidRequestException", "Cannot specify instance types in launch template and API request")
+	in.InstanceTypes, in.Subnets = nil, []string{"subnet-0c1c1c1c1c1c1c1c1", "subnet-0a1a1a1a1a1a1a1a1"}
+	_, err = c.CreateNodegroup(ctxT(t), in)
+	wantAPIError(t, err, "InvalidParameterException", "Availability Zone of Capacity Block cr-0cb0cb0cb0cb00001 (us-east-1c), not us-east-1a")
+
+	// No version update with nodes on the block; at its end EKS scales the node group to 0.
+	_, err = c.UpdateNodegroupVersion(ctxT(t), &eks.UpdateNodegroupVersionInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-cb"), Version: aws.String("1.31")})
+	wantAPIError(t, err, "InvalidRequestException", "set its desired size to 0")
+	if err := sim.EndCapacityBlock("us-east-1", "cr-0cb0cb0cb0cb00001"); err != nil {
+		t.Fatal(err)
+	}
+	if ng := describeNodegroup(t, c, "ml", "gpu-cb"); *ng.ScalingConfig.DesiredSize != 0 || *ng.ScalingConfig.MinSize != 0 {
+		t.Fatalf("after the block's end: %+v, want size 0", ng.ScalingConfig)
+	}
+}
+
+// EC2 launches into an ODCR only what matches it (instance type, zone) while it has room; an update
+// that replaces the nodes needs room for its surge unless its strategy is MINIMAL.
+func TestEKS_NodegroupOnCapacityReservation(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	c, e := eksClient(sim, "us-east-1"), ec2Client(sim, "us-east-1")
+	const odcr = "cr-0a1b2c3d4e5f60001" // p5.48xlarge in us-east-1a, 2 instances
+	target := func(instanceType ec2types.InstanceType) *ec2types.RequestLaunchTemplateData {
+		return &ec2types.RequestLaunchTemplateData{InstanceType: instanceType, CapacityReservationSpecification: &ec2types.LaunchTemplateCapacityReservationSpecificationRequest{
+			CapacityReservationTarget: &ec2types.CapacityReservationTarget{CapacityReservationId: aws.String(odcr)}}}
+	}
+	lt := createLaunchTemplate(t, e, "odcr-lt", target(ec2types.InstanceTypeP548xlarge))
+	createLaunchTemplate(t, e, "odcr-g5", target(ec2types.InstanceTypeG5Xlarge))
+	on := func(name, template string, subnets ...string) *eks.CreateNodegroupInput {
+		in := gpuNodegroup(name)
+		in.InstanceTypes, in.Subnets = nil, subnets
+		in.LaunchTemplate = &ekstypes.LaunchTemplateSpecification{Name: aws.String(template)}
+		return in
+	}
+	activeNodegroup(t, c, on("full", "odcr-lt", "subnet-0a1a1a1a1a1a1a1a1"))
+	out, err := e.DescribeCapacityReservations(ctxT(t), &ec2.DescribeCapacityReservationsInput{CapacityReservationIds: []string{odcr}})
+	if err != nil || aws.ToInt32(out.CapacityReservations[0].AvailableInstanceCount) != 0 {
+		t.Fatalf("the node group's 2 instances use the ODCR up: %+v %v", out, err)
+	}
+	createNodegroup(t, c, on("more", "odcr-lt", "subnet-0a1a1a1a1a1a1a1a1"))
+	if ng := waitSettled(t, c, "ml", "more"); ng.Status != ekstypes.NodegroupStatusDegraded || !strings.Contains(aws.ToString(ng.Health.Issues[0].Message), "ReservationCapacityExceeded") {
+		t.Fatalf("a node group beyond the reservation = %+v", ng)
+	}
+	createNodegroup(t, c, on("wrongtype", "odcr-g5", "subnet-0a1a1a1a1a1a1a1a1"))
+	if ng := waitSettled(t, c, "ml", "wrongtype"); ng.Status != ekstypes.NodegroupStatusCreateFailed || !strings.Contains(aws.ToString(ng.Health.Issues[0].Message), "does not match") {
+		t.Fatalf("a node group of another instance type = %+v", ng)
+	}
+	createNodegroup(t, c, on("elsewhere", "odcr-lt", "subnet-0c1c1c1c1c1c1c1c1"))
+	if ng := waitSettled(t, c, "ml", "elsewhere"); ng.Status != ekstypes.NodegroupStatusCreateFailed || !strings.Contains(aws.ToString(ng.Health.Issues[0].Message), "none of the node group's subnets") {
+		t.Fatalf("a node group outside the reservation's zone = %+v", ng)
+	}
+
+	// A new template version rolls the nodes: DEFAULT needs surge room the ODCR does not have.
+	if _, err := e.CreateLaunchTemplateVersion(ctxT(t), &ec2.CreateLaunchTemplateVersionInput{LaunchTemplateId: lt.LaunchTemplateId, SourceVersion: aws.String("1"),
+		LaunchTemplateData: &ec2types.RequestLaunchTemplateData{UserData: aws.String("IyEvYmluL2Jhc2g=")}}); err != nil {
+		t.Fatal(err)
+	}
+	roll := func() *ekstypes.Update {
+		out, err := c.UpdateNodegroupVersion(ctxT(t), &eks.UpdateNodegroupVersionInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("full"),
+			Version: aws.String("1.31"), LaunchTemplate: &ekstypes.LaunchTemplateSpecification{Id: lt.LaunchTemplateId, Version: aws.String("2")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitSettled(t, c, "ml", "full")
+		du, err := c.DescribeUpdate(ctxT(t), &eks.DescribeUpdateInput{Name: aws.String("ml"), UpdateId: out.Update.Id, NodegroupName: aws.String("full")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return du.Update
+	}
+	if u := roll(); u.Status != ekstypes.UpdateStatusFailed || u.Errors[0].ErrorCode != ekstypes.ErrorCodeNodeCreationFailure {
+		t.Fatalf("a DEFAULT rollout on a full ODCR = %+v", u)
+	}
+	if _, err := c.UpdateNodegroupConfig(ctxT(t), &eks.UpdateNodegroupConfigInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("full"),
+		UpdateConfig: &ekstypes.NodegroupUpdateConfig{MaxUnavailable: aws.Int32(1), UpdateStrategy: ekstypes.NodegroupUpdateStrategiesMinimal}}); err != nil {
+		t.Fatal(err)
+	}
+	waitSettled(t, c, "ml", "full")
+	if u := roll(); u.Status != ekstypes.UpdateStatusSuccessful {
+		t.Fatalf("a MINIMAL rollout on a full ODCR = %+v", u)
+	}
+}
+
+// A node group DEGRADED for a lasting reason stays DEGRADED through a successful update, until the
+// cause goes away.
+func TestEKS_PersistentDegradation(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	c := eksClient(sim, "us-east-1")
+	activeNodegroup(t, c, gpuNodegroup("gpu-od"))
+	if err := sim.DegradeNodegroup("us-east-1", "ml", "gpu-od", HealthIssue{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets has no free addresses."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateNodegroupConfig(ctxT(t), &eks.UpdateNodegroupConfigInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-od"),
+		Labels: &ekstypes.UpdateLabelsPayload{AddOrUpdateLabels: map[string]string{"team": "ml"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ng := waitSettled(t, c, "ml", "gpu-od"); ng.Status != ekstypes.NodegroupStatusDegraded || ng.Labels["team"] != "ml" || ng.Health.Issues[0].Code != "InsufficientFreeAddresses" {
+		t.Fatalf("after the update = %+v", ng)
+	}
+	if err := sim.RecoverNodegroup("us-east-1", "ml", "gpu-od"); err != nil {
+		t.Fatal(err)
+	}
+	if ng := describeNodegroup(t, c, "ml", "gpu-od"); ng.Status != ekstypes.NodegroupStatusActive || len(ng.Health.Issues) != 0 {
+		t.Fatalf("after recovery = %+v", ng)
+	}
 }
 
 // EKS API Reference: UpdateNodegroupConfig — an Update of type ConfigUpdate, InProgress then
@@ -421,8 +549,9 @@ func TestEKS_UpdateNodegroupConfig_InvalidOrConcurrent(t *testing.T) {
 	wantAPIError(t, err, "ResourceNotFoundException", "No node group found for name: nope.")
 }
 
-// EKS API Reference: UpdateNodegroupVersion — a VersionUpdate to a new launch template version,
-// and to the cluster's version and latest release when nothing is given.
+// EKS API Reference: UpdateNodegroupVersion — a VersionUpdate to a new launch template version;
+// without a release version the node group gets the latest AMI release of its Kubernetes version,
+// launch template or not; no roll back of the Kubernetes version or the AMI release.
 func TestEKS_UpdateNodegroupVersion_LaunchTemplateVersionAndRelease(t *testing.T) {
 	t.Parallel()
 	sim := newSim(t)
@@ -431,14 +560,18 @@ func TestEKS_UpdateNodegroupVersion_LaunchTemplateVersionAndRelease(t *testing.T
 	in := gpuNodegroup("gpu-lt")
 	in.InstanceTypes = nil
 	in.LaunchTemplate = &ekstypes.LaunchTemplateSpecification{Id: lt.LaunchTemplateId, Version: aws.String("1")}
-	in.Version, in.ReleaseVersion = aws.String("1.30"), aws.String("1.30.9-20250101")
-	activeNodegroup(t, c, in)
+	if ng := activeNodegroup(t, c, in); *ng.Version != "1.31" || *ng.ReleaseVersion != "1.31.7-20250620" {
+		t.Fatalf("created at %s %s, want the cluster's version and latest release", *ng.Version, *ng.ReleaseVersion)
+	}
 	if _, err := e.CreateLaunchTemplateVersion(ctxT(t), &ec2.CreateLaunchTemplateVersionInput{LaunchTemplateId: lt.LaunchTemplateId,
 		SourceVersion: aws.String("1"), LaunchTemplateData: &ec2types.RequestLaunchTemplateData{UserData: aws.String("IyEvYmluL2Jhc2g=")}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := sim.PublishAMIRelease("us-east-1", "1.31", "1.31.9-20250801"); err != nil {
+		t.Fatal(err)
+	}
 	out, err := c.UpdateNodegroupVersion(ctxT(t), &eks.UpdateNodegroupVersionInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-lt"),
-		LaunchTemplate: &ekstypes.LaunchTemplateSpecification{Id: lt.LaunchTemplateId, Version: aws.String("$Latest")}})
+		Version: aws.String("1.31"), LaunchTemplate: &ekstypes.LaunchTemplateSpecification{Id: lt.LaunchTemplateId, Version: aws.String("$Latest")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,24 +581,62 @@ func TestEKS_UpdateNodegroupVersion_LaunchTemplateVersionAndRelease(t *testing.T
 	if err := waitNodegroupActive(t, c, "ml", "gpu-lt"); err != nil {
 		t.Fatal(err)
 	}
-	if ng := describeNodegroup(t, c, "ml", "gpu-lt"); *ng.LaunchTemplate.Version != "2" || *ng.Version != "1.30" {
-		t.Fatalf("after launch template update: %+v version %s", ng.LaunchTemplate, *ng.Version)
+	if ng := describeNodegroup(t, c, "ml", "gpu-lt"); *ng.LaunchTemplate.Version != "2" || *ng.Version != "1.31" || *ng.ReleaseVersion != "1.31.9-20250801" {
+		t.Fatalf("after a launch template update without a release: %+v version %s release %s, want the latest release", ng.LaunchTemplate, *ng.Version, *ng.ReleaseVersion)
 	}
-	if _, err := c.UpdateNodegroupVersion(ctxT(t), &eks.UpdateNodegroupVersionInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-lt")}); err != nil {
-		t.Fatal(err)
-	}
-	if err := waitNodegroupActive(t, c, "ml", "gpu-lt"); err != nil {
-		t.Fatal(err)
-	}
-	if ng := describeNodegroup(t, c, "ml", "gpu-lt"); *ng.Version != "1.31" || *ng.ReleaseVersion != "1.31.7-20250620" {
-		t.Fatalf("after version update: %s %s", *ng.Version, *ng.ReleaseVersion)
-	}
+	_, err = c.UpdateNodegroupVersion(ctxT(t), &eks.UpdateNodegroupVersionInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-lt"),
+		Version: aws.String("1.31"), ReleaseVersion: aws.String("1.31.7-20250620")})
+	wantAPIError(t, err, "InvalidParameterException", "cannot roll back a node group from AMI release 1.31.9-20250801")
+	_, err = c.UpdateNodegroupVersion(ctxT(t), &eks.UpdateNodegroupVersionInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-lt"), Version: aws.String("1.30")})
+	wantAPIError(t, err, "InvalidParameterException", "cannot roll back a node group from Kubernetes 1.31")
 	other := createLaunchTemplate(t, e, "other-lt", &ec2types.RequestLaunchTemplateData{InstanceType: ec2types.InstanceTypeG5Xlarge})
 	_, err = c.UpdateNodegroupVersion(ctxT(t), &eks.UpdateNodegroupVersionInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-lt"),
 		LaunchTemplate: &ekstypes.LaunchTemplateSpecification{Id: other.LaunchTemplateId}})
 	wantAPIError(t, err, "InvalidParameterException", "cannot change the launch template")
 	_, err = c.UpdateNodegroupVersion(ctxT(t), &eks.UpdateNodegroupVersionInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-lt"), Version: aws.String("1.33")})
 	wantAPIError(t, err, "InvalidParameterException", "Requested Nodegroup version 1.33 is invalid")
+}
+
+// EKS takes a request with an instance type the region does not offer and fails the node group:
+// CREATE_FAILED with Ec2InstanceTypeDoesNotExist (EKS API Reference: Issue).
+func TestEKS_CreateNodegroup_UnknownInstanceTypeFails(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	c := eksClient(sim, "us-east-1")
+	in := gpuNodegroup("gpu-od")
+	in.InstanceTypes = []string{"g5.xlarge", "g9.xlarge"}
+	createNodegroup(t, c, in)
+	ng := waitSettled(t, c, "ml", "gpu-od")
+	if ng.Status != ekstypes.NodegroupStatusCreateFailed || ng.Health.Issues[0].Code != ekstypes.NodegroupIssueCodeEc2InstanceTypeDoesNotExist ||
+		!strings.Contains(aws.ToString(ng.Health.Issues[0].Message), "[g9.xlarge]") {
+		t.Fatalf("node group = %+v", ng)
+	}
+}
+
+// EKS service quotas: at most 30 managed node groups per cluster (ResourceLimitExceededException),
+// unless the seed raises the quota (the example seed does, to 100).
+func TestEKS_CreateNodegroup_NodegroupQuota(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t, func(o *Options) { o.Seed.AWS.Regions["us-east-1"].EKSQuotas = nil })
+	c := eksClient(sim, "us-east-1")
+	for i := range 30 {
+		createNodegroup(t, c, gpuNodegroup(fmt.Sprintf("gpu-%02d", i)))
+	}
+	_, err := c.CreateNodegroup(ctxT(t), gpuNodegroup("gpu-30"))
+	wantAPIError(t, err, "ResourceLimitExceededException", "limit of managed node groups per cluster (30)")
+}
+
+// Amazon Linux 2 AMIs end with Kubernetes 1.32: no AL2 node group on a 1.33 cluster.
+func TestEKS_CreateNodegroup_NoAL2After132(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t, func(o *Options) {
+		o.Seed.AWS.Regions["us-east-1"].Clusters = append(o.Seed.AWS.Regions["us-east-1"].Clusters, EKSClusterSeed{Name: "new", Version: "1.33"})
+	})
+	c := eksClient(sim, "us-east-1")
+	in := gpuNodegroup("gpu-od")
+	in.ClusterName, in.AmiType = aws.String("new"), ekstypes.AMITypesAl2X8664Gpu
+	_, err := c.CreateNodegroup(ctxT(t), in)
+	wantAPIError(t, err, "InvalidParameterException", "AL2_x86_64_GPU is not supported for Kubernetes version 1.33")
 }
 
 // EKS API Reference: DescribeUpdate — ResourceNotFoundException for an unknown update id.

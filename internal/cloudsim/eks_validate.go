@@ -81,6 +81,9 @@ func (v *eksValidator) scaling(sc *ScalingConfig) *apiError {
 		return v.invalid("Minimum capacity %d can't be greater than desired size %d", minSize, desired)
 	case desired > maxSize:
 		return v.invalid("desiredSize can't be greater than maxSize")
+	case int(maxSize) > v.seed.quotas().NodesPerNodegroup:
+		// EKS service quota "Nodes per managed node group" (L-BD136A63).
+		return v.invalid("maxSize %d exceeds the limit of %d nodes per managed node group", maxSize, v.seed.quotas().NodesPerNodegroup)
 	}
 	return nil
 }
@@ -138,7 +141,14 @@ func (v *eksValidator) taint(t Taint) *apiError {
 	return nil
 }
 
-// EKS API Reference: CreateNodegroup — labels: key 1–63 characters, value 1–63 characters.
+// k8sLabelValueRE is the Kubernetes label value syntax (k8s.io/apimachinery validation
+// IsValidLabelValue), which EKS applies to node group labels: "Invalid value: …: field must consist of
+// alphanumeric characters, '-', '_' or '.'" (aws-controllers-k8s/community#2208; EKS health issue code
+// KubernetesLabelInvalid). A MIG profile such as 1g.10gb+me is no label value.
+var k8sLabelValueRE = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
+
+// EKS API Reference: CreateNodegroup — labels: key 1–63 characters, value 1–63 characters, in the
+// Kubernetes label syntax.
 func (v *eksValidator) labels(ls map[string]string) *apiError {
 	for _, k := range sortedKeys(ls) {
 		if err := v.labelKey(k); err != nil {
@@ -146,6 +156,9 @@ func (v *eksValidator) labels(ls map[string]string) *apiError {
 		}
 		if val := ls[k]; len(val) < 1 || len(val) > 63 {
 			return v.invalid("Label value %q for key %s is invalid: the value must be 1-63 characters long", val, k)
+		}
+		if val := ls[k]; !k8sLabelValueRE.MatchString(val) {
+			return v.invalid("Invalid value: %q: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (label %s)", val, k)
 		}
 	}
 	return nil
@@ -221,28 +234,43 @@ func (v *eksValidator) updateConfig(uc *NodegroupUpdateConfig) *apiError {
 	return nil
 }
 
-// instanceTypes checks the types exist in the region (EC2 offerings of the seed) and that each
-// is offered in at least one of the node group's availability zones. EKS API Reference:
-// CreateNodegroup — instanceTypes, up to 20.
+// instanceTypes checks the number of types (EKS API Reference: CreateNodegroup — instanceTypes, up
+// to 20) and that each type the region offers is offered in at least one of the node group's
+// availability zones. A type the region does not offer at all is not rejected here: EKS takes the
+// request and the node group ends CREATE_FAILED with Ec2InstanceTypeDoesNotExist (see
+// unknownInstanceTypes).
 func (v *eksValidator) instanceTypes(types []string, zones []string) *apiError {
 	if len(types) > 20 {
 		return v.invalid("The number of instance types (%d) exceeds the limit of 20", len(types))
 	}
+	for _, t := range types {
+		if v.seed.offeredInRegion(t) && !offeredInAny(v.seed, t, zones) {
+			return v.invalid("Instance type %s is not offered in any of the requested availability zones [%s]", t, strings.Join(uniqSorted(zones), ", "))
+		}
+	}
+	return nil
+}
+
+// unknownInstanceTypes are the types the region does not offer.
+func (v *eksValidator) unknownInstanceTypes(types []string) []string {
 	var unknown []string
 	for _, t := range types {
 		if !v.seed.offeredInRegion(t) {
 			unknown = append(unknown, t)
 		}
 	}
-	if len(unknown) > 0 {
-		return v.invalid("The following supplied instance types do not exist: [%s]", strings.Join(unknown, ", "))
-	}
-	for _, t := range types {
-		if !offeredInAny(v.seed, t, zones) {
-			return v.invalid("Instance type %s is not offered in any of the requested availability zones [%s]", t, strings.Join(uniqSorted(zones), ", "))
+	return unknown
+}
+
+// zonesOf are the availability zones of the (validated) subnets.
+func (v *eksValidator) zonesOf(subnets []string) []string {
+	var zones []string
+	for _, id := range subnets {
+		if sn := v.seed.subnet(id); sn != nil {
+			zones = append(zones, sn.AvailabilityZone)
 		}
 	}
-	return nil
+	return zones
 }
 
 func offeredInAny(seed *AWSRegionSeed, t string, zones []string) bool {
@@ -288,20 +316,6 @@ func (v *eksValidator) amiArch(ami string, types []string) *apiError {
 	return nil
 }
 
-// version checks a requested node group version against the cluster: not newer, and at most
-// three minor versions older (EKS User Guide: version skew of managed node groups).
-func (v *eksValidator) version(cl *EKSClusterSeed, requested string) *apiError {
-	if requested == "" || requested == cl.Version {
-		return nil
-	}
-	cm, ok1 := minorOf(cl.Version)
-	rm, ok2 := minorOf(requested)
-	if !ok1 || !ok2 || rm > cm || cm-rm > 3 {
-		return v.invalid("Requested Nodegroup version %s is invalid. Allowed Nodegroup versions are %s - %s", requested, minorMinus(cl.Version, 3), cl.Version)
-	}
-	return nil
-}
-
 func minorOf(v string) (int, bool) {
 	parts := strings.Split(v, ".")
 	if len(parts) < 2 || parts[0] != "1" {
@@ -327,6 +341,7 @@ type resolvedLT struct {
 	marketType              string
 	capacityReservationID   string
 	diskInTemplate, hasData bool
+	warnings                []string // EC2's warnings on the version: nothing launches from it
 }
 
 // launchTemplate resolves an EKS LaunchTemplateSpecification against the EC2 side of the same
@@ -351,6 +366,7 @@ func (s *Sim) resolveLaunchTemplate(region string, spec *LaunchTemplateSpec, v *
 		marketType:            treeString(data, "InstanceMarketOptions.MarketType"),
 		capacityReservationID: treeString(data, "CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId")}
 	out.diskInTemplate = treeValue(data, "BlockDeviceMapping") != nil
+	out.warnings = ver.Warnings
 	return out, nil
 }
 
@@ -375,7 +391,8 @@ func (s *Sim) validateCreateNodegroup(region string, cl *EKSClusterSeed, in *eks
 		func() *apiError { return v.tags(in.Tags) },
 		func() *apiError { return v.updateConfig(in.UpdateConfig) },
 		func() *apiError { return v.instanceTypes(in.InstanceTypes, zones) },
-		func() *apiError { return v.version(cl, in.Version) },
+		func() *apiError { return v.createVersion(cl, in.Version) },
+		func() *apiError { return v.amiForVersion(in.AmiType, cl.Version) },
 		func() *apiError { return v.amiArch(in.AmiType, in.InstanceTypes) },
 	}
 	for _, check := range checks {
@@ -433,7 +450,7 @@ func (s *Sim) validateWithLaunchTemplate(region string, in *eksCreateNodegroupIn
 		return v.invalid("You cannot specify an AMI Type other than CUSTOM, when specifying an image id in your launch template.")
 	}
 	if in.CapacityType == "CAPACITY_BLOCK" {
-		return s.validateCapacityBlock(region, lt, v)
+		return s.validateCapacityBlock(region, lt, zones, v)
 	}
 	if lt.marketType == "capacity-block" {
 		return v.invalid("Launch template %s requests market type capacity-block; use capacityType CAPACITY_BLOCK", lt.id)
@@ -441,16 +458,25 @@ func (s *Sim) validateWithLaunchTemplate(region string, in *eksCreateNodegroupIn
 	return nil
 }
 
-// EKS User Guide: "Create a managed node group with Capacity Blocks for ML" — the launch template
-// sets InstanceMarketOptions.MarketType capacity-block and targets the Capacity Block's
-// reservation id.
-func (s *Sim) validateCapacityBlock(region string, lt *resolvedLT, v *eksValidator) *apiError {
-	if lt.marketType != "capacity-block" || lt.capacityReservationID == "" {
-		return v.invalid("Capacity type CAPACITY_BLOCK requires a launch template with InstanceMarketOptions.MarketType capacity-block and a CapacityReservationTarget")
+// EKS User Guide, "Create a managed node group with Capacity Blocks for ML" (ml/capacity-blocks-mng):
+// the launch template sets InstanceMarketOptions.MarketType capacity-block, targets the Capacity
+// Block's reservation and sets InstanceType — "If the capacity type isn't set to "CAPACITY_BLOCK" or
+// any of the other above required launch template values are missing, then the create request will
+// be rejected" — so the request carries no instanceTypes (an instance type in the template and in
+// the request is rejected, validateWithLaunchTemplate); and "make sure to only specify the subnet in
+// the same Availability Zone as the capacity reservation".
+func (s *Sim) validateCapacityBlock(region string, lt *resolvedLT, zones []string, v *eksValidator) *apiError {
+	if lt.marketType != "capacity-block" || lt.capacityReservationID == "" || lt.instanceType == "" {
+		return v.invalid("Capacity type CAPACITY_BLOCK requires a launch template with InstanceMarketOptions.MarketType capacity-block, a CapacityReservationTarget and an InstanceType")
 	}
 	cr := s.w.Seed.awsRegion(region).capacityReservation(lt.capacityReservationID)
 	if cr == nil || cr.ReservationType != "capacity-block" {
 		return v.invalid("Capacity reservation %s is not a Capacity Block", lt.capacityReservationID)
+	}
+	for _, z := range uniqSorted(zones) {
+		if z != cr.AvailabilityZone {
+			return v.invalid("Subnets must be in the Availability Zone of Capacity Block %s (%s), not %s", cr.ID, cr.AvailabilityZone, z)
+		}
 	}
 	return nil
 }
@@ -583,8 +609,11 @@ func updateConfigParams(uc *NodegroupUpdateConfig) []UpdateParam {
 
 // versionChange validates an UpdateNodegroupVersion request (EKS API Reference:
 // UpdateNodegroupVersion): the launch template must be the node group's own template (by id or
-// name), the version no newer than the cluster's; without a version or launch template the node
-// group moves to the cluster's version and latest release.
+// name); without a version the node group moves to the cluster's ("If no version is specified, then
+// the node group will be updated to match the cluster's current Kubernetes version"), never to an
+// earlier one; without a release version it gets the latest AMI release of its version, with or
+// without a launch template (unless its AMI is CUSTOM), so a launch template change alone upgrades
+// the AMI too.
 func (s *Sim) versionChange(region string, cl *EKSClusterSeed, ng Nodegroup, in *eksUpdateVersionInput) (ngChange, []UpdateParam, *apiError) {
 	v := &eksValidator{cluster: cl.Name, nodegroup: ng.NodegroupName, seed: s.w.Seed.awsRegion(region)}
 	var ch ngChange
@@ -604,16 +633,27 @@ func (s *Sim) versionChange(region string, cl *EKSClusterSeed, ng Nodegroup, in 
 		params = append(params, UpdateParam{Type: "LaunchTemplateName", Value: lt.name},
 			UpdateParam{Type: "LaunchTemplateVersion", Value: ch.LaunchTemplate.Version})
 	}
-	if in.Version != "" || in.LaunchTemplate == nil {
-		if err := v.version(cl, in.Version); err != nil {
+	version := firstNonEmpty(in.Version, cl.Version)
+	if sc := ng.ScalingConfig; ng.CapacityType == "CAPACITY_BLOCK" && sc != nil && sc.DesiredSize != nil && *sc.DesiredSize > 0 {
+		// EKS User Guide, capacity-blocks-mng: "When upgrading managed node groups with Capacity
+		// Blocks, make sure that the desired size of the node group is set to 0."
+		return ch, nil, eksInvalidRequest(cl.Name, ng.NodegroupName, "Nodegroup %s uses a Capacity Block: set its desired size to 0 before you update its version or launch template", ng.NodegroupName)
+	}
+	if err := v.updateVersion(cl, ng.Version, version); err != nil {
+		return ch, nil, err
+	}
+	if err := v.amiForVersion(ng.AmiType, version); err != nil {
+		return ch, nil, err
+	}
+	ch.Version = version
+	params = append(params, UpdateParam{Type: "Version", Value: version})
+	if ng.AmiType != "CUSTOM" {
+		release, err := s.releaseFor(region, cl, v, ng.AmiType, version, in.ReleaseVersion, ng.ReleaseVersion)
+		if err != nil {
 			return ch, nil, err
 		}
-		ch.Version = firstNonEmpty(in.Version, cl.Version)
-		params = append(params, UpdateParam{Type: "Version", Value: ch.Version})
-	}
-	if in.ReleaseVersion != "" || in.LaunchTemplate == nil {
-		ch.ReleaseVersion = firstNonEmpty(in.ReleaseVersion, clusterReleaseVersion(cl))
-		params = append(params, UpdateParam{Type: "ReleaseVersion", Value: ch.ReleaseVersion})
+		ch.ReleaseVersion = release
+		params = append(params, UpdateParam{Type: "ReleaseVersion", Value: release})
 	}
 	return ch, params, nil
 }

@@ -134,6 +134,13 @@ func (f *Fault) validate() error {
 	default:
 		return fmt.Errorf("fault: unknown kind %q", f.Kind)
 	}
+	if f.Service == "eks" {
+		for _, is := range f.HealthIssues {
+			if !contains(nodegroupIssueCodes, is.Code) {
+				return fmt.Errorf("fault: %q is no EKS node group health issue code (one of %v)", is.Code, nodegroupIssueCodes)
+			}
+		}
+	}
 	if f.Count < 0 || f.Rate < 0 || f.Rate > 1 {
 		return fmt.Errorf("fault: count must be >= 0 and rate within [0,1]")
 	}

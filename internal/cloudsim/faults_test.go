@@ -3,6 +3,7 @@ package cloudsim
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,6 +184,19 @@ func TestFaults_EKSCreateFailed_CreateFailedWithHealthIssues(t *testing.T) {
 	}
 }
 
+// An EKS fault reports health issues EKS has: there is no Ec2InsufficientSpotCapacity.
+func TestFaults_EKSHealthIssueCodes(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	_, err := sim.Inject(Fault{Service: "eks", Operation: "CreateNodegroup", Kind: CreateFailed, HealthIssues: []HealthIssue{{Code: "Ec2InsufficientSpotCapacity"}}})
+	if err == nil || !strings.Contains(err.Error(), "no EKS node group health issue code") {
+		t.Fatalf("want the code refused, got %v", err)
+	}
+	if _, err := sim.Inject(Fault{Service: "eks", Operation: "CreateNodegroup", Kind: CreateFailed, HealthIssues: []HealthIssue{IssueSpotCapacity}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // CreateFailed on an EKS update: the Update ends Failed with errors, the configuration is not
 // applied and the node group is DEGRADED with the health issues.
 func TestFaults_EKSUpdateFailed_UpdateFailedNodegroupDegraded(t *testing.T) {
@@ -205,7 +219,8 @@ func TestFaults_EKSUpdateFailed_UpdateFailedNodegroupDegraded(t *testing.T) {
 		t.Fatalf("node group = %+v", ng)
 	}
 	du, err := c.DescribeUpdate(ctxT(t), &eks.DescribeUpdateInput{Name: aws.String("ml"), UpdateId: out.Update.Id, NodegroupName: aws.String("gpu-od")})
-	if err != nil || du.Update.Status != ekstypes.UpdateStatusFailed || len(du.Update.Errors) != 1 || du.Update.Errors[0].ErrorCode != "AsgInstanceLaunchFailures" {
+	if err != nil || du.Update.Status != ekstypes.UpdateStatusFailed || len(du.Update.Errors) != 1 || du.Update.Errors[0].ErrorCode != ekstypes.ErrorCodeNodeCreationFailure ||
+		!strings.HasPrefix(aws.ToString(du.Update.Errors[0].ErrorMessage), "AsgInstanceLaunchFailures: ") {
 		t.Fatalf("update = %+v %v", du, err)
 	}
 }

@@ -112,6 +112,19 @@ func waitNodegroupActive(t *testing.T, c *eks.Client, cluster, name string) erro
 	return w.Wait(ctxT(t), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}, 10*time.Second)
 }
 
+// waitSettled describes a node group until it leaves CREATING and UPDATING.
+func waitSettled(t *testing.T, c *eks.Client, cluster, name string) *ekstypes.Nodegroup {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ng := describeNodegroup(t, c, cluster, name)
+		if (ng.Status != ekstypes.NodegroupStatusCreating && ng.Status != ekstypes.NodegroupStatusUpdating) || time.Now().After(deadline) {
+			return ng
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func describeNodegroup(t *testing.T, c *eks.Client, cluster, name string) *ekstypes.Nodegroup {
 	t.Helper()
 	out, err := c.DescribeNodegroup(ctxT(t), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})

@@ -210,17 +210,57 @@ func (s *Sim) SetNodegroupLabel(region, cluster, name, key, value string) error 
 	})
 }
 
+// UpgradeCluster moves an EKS cluster's control plane to a Kubernetes version, as `aws eks
+// update-cluster-version` does; its node groups keep theirs (EKS User Guide: a node group may run up
+// to three minor versions behind the control plane) until they are updated. release, when given, is
+// the latest AMI release of the new version.
+func (s *Sim) UpgradeCluster(region, name, version, release string) error {
+	return s.change(func(w *world, _ time.Time) error {
+		cl := w.Seed.awsRegion(region).cluster(name)
+		if cl == nil {
+			return fmt.Errorf("%w: cluster %s in %s", ErrNotFound, name, region)
+		}
+		cur, _ := minorOf(cl.Version)
+		next, ok := minorOf(version)
+		if !ok || next != cur+1 {
+			return fmt.Errorf("cloudsim: cluster %s is at %s and moves one minor version at a time, not to %s", name, cl.Version, version)
+		}
+		cl.Version, cl.ReleaseVersion = version, release
+		return nil
+	})
+}
+
 // DegradeNodegroup marks an EKS node group DEGRADED with health issues (default: a Spot
-// capacity shortage), as EKS does when instances can no longer be launched.
+// capacity shortage), as EKS does when instances can no longer be launched. The cause lasts: the
+// node group stays DEGRADED through successful updates (a label or size change does not give a
+// subnet free addresses or bring back a deleted role) until RecoverNodegroup.
 func (s *Sim) DegradeNodegroup(region, cluster, name string, issues ...HealthIssue) error {
 	return s.change(func(w *world, now time.Time) error {
 		r, err := w.nodegroupOOB(region, cluster, name)
 		if err != nil {
 			return err
 		}
+		r.Degraded = issuesOrDefault(issues, IssueSpotCapacity, r.Nodegroup.Resources)
 		r.Nodegroup.Status = ngDegraded
-		r.Nodegroup.Health.Issues = issuesOrDefault(issues, IssueSpotCapacity, r.Nodegroup.Resources)
+		r.Nodegroup.Health.Issues = cloneIssues(r.Degraded)
 		r.Nodegroup.ModifiedAt = epoch(now)
+		return nil
+	})
+}
+
+// RecoverNodegroup ends what DegradeNodegroup began: the node group is ACTIVE again (once any update
+// in progress ends) with no health issues.
+func (s *Sim) RecoverNodegroup(region, cluster, name string) error {
+	return s.change(func(w *world, now time.Time) error {
+		r, err := w.nodegroupOOB(region, cluster, name)
+		if err != nil {
+			return err
+		}
+		r.Degraded = nil
+		if r.Nodegroup.Status == ngDegraded {
+			r.Nodegroup.Status, r.Nodegroup.Health.Issues = ngActive, []HealthIssue{}
+			r.Nodegroup.ModifiedAt = epoch(now)
+		}
 		return nil
 	})
 }

@@ -34,6 +34,32 @@ type AWSRegionSeed struct {
 	// (e.g. "us-east-1a": ["g5.xlarge", "p5.48xlarge"]). A type is offered in the region when
 	// it is offered in at least one of its zones (EC2 API Reference: DescribeInstanceTypeOfferings).
 	InstanceTypeOfferings map[string][]string `json:"instance_type_offerings"`
+	// EKSQuotas overrides the EKS service quotas of the region (default: AWS's defaults).
+	EKSQuotas *EKSQuotas `json:"eks_quotas,omitempty"`
+}
+
+// EKSQuotas are the EKS service quotas cloudsim enforces; zero keeps AWS's default. Both are
+// adjustable in real accounts (Service Quotas L-6D54EA21 and L-BD136A63).
+type EKSQuotas struct {
+	// NodegroupsPerCluster: "Managed node groups per cluster", default 30.
+	NodegroupsPerCluster int `json:"nodegroups_per_cluster,omitempty"`
+	// NodesPerNodegroup: "Nodes per managed node group", default 450; a node group's maxSize.
+	NodesPerNodegroup int `json:"nodes_per_nodegroup,omitempty"`
+}
+
+// quotas returns the region's EKS quotas with AWS's defaults filled in (EKS User Guide, "Amazon EKS
+// service quotas": managed node groups per cluster 30, nodes per managed node group 450).
+func (r *AWSRegionSeed) quotas() EKSQuotas {
+	q := EKSQuotas{NodegroupsPerCluster: 30, NodesPerNodegroup: 450}
+	if r.EKSQuotas != nil {
+		if r.EKSQuotas.NodegroupsPerCluster > 0 {
+			q.NodegroupsPerCluster = r.EKSQuotas.NodegroupsPerCluster
+		}
+		if r.EKSQuotas.NodesPerNodegroup > 0 {
+			q.NodesPerNodegroup = r.EKSQuotas.NodesPerNodegroup
+		}
+	}
+	return q
 }
 
 // EKSClusterSeed describes an EKS cluster. Status defaults to ACTIVE; ReleaseVersion (the

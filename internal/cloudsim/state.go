@@ -22,6 +22,9 @@ type world struct {
 	Updates    map[string]*updRecord `json:"updates"`
 	// ClusterTags holds EKS cluster tags changed through TagResource, keyed "region/cluster".
 	ClusterTags map[string]map[string]string `json:"cluster_tags"`
+	// AMIReleases is the latest AMI release version per "region/<Kubernetes version>", where one was
+	// published (PublishAMIRelease); see latestRelease.
+	AMIReleases map[string]string `json:"ami_releases"`
 	// EC2 launch templates, keyed "region/lt-id".
 	LaunchTemplates map[string]*ltRecord `json:"launch_templates"`
 	// GKE node pools and operations, keyed by their full resource names.
@@ -53,6 +56,9 @@ func (w *world) init(seed *Seed) {
 	if w.ClusterTags == nil {
 		w.ClusterTags = map[string]map[string]string{}
 	}
+	if w.AMIReleases == nil {
+		w.AMIReleases = map[string]string{}
+	}
 	if w.LaunchTemplates == nil {
 		w.LaunchTemplates = map[string]*ltRecord{}
 	}
@@ -74,6 +80,14 @@ type ngRecord struct {
 	FailIssues  []HealthIssue `json:"fail_issues,omitempty"` // non-empty: CREATING ends CREATE_FAILED
 	UpdateID    string        `json:"update_id,omitempty"`   // the in-progress update
 	ClientToken string        `json:"client_token,omitempty"`
+	// Degraded are the health issues of a lasting cause (DegradeNodegroup: subnets out of addresses,
+	// a deleted role) that keep the node group DEGRADED after any update, until RecoverNodegroup.
+	Degraded []HealthIssue `json:"degraded,omitempty"`
+	// Reservation is the capacity reservation the node group's launch template targets; InstanceTypes
+	// and Zones are what its Auto Scaling group launches and where (see eks_capacity.go).
+	Reservation   string   `json:"reservation,omitempty"`
+	InstanceTypes []string `json:"instance_types,omitempty"`
+	Zones         []string `json:"zones,omitempty"`
 }
 
 // updRecord is a stored EKS update and the change it applies when it succeeds.
@@ -234,6 +248,11 @@ func (w *world) advance(now time.Time) {
 	for _, id := range sortedKeys(w.Nodegroups) {
 		if r := w.Nodegroups[id]; !r.Due.IsZero() && !now.Before(r.Due) {
 			w.finishNodegroup(id, r)
+		}
+	}
+	for _, id := range sortedKeys(w.Nodegroups) {
+		if r := w.Nodegroups[id]; r != nil {
+			w.scaleDownBeforeBlockEnd(r, now)
 		}
 	}
 	for _, name := range sortedKeys(w.Operations) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
@@ -30,12 +33,13 @@ const (
 	blockID     = "cr-0b1c2d3e4f5a60719"
 )
 
-// testSeed is the AWS world of the acceptance tests: one cluster, two subnets, GPU offerings for
-// every family the tests use, an ODCR and a capacity block for p5.48xlarge.
+// testSeed is the AWS world of the acceptance tests: clusters at 1.31 and one at 1.33 ("new"), two
+// subnets, GPU offerings for every family the tests use, an ODCR and a capacity block (started a
+// day ago, for a month) for p5.48xlarge in us-east-1a.
 func testSeed(t *testing.T) *cloudsim.Seed {
 	t.Helper()
-	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	end := start.AddDate(0, 2, 0)
+	start := time.Now().UTC().Add(-24 * time.Hour).Truncate(time.Hour)
+	end := start.AddDate(0, 1, 0)
 	types := []string{
 		"g4dn.xlarge", "g4dn.2xlarge", "g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.12xlarge", "g6.xlarge", "g6.2xlarge", "g6e.xlarge",
 		"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5.4xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "p3.2xlarge",
@@ -43,7 +47,7 @@ func testSeed(t *testing.T) *cloudsim.Seed {
 	seed := &cloudsim.Seed{AWS: cloudsim.AWSSeed{Regions: map[string]*cloudsim.AWSRegionSeed{
 		testRegion: {
 			// ml-a: its pool b and ml's pool a-b once shared a launch template name.
-			Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.31"}, {Name: "ml-a", Version: "1.31"}},
+			Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.31"}, {Name: "ml-a", Version: "1.31"}, {Name: "new", Version: "1.33"}},
 			Subnets: []cloudsim.SubnetSeed{
 				{ID: "subnet-0a1a1a1a1a1a1a1a1", AvailabilityZone: "us-east-1a", VpcID: "vpc-0123456789abcdef0"},
 				{ID: "subnet-0b2b2b2b2b2b2b2b2", AvailabilityZone: "us-east-1b", VpcID: "vpc-0123456789abcdef0"},
@@ -61,7 +65,17 @@ func testSeed(t *testing.T) *cloudsim.Seed {
 // startSim runs cloudsim for one test and points the AWS SDK's credential chain at static keys.
 func startSim(t *testing.T) *cloudsim.Sim {
 	t.Helper()
-	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(t), TransitionDelay: 50 * time.Millisecond})
+	return startSimWith(t, nil)
+}
+
+// startSimWith is startSim on the test seed as mod changes it.
+func startSimWith(t *testing.T, mod func(*cloudsim.AWSRegionSeed)) *cloudsim.Sim {
+	t.Helper()
+	seed := testSeed(t)
+	if mod != nil {
+		mod(seed.AWS.Regions[testRegion])
+	}
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: seed, TransitionDelay: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,17 +107,27 @@ provider "gpufleet" {
 
 // poolConfig renders one gpufleet_eks_node_pool with the usual arguments and body for the rest.
 func poolConfig(name, instanceTypes, body string) string {
+	return poolConfigAs(name, name, instanceTypes, body)
+}
+
+// inZoneA puts a pool's node groups in us-east-1a only, where the reservations are.
+func inZoneA(cfg string) string {
+	return strings.Replace(cfg, `["subnet-0a1a1a1a1a1a1a1a1", "subnet-0b2b2b2b2b2b2b2b2"]`, `["subnet-0a1a1a1a1a1a1a1a1"]`, 1)
+}
+
+// poolConfigAs is poolConfig for a resource whose address label differs from the pool's name.
+func poolConfigAs(label, name, instanceTypes, body string) string {
 	return fmt.Sprintf(`
 resource "gpufleet_eks_node_pool" %[1]q {
   cluster_name   = %[2]q
-  name           = %[1]q
+  name           = %[6]q
   client         = "acme"
   node_role_arn  = %[3]q
   subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1", "subnet-0b2b2b2b2b2b2b2b2"]
   instance_types = %[4]s
 %[5]s
 }
-`, name, testCluster, testRole, instanceTypes, body)
+`, label, testCluster, testRole, instanceTypes, body, name)
 }
 
 type awsClients struct {
@@ -171,6 +195,11 @@ func (c awsClients) launchTemplateData(ng *ekstypes.Nodegroup) (*ec2types.Respon
 		return nil, fmt.Errorf("launch template %s version %s: %d versions", aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version), len(out.LaunchTemplateVersions))
 	}
 	return out.LaunchTemplateVersions[0].LaunchTemplateData, nil
+}
+
+// poolTest is the test case of steps against sim, which destroy leaves with nothing of the pools.
+func poolTest(t *testing.T, sim *cloudsim.Sim, steps ...resource.TestStep) resource.TestCase {
+	return resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, CheckDestroy: checkNothingLeft(t, sim), Steps: steps}
 }
 
 // checkNothingLeft is a CheckDestroy: no node group and no launch template survive the pools.
@@ -245,6 +274,46 @@ func (c awsClients) foreignLaunchTemplate(t *testing.T, name string, tags map[st
 	return aws.ToString(out.LaunchTemplate.LaunchTemplateId)
 }
 
+// ownerTagOf reports whether v is the owner tag of the side owner ("<cluster>/<pool>/<node group>")
+// with an owner id.
+func ownerTagOf(v, owner string) bool {
+	id, ok := strings.CutPrefix(v, owner+"/")
+	return ok && regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(id)
+}
+
+// foreignNodegroup creates a node group as another tool would, through the EKS API, with tags of its
+// own and no launch template.
+func (c awsClients) foreignNodegroup(t *testing.T, name string, tags map[string]string) *ekstypes.Nodegroup {
+	t.Helper()
+	out, err := c.eks.CreateNodegroup(context.Background(), &eks.CreateNodegroupInput{
+		ClusterName:   aws.String(testCluster),
+		NodegroupName: aws.String(name),
+		NodeRole:      aws.String(testRole),
+		Subnets:       []string{"subnet-0a1a1a1a1a1a1a1a1"},
+		InstanceTypes: []string{"g6.xlarge"},
+		ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(1)},
+		Tags:          tags,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Nodegroup
+}
+
+// mutatingCalls lists the recorded calls that change something in EKS or EC2.
+func mutatingCalls(sim *cloudsim.Sim) []string {
+	var out []string
+	for _, r := range sim.Requests() {
+		for _, verb := range []string{"Create", "Update", "Delete", "Modify", "Tag", "Untag"} {
+			if strings.HasPrefix(r.Operation, verb) {
+				out = append(out, r.Service+":"+r.Operation)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // launchTemplate describes one launch template by id, with its tags.
 func (c awsClients) launchTemplate(id string) (*ec2types.LaunchTemplate, error) {
 	out, err := c.ec2.DescribeLaunchTemplates(context.Background(), &ec2.DescribeLaunchTemplatesInput{LaunchTemplateIds: []string{id}})
@@ -257,7 +326,8 @@ func (c awsClients) launchTemplate(id string) (*ec2types.LaunchTemplate, error) 
 	return &out.LaunchTemplates[0], nil
 }
 
-// wantOwnedTemplate checks that a node group's launch template exists and carries the owner tag.
+// wantOwnedTemplate checks that a node group's launch template exists and carries the owner tag of
+// the pool that owns the node group: "<cluster>/<pool>/<node group>/<owner id>", as the node group's.
 func (c awsClients) wantOwnedTemplate(ng *ekstypes.Nodegroup, owner string) error {
 	if ng.LaunchTemplate == nil {
 		return fmt.Errorf("node group %s has no launch template", aws.ToString(ng.NodegroupName))
@@ -268,8 +338,8 @@ func (c awsClients) wantOwnedTemplate(ng *ekstypes.Nodegroup, owner string) erro
 	}
 	for _, tag := range lt.Tags {
 		if aws.ToString(tag.Key) == "gpufleet:owner" {
-			if v := aws.ToString(tag.Value); v != owner {
-				return fmt.Errorf("launch template %s: gpufleet:owner = %q, want %q", aws.ToString(lt.LaunchTemplateId), v, owner)
+			if v := aws.ToString(tag.Value); !ownerTagOf(v, owner) || v != ng.Tags["gpufleet:owner"] {
+				return fmt.Errorf("launch template %s: gpufleet:owner = %q, want %q and an owner id, as the node group's %q", aws.ToString(lt.LaunchTemplateId), v, owner, ng.Tags["gpufleet:owner"])
 			}
 			return nil
 		}

@@ -36,6 +36,15 @@ func isNotFound(err error) bool {
 	return false
 }
 
+// apiErrorCode is the AWS error code of err, "" when it is not an API error.
+func apiErrorCode(err error) string {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode()
+	}
+	return ""
+}
+
 func isAlreadyExists(err error) bool {
 	var apiErr smithy.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "InvalidLaunchTemplateName.AlreadyExistsException"
@@ -56,12 +65,16 @@ func findNodegroup(ctx context.Context, conn *eks.Client, cluster, name string) 
 	return out.Nodegroup, nil
 }
 
-// waitNodegroupActive waits with the SDK's NodegroupActive waiter. On CREATE_FAILED it describes the
-// node group once more to report its health issues.
+// waitNodegroupActive waits for a node group being created with the SDK's NodegroupActive waiter,
+// pending only while CREATING, as terraform-provider-aws's waitNodegroupCreated does: the SDK's own
+// rule retries on every status but ACTIVE and CREATE_FAILED, so a DEGRADED node group would wait out
+// the timeout. On failure it describes the node group once more to report its health issues.
 func waitNodegroupActive(ctx context.Context, conn *eks.Client, cluster, name string, timeout, poll time.Duration) (*types.Nodegroup, error) {
 	in := &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}
-	out, err := eks.NewNodegroupActiveWaiter(conn, func(o *eks.NodegroupActiveWaiterOptions) { setDelays(&o.MinDelay, &o.MaxDelay, poll) }).
-		WaitForOutput(ctx, in, timeout)
+	out, err := eks.NewNodegroupActiveWaiter(conn, func(o *eks.NodegroupActiveWaiterOptions) {
+		setDelays(&o.MinDelay, &o.MaxDelay, poll)
+		o.Retryable = creatingRetryable
+	}).WaitForOutput(ctx, in, timeout)
 	if err == nil {
 		return out.Nodegroup, nil
 	}
@@ -69,13 +82,32 @@ func waitNodegroupActive(ctx context.Context, conn *eks.Client, cluster, name st
 	if findErr != nil {
 		return nil, fmt.Errorf("%w (and describing it afterwards: %w)", err, findErr)
 	}
-	if ng.Status == types.NodegroupStatusCreateFailed || ng.Status == types.NodegroupStatusDegraded {
+	if ng.Status != types.NodegroupStatusActive && ng.Status != types.NodegroupStatusCreating {
 		return ng, fmt.Errorf("status %s: %s", ng.Status, healthIssues(ng))
 	}
 	if strings.Contains(err.Error(), "exceeded max wait time") {
 		return ng, fmt.Errorf("timed out after %s waiting for status ACTIVE (last status %s)", timeout, ng.Status)
 	}
 	return ng, err
+}
+
+// creatingRetryable is the NodegroupActive waiter's rule for a node group being created: done when
+// ACTIVE, pending while CREATING, failed on any other status.
+func creatingRetryable(_ context.Context, _ *eks.DescribeNodegroupInput, out *eks.DescribeNodegroupOutput, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	var status types.NodegroupStatus
+	if out.Nodegroup != nil {
+		status = out.Nodegroup.Status
+	}
+	switch status {
+	case types.NodegroupStatusActive:
+		return false, nil
+	case types.NodegroupStatusCreating:
+		return true, nil
+	}
+	return false, fmt.Errorf("node group status %s", status)
 }
 
 func healthIssues(ng *types.Nodegroup) string {

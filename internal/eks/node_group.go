@@ -2,7 +2,6 @@ package eks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
@@ -26,24 +24,28 @@ const (
 	// tagSpotMix records the spot mix on each node group, so that import and refresh can tell how
 	// the two node groups' sizes came about. It is not part of effective_tags.
 	tagSpotMix = "gpufleet:spot-mix"
-	// Cluster-autoscaler node-template tags (cluster-autoscaler FAQ, "scale a node group to 0" on AWS).
-	autoscalerPrefix      = "k8s.io/cluster-autoscaler/"
-	autoscalerLabelPrefix = autoscalerPrefix + "node-template/label/"
-	autoscalerTaintPrefix = autoscalerPrefix + "node-template/taint/"
-	autoscalerGPUResource = autoscalerPrefix + "node-template/resources/nvidia.com/gpu"
+	// The cluster autoscaler's node-template tags. For an EKS managed node group it reads labels and
+	// taints from DescribeNodegroup, and from the node group's tags only node-template/resources/*
+	// (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go:
+	// getManagedNodegroupLabels, getManagedNodegroupTaints, extractAllocatableResourcesFromTags); the
+	// auto-discovery tags (enabled, <cluster>) it reads from the Auto Scaling group, which EKS tags
+	// itself. So a node group carries only the resources it advertises beyond its instance type's
+	// GPUs: MIG slices, shared replicas.
+	autoscalerPrefix         = "k8s.io/cluster-autoscaler/"
+	autoscalerResourcePrefix = autoscalerPrefix + "node-template/resources/"
 )
 
 // maxNodegroupTags is how many tags EKS takes on a node group (EKS API Reference: TagResource).
 const maxNodegroupTags = 50
 
 // nodegroupTagsProblem explains a node group that would carry more tags than EKS takes: besides
-// the pool's effective tags, a node group carries the spot mix and the cluster autoscaler's
-// node-template tags, one per node label and taint. "" when every node group fits.
+// the pool's effective tags, a node group carries the owner tag, the spot mix and the cluster
+// autoscaler's resource tags. "" when every node group fits.
 func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
-	for _, cfg := range sideConfigs("", s, d) {
+	for _, cfg := range sideConfigs(poolOwner{}, s, d) {
 		if n := len(cfg.Tags); n > maxNodegroupTags {
-			return fmt.Sprintf("node group %s would carry %d tags, and EKS takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and %d that gpufleet adds for the spot mix and the cluster autoscaler (one per node label and taint, and %d more). Remove tags or labels.",
-				cfg.Name, n, maxNodegroupTags, len(d.Tags), n-len(d.Tags), n-len(d.Tags)-len(cfg.Labels)-len(cfg.Taints))
+			return fmt.Sprintf("node group %s would carry %d tags, and EKS takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and %d that gpufleet adds (the owner tag, the spot mix and the cluster autoscaler's resources). Remove tags.",
+				cfg.Name, n, maxNodegroupTags, len(d.Tags), n-len(d.Tags))
 		}
 	}
 	return ""
@@ -66,67 +68,68 @@ type sideConfig struct {
 	Tags               map[string]string // node group tags: effective tags, spot mix, autoscaler templates
 	InstanceTags       map[string]string // launch template tag specifications: effective tags
 	Reservation        *pool.Reservation // only on the on-demand side
+	// InstanceType goes into the launch template, not CreateNodegroup: a capacity block's (EKS User
+	// Guide, capacity-blocks-mng: the template sets InstanceType; the API request then takes no
+	// instanceTypes, EKS API Reference: CreateNodegroup). "" for other sides.
+	InstanceType string
 	// OwnDefaultTags lists the pool's tags that repeat a default_tags value (see tagOwnDefaultTags).
 	OwnDefaultTags string
+	// PinnedVersion and PinnedRelease are kubernetes_version and release_version when the
+	// configuration sets them ("" when the pool follows the cluster and keeps its release);
+	// CreateRelease is the release a new node group of the side is created with ("" for the latest).
+	PinnedVersion, PinnedRelease, CreateRelease string
 }
 
 // sideConfigs expands a pool into its node groups.
-func sideConfigs(cluster string, s pool.Spec, d pool.Derived) []sideConfig {
+func sideConfigs(owner poolOwner, s pool.Spec, d pool.Derived) []sideConfig {
 	var out []sideConfig
 	for _, side := range d.Sides {
 		labels := pool.SideLabels(d.Labels, side)
 		tags := maps.Clone(d.Tags)
+		tags[tagOwner] = owner.side(side.Name).value()
 		tags[tagSpotMix] = formatSpotMix(s.Capacity)
-		tags[autoscalerPrefix+"enabled"] = "true"
-		tags[autoscalerPrefix+cluster] = "owned"
-		for k, v := range labels {
-			tags[autoscalerLabelPrefix+k] = v
+		for resource, n := range advertisedResources(s, d) {
+			tags[autoscalerResourcePrefix+resource] = strconv.Itoa(n)
 		}
-		for _, t := range d.Taints {
-			tags[autoscalerTaintPrefix+t.Key] = t.Value + ":" + k8sEffect(t.Effect)
-		}
-		tags[autoscalerGPUResource] = strconv.Itoa(advertisedGPUs(s, d))
 		cfg := sideConfig{Side: side, AutoscalerOwnsSize: s.AutoscalerOwnsSize, InstanceTypes: s.InstanceTypes, Labels: labels, Taints: d.Taints, Tags: tags, InstanceTags: d.Tags}
 		if !side.Spot() {
 			cfg.Reservation = s.Capacity.Reservation
+		}
+		if side.CapacityType == pool.CapacityCapacityBlock {
+			cfg.InstanceType, cfg.InstanceTypes = s.InstanceTypes[0], nil
 		}
 		out = append(out, cfg)
 	}
 	return out
 }
 
-// advertisedGPUs is what the NVIDIA device plugin advertises as nvidia.com/gpu on one node: the GPUs,
-// or their MIG slices (single strategy), times the sharing replicas.
-func advertisedGPUs(s pool.Spec, d pool.Derived) int {
+// advertisedResources is what the NVIDIA device plugin advertises on one node, by resource name:
+// nvidia.com/gpu for the GPUs, or their MIG slices under the single strategy, times the sharing
+// replicas; with the mixed layout all-balanced (mixed strategy), nvidia.com/mig-<profile> per slice
+// size: two of the smallest and one of each larger per GPU (the GPU Operator's all-balanced,
+// gpu-operator assets/state-mig-manager/0400_configmap.yaml).
+func advertisedResources(s pool.Spec, d pool.Derived) map[string]int {
+	m := s.GPU.MIG
+	if m != nil && m.Config == pool.MIGConfigBalanced && len(d.GPU.BalancedMIG) > 0 {
+		out := map[string]int{}
+		for i, profile := range d.GPU.BalancedMIG {
+			n := 1
+			if i == 0 {
+				n = 2
+			}
+			out["nvidia.com/mig-"+profile] = n * d.Node.GPUCount
+		}
+		return out
+	}
 	perGPU := 1
-	if m := s.GPU.MIG; m != nil {
-		perGPU = migDevicesPerGPU(d.GPU, *m)
+	if m != nil {
+		p, _ := pool.SliceProfile(d.GPU, *m)
+		perGPU = p.MaxInstances
 	}
 	if sh := s.GPU.Sharing; sh != nil {
 		perGPU *= sh.Replicas
 	}
-	return d.Node.GPUCount * perGPU
-}
-
-// migDevicesPerGPU counts the MIG devices one GPU is split into: as many of the profile as fit, or
-// for the GPU Operator's all-balanced layout two of the smallest slice and one of each larger one
-// (mig-parted config-default.yaml).
-func migDevicesPerGPU(g catalog.GPUModel, m pool.MIG) int {
-	if m.Config == pool.MIGConfigBalanced {
-		return len(g.BalancedMIG) + 1
-	}
-	p, _ := pool.SliceProfile(g, m)
-	return p.MaxInstances
-}
-
-func k8sEffect(effect string) string {
-	switch effect {
-	case pool.EffectNoExecute:
-		return "NoExecute"
-	case pool.EffectPreferNoSchedule:
-		return "PreferNoSchedule"
-	}
-	return "NoSchedule"
+	return map[string]int{"nvidia.com/gpu": d.Node.GPUCount * perGPU}
 }
 
 func formatSpotMix(c pool.Capacity) string {
@@ -153,63 +156,6 @@ func legacyLaunchTemplateName(cluster, nodegroup string) string {
 
 // maxLaunchTemplateName is EC2's limit (EC2 API Reference: CreateLaunchTemplate, LaunchTemplateName).
 const maxLaunchTemplateName = 128
-
-// tagOwner is on every launch template gpufleet creates, "<cluster>/<pool>/<node group>". gpufleet
-// versions, retags and deletes only templates that carry it with its own value: a template of the
-// same name made by another tool or pool is never adopted or deleted.
-const tagOwner = "gpufleet:owner"
-
-// sideOwner identifies one side of a pool: whose launch template is whose.
-type sideOwner struct{ cluster, pool, nodegroup string }
-
-func (o sideOwner) value() string { return o.cluster + "/" + o.pool + "/" + o.nodegroup }
-
-func (o sideOwner) templateName() string { return launchTemplateName(o.cluster, o.nodegroup) }
-
-// owns reports whether lt is this side's template. Templates made before the owner tag existed
-// count when they have the side's legacy name and the pool's gpufleet:pool tag: the tag tells
-// apart the pairs whose legacy names collide (ml-a/b-od and ml/a-b-od), as their pools differ.
-func (o sideOwner) owns(lt *ec2types.LaunchTemplate) bool {
-	tags := tagMap(lt.Tags)
-	if v, ok := tags[tagOwner]; ok {
-		return v == o.value()
-	}
-	return aws.ToString(lt.LaunchTemplateName) == legacyLaunchTemplateName(o.cluster, o.nodegroup) &&
-		tags[pool.TagKeysFor(catalog.AWS).Pool] == o.pool
-}
-
-// notOwnedError is a launch template that exists but is not the side's: gpufleet leaves it alone.
-type notOwnedError struct {
-	id, name string
-	owner    *string // the template's gpufleet:owner tag, nil without one
-	want     string
-}
-
-func (e *notOwnedError) Error() string {
-	tag := "it has no " + tagOwner + " tag"
-	if e.owner != nil {
-		tag = fmt.Sprintf("its %s tag is %q", tagOwner, *e.owner)
-	}
-	return fmt.Sprintf("launch template %s (%s) is not this node group's: %s, and gpufleet creates, versions and deletes only launch templates tagged %s = %q. "+
-		"gpufleet has left it unchanged; delete or rename it if it is stale, or give the pool another name.", e.name, e.id, tag, tagOwner, e.want)
-}
-
-func isNotOwned(err error) bool {
-	var e *notOwnedError
-	return errors.As(err, &e)
-}
-
-// checkOwned returns a *notOwnedError unless lt is the side's.
-func (o sideOwner) checkOwned(lt *ec2types.LaunchTemplate) error {
-	if o.owns(lt) {
-		return nil
-	}
-	e := &notOwnedError{id: aws.ToString(lt.LaunchTemplateId), name: aws.ToString(lt.LaunchTemplateName), want: o.value()}
-	if v, ok := tagMap(lt.Tags)[tagOwner]; ok {
-		e.owner = &v
-	}
-	return e
-}
 
 // tagOwnDefaultTags, on the launch template, lists (comma-separated; tag keys cannot contain commas)
 // the keys of the pool's tags that repeat a default_tags value. The node group's tags cannot tell
@@ -262,13 +208,13 @@ func syncLaunchTemplateTags(ctx context.Context, conn *ec2.Client, lt *ec2types.
 
 // nodegroupOnlyTag is a tag gpufleet puts on node groups besides the pool's effective tags.
 func nodegroupOnlyTag(key string) bool {
-	return key == tagSpotMix || strings.HasPrefix(key, autoscalerPrefix)
+	return key == tagSpotMix || key == tagOwner || strings.HasPrefix(key, autoscalerPrefix)
 }
 
 // launchTemplateData carries what EKS does not manage itself: tags for instances, volumes and network
 // interfaces (so per-client cost allocation reaches EC2), the reservation target, and IMDSv2. No
-// instance type, AMI or user data: EKS sets those from the node group (EKS User Guide, "Customizing
-// managed nodes with launch templates").
+// AMI or user data, and no instance type but a capacity block's: EKS sets those from the node group
+// (EKS User Guide, "Customizing managed nodes with launch templates").
 func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 	tags := ec2Tags(cfg.InstanceTags)
 	data := &ec2types.RequestLaunchTemplateData{
@@ -291,6 +237,9 @@ func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 			data.InstanceMarketOptions = &ec2types.LaunchTemplateInstanceMarketOptionsRequest{MarketType: ec2types.MarketTypeCapacityBlock}
 		}
 	}
+	if cfg.InstanceType != "" {
+		data.InstanceType = ec2types.InstanceType(cfg.InstanceType)
+	}
 	return data
 }
 
@@ -307,11 +256,12 @@ func ec2Tags(m map[string]string) []ec2types.Tag {
 	return tags
 }
 
-// createLaunchTemplate creates the side's launch template and returns its id and version. A
-// template of the same name that the side owns is left over from an earlier attempt (a cleanup
-// that failed, a node group deleted outside terraform): it gets a new version instead. A template
-// of the same name that the side does not own is an error, and stays as it is.
-func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cfg sideConfig) (string, string, error) {
+// createLaunchTemplate creates the side's launch template and returns its id and version, and
+// whether this call created it. A template of the same name that the side owns is left over from an
+// earlier attempt (a cleanup that failed, a node group deleted outside terraform): it gets a new
+// version instead. A template of the same name that the side does not own is an error, and stays as
+// it is.
+func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cfg sideConfig) (id, version string, created bool, err error) {
 	name := o.templateName()
 	out, err := conn.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{
 		LaunchTemplateName: aws.String(name),
@@ -324,23 +274,44 @@ func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cf
 	if isAlreadyExists(err) {
 		existing, findErr := findLaunchTemplateByName(ctx, conn, name)
 		if findErr != nil {
-			return "", "", fmt.Errorf("%w (and finding it: %w)", err, findErr)
+			return "", "", false, fmt.Errorf("%w (and finding it: %w)", err, findErr)
 		}
 		if err := o.checkOwned(existing); err != nil {
-			return "", "", err
+			return "", "", false, err
 		}
 		if err := syncLaunchTemplateTags(ctx, conn, existing, o.templateTags(cfg)); err != nil {
-			return "", "", err
+			return "", "", false, err
 		}
 		id := aws.ToString(existing.LaunchTemplateId)
 		version, err := createLaunchTemplateVersion(ctx, conn, id, cfg)
-		return id, version, err
+		return id, version, false, err
 	}
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	lt := out.LaunchTemplate
-	return aws.ToString(lt.LaunchTemplateId), strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), nil
+	id = aws.ToString(lt.LaunchTemplateId)
+	if err := warningError(out.Warning); err != nil {
+		if _, delErr := conn.DeleteLaunchTemplate(context.WithoutCancel(ctx), &ec2.DeleteLaunchTemplateInput{LaunchTemplateId: aws.String(id)}); delErr != nil && !isNotFound(delErr) {
+			return "", "", false, fmt.Errorf("%w (and deleting launch template %s again: %w)", err, id, delErr)
+		}
+		return "", "", false, err
+	}
+	return id, strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), true, nil
+}
+
+// warningError turns the warnings EC2 returns with a launch template (version) into an error: EC2
+// creates it despite data no instance launches from (EC2 API Reference, CreateLaunchTemplate —
+// Warning), and the node group would fail on it only later.
+func warningError(w *ec2types.ValidationWarning) error {
+	if w == nil || len(w.Errors) == 0 {
+		return nil
+	}
+	var msgs []string
+	for _, e := range w.Errors {
+		msgs = append(msgs, aws.ToString(e.Code)+": "+aws.ToString(e.Message))
+	}
+	return fmt.Errorf("EC2 took the launch template data with warnings, and no instance would launch from it: %s", strings.Join(msgs, "; "))
 }
 
 // createLaunchTemplateVersion adds a version with the side's current data and makes it the default.
@@ -351,6 +322,9 @@ func createLaunchTemplateVersion(ctx context.Context, conn *ec2.Client, id strin
 		VersionDescription: aws.String("gpufleet " + cfg.Name),
 	})
 	if err != nil {
+		return "", err
+	}
+	if err := warningError(out.Warning); err != nil {
 		return "", err
 	}
 	version := strconv.FormatInt(aws.ToInt64(out.LaunchTemplateVersion.VersionNumber), 10)
@@ -388,7 +362,7 @@ func launchTemplateDiffers(v *ec2types.LaunchTemplateVersion, cfg sideConfig) bo
 			instanceTags = tagMap(ts.Tags)
 		}
 	}
-	if !maps.Equal(instanceTags, cfg.InstanceTags) {
+	if !maps.Equal(instanceTags, cfg.InstanceTags) || string(data.InstanceType) != cfg.InstanceType {
 		return true
 	}
 	return reservationFromTemplate(data) != reservationKey(cfg.Reservation)
@@ -402,6 +376,7 @@ func tagMap(tags []ec2types.Tag) map[string]string {
 	return m
 }
 
+// reservationKey is a reservation target as a launch template holds it (its price is not there).
 func reservationKey(r *pool.Reservation) string {
 	if r == nil {
 		return ""
@@ -451,6 +426,8 @@ func poolTaints(taints []types.Taint) []pool.Taint {
 	return out
 }
 
+// isDerivedTag reports the tags gpufleet puts on node groups itself: its own and the cluster
+// autoscaler's, those earlier versions wrote included.
 func isDerivedTag(cloudKey string) bool {
 	return strings.HasPrefix(cloudKey, "gpufleet:") || strings.HasPrefix(cloudKey, autoscalerPrefix)
 }

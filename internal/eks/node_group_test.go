@@ -2,14 +2,19 @@ package eks
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	fwtypes "github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
 // A node group takes 50 tags: the pool's tags plus the ones gpufleet adds to node groups. The limit
@@ -33,7 +38,7 @@ func TestNodegroupTagsProblem_limit(t *testing.T) {
 		}
 		return d
 	}
-	sides := sideConfigs("", spec, derive(0))
+	sides := sideConfigs(poolOwner{}, spec, derive(0))
 	if len(sides) != 2 || len(sides[0].Tags) != len(sides[1].Tags) {
 		t.Fatalf("want two node groups with as many tags: %+v", sides)
 	}
@@ -47,8 +52,9 @@ func TestNodegroupTagsProblem_limit(t *testing.T) {
 	}
 }
 
-// Only the side's own templates count as its own: by owner tag, or, for templates made before the
-// owner tag, by legacy name and pool tag, which tells apart the legacy names that collide.
+// Only the side's own templates count as its own: by owner tag, with the pool's owner id; for pools
+// made before owner ids, by the owner tag without one, or, for templates made before the owner tag,
+// by legacy name and pool tag, which tells apart the legacy names that collide. Import takes any id.
 func TestSideOwner_owns(t *testing.T) {
 	lt := func(name string, tags ...string) *ec2types.LaunchTemplate {
 		out := &ec2types.LaunchTemplate{LaunchTemplateName: aws.String(name), LaunchTemplateId: aws.String("lt-0123456789abcdef0")}
@@ -57,8 +63,10 @@ func TestSideOwner_owns(t *testing.T) {
 		}
 		return out
 	}
-	mlAB := sideOwner{cluster: "ml", pool: "a-b", nodegroup: "a-b-od"}
-	mlaB := sideOwner{cluster: "ml-a", pool: "b", nodegroup: "b-od"}
+	mlAB := poolOwner{cluster: "ml", pool: "a-b"}.side("a-b-od")
+	mlaB := poolOwner{cluster: "ml-a", pool: "b"}.side("b-od")
+	withID := poolOwner{cluster: "ml", pool: "a-b", id: "0123456789abcdef"}.side("a-b-od")
+	importing := poolOwner{cluster: "ml", pool: "a-b", anyID: true}.side("a-b-od")
 	cases := []struct {
 		name  string
 		owner sideOwner
@@ -72,6 +80,14 @@ func TestSideOwner_owns(t *testing.T) {
 		{"legacy, this pool", mlAB, lt("gpufleet-ml-a-b-od", "gpufleet:pool", "a-b"), true},
 		{"legacy, the colliding pool", mlaB, lt("gpufleet-ml-a-b-od", "gpufleet:pool", "a-b"), false},
 		{"legacy name without pool tag", mlAB, lt("gpufleet-ml-a-b-od"), false},
+		{"owner id", withID, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od/0123456789abcdef"), true},
+		{"another owner id: a pool of the same name", withID, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od/fedcba9876543210"), false},
+		{"no owner id: a pool made before owner ids", withID, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od"), false},
+		{"an owner id, for a pool made before owner ids", mlAB, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od/0123456789abcdef"), false},
+		{"legacy name, for a pool with an owner id", withID, lt("gpufleet-ml-a-b-od", "gpufleet:pool", "a-b"), false},
+		{"import: any owner id", importing, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od/fedcba9876543210"), true},
+		{"import: a legacy owner tag", importing, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-od"), true},
+		{"import: another node group's tag", importing, lt("gpufleet.ml.a-b-od", tagOwner, "ml/a-b/a-b-odd/fedcba9876543210"), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,5 +113,115 @@ func TestInstanceArchitecture(t *testing.T) {
 	}
 	if got := amiTypesFor(archARM); len(got) != 2 || amiArchitecture(got[0]) != archARM {
 		t.Errorf("amiTypesFor(arm64) = %v", got)
+	}
+}
+
+// A reservation side rolls with MINIMAL unless the configuration names a strategy; EKS needs a
+// maxUnavailable with it. What EKS reports back for an unset block (or attribute) stays unset.
+func TestUpdateConfig_implicitMinimalOnReservations(t *testing.T) {
+	if u := updateConfig(nil, false); u != nil {
+		t.Fatalf("no block, no reservation: %+v, want EKS's default", u)
+	}
+	u := updateConfig(nil, true)
+	if u == nil || u.UpdateStrategy != ekstypes.NodegroupUpdateStrategiesMinimal || aws.ToInt32(u.MaxUnavailable) != 1 {
+		t.Fatalf("no block on a reservation: %+v, want MINIMAL with maxUnavailable 1", u)
+	}
+	explicit := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Value(25), UpdateStrategy: fwtypes.StringValue("DEFAULT")}
+	if u := updateConfig(explicit, true); u.UpdateStrategy != ekstypes.NodegroupUpdateStrategiesDefault || aws.ToInt32(u.MaxUnavailablePercentage) != 25 {
+		t.Fatalf("explicit DEFAULT on a reservation: %+v", u)
+	}
+	if m := updateConfigFrom(&ekstypes.NodegroupUpdateConfig{MaxUnavailable: aws.Int32(1), UpdateStrategy: ekstypes.NodegroupUpdateStrategiesMinimal}, nil, true); m != nil {
+		t.Fatalf("read back the implicit config of a reservation side: %+v, want no block", m)
+	}
+	strategyOnly := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Null(), UpdateStrategy: fwtypes.StringValue("MINIMAL")}
+	m := updateConfigFrom(updateConfig(strategyOnly, false), strategyOnly, false)
+	if m == nil || !m.MaxUnavailable.IsNull() || m.UpdateStrategy.ValueString() != "MINIMAL" {
+		t.Fatalf("update_strategy alone read back as %+v", m)
+	}
+	if m := updateConfigFrom(&ekstypes.NodegroupUpdateConfig{MaxUnavailable: aws.Int32(1), UpdateStrategy: ekstypes.NodegroupUpdateStrategiesMinimal}, nil, false); m == nil || m.UpdateStrategy.ValueString() != "MINIMAL" {
+		t.Fatalf("import of MINIMAL off a reservation: %+v, want the block", m)
+	}
+}
+
+// A node group keeps its Kubernetes version and AMI release unless the configuration moves them, and
+// a configured release of another Kubernetes version is not sent.
+func TestSideVersions(t *testing.T) {
+	ng := &ekstypes.Nodegroup{Version: aws.String("1.31"), ReleaseVersion: aws.String("1.31.4-20250301")}
+	cases := []struct {
+		name                         string
+		pinnedVersion, pinnedRelease string
+		version, release             string
+		fails                        bool
+	}{
+		{"follows the cluster: keeps both", "", "", "1.31", "1.31.4-20250301", false},
+		{"a newer release", "", "1.31.9-20250801", "1.31", "1.31.9-20250801", false},
+		{"a newer version: the latest release of it", "1.32", "", "1.32", "", false},
+		{"a newer version with its release", "1.32", "1.32.1-20250901", "1.32", "1.32.1-20250901", false},
+		{"a release of another version", "1.32", "1.31.9-20250801", "1.32", "", false},
+		{"a Bottlerocket release", "", "1.40.0-ab12cd34", "1.31", "1.40.0-ab12cd34", false},
+		{"an older version", "1.30", "", "", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			version, release, err := sideVersions(ng, sideConfig{PinnedVersion: tc.pinnedVersion, PinnedRelease: tc.pinnedRelease})
+			if (err != nil) != tc.fails || version != tc.version || release != tc.release {
+				t.Fatalf("sideVersions = %q, %q, %v; want %q, %q, fails %t", version, release, err, tc.version, tc.release, tc.fails)
+			}
+		})
+	}
+}
+
+// The autoscaler's resource tags count what the device plugin advertises: GPUs or slices (single
+// strategy) times sharing replicas, or nvidia.com/mig-* per size for all-balanced (mixed strategy).
+func TestAdvertisedResources(t *testing.T) {
+	spec := pool.Spec{Cloud: catalog.AWS, ResourceType: ResourceType, Name: "train", Region: "us-east-1", Client: "acme", InstanceTypes: []string{"p5.48xlarge"},
+		Workload: pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 8}, Scaling: pool.Sizes{Max: 1}}
+	derive := func(mig *pool.MIG, sharing *pool.Sharing) map[string]int {
+		s := spec
+		s.GPU.MIG, s.GPU.Sharing = mig, sharing
+		d, err := pool.Derive(s, pool.Environment{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return advertisedResources(s, d)
+	}
+	for name, tc := range map[string]struct {
+		got, want map[string]int
+	}{
+		"whole GPUs":             {derive(nil, nil), map[string]int{"nvidia.com/gpu": 8}},
+		"slices":                 {derive(&pool.MIG{Profile: "2g.20gb"}, nil), map[string]int{"nvidia.com/gpu": 24}},
+		"shared slices":          {derive(&pool.MIG{Profile: "3g.40gb"}, &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}), map[string]int{"nvidia.com/gpu": 64}},
+		"one media slice a GPU":  {derive(&pool.MIG{Profile: "1g.10gb+me"}, nil), map[string]int{"nvidia.com/gpu": 8}},
+		"mixed layout, per size": {derive(&pool.MIG{Config: pool.MIGConfigBalanced}, nil), map[string]int{"nvidia.com/mig-1g.10gb": 16, "nvidia.com/mig-2g.20gb": 8, "nvidia.com/mig-3g.40gb": 8}},
+	} {
+		if !maps.Equal(tc.got, tc.want) {
+			t.Errorf("%s: %v, want %v", name, tc.got, tc.want)
+		}
+	}
+}
+
+// The plan says which node groups an apply rolls, and why; a change of sizes or labels rolls none.
+func TestWarnNodesReplaced(t *testing.T) {
+	ctx := t.Context()
+	side := func(name string) nodeGroupModel {
+		return nodeGroupModel{Name: fwtypes.StringValue(name), ARN: fwtypes.StringValue("arn:aws:eks:us-east-1:123456789012:nodegroup/ml/" + name + "/x"),
+			KubernetesVersion: fwtypes.StringValue("1.31"), ReleaseVersion: fwtypes.StringValue("1.31.4-20250301")}
+	}
+	model := func(tags map[string]string, release string) *nodePoolModel {
+		m := &nodePoolModel{KubernetesVersion: fwtypes.StringValue("1.31"), ReleaseVersion: fwtypes.StringValue(release), NodeGroups: nodeGroupList([]nodeGroupModel{side("train-od"), side("train-spot")})}
+		m.EffectiveTags = poolschema.StringMapValue(tags)
+		return m
+	}
+	state := model(map[string]string{"Project": "vision"}, "1.31.4-20250301")
+	var none diag.Diagnostics
+	warnNodesReplaced(ctx, &none, model(map[string]string{"Project": "vision"}, "1.31.4-20250301"), state)
+	if len(none) != 0 {
+		t.Fatalf("no roll, but %v", none)
+	}
+	var diags diag.Diagnostics
+	warnNodesReplaced(ctx, &diags, model(map[string]string{"Project": "llm"}, "1.31.9-20250801"), state)
+	if len(diags) != 1 || !strings.Contains(diags[0].Summary(), "train-od, train-spot") ||
+		!strings.Contains(diags[0].Detail(), "effective_tags") || !strings.Contains(diags[0].Detail(), "AMI release changes to 1.31.9-20250801") {
+		t.Fatalf("warnings %v", diags)
 	}
 }

@@ -3,7 +3,9 @@ package eks_test
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
 )
 
 func nodeGroupCheck(i int, name, capacityType string, minSize, desired, maxSize int64) []statecheck.StateCheck {
@@ -87,64 +90,191 @@ func TestAccEKSNodePool_spotMix(t *testing.T) {
 
 func TestAccEKSNodePool_capacityReservation(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{{
-			Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+fmt.Sprintf(`
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+fmt.Sprintf(`
   capacity {
     reservation {
       id   = %q
       type = "capacity-reservation"
     }
   }
-`, odcrID)),
-			ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 2, 4),
+`, odcrID))),
+		ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 2, 4),
+		Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+			data, err := clients(t, sim).launchTemplateData(ng)
+			if err != nil {
+				return err
+			}
+			return wantReservation(data, odcrID, false)
+		}),
+	}))
+}
+
+// capacityBlock is a pool on the test seed's capacity block: in its zone, sized by the autoscaler
+// and EKS (no desired_size, min_size 0), priced at the block's price.
+func capacityBlock(sim *cloudsim.Sim) string {
+	return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+`
+  scaling {
+    min_size = 0
+    max_size = 2
+  }
+`+fmt.Sprintf(`
+  policy_waivers = { "GF-COST-002" = "capacity block is prepaid for this run, ends 2027-01-01" }
+  capacity {
+    reservation {
+      id               = %q
+      type             = "capacity-block"
+      hourly_price_usd = 31.464
+    }
+  }
+`, blockID)))
+}
+
+// A capacity block the way EKS takes it (EKS User Guide, capacity-blocks-mng): the instance type in
+// the launch template (market type capacity-block, the block targeted) and not in CreateNodegroup,
+// the subnets in the block's zone; priced at the block's price for all its nodes; at the block's end
+// EKS scales the node group to 0, which is no drift.
+func TestAccEKSNodePool_capacityBlock(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: capacityBlock(sim),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				// 2 nodes (the block) × $31.464 an hour, whether they run or not.
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("estimated_hourly_cost_usd"), knownvalue.Float64Exact(62.928)),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("capacity_type"), knownvalue.StringExact("CAPACITY_BLOCK")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("desired_size"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("instance_types"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("p5.48xlarge")})),
+			},
 			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
 				data, err := clients(t, sim).launchTemplateData(ng)
 				if err != nil {
 					return err
 				}
-				return wantReservation(data, odcrID, false)
+				if data.InstanceType != ec2types.InstanceTypeP548xlarge {
+					return fmt.Errorf("launch template instance type %q, want p5.48xlarge", data.InstanceType)
+				}
+				for _, r := range sim.RequestsFor("eks", "CreateNodegroup") {
+					if r.Params["instanceTypes"] != nil {
+						return fmt.Errorf("CreateNodegroup carried instanceTypes %v beside the template's", r.Params["instanceTypes"])
+					}
+				}
+				return errors.Join(wantReservation(data, blockID, true), wantLabel(ng, "gpufleet.io/capacity-type", "capacity-block"))
 			}),
-		}},
-	})
+		},
+		resource.TestStep{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateId:     "ml:train",
+			ImportStateVerify: true,
+			// No EC2 API returns a block's price; an import reads the size the autoscaler left.
+			ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers", "capacity.reservation.hourly_price_usd", "estimated_hourly_cost_usd",
+				"estimated_monthly_cost_usd", "policy_document.cost", "scaling.desired_size", "policy_document.scaling"},
+		},
+		resource.TestStep{
+			// The block ends: EKS scales the node group to 0 (min and desired), gpufleet lets it.
+			PreConfig: func() {
+				if err := sim.ScaleNodegroup(testRegion, testCluster, "train-od", 2); err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.EndCapacityBlock(testRegion, blockID); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: capacityBlock(sim),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+		},
+	))
 }
 
-func TestAccEKSNodePool_capacityBlock(t *testing.T) {
+// Reservation placement is checked before anything changes: at plan, with read-only calls
+// (DescribeCapacityReservations, DescribeSubnets), or without any call where the configuration
+// alone is wrong.
+func TestAccEKSNodePool_reservationChecks(t *testing.T) {
+	reservation := func(id, typ string) string {
+		return fmt.Sprintf("  capacity {\n    reservation {\n      id   = %q\n      type = %q\n    }\n  }\n", id, typ)
+	}
+	block := func(extra string) string {
+		return fmt.Sprintf("  capacity {\n    reservation {\n      id   = %q\n      type = \"capacity-block\"\n%s    }\n  }\n", blockID, extra)
+	}
+	price := "      hourly_price_usd = 31.464\n"
+	limits := "  scaling {\n    min_size = 0\n    max_size = 2\n  }\n"
+	cases := []struct {
+		name, instanceType, body string
+		zoneA, reads             bool
+		want                     []string
+	}{
+		{"subnets outside the reservation's zone", "p5.48xlarge", acctest.Scaling(0, 2, 4) + reservation(odcrID, "capacity-reservation"), false, true,
+			[]string{"subnet_ids", "subnet-0b2b2b2b2b2b2b2b2 is in us-east-1b", odcrID, "us-east-1a"}},
+		{"another instance type", "p4d.24xlarge", acctest.Scaling(0, 2, 4) + reservation(odcrID, "capacity-reservation"), true, true,
+			[]string{"instance_types", odcrID, "p5.48xlarge", "not p4d.24xlarge"}},
+		{"more nodes than the reservation", "p5.48xlarge", acctest.Scaling(0, 2, 6) + reservation(odcrID, "capacity-reservation"), true, true,
+			[]string{"scaling.max_size", odcrID, "4 instances", "6"}},
+		{"a block declared as a reservation", "p5.48xlarge", acctest.Scaling(0, 2, 2) + reservation(blockID, "capacity-reservation"), true, true,
+			[]string{"capacity.reservation.type", blockID, "capacity-block"}},
+		{"an unknown reservation", "p5.48xlarge", acctest.Scaling(0, 2, 2) + reservation("cr-0123456789abcdef0", "capacity-reservation"), true, true,
+			[]string{"capacity.reservation.id", "cr-0123456789abcdef0", "does not exist"}},
+		{"a block with an enforced desired size", "p5.48xlarge", acctest.Scaling(0, 2, 2) + block(price), true, false,
+			[]string{"scaling.desired_size", "scales the node group", "capacity block"}},
+		{"a block with a minimum size", "p5.48xlarge", "  scaling {\n    min_size = 1\n    max_size = 2\n  }\n" + block(price), true, false,
+			[]string{"scaling.min_size", "capacity block", "0"}},
+		{"a block without its price", "p5.48xlarge", limits + block(""), true, false,
+			[]string{"capacity.reservation.hourly_price_usd", "capacity block"}},
+		{"a price on a reservation", "p5.48xlarge", acctest.Scaling(0, 2, 4) + fmt.Sprintf("  capacity {\n    reservation {\n      id   = %q\n      type = \"capacity-reservation\"\n%s    }\n  }\n", odcrID, price), true, false,
+			[]string{"capacity.reservation.hourly_price_usd", "capacity block"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := startSim(t)
+			cfg := providerConfig(sim, "") + poolConfig("train", fmt.Sprintf("[%q]", tc.instanceType), trainingWorkload+tc.body+
+				"  policy_waivers = { \"GF-COST-002\" = \"reserved capacity is prepaid, ends 2027-01-01\" }\n")
+			if tc.zoneA {
+				cfg = inZoneA(cfg)
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps:                    []resource.TestStep{{Config: cfg, ExpectError: acctest.ExpectErrorParts(tc.want...)}},
+			})
+			if calls := mutatingCalls(sim); len(calls) > 0 {
+				t.Fatalf("bad reservation settings reached the cloud: %v", calls)
+			}
+			if reads := requestCount(sim, "DescribeCapacityReservations"); (reads > 0) != tc.reads {
+				t.Fatalf("%d DescribeCapacityReservations calls, want them %t", reads, tc.reads)
+			}
+		})
+	}
+}
+
+// Subnets unknown at plan (another resource's output): the reservation is checked at apply, when they
+// are known, before anything is created.
+func TestAccEKSNodePool_reservationCheckedAtApply(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{
-				Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 2)+fmt.Sprintf(`
-  policy_waivers = { "GF-COST-002" = "capacity block is prepaid for this run, ends 2027-01-01" }
+	cfg := providerConfig(sim, "") + `
+resource "terraform_data" "subnet" {
+  input = "subnet-0b2b2b2b2b2b2b2b2"
+}
+` + strings.Replace(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+fmt.Sprintf(`
   capacity {
     reservation {
       id   = %q
-      type = "capacity-block"
+      type = "capacity-reservation"
     }
   }
-`, blockID)),
-				ConfigStateChecks: nodeGroupCheck(0, "train-od", "CAPACITY_BLOCK", 0, 2, 2),
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					data, err := clients(t, sim).launchTemplateData(ng)
-					if err != nil {
-						return err
-					}
-					return errors.Join(wantReservation(data, blockID, true), wantLabel(ng, "gpufleet.io/capacity-type", "capacity-block"))
-				}),
-			},
-			{
-				ResourceName:            addr,
-				ImportState:             true,
-				ImportStateId:           "ml:train",
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers"},
-			},
-		},
+`, odcrID)), `["subnet-0a1a1a1a1a1a1a1a1", "subnet-0b2b2b2b2b2b2b2b2"]`, `[terraform_data.subnet.output]`, 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      cfg,
+			ExpectError: acctest.ExpectErrorParts("Error running apply", "subnet_ids", "subnet-0b2b2b2b2b2b2b2b2 is in us-east-1b", odcrID, "us-east-1a"),
+		}},
 	})
+	for _, call := range mutatingCalls(sim) {
+		t.Fatalf("the apply changed the cloud before it checked the reservation: %s", call)
+	}
 }
 
 func wantReservation(data *ec2types.ResponseLaunchTemplateData, id string, block bool) error {
@@ -160,7 +290,8 @@ func wantReservation(data *ec2types.ResponseLaunchTemplateData, id string, block
 }
 
 // MIG and sharing on every MIG-capable GPU family AWS sells: the MIG manager label, the device
-// plugin label, and the autoscaler's advertised nvidia.com/gpu count.
+// plugin label, and the autoscaler's advertised nvidia.com/gpu count. Time-slicing: the device
+// plugin takes no MPS on MIG devices.
 func TestAccEKSNodePool_migFamilies(t *testing.T) {
 	cases := []struct {
 		instanceType, gpu, profile string
@@ -188,7 +319,7 @@ func TestAccEKSNodePool_migFamilies(t *testing.T) {
   gpu {
     mig { profile = "`+tc.profile+`" }
     sharing {
-      strategy = "mps"
+      strategy = "time-slicing"
       replicas = 2
     }
   }
@@ -201,7 +332,7 @@ func TestAccEKSNodePool_migFamilies(t *testing.T) {
 					Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
 						return errors.Join(
 							wantLabel(ng, "nvidia.com/mig.config", "all-"+tc.profile),
-							wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-mps-2"),
+							wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-time-slicing-2"),
 							wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu", tc.gpuResources),
 						)
 					}),
@@ -209,4 +340,68 @@ func TestAccEKSNodePool_migFamilies(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A "+me" MIG profile (media extensions) is named with ".me" in the label, as the GPU Operator's MIG
+// manager names its config (all-1g.10gb.me): "+" is no Kubernetes label value, and EKS rejects it.
+// One +me slice fits on a GPU.
+func TestAccEKSNodePool_migMediaExtensions(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: providerConfig(sim, "") + poolConfig("train", `["p4de.24xlarge"]`, `
+  workload {
+    kind           = "inference"
+    environment    = "staging"
+    gpu_memory_gib = 8
+  }
+  gpu {
+    mig { profile = "1g.10gb+me" }
+  }
+  policy_waivers = { "GF-RS-002" = "video decoding needs the media extensions, until 2026-12-31" }
+`+acctest.Scaling(0, 1, 1)),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_labels").AtMapKey("nvidia.com/mig.config"), knownvalue.StringExact("all-1g.10gb.me")),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("1g.10gb+me")),
+		},
+		Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+			return errors.Join(wantLabel(ng, "nvidia.com/mig.config", "all-1g.10gb.me"),
+				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu", "8"))
+		}),
+	}))
+}
+
+// all-balanced puts slices of several sizes on each GPU, which only the mixed MIG strategy
+// advertises (as nvidia.com/mig-<profile>): the pool's nodes get a device plugin config of their
+// own with that strategy, and the autoscaler tags count the mig-* resources, not nvidia.com/gpu.
+func TestAccEKSNodePool_migBalancedMixedStrategy(t *testing.T) {
+	sim := startSim(t)
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, `
+  workload {
+    kind           = "development"
+    environment    = "staging"
+    gpu_memory_gib = 8
+  }
+  gpu {
+    mig { config = "all-balanced" }
+  }
+`+acctest.Scaling(0, 1, 1)),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_plugin_config"), knownvalue.StringRegexp(regexp.MustCompile(`migStrategy: mixed`))),
+		},
+		Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+			if _, ok := ng.Tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"]; ok {
+				return fmt.Errorf("all-balanced nodes advertise no nvidia.com/gpu under the mixed strategy: %v", ng.Tags)
+			}
+			return errors.Join(
+				wantLabel(ng, "nvidia.com/mig.config", "all-balanced"),
+				wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-mig-mixed"),
+				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-1g.10gb", "16"),
+				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-2g.20gb", "8"),
+				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb", "8"),
+			)
+		}),
+	}))
 }

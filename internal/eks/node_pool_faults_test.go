@@ -2,12 +2,13 @@ package eks_test
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -43,12 +44,18 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 		{"label key longer than EKS accepts", `["g5.xlarge"]`, `labels = { "scheduling.platform-team.example.com/preferred-maintenance-window-utc" = "night" }`, []string{"labels", "at most 63 characters"}},
 		{"empty label value", `["g5.xlarge"]`, `labels = { team = "" }`, []string{"labels", "empty"}},
 		{"taint key longer than EKS accepts", `["g5.xlarge"]`, `taints = [{ key = "scheduling.platform-team.example.com/preferred-maintenance-window-utc", effect = "NO_SCHEDULE" }]`, []string{"taints", "at most 63 characters"}},
-		{"more tags than a node group takes", `["g5.xlarge"]`, "tags = {" + manyTags(40) + "}", []string{"tags", "at most 50"}},
+		{"more tags than a node group takes", `["g5.xlarge"]`, "tags = {" + manyTags(46) + "}", []string{"tags", "at most 50"}},
 		{"size that would wrap as an int32", `["g5.xlarge"]`, "", []string{"scaling.max_size", "must be between 1 and 1000"}},
 		{"derived MIG label set by hand", `["p4d.24xlarge"]`, `labels = { "nvidia.com/mig.config" = "all-1g.5gb" }`, []string{"gpu.mig", "derives the \"nvidia.com/mig.config\" label"}},
 		{"label under a prefix Kubernetes reserves", `["g5.xlarge"]`, `labels = { "node-role.kubernetes.io/gpu" = "true" }`, []string{"labels", "Kubernetes reserves"}},
 		{"label under a prefix EKS reserves", `["g5.xlarge"]`, `labels = { "eks.amazonaws.com/compute-type" = "gpu" }`, []string{"labels", "EKS reserves"}},
 		{"derived device plugin label set by hand", `["g5.xlarge"]`, `labels = { "nvidia.com/device-plugin.config" = "shared" }`, []string{"gpu.sharing", "derives the \"nvidia.com/device-plugin.config\" label"}},
+		{"MPS on MIG slices", `["p5.48xlarge"]`, "gpu {\n mig {\n profile = \"3g.40gb\"\n }\n sharing {\n strategy = \"mps\"\n replicas = 2\n }\n}", []string{"gpu.sharing.strategy", "MPS", "MIG"}},
+		{"sharing on a mixed MIG layout", `["p5.48xlarge"]`, "gpu {\n mig {\n config = \"all-balanced\"\n }\n sharing {\n strategy = \"time-slicing\"\n replicas = 2\n }\n}", []string{"gpu.sharing", "all-balanced", "mixed"}},
+		{"MIG on Bottlerocket", `["p5.48xlarge"]`, "ami_type = \"BOTTLEROCKET_x86_64_NVIDIA\"\ngpu {\n mig {\n profile = \"3g.40gb\"\n }\n}", []string{"gpu.mig", "Bottlerocket", "AL2023_x86_64_NVIDIA"}},
+		{"sharing on Bottlerocket", `["g5.xlarge"]`, "ami_type = \"BOTTLEROCKET_x86_64_NVIDIA\"\ngpu {\n sharing {\n strategy = \"time-slicing\"\n replicas = 2\n }\n}", []string{"gpu.sharing", "Bottlerocket"}},
+		{"instance types of different sizes the autoscaler sizes", `["g5.xlarge", "g5.2xlarge"]`, "", []string{`instance_types\[1\]`, "g5.2xlarge", "8 vCPUs", "g5.xlarge", "4", "cluster autoscaler"}},
+		{"an AMI type AWS no longer ships for the version", `["g5.xlarge"]`, "ami_type = \"AL2_x86_64_GPU\"\nkubernetes_version = \"1.33\"", []string{"ami_type", "AL2_x86_64_GPU", "1.32"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,6 +68,8 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 				sizes = acctest.Scaling(0, 5, 2)
 			case "size that would wrap as an int32":
 				sizes = "  scaling {\n    min_size = 0\n    max_size = 4294967298\n  }\n"
+			case "instance types of different sizes the autoscaler sizes":
+				sizes = "  scaling {\n    min_size = 0\n    max_size = 2\n  }\n"
 			}
 			body := inferenceWorkload + sizes + "  " + tc.body + "\n"
 			cfg := providerConfig(sim, "") + poolConfig("train", tc.instanceTypes, body)
@@ -93,7 +102,8 @@ func manyTags(n int) string {
 // Throttling and 5xx are retried by the SDK's standard retryer: 50 pools under a 20 % throttling
 // rate (terraform's default -parallelism=10) all apply, and the cloud holds exactly them.
 func TestAccEKSNodePool_throttling(t *testing.T) {
-	sim := startSim(t)
+	// 50 node groups in one cluster: over EKS's default quota of 30, raised as an account would.
+	sim := startSimWith(t, func(r *cloudsim.AWSRegionSeed) { r.EKSQuotas = &cloudsim.EKSQuotas{NodegroupsPerCluster: 60} })
 	for _, svc := range []string{"eks", "ec2"} {
 		if _, err := sim.Inject(cloudsim.Fault{Service: svc, Kind: cloudsim.Throttle, Rate: 0.2}); err != nil {
 			t.Fatal(err)
@@ -199,13 +209,13 @@ func TestAccEKSNodePool_spotSideFails(t *testing.T) {
 			{
 				PreConfig: func() {
 					_, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
-						HealthIssues: []cloudsim.HealthIssue{{Code: "Ec2InsufficientSpotCapacity", Message: "There is no Spot capacity available that matches your request."}}})
+						HealthIssues: []cloudsim.HealthIssue{cloudsim.IssueSpotCapacity}})
 					if err != nil {
 						t.Fatal(err)
 					}
 				},
 				Config:      cfg,
-				ExpectError: regexp.MustCompile(`Ec2InsufficientSpotCapacity`),
+				ExpectError: acctest.ExpectErrorParts("train-spot", "CREATE_FAILED", "AsgInstanceLaunchFailures", "no Spot capacity"),
 			},
 			{
 				Config: cfg,
@@ -290,4 +300,122 @@ func TestAccEKSNodePool_updateFailed(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A side that ends CREATE_FAILED while an update adds it is not hidden: the next plan is an update
+// (state shows the failed node group, not a healthy one), and the apply replaces it.
+func TestAccEKSNodePool_failedSideReplaced(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(pct int) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(pct, 0))
+	}
+	var failed string
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg(0)},
+		resource.TestStep{
+			PreConfig: func() {
+				if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
+					HealthIssues: []cloudsim.HealthIssue{cloudsim.IssueSpotCapacity}}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:      cfg(50),
+			ExpectError: acctest.ExpectErrorParts("train-spot", "CREATE_FAILED", "AsgInstanceLaunchFailures"),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				ng, ok := sim.Nodegroup(testRegion, testCluster, "train-spot")
+				if !ok || ng.Status != "CREATE_FAILED" {
+					t.Fatalf("want a CREATE_FAILED train-spot before the repair: %+v", ng)
+				}
+				failed = ng.NodegroupArn
+			},
+			Config: cfg(50),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 2), nodeGroupCheck(1, "train-spot", "SPOT", 0, 1, 2)...),
+			Check: checkNodegroup(t, sim, "train-spot", func(ng *ekstypes.Nodegroup) error {
+				if aws.ToString(ng.NodegroupArn) == failed {
+					return fmt.Errorf("the failed node group %s was kept, want a new one", failed)
+				}
+				return nil
+			}),
+		},
+	))
+}
+
+// An update that fails on one side after the other side took the change leaves state as the cloud
+// holds it: the next plan shows the side that missed the change, and the apply brings it in line.
+func TestAccEKSNodePool_partialUpdateNotHidden(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(labels string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(50, 0)+labels)
+	}
+	withLabel := "  labels = { team = \"ml\" }\n"
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg("")},
+		resource.TestStep{
+			PreConfig: func() {
+				if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "UpdateNodegroupConfig", Kind: cloudsim.CreateFailed, Count: 1, Match: "*-spot",
+					HealthIssues: []cloudsim.HealthIssue{{Code: "AutoScalingGroupInvalidConfiguration", Message: "The Auto Scaling group is misconfigured."}}}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:      cfg(withLabel),
+			ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-spot", "Failed"),
+		},
+		resource.TestStep{
+			Config: cfg(withLabel),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: checkNodegroup(t, sim, "train-spot", func(ng *ekstypes.Nodegroup) error { return wantLabel(ng, "team", "ml") }),
+		},
+	))
+}
+
+// A node group DEGRADED for a reason of its own (here its subnets ran out of addresses) does not
+// hold an update up: the update is waited for until EKS reports it Successful, not until the node
+// group is ACTIVE, which it will not be; the apply warns, and succeeds.
+func TestAccEKSNodePool_degradedNodegroupDoesNotBlock(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(labels string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+labels+"  timeouts {\n    update = \"20s\"\n  }\n")
+	}
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg(""),
+			Check: func(*terraform.State) error {
+				return sim.DegradeNodegroup(testRegion, testCluster, "train-od", cloudsim.HealthIssue{Code: "InsufficientFreeAddresses", Message: "One or more of the subnets has no free IP addresses."})
+			},
+		},
+		resource.TestStep{
+			Config: cfg("  labels = { team = \"ml\" }\n"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("DEGRADED")),
+			},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error { return wantLabel(ng, "team", "ml") }),
+		},
+	))
+}
+
+// A launch template EC2 creates with warnings (data no instance launches from: here the capacity
+// block's instance type, which the region no longer offers) fails the apply with EC2's warnings, and
+// the template is deleted again.
+func TestAccEKSNodePool_launchTemplateWarnings(t *testing.T) {
+	sim := startSimWith(t, func(r *cloudsim.AWSRegionSeed) {
+		for zone, types := range r.InstanceTypeOfferings {
+			r.InstanceTypeOfferings[zone] = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "p5.48xlarge" })
+		}
+	})
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config:      capacityBlock(sim),
+		ExpectError: acctest.ExpectErrorParts("creating EKS node group", "train-od", "InvalidInstanceType", "p5.48xlarge"),
+	}))
+	if lts := clients(t, sim).launchTemplateNames(t); len(lts) > 0 {
+		t.Fatalf("launch templates left after a failed create: %v", lts)
+	}
 }

@@ -18,6 +18,7 @@ type nodePoolModel struct {
 	poolschema.Model
 
 	ID                types.String `tfsdk:"id"`
+	OwnerID           types.String `tfsdk:"owner_id"`
 	ClusterName       types.String `tfsdk:"cluster_name"`
 	Name              types.String `tfsdk:"name"`
 	Region            types.String `tfsdk:"region"`
@@ -26,6 +27,7 @@ type nodePoolModel struct {
 	InstanceTypes     types.List   `tfsdk:"instance_types"`
 	AMIType           types.String `tfsdk:"ami_type"`
 	KubernetesVersion types.String `tfsdk:"kubernetes_version"`
+	ReleaseVersion    types.String `tfsdk:"release_version"`
 
 	GPU          *gpuModel          `tfsdk:"gpu"`
 	Capacity     *capacityModel     `tfsdk:"capacity"`
@@ -45,21 +47,23 @@ type capacityModel struct {
 }
 
 type reservationModel struct {
-	ID   types.String `tfsdk:"id"`
-	Type types.String `tfsdk:"type"`
+	ID             types.String  `tfsdk:"id"`
+	Type           types.String  `tfsdk:"type"`
+	HourlyPriceUSD types.Float64 `tfsdk:"hourly_price_usd"`
 }
 
 // empty reports whether the reservation block was written empty: no reservation.
-func (r *reservationModel) empty() bool { return poolschema.Unset(r.ID, r.Type) }
+func (r *reservationModel) empty() bool { return poolschema.Unset(r.ID, r.Type, r.HourlyPriceUSD) }
 
 type updateConfigModel struct {
-	MaxUnavailable           types.Int64 `tfsdk:"max_unavailable"`
-	MaxUnavailablePercentage types.Int64 `tfsdk:"max_unavailable_percentage"`
+	MaxUnavailable           types.Int64  `tfsdk:"max_unavailable"`
+	MaxUnavailablePercentage types.Int64  `tfsdk:"max_unavailable_percentage"`
+	UpdateStrategy           types.String `tfsdk:"update_strategy"`
 }
 
 // empty reports whether the update_config block was written empty: EKS's default.
 func (u *updateConfigModel) empty() bool {
-	return poolschema.Unset(u.MaxUnavailable, u.MaxUnavailablePercentage)
+	return poolschema.Unset(u.MaxUnavailable, u.MaxUnavailablePercentage, u.UpdateStrategy)
 }
 
 var nodeGroupAttrTypes = map[string]attr.Type{
@@ -72,6 +76,17 @@ var nodeGroupAttrTypes = map[string]attr.Type{
 	"status":                  types.StringType,
 	"launch_template_id":      types.StringType,
 	"launch_template_version": types.StringType,
+	"kubernetes_version":      types.StringType,
+	"release_version":         types.StringType,
+	"in_sync":                 types.BoolType,
+}
+
+// owner is what the pool's owner tags name. A pool read without owner id and without recorded node
+// groups is being imported: any owner id of its cluster and name is accepted, and then recorded.
+func (m *nodePoolModel) owner() poolOwner {
+	o := poolOwner{cluster: m.ClusterName.ValueString(), pool: m.Name.ValueString(), id: m.OwnerID.ValueString()}
+	o.anyID = m.OwnerID.IsNull() && m.NodeGroups.IsNull()
+	return o
 }
 
 // spec translates the model into the cloud-neutral pool spec, recording unknown values.
@@ -89,7 +104,9 @@ func (m *nodePoolModel) spec(ctx context.Context) (pool.Spec, diag.Diagnostics) 
 	if c := m.Capacity; c != nil {
 		mix = &c.CapacityMix
 		if r := c.Reservation; r != nil && !r.empty() {
-			s.Capacity.Reservation = &pool.Reservation{ID: b.String(r.ID, "capacity", "reservation"), Type: b.String(r.Type, "capacity", "reservation")}
+			b.Unknown(r.HourlyPriceUSD, "capacity", "reservation")
+			s.Capacity.Reservation = &pool.Reservation{ID: b.String(r.ID, "capacity", "reservation"), Type: b.String(r.Type, "capacity", "reservation"),
+				HourlyUSD: r.HourlyPriceUSD.ValueFloat64()}
 		}
 	}
 	b.Common(ctx, &m.Model, gpu, mix)

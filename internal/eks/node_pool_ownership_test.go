@@ -289,3 +289,204 @@ func TestAccEKSNodePool_launchTemplateNoLongerOwned(t *testing.T) {
 		},
 	})
 }
+
+// A node group of a side's name that another tool created is never adopted, changed or deleted:
+// refresh leaves it out of the pool's state (the plan stays empty), a plan that wants that side
+// fails before any change, naming it, and destroy leaves it as it was.
+func TestAccEKSNodePool_foreignNodegroupNotAdopted(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	cfg := func(pct int) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(pct, 0))
+	}
+	var foreign *ekstypes.Nodegroup
+	unchanged := func() error {
+		ng, err := c.nodegroup("train-spot")
+		if err != nil {
+			return fmt.Errorf("the foreign node group is gone: %w", err)
+		}
+		if aws.ToString(ng.NodegroupArn) != aws.ToString(foreign.NodegroupArn) || ng.Tags["team"] != "other" || len(ng.Tags) != 1 ||
+			aws.ToInt32(ng.ScalingConfig.DesiredSize) != 1 || len(ng.Labels) != 0 {
+			return fmt.Errorf("the foreign node group changed: %+v", ng)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if ngs := c.nodegroupNames(t); !slices.Equal(ngs, []string{"train-spot"}) {
+				return fmt.Errorf("node groups after destroy %v, want only the foreign train-spot", ngs)
+			}
+			if lts := c.launchTemplateNames(t); len(lts) > 0 {
+				return fmt.Errorf("launch templates left after destroy: %v", lts)
+			}
+			return unchanged()
+		},
+		Steps: []resource.TestStep{
+			{
+				// The post-apply plan refreshes with train-spot in the cloud: it must stay empty.
+				Config: cfg(0),
+				Check: func(*terraform.State) error {
+					foreign = c.foreignNodegroup(t, "train-spot", map[string]string{"team": "other"})
+					return nil
+				},
+			},
+			{
+				PreConfig:   sim.ResetRequests,
+				Config:      cfg(50),
+				ExpectError: acctest.ExpectErrorParts("EKS node group", "ml/train-spot", "not this pool's", "left it unchanged"),
+			},
+			{
+				PreConfig: func() {
+					if calls := mutatingCalls(sim); len(calls) > 0 {
+						t.Fatalf("the foreign node group was found after changes: %v", calls)
+					}
+					if err := unchanged(); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg(0),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
+
+// A second pool of the same cluster and name (another state, here another resource) fails before
+// it changes anything of the first: the first pool's launch template keeps its one version, and
+// nothing of it is deleted.
+func TestAccEKSNodePool_samePoolNameTwice(t *testing.T) {
+	sim := startSim(t)
+	first := poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2))
+	second := poolConfigAs("again", "train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+"  depends_on = [gpufleet_eks_node_pool.train]\n")
+	var arn, template string
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: providerConfig(sim, "") + first,
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				arn, template = aws.ToString(ng.NodegroupArn), aws.ToString(ng.LaunchTemplate.Id)
+				sim.ResetRequests()
+				return nil
+			}),
+		},
+		resource.TestStep{
+			Config:      providerConfig(sim, "") + first + second,
+			ExpectError: acctest.ExpectErrorParts("creating EKS node group", "ml/train-od", "not this pool's"),
+		},
+		resource.TestStep{
+			PreConfig: func() { checkFirstPoolUntouched(t, sim, arn, template) },
+			Config:    providerConfig(sim, "") + first,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+		},
+	))
+}
+
+// create_before_destroy with the same name: the replacement fails before it changes anything of the
+// pool it would replace, which keeps running.
+func TestAccEKSNodePool_createBeforeDestroySameName(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(instanceType string) string {
+		return providerConfig(sim, "") + poolConfig("train", fmt.Sprintf("[%q]", instanceType), inferenceWorkload+acctest.Scaling(0, 1, 2)+
+			"  lifecycle {\n    create_before_destroy = true\n  }\n")
+	}
+	var arn, template string
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg("g6.xlarge"),
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				arn, template = aws.ToString(ng.NodegroupArn), aws.ToString(ng.LaunchTemplate.Id)
+				sim.ResetRequests()
+				return nil
+			}),
+		},
+		resource.TestStep{
+			Config:      cfg("g6.2xlarge"),
+			ExpectError: acctest.ExpectErrorParts("creating EKS node group", "ml/train-od", "not this pool's"),
+		},
+		resource.TestStep{
+			PreConfig: func() { checkFirstPoolUntouched(t, sim, arn, template) },
+			Config:    cfg("g6.xlarge"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+		},
+	))
+}
+
+// checkFirstPoolUntouched fails the test when anything but reads reached the cloud since the
+// requests were reset, or when the pool's node group or launch template changed.
+func checkFirstPoolUntouched(t *testing.T, sim *cloudsim.Sim, arn, template string) {
+	t.Helper()
+	if calls := mutatingCalls(sim); len(calls) > 0 {
+		t.Fatalf("the second pool changed the cloud: %v", calls)
+	}
+	ng, ok := sim.Nodegroup(testRegion, testCluster, "train-od")
+	if !ok || ng.NodegroupArn != arn || ng.LaunchTemplate == nil || ng.LaunchTemplate.ID != template || ng.LaunchTemplate.Version != "1" {
+		t.Fatalf("the first pool's node group changed: %+v (exists %t)", ng, ok)
+	}
+	lt, ok := sim.LaunchTemplate(testRegion, template)
+	if !ok || lt.LatestVersion != 1 || lt.DefaultVersion != 1 {
+		t.Fatalf("the first pool's launch template changed: %+v (exists %t)", lt, ok)
+	}
+}
+
+// A pool made before owner ids and node group owner tags (its launch template tagged
+// gpufleet:owner = <cluster>/<pool>/<node group>, its node group untagged) is still the pool's: it
+// imports with no owner id, the next apply gives its node group the owner tag (in place, no node
+// replaced), and destroy deletes it.
+func TestAccEKSNodePool_legacyPoolKeepsWorking(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	cfg := providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2))
+	var template string
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg,
+			// Make the objects what earlier versions left: no owner tag on the node group, and the
+			// template's owner tag without an owner id.
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				template = aws.ToString(ng.LaunchTemplate.Id)
+				if _, err := c.eks.UntagResource(context.Background(), &eks.UntagResourceInput{ResourceArn: ng.NodegroupArn, TagKeys: []string{"gpufleet:owner"}}); err != nil {
+					return err
+				}
+				_, err := c.ec2.CreateTags(context.Background(), &ec2.CreateTagsInput{Resources: []string{template},
+					Tags: []ec2types.Tag{{Key: aws.String("gpufleet:owner"), Value: aws.String("ml/train/train-od")}}})
+				return err
+			}),
+			ExpectNonEmptyPlan: true,
+		},
+		resource.TestStep{
+			Config: providerConfig(sim, "") + "removed {\n  from = " + addr + "\n  lifecycle {\n    destroy = false\n  }\n}\n",
+		},
+		resource.TestStep{
+			Config:             cfg,
+			ResourceName:       addr,
+			ImportState:        true,
+			ImportStateId:      "ml:train",
+			ImportStatePersist: true,
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				if id, ok := states[0].Attributes["owner_id"]; ok && id != "" {
+					return fmt.Errorf("owner_id %q, want none for a pool made before owner ids", id)
+				}
+				return nil
+			},
+		},
+		resource.TestStep{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				if aws.ToString(ng.LaunchTemplate.Id) != template || aws.ToString(ng.LaunchTemplate.Version) != "1" {
+					return fmt.Errorf("the node group's launch template changed: %v", ng.LaunchTemplate)
+				}
+				return wantTag(ng, "gpufleet:owner", "ml/train/train-od")
+			}),
+		},
+	))
+}

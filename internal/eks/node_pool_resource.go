@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	fwtypes "github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -65,14 +66,13 @@ func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 }
 
 // ModifyPlan validates the pool, fills every derived attribute so that the plan shows it, and runs
-// the policy bundle on the pool. It never calls a cloud: bad input fails here with no API call.
+// the policy bundle on the pool. What the configuration alone gets wrong fails here with no API call;
+// then, for a pool about to be created, the facts only the cloud holds (the cluster's version, the
+// reservation's placement) are checked with read-only calls where the credentials allow (checks.go).
 func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	plan, state, unchanged := poolschema.PlanOf[nodePoolModel](ctx, &r.Resource, req, resp)
 	if plan == nil {
 		return
-	}
-	if state != nil {
-		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups)
 	}
 	if region := r.Meta.AWSSettings.RegionHint(); region != "" {
 		plan.Region = fwtypes.StringValue(region)
@@ -84,6 +84,19 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var cfg configuredVersions
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubernetes_version"), &cfg.kubernetes)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("release_version"), &cfg.release)...)
+	if state != nil {
+		// A pool keeps its owner id (null for pools made before owner ids); a replacement is planned
+		// again as a create, with no state, and gets a new one.
+		plan.OwnerID = state.OwnerID
+		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups, spec)
+		addProblems(&resp.Diagnostics, noRollback(ctx, cfg, state))
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if !plan.ClusterName.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = fwtypes.StringValue(poolID(plan.ClusterName.ValueString(), plan.Name.ValueString()))
 	}
@@ -91,26 +104,44 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !ok {
 		return
 	}
+	if !unchanged {
+		planReleaseVersion(cfg, plan, state)
+	}
+	if state == nil && derived != nil {
+		addProblems(&resp.Diagnostics, r.planTimeChecks(ctx, plan, spec, cfg))
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	switch {
 	case derived == nil:
 		plan.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
 	case !unchanged:
-		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, state)
+		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, plan, state)
+		if state != nil {
+			warnNodesReplaced(ctx, &resp.Diagnostics, plan, state)
+		}
+	}
+	if state != nil {
+		warnVersionsDiffer(ctx, &resp.Diagnostics, state)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
 // plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
-// known; ARNs and launch templates of existing node groups stay; status and a launch template
-// version that the apply changes are unknown. A desired size the autoscaler owns stays what it is.
-func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel) fwtypes.List {
+// known; ARNs and launch templates of existing node groups stay (not of a CREATE_FAILED one, which
+// the apply replaces); status, and versions that the apply changes, are unknown. A desired size the
+// autoscaler owns stays what it is.
+func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, state *nodePoolModel) fwtypes.List {
 	prior := map[string]nodeGroupModel{}
-	ltChanges := true
+	ltChanges, versionChanges, releaseChanges := true, true, true
 	if state != nil {
 		for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups) {
 			prior[ng.Name.ValueString()] = ng
 		}
 		ltChanges = !state.EffectiveTags.Equal(poolschema.StringMapValue(d.Tags))
+		versionChanges = plan.KubernetesVersion.IsUnknown() || !plan.KubernetesVersion.Equal(state.KubernetesVersion)
+		releaseChanges = plan.ReleaseVersion.IsUnknown() || !plan.ReleaseVersion.Equal(state.ReleaseVersion)
 	}
 	var out []nodeGroupModel
 	for _, side := range d.Sides {
@@ -124,14 +155,25 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *
 			ARN:                   fwtypes.StringUnknown(),
 			LaunchTemplateID:      fwtypes.StringUnknown(),
 			LaunchTemplateVersion: fwtypes.StringUnknown(),
+			KubernetesVersion:     fwtypes.StringUnknown(),
+			ReleaseVersion:        fwtypes.StringUnknown(),
+			InSync:                fwtypes.BoolValue(true),
 		}
-		if p, ok := prior[side.Name]; ok && s.AutoscalerOwnsSize {
+		p, ok := prior[side.Name]
+		if ok && s.AutoscalerOwnsSize {
 			ng.DesiredSize = fwtypes.Int64Value(int64(poolschema.KeptDesired(int(p.DesiredSize.ValueInt64()), side.Sizes)))
 		}
-		if p, ok := prior[side.Name]; ok && knownString(p.ARN) && knownString(p.LaunchTemplateID) {
+		if ok && knownString(p.ARN) && knownString(p.LaunchTemplateID) && p.Status.ValueString() != string(types.NodegroupStatusCreateFailed) {
 			ng.ARN, ng.LaunchTemplateID = p.ARN, p.LaunchTemplateID
-			if !ltChanges {
+			inSync := p.InSync.IsNull() || p.InSync.ValueBool()
+			if !ltChanges && inSync {
 				ng.LaunchTemplateVersion = p.LaunchTemplateVersion
+			}
+			if !versionChanges && inSync {
+				ng.KubernetesVersion = p.KubernetesVersion
+			}
+			if !versionChanges && !releaseChanges && inSync {
+				ng.ReleaseVersion = p.ReleaseVersion
 			}
 		}
 		out = append(out, ng)
@@ -139,12 +181,24 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, state *
 	return nodeGroupList(out)
 }
 
-// sidesNeedRepair reports state entries that refresh marked for the next apply: a launch template
-// without its node group (no ARN), a node group whose template is gone or not its own (no template).
-func sidesNeedRepair(ctx context.Context, l fwtypes.List) bool {
-	return slices.ContainsFunc(poolschema.ListOf[nodeGroupModel](ctx, l), func(ng nodeGroupModel) bool {
-		return !knownString(ng.ARN) || !knownString(ng.LaunchTemplateID)
-	})
+// sidesNeedRepair reports node groups in state that are not what the pool's settings in state
+// make: a side missing or one too many (an apply failed part-way), a launch template without its
+// node group (no ARN), a node group whose template is gone or not its own (no template), and node
+// groups refresh found out of line with the pool (in_sync false: a half-applied update, a
+// CREATE_FAILED side, a change outside Terraform).
+func sidesNeedRepair(ctx context.Context, l fwtypes.List, s pool.Spec) bool {
+	recorded := poolschema.ListOf[nodeGroupModel](ctx, l)
+	want := s.Sides()
+	if len(recorded) != len(want) {
+		return true
+	}
+	for i, ng := range recorded {
+		if ng.Name.ValueString() != want[i].Name || ng.CapacityType.ValueString() != want[i].CapacityType ||
+			!knownString(ng.ARN) || !knownString(ng.LaunchTemplateID) || (!ng.InSync.IsNull() && !ng.InSync.ValueBool()) {
+			return true
+		}
+	}
+	return false
 }
 
 type nodeGroupModel struct {
@@ -157,6 +211,9 @@ type nodeGroupModel struct {
 	Status                fwtypes.String `tfsdk:"status"`
 	LaunchTemplateID      fwtypes.String `tfsdk:"launch_template_id"`
 	LaunchTemplateVersion fwtypes.String `tfsdk:"launch_template_version"`
+	KubernetesVersion     fwtypes.String `tfsdk:"kubernetes_version"`
+	ReleaseVersion        fwtypes.String `tfsdk:"release_version"`
+	InSync                fwtypes.Bool   `tfsdk:"in_sync"`
 }
 
 func nodeGroupList(ngs []nodeGroupModel) fwtypes.List {
@@ -166,11 +223,13 @@ func nodeGroupList(ngs []nodeGroupModel) fwtypes.List {
 			"name": ng.Name, "arn": ng.ARN, "capacity_type": ng.CapacityType,
 			"min_size": ng.MinSize, "max_size": ng.MaxSize, "desired_size": ng.DesiredSize,
 			"status": ng.Status, "launch_template_id": ng.LaunchTemplateID, "launch_template_version": ng.LaunchTemplateVersion,
+			"kubernetes_version": ng.KubernetesVersion, "release_version": ng.ReleaseVersion, "in_sync": ng.InSync,
 		})
 	}
 	return fwtypes.ListValueMust(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes}, elems)
 }
 
+// nodeGroupFrom is a node group's state entry; in_sync is refresh's to judge, true until it does.
 func nodeGroupFrom(ng *types.Nodegroup) nodeGroupModel {
 	m := nodeGroupModel{
 		Name:                  fwtypes.StringValue(aws.ToString(ng.NodegroupName)),
@@ -182,6 +241,9 @@ func nodeGroupFrom(ng *types.Nodegroup) nodeGroupModel {
 		DesiredSize:           fwtypes.Int64Value(0),
 		LaunchTemplateID:      fwtypes.StringNull(),
 		LaunchTemplateVersion: fwtypes.StringNull(),
+		KubernetesVersion:     poolschema.NullableString(aws.ToString(ng.Version)),
+		ReleaseVersion:        poolschema.NullableString(aws.ToString(ng.ReleaseVersion)),
+		InSync:                fwtypes.BoolValue(ng.Status != types.NodegroupStatusCreateFailed),
 	}
 	if sc := ng.ScalingConfig; sc != nil {
 		m.MinSize = fwtypes.Int64Value(int64(aws.ToInt32(sc.MinSize)))
@@ -215,13 +277,28 @@ func (r *NodePoolResource) clients(ctx context.Context, diags *diag.Diagnostics)
 
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	poolschema.Create(ctx, req, resp, func(ctx context.Context, plan *nodePoolModel, timeout time.Duration) {
-		c, sides := r.prepareApply(ctx, plan, &resp.Diagnostics)
+		if !knownString(plan.OwnerID) {
+			id, err := newOwnerID()
+			if err != nil {
+				resp.Diagnostics.AddError("creating EKS node pool", err.Error())
+				return
+			}
+			plan.OwnerID = fwtypes.StringValue(id)
+		}
+		c, sides := r.prepareApply(ctx, plan, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
 		cluster := plan.ClusterName.ValueString()
-		if side, err := checkLaunchTemplateNames(ctx, c, plan, sides); err != nil {
+		// Before anything is created: every node group and launch template of the sides' names must
+		// be free (a new pool owns nothing yet), and the cloud must take the pool.
+		if _, side, err := preflight(ctx, c, plan, sides, nil); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node group (%s/%s)", cluster, side), err.Error())
+			return
+		}
+		spec, _ := plan.spec(ctx)
+		if err := applyChecks(ctx, c, plan, spec, sides, true, spec.Capacity.Reservation != nil); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 			return
 		}
 		var existing []*types.Nodegroup
@@ -247,13 +324,22 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(existing[0].Version))
 			}
 		}
+		if plan.ReleaseVersion.IsUnknown() {
+			plan.ReleaseVersion = fwtypes.StringNull()
+			if len(existing) > 0 {
+				plan.ReleaseVersion = poolschema.NullableString(aws.ToString(existing[0].ReleaseVersion))
+			}
+		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
 }
 
 // prepareApply is what Create and Update share: the cloud clients and the node groups the plan asks
 // for, recomputed from the planned configuration (the plan holds only their results).
-func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (*clients, []sideConfig) {
+func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, config tfsdk.Config, diags *diag.Diagnostics) (*clients, []sideConfig) {
+	var versions configuredVersions
+	diags.Append(config.GetAttribute(ctx, path.Root("kubernetes_version"), &versions.kubernetes)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("release_version"), &versions.release)...)
 	c := r.clients(ctx, diags)
 	if c == nil || diags.HasError() {
 		return nil, nil
@@ -263,34 +349,77 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if !ok {
 		return nil, nil
 	}
-	sides := sideConfigs(m.ClusterName.ValueString(), spec, derived)
+	sides := sideConfigs(m.owner(), spec, derived)
 	for i := range sides {
 		sides[i].OwnDefaultTags = poolschema.JoinWithin(poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), ",", maxTagValue)
+		sides[i].PinnedVersion, sides[i].PinnedRelease = versions.pinned(), versions.release.ValueString()
 	}
 	return c, sides
 }
 
-func sideOwnerOf(m *nodePoolModel, nodegroup string) sideOwner {
-	return sideOwner{cluster: m.ClusterName.ValueString(), pool: m.Name.ValueString(), nodegroup: nodegroup}
+// applyChecks runs the cloud checks before an apply changes anything (see checks.go), for creating
+// node groups (creating) and, with a reservation, for the side on it (reserved); then it sets the
+// release new node groups are created with: the configured one, else the pool's while the cluster
+// runs the pool's version (so that a side added later runs what the other runs), else the latest.
+func applyChecks(ctx context.Context, c *clients, m *nodePoolModel, s pool.Spec, sides []sideConfig, creating, reserved bool) error {
+	if !creating && !reserved {
+		return nil
+	}
+	subnets := setStrings(m.SubnetIDs)
+	if !reserved {
+		s.Capacity.Reservation = nil
+	}
+	facts, err := readFacts(ctx, c, m.ClusterName.ValueString(), s, subnets, true)
+	if err != nil {
+		return err
+	}
+	var problems []checkProblem
+	if creating && len(sides) > 0 {
+		problems = append(problems, facts.createProblems(sides[0].PinnedVersion, m.AMIType.ValueString())...)
+	}
+	problems = append(problems, facts.reservationProblems(s, subnets)...)
+	if err := joinProblems(problems); err != nil {
+		return err
+	}
+	for i := range sides {
+		switch release := sides[i].PinnedRelease; {
+		case release != "" && releaseFits(release, facts.clusterVersion):
+			sides[i].CreateRelease = release
+		case release == "" && knownString(m.ReleaseVersion) && m.KubernetesVersion.ValueString() == facts.clusterVersion:
+			sides[i].CreateRelease = m.ReleaseVersion.ValueString()
+		}
+	}
+	return nil
 }
 
-// checkLaunchTemplateNames fails before anything is changed when the name of a side's launch
-// template is taken by a template the side does not own; it returns that side's name.
-func checkLaunchTemplateNames(ctx context.Context, c *clients, m *nodePoolModel, sides []sideConfig) (string, error) {
+func sideOwnerOf(m *nodePoolModel, nodegroup string) sideOwner { return m.owner().side(nodegroup) }
+
+// preflight runs before an apply changes anything. It finds the sides' own node groups (by name;
+// recorded gives the ARNs state holds) and fails, naming the side, when a node group or a launch
+// template of a side's name is not the side's: gpufleet never adopts, changes or deletes it.
+func preflight(ctx context.Context, c *clients, m *nodePoolModel, sides []sideConfig, recorded map[string]nodeGroupModel) (map[string]*types.Nodegroup, string, error) {
+	own := map[string]*types.Nodegroup{}
 	for _, cfg := range sides {
 		o := sideOwnerOf(m, cfg.Name)
+		ng, err := findOwnedNodegroup(ctx, c, o, recorded[cfg.Name].ARN.ValueString())
+		switch {
+		case err == nil:
+			own[cfg.Name] = ng
+		case !isNotFound(err):
+			return nil, cfg.Name, err
+		}
 		lt, err := findLaunchTemplateByName(ctx, c.ec2, o.templateName())
 		if isNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return cfg.Name, fmt.Errorf("finding launch template %s: %w", o.templateName(), err)
+			return nil, cfg.Name, fmt.Errorf("finding launch template %s: %w", o.templateName(), err)
 		}
 		if err := o.checkOwned(lt); err != nil {
-			return cfg.Name, err
+			return nil, cfg.Name, err
 		}
 	}
-	return "", nil
+	return own, "", nil
 }
 
 // templateOnly is the state entry of a side whose launch template exists without its node group.
@@ -299,16 +428,18 @@ func templateOnly(name, capacityType, ltID, ltVersion string) nodeGroupModel {
 		Name: fwtypes.StringValue(name), ARN: fwtypes.StringNull(), CapacityType: fwtypes.StringValue(capacityType), Status: fwtypes.StringNull(),
 		MinSize: fwtypes.Int64Value(0), MaxSize: fwtypes.Int64Value(0), DesiredSize: fwtypes.Int64Value(0),
 		LaunchTemplateID: fwtypes.StringValue(ltID), LaunchTemplateVersion: fwtypes.StringValue(ltVersion),
+		KubernetesVersion: fwtypes.StringNull(), ReleaseVersion: fwtypes.StringNull(), InSync: fwtypes.BoolValue(false),
 	}
 }
 
 // createSide creates the launch template and the node group of one side. If the node group cannot
-// be created, its launch template is deleted again; if that fails too, the template comes back as
-// the side's state entry, so that the next apply reuses it and destroy deletes it.
+// be created, a launch template this call created is deleted again; a template the side had already
+// (left over from an earlier attempt), or one whose deletion fails, comes back as the side's state
+// entry, so that the next apply reuses it and destroy deletes it.
 func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig) (*types.Nodegroup, *nodeGroupModel, error) {
 	cluster := m.ClusterName.ValueString()
 	o := sideOwnerOf(m, cfg.Name)
-	ltID, ltVersion, err := createLaunchTemplate(ctx, c.ec2, o, cfg)
+	ltID, ltVersion, created, err := createLaunchTemplate(ctx, c.ec2, o, cfg)
 	if isNotOwned(err) {
 		return nil, nil, err
 	}
@@ -328,15 +459,20 @@ func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfi
 		Taints:         eksTaints(cfg.Taints),
 		Tags:           cfg.Tags,
 		LaunchTemplate: &types.LaunchTemplateSpecification{Id: aws.String(ltID), Version: aws.String(ltVersion)},
-		UpdateConfig:   updateConfig(m.UpdateConfig),
+		UpdateConfig:   updateConfig(m.UpdateConfig, cfg.Reservation != nil),
 	}
-	if v := m.KubernetesVersion.ValueString(); v != "" {
-		in.Version = aws.String(v)
+	// No version: EKS creates node groups at the cluster's, the only one it takes (applyChecks
+	// refused a pool pinned to another).
+	if cfg.CreateRelease != "" {
+		in.ReleaseVersion = aws.String(cfg.CreateRelease)
 	}
 	out, err := c.eks.CreateNodegroup(ctx, in)
 	if err != nil {
+		leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
+		if !created {
+			return nil, &leftover, err
+		}
 		if cleanupErr := deleteOwnedLaunchTemplate(context.WithoutCancel(ctx), c.ec2, o, ltID); cleanupErr != nil {
-			leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
 			return nil, &leftover, fmt.Errorf("%w (and deleting its launch template %s: %w; state records the template, so the next apply reuses it and destroy deletes it)", err, ltID, cleanupErr)
 		}
 		return nil, nil, err
@@ -381,11 +517,24 @@ func scalingConfig(s pool.Sizes) *types.NodegroupScalingConfig {
 	return &types.NodegroupScalingConfig{MinSize: aws.Int32(int32(s.Min)), MaxSize: aws.Int32(int32(s.Max)), DesiredSize: aws.Int32(int32(s.Desired))}
 }
 
-func updateConfig(m *updateConfigModel) *types.NodegroupUpdateConfig {
-	if m == nil || (m.MaxUnavailable.IsNull() && m.MaxUnavailablePercentage.IsNull()) {
-		return nil
+// updateConfig is a side's NodegroupUpdateConfig; nil leaves EKS's default. A side on a capacity
+// reservation or block (reserved) rolls with the MINIMAL strategy unless update_strategy says
+// otherwise: the DEFAULT strategy launches new nodes first (EKS User Guide,
+// managed-node-update-behavior), into a reservation that has no room for them. EKS needs
+// maxUnavailable or maxUnavailablePercentage with a strategy (EKS API Reference:
+// NodegroupUpdateConfig); its default is maxUnavailable 1.
+func updateConfig(m *updateConfigModel, reserved bool) *types.NodegroupUpdateConfig {
+	strategy := implicitStrategy(reserved)
+	if m != nil && !m.UpdateStrategy.IsNull() {
+		strategy = types.NodegroupUpdateStrategies(m.UpdateStrategy.ValueString())
 	}
-	u := &types.NodegroupUpdateConfig{}
+	if m == nil || (m.MaxUnavailable.IsNull() && m.MaxUnavailablePercentage.IsNull()) {
+		if strategy == "" {
+			return nil
+		}
+		return &types.NodegroupUpdateConfig{MaxUnavailable: aws.Int32(1), UpdateStrategy: strategy}
+	}
+	u := &types.NodegroupUpdateConfig{UpdateStrategy: strategy}
 	if !m.MaxUnavailable.IsNull() {
 		u.MaxUnavailable = aws.Int32(int32(m.MaxUnavailable.ValueInt64()))
 	}
@@ -393,6 +542,15 @@ func updateConfig(m *updateConfigModel) *types.NodegroupUpdateConfig {
 		u.MaxUnavailablePercentage = aws.Int32(int32(m.MaxUnavailablePercentage.ValueInt64()))
 	}
 	return u
+}
+
+// implicitStrategy is the update strategy of a side whose configuration names none: MINIMAL on a
+// reservation, EKS's default ("") otherwise.
+func implicitStrategy(reserved bool) types.NodegroupUpdateStrategies {
+	if reserved {
+		return types.NodegroupUpdateStrategiesMinimal
+	}
+	return ""
 }
 
 func setStrings(s fwtypes.Set) []string {
@@ -426,10 +584,14 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 // refresh overwrites m with what EKS and EC2 hold; found is false when no node group and no launch
-// template recorded in state exists. drift explains the sides whose launch template is missing or
-// not theirs: their state entry has no launch template id, which the next plan repairs.
+// template of the pool exists. Only the pool's own node groups and templates are read (see
+// ownership.go): a node group of a side's name that is not the pool's is left out, and reported when
+// state held that side. drift explains the sides whose launch template is missing or not theirs:
+// their state entry has no launch template id, which the next plan repairs. Each node group found is
+// compared with what the pool's settings, as read, give it (in_sync).
 func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel) (bool, []string, error) {
 	cluster, name := m.ClusterName.ValueString(), m.Name.ValueString()
+	owner := m.owner()
 	prior := map[string]nodeGroupModel{}
 	for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, m.NodeGroups) {
 		prior[ng.Name.ValueString()] = ng
@@ -439,16 +601,21 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	var drift []string
 	var ownDefaults []string          // from the first template read
 	var templateTags map[string]string // the first owned template's tags: what gpufleet wrote and owns
+	versions := map[string]*ec2types.LaunchTemplateVersion{}
+	ownerIDs := map[string]bool{} // import: the owner ids the pool's objects carry
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
 		ngName := name + suffix
-		o := sideOwnerOf(m, ngName)
-		ng, err := findNodegroup(ctx, c.eks, cluster, ngName)
-		if isNotFound(err) {
+		o := owner.side(ngName)
+		p, recorded := prior[ngName]
+		ng, err := findOwnedNodegroup(ctx, c, o, p.ARN.ValueString())
+		if isNotOwned(err) && recorded && knownString(p.ARN) {
+			drift = append(drift, err.Error()+" It is no longer part of the pool's state.")
+		}
+		if isNotFound(err) || isNotOwned(err) {
 			// A template recorded without its node group (a create whose cleanup failed, a node
 			// group deleted outside terraform) stays in state: the next apply reuses it, and
 			// destroy deletes it.
-			p, ok := prior[ngName]
-			if !ok || !knownString(p.LaunchTemplateID) {
+			if !recorded || !knownString(p.LaunchTemplateID) {
 				continue
 			}
 			_, err := findOwnedLaunchTemplate(ctx, c.ec2, o, p.LaunchTemplateID.ValueString())
@@ -469,9 +636,19 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		if err != nil {
 			return false, nil, err
 		}
-		if lt != nil && templateTags == nil {
-			templateTags = tagMap(lt.Tags)
-			ownDefaults = strings.Split(templateTags[tagOwnDefaultTags], ",")
+		if owner.anyID {
+			ownerIDs[o.ownerIDOf(firstNonEmpty(ng.Tags[tagOwner], ltOwnerTag(lt)))] = true
+		}
+		if lt != nil {
+			if templateTags == nil {
+				templateTags = tagMap(lt.Tags)
+				ownDefaults = strings.Split(templateTags[tagOwnDefaultTags], ",")
+			}
+			v, err := findLaunchTemplateVersion(ctx, c.ec2, aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version))
+			if err != nil && !isNotFound(err) {
+				return false, nil, fmt.Errorf("launch template of node group %s: %w", ngName, err)
+			}
+			versions[ngName] = v
 		}
 		if problem != "" {
 			drift = append(drift, problem)
@@ -482,24 +659,79 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	if len(entries) == 0 {
 		return false, drift, nil
 	}
+	if owner.anyID {
+		if len(ownerIDs) > 1 {
+			return false, nil, fmt.Errorf("the node groups of %s/%s carry the owner tags of different pools (%s); import one pool's node groups, after deleting or renaming the other's",
+				cluster, name, strings.Join(slices.Sorted(maps.Keys(ownerIDs)), ", "))
+		}
+		for id := range ownerIDs {
+			m.OwnerID = poolschema.NullableString(id)
+		}
+	}
 	if len(found) > 0 {
 		var priorReservation *pool.Reservation
 		if m.Capacity != nil && m.Capacity.Reservation != nil {
 			priorReservation = &pool.Reservation{ID: m.Capacity.Reservation.ID.ValueString(), Type: m.Capacity.Reservation.Type.ValueString()}
 		}
-		reservation, err := readReservation(ctx, c.ec2, found, priorReservation)
-		if err != nil {
-			return false, nil, fmt.Errorf("launch template of node group %s: %w", aws.ToString(found[0].NodegroupName), err)
-		}
 		if templateTags == nil {
 			templateTags = found[0].Tags // no owned template: the node group's own tags
 		}
-		r.flatten(m, found, reservation, ownDefaults, templateTags)
+		r.flatten(m, found, versions, readReservation(found, versions, priorReservation), ownDefaults, templateTags)
 		spec, _ := m.spec(ctx)
 		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags), poolLabels(found[0]))
+		r.markInSync(ctx, m, found, versions, entries)
 	}
 	m.NodeGroups = nodeGroupList(entries)
 	return true, drift, nil
+}
+
+// markInSync sets in_sync on the entries of the node groups found: whether each holds what the
+// pool's settings, as refresh read them (from the first node group), give it. The first node group
+// is compared too: what the pool's attributes cannot show (the launch template in use, tags only
+// node groups carry) can be out of line on it as well.
+func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, found []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion, entries []nodeGroupModel) {
+	spec, diags := m.spec(ctx)
+	if diags.HasError() || len(spec.Validate()) > 0 {
+		return // a pool changed outside terraform beyond what gpufleet accepts: its attributes show it
+	}
+	d, err := pool.Derive(spec, r.Meta.Pool)
+	if err != nil {
+		return
+	}
+	want := map[string]sideConfig{}
+	for _, cfg := range sideConfigs(m.owner(), spec, d) {
+		want[cfg.Name] = cfg
+	}
+	for _, ng := range found {
+		name := aws.ToString(ng.NodegroupName)
+		i := slices.IndexFunc(entries, func(e nodeGroupModel) bool { return e.Name.ValueString() == name })
+		cfg, ok := want[name]
+		entries[i].InSync = fwtypes.BoolValue(ok && sideInSync(ng, versions[name], cfg, m.UpdateConfig))
+	}
+}
+
+// sideInSync reports whether a node group holds everything cfg gives it: no failed creation, its
+// capacity type, sizes, labels, taints, update config and tags, and a launch template version with
+// the side's data.
+func sideInSync(ng *types.Nodegroup, v *ec2types.LaunchTemplateVersion, cfg sideConfig, uc *updateConfigModel) bool {
+	return ng.Status != types.NodegroupStatusCreateFailed && string(ng.CapacityType) == cfg.CapacityType &&
+		configUpdate(ng, cfg, uc) == nil && maps.Equal(ng.Tags, cfg.Tags) && !launchTemplateDiffers(v, cfg)
+}
+
+func ltOwnerTag(lt *ec2types.LaunchTemplate) string {
+	if lt == nil {
+		return ""
+	}
+	return tagMap(lt.Tags)[tagOwner]
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // effectiveTagsOf is a node group's tags less the ones only node groups carry.
@@ -536,21 +768,18 @@ func launchTemplateProblem(ctx context.Context, conn *ec2.Client, o sideOwner, n
 
 // readReservation reads the reservation target from the on-demand side's launch template version;
 // when that version cannot be read (the template is gone), the prior reservation stands.
-func readReservation(ctx context.Context, conn *ec2.Client, ngs []*types.Nodegroup, prior *pool.Reservation) (*pool.Reservation, error) {
+func readReservation(ngs []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion, prior *pool.Reservation) *pool.Reservation {
 	for _, ng := range ngs {
 		if ng.CapacityType == types.CapacityTypesSpot || ng.LaunchTemplate == nil {
 			continue
 		}
-		v, err := findLaunchTemplateVersion(ctx, conn, aws.ToString(ng.LaunchTemplate.Id), aws.ToString(ng.LaunchTemplate.Version))
-		if isNotFound(err) {
-			return prior, nil
+		v := versions[aws.ToString(ng.NodegroupName)]
+		if v == nil {
+			return prior
 		}
-		if err != nil {
-			return nil, err
-		}
-		return reservationOf(v.LaunchTemplateData), nil
+		return reservationOf(v.LaunchTemplateData)
 	}
-	return nil, nil
+	return nil
 }
 
 // poolLabels are a node group's node labels less the side's own capacity-type label: the labels
@@ -564,26 +793,31 @@ func poolLabels(ng *types.Nodegroup) map[string]string {
 // flatten writes what EKS reports into the model. Settings EKS does not hold (waivers, timeouts,
 // whether MIG was given as a profile or an all-<profile> config) keep their prior values. The
 // client is the one gpufleet tagged on what it owns (ownedTags), not a node label's.
-func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, reservation *pool.Reservation, ownDefaults []string, ownedTags map[string]string) {
+func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion, reservation *pool.Reservation, ownDefaults []string, ownedTags map[string]string) {
 	primary := ngs[0]
 	m.ID = fwtypes.StringValue(poolID(m.ClusterName.ValueString(), m.Name.ValueString()))
 	m.Region = fwtypes.StringValue(regionOfARN(aws.ToString(primary.NodegroupArn)))
 	m.NodeRoleARN = fwtypes.StringValue(aws.ToString(primary.NodeRole))
 	m.SubnetIDs = fwtypes.SetValueMust(fwtypes.StringType, poolschema.StringValues(primary.Subnets))
-	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, poolschema.StringValues(primary.InstanceTypes))
+	instanceTypes := primary.InstanceTypes
+	if v := versions[aws.ToString(primary.NodegroupName)]; len(instanceTypes) == 0 && v != nil && v.LaunchTemplateData != nil && v.LaunchTemplateData.InstanceType != "" {
+		instanceTypes = []string{string(v.LaunchTemplateData.InstanceType)} // a capacity block's, in its template
+	}
+	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, poolschema.StringValues(instanceTypes))
 	m.AMIType = fwtypes.StringValue(string(primary.AmiType))
 	m.KubernetesVersion = fwtypes.StringValue(aws.ToString(primary.Version))
+	m.ReleaseVersion = poolschema.NullableString(aws.ToString(primary.ReleaseVersion))
 
 	labels := poolLabels(primary)
 	m.Client = poolschema.ClientFrom(ownedTags, pool.TagKeysFor(catalog.AWS).Client, labels)
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.GPU = gpuFromLabels(labels, m.GPU)
-	m.Labels = poolschema.UserLabels(labels, m.Labels, func(string) bool { return false })
+	m.Labels = poolschema.UserLabels(labels, m.Labels, func(k string) bool { return k == pool.LabelAccelerator })
 	m.Taints = poolschema.UserTaints(poolTaints(primary.Taints), m.Taints)
 	m.Tags = poolschema.UserTags(primary.Tags, r.Meta.Pool.DefaultTags, m.Tags, ownDefaults, isDerivedTag)
 	m.Scaling = poolschema.ScalingFrom(poolschema.MapSlice(ngs, nodegroupSizes), m.Scaling)
 	m.Capacity = capacityFrom(ngs, reservation, m.Capacity)
-	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig)
+	m.UpdateConfig = updateConfigFrom(primary.UpdateConfig, m.UpdateConfig, reservation != nil && primary.CapacityType != types.CapacityTypesSpot)
 	m.NodeGroups = nodeGroupList(poolschema.MapSlice(ngs, nodeGroupFrom))
 }
 
@@ -598,7 +832,7 @@ func regionOfARN(arn string) string {
 
 func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 	var g gpuModel
-	if cfg := labels[pool.LabelMIGConfig]; cfg != "" {
+	if cfg := pool.MIGConfigFromLabel(labels[pool.LabelMIGConfig]); cfg != "" {
 		g.MIG = &poolschema.MIGModel{Profile: fwtypes.StringNull(), Config: fwtypes.StringNull()}
 		profile, isAll := strings.CutPrefix(cfg, "all-")
 		switch {
@@ -610,7 +844,7 @@ func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
 			g.MIG.Config = fwtypes.StringValue(cfg)
 		}
 	}
-	if name := labels[pool.LabelDevicePlugin]; name != "" {
+	if name := labels[pool.LabelDevicePlugin]; name != "" && name != pool.DevicePluginMIGMixed {
 		rest, _ := strings.CutPrefix(name, "gpufleet-")
 		if i := strings.LastIndex(rest, "-"); i > 0 {
 			var replicas int64
@@ -637,7 +871,12 @@ func capacityFrom(ngs []*types.Nodegroup, reservation *pool.Reservation, prior *
 	mix, isSet := poolschema.CapacityMixFrom(pct, base, recorded, priorMix, len(ngs) == 1 && ngs[0].CapacityType == types.CapacityTypesSpot)
 	c := &capacityModel{CapacityMix: mix}
 	if reservation != nil {
-		c.Reservation = &reservationModel{ID: fwtypes.StringValue(reservation.ID), Type: fwtypes.StringValue(reservation.Type)}
+		// No EC2 API returns a capacity block's price: it stays what the configuration said.
+		price := fwtypes.Float64Null()
+		if prior != nil && prior.Reservation != nil {
+			price = prior.Reservation.HourlyPriceUSD
+		}
+		c.Reservation = &reservationModel{ID: fwtypes.StringValue(reservation.ID), Type: fwtypes.StringValue(reservation.Type), HourlyPriceUSD: price}
 	} else if prior != nil {
 		c.Reservation = poolschema.KeepEmptyBlock(nil, prior.Reservation, (*reservationModel).empty)
 	}
@@ -656,37 +895,61 @@ func nodegroupSizes(ng *types.Nodegroup) pool.Sizes {
 	return pool.Sizes{Min: int(aws.ToInt32(sc.MinSize)), Max: int(aws.ToInt32(sc.MaxSize)), Desired: int(aws.ToInt32(sc.DesiredSize))}
 }
 
-// updateConfigFrom keeps the block absent when the user did not set it and EKS reports its default.
-func updateConfigFrom(u *types.NodegroupUpdateConfig, prior *updateConfigModel) *updateConfigModel {
+// updateConfigFrom keeps the block, and each of its attributes, absent when the user did not set it
+// and EKS reports what gpufleet sends without it: maxUnavailable 1, the side's implicit strategy
+// (EKS may report the default strategy as DEFAULT or not at all).
+func updateConfigFrom(u *types.NodegroupUpdateConfig, prior *updateConfigModel, reserved bool) *updateConfigModel {
 	if u == nil {
 		return prior
 	}
-	isDefault := aws.ToInt32(u.MaxUnavailable) == 1 && u.MaxUnavailablePercentage == nil
-	if isDefault && (prior == nil || prior.empty()) {
+	defaultMax := aws.ToInt32(u.MaxUnavailable) == 1 && u.MaxUnavailablePercentage == nil
+	implicit := u.UpdateStrategy == implicitStrategy(reserved) || (!reserved && u.UpdateStrategy == types.NodegroupUpdateStrategiesDefault)
+	if (prior == nil || prior.empty()) && defaultMax && implicit {
 		return prior // absent, or written empty: EKS's default either way
 	}
-	m := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Null()}
-	if u.MaxUnavailable != nil {
+	m := &updateConfigModel{MaxUnavailable: fwtypes.Int64Null(), MaxUnavailablePercentage: fwtypes.Int64Null(), UpdateStrategy: fwtypes.StringNull()}
+	maxUnset := prior != nil && prior.MaxUnavailable.IsNull() && prior.MaxUnavailablePercentage.IsNull()
+	if u.MaxUnavailable != nil && (!maxUnset || !defaultMax) {
 		m.MaxUnavailable = fwtypes.Int64Value(int64(*u.MaxUnavailable))
 	}
 	if u.MaxUnavailablePercentage != nil {
 		m.MaxUnavailablePercentage = fwtypes.Int64Value(int64(*u.MaxUnavailablePercentage))
+	}
+	if !implicit || (prior != nil && !prior.UpdateStrategy.IsNull()) {
+		m.UpdateStrategy = fwtypes.StringValue(string(u.UpdateStrategy))
 	}
 	return m
 }
 
 func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *nodePoolModel, timeout time.Duration) {
-		c, wanted := r.prepareApply(ctx, plan, &resp.Diagnostics)
+		c, wanted := r.prepareApply(ctx, plan, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
 		cluster := plan.ClusterName.ValueString()
-		if side, err := checkLaunchTemplateNames(ctx, c, plan, wanted); err != nil {
+		recorded := poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups)
+		recordedBy := map[string]nodeGroupModel{}
+		for _, ng := range recorded {
+			recordedBy[ng.Name.ValueString()] = ng
+		}
+		own, side, err := preflight(ctx, c, plan, wanted, recordedBy)
+		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node group (%s/%s)", cluster, side), err.Error())
 			return
 		}
-		recorded := poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups)
+		creating, reservedCreating := false, false
+		for _, cfg := range wanted {
+			if ng := own[cfg.Name]; ng == nil || ng.Status == types.NodegroupStatusCreateFailed {
+				creating = true
+				reservedCreating = reservedCreating || cfg.Reservation != nil
+			}
+		}
+		spec, _ := plan.spec(ctx)
+		if err := applyChecks(ctx, c, plan, spec, wanted, creating, reservedCreating); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
+			return
+		}
 		wantedNames := map[string]bool{}
 		var result []*types.Nodegroup
 		var leftovers []nodeGroupModel
@@ -695,18 +958,33 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 				result = append(result, waitSidesActive(ctx, c, cluster, []*types.Nodegroup{created}, timeout, &resp.Diagnostics)...)
 			}
 		}
+		// replace deletes a node group of the side that cannot be brought to the configuration in
+		// place, but not its launch template (the new node group reuses it if it is the side's), then
+		// creates the side again.
+		replace := func(cfg sideConfig, ng *types.Nodegroup, reason string) {
+			tflog.Warn(ctx, "replacing EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "reason": reason})
+			entry := nodeGroupFrom(ng)
+			entry.LaunchTemplateID = fwtypes.StringNull()
+			if _, err := deleteSides(ctx, c, plan, []nodeGroupModel{entry}, timeout); err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("replacing EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+				return
+			}
+			create(cfg)
+		}
 
 		// Grow or change what stays and create what is new before deleting what goes, so capacity does
 		// not dip while spot and on-demand sides swap.
 		for _, cfg := range wanted {
 			wantedNames[cfg.Name] = true
-			ng, err := findNodegroup(ctx, c.eks, cluster, cfg.Name)
-			if isNotFound(err) {
+			ng := own[cfg.Name]
+			if ng == nil {
 				create(cfg)
 				continue
 			}
-			if err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("reading EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
+			if ng.Status == types.NodegroupStatusCreateFailed {
+				// A node group that failed to create cannot be updated, only deleted and created again
+				// (EKS API Reference: UpdateNodegroupConfig takes ACTIVE and DEGRADED node groups).
+				replace(cfg, ng, "CREATE_FAILED: "+healthIssues(ng))
 				continue
 			}
 			lt, problem, err := launchTemplateProblem(ctx, c.ec2, sideOwnerOf(plan, cfg.Name), ng)
@@ -717,14 +995,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			if problem != "" {
 				// The node group's template is gone or not its own, and a node group cannot switch
 				// templates: replace the node group. Its template, if any, is not the side's to delete.
-				tflog.Warn(ctx, "replacing EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "reason": problem})
-				side := nodeGroupFrom(ng)
-				side.LaunchTemplateID = fwtypes.StringNull()
-				if _, err := deleteSides(ctx, c, plan, []nodeGroupModel{side}, timeout); err != nil {
-					resp.Diagnostics.AddError(fmt.Sprintf("replacing EKS node group (%s/%s)", cluster, cfg.Name), err.Error())
-					continue
-				}
-				create(cfg)
+				replace(cfg, ng, problem)
 				continue
 			}
 			updated, err := updateSide(ctx, c, plan, ng, lt, cfg, timeout)
@@ -744,6 +1015,11 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node groups of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 		}
 		addSkipped(&resp.Diagnostics, skipped)
+		for _, ng := range result {
+			if ng.Status == types.NodegroupStatusDegraded {
+				resp.Diagnostics.AddWarning(fmt.Sprintf("EKS node group (%s/%s) is DEGRADED", cluster, aws.ToString(ng.NodegroupName)), healthIssues(ng))
+			}
+		}
 		if resp.Diagnostics.HasError() {
 			// Part of the update may have happened: record what the cloud holds now, not the plan,
 			// starting from every side and template this update or the prior state knows of.
@@ -756,7 +1032,14 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 		plan.NodeGroups = nodeGroupList(poolschema.MapSlice(result, nodeGroupFrom))
-		plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
+		// The pool's versions are its first node group's, where the plan leaves them open; a known
+		// planned value stands (the next refresh reads the node groups).
+		if plan.KubernetesVersion.IsUnknown() {
+			plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(result[0].Version))
+		}
+		if plan.ReleaseVersion.IsUnknown() {
+			plan.ReleaseVersion = poolschema.NullableString(aws.ToString(result[0].ReleaseVersion))
+		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
 }
@@ -775,10 +1058,11 @@ func mergeSides(older, newer []nodeGroupModel) []nodeGroupModel {
 	return out // refresh puts them in order
 }
 
-// addSkipped warns about launch templates that destroy left alone because they are not the pool's.
+// addSkipped warns about node groups and launch templates left alone because they are not the
+// pool's.
 func addSkipped(diags *diag.Diagnostics, skipped []string) {
 	for _, s := range skipped {
-		diags.AddWarning("Launch template left in place", s)
+		diags.AddWarning("Left in place: not the pool's", s)
 	}
 }
 
@@ -787,30 +1071,41 @@ func addSkipped(diags *diag.Diagnostics, skipped []string) {
 // UpdateNodegroupConfig, tags through TagResource/UntagResource. Each update is waited for.
 func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nodegroup, lt *ec2types.LaunchTemplate, cfg sideConfig, timeout time.Duration) (*types.Nodegroup, error) {
 	cluster := m.ClusterName.ValueString()
+	ltID, ltVersion := "", ""
+	var current *ec2types.LaunchTemplateVersion
+	if lt := ng.LaunchTemplate; lt != nil {
+		ltID, ltVersion = aws.ToString(lt.Id), aws.ToString(lt.Version)
+		var err error
+		if current, err = findLaunchTemplateVersion(ctx, c.ec2, ltID, ltVersion); err != nil && !isNotFound(err) {
+			return ng, fmt.Errorf("reading launch template %s: %w", ltID, err)
+		}
+	}
+	version, release, err := sideVersions(ng, cfg)
+	if err != nil {
+		return ng, err
+	}
+	newTemplate := ltID != "" && launchTemplateDiffers(current, cfg)
+	rolls := newTemplate || version != aws.ToString(ng.Version) || (release != "" && release != aws.ToString(ng.ReleaseVersion))
+	if sc := ng.ScalingConfig; rolls && ng.CapacityType == types.CapacityTypesCapacityBlock && sc != nil && aws.ToInt32(sc.DesiredSize) > 0 {
+		// EKS User Guide, capacity-blocks-mng: "When upgrading managed node groups with Capacity
+		// Blocks, make sure that the desired size of the node group is set to 0."
+		return ng, fmt.Errorf("this change rolls the node group's nodes (a new launch template version, Kubernetes version or AMI release), and EKS updates a node group on a capacity block only at desired size 0; it runs %d nodes. Apply the change when the block's work is done and the node group is at 0", aws.ToInt32(sc.DesiredSize))
+	}
 	if err := syncLaunchTemplateTags(ctx, c.ec2, lt, sideOwnerOf(m, cfg.Name).templateTags(cfg)); err != nil {
 		return ng, err
 	}
-	ltID, ltVersion := "", ""
-	if lt := ng.LaunchTemplate; lt != nil {
-		ltID, ltVersion = aws.ToString(lt.Id), aws.ToString(lt.Version)
-		current, err := findLaunchTemplateVersion(ctx, c.ec2, ltID, ltVersion)
-		if err != nil && !isNotFound(err) {
-			return ng, fmt.Errorf("reading launch template %s: %w", ltID, err)
-		}
-		if launchTemplateDiffers(current, cfg) {
-			if ltVersion, err = createLaunchTemplateVersion(ctx, c.ec2, ltID, cfg); err != nil {
-				return ng, fmt.Errorf("creating a version of launch template %s: %w", ltID, err)
-			}
+	if newTemplate {
+		if ltVersion, err = createLaunchTemplateVersion(ctx, c.ec2, ltID, cfg); err != nil {
+			return ng, fmt.Errorf("creating a version of launch template %s: %w", ltID, err)
 		}
 	}
-	wantVersion := m.KubernetesVersion.ValueString()
-	if (ltID != "" && ltVersion != aws.ToString(ng.LaunchTemplate.Version)) || (wantVersion != "" && wantVersion != aws.ToString(ng.Version)) {
-		// Always with a version: the EKS API Reference leaves open whether a request without one
-		// moves the node group to the cluster's version, which would upgrade a pinned pool when only
-		// its launch template changes.
-		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name), Version: ng.Version}
-		if wantVersion != "" {
-			in.Version = aws.String(wantVersion)
+	if rolls {
+		// Always with the version and release the node group is to run: without them EKS moves it
+		// to the cluster's version and the latest release (EKS API Reference, UpdateNodegroupVersion),
+		// so a launch template change would also upgrade a pinned pool and its AMI.
+		in := &eks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(cfg.Name), Version: aws.String(version)}
+		if release != "" {
+			in.ReleaseVersion = aws.String(release)
 		}
 		if ltID != "" {
 			in.LaunchTemplate = &types.LaunchTemplateSpecification{Id: aws.String(ltID), Version: aws.String(ltVersion)}
@@ -836,7 +1131,48 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 	if err := updateTags(ctx, c.eks, aws.ToString(ng.NodegroupArn), ng.Tags, cfg.Tags); err != nil {
 		return ng, err
 	}
-	return waitNodegroupActive(ctx, c.eks, cluster, cfg.Name, timeout, c.poll)
+	// Each update was waited for until Successful, as terraform-provider-aws does
+	// (waitNodegroupUpdateSuccessful); waiting for ACTIVE as well would wait out the timeout on a node
+	// group that is DEGRADED for a reason of its own. The caller reports a DEGRADED node group.
+	updated, err := findNodegroup(ctx, c.eks, cluster, cfg.Name)
+	if err != nil {
+		return ng, err
+	}
+	return updated, nil
+}
+
+// sideVersions are the Kubernetes version and AMI release a node group is to run: the configured
+// version, else its own (a pool following the cluster never moves a node group, and never back);
+// the configured release where it is of that version, else its own while the version stays ("":
+// the latest of a new version).
+func sideVersions(ng *types.Nodegroup, cfg sideConfig) (version, release string, err error) {
+	version = cfg.PinnedVersion
+	if version == "" {
+		version = aws.ToString(ng.Version)
+	}
+	if want, ok1 := k8sMinor(version); ok1 {
+		if have, ok2 := k8sMinor(aws.ToString(ng.Version)); ok2 && want < have {
+			return "", "", fmt.Errorf("node group runs Kubernetes %s, and EKS cannot roll it back to %s", aws.ToString(ng.Version), version)
+		}
+	}
+	switch {
+	case cfg.PinnedRelease != "" && releaseFits(cfg.PinnedRelease, version):
+		release = cfg.PinnedRelease
+	case version == aws.ToString(ng.Version):
+		release = aws.ToString(ng.ReleaseVersion)
+	}
+	return version, release, nil
+}
+
+// releaseFits reports whether an AMI release is of a Kubernetes version; a release gpufleet cannot
+// read (Bottlerocket's) fits any.
+func releaseFits(release, version string) bool {
+	r, ok := parseRelease(release)
+	if !ok {
+		return true
+	}
+	m, ok := k8sMinor(version)
+	return !ok || r.minor == m
 }
 
 // configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.
@@ -881,9 +1217,10 @@ func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *e
 	if ng.ScalingConfig == nil || current != sizes {
 		in.ScalingConfig, changed = scalingConfig(sizes), true
 	}
-	if want := updateConfig(uc); want != nil && (ng.UpdateConfig == nil ||
+	if want := updateConfig(uc, cfg.Reservation != nil); want != nil && (ng.UpdateConfig == nil ||
 		aws.ToInt32(want.MaxUnavailable) != aws.ToInt32(ng.UpdateConfig.MaxUnavailable) ||
-		aws.ToInt32(want.MaxUnavailablePercentage) != aws.ToInt32(ng.UpdateConfig.MaxUnavailablePercentage)) {
+		aws.ToInt32(want.MaxUnavailablePercentage) != aws.ToInt32(ng.UpdateConfig.MaxUnavailablePercentage) ||
+		(want.UpdateStrategy != "" && want.UpdateStrategy != ng.UpdateConfig.UpdateStrategy)) {
 		in.UpdateConfig, changed = want, true
 	}
 	if !changed {
@@ -920,32 +1257,46 @@ func updateTags(ctx context.Context, conn *eks.Client, arn string, current, want
 }
 
 // deleteSides deletes the node groups and launch templates that sides record: node groups by name,
-// waiting until they are gone, then templates by id, each only once it is confirmed to be the
-// side's own. All node group deletions start before the first wait, so the sides drain in
-// parallel. What is already gone is fine; skipped explains templates left alone as not the side's.
+// once each is confirmed to be the side's own, waiting until they are gone, then templates by id,
+// each only once it is confirmed to be the side's own. All node group deletions start before the
+// first wait, so the sides drain in parallel. What is already gone is fine; skipped explains node
+// groups and templates left alone as not the side's.
 func deleteSides(ctx context.Context, c *clients, m *nodePoolModel, sides []nodeGroupModel, timeout time.Duration) (skipped []string, err error) {
 	cluster := m.ClusterName.ValueString()
 	var errs []error
 	deleting := map[string]bool{}
-	failed := map[string]bool{}
+	keep := map[string]bool{} // sides whose template stays: their node group could not be deleted
 	for _, side := range sides {
 		name := side.Name.ValueString()
 		if !knownString(side.ARN) {
 			continue // no node group was recorded: only a launch template
 		}
-		_, err := c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
+		ng, err := findOwnedNodegroup(ctx, c, sideOwnerOf(m, name), side.ARN.ValueString())
+		switch {
+		case isNotFound(err):
+			continue
+		case isNotOwned(err):
+			skipped = append(skipped, err.Error())
+			keep[name] = ng.LaunchTemplate != nil && aws.ToString(ng.LaunchTemplate.Id) == side.LaunchTemplateID.ValueString()
+			continue
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			keep[name] = true
+			continue
+		}
+		_, err = c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
 		switch {
 		case isNotFound(err):
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			failed[name] = true
+			keep[name] = true
 		default:
 			deleting[name] = true
 		}
 	}
 	for _, side := range sides {
 		name := side.Name.ValueString()
-		if failed[name] {
+		if keep[name] {
 			continue // its template stays while the node group that uses it does
 		}
 		if deleting[name] {

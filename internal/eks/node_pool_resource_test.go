@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -84,12 +85,25 @@ func TestAccEKSNodePool_basic(t *testing.T) {
 					wantLabel(ng, "gpufleet.io/workload", "inference"),
 					wantLabel(ng, "team", "ml"),
 					wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu", "1"),
-					wantTag(ng, "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu", "present:NoSchedule"),
+					// The cluster autoscaler reads a managed node group's labels and taints from
+					// DescribeNodegroup and only node-template/resources/* from its tags.
+					noTagPrefix(ng, "k8s.io/cluster-autoscaler/node-template/label/"),
+					noTagPrefix(ng, "k8s.io/cluster-autoscaler/node-template/taint/"),
+					wantLabel(ng, "k8s.amazonaws.com/accelerator", "nvidia-l4"),
 					wantInstanceTags(t, sim, ng, map[string]string{"gpufleet:client": "acme", "Project": "vision", "ManagedBy": "terraform"}),
 				)
 			}),
 		}},
 	})
+}
+
+func noTagPrefix(ng *ekstypes.Nodegroup, prefix string) error {
+	for k := range ng.Tags {
+		if strings.HasPrefix(k, prefix) {
+			return fmt.Errorf("node group %s has tag %s, want no %s* tags", aws.ToString(ng.NodegroupName), k, prefix)
+		}
+	}
+	return nil
 }
 
 func wantTag(ng *ekstypes.Nodegroup, key, value string) error {
@@ -171,16 +185,10 @@ func TestAccEKSNodePool_update(t *testing.T) {
 				}),
 			},
 			{
-				Config:           base(acctest.Scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.30\"\n"),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.30")),
-				},
-			},
-			{
-				Config: base(acctest.Scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.30\"\n" + `
+				Config: base(acctest.Scaling(1, 2, 5) + `  tags = { Project = "llm" }` + "\n  kubernetes_version = \"1.31\"\n" + `
   update_config {
     max_unavailable_percentage = 25
+    update_strategy            = "MINIMAL"
   }
   gpu {
     sharing {
@@ -194,6 +202,9 @@ func TestAccEKSNodePool_update(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_plugin_config"), knownvalue.StringRegexp(regexp.MustCompile(`timeSlicing:[\s\S]*replicas: 4`))),
 				},
 				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if uc := ng.UpdateConfig; uc == nil || uc.UpdateStrategy != ekstypes.NodegroupUpdateStrategiesMinimal || aws.ToInt32(uc.MaxUnavailablePercentage) != 25 {
+						return fmt.Errorf("update config %+v, want MINIMAL at 25 %%", ng.UpdateConfig)
+					}
 					return wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-time-slicing-4")
 				}),
 			},
@@ -201,48 +212,208 @@ func TestAccEKSNodePool_update(t *testing.T) {
 	})
 }
 
-// A tag change on a pool pinned below the cluster's version sends UpdateNodegroupVersion with the
-// pinned version, so that the node group cannot be upgraded with its launch template.
+// A tag change on a pool pinned below the cluster's version (the cluster was upgraded since) sends
+// UpdateNodegroupVersion with the pinned version, so that the node group is not upgraded with its
+// launch template (EKS moves a node group updated without a version to the cluster's).
 func TestAccEKSNodePool_pinnedVersionOnTagChange(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(project string) string {
 		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
-			"  kubernetes_version = \"1.30\"\n  tags = { Project = \""+project+"\" }\n")
+			"  kubernetes_version = \"1.31\"\n  tags = { Project = \""+project+"\" }\n")
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             checkNothingLeft(t, sim),
-		Steps: []resource.TestStep{
-			{Config: cfg("vision")},
-			{
-				Config: cfg("llm"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.30")),
-				},
-				Check: func(*terraform.State) error {
-					reqs := sim.RequestsFor("eks", "UpdateNodegroupVersion")
-					if len(reqs) == 0 {
-						return fmt.Errorf("the tag change sent no UpdateNodegroupVersion")
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg("vision"),
+			Check:  func(*terraform.State) error { return sim.UpgradeCluster(testRegion, testCluster, "1.32", "") },
+		},
+		resource.TestStep{
+			PreConfig: sim.ResetRequests,
+			Config:    cfg("llm"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.31")),
+			},
+			Check: func(*terraform.State) error {
+				reqs := sim.RequestsFor("eks", "UpdateNodegroupVersion")
+				if len(reqs) == 0 {
+					return fmt.Errorf("the tag change sent no UpdateNodegroupVersion")
+				}
+				for _, r := range reqs {
+					if v := r.Params["version"]; v != "1.31" {
+						return fmt.Errorf("UpdateNodegroupVersion with version %v, want the pinned 1.31: %v", v, r.Params)
 					}
-					for _, r := range reqs {
-						if v := r.Params["version"]; v != "1.30" {
-							return fmt.Errorf("UpdateNodegroupVersion with version %v, want the pinned 1.30: %v", v, r.Params)
-						}
+				}
+				return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					if v := aws.ToString(ng.Version); v != "1.31" {
+						return fmt.Errorf("node group version %s, want 1.31", v)
 					}
-					return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-						if v := aws.ToString(ng.Version); v != "1.30" {
-							return fmt.Errorf("node group version %s, want 1.30", v)
-						}
-						return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
-					})(nil)
-				},
+					return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+				})(nil)
 			},
 		},
-	})
+	))
+}
+
+// EKS cannot roll a node group back to an earlier Kubernetes version: lowering kubernetes_version is
+// a plan-time error at the attribute, before any change.
+func TestAccEKSNodePool_kubernetesVersionNoDowngrade(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(version string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+"  kubernetes_version = \""+version+"\"\n")
+	}
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg("1.31"), Check: func(*terraform.State) error { sim.ResetRequests(); return nil }},
+		resource.TestStep{Config: cfg("1.30"), ExpectError: acctest.ExpectErrorParts("kubernetes_version", "cannot roll", "back from 1.31 to 1.30", "replace")},
+		resource.TestStep{
+			PreConfig: func() {
+				if calls := mutatingCalls(sim); len(calls) > 0 {
+					t.Fatalf("the downgrade reached the cloud: %v", calls)
+				}
+			},
+			Config:           cfg("1.31"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	))
+}
+
+// EKS creates node groups only at the cluster's Kubernetes version: a pool pinned to another one
+// fails at plan (the cluster's version read with eks:DescribeCluster), before anything is created;
+// so does an AMI type AWS ships no AMI of for the cluster's version (Amazon Linux 2 after 1.32).
+func TestAccEKSNodePool_createAtClusterVersion(t *testing.T) {
+	cases := []struct {
+		name, cluster, body string
+		want                []string
+	}{
+		{"pinned below the cluster", testCluster, "  kubernetes_version = \"1.30\"\n", []string{"kubernetes_version", "1.30", "only at the cluster's", "1.31"}},
+		{"Amazon Linux 2 on 1.33", "new", "  ami_type = \"AL2_x86_64_GPU\"\n", []string{"ami_type", "AL2_x86_64_GPU", "1.32", "1.33"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := startSim(t)
+			cfg := strings.Replace(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+tc.body),
+				`cluster_name   = "ml"`, fmt.Sprintf("cluster_name   = %q", tc.cluster), 1)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps:                    []resource.TestStep{{Config: cfg, ExpectError: acctest.ExpectErrorParts(tc.want...)}},
+			})
+			if calls := mutatingCalls(sim); len(calls) > 0 {
+				t.Fatalf("the pool reached the cloud: %v", calls)
+			}
+			if requestCount(sim, "DescribeCluster") == 0 {
+				t.Fatal("the cluster's version was not read at plan")
+			}
+		})
+	}
+}
+
+// After a cluster upgrade, a pool that follows the cluster (no kubernetes_version) and gains a side
+// creates it at the cluster's version, the only one EKS takes, and reports the sides' versions; it
+// never moves the new side back. Setting kubernetes_version to the cluster's upgrades the other.
+func TestAccEKSNodePool_sidesOnDifferentVersions(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(pct int, version string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(pct, 0)+version)
+	}
+	version := func(i int, v string) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(i).AtMapKey("kubernetes_version"), knownvalue.StringExact(v))
+	}
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg(0, ""), Check: func(*terraform.State) error { return sim.UpgradeCluster(testRegion, testCluster, "1.32", "") }},
+		resource.TestStep{
+			Config:            cfg(50, ""),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{version(0, "1.31"), version(1, "1.32")},
+		},
+		resource.TestStep{
+			Config:            cfg(50, "  kubernetes_version = \"1.32\"\n"),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{version(0, "1.32"), version(1, "1.32")},
+		},
+	))
+}
+
+// The AMI release is recorded and pinned: a tag change (a new launch template version) keeps the
+// node groups on their release although AWS published a newer one, which EKS would otherwise roll
+// out with it; raising release_version upgrades them, as a planned change.
+func TestAccEKSNodePool_releaseVersionPinned(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(project, release string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
+			"  tags = { Project = \""+project+"\" }\n"+release)
+	}
+	release := func(want string) func(*terraform.State) error {
+		return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+			if got := aws.ToString(ng.ReleaseVersion); got != want {
+				return fmt.Errorf("node group release %s, want %s", got, want)
+			}
+			return nil
+		})
+	}
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config: cfg("vision", ""),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("release_version"), knownvalue.StringExact("1.31.0-20250101")),
+			},
+			Check: func(s *terraform.State) error {
+				return sim.PublishAMIRelease(testRegion, "1.31", "1.31.9-20250801")
+			},
+		},
+		resource.TestStep{
+			Config: cfg("llm", ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("release_version"), knownvalue.StringExact("1.31.0-20250101")),
+			}},
+			Check: release("1.31.0-20250101"),
+		},
+		resource.TestStep{
+			Config: cfg("llm", "  release_version = \"1.31.9-20250801\"\n"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: release("1.31.9-20250801"),
+		},
+		resource.TestStep{
+			Config:      cfg("llm", "  release_version = \"1.31.0-20250101\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "cannot roll", "back"),
+		},
+	))
+}
+
+// A pool that fills its capacity reservation rolls its nodes (a tag change is a new launch template
+// version) with the MINIMAL update strategy, old nodes first: the DEFAULT strategy launches new
+// nodes before it drains the old ones, into a reservation that has no room for them.
+func TestAccEKSNodePool_reservationRollsWithoutSurge(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(project string) string {
+		return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 4, 4)+fmt.Sprintf(`
+  policy_waivers = { "GF-COST-002" = "reserved capacity is prepaid, ends 2027-01-01" }
+  tags           = { Project = %q }
+  capacity {
+    reservation {
+      id   = %q
+      type = "capacity-reservation"
+    }
+  }
+`, project, odcrID)))
+	}
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{Config: cfg("vision")},
+		resource.TestStep{
+			Config:           cfg("llm"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				if ng.UpdateConfig == nil || ng.UpdateConfig.UpdateStrategy != ekstypes.NodegroupUpdateStrategiesMinimal {
+					return fmt.Errorf("update config %+v, want MINIMAL on a reservation", ng.UpdateConfig)
+				}
+				return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+			}),
+		},
+	))
 }
 
 // Changes EKS cannot make in place replace the pool, and the old node groups and templates go.

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"regexp"
 
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -36,6 +38,9 @@ var nvidiaAMITypes = []string{
 
 const defaultAMIType = "AL2023_x86_64_NVIDIA"
 
+// updateStrategies of a node group's update config (EKS API Reference: NodegroupUpdateConfig).
+var updateStrategies = []string{string(ekstypes.NodegroupUpdateStrategiesDefault), string(ekstypes.NodegroupUpdateStrategiesMinimal)}
+
 var (
 	roleARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
 	subnetPattern  = regexp.MustCompile(`^subnet-[0-9a-f]{8,17}$`)
@@ -50,6 +55,10 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			MarkdownDescription: "`<cluster_name>:<name>`, also the import id.",
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"owner_id": schema.StringAttribute{
+			MarkdownDescription: "Random id gpufleet made when it created the pool, written into the `gpufleet:owner` tag (`<cluster_name>/<name>/<node group>/<owner_id>`) of its node groups and launch templates: gpufleet changes and deletes only objects with that tag, so two pools that declare the same `cluster_name` and `name` (two states, `create_before_destroy`) never take each other's. Null for pools created before owner ids existed.",
+			Computed:            true,
 		},
 		"cluster_name": schema.StringAttribute{
 			MarkdownDescription: "Name of the EKS cluster.",
@@ -100,11 +109,17 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Validators:          []validator.String{stringvalidator.OneOf(nvidiaAMITypes...)},
 		},
 		"kubernetes_version": schema.StringAttribute{
-			MarkdownDescription: "Kubernetes version of the nodes, e.g. `1.31`. Defaults to the cluster's; changing it upgrades the node groups in place.",
+			MarkdownDescription: "Kubernetes version of the nodes, e.g. `1.31`. Unset, the pool follows the cluster: new node groups get the cluster's version (EKS creates node groups at no other), existing ones keep theirs, and state shows the first node group's. Set, it pins the node groups: raising it upgrades them in place; lowering it is a plan-time error (EKS cannot roll a node group back; replace the pool instead), and so is a new pool pinned to another version than the cluster's. `node_groups` show each node group's version, and the plan warns when they differ.",
 			Optional:            true,
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			Validators:          []validator.String{stringvalidator.RegexMatches(k8sVersion, "must be a Kubernetes minor version such as 1.31")},
+		},
+		"release_version": schema.StringAttribute{
+			MarkdownDescription: "EKS AMI release of the nodes, e.g. `1.31.7-20250620` (its NVIDIA driver and kernel). Unset, new node groups get the latest release of their Kubernetes version and keep it: gpufleet sends the recorded release with every update, so a launch template change (a tag change) never upgrades the AMI with it. Set it to a newer release to upgrade the nodes, a planned change; lowering it is a plan-time error (EKS cannot roll a node group back). A change of `kubernetes_version` moves an unset `release_version` to the latest release of the new version.",
+			Optional:            true,
+			Computed:            true,
+			Validators:          []validator.String{stringvalidator.LengthBetween(1, 64)},
 		},
 		"node_groups": schema.ListNestedAttribute{
 			MarkdownDescription: "The EKS node groups behind the pool: on-demand (or capacity block) first, then spot.",
@@ -119,6 +134,9 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				"status":                  schema.StringAttribute{Computed: true, MarkdownDescription: "Node group status, e.g. `ACTIVE`."},
 				"launch_template_id":      schema.StringAttribute{Computed: true, MarkdownDescription: "Provider-managed launch template."},
 				"launch_template_version": schema.StringAttribute{Computed: true, MarkdownDescription: "Launch template version in use."},
+				"kubernetes_version":      schema.StringAttribute{Computed: true, MarkdownDescription: "Kubernetes version the node group runs."},
+				"release_version":         schema.StringAttribute{Computed: true, MarkdownDescription: "AMI release version the node group runs."},
+				"in_sync":                 schema.BoolAttribute{Computed: true, MarkdownDescription: "`false` when the node group does not hold what the pool's configuration gives it: an apply failed part-way, it failed to create (`CREATE_FAILED`), or it was changed outside Terraform. The next plan updates the pool, and the apply brings the node group in line (a failed one is replaced)."},
 			}},
 		},
 	})
@@ -129,18 +147,30 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Blocks:              poolschema.GPUBlocks(),
 		},
 		"capacity": poolschema.CapacityBlock(schema.SingleNestedBlock{
-			MarkdownDescription: "An EC2 capacity reservation (ODCR) or capacity block for the on-demand side, targeted through the launch template.",
+			MarkdownDescription: "An EC2 capacity reservation (ODCR) or capacity block for the on-demand side, targeted through the launch template. " +
+				"Checked before anything is created: at plan with read-only calls (`ec2:DescribeCapacityReservations`, `ec2:DescribeSubnets`) when the credentials allow and the subnets are known, else at apply: the reservation exists, is of this type and active (a capacity block may be scheduled), is for `instance_types[0]`, holds the on-demand side's `max_size`, and every subnet is in its Availability Zone.",
 			Attributes: map[string]schema.Attribute{
 				"id":   schema.StringAttribute{MarkdownDescription: "Reservation id, `cr-…`.", Optional: true},
 				"type": schema.StringAttribute{MarkdownDescription: "`capacity-reservation` or `capacity-block`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.EKSReservation...)}},
+				"hourly_price_usd": schema.Float64Attribute{
+					MarkdownDescription: "Capacity blocks only, and required there: what the block costs per instance-hour (its upfront fee ÷ instances ÷ hours), which no EC2 API returns after the purchase. The cost estimate counts every instance of the block (`max_size`) at this price, running or not. Changing it changes only the estimate.",
+					Optional:            true,
+					Validators:          []validator.Float64{float64validator.AtLeast(0)},
+				},
 			},
-			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(reservationChanged,
+				"Another reservation (id or type) replaces the pool.", "Another reservation (`id` or `type`) replaces the pool.")},
 		}),
 		"update_config": schema.SingleNestedBlock{
-			MarkdownDescription: "How many nodes EKS may replace at once during updates.",
+			MarkdownDescription: "How EKS replaces nodes when it rolls a node group (a new launch template version, Kubernetes version or AMI release).",
 			Attributes: map[string]schema.Attribute{
 				"max_unavailable":            schema.Int64Attribute{MarkdownDescription: "Nodes at once.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 100), int64validator.ConflictsWith(path.MatchRelative().AtParent().AtName("max_unavailable_percentage"))}},
 				"max_unavailable_percentage": schema.Int64Attribute{MarkdownDescription: "Percentage of nodes at once.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 100)}},
+				"update_strategy": schema.StringAttribute{
+					MarkdownDescription: "`DEFAULT` launches new nodes before it drains old ones (up to twice the node group's Availability Zones, or `max_unavailable`, more nodes for the rollout); `MINIMAL` terminates old nodes first and needs no spare capacity, for GPUs that are scarce or costly. Unset: `MINIMAL` for the side on a capacity reservation or capacity block (there is no room to launch more), EKS's `DEFAULT` otherwise.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.OneOf(updateStrategies...)},
+				},
 			},
 		},
 	})
@@ -154,4 +184,20 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		Attributes: attributes,
 		Blocks:     blocks,
 	}
+}
+
+// reservationChanged requires replacing the pool when the reservation block comes, goes, or names
+// another reservation: a node group cannot switch capacity types or templates. Its price is only
+// the estimate's.
+func reservationChanged(ctx context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
+	if req.StateValue.IsNull() != req.PlanValue.IsNull() {
+		resp.RequiresReplace = true
+		return
+	}
+	if req.StateValue.IsNull() || req.PlanValue.IsUnknown() {
+		resp.RequiresReplace = req.PlanValue.IsUnknown()
+		return
+	}
+	before, after := req.StateValue.Attributes(), req.PlanValue.Attributes()
+	resp.RequiresReplace = !before["id"].Equal(after["id"]) || !before["type"].Equal(after["type"])
 }

@@ -73,7 +73,7 @@ func TestAccEKSNodePool_refreshOnlyNoTagChange(t *testing.T) {
 					for _, tg := range lt.Tags {
 						tags[*tg.Key] = *tg.Value
 					}
-					if tags["Project"] != "llm" || tags["gpufleet:owner"] != "ml/train/train-od" || tags["gpufleet:client"] != "acme" {
+					if tags["Project"] != "llm" || !ownerTagOf(tags["gpufleet:owner"], "ml/train/train-od") || tags["gpufleet:client"] != "acme" {
 						return fmt.Errorf("launch template tags %v, want the pool's (Project = llm) and the owner tag", tags)
 					}
 					return nil

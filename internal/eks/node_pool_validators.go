@@ -17,7 +17,7 @@ var _ resource.ResourceWithConfigValidators = &NodePoolResource{}
 
 // ConfigValidators are the checks across attributes that the schema's validators cannot make.
 func (r *NodePoolResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{launchTemplateNameValidator{}, amiArchitectureValidator{}}
+	return []resource.ConfigValidator{launchTemplateNameValidator{}, amiArchitectureValidator{}, amiVersionValidator{}, bottlerocketGPUValidator{}}
 }
 
 // launchTemplateNameValidator fails at plan time, at name, when a side's launch template name
@@ -115,4 +115,69 @@ func instanceArchitecture(instanceType string) string {
 		return archARM
 	}
 	return archX86
+}
+
+// amiVersionValidator fails at plan time, at ami_type, for an Amazon Linux 2 AMI type on a
+// Kubernetes version AWS publishes no AL2 AMI of, and warns that AL2 is past its end of support.
+// With kubernetes_version unset the cluster's version decides, read at plan or apply (checks.go).
+type amiVersionValidator struct{}
+
+func (amiVersionValidator) Description(context.Context) string {
+	return "ami_type AL2_x86_64_GPU only up to Kubernetes 1.32, the last version with Amazon Linux 2 AMIs"
+}
+
+func (v amiVersionValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (amiVersionValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var ami, version fwtypes.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("ami_type"), &ami)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubernetes_version"), &version)...)
+	if resp.Diagnostics.HasError() || !knownString(ami) || !strings.HasPrefix(ami.ValueString(), "AL2_") {
+		return
+	}
+	if p := amiProblem(ami.ValueString(), version.ValueString()); p != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("ami_type"), p.Summary, "ami_type: "+p.Detail)
+		return
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("ami_type"), "Amazon Linux 2 is past its end of support",
+		"ami_type: EKS's Amazon Linux 2 AMIs reached end of support on 2025-11-26 (no security fixes since) and exist only up to Kubernetes 1.32 (awslabs/amazon-eks-ami#2545). Move to AL2023_x86_64_NVIDIA (a new pool: the AMI type of a node group cannot change).")
+}
+
+// bottlerocketGPUValidator fails at plan time when a Bottlerocket pool asks for MIG or GPU sharing:
+// gpufleet configures both through node labels the NVIDIA GPU Operator reads, while Bottlerocket's
+// NVIDIA variants run their own device plugin, configured through settings.kubelet-device-plugins
+// in user data (Bottlerocket settings reference, kubelet-device-plugins), which gpufleet does not
+// write; the labels would do nothing and the autoscaler tags would count slices that never appear.
+type bottlerocketGPUValidator struct{}
+
+func (bottlerocketGPUValidator) Description(context.Context) string {
+	return "no gpu.mig or gpu.sharing with a Bottlerocket ami_type"
+}
+
+func (v bottlerocketGPUValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (bottlerocketGPUValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var ami fwtypes.String
+	var mig, sharing fwtypes.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("ami_type"), &ami)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("gpu").AtName("mig"), &mig)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("gpu").AtName("sharing"), &sharing)...)
+	if resp.Diagnostics.HasError() || !knownString(ami) || !strings.HasPrefix(ami.ValueString(), "BOTTLEROCKET_") {
+		return
+	}
+	for _, b := range []struct {
+		name  string
+		block fwtypes.Object
+	}{{"mig", mig}, {"sharing", sharing}} {
+		name := b.name
+		if b.block.IsNull() {
+			continue
+		}
+		resp.Diagnostics.AddAttributeError(path.Root("gpu").AtName(name), "MIG and GPU sharing on Bottlerocket",
+			fmt.Sprintf("gpu.%s: on EKS gpufleet partitions and shares GPUs through the NVIDIA GPU Operator's node labels, and Bottlerocket's NVIDIA AMIs run their own device plugin, set up through settings.kubelet-device-plugins.nvidia in user data, which gpufleet does not write: the labels would do nothing. Use ami_type %s, or drop gpu.%s.", name, defaultAMIType, name))
+	}
 }

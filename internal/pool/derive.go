@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 )
@@ -23,6 +24,15 @@ const (
 	LabelCapacityType  = "gpufleet.io/capacity-type"
 	LabelMIGConfig     = "nvidia.com/mig.config"
 	LabelDevicePlugin  = "nvidia.com/device-plugin.config"
+	// LabelAccelerator tells the cluster autoscaler on AWS that a node has GPUs, so that it waits
+	// for the device plugin to advertise them instead of adding more nodes meanwhile (kubernetes/
+	// autoscaler cluster-autoscaler/cloudprovider/aws/README.md, "Special note on GPU instances";
+	// the value is free, gpufleet writes the GPU model: nvidia-h100-80gb).
+	LabelAccelerator = "k8s.amazonaws.com/accelerator"
+
+	// DevicePluginMIGMixed names the device plugin config of EKS nodes with a mixed MIG layout
+	// (all-balanced): the mixed MIG strategy, which advertises each slice size as its own resource.
+	DevicePluginMIGMixed = "gpufleet-mig-mixed"
 )
 
 var derivedTaintKeys = []string{TaintGPU, TaintClient}
@@ -91,12 +101,22 @@ func Derive(s Spec, env Environment) (Derived, error) {
 	client, registered := env.Registry.Lookup(s.Client)
 	d.Taints = deriveTaints(s, registered && client.Isolation == IsolationDedicated)
 	d.Labels = deriveLabels(s)
-	if s.GPU.Sharing != nil {
+	if s.Cloud == catalog.AWS {
+		d.Labels[LabelAccelerator] = AcceleratorLabel(d.GPU)
+	}
+	switch {
+	case s.GPU.Sharing != nil:
 		name, config := devicePluginConfig(*s.GPU.Sharing, s.GPU.MIG != nil)
 		d.DevicePluginConfig = config
 		if s.Cloud == catalog.AWS {
 			d.Labels[LabelDevicePlugin] = name
 		}
+	case s.Cloud == catalog.AWS && s.GPU.MIG != nil && s.GPU.MIG.Config == MIGConfigBalanced:
+		// Slices of several sizes on one GPU: the single strategy rejects the node ("more than one
+		// MIG device type present on node", k8s-device-plugin internal/rm); the mixed one advertises
+		// nvidia.com/mig-<profile> per size (NVIDIA GPU Operator, "GPU Operator with MIG").
+		d.DevicePluginConfig = "version: v1\nflags:\n  migStrategy: mixed\n"
+		d.Labels[LabelDevicePlugin] = DevicePluginMIGMixed
 	}
 	d.Tags = deriveTags(s, env.DefaultTags, client.CostCenter)
 	d.HourlyUSD, d.PriceErr = hourlyCost(node, s.Region, d.Sides, env.Pricing)
@@ -127,9 +147,29 @@ func deriveLabels(s Spec) map[string]string {
 	labels[LabelInterruptible] = strconv.FormatBool(s.Workload.Interruptible)
 	if s.GPU.MIG != nil && s.Cloud == catalog.AWS {
 		// GKE partitions through gpu_partition_size; on EKS the GPU Operator's MIG manager reads this label.
-		labels[LabelMIGConfig] = s.GPU.MIG.ConfigName()
+		labels[LabelMIGConfig] = MIGConfigLabel(s.GPU.MIG.ConfigName())
 	}
 	return labels
+}
+
+// MIGConfigLabel is the GPU Operator's name of a MIG config, the nvidia.com/mig.config label value:
+// a "+me" profile (media extensions) is ".me" there (all-1g.10gb+me → all-1g.10gb.me; NVIDIA
+// gpu-operator assets/state-mig-manager/0400_configmap.yaml), as '+' is no Kubernetes label value.
+func MIGConfigLabel(config string) string {
+	return strings.ReplaceAll(config, "+", ".")
+}
+
+// MIGConfigFromLabel reads a nvidia.com/mig.config label back as gpufleet spells the config.
+func MIGConfigFromLabel(label string) string {
+	if base, ok := strings.CutSuffix(label, ".me"); ok {
+		return base + "+me"
+	}
+	return label
+}
+
+// AcceleratorLabel is the k8s.amazonaws.com/accelerator value of a GPU model: nvidia-h100-80gb.
+func AcceleratorLabel(g catalog.GPUModel) string {
+	return "nvidia-" + strings.ToLower(g.Name)
 }
 
 // SideLabels are the labels of one side's nodes: the pool's labels plus the capacity type.
@@ -188,7 +228,8 @@ func hourlyCost(node catalog.NodeType, region string, sides []Side, pricing cata
 }
 
 // Cost is what the sides' nodes at their desired sizes cost over hours: on-demand sides at the
-// on-demand price, spot sides at the spot price, at the pricing's overrides and discount. Not
+// on-demand price, spot sides at the spot price, at the pricing's overrides and discount; a
+// capacity block side all its nodes (its max size) at the block's price. Not
 // rounded. The pools' estimates are Cost over 1 hour (estimated_hourly_cost_usd, rounded to 4
 // decimals) times catalog.HoursPerMonth; the month length is the caller's to choose.
 func Cost(node catalog.NodeType, region string, sides []Side, pricing catalog.Pricing, hours float64) (float64, error) {
@@ -198,6 +239,12 @@ func Cost(node catalog.NodeType, region string, sides []Side, pricing catalog.Pr
 	}
 	var total float64
 	for _, side := range sides {
+		if side.CapacityType == CapacityCapacityBlock {
+			// A capacity block is prepaid for all its instances, whether they run or not, at the
+			// price it was bought at (EC2 User Guide, "Capacity Blocks for ML" pricing).
+			total += float64(side.Sizes.Max) * side.BlockHourlyUSD * hours
+			continue
+		}
 		price := onDemand
 		if side.Spot() {
 			price = spot

@@ -115,7 +115,7 @@ func TestDerive_eks(t *testing.T) {
 	wantLabels := map[string]string{
 		"team": "ml", LabelClient: "acme", LabelWorkload: "training", LabelEnvironment: "production",
 		LabelGPUMemory: "60", LabelInterruptible: "true", LabelMIGConfig: "all-3g.40gb",
-		LabelDevicePlugin: "gpufleet-time-slicing-2",
+		LabelDevicePlugin: "gpufleet-time-slicing-2", LabelAccelerator: "nvidia-h100-80gb",
 	}
 	if !reflect.DeepEqual(d.Labels, wantLabels) {
 		t.Fatalf("labels = %v, want %v", d.Labels, wantLabels)
@@ -261,5 +261,42 @@ func TestDocument_unknownsAreNull(t *testing.T) {
 	capacity := doc["capacity"].(map[string]any)
 	if capacity["spot"].(map[string]any)["max"] != 4 {
 		t.Errorf("capacity = %v", capacity)
+	}
+}
+
+// The GPU Operator names "+me" configs with ".me" (gpu-operator 0400_configmap.yaml: all-1g.10gb.me),
+// and '+' is no Kubernetes label value; the label reads back as gpufleet spells the profile.
+func TestMIGConfigLabel(t *testing.T) {
+	for config, label := range map[string]string{"all-1g.10gb+me": "all-1g.10gb.me", "all-3g.40gb": "all-3g.40gb", "all-balanced": "all-balanced", "all-2g.12gb+me": "all-2g.12gb.me"} {
+		if got := MIGConfigLabel(config); got != label {
+			t.Errorf("MIGConfigLabel(%s) = %s, want %s", config, got, label)
+		}
+		if got := MIGConfigFromLabel(label); got != config {
+			t.Errorf("MIGConfigFromLabel(%s) = %s, want %s", label, got, config)
+		}
+	}
+}
+
+// Every MIG profile of every GPU gpufleet knows has a config of its own in the GPU Operator's default
+// MIG manager config, under the name gpufleet's label gives it (NVIDIA/gpu-operator
+// assets/state-mig-manager/0400_configmap.yaml, read 2026-11-25): otherwise the MIG manager has
+// nothing to apply.
+func TestMIGConfigLabel_operatorHasEveryProfile(t *testing.T) {
+	operator := map[string]bool{}
+	for _, name := range strings.Fields(`all-1g.5gb all-1g.5gb.me all-2g.10gb all-3g.20gb all-4g.20gb all-7g.40gb
+		all-1g.10gb all-1g.10gb.me all-1g.20gb all-1g.23gb all-1g.23gb.me all-1g.24gb.me all-2g.20gb all-3g.40gb all-4g.40gb all-7g.80gb
+		all-1g.6gb all-1g.6gb.me all-2g.12gb all-2g.12gb.me all-4g.24gb all-1g.12gb all-1g.12gb.me all-1g.24gb all-1g.45gb all-1g.47gb
+		all-2g.24gb all-2g.45gb all-2g.47gb all-3g.47gb all-4g.47gb all-7g.94gb all-3g.48gb all-3g.90gb all-3g.93gb all-3g.95gb
+		all-4g.48gb all-4g.90gb all-4g.93gb all-4g.95gb all-7g.96gb all-7g.180gb all-7g.186gb all-7g.189gb all-balanced
+		all-1g.18gb all-1g.18gb.me all-1g.35gb all-2g.35gb all-3g.71gb all-4g.71gb all-7g.141gb
+		all-1g.36gb all-2g.36gb all-3g.72gb all-4g.72gb all-7g.144gb`) {
+		operator[name] = true
+	}
+	for _, g := range catalog.GPUs() {
+		for _, p := range g.MIGProfileNames() {
+			if label := MIGConfigLabel(MIG{Profile: p}.ConfigName()); !operator[label] {
+				t.Errorf("%s %s: the GPU Operator has no MIG config %s", g.Name, p, label)
+			}
+		}
 	}
 }

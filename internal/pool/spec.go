@@ -119,12 +119,15 @@ type Capacity struct {
 	Reservation    *Reservation
 }
 
-// Reservation is EKS's {id, type} or GKE's {type, name, project}.
+// Reservation is EKS's {id, type, hourly price} or GKE's {type, name, project}.
 type Reservation struct {
 	Type    string
 	ID      string
 	Name    string
 	Project string
+	// HourlyUSD is what an EKS capacity block costs per instance-hour: set when it is bought, not
+	// readable from any EC2 API afterwards.
+	HourlyUSD float64
 }
 
 type Taint struct {

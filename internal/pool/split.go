@@ -45,6 +45,8 @@ type Side struct {
 	Name         string
 	CapacityType string
 	Sizes        Sizes
+	// BlockHourlyUSD prices a capacity block side: per instance-hour, for all of its instances.
+	BlockHourlyUSD float64
 }
 
 // StartSizeKnown reports whether the sides' sizes at creation are known: not for a GKE pool whose
@@ -67,16 +69,16 @@ func (s Side) Spot() bool { return s.CapacityType == CapacitySpot }
 // nodes in each of the pool's zones (ZonalSize), when the zones are known.
 func (s Spec) Sides() []Side {
 	od, spot := SplitSizes(s.Scaling, s.Capacity.OnDemandBase, s.Capacity.SpotPercentage)
-	odType := CapacityOnDemand
+	odType, blockPrice := CapacityOnDemand, 0.0
 	if r := s.Capacity.Reservation; r != nil && r.Type == ReservationCapacityBlock {
-		odType = CapacityCapacityBlock
+		odType, blockPrice = CapacityCapacityBlock, r.HourlyUSD
 	}
 	if s.Cloud == catalog.GCP && s.AutoscalerOwnsSize && len(s.Zones) > 0 {
 		od.Desired, spot.Desired = ZonalSize(od.Desired, len(s.Zones)), ZonalSize(spot.Desired, len(s.Zones))
 	}
 	var sides []Side
 	if od.Max > 0 {
-		sides = append(sides, Side{Name: s.Name + SuffixOnDemand, CapacityType: odType, Sizes: od})
+		sides = append(sides, Side{Name: s.Name + SuffixOnDemand, CapacityType: odType, Sizes: od, BlockHourlyUSD: blockPrice})
 	}
 	if spot.Max > 0 {
 		sides = append(sides, Side{Name: s.Name + SuffixSpot, CapacityType: CapacitySpot, Sizes: spot})

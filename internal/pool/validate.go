@@ -146,6 +146,14 @@ func (v *validator) gpu(node catalog.NodeType) {
 		} else if g.Sharing.Replicas < 2 || g.Sharing.Replicas > maxSharingReplicas {
 			v.add(P("gpu", "sharing", "replicas"), "Invalid GPU sharing replicas", "%d: a shared GPU serves 2 to %d replicas.", g.Sharing.Replicas, maxSharingReplicas)
 		}
+		switch {
+		case v.spec.Cloud == catalog.AWS && g.Sharing.Strategy == SharingMPS && g.MIG != nil:
+			// NVIDIA k8s-device-plugin README, "With CUDA MPS": "Sharing with MPS is currently not
+			// supported on devices with MIG enabled"; the plugin fails and the node advertises no GPU.
+			v.add(P("gpu", "sharing", "strategy"), "MPS on MIG slices", "the NVIDIA device plugin does not share MIG devices with MPS (its nodes would advertise no nvidia.com/gpu); use strategy \"time-slicing\" on MIG slices, or drop gpu.mig.")
+		case v.spec.Cloud == catalog.AWS && g.MIG != nil && g.MIG.Config == MIGConfigBalanced:
+			v.add(P("gpu", "sharing"), "Sharing on a mixed MIG layout", "all-balanced puts slices of several sizes on each GPU, which the device plugin advertises only with the mixed MIG strategy, as nvidia.com/mig-<profile>; gpufleet's sharing config shares nvidia.com/gpu under the single strategy. Use gpu.mig.profile (one size) with sharing, or all-balanced without it.")
+		}
 	}
 }
 
@@ -280,6 +288,30 @@ func (v *validator) eksReservation(r *Reservation, c Capacity) {
 	if len(v.spec.InstanceTypes) > 1 && v.known(P("instance_types")) {
 		v.add(P("instance_types"), "Several instance types with a reservation", "a capacity reservation is for one instance type: list only the reserved type, not %d.", len(v.spec.InstanceTypes))
 	}
+	price := P("capacity", "reservation", "hourly_price_usd")
+	switch {
+	case r.Type == ReservationCapacityBlock && r.HourlyUSD <= 0:
+		v.add(price, "Missing capacity block price", "a capacity block is prepaid for all its instances at the price it was bought at, which no EC2 API returns afterwards: set capacity.reservation.hourly_price_usd to the price per instance-hour (the upfront fee ÷ instances ÷ hours), so that the cost estimate is the block's.")
+	case r.Type == ReservationCapacityReservation && r.HourlyUSD != 0:
+		v.add(price, "Price on a capacity reservation", "only a capacity block takes hourly_price_usd; an on-demand capacity reservation bills at the on-demand price (pricing.overrides for a negotiated one).")
+	}
+	if r.Type == ReservationCapacityBlock {
+		v.capacityBlockSizes()
+	}
+}
+
+// capacityBlockSizes keeps gpufleet from fighting EKS over a capacity block's size: EKS scales the
+// node group to 0 forty minutes before the block ends ("Amazon EKS Node Group Capacity Scaledown
+// Before Reservation End", EKS User Guide, capacity-blocks-mng), and asks for desired size 0 before
+// any version update; an enforced desired or minimum size would raise it again onto an expired block.
+func (v *validator) capacityBlockSizes() {
+	s := v.spec.Scaling
+	if !v.spec.AutoscalerOwnsSize && v.known(P("scaling", "desired_size")) {
+		v.add(P("scaling", "desired_size"), "Enforced size on a capacity block", "EKS scales the node group of a capacity block to 0 before the block ends (and needs it at 0 to update it); an enforced desired_size would raise it again. Leave desired_size unset and let the cluster autoscaler (or `aws eks update-nodegroup-config` when the block starts) size the node group.")
+	}
+	if s.Min != 0 && v.known(P("scaling", "min_size")) {
+		v.add(P("scaling", "min_size"), "Minimum size on a capacity block", "EKS scales the node group of a capacity block to 0 before the block ends; set min_size to 0, not %d.", s.Min)
+	}
 }
 
 func (v *validator) gkeReservation(r *Reservation) {
@@ -342,6 +374,8 @@ func (v *validator) labels() {
 			v.add(P("gpu", "mig"), "Derived label set by hand", "gpufleet derives the %q label from gpu.mig; set gpu.mig instead of labels[%q].", k, k)
 		case k == LabelDevicePlugin:
 			v.add(P("gpu", "sharing"), "Derived label set by hand", "gpufleet derives the %q label from gpu.sharing; set gpu.sharing instead of labels[%q].", k, k)
+		case k == LabelAccelerator && v.spec.Cloud == catalog.AWS:
+			v.add(p, "Derived label set by hand", "gpufleet sets %q to the pool's GPU model itself (see effective_labels); remove it from labels.", k)
 		case v.spec.Cloud == catalog.AWS && len(k) > maxEKSKey:
 			v.add(p, "Label key too long for EKS", "%q has %d characters; EKS takes label keys of at most %d characters, prefix included.", k, len(k), maxEKSKey)
 		default:

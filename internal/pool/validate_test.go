@@ -43,10 +43,21 @@ func TestValidate_valid(t *testing.T) {
 			s.GPU.MIG = &MIG{Profile: "3g.40gb"}
 			return s
 		}(),
-		"eks mig balanced with sharing": func() Spec {
+		"eks mig balanced": func() Spec {
 			s := eksSpec()
 			s.GPU.MIG = &MIG{Config: MIGConfigBalanced}
-			s.GPU.Sharing = &Sharing{Strategy: SharingTimeSlicing, Replicas: 4}
+			return s
+		}(),
+		"eks capacity block sized by the autoscaler, at its price": func() Spec {
+			s := eksSpec()
+			s.InstanceTypes = []string{"p5.48xlarge"}
+			s.Scaling, s.AutoscalerOwnsSize = Sizes{Min: 0, Max: 2}, true
+			s.Capacity = Capacity{Reservation: &Reservation{Type: ReservationCapacityBlock, ID: "cr-0123456789abcdef0", HourlyUSD: 31.464}}
+			return s
+		}(),
+		"eks instance types of different sizes at an enforced size": func() Spec {
+			s := eksSpec()
+			s.InstanceTypes = []string{"g5.xlarge", "g5.2xlarge"}
 			return s
 		}(),
 		"waivers of a gpufleet rule and of a team's own rule": func() Spec {
@@ -118,6 +129,32 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 			s.InstanceTypes = []string{"p5.48xlarge"}
 			s.Capacity.Reservation = &Reservation{Type: ReservationCapacityBlock, ID: "cr-0123456789abcdef0"}
 		}, "capacity.spot_percentage", "capacity block"},
+		{"capacity block without its price", func(s *Spec) {
+			s.InstanceTypes, s.Capacity = []string{"p5.48xlarge"}, Capacity{Reservation: &Reservation{Type: ReservationCapacityBlock, ID: "cr-0123456789abcdef0"}}
+		}, "capacity.reservation.hourly_price_usd", "prepaid"},
+		{"capacity block with an enforced size", func(s *Spec) {
+			s.InstanceTypes = []string{"p5.48xlarge"}
+			s.Capacity = Capacity{Reservation: &Reservation{Type: ReservationCapacityBlock, ID: "cr-0123456789abcdef0", HourlyUSD: 30}}
+		}, "scaling.desired_size", "scales the node group of a capacity block to 0"},
+		{"capacity block with a minimum size", func(s *Spec) {
+			s.InstanceTypes, s.AutoscalerOwnsSize = []string{"p5.48xlarge"}, true
+			s.Scaling = Sizes{Min: 1, Max: 2, Desired: 1}
+			s.Capacity = Capacity{Reservation: &Reservation{Type: ReservationCapacityBlock, ID: "cr-0123456789abcdef0", HourlyUSD: 30}}
+		}, "scaling.min_size", "set min_size to 0"},
+		{"price on a capacity reservation", func(s *Spec) {
+			s.InstanceTypes = []string{"p5.48xlarge"}
+			s.Capacity = Capacity{Reservation: &Reservation{Type: ReservationCapacityReservation, ID: "cr-0123456789abcdef0", HourlyUSD: 30}}
+		}, "capacity.reservation.hourly_price_usd", "only a capacity block"},
+		{"MPS on MIG on EKS", func(s *Spec) {
+			s.GPU.MIG, s.GPU.Sharing = &MIG{Profile: "3g.40gb"}, &Sharing{Strategy: SharingMPS, Replicas: 2}
+		}, "gpu.sharing.strategy", "does not share MIG devices with MPS"},
+		{"sharing on all-balanced on EKS", func(s *Spec) {
+			s.GPU.MIG, s.GPU.Sharing = &MIG{Config: MIGConfigBalanced}, &Sharing{Strategy: SharingTimeSlicing, Replicas: 2}
+		}, "gpu.sharing", "mixed MIG strategy"},
+		{"instance types of different sizes the autoscaler sizes", func(s *Spec) {
+			s.InstanceTypes, s.AutoscalerOwnsSize = []string{"g5.xlarge", "g5.2xlarge"}, true
+		}, "instance_types[1]", "8 vCPUs"},
+		{"the accelerator label set by hand", func(s *Spec) { s.Labels = map[string]string{"k8s.amazonaws.com/accelerator": "nvidia-h100"} }, "labels.k8s.amazonaws.com/accelerator", "GPU model itself"},
 		{"bad reservation id", func(s *Spec) {
 			s.Capacity = Capacity{Reservation: &Reservation{Type: ReservationCapacityReservation, ID: "res-1"}}
 		}, "capacity.reservation.id", "cr-"},

@@ -49,7 +49,7 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 			Optional:            true,
 		},
 		"tags": schema.MapAttribute{
-			MarkdownDescription: "Extra tags, merged over the provider's `default_tags`. On EKS: AWS tags on the node groups, launch templates, instances, volumes and network interfaces; EKS takes 50 tags on a node group, and gpufleet adds to each node group one cluster-autoscaler tag per node label and taint and 4 more, so the plan fails when they do not fit. On GKE: resource labels on the node pools and their VMs and disks (keys and values of lowercase letters, digits, `_` and `-`, at most 64). Derived tags (`gpufleet:` on AWS, `gpufleet_` on GKE) are in `effective_tags`.",
+			MarkdownDescription: "Extra tags, merged over the provider's `default_tags`. On EKS: AWS tags on the node groups, launch templates, instances, volumes and network interfaces; EKS takes 50 tags on a node group, and gpufleet adds to each node group its owner tag, the spot mix and the cluster autoscaler's resource tags (one, or one per MIG slice size with `all-balanced`), so the plan fails when they do not fit. On GKE: resource labels on the node pools and their VMs and disks (keys and values of lowercase letters, digits, `_` and `-`, at most 64). Derived tags (`gpufleet:` on AWS, `gpufleet_` on GKE) are in `effective_tags`.",
 			ElementType:         types.StringType,
 			Optional:            true,
 		},

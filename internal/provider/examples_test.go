@@ -14,9 +14,10 @@ import (
 )
 
 // The documented examples of every resource, data source and function plan with the real terraform
-// binary, so an example that stops working fails CI. Planning calls no cloud (bad input and policy
-// are judged at plan time, data sources and functions are offline); the endpoints point at closed
-// loopback ports to prove it. Policy runs with the example policy data, as warnings: the examples
+// binary, so an example that stops working fails CI. Planning changes nothing in a cloud (bad input
+// and policy are judged at plan time, data sources and functions are offline); the endpoints point at
+// closed loopback ports to prove it, where the read-only checks of a new EKS pool on a reservation
+// find nothing to read and wait for the apply. Policy runs with the example policy data, as warnings: the examples
 // show settings, not one client's compliant fleet.
 func TestAccExamples_plan(t *testing.T) {
 	data, err := filepath.Abs("../../policies/examples/policy-data.yaml")
