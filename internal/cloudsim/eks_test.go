@@ -155,7 +155,9 @@ func TestEKS_CreateNodegroup_InvalidParameterException(t *testing.T) {
 		{"taint key too long", func(in *eks.CreateNodegroupInput) { in.Taints[0].Key = aws.String(strings.Repeat("k", 64)) }, "Taint key"},
 		{"taint value too long", func(in *eks.CreateNodegroupInput) { in.Taints[0].Value = aws.String(strings.Repeat("v", 64)) }, "Taint value"},
 		{"label key too long", func(in *eks.CreateNodegroupInput) { in.Labels = map[string]string{strings.Repeat("l", 64): "x"} }, "Label key"},
-		{"kubernetes.io label", func(in *eks.CreateNodegroupInput) { in.Labels = map[string]string{"node-role.kubernetes.io/gpu": "true"} }, "prefixes containing kubernetes.io/"},
+		{"kubernetes.io label", func(in *eks.CreateNodegroupInput) {
+			in.Labels = map[string]string{"node-role.kubernetes.io/gpu": "true"}
+		}, "prefixes containing kubernetes.io/"},
 		{"eks.amazonaws.com label", func(in *eks.CreateNodegroupInput) { in.Labels = map[string]string{"eks.amazonaws.com/nodegroup": "x"} }, "eks.amazonaws.com/"},
 		{"capacity type", func(in *eks.CreateNodegroupInput) { in.CapacityType = "SPOTTY" }, "Member must satisfy enum value set: [ON_DEMAND, SPOT, CAPACITY_BLOCK]"},
 		{"ami type", func(in *eks.CreateNodegroupInput) { in.AmiType = "AL2023_GPU" }, "at 'amiType'"},

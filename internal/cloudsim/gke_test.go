@@ -131,9 +131,13 @@ func TestGKE_CreateNodePool_InvalidArgument(t *testing.T) {
 				p.Config.MachineType, p.Config.Accelerators = "a2-highgpu-1g", accel("nvidia-tesla-a100", 2)
 			}},
 		{"kubernetes.io label", codes.InvalidArgument, "Applying kubernetes label is not allowed: node-role.kubernetes.io/gpu",
-			func(p *containerpb.NodePool) { p.Config.Labels = map[string]string{"node-role.kubernetes.io/gpu": "true"} }},
+			func(p *containerpb.NodePool) {
+				p.Config.Labels = map[string]string{"node-role.kubernetes.io/gpu": "true"}
+			}},
 		{"cloud.google.com label", codes.InvalidArgument, "are managed by GKE or Kubernetes and must not be manually specified",
-			func(p *containerpb.NodePool) { p.Config.Labels = map[string]string{"cloud.google.com/compute-class": "gpu"} }},
+			func(p *containerpb.NodePool) {
+				p.Config.Labels = map[string]string{"cloud.google.com/compute-class": "gpu"}
+			}},
 		{"n1 with L4", codes.InvalidArgument, `Accelerator type "nvidia-l4" is not supported for machine type "n1-standard-8"`,
 			func(p *containerpb.NodePool) { p.Config.MachineType = "n1-standard-8" }},
 		{"n1 with 3 T4", codes.InvalidArgument, "allowed counts are [1, 2, 4]",

@@ -599,7 +599,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	var found []*types.Nodegroup
 	var entries []nodeGroupModel
 	var drift []string
-	var ownDefaults []string          // from the first template read
+	var ownDefaults []string           // from the first template read
 	var templateTags map[string]string // the first owned template's tags: what gpufleet wrote and owns
 	versions := map[string]*ec2types.LaunchTemplateVersion{}
 	ownerIDs := map[string]bool{} // import: the owner ids the pool's objects carry
