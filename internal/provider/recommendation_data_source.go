@@ -47,6 +47,7 @@ type recommendationModel struct {
 	Regions              []types.String               `tfsdk:"regions"`
 	Client               types.String                 `tfsdk:"client"`
 	MaxHourlyUSD         types.Float64                `tfsdk:"max_hourly_usd"`
+	HoursPerMonth        types.Float64                `tfsdk:"hours_per_month"`
 	RequiredGPUMemoryGiB types.Float64                `tfsdk:"required_gpu_memory_gib"`
 	AWS                  *recommendedPoolModel        `tfsdk:"aws"`
 	GCP                  *recommendedPoolModel        `tfsdk:"gcp"`
@@ -100,7 +101,7 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Right-sizes a workload: for each cloud asked, the cheapest GPU node pool that fits its memory need in the allowed regions " +
 			"and that the policy bundle would not deny. Every candidate is built as the pool resources build it (validated, priced at the provider's " +
-			"`pricing` overrides and discount, 730 h/month) and judged on its policy document by the provider's policy engine, so the answer plugs into " +
+			"`pricing` overrides and discount, over `hours_per_month`) and judged on its policy document by the provider's policy engine, so the answer plugs into " +
 			"`gpufleet_eks_node_pool` (`instance_types`, `gpu.mig.profile`, `capacity`) and `gpufleet_gke_node_pool` (`machine_type`, `gpu.type`, `gpu.count`) unchanged. " +
 			"Spot is used only for interruptible work (100 % above the base); production inference keeps at least one on-demand node; GPU sharing " +
 			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
@@ -132,6 +133,11 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 				MarkdownDescription: "Only pools that cost at most this much per hour in all (every node, at the spot mix).",
 				Optional:            true,
 				Validators:          []validator.Float64{float64validator.AtLeast(0.0001)},
+			},
+			"hours_per_month": schema.Float64Attribute{
+				MarkdownDescription: "Hours a month the pool runs, 1 to 744 (default 730, i.e. 365 × 24 / 12, the clouds' calculators' month): `monthly_usd`, `naive_monthly_usd` and the runners-up's `monthly_usd` are `hourly_usd` × these hours, so a training pool that runs 40 % of the month is priced at 292 h. The pool resources' `estimated_monthly_cost_usd` stays at 730 h (a pool declares capacity, not how long it runs).",
+				Optional:            true,
+				Validators:          []validator.Float64{float64validator.Between(1, 744)},
 			},
 			"required_gpu_memory_gib": schema.Float64Attribute{
 				MarkdownDescription: "The GPU memory one replica needs: `workload.gpu_memory_gib`, or the estimate from the model. Use it as the pool's `workload.gpu_memory_gib`.",
@@ -213,9 +219,9 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"on_demand_base":    schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for production inference on spot, else 0."},
 		"min_size":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
 		"hourly_usd":        schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
-		"monthly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "The same over 730 hours."},
+		"monthly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
 		"naive_node_type":   schema.StringAttribute{Computed: true, MarkdownDescription: "What a team without right-sizing runs: the smallest training-class GPU that fits, whole and on-demand; null when none fits."},
-		"naive_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "Monthly cost of `naive_node_type` for the same replicas, on-demand."},
+		"naive_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "Monthly cost of `naive_node_type` for the same replicas, on-demand, over `hours_per_month`."},
 		"runners_up": schema.ListNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "Options that lost, cheapest first: cheaper ones the policy bundle denies (with the rule), then the next cheapest it allows.",
@@ -224,7 +230,7 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 				"region":           schema.StringAttribute{Computed: true, MarkdownDescription: "Region."},
 				"mig_profile":      schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile; null for whole GPUs."},
 				"sharing_replicas": schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing; null without sharing."},
-				"monthly_usd":      schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated monthly cost."},
+				"monthly_usd":      schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated monthly cost over `hours_per_month`."},
 				"reason":           schema.StringAttribute{Computed: true, MarkdownDescription: "Why it lost."},
 			}},
 		},
@@ -292,9 +298,10 @@ func (m recommendationModel) request() recommend.Request {
 			Precision:         w.Precision.ValueString(),
 			Method:            w.Method.ValueString(),
 		},
-		Replicas:     int(m.Replicas.ValueInt64()),
-		Client:       m.Client.ValueString(),
-		MaxHourlyUSD: m.MaxHourlyUSD.ValueFloat64(),
+		Replicas:      int(m.Replicas.ValueInt64()),
+		Client:        m.Client.ValueString(),
+		MaxHourlyUSD:  m.MaxHourlyUSD.ValueFloat64(),
+		HoursPerMonth: m.HoursPerMonth.ValueFloat64(),
 	}
 	for _, c := range m.Clouds {
 		r.Clouds = append(r.Clouds, catalog.Cloud(c.ValueString()))

@@ -95,7 +95,7 @@ func candidates(cloud catalog.Cloud, regions []string, need float64, req Request
 				o := Option{Cloud: cloud, Region: region, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: sh.memory,
 					ReplicasPerNode: perNode, Nodes: nodes, SpotPercentage: spot, OnDemandBase: base}
 				o.Spec = candidateSpec(o, req.Workload, client, need, minSize)
-				if c, ok := price(o, env); ok {
+				if c, ok := price(o, env, req.HoursPerMonth); ok {
 					out = append(out, c)
 				}
 			}
@@ -106,21 +106,6 @@ func candidates(cloud catalog.Cloud, regions []string, need float64, req Request
 			cmp.Compare(a.Node.Name, b.Node.Name), cmp.Compare(a.Region, b.Region), cmp.Compare(a.MIGProfile, b.MIGProfile))
 	})
 	return out
-}
-
-// price validates the candidate's pool and derives it: the pricing of the pool resources, at the
-// provider's overrides and discount. ok is false for a pool the resources would reject, or one
-// without a price in its region.
-func price(o Option, env Env) (candidate, bool) {
-	if len(o.Spec.Validate()) > 0 {
-		return candidate{}, false
-	}
-	d, err := pool.Derive(o.Spec, pool.Environment{Pricing: env.Pricing, Registry: env.Registry})
-	if err != nil || d.PriceErr != nil {
-		return candidate{}, false
-	}
-	o.HourlyUSD, o.MonthlyUSD = d.HourlyUSD, d.MonthlyUSD
-	return candidate{Option: o, derived: d}, true
 }
 
 func candidateSpec(o Option, w Workload, client string, need float64, minSize int) pool.Spec {
@@ -173,7 +158,7 @@ func deny(ctx context.Context, c candidate, env Env, withClient bool) (*policy.F
 func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, need float64, req Request, env Env) (*Result, error) {
 	res := &Result{}
 	all := candidates(cloud, regions, need, req, env)
-	res.Naive = naive(all, env)
+	res.Naive = naive(all, env, req.HoursPerMonth)
 	if len(all) == 0 {
 		res.Why = fmt.Sprintf("no %s GPU or MIG slice in %s has %s GiB", cloud, strings.Join(regions, ", "), fmtGiB(need))
 		return res, nil
@@ -233,7 +218,7 @@ func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, 
 
 // naive is what a team without right-sizing runs: the smallest training-class GPU that fits, whole
 // and on-demand, cheapest of those.
-func naive(all []candidate, env Env) *Option {
+func naive(all []candidate, env Env, hours float64) *Option {
 	var best *Option
 	for _, c := range all {
 		g := c.Node.GPU()
@@ -243,7 +228,7 @@ func naive(all []candidate, env Env) *Option {
 		o := c.Option
 		o.SpotPercentage, o.OnDemandBase = 0, 0
 		o.Spec.Capacity = pool.Capacity{}
-		p, ok := price(o, env)
+		p, ok := price(o, env, hours)
 		if !ok {
 			continue
 		}

@@ -44,6 +44,9 @@ type Request struct {
 	Regions      []string // globs, as the policy data's allowed_regions
 	Client       string   // "" for none
 	MaxHourlyUSD float64  // 0 for no cap
+	// HoursPerMonth is how many hours a month the pool runs (0: catalog.HoursPerMonth, 730): every
+	// monthly figure of the answer is priced at it (see price.go).
+	HoursPerMonth float64
 }
 
 // Env is what the provider is configured with.
@@ -112,6 +115,9 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	}
 	if req.Replicas < 0 {
 		return Answer{}, &catalog.ArgumentError{Argument: "replicas", Message: fmt.Sprintf("must be 1 or more, got %d", req.Replicas)}
+	}
+	if err := checkHoursPerMonth(&req); err != nil {
+		return Answer{}, err
 	}
 	if req.MaxHourlyUSD < 0 {
 		return Answer{}, &catalog.ArgumentError{Argument: "max_hourly_usd", Message: fmt.Sprintf("must be greater than 0, got %g", req.MaxHourlyUSD)}

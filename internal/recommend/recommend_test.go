@@ -219,3 +219,20 @@ func TestRecommend_badInput(t *testing.T) {
 		})
 	}
 }
+
+// assertArgument checks that err is an ArgumentError naming argument, with the texts in its message.
+func assertArgument(t *testing.T, err error, argument string, texts ...string) {
+	t.Helper()
+	var ae *catalog.ArgumentError
+	if !errors.As(err, &ae) {
+		t.Fatalf("got %v, want an ArgumentError", err)
+	}
+	if ae.Argument != argument {
+		t.Errorf("argument %q, want %q (%v)", ae.Argument, argument, err)
+	}
+	for _, w := range texts {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q does not contain %q", err, w)
+		}
+	}
+}
