@@ -64,24 +64,26 @@ type recommendationWorkloadModel struct {
 }
 
 type recommendedPoolModel struct {
-	NodeType        types.String    `tfsdk:"node_type"`
-	Accelerator     types.String    `tfsdk:"accelerator"`
-	Region          types.String    `tfsdk:"region"`
-	GPUModel        types.String    `tfsdk:"gpu_model"`
-	GPUsPerNode     types.Int64     `tfsdk:"gpus_per_node"`
-	GPUMemoryGiB    types.Float64   `tfsdk:"gpu_memory_gib"`
-	MIGProfile      types.String    `tfsdk:"mig_profile"`
-	SharingReplicas types.Int64     `tfsdk:"sharing_replicas"`
-	ReplicasPerNode types.Int64     `tfsdk:"replicas_per_node"`
-	NodeCount       types.Int64     `tfsdk:"node_count"`
-	SpotPercentage  types.Int64     `tfsdk:"spot_percentage"`
-	OnDemandBase    types.Int64     `tfsdk:"on_demand_base"`
-	MinSize         types.Int64     `tfsdk:"min_size"`
-	HourlyUSD       types.Float64   `tfsdk:"hourly_usd"`
-	MonthlyUSD      types.Float64   `tfsdk:"monthly_usd"`
-	NaiveNodeType   types.String    `tfsdk:"naive_node_type"`
-	NaiveMonthlyUSD types.Float64   `tfsdk:"naive_monthly_usd"`
-	RunnersUp       []runnerUpModel `tfsdk:"runners_up"`
+	NodeType            types.String    `tfsdk:"node_type"`
+	Accelerator         types.String    `tfsdk:"accelerator"`
+	Region              types.String    `tfsdk:"region"`
+	GPUModel            types.String    `tfsdk:"gpu_model"`
+	GPUsPerNode         types.Int64     `tfsdk:"gpus_per_node"`
+	GPUMemoryGiB        types.Float64   `tfsdk:"gpu_memory_gib"`
+	MIGProfile          types.String    `tfsdk:"mig_profile"`
+	SharingReplicas     types.Int64     `tfsdk:"sharing_replicas"`
+	ReplicasPerNode     types.Int64     `tfsdk:"replicas_per_node"`
+	NodeCount           types.Int64     `tfsdk:"node_count"`
+	SpotPercentage      types.Int64     `tfsdk:"spot_percentage"`
+	OnDemandBase        types.Int64     `tfsdk:"on_demand_base"`
+	MinSize             types.Int64     `tfsdk:"min_size"`
+	HourlyUSD           types.Float64   `tfsdk:"hourly_usd"`
+	MonthlyUSD          types.Float64   `tfsdk:"monthly_usd"`
+	CommittedMonthlyUSD types.Float64   `tfsdk:"committed_monthly_usd"`
+	Commitment          types.String    `tfsdk:"commitment"`
+	NaiveNodeType       types.String    `tfsdk:"naive_node_type"`
+	NaiveMonthlyUSD     types.Float64   `tfsdk:"naive_monthly_usd"`
+	RunnersUp           []runnerUpModel `tfsdk:"runners_up"`
 }
 
 type runnerUpModel struct {
@@ -220,6 +222,9 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"min_size":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
 		"hourly_usd":        schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
 		"monthly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
+		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
+			"The committed rate is the catalog's list price less the family's 1-year rate, less the provider's `pricing.discount_percent` on top; a type with an `on_demand_hourly_usd` override gets no commitment (the override is the rate paid). Null when the answer has no on-demand node, the type is overridden, or the commitment would cost more than `monthly_usd` (a pool that runs too few hours)."},
+		"commitment":        schema.StringAttribute{Computed: true, MarkdownDescription: "The commitment `committed_monthly_usd` assumes: `1-year EC2 Instance Savings Plan, no upfront` (AWS) or `1-year resource-based committed use discount (CUD)` (GCP); null with `committed_monthly_usd`."},
 		"naive_node_type":   schema.StringAttribute{Computed: true, MarkdownDescription: "What a team without right-sizing runs: the smallest training-class GPU that fits, whole and on-demand; null when none fits."},
 		"naive_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "Monthly cost of `naive_node_type` for the same replicas, on-demand, over `hours_per_month`."},
 		"runners_up": schema.ListNestedAttribute{
@@ -315,24 +320,29 @@ func (m recommendationModel) request() recommend.Request {
 func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 	b := res.Best
 	out := &recommendedPoolModel{
-		NodeType:        types.StringValue(b.Node.Name),
-		Accelerator:     stringOrNull(b.Node.Accelerator),
-		Region:          types.StringValue(b.Region),
-		GPUModel:        types.StringValue(b.Node.GPUModel),
-		GPUsPerNode:     types.Int64Value(int64(b.Node.GPUCount)),
-		GPUMemoryGiB:    types.Float64Value(b.ReplicaGiB),
-		MIGProfile:      stringOrNull(b.MIGProfile),
-		SharingReplicas: intOrNull(b.SharingReplicas),
-		ReplicasPerNode: types.Int64Value(int64(b.ReplicasPerNode)),
-		NodeCount:       types.Int64Value(int64(b.Nodes)),
-		SpotPercentage:  types.Int64Value(int64(b.SpotPercentage)),
-		OnDemandBase:    types.Int64Value(int64(b.OnDemandBase)),
-		MinSize:         types.Int64Value(int64(b.Spec.Scaling.Min)),
-		HourlyUSD:       types.Float64Value(b.HourlyUSD),
-		MonthlyUSD:      types.Float64Value(b.MonthlyUSD),
-		NaiveNodeType:   types.StringNull(),
-		NaiveMonthlyUSD: types.Float64Null(),
-		RunnersUp:       make([]runnerUpModel, 0, len(res.RunnersUp)),
+		NodeType:            types.StringValue(b.Node.Name),
+		Accelerator:         stringOrNull(b.Node.Accelerator),
+		Region:              types.StringValue(b.Region),
+		GPUModel:            types.StringValue(b.Node.GPUModel),
+		GPUsPerNode:         types.Int64Value(int64(b.Node.GPUCount)),
+		GPUMemoryGiB:        types.Float64Value(b.ReplicaGiB),
+		MIGProfile:          stringOrNull(b.MIGProfile),
+		SharingReplicas:     intOrNull(b.SharingReplicas),
+		ReplicasPerNode:     types.Int64Value(int64(b.ReplicasPerNode)),
+		NodeCount:           types.Int64Value(int64(b.Nodes)),
+		SpotPercentage:      types.Int64Value(int64(b.SpotPercentage)),
+		OnDemandBase:        types.Int64Value(int64(b.OnDemandBase)),
+		MinSize:             types.Int64Value(int64(b.Spec.Scaling.Min)),
+		HourlyUSD:           types.Float64Value(b.HourlyUSD),
+		MonthlyUSD:          types.Float64Value(b.MonthlyUSD),
+		CommittedMonthlyUSD: types.Float64Null(),
+		Commitment:          stringOrNull(b.Commitment),
+		NaiveNodeType:       types.StringNull(),
+		NaiveMonthlyUSD:     types.Float64Null(),
+		RunnersUp:           make([]runnerUpModel, 0, len(res.RunnersUp)),
+	}
+	if b.Commitment != "" {
+		out.CommittedMonthlyUSD = types.Float64Value(b.CommittedMonthlyUSD)
 	}
 	if n := res.Naive; n != nil {
 		out.NaiveNodeType = types.StringValue(n.Node.Name)

@@ -126,6 +126,9 @@ data "gpufleet_recommendation" "dev" {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("on_demand_base"), knownvalue.Int64Exact(0)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("hourly_usd"), knownvalue.Float64Exact(0.5)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("monthly_usd"), knownvalue.Float64Exact(146)), // $0.50/h x 292 h
+				// g6.xlarge's on-demand override is the rate paid: no commitment on top
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("commitment"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("committed_monthly_usd"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("naive_node_type"), knownvalue.StringExact("p3.2xlarge")),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("runners_up").AtSliceIndex(0).AtMapKey("reason"), knownvalue.StringRegexp(regexp.MustCompile(`^costs \$[0-9.]+/month more than g6.xlarge`))),
 			},

@@ -71,7 +71,11 @@ type Option struct {
 	OnDemandBase    int
 	HourlyUSD       float64
 	MonthlyUSD      float64
-	Spec            pool.Spec
+	// CommittedMonthlyUSD is MonthlyUSD with the on-demand nodes under Commitment (price.go); 0 and
+	// "" when no commitment applies or it would cost more.
+	CommittedMonthlyUSD float64
+	Commitment          string
+	Spec                pool.Spec
 }
 
 // RunnerUp is an option that lost, and why.
