@@ -105,7 +105,7 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"and that the policy bundle would not deny. Every candidate is built as the pool resources build it (validated, priced at the provider's " +
 			"`pricing` overrides and discount, over `hours_per_month`) and judged on its policy document by the provider's policy engine, so the answer plugs into " +
 			"`gpufleet_eks_node_pool` (`instance_types`, `gpu.mig.profile`, `capacity`) and `gpufleet_gke_node_pool` (`machine_type`, `gpu.type`, `gpu.count`) unchanged. " +
-			"Spot is used only for interruptible work (100 % above the base); production inference keeps at least one on-demand node; GPU sharing " +
+			"Spot is used only for interruptible work, with a floor on demand where the workload needs one: production inference keeps half its nodes and at least one on demand (`on_demand_base = 1`, `spot_percentage = 50`), production training or batch on two or more nodes keeps its first node on demand (`on_demand_base = 1`, `spot_percentage = 100`), other interruptible work runs all on spot; GPU sharing " +
 			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
 			"No cloud is called.\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription,
 		Attributes: map[string]schema.Attribute{
@@ -217,8 +217,8 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"sharing_replicas":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
 		"replicas_per_node": schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
 		"node_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
-		"spot_percentage":   schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 100 for interruptible work, else 0."},
-		"on_demand_base":    schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for production inference on spot, else 0."},
+		"spot_percentage":   schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size); else 100."},
+		"on_demand_base":    schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for interruptible production inference, and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
 		"min_size":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
 		"hourly_usd":        schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
 		"monthly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},

@@ -39,19 +39,6 @@ func (o Option) Label() string {
 	return what + " in " + o.Region
 }
 
-// capacity is the spot mix and floor a workload gets: spot only for interruptible work, and
-// production inference keeps at least one on-demand node (GF-COST-001).
-func capacity(w Workload) (spotPercentage, onDemandBase, minSize int) {
-	floor := 0
-	if w.Environment == pool.EnvProduction && w.Kind == pool.KindInference {
-		floor = 1
-	}
-	if !w.Interruptible {
-		return 0, 0, floor
-	}
-	return 100, floor, floor
-}
-
 // shape is one way to use a node type: whole GPUs, one MIG profile, or shared GPUs.
 type shape struct {
 	mig     string
@@ -84,13 +71,13 @@ func shapes(g catalog.GPUModel, need float64, w Workload, replicas int) []shape 
 // candidates builds, validates and prices every pool of a cloud in the regions that fits need,
 // cheapest first.
 func candidates(cloud catalog.Cloud, regions []string, need float64, req Request, env Env) []candidate {
-	spot, base, minSize := capacity(req.Workload)
 	client := cmp.Or(req.Client, PlaceholderClient)
 	var out []candidate
 	for _, n := range catalog.NodeTypes(cloud) {
 		for _, sh := range shapes(n.GPU(), need, req.Workload, req.Replicas) {
 			perNode := n.GPUCount * sh.perGPU
 			nodes := (req.Replicas + perNode - 1) / perNode
+			spot, base, minSize := capacity(req.Workload, nodes)
 			for _, region := range regions {
 				o := Option{Cloud: cloud, Region: region, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: sh.memory,
 					ReplicasPerNode: perNode, Nodes: nodes, SpotPercentage: spot, OnDemandBase: base}

@@ -100,14 +100,15 @@ func TestRecommend_answersFitAndAreNotDenied(t *testing.T) {
 	}
 }
 
-// Spot only for interruptible work; production inference keeps an on-demand node (GF-COST-001).
+// Spot only for interruptible work; production inference keeps half its nodes, and at least one,
+// on demand (GF-COST-001; mix.go). Production training on one node is all spot.
 func TestRecommend_spotMix(t *testing.T) {
 	tests := []struct {
 		w                   Workload
 		spot, base, minSize int
 	}{
 		{trainSpot, 100, 0, 0},
-		{serveSpot, 100, 1, 1},
+		{serveSpot, 50, 1, 1},
 		{serve7B, 0, 0, 1},
 		{prodSmall, 0, 0, 0},
 	}
