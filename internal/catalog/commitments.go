@@ -1,6 +1,5 @@
 package catalog
 
-
 // Commitments: what a steady on-demand baseline costs when it is committed for a year.
 //
 // AWS: a 1-year EC2 Instance Savings Plan, no upfront (a commitment to an instance family in a
