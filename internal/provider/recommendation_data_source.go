@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,29 +62,31 @@ type recommendationWorkloadModel struct {
 	ModelParametersBillion types.Float64 `tfsdk:"model_parameters_billion"`
 	Precision              types.String  `tfsdk:"precision"`
 	Method                 types.String  `tfsdk:"method"`
+	TokensPerSecond        types.Float64 `tfsdk:"tokens_per_second"`
 }
 
 type recommendedPoolModel struct {
-	NodeType            types.String    `tfsdk:"node_type"`
-	Accelerator         types.String    `tfsdk:"accelerator"`
-	Region              types.String    `tfsdk:"region"`
-	GPUModel            types.String    `tfsdk:"gpu_model"`
-	GPUsPerNode         types.Int64     `tfsdk:"gpus_per_node"`
-	GPUMemoryGiB        types.Float64   `tfsdk:"gpu_memory_gib"`
-	MIGProfile          types.String    `tfsdk:"mig_profile"`
-	SharingReplicas     types.Int64     `tfsdk:"sharing_replicas"`
-	ReplicasPerNode     types.Int64     `tfsdk:"replicas_per_node"`
-	NodeCount           types.Int64     `tfsdk:"node_count"`
-	SpotPercentage      types.Int64     `tfsdk:"spot_percentage"`
-	OnDemandBase        types.Int64     `tfsdk:"on_demand_base"`
-	MinSize             types.Int64     `tfsdk:"min_size"`
-	HourlyUSD           types.Float64   `tfsdk:"hourly_usd"`
-	MonthlyUSD          types.Float64   `tfsdk:"monthly_usd"`
-	CommittedMonthlyUSD types.Float64   `tfsdk:"committed_monthly_usd"`
-	Commitment          types.String    `tfsdk:"commitment"`
-	NaiveNodeType       types.String    `tfsdk:"naive_node_type"`
-	NaiveMonthlyUSD     types.Float64   `tfsdk:"naive_monthly_usd"`
-	RunnersUp           []runnerUpModel `tfsdk:"runners_up"`
+	NodeType              types.String    `tfsdk:"node_type"`
+	Accelerator           types.String    `tfsdk:"accelerator"`
+	Region                types.String    `tfsdk:"region"`
+	GPUModel              types.String    `tfsdk:"gpu_model"`
+	GPUsPerNode           types.Int64     `tfsdk:"gpus_per_node"`
+	GPUMemoryGiB          types.Float64   `tfsdk:"gpu_memory_gib"`
+	MIGProfile            types.String    `tfsdk:"mig_profile"`
+	SharingReplicas       types.Int64     `tfsdk:"sharing_replicas"`
+	ReplicasPerNode       types.Int64     `tfsdk:"replicas_per_node"`
+	NodeCount             types.Int64     `tfsdk:"node_count"`
+	DecodeTokensPerSecond types.Float64   `tfsdk:"decode_tokens_per_second"`
+	SpotPercentage        types.Int64     `tfsdk:"spot_percentage"`
+	OnDemandBase          types.Int64     `tfsdk:"on_demand_base"`
+	MinSize               types.Int64     `tfsdk:"min_size"`
+	HourlyUSD             types.Float64   `tfsdk:"hourly_usd"`
+	MonthlyUSD            types.Float64   `tfsdk:"monthly_usd"`
+	CommittedMonthlyUSD   types.Float64   `tfsdk:"committed_monthly_usd"`
+	Commitment            types.String    `tfsdk:"commitment"`
+	NaiveNodeType         types.String    `tfsdk:"naive_node_type"`
+	NaiveMonthlyUSD       types.Float64   `tfsdk:"naive_monthly_usd"`
+	RunnersUp             []runnerUpModel `tfsdk:"runners_up"`
 }
 
 type runnerUpModel struct {
@@ -193,6 +196,12 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 						Validators: []validator.String{oneOfNearest(catalog.Precisions()...),
 							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
 					},
+					"tokens_per_second": schema.Float64Attribute{
+						MarkdownDescription: "Inference only: the decode rate one replica must reach, tokens per second for one stream. Checked with the decode estimate `catalog.DecodeTokensPerSecond`: the peak memory bandwidth of the replica's GPU (NVIDIA datasheets: T4 320 GB/s, L4 300, A10G 600, L40S 864, V100 900, A100 40GB 1,555, A100 80GB 2,039, H100 3,350, H200 4,800, B200 8,000), times its share (a MIG slice: its memory share; time-slicing: 1/replicas per GPU), times 0.6 (the bandwidth utilisation tuned serving reaches at batch 1), over the bytes a token reads: the weights at `precision` (`model_parameters_billion` × bytes per parameter), or the whole `gpu_memory_gib` when the model is not given. " +
+							"An answer must meet the rate as well as the memory: slower GPUs, slices and shared GPUs drop out. The estimate is for one stream; batching serves more streams per replica at nearly the same rate each.",
+						Optional:   true,
+						Validators: []validator.Float64{float64validator.AtLeast(0.001)},
+					},
 					"method": schema.StringAttribute{
 						MarkdownDescription: "Training only: `full` (default), `lora` or `qlora` (precision `int4`).",
 						Optional:            true,
@@ -207,21 +216,22 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 
 func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"node_type":         schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
-		"accelerator":       schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
-		"region":            schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`)."},
-		"gpu_model":         schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
-		"gpus_per_node":     schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
-		"gpu_memory_gib":    schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or the whole GPU's."},
-		"mig_profile":       schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
-		"sharing_replicas":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
-		"replicas_per_node": schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
-		"node_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
-		"spot_percentage":   schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size); else 100."},
-		"on_demand_base":    schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for interruptible production inference, and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
-		"min_size":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
-		"hourly_usd":        schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
-		"monthly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
+		"node_type":                schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
+		"accelerator":              schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
+		"region":                   schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`)."},
+		"gpu_model":                schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
+		"gpus_per_node":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
+		"gpu_memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or the whole GPU's."},
+		"mig_profile":              schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
+		"sharing_replicas":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
+		"replicas_per_node":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
+		"decode_tokens_per_second": schema.Float64Attribute{Computed: true, MarkdownDescription: "The decode estimate of one replica on this answer, tokens per second for one stream (see `workload.tokens_per_second`); null when `workload.tokens_per_second` is not set."},
+		"node_count":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
+		"spot_percentage":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size); else 100."},
+		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for interruptible production inference, and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
+		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
+		"hourly_usd":               schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
+		"monthly_usd":              schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
 		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
 			"The committed rate is the catalog's list price less the family's 1-year rate, less the provider's `pricing.discount_percent` on top; a type with an `on_demand_hourly_usd` override gets no commitment (the override is the rate paid). Null when the answer has no on-demand node, the type is overridden, or the commitment would cost more than `monthly_usd` (a pool that runs too few hours)."},
 		"commitment":        schema.StringAttribute{Computed: true, MarkdownDescription: "The commitment `committed_monthly_usd` assumes: `1-year EC2 Instance Savings Plan, no upfront` (AWS) or `1-year resource-based committed use discount (CUD)` (GCP); null with `committed_monthly_usd`."},
@@ -302,6 +312,7 @@ func (m recommendationModel) request() recommend.Request {
 			ParametersBillion: w.ModelParametersBillion.ValueFloat64(),
 			Precision:         w.Precision.ValueString(),
 			Method:            w.Method.ValueString(),
+			TokensPerSecond:   w.TokensPerSecond.ValueFloat64(),
 		},
 		Replicas:      int(m.Replicas.ValueInt64()),
 		Client:        m.Client.ValueString(),
@@ -320,26 +331,30 @@ func (m recommendationModel) request() recommend.Request {
 func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 	b := res.Best
 	out := &recommendedPoolModel{
-		NodeType:            types.StringValue(b.Node.Name),
-		Accelerator:         stringOrNull(b.Node.Accelerator),
-		Region:              types.StringValue(b.Region),
-		GPUModel:            types.StringValue(b.Node.GPUModel),
-		GPUsPerNode:         types.Int64Value(int64(b.Node.GPUCount)),
-		GPUMemoryGiB:        types.Float64Value(b.ReplicaGiB),
-		MIGProfile:          stringOrNull(b.MIGProfile),
-		SharingReplicas:     intOrNull(b.SharingReplicas),
-		ReplicasPerNode:     types.Int64Value(int64(b.ReplicasPerNode)),
-		NodeCount:           types.Int64Value(int64(b.Nodes)),
-		SpotPercentage:      types.Int64Value(int64(b.SpotPercentage)),
-		OnDemandBase:        types.Int64Value(int64(b.OnDemandBase)),
-		MinSize:             types.Int64Value(int64(b.Spec.Scaling.Min)),
-		HourlyUSD:           types.Float64Value(b.HourlyUSD),
-		MonthlyUSD:          types.Float64Value(b.MonthlyUSD),
-		CommittedMonthlyUSD: types.Float64Null(),
-		Commitment:          stringOrNull(b.Commitment),
-		NaiveNodeType:       types.StringNull(),
-		NaiveMonthlyUSD:     types.Float64Null(),
-		RunnersUp:           make([]runnerUpModel, 0, len(res.RunnersUp)),
+		NodeType:              types.StringValue(b.Node.Name),
+		Accelerator:           stringOrNull(b.Node.Accelerator),
+		Region:                types.StringValue(b.Region),
+		GPUModel:              types.StringValue(b.Node.GPUModel),
+		GPUsPerNode:           types.Int64Value(int64(b.Node.GPUCount)),
+		GPUMemoryGiB:          types.Float64Value(b.ReplicaGiB),
+		MIGProfile:            stringOrNull(b.MIGProfile),
+		SharingReplicas:       intOrNull(b.SharingReplicas),
+		ReplicasPerNode:       types.Int64Value(int64(b.ReplicasPerNode)),
+		NodeCount:             types.Int64Value(int64(b.Nodes)),
+		DecodeTokensPerSecond: types.Float64Null(),
+		SpotPercentage:        types.Int64Value(int64(b.SpotPercentage)),
+		OnDemandBase:          types.Int64Value(int64(b.OnDemandBase)),
+		MinSize:               types.Int64Value(int64(b.Spec.Scaling.Min)),
+		HourlyUSD:             types.Float64Value(b.HourlyUSD),
+		MonthlyUSD:            types.Float64Value(b.MonthlyUSD),
+		CommittedMonthlyUSD:   types.Float64Null(),
+		Commitment:            stringOrNull(b.Commitment),
+		NaiveNodeType:         types.StringNull(),
+		NaiveMonthlyUSD:       types.Float64Null(),
+		RunnersUp:             make([]runnerUpModel, 0, len(res.RunnersUp)),
+	}
+	if b.DecodeTokensPerSecond > 0 {
+		out.DecodeTokensPerSecond = types.Float64Value(math.Round(b.DecodeTokensPerSecond*10) / 10)
 	}
 	if b.Commitment != "" {
 		out.CommittedMonthlyUSD = types.Float64Value(b.CommittedMonthlyUSD)

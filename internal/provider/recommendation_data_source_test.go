@@ -161,6 +161,8 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 		"client's regions":      {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + `client = "acme"`, []string{"client", `"acme" may only run in eu-\*`}},
 		"impossible demand":     {workload("gpu_memory_gib = 400") + `clouds = ["aws", "gcp"]` + "\n" + `regions = ["us-*"]`, []string{"workload.gpu_memory_gib", "nothing fits", "most GPU memory"}},
 		"price cap":             {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `max_hourly_usd = 0.01`, []string{"max_hourly_usd", "over max_hourly_usd"}},
+		"rate on training":      {"workload {\n kind = \"training\"\n environment = \"staging\"\n gpu_memory_gib = 8\n tokens_per_second = 20\n}\n" + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "inference"}},
+		"rate no GPU reaches":   {workload("model_parameters_billion = 7\n precision = \"fp16\"\n tokens_per_second = 5000") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "decodes 5000 tokens/s per replica", "the fastest that holds"}},
 		"hours above a month":   {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 745`, []string{"hours_per_month", "between 1.* and 744"}},
 		"no hours":              {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 0`, []string{"hours_per_month", "between 1.* and 744"}},
 	}

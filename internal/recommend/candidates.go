@@ -75,12 +75,15 @@ func candidates(cloud catalog.Cloud, regions []string, need float64, req Request
 	var out []candidate
 	for _, n := range catalog.NodeTypes(cloud) {
 		for _, sh := range shapes(n.GPU(), need, req.Workload, req.Replicas) {
+			if !fastEnough(req, n.GPU(), sh) {
+				continue
+			}
 			perNode := n.GPUCount * sh.perGPU
 			nodes := (req.Replicas + perNode - 1) / perNode
 			spot, base, minSize := capacity(req.Workload, nodes)
 			for _, region := range regions {
 				o := Option{Cloud: cloud, Region: region, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: sh.memory,
-					ReplicasPerNode: perNode, Nodes: nodes, SpotPercentage: spot, OnDemandBase: base}
+					ReplicasPerNode: perNode, Nodes: nodes, SpotPercentage: spot, OnDemandBase: base, DecodeTokensPerSecond: decodeRate(req, n.GPU(), sh)}
 				o.Spec = candidateSpec(o, req.Workload, client, need, minSize)
 				if c, ok := price(o, env, req.HoursPerMonth); ok {
 					out = append(out, c)
@@ -148,6 +151,7 @@ func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, 
 	res.Naive = naive(all, env, req.HoursPerMonth)
 	if len(all) == 0 {
 		res.Why = fmt.Sprintf("no %s GPU or MIG slice in %s has %s GiB", cloud, strings.Join(regions, ", "), fmtGiB(need))
+		res.Why, res.Argument = tooSlow(cloud, regions, need, req, env, res.Why)
 		return res, nil
 	}
 	var denied, priced []RunnerUp

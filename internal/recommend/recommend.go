@@ -34,6 +34,8 @@ type Workload struct {
 	ParametersBillion float64
 	Precision         string
 	Method            string
+	// TokensPerSecond is the decode rate one replica must reach (0: no rate); see throughput.go.
+	TokensPerSecond float64
 }
 
 // Request is what the user asks.
@@ -47,6 +49,8 @@ type Request struct {
 	// HoursPerMonth is how many hours a month the pool runs (0: catalog.HoursPerMonth, 730): every
 	// monthly figure of the answer is priced at it (see price.go).
 	HoursPerMonth float64
+
+	bytesPerToken float64 // what a decode step reads, when TokensPerSecond is set (throughput.go)
 }
 
 // Env is what the provider is configured with.
@@ -66,11 +70,13 @@ type Option struct {
 	SharingReplicas int    // 0 without sharing
 	ReplicaGiB      float64
 	ReplicasPerNode int
-	Nodes           int
-	SpotPercentage  int
-	OnDemandBase    int
-	HourlyUSD       float64
-	MonthlyUSD      float64
+	// DecodeTokensPerSecond is one replica's decode estimate (throughput.go); 0 without a rate.
+	DecodeTokensPerSecond float64
+	Nodes                 int
+	SpotPercentage        int
+	OnDemandBase          int
+	HourlyUSD             float64
+	MonthlyUSD            float64
 	// CommittedMonthlyUSD is MonthlyUSD with the on-demand nodes under Commitment (price.go); 0 and
 	// "" when no commitment applies or it would cost more.
 	CommittedMonthlyUSD float64
@@ -119,6 +125,9 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	}
 	if req.Replicas < 0 {
 		return Answer{}, &catalog.ArgumentError{Argument: "replicas", Message: fmt.Sprintf("must be 1 or more, got %d", req.Replicas)}
+	}
+	if err := checkThroughput(&req, need); err != nil {
+		return Answer{}, err
 	}
 	if err := checkHoursPerMonth(&req); err != nil {
 		return Answer{}, err
