@@ -12,21 +12,19 @@ import (
 // memory bandwidth (Databricks, "LLM Inference Performance Engineering: Best Practices", 2023:
 // "the speed at which the model weights can be loaded from memory … dominates" and Model Bandwidth
 // Utilization, MBU = achieved bandwidth ÷ peak bandwidth; NVIDIA, "Mastering LLM Techniques:
-// Inference Optimization", 2023: decode is memory-bandwidth-bound). The estimate is
-//
-//		tokens/s = bandwidth per GPU × share × GPUs per replica × DecodeEfficiency ÷ bytes per token
-//
-//	  - bandwidth: NVIDIA's datasheet peak for the GPU (memoryBandwidthGBps below), decimal GB/s;
-//	  - share: the part of each GPU's bandwidth the replica has: 1 for a whole GPU; a MIG slice its
-//	    memory share (NVIDIA MIG User Guide: each memory slice holds 1/8 of the memory with its own
-//	    memory controllers, so bandwidth scales with memory slices); 1/k when k replicas time-slice;
-//	  - GPUs per replica: tensor parallelism splits the weights, so each GPU reads its part at once;
-//	  - DecodeEfficiency 0.6: the MBU well-tuned serving stacks reach at batch 1 (Databricks 2023
-//	    measures about 60 % for 7B-class models on A100s, less as tensor parallelism spreads a
-//	    model over more GPUs; the estimate is a floor for one stream, not a benchmark);
-//	  - bytes per token: the weights at the serving precision (parameters × BytesPerParameter);
-//	    given only a memory need, that need in bytes (weights plus KV cache and overhead, an upper
-//	    bound of what a token reads, so the rate is conservative).
+// Inference Optimization", 2023: decode is memory-bandwidth-bound). The estimate is tokens/s =
+// bandwidth per GPU × share × GPUs per replica × DecodeEfficiency ÷ bytes per token, where:
+//   - bandwidth: NVIDIA's datasheet peak for the GPU (memoryBandwidthGBps below), decimal GB/s;
+//   - share: the part of each GPU's bandwidth the replica has: 1 for a whole GPU; a MIG slice its
+//     memory share (NVIDIA MIG User Guide: each memory slice holds 1/8 of the memory with its own
+//     memory controllers, so bandwidth scales with memory slices); 1/k when k replicas time-slice;
+//   - GPUs per replica: tensor parallelism splits the weights, so each GPU reads its part at once;
+//   - DecodeEfficiency 0.6: the MBU well-tuned serving stacks reach at batch 1 (Databricks 2023
+//     measures about 60 % for 7B-class models on A100s, less as tensor parallelism spreads a
+//     model over more GPUs; the estimate is a floor for one stream, not a benchmark);
+//   - bytes per token: the weights at the serving precision (parameters × BytesPerParameter);
+//     given only a memory need, that need in bytes (weights plus KV cache and overhead, an upper
+//     bound of what a token reads, so the rate is conservative).
 //
 // The rate is one stream's; batching serves many streams at nearly the same per-step cost, so a
 // replica's aggregate throughput is higher. tokens_per_second asks what one stream gets.
