@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"strings"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -113,12 +115,82 @@ func readDataFile(path string) ([]byte, []DataProblem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	duplicates, err := yamlStructure(raw)
+	if err != nil || len(duplicates) > 0 {
+		return nil, duplicates, err
+	}
 	jsonDoc, err := yaml.YAMLToJSON(raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("not valid YAML or JSON: %w", err)
 	}
 	problems, err := validateData(bytes.NewReader(jsonDoc))
 	return jsonDoc, problems, err
+}
+
+// yamlStructure checks what the conversion to JSON would hide: a file of several YAML documents
+// (all but the first would be dropped) and a key given twice in one mapping, such as a client
+// listed twice (the last would win, and could loosen its residency), each a problem naming the key
+// and both lines. JSON is YAML, so JSON files are checked the same way.
+func yamlStructure(raw []byte) ([]DataProblem, error) {
+	dec := yamlv3.NewDecoder(bytes.NewReader(raw))
+	var docs []*yamlv3.Node
+	for {
+		var doc yamlv3.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("not valid YAML or JSON: %w", err)
+		}
+		if !emptyDocument(&doc) { // such as after a final ---
+			docs = append(docs, &doc)
+		}
+	}
+	if len(docs) > 1 {
+		return nil, fmt.Errorf("holds %d YAML documents (separated by ---), and only the first would be read: a policy data file is one document; merge them, or give each its own file", len(docs))
+	}
+	var problems []DataProblem
+	var walk func(n *yamlv3.Node, path string)
+	walk = func(n *yamlv3.Node, path string) {
+		switch n.Kind {
+		case yamlv3.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yamlv3.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i))
+			}
+		case yamlv3.MappingNode:
+			seen := map[string]*yamlv3.Node{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				key := k.Value
+				if path != "" {
+					key = path + "." + k.Value
+				}
+				if first, ok := seen[k.Value]; ok {
+					where := fmt.Sprintf("lines %d and %d", first.Line, k.Line)
+					if first.Line == k.Line {
+						where = fmt.Sprintf("line %d, columns %d and %d", k.Line, first.Column, k.Column)
+					}
+					problems = append(problems, DataProblem{Key: key, Text: fmt.Sprintf("given twice (%s), and only the last would be read: keep one", where)})
+				} else {
+					seen[k.Value] = k
+				}
+				walk(v, key)
+			}
+		}
+	}
+	if len(docs) == 1 {
+		walk(docs[0], "")
+	}
+	return problems, nil
+}
+
+func emptyDocument(doc *yamlv3.Node) bool {
+	return len(doc.Content) == 0 || len(doc.Content) == 1 && doc.Content[0].Kind == yamlv3.ScalarNode && doc.Content[0].Tag == "!!null" && doc.Content[0].Value == ""
 }
 
 // mergeInto deep-merges src into dst: objects merge, anything else is replaced.

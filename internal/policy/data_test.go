@@ -98,6 +98,18 @@ func TestLoadData_schemaViolations(t *testing.T) {
 			"- gpufleet\n",
 			[]string{"(top level): must be an object with the keys gpufleet, not a list"},
 		},
+		"a client listed twice": {
+			"gpufleet:\n  clients:\n    acme:\n      allowed_regions: [\"eu-*\"]\n    acme:\n      allowed_regions: [\"*\"]\n",
+			[]string{"gpufleet.clients.acme: given twice (lines 3 and 5), and only the last would be read: keep one"},
+		},
+		"a key twice in JSON": {
+			`{"gpufleet": {"clients": {"acme": {}, "acme": {"isolation": "shared"}}}}`,
+			[]string{"gpufleet.clients.acme: given twice (line 1, columns 27 and 39), and only the last would be read: keep one"},
+		},
+		"two YAML documents": {
+			"gpufleet:\n  clients:\n    acme: {}\n---\ngpufleet:\n  clients:\n    evil: {}\n",
+			[]string{"holds 2 YAML documents (separated by ---), and only the first would be read: a policy data file is one document; merge them, or give each its own file"},
+		},
 		"all problems, not only the first": {
 			"gpufleet:\n  clients:\n    acme: { cost_centre: cc-1, allowed_regions: [], isolation: private }\n    globex: { isolation: none }\n  thresholds: { oversize_factor: 1 }\n",
 			[]string{
