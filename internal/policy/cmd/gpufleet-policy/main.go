@@ -2,6 +2,8 @@
 //
 //	gpufleet-policy documents [-o FILE] PLAN.json    pool documents of a plan, for conftest
 //	gpufleet-policy bundle -o DIR                      the policy bundle of this release, for conftest
+//	gpufleet-policy bundle --format opa -o FILE         a (signed) OPA bundle archive, for OPA servers
+//	gpufleet-policy bundle --format hcp -o DIR          an HCP Terraform / TFE OPA policy set
 //	gpufleet-policy validate FILE...                  policy data checked against the schema
 //	gpufleet-policy junit [RESULTS.json]              conftest's JSON results as a JUnit report
 //
