@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
 )
 
 // The HCP Terraform / Terraform Enterprise OPA policy set. HCP Terraform evaluates each policy's
@@ -68,8 +71,12 @@ func WriteHCP(dir string, dataFiles []string) (string, error) {
 				src += fmt.Sprintf("\n%s := %s\n", key, raw)
 			}
 		}
-		files["gpufleet/policy_data.rego"] = []byte(src)
-		data = []byte(src)
+		formatted, err := format.SourceWithOpts("policy_data.rego", []byte(src), format.Opts{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return "", err
+		}
+		files["gpufleet/policy_data.rego"] = formatted
+		data = formatted
 	}
 	rev := revision(append(mods, module{"gpufleet/hcp.rego", []byte(hcpEntryPoint)}), data)
 	hcl := fmt.Sprintf("# gpufleet policy set %s, written by gpufleet-policy bundle --format hcp.\n", rev)
