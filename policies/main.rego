@@ -42,7 +42,7 @@ deny contains findings.malformed(f, address) if {
 }
 
 # Only pools with waivers have their deny rules evaluated here, and their waivers checked; not those
-# whose waivers all name rules that only warn (lib.warn_rule_ids): no deny of theirs can be waived.
+# whose waivers all name rules that only warn (lib.rules_that_only_warn): no deny of theirs can be waived.
 warn contains findings.waived(f, address, reason, doc.resource_type) if {
 	some [address, doc] in documents.pools
 	doc.waivers != {}
@@ -60,7 +60,7 @@ warn contains f if {
 
 _may_waive_a_deny(waivers) if {
 	some rule, _ in waivers
-	not upper(rule) in lib.warn_rule_ids
+	not upper(rule) in lib.rules_that_only_warn
 }
 
 warn contains findings.inactive_registry if {

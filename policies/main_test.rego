@@ -40,9 +40,9 @@ test_data003_region_not_in_the_plan if {
 	contains(f.msg, "could not judge this pool")
 }
 
-# Pools that break every rule of lib.warn_rule_ids (and many others): none of those rules denies,
+# Pools that break every rule of lib.rules_that_only_warn (and many others): none of those rules denies,
 # and a waiver of a deny is still reported when another waiver names a warn-only rule.
-warn_only_pools := [
+pools_that_only_warn := [
 	fx.pool({"workload": {"kind": "training", "interruptible": true}, "capacity": {"spot_percentage": 0}}),
 	fx.pool({"workload": {"interruptible": false}, "scaling": {"max_size": 4}, "capacity": {"spot_percentage": 50, "on_demand_base": 0}}),
 	fx.pool({"workload": {"kind": "inference", "gpu_memory_gib": 4}, "gpu": {"model": "H100-80GB", "class": "training", "memory_gib": 80, "slice_memory_gib": 80}, "instance_types": ["p5.48xlarge"], "region": "us-east-1"}),
@@ -50,20 +50,20 @@ warn_only_pools := [
 ]
 
 test_warn_only_rules_never_deny if {
-	warned := {f.rule | some doc in warn_only_pools; some f in data.gpufleet.rules.warn with input as doc with data.gpufleet.catalog as fx.catalog}
-	lib.warn_rule_ids - warned == set()
-	denied := {f.rule | some doc in warn_only_pools; some f in data.gpufleet.rules.deny with input as doc with data.gpufleet.catalog as fx.catalog}
-	count(denied & lib.warn_rule_ids) == 0
+	warned := {f.rule | some doc in pools_that_only_warn; some f in data.gpufleet.rules.warn with input as doc with data.gpufleet.catalog as fx.catalog}
+	lib.rules_that_only_warn - warned == set()
+	denied := {f.rule | some doc in pools_that_only_warn; some f in data.gpufleet.rules.deny with input as doc with data.gpufleet.catalog as fx.catalog}
+	count(denied & lib.rules_that_only_warn) == 0
 	count(denied) > 0
 }
 
 test_waived_deny_beside_a_warn_only_waiver if {
-	doc := object.union(warn_only_pools[3], {"waivers": {"GF-COST-001": "canary", "GF-RS-002": "benchmark"}})
+	doc := object.union(pools_that_only_warn[3], {"waivers": {"GF-COST-001": "canary", "GF-RS-002": "benchmark"}})
 	fs := [f | some f in main.warn; f.rule == "GF-COST-001"] with input as {"format_version": "1.2", "resource_changes": []}
 		with data.gpufleet.documents.pools as [["p", doc]]
 	[f] := fs
 	endswith(f.msg, "(waived: canary)")
-	only_warn_waivers := object.union(warn_only_pools[3], {"waivers": {"GF-RS-002": "benchmark"}})
+	only_warn_waivers := object.union(pools_that_only_warn[3], {"waivers": {"GF-RS-002": "benchmark"}})
 	count([f | some f in main.warn; f.rule == "GF-COST-001"]) == 0 with input as {"format_version": "1.2", "resource_changes": []}
 		with data.gpufleet.documents.pools as [["p", only_warn_waivers]]
 }

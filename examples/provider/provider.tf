@@ -8,9 +8,10 @@ terraform {
 }
 
 provider "gpufleet" {
-  # Merged under every pool's tags, and carried to instances and volumes.
+  # Merged under every pool's tags, and carried to instances and volumes. GKE pools carry them as
+  # resource labels, so keys and values that both clouds take: lower case, digits, - and _.
   default_tags = {
-    ManagedBy = "terraform"
+    managed-by = "terraform"
   }
 
   aws {

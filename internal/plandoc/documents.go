@@ -323,17 +323,21 @@ func eksGPU(shape any, labels any) map[string]any {
 	return g
 }
 
-// eksTypes is documents._eks_types: the node group's instance types, else its launch template's.
+// eksTypes is documents._eks_types: the node group's instance types, else its launch template's;
+// null while a launch template's cannot be told.
 func (p *Plan) eksTypes(rc *resourceChange, c change, a map[string]any) any {
 	if t, ok := a["instance_types"]; ok {
 		if n, ok := count(t); ok && n > 0 {
 			return t
 		}
 	}
-	if tmpl, ok := p.eksTemplate(rc, c, a); ok {
-		if t, ok := at(tmpl, "instance_type"); ok && isString(t) {
+	if _, tmpl, ok := p.eksTemplate(rc, c, a); ok {
+		if t, ok := at(tmpl.after, "instance_type"); ok && isString(t) {
 			return []any{t}
 		}
+	}
+	if hasLaunchTemplate(c, a) {
+		return nil
 	}
 	if t, ok := a["instance_types"]; ok && isArray(t) {
 		return t
@@ -341,51 +345,102 @@ func (p *Plan) eksTypes(rc *resourceChange, c change, a map[string]any) any {
 	return nil
 }
 
-// eksTemplate is documents._eks_template: the planned object of the node group's launch template,
-// found through the configuration's references.
-func (p *Plan) eksTemplate(rc *resourceChange, c change, a map[string]any) (any, bool) {
-	if len(arr(get(a, nil, "launch_template")))+len(arr(get(c.afterUnknown, nil, "launch_template"))) == 0 {
-		return nil, false
-	}
-	cfg, ok := p.configResource(rc)
-	if !ok {
-		return nil, false
-	}
-	expressions, ok := at(cfg, "expressions", "launch_template", 0)
-	if !ok {
-		return nil, false
-	}
-	templates := p.launchTemplateChanges()
-	for _, key := range []string{"id", "name"} {
-		refs, _ := at(expressions, key, "references")
-		for _, ref := range arr(refs) {
-			r, ok := ref.(string)
-			if !ok {
-				continue
-			}
-			if m, ok := rc.ModuleAddress.(string); ok {
-				r = m + "." + r
-			}
-			if t, ok := templates[r]; ok {
-				return t, true
-			}
-		}
-	}
-	return nil, false
+// hasLaunchTemplate is documents._has_launch_template.
+func hasLaunchTemplate(c change, a map[string]any) bool {
+	return len(arr(get(a, nil, "launch_template")))+len(arr(get(c.afterUnknown, nil, "launch_template"))) > 0
 }
 
-// launchTemplateChanges is documents._launch_templates: the planned aws_launch_template objects by
-// address.
-func (p *Plan) launchTemplateChanges() map[string]any {
+// launchTemplate is the change of an aws_launch_template (documents._launch_templates).
+type launchTemplate struct{ after, afterUnknown any }
+
+// eksTemplate is documents._eks_template: the address and change of the node group's launch
+// template, found through the configuration's references or, for a dynamic block, as the one
+// aws_launch_template of the node group's module instance.
+func (p *Plan) eksTemplate(rc *resourceChange, c change, a map[string]any) (string, launchTemplate, bool) {
+	if !hasLaunchTemplate(c, a) {
+		return "", launchTemplate{}, false
+	}
+	name, ok := rc.Name.(string)
+	if !ok {
+		return "", launchTemplate{}, false
+	}
+	resources := p.moduleResourcesOf(moduleKey(rc))
+	cfg, ok := resources[rc.Type+"."+name]
+	if !ok {
+		cfg = map[string]any{}
+	}
+	templates := p.launchTemplateChanges()
+	if expressions, ok := at(cfg, "expressions", "launch_template", 0); ok {
+		for _, key := range []string{"id", "name"} {
+			refs, _ := at(expressions, key, "references")
+			for _, ref := range arr(refs) {
+				r, ok := ref.(string)
+				if !ok {
+					continue
+				}
+				address := templateAddress(rc, r)
+				if t, ok := templates[address]; ok {
+					return address, t, true
+				}
+			}
+		}
+		return "", launchTemplate{}, false
+	}
+	if v, ok := at(cfg, "expressions", "launch_template"); ok && truthy(v, ok) {
+		return "", launchTemplate{}, false // a launch_template expression that is not a block list
+	}
+	var names []string
+	for _, r := range resources {
+		if get(r, nil, "mode") == "managed" && get(r, nil, "type") == "aws_launch_template" {
+			n, isStr := get(r, nil, "name").(string)
+			if !isStr {
+				return "", launchTemplate{}, false
+			}
+			names = append(names, n)
+		}
+	}
+	if len(names) != 1 {
+		return "", launchTemplate{}, false
+	}
+	for _, address := range moduleTemplateAddresses(rc, names[0]) {
+		if t, ok := templates[address]; ok {
+			return address, t, true
+		}
+	}
+	return "", launchTemplate{}, false
+}
+
+// templateAddress is documents._template_address.
+func templateAddress(rc *resourceChange, ref string) string {
+	if m, ok := rc.ModuleAddress.(string); ok {
+		return m + "." + ref
+	}
+	return ref
+}
+
+// moduleTemplateAddresses is documents._module_template_addresses.
+func moduleTemplateAddresses(rc *resourceChange, name string) []string {
+	base := templateAddress(rc, "aws_launch_template."+name)
+	var index any
+	if len(rc.Index) > 0 && json.Unmarshal(rc.Index, &index) == nil && index != nil {
+		key, _ := json.Marshal(index)
+		return []string{base, base + "[" + string(key) + "]", base + "[0]"}
+	}
+	return []string{base, base + "[0]"}
+}
+
+// launchTemplateChanges is documents._launch_templates: the aws_launch_template changes with a
+// planned object, by address.
+func (p *Plan) launchTemplateChanges() map[string]launchTemplate {
 	if p.launchTemplates == nil {
-		p.launchTemplates = map[string]any{}
+		p.launchTemplates = map[string]launchTemplate{}
 		for i := range p.changes {
 			rc := &p.changes[i]
 			if rc.Type != "aws_launch_template" {
 				continue
 			}
 			if c, ok := rc.decodeChange(); ok && isObject(c.after) {
-				p.launchTemplates[rc.Address] = c.after
+				p.launchTemplates[rc.Address] = launchTemplate{c.after, c.unknownOr()}
 			}
 		}
 	}
@@ -480,22 +535,62 @@ func eksSharing(labels map[string]any) any {
 }
 
 // eksUnjudged is documents.eks_unjudged: a node group without instance types of its own whose
-// launch template is not in the plan.
+// launch template's instance type cannot be told; the text says what was missing.
 func (p *Plan) eksUnjudged(rc *resourceChange, c change) (Unjudged, bool) {
 	a, ok := rc.planned(c)
-	if !ok {
+	if !ok || !hasLaunchTemplate(c, a) || p.eksTypes(rc, c, a) != nil {
 		return Unjudged{}, false
 	}
-	if len(arr(get(a, nil, "launch_template")))+len(arr(get(c.afterUnknown, nil, "launch_template"))) == 0 {
-		return Unjudged{}, false
+	consequence := "the gpufleet rules could not tell whether it is a GPU pool and did not judge it"
+	if s, ok := get(a, nil, "ami_type").(string); ok && gpuAMI.MatchString(s) {
+		consequence = fmt.Sprintf("the gpufleet rules judged it as a GPU pool of unknown GPU model (its ami_type is %s): the GPU memory, right-sizing and cost checks could not judge it", s)
 	}
-	if s, ok := get(a, "", "ami_type").(string); ok && gpuAMI.MatchString(s) {
-		return Unjudged{}, false
+	text := fmt.Sprintf("the node group takes its instance type from a launch template, but %s, so %s; set instance_types on the node group, or plan the aws_launch_template with it", p.eksTemplateMissing(rc, c, a), consequence)
+	return Unjudged{"GF-DATA-002", rc.Address, "launch_template", text}, true
+}
+
+// eksTemplateMissing is documents._eks_template_missing: what is missing, the template's instance
+// type or the template itself.
+func (p *Plan) eksTemplateMissing(rc *resourceChange, c change, a map[string]any) string {
+	if address, t, ok := p.eksTemplate(rc, c, a); ok {
+		if v, ok := at(t.afterUnknown, "instance_type"); ok && v == true {
+			return fmt.Sprintf("the instance_type of its launch template %s is unknown until apply", address)
+		}
+		return fmt.Sprintf("its launch template %s sets no instance_type (and the node group's instance_types is empty)", address)
 	}
-	if p.eksTypes(rc, c, a) != nil {
-		return Unjudged{}, false
+	if cfg, ok := p.configResource(rc); ok {
+		if expressions, ok := at(cfg, "expressions", "launch_template", 0); ok {
+			var refs []string
+			for _, key := range []string{"id", "name"} {
+				if e, ok := at(expressions, key); ok && isObject(e) {
+					refs = append(refs, key+" = "+expressionText(e))
+				}
+			}
+			if len(refs) > 0 {
+				return fmt.Sprintf("its launch template (%s in the configuration) is not in this plan", strings.Join(refs, ", "))
+			}
+		}
 	}
-	return Unjudged{"GF-DATA-002", rc.Address, "launch_template", "the node group takes its instance type from a launch template that is not in this plan (or whose instance type is unknown at plan time), so the gpufleet rules could not tell whether it is a GPU pool and did not judge it; set instance_types on the node group, or plan the aws_launch_template with it"}, true
+	module := "the root module"
+	if m, ok := rc.ModuleAddress.(string); ok {
+		module = "its module " + m
+	}
+	return fmt.Sprintf("the plan's configuration does not say which template (a dynamic launch_template block, as terraform-aws-modules/eks writes it), and %s has no single aws_launch_template in this plan to take it from", module)
+}
+
+// expressionText is documents._expression_text.
+func expressionText(e any) string {
+	if r, ok := at(e, "references", 0); ok {
+		if s, ok := r.(string); ok {
+			return s
+		}
+	}
+	if v, ok := at(e, "constant_value"); ok {
+		if raw, err := json.Marshal(v); err == nil {
+			return string(raw)
+		}
+	}
+	return "an expression"
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -597,16 +692,20 @@ var instanceKeys = regexp.MustCompile(`\[[^\]]*\]`)
 // configResource is documents._config_resource: the resource's configuration, found in its
 // module's configuration by the module path of its address.
 func (p *Plan) configResource(rc *resourceChange) (any, bool) {
-	key := ""
-	if m, ok := rc.ModuleAddress.(string); ok {
-		key = instanceKeys.ReplaceAllString(m, "")
-	}
 	name, ok := rc.Name.(string)
 	if !ok {
 		return nil, false
 	}
-	r, ok := p.moduleResourcesOf(key)[rc.Type+"."+name]
+	r, ok := p.moduleResourcesOf(moduleKey(rc))[rc.Type+"."+name]
 	return r, ok
+}
+
+// moduleKey is documents._module_key: the module address without instance keys.
+func moduleKey(rc *resourceChange) string {
+	if m, ok := rc.ModuleAddress.(string); ok {
+		return instanceKeys.ReplaceAllString(m, "")
+	}
+	return ""
 }
 
 func (p *Plan) moduleResourcesOf(key string) map[string]any {

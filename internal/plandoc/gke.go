@@ -1,7 +1,9 @@
 package plandoc
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -121,8 +123,15 @@ func gkeModel(acc map[string]any, machineType any) (any, bool) {
 			return nil, true
 		}
 	}
+	if mt, ok := machineType.(string); ok && acceleratorOptimised.MatchString(mt) {
+		return nil, true
+	}
 	return nil, false
 }
+
+// acceleratorOptimised are GKE's accelerator-optimised machine families (a2, a3, a4, a4x, g2, g4),
+// whose machine types come with GPUs attached.
+var acceleratorOptimised = regexp.MustCompile(`^(a[0-9]+x?|g[0-9]+)-`)
 
 // gkeGPUs is documents._gke_gpus: GPUs per node.
 func gkeGPUs(acc map[string]any, machineType any) any {
@@ -228,25 +237,57 @@ func (p *Plan) gkeZones(a map[string]any, u any, location any) any {
 }
 
 // gkeClusterZones is documents._gke_cluster_zones: the node_locations of the pool's
-// google_container_cluster in the plan.
+// google_container_cluster in the plan, of the pool's location and project; none when the
+// clusters that match disagree.
 func (p *Plan) gkeClusterZones(a map[string]any) (any, bool) {
 	cluster, ok := a["cluster"].(string)
 	if !ok {
 		return nil, false
 	}
 	parts := strings.Split(cluster, "/")
-	zones, ok := at(p.gkeClustersByName()[parts[len(parts)-1]], "node_locations")
-	if n, isCountable := count(zones); !ok || !isCountable || n == 0 {
-		return nil, false
+	location := gkeClusterPart(parts, "locations", get(a, nil, "location"))
+	project := gkeClusterPart(parts, "projects", get(a, nil, "project"))
+	var zones any
+	seen := ""
+	for _, c := range p.gkeClustersByName()[parts[len(parts)-1]] {
+		if !gkeSame(get(c, nil, "location"), location) || !gkeSame(get(c, nil, "project"), project) {
+			continue
+		}
+		z, ok := at(c, "node_locations")
+		if n, isCountable := count(z); !ok || !isCountable || n == 0 {
+			continue
+		}
+		key, _ := json.Marshal(z)
+		if zones != nil && string(key) != seen {
+			return nil, false
+		}
+		zones, seen = z, string(key)
 	}
-	return zones, true
+	return zones, zones != nil
+}
+
+// gkeClusterPart is documents._gke_cluster_part.
+func gkeClusterPart(parts []string, key string, own any) any {
+	i := map[string]int{"projects": 0, "locations": 2}[key]
+	if len(parts) == 6 && parts[i] == key {
+		return parts[i+1]
+	}
+	return own
+}
+
+// gkeSame is documents._gke_same: equal, or either not known.
+func gkeSame(x, y any) bool {
+	if !isString(x) || !isString(y) {
+		return true
+	}
+	return x == y
 }
 
 // gkeClustersByName is documents._gke_clusters: the planned google_container_cluster objects by
-// name.
-func (p *Plan) gkeClustersByName() map[string]any {
+// name, in the plan's order.
+func (p *Plan) gkeClustersByName() map[string][]any {
 	if p.gkeClusters == nil {
-		p.gkeClusters = map[string]any{}
+		p.gkeClusters = map[string][]any{}
 		for i := range p.changes {
 			rc := &p.changes[i]
 			if rc.Type != "google_container_cluster" {
@@ -254,7 +295,7 @@ func (p *Plan) gkeClustersByName() map[string]any {
 			}
 			if c, ok := rc.decodeChange(); ok {
 				if name, ok := get(c.after, nil, "name").(string); ok {
-					p.gkeClusters[name] = c.after
+					p.gkeClusters[name] = append(p.gkeClusters[name], c.after)
 				}
 			}
 		}

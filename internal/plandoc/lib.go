@@ -431,12 +431,16 @@ func conventionMemory(l map[string]any) any {
 }
 
 // conventionWaivers is documents.convention_waivers: tags gpufleet-waive-<rule id> whose value is
-// the reason.
+// the reason; of tags whose ids differ only in case, the first in key order.
 func conventionWaivers(tags any) map[string]any {
 	out := map[string]any{}
+	first := map[string]string{}
 	for k, v := range obj(tags) {
 		if id, ok := strings.CutPrefix(k, "gpufleet-waive-"); ok {
-			out[strings.ToUpper(id)] = v
+			id = strings.ToUpper(id)
+			if f, seen := first[id]; !seen || k < f {
+				first[id], out[id] = k, v
+			}
 		}
 	}
 	return out

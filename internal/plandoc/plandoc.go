@@ -39,19 +39,20 @@ type Plan struct {
 	rootModuleValue  any
 	modulesMu        sync.Mutex
 	moduleResources  map[string]map[string]any
-	launchTemplates  map[string]any
-	gkeClusters      map[string]any
+	launchTemplates  map[string]launchTemplate
+	gkeClusters      map[string][]any
 	awsUniformRegion *regionResult
 }
 
 // resourceChange is one entry of resource_changes. after and after_unknown stay raw until a builder
 // needs them: only the planned objects of the resource types the builders read are decoded.
 type resourceChange struct {
-	Address       string `json:"address"`
-	ModuleAddress any    `json:"module_address"`
-	Mode          any    `json:"mode"`
-	Type          string `json:"type"`
-	Name          any    `json:"name"`
+	Address       string          `json:"address"`
+	ModuleAddress any             `json:"module_address"`
+	Mode          any             `json:"mode"`
+	Type          string          `json:"type"`
+	Name          any             `json:"name"`
+	Index         json.RawMessage `json:"index"`
 	Change        struct {
 		After        json.RawMessage `json:"after"`
 		AfterUnknown json.RawMessage `json:"after_unknown"`

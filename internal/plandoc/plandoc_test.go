@@ -211,7 +211,7 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 	var plans []map[string]any
 	values := map[string][]any{} // attribute name -> values the fixtures give it
 	for _, name := range []string{"aws_eks_node_group_compliant.json", "aws_eks_node_group_violating.json", "aws_eks_node_group_real_world.json",
-		"google_container_node_pool_compliant.json", "google_container_node_pool_violating.json", "unknown_values.json"} {
+		"google_container_node_pool_compliant.json", "google_container_node_pool_violating.json", "unknown_values.json", "real_module_plans.json"} {
 		raw, err := os.ReadFile(filepath.Join(fixtures, name))
 		if err != nil {
 			t.Fatal(err)
@@ -228,14 +228,16 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 	values["*"] = append(values["*"], []any{"SPOT", "ON_DEMAND", "CAPACITY_BLOCK", "TRUE", "yes", "-5", "1e3", "abc", "all-balanced", "all-disabled",
 		"all-1g.10gb", "mps-sharing", "", "us-central1", "us-central1-a", "europe-west4", "NoSchedule", "PreferNoSchedule", 0.0, 3.0, true, false,
 		"SPECIFIC_RESERVATION", "ANY_RESERVATION", "projects/p/reservations/r", "TIME_SHARING", "MPS", "nvidia-l4", "nvidia-tesla-t4", "n1-standard-8",
-		"g2-standard-8", "a2-highgpu-1g", "7", "fp16", "int4", "lora", "qlora", "training", "inference", "development"}...)
+		"g2-standard-8", "a2-highgpu-1g", "a3-edgegpu-8g", "a4x-highgpu-4g", "p5.48xlarge", "m5.large", "7", "fp16", "int4", "lora", "qlora", "training", "inference", "development"}...)
 	rng := rand.New(rand.NewPCG(13, 2026))
 	variants, pools := 0, 0
 	for round := range 1500 {
 		plan := deepCopy(plans[round%len(plans)])
 		changes := plan["resource_changes"].([]any)
 		rc := changes[rng.IntN(len(changes))].(map[string]any)
-		if t := rc["type"]; t != "aws_eks_node_group" && t != "google_container_node_pool" {
+		switch rc["type"] {
+		case "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster":
+		default:
 			continue
 		}
 		change := rc["change"].(map[string]any)

@@ -154,6 +154,16 @@ func TestConftest_namespaceOtherThanMain(t *testing.T) {
 	}
 }
 
+// --all-namespaces asks every package, and every rule named deny*, warn* or violation* in it: the
+// plan fails with GF-INPUT-002 (the packages that judge one document), not with conftest's own
+// error about a result without "msg".
+func TestConftest_allNamespaces(t *testing.T) {
+	out, code := conftest(t, "gpufleet_compliant.json", "--all-namespaces")
+	if code != 1 || !strings.Contains(out, "GF-INPUT-002") || strings.Contains(out, "must be present") {
+		t.Errorf("--all-namespaces: exit code %d: %s", code, out)
+	}
+}
+
 // A custom rule whose results are malformed is a deny naming it, never dropped.
 func TestConftest_malformedCustomRule(t *testing.T) {
 	custom, _ := filepath.Abs("testdata/malformed_rule")

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -98,6 +99,18 @@ func TestLoadData_schemaViolations(t *testing.T) {
 			"- gpufleet\n",
 			[]string{"(top level): must be an object with the keys gpufleet, not a list"},
 		},
+		"a client listed twice": {
+			"gpufleet:\n  clients:\n    acme:\n      allowed_regions: [\"eu-*\"]\n    acme:\n      allowed_regions: [\"*\"]\n",
+			[]string{"gpufleet.clients.acme: given twice (lines 3 and 5), and only the last would be read: keep one"},
+		},
+		"a key twice in JSON": {
+			`{"gpufleet": {"clients": {"acme": {}, "acme": {"isolation": "shared"}}}}`,
+			[]string{"gpufleet.clients.acme: given twice (line 1, columns 27 and 39), and only the last would be read: keep one"},
+		},
+		"two YAML documents": {
+			"gpufleet:\n  clients:\n    acme: {}\n---\ngpufleet:\n  clients:\n    evil: {}\n",
+			[]string{"holds 2 YAML documents (separated by ---), and only the first would be read: a policy data file is one document; merge them, or give each its own file"},
+		},
 		"all problems, not only the first": {
 			"gpufleet:\n  clients:\n    acme: { cost_centre: cc-1, allowed_regions: [], isolation: private }\n    globex: { isolation: none }\n  thresholds: { oversize_factor: 1 }\n",
 			[]string{
@@ -132,16 +145,47 @@ func TestLoadData_schemaViolations(t *testing.T) {
 }
 
 func TestLoadData_validFiles(t *testing.T) {
-	thresholds := acctest.WriteFile(t, "thresholds.json", `{"gpufleet": {"thresholds": {"oversize_factor": 1.5}}}`)
-	data, err := policy.LoadData([]string{"../../policies/examples/policy-data.yaml", thresholds})
+	more := acctest.WriteFile(t, "more.json", `{"gpufleet": {"clients": {"hooli": {"allowed_regions": ["us-*"]}}}}`)
+	data, err := policy.LoadData([]string{"../../policies/examples/policy-data.yaml", more})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := data.Registry["globex"].Isolation; got != "mig" {
 		t.Errorf("globex isolation = %q", got)
 	}
-	if got := data.Raw["gpufleet"].(map[string]any)["thresholds"]; got.(map[string]any)["oversize_factor"] != 1.5 {
-		t.Errorf("thresholds = %v, want the second file's", got)
+	if got := data.Registry["hooli"].AllowedRegions; !slices.Equal(got, []string{"us-*"}) {
+		t.Errorf("hooli allowed_regions = %v, want the second file's", got)
+	}
+	if got := data.Raw["gpufleet"].(map[string]any)["thresholds"]; got.(map[string]any)["oversize_factor"] != 4.0 {
+		t.Errorf("thresholds = %v", got)
+	}
+}
+
+// Files merge as OPA merges conftest's --data files: a client split over two files has the fields
+// of both (the registry too, so its allowed_regions are never dropped), and a key two files set is
+// an error of the later one, where conftest fails with "merge error".
+func TestLoadData_filesMergeAsConftestMergesThem(t *testing.T) {
+	regions := acctest.WriteFile(t, "regions.yaml", "gpufleet:\n  clients:\n    acme: { allowed_regions: [\"eu-*\"] }\n  thresholds: { oversize_factor: 4 }\n")
+	isolation := acctest.WriteFile(t, "isolation.yaml", "gpufleet:\n  clients:\n    acme: { isolation: shared }\n")
+	data, err := policy.LoadData([]string{regions, isolation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acme := data.Registry["acme"]; !slices.Equal(acme.AllowedRegions, []string{"eu-*"}) || acme.Isolation != "shared" {
+		t.Errorf("acme = %+v, want the fields of both files", acme)
+	}
+	again := acctest.WriteFile(t, "again.yaml", "gpufleet:\n  clients:\n    acme: { allowed_regions: [\"*\"] }\n  thresholds: { oversize_factor: 2 }\n")
+	_, err = policy.LoadData([]string{regions, again})
+	fileErrs := policy.DataFileErrors(err)
+	if len(fileErrs) != 1 || fileErrs[0].Index != 1 {
+		t.Fatalf("got %v", err)
+	}
+	want := []string{
+		fmt.Sprintf(`policy data file %q: gpufleet.clients.acme.allowed_regions: also set by policy data file %q: a key is set by one file only (conftest --data fails on the two with "merge error"); keep one`, again, regions),
+		fmt.Sprintf(`policy data file %q: gpufleet.thresholds.oversize_factor: also set by policy data file %q: a key is set by one file only (conftest --data fails on the two with "merge error"); keep one`, again, regions),
+	}
+	if got := fileErrs[0].Lines(); !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

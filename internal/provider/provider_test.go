@@ -99,24 +99,28 @@ func TestAccProvider_badConfig(t *testing.T) {
 	broken := acctest.WriteFile(t, "broken.yaml", "gpufleet: [unclosed")
 	noRoot := acctest.WriteFile(t, "noroot.yaml", "clients: {}\n")
 	badIsolation := acctest.WriteFile(t, "iso.yaml", "gpufleet:\n  clients:\n    acme: { isolation: private }\n")
+	twiceListed := acctest.WriteFile(t, "twice.yaml", "gpufleet:\n  clients:\n    acme: { allowed_regions: [\"eu-*\"] }\n    acme: { allowed_regions: [\"*\"] }\n")
+	twoDocuments := acctest.WriteFile(t, "two.yaml", "gpufleet: {}\n---\ngpufleet:\n  clients:\n    acme: {}\n")
 	cases := map[string]struct {
 		block string
 		want  []string
 	}{
-		"unknown region format":       {"aws {\n region = \"useast1\"\n}", []string{"aws.region", "must be an AWS region"}},
-		"insecure non-loopback":       {"gcp {\n endpoint = \"container.googleapis.com:443\"\n insecure = true\n}", []string{"gcp.insecure", "only allowed with a loopback endpoint"}},
-		"negative discount":           {"pricing {\n discount_percent = -5\n}", []string{"pricing.discount_percent", "must be between 0"}},
-		"unreadable data file":        {fmt.Sprintf("policy {\n data_files = [%q]\n}", missing), []string{`policy.data_files\[0\]`, "no such file"}},
-		"broken data file":            {fmt.Sprintf("policy {\n data_files = [%q]\n}", broken), []string{`policy.data_files\[0\]`, "not valid YAML or JSON"}},
-		"data file without root key":  {fmt.Sprintf("policy {\n data_files = [%q]\n}", noRoot), []string{`policy.data_files\[0\]`, `gpufleet: required key missing`}},
-		"data file bad isolation":     {fmt.Sprintf("policy {\n data_files = [%q]\n}", badIsolation), []string{`policy.data_files\[0\]`, `gpufleet.clients.acme.isolation: "private" is not allowed; allowed: dedicated, mig, shared`}},
-		"missing bundle directory":    {fmt.Sprintf("policy {\n bundle_paths = [%q]\n}", missing), []string{`policy.bundle_paths\[0\]`, "no such file"}},
-		"bad enforcement":             {"policy {\n enforcement = \"block\"\n}", []string{"policy.enforcement", "value must be one of"}},
-		"bad role arn":                {"aws {\n assume_role {\n role_arn = \"gpufleet\"\n }\n}", []string{"aws.assume_role.role_arn", "IAM role ARN"}},
-		"bad endpoint url":            {"aws {\n endpoints {\n eks = \"localhost:4566\"\n }\n}", []string{"aws.endpoints.eks", `http\(s\) URL`}},
-		"bad gcp project":             {"gcp {\n project = \"Acme\"\n}", []string{"gcp.project", "Google Cloud project id"}},
-		"credentials over plaintext":  {"gcp {\n endpoint = \"127.0.0.1:9\"\n insecure = true\n credentials = \"{}\"\n}", []string{"gcp.credentials", "plaintext"}},
-		"reserved default tag prefix": {"default_tags = { \"aws:owner\" = \"x\" }", []string{`default_tags\["aws:owner"\]`, `must not start with "aws:"`}},
+		"unknown region format":                {"aws {\n region = \"useast1\"\n}", []string{"aws.region", "must be an AWS region"}},
+		"insecure non-loopback":                {"gcp {\n endpoint = \"container.googleapis.com:443\"\n insecure = true\n}", []string{"gcp.insecure", "only allowed with a loopback endpoint"}},
+		"negative discount":                    {"pricing {\n discount_percent = -5\n}", []string{"pricing.discount_percent", "must be between 0"}},
+		"unreadable data file":                 {fmt.Sprintf("policy {\n data_files = [%q]\n}", missing), []string{`policy.data_files\[0\]`, "no such file"}},
+		"broken data file":                     {fmt.Sprintf("policy {\n data_files = [%q]\n}", broken), []string{`policy.data_files\[0\]`, "not valid YAML or JSON"}},
+		"data file without root key":           {fmt.Sprintf("policy {\n data_files = [%q]\n}", noRoot), []string{`policy.data_files\[0\]`, `gpufleet: required key missing`}},
+		"data file bad isolation":              {fmt.Sprintf("policy {\n data_files = [%q]\n}", badIsolation), []string{`policy.data_files\[0\]`, `gpufleet.clients.acme.isolation: "private" is not allowed; allowed: dedicated, mig, shared`}},
+		"data file with a client listed twice": {fmt.Sprintf("policy {\n data_files = [%q]\n}", twiceListed), []string{`policy.data_files\[0\]`, `gpufleet.clients.acme: given twice \(lines 3 and 4\)`}},
+		"data file of two YAML documents":      {fmt.Sprintf("policy {\n data_files = [%q]\n}", twoDocuments), []string{`policy.data_files\[0\]`, `holds 2 YAML documents`}},
+		"missing bundle directory":             {fmt.Sprintf("policy {\n bundle_paths = [%q]\n}", missing), []string{`policy.bundle_paths\[0\]`, "no such file"}},
+		"bad enforcement":                      {"policy {\n enforcement = \"block\"\n}", []string{"policy.enforcement", "value must be one of"}},
+		"bad role arn":                         {"aws {\n assume_role {\n role_arn = \"gpufleet\"\n }\n}", []string{"aws.assume_role.role_arn", "IAM role ARN"}},
+		"bad endpoint url":                     {"aws {\n endpoints {\n eks = \"localhost:4566\"\n }\n}", []string{"aws.endpoints.eks", `http\(s\) URL`}},
+		"bad gcp project":                      {"gcp {\n project = \"Acme\"\n}", []string{"gcp.project", "Google Cloud project id"}},
+		"credentials over plaintext":           {"gcp {\n endpoint = \"127.0.0.1:9\"\n insecure = true\n credentials = \"{}\"\n}", []string{"gcp.credentials", "plaintext"}},
+		"reserved default tag prefix":          {"default_tags = { \"aws:owner\" = \"x\" }", []string{`default_tags\["aws:owner"\]`, `must not start with "aws:"`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

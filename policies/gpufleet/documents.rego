@@ -224,9 +224,12 @@ _memory_kind := {"training": "training", "inference": "inference", "development"
 
 # Waivers on official resources: a tag (GKE: resource label) gpufleet-waive-<rule id, lower
 # case> whose value is the reason, e.g. gpufleet-waive-gf-cost-002 = "benchmark-until-2026-12".
-convention_waivers(tags) := {upper(trim_prefix(k, "gpufleet-waive-")): v |
-	some k, v in tags
-	startswith(k, "gpufleet-waive-")
+# Tags whose rule ids differ only in case name the same rule: the reason is that of the first of
+# them in key order (never a conflict that aborts the evaluation).
+convention_waivers(tags) := {id: tags[min(same)] |
+	keys := [k | some k, _ in tags; startswith(k, "gpufleet-waive-")]
+	some id in {upper(trim_prefix(k, "gpufleet-waive-")) | some k in keys}
+	same := [k | some k in keys; upper(trim_prefix(k, "gpufleet-waive-")) == id]
 } if {
 	is_object(tags)
 	strings.any_prefix_match(object.keys(tags), "gpufleet-waive-")

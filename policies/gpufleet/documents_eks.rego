@@ -84,27 +84,53 @@ _eks_gpu(shape, labels) := g if {
 }
 
 # The instance types: the node group's list; else the instance type of its launch template when
-# the template is in the plan; else null (unknown, or not set).
+# the template is in the plan; else null while they cannot be told (a launch template that is not
+# found, or whose instance type is unknown or unset: eks_unjudged says which); else the list as it
+# is (none, no launch template: not a GPU pool unless its AMI says so).
 _eks_types(rc, a) := t if {
 	t := a.instance_types
 	count(t) > 0
 } else := [t] if {
-	t := _eks_template(rc, a).instance_type
+	t := _eks_template(rc, a)[1].after.instance_type
 	is_string(t)
+} else := null if {
+	_has_launch_template(rc, a)
 } else := t if {
 	t := a.instance_types
 	is_array(t)
 } else := null
 
-# The planned object of the node group's launch template (launch_template { id = ... } or
-# name = ...), found through the configuration's references; undefined when it is not in the plan.
-_eks_template(rc, a) := templates[0] if {
+_has_launch_template(rc, a) if {
 	count(lib.arr(object.get(a, "launch_template", null))) + count(lib.arr(object.get(rc.change, ["after_unknown", "launch_template"], null))) > 0
-	expressions := _config_resource(rc).expressions.launch_template[0]
-	templates := [tmpl |
+}
+
+# [address, change] of the node group's launch template in the plan: the template its
+# configuration references (launch_template { id = aws_launch_template.x.id } or name = ...); or,
+# when the configuration does not show the block (terraform leaves a dynamic block out of the plan's
+# configuration, as terraform-aws-modules/eks writes it), the one aws_launch_template its module
+# configures, of the same module instance (the instance of the node group's own key, or without
+# one, or [0]). Undefined when it is not in the plan.
+_eks_template(rc, a) := t if {
+	_has_launch_template(rc, a)
+	t := _eks_template_of(rc, object.get(_module_resources(_module_key(rc)), concat(".", [rc.type, rc.name]), {}))
+}
+
+_eks_template_of(rc, cfg) := templates[0] if {
+	expressions := cfg.expressions.launch_template[0]
+	templates := [[address, tmpl] |
 		some key in ["id", "name"]
 		some ref in expressions[key].references
-		tmpl := _launch_templates[_template_address(rc, ref)]
+		address := _template_address(rc, ref)
+		tmpl := _launch_templates[address]
+	]
+	count(templates) > 0
+} else := templates[0] if {
+	not cfg.expressions.launch_template
+	names := [r.name | some r in _module_resources(_module_key(rc)); r.mode == "managed"; r.type == "aws_launch_template"]
+	count(names) == 1
+	templates := [[address, tmpl] |
+		some address in _module_template_addresses(rc, names[0])
+		tmpl := _launch_templates[address]
 	]
 	count(templates) > 0
 }
@@ -113,8 +139,18 @@ _template_address(rc, ref) := concat(".", [rc.module_address, ref]) if {
 	is_string(rc.module_address)
 } else := ref
 
-# The aws_launch_template changes of the plan by address: their planned objects.
-_launch_templates := {rc.address: rc.change.after |
+# Where a module's one aws_launch_template <name> is in the plan: without a key, with the node
+# group's own key, or with count's [0].
+_module_template_addresses(rc, name) := [base, sprintf("%s[%s]", [base, json.marshal(rc.index)]), sprintf("%s[0]", [base])] if {
+	base := _template_address(rc, concat(".", ["aws_launch_template", name]))
+	rc.index != null
+} else := [base, sprintf("%s[0]", [base])] if {
+	base := _template_address(rc, concat(".", ["aws_launch_template", name]))
+}
+
+# The aws_launch_template changes of the plan by address: {"after", "after_unknown"} of those
+# with a planned object.
+_launch_templates := {rc.address: {"after": rc.change.after, "after_unknown": object.get(rc.change, "after_unknown", {})} |
 	some rc in input.resource_changes
 	rc.type == "aws_launch_template"
 	is_object(rc.change.after)
@@ -257,14 +293,49 @@ _expression_value(e) := v if {
 # Node groups whose instance type or AMI comes from a launch template
 # ---------------------------------------------------------------------------------------------
 
-# [rule, attribute, text] for a node group the bundle cannot judge: no instance type of its own and
-# a launch template that is not in the plan (or whose instance type is unknown), so whether it is a
-# GPU pool cannot be told.
-eks_unjudged(rc) := ["GF-DATA-002", "launch_template", "the node group takes its instance type from a launch template that is not in this plan (or whose instance type is unknown at plan time), so the gpufleet rules could not tell whether it is a GPU pool and did not judge it; set instance_types on the node group, or plan the aws_launch_template with it"] if {
+# [rule, attribute, text] for a node group whose instance type cannot be told: no instance type of
+# its own, and a launch template that is not found in the plan, or whose instance type is unknown
+# or unset. Without an NVIDIA/GPU ami_type it is not judged at all; with one it is judged as a GPU
+# pool of unknown model. The text says what was missing.
+eks_unjudged(rc) := ["GF-DATA-002", "launch_template", text] if {
 	rc.mode == "managed"
 	a := rc.change.after
 	is_object(a)
-	count(lib.arr(object.get(a, "launch_template", null))) + count(lib.arr(object.get(rc.change, ["after_unknown", "launch_template"], null))) > 0
-	not regex.match(`NVIDIA|GPU`, object.get(a, "ami_type", ""))
+	_has_launch_template(rc, a)
 	_eks_types(rc, a) == null
+	text := sprintf("the node group takes its instance type from a launch template, but %s, so %s; set instance_types on the node group, or plan the aws_launch_template with it", [
+		_eks_template_missing(rc, a),
+		_eks_unjudged_consequence(object.get(a, "ami_type", null)),
+	])
 }
+
+_eks_unjudged_consequence(ami) := sprintf("the gpufleet rules judged it as a GPU pool of unknown GPU model (its ami_type is %s): the GPU memory, right-sizing and cost checks could not judge it", [ami]) if {
+	is_string(ami)
+	regex.match(`NVIDIA|GPU`, ami)
+} else := "the gpufleet rules could not tell whether it is a GPU pool and did not judge it"
+
+# What is missing: the template's instance type (unknown until apply, or not set), or the template
+# itself (named by the configuration but not in the plan, or not named at all: a dynamic block).
+_eks_template_missing(rc, a) := sprintf("the instance_type of its launch template %s is unknown until apply", [t[0]]) if {
+	t := _eks_template(rc, a)
+	object.get(t[1].after_unknown, "instance_type", false) == true
+} else := sprintf("its launch template %s sets no instance_type (and the node group's instance_types is empty)", [t[0]]) if {
+	t := _eks_template(rc, a)
+} else := sprintf("its launch template (%s in the configuration) is not in this plan", [concat(", ", refs)]) if {
+	expressions := _config_resource(rc).expressions.launch_template[0]
+	refs := [sprintf("%s = %s", [key, _expression_text(expressions[key])]) |
+		some key in ["id", "name"]
+		is_object(expressions[key])
+	]
+	count(refs) > 0
+} else := sprintf("the plan's configuration does not say which template (a dynamic launch_template block, as terraform-aws-modules/eks writes it), and %s has no single aws_launch_template in this plan to take it from", [_module_name(rc)])
+
+_expression_text(e) := e.references[0] if {
+	is_string(e.references[0])
+} else := json.marshal(e.constant_value) if {
+	"constant_value" in object.keys(e)
+} else := "an expression"
+
+_module_name(rc) := sprintf("its module %s", [rc.module_address]) if {
+	is_string(rc.module_address)
+} else := "the root module"

@@ -90,7 +90,9 @@ _gke_capacity(nc, scaling) := {
 }
 
 # GPU model from the accelerator type, else from the machine type's fixed GPUs; null for an
-# accelerator the catalog does not know; undefined (not a GPU pool) otherwise.
+# accelerator the catalog does not know, and for a machine type of an accelerator-optimised family
+# (a2, a3, a4, a4x, g2, g4: GPUs attached by the machine type) that the catalog does not list, such
+# as a3-edgegpu-8g or a4x-highgpu-4g; undefined (not a GPU pool) otherwise.
 _gke_model(acc, machine_type) := m if {
 	m := data.gpufleet.catalog.gke_accelerators[acc.type].gpu_model
 } else := m if {
@@ -99,6 +101,8 @@ _gke_model(acc, machine_type) := m if {
 } else := null if {
 	startswith(acc.type, "nvidia-")
 	acc.count > 0
+} else := null if {
+	regex.match(`^(a[0-9]+x?|g[0-9]+)-`, machine_type)
 }
 
 _gke_gpus(acc, machine_type) := acc.count if {
@@ -180,17 +184,49 @@ _gke_zones(a, u, location) := a.node_locations if {
 	unknown(u, ["node_locations"])
 } else := []
 
-# The node_locations of the pool's google_container_cluster in the plan (cluster = its name or id).
+# The node_locations of the pool's google_container_cluster in the plan: the cluster of the pool's
+# cluster name (cluster = its name or its id projects/<p>/locations/<l>/clusters/<name>) in the
+# pool's location and project (the id's, else the pool's own; a location or project that is not
+# known matches any). Clusters of the same name elsewhere are other clusters; when several match
+# and their zones differ, the zones are taken from none.
 _gke_cluster_zones(a) := zones if {
 	parts := split(a.cluster, "/")
-	zones := _gke_clusters[parts[count(parts) - 1]].node_locations
-	count(zones) > 0
+	location := _gke_cluster_part(parts, "locations", object.get(a, "location", null))
+	project := _gke_cluster_part(parts, "projects", object.get(a, "project", null))
+	candidates := {c.node_locations |
+		some c in _gke_clusters[parts[count(parts) - 1]]
+		_gke_same(object.get(c, "location", null), location)
+		_gke_same(object.get(c, "project", null), project)
+		count(c.node_locations) > 0
+	}
+	count(candidates) == 1
+	some zones in candidates
 }
 
-_gke_clusters := {c.change.after.name: c.change.after |
-	some c in input.resource_changes
-	c.type == "google_container_cluster"
-	is_string(c.change.after.name)
+# The location or project of a cluster id (projects/<p>/locations/<l>/clusters/<name>), else the
+# pool's own.
+_gke_cluster_part(parts, key, own) := parts[i + 1] if {
+	count(parts) == 6
+	i := {"projects": 0, "locations": 2}[key]
+	parts[i] == key
+} else := own
+
+_gke_same(x, y) if {
+	x == y
+} else if {
+	not is_string(x)
+} else if {
+	not is_string(y)
+}
+
+# The planned google_container_cluster objects of the plan, by name (several may share one, in other
+# locations or projects).
+_gke_clusters := {name: [c | some c in clusters; c.name == name] | some name in {c.name | some c in clusters}} if {
+	clusters := [c.change.after |
+		some c in input.resource_changes
+		c.type == "google_container_cluster"
+		is_string(c.change.after.name)
+	]
 }
 
 # The number of zones the per-zone node counts multiply by: the zones'; for a regional pool whose

@@ -609,3 +609,96 @@ test_gke_regional_pool_zones_from_the_cluster_or_assumed if {
 	count(b.assumptions) == 1
 	is_number(b.cost.monthly_usd)
 }
+
+# terraform-aws-modules/eks writes launch_template as a dynamic block, which the plan's configuration
+# leaves out: the template is the one aws_launch_template of the node group's module instance.
+test_eks_instance_type_from_the_template_of_a_dynamic_block if {
+	module := "module.eks.module.eks_managed_node_group[\"h100\"]"
+	group := object.union(
+		with_unknown(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": [], "ami_type": "AL2023_x86_64_NVIDIA", "launch_template": [{}]})), {"launch_template": [{"id": true}]}),
+		{"address": concat(".", [module, "aws_eks_node_group.this[0]"]), "module_address": module, "name": "this", "index": 0},
+	)
+	template := {
+		"address": concat(".", [module, "aws_launch_template.this[0]"]), "module_address": module, "index": 0,
+		"mode": "managed", "type": "aws_launch_template", "name": "this",
+		"change": {"actions": ["create"], "after": {"instance_type": "p4d.24xlarge"}, "after_unknown": {"id": true}},
+	}
+	config := {"configuration": {"root_module": {"module_calls": {"eks": {"module": {"module_calls": {"eks_managed_node_group": {"module": {"resources": [
+		{"address": "aws_launch_template.this", "mode": "managed", "type": "aws_launch_template", "name": "this", "expressions": {}},
+		{"address": "aws_eks_node_group.this", "mode": "managed", "type": "aws_eks_node_group", "name": "this", "expressions": {}},
+	]}}}}}}}}}
+	input_ := object.union(plan([group, template]), config)
+	[doc] := pool_docs with input as input_ with data.gpufleet.catalog as fx.catalog
+	doc.instance_types == ["p4d.24xlarge"]
+	doc.gpu.model == "A100-40GB"
+	documents.unjudged == [] with input as input_ with data.gpufleet.catalog as fx.catalog
+
+	# the template is not in the plan: a GPU AMI makes it a GPU pool of unknown model, and one
+	# GF-DATA-002 says what was missing
+	[unknown_model] := pool_docs with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
+	unknown_model.gpu.model == null
+	[[rule, _, attribute, text]] := documents.unjudged with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
+	[rule, attribute] == ["GF-DATA-002", "launch_template"]
+	contains(text, "dynamic launch_template block")
+	contains(text, "GPU pool of unknown GPU model")
+}
+
+# instance_types = [] (what the AWS provider stores) with a template that is not in the plan: said,
+# not silently a non-GPU pool.
+test_eks_empty_instance_types_and_a_template_not_in_the_plan if {
+	group := with_unknown(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": [], "ami_type": "CUSTOM", "launch_template": [{}]})), {"launch_template": [{"id": true}]})
+	config := {"configuration": {"root_module": {"resources": [{
+		"address": "aws_eks_node_group.x", "mode": "managed", "type": "aws_eks_node_group", "name": "x",
+		"expressions": {"launch_template": [{"id": {"references": ["data.aws_launch_template.shared.id", "data.aws_launch_template.shared"]}}]},
+	}]}}}
+	documents.pools == [] with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
+	[[_, _, _, text]] := documents.unjudged with input as object.union(plan([group]), config) with data.gpufleet.catalog as fx.catalog
+	contains(text, "its launch template (id = data.aws_launch_template.shared.id in the configuration) is not in this plan")
+}
+
+test_eks_template_in_the_plan_with_an_unknown_instance_type if {
+	group := with_unknown(rc("aws_eks_node_group", object.union(json.remove(eks_after, ["instance_types"]), {"ami_type": "CUSTOM", "launch_template": [{}]})), {"launch_template": [{"id": true}]})
+	template := {
+		"address": "aws_launch_template.late", "mode": "managed", "type": "aws_launch_template", "name": "late",
+		"change": {"actions": ["create"], "after": {}, "after_unknown": {"id": true, "instance_type": true}},
+	}
+	config := {"configuration": {"root_module": {"resources": [{
+		"address": "aws_eks_node_group.x", "mode": "managed", "type": "aws_eks_node_group", "name": "x",
+		"expressions": {"launch_template": [{"id": {"references": ["aws_launch_template.late.id", "aws_launch_template.late"]}}]},
+	}]}}}
+	[[_, _, _, text]] := documents.unjudged with input as object.union(plan([group, template]), config) with data.gpufleet.catalog as fx.catalog
+	contains(text, "the instance_type of its launch template aws_launch_template.late is unknown until apply")
+}
+
+# Accelerator-optimised machine families the catalog does not list (a3-edgegpu-8g, a4x-highgpu-4g)
+# with guest_accelerator unknown are GPU pools of unknown model.
+test_gke_accelerator_optimised_family_not_in_the_catalog if {
+	after := json.remove(object.union(gke_after, {"node_config": [object.union(gke_after.node_config[0], {"machine_type": "a3-edgegpu-8g"})]}), ["node_config/0/guest_accelerator"])
+	[doc] := pool_docs with input as plan([with_unknown(rc("google_container_node_pool", after), {"node_config": [{"guest_accelerator": true}]})]) with data.gpufleet.catalog as fx.catalog
+	doc.gpu.model == null
+	doc.instance_types == ["a3-edgegpu-8g"]
+	pool_docs == [] with input as plan([rc("google_container_node_pool", object.union(after, {"node_config": [object.union(after.node_config[0], {"machine_type": "e2-standard-4"})]}))]) with data.gpufleet.catalog as fx.catalog
+}
+
+# Two clusters of one name in different regions: a regional pool takes the zones of the cluster in
+# its own location, and evaluation never aborts.
+test_gke_clusters_of_one_name_in_two_regions if {
+	after := json.remove(gke_after, ["node_locations"])
+	[doc] := pool_docs with input as plan([
+		gke_cluster("us", after.location, ["us-central1-a", "us-central1-b"]),
+		gke_cluster("eu", "europe-west4", ["europe-west4-a", "europe-west4-b", "europe-west4-c", "europe-west4-d"]),
+		rc("google_container_node_pool", after),
+	])
+		with data.gpufleet.catalog as fx.catalog
+	doc.zones == ["us-central1-a", "us-central1-b"]
+}
+
+gke_cluster(name, location, zones) := {
+	"address": concat(".", ["google_container_cluster", name]), "mode": "managed", "type": "google_container_cluster", "name": name,
+	"change": {"actions": ["create"], "after": {"name": "ml", "location": location, "node_locations": zones}, "after_unknown": {}},
+}
+
+# Waiver tags whose rule ids differ only in case: the reason of the first key, never a conflict.
+test_waiver_tags_differing_only_in_case if {
+	documents.convention_waivers({"gpufleet-waive-gf-cost-002": "b", "gpufleet-waive-GF-COST-002": "a", "team": "x"}) == {"GF-COST-002": "a"}
+}

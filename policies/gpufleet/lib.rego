@@ -35,7 +35,9 @@ non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
 # The bundle's rules that only ever warn: a waiver of one of them never turns a deny into a warning,
 # so conftest does not run the deny rules again for a pool whose waivers all name these.
 # (main_test.rego checks that none of them denies.)
-warn_rule_ids := {"GF-RS-002", "GF-RS-003", "GF-COST-002", "GF-COST-003"}
+# (Not named warn_*: conftest --all-namespaces queries every rule named deny*, warn*, violation* of
+# every package, and would refuse a set of strings as results.)
+rules_that_only_warn := {"GF-RS-002", "GF-RS-003", "GF-COST-002", "GF-COST-003"}
 
 # The bundle's rule ids (a waiver of another GF- id has no effect, GF-WAIVE-001).
 rule_ids := {

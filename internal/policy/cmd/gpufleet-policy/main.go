@@ -2,6 +2,8 @@
 //
 //	gpufleet-policy documents [-o FILE] PLAN.json    pool documents of a plan, for conftest
 //	gpufleet-policy bundle -o DIR                      the policy bundle of this release, for conftest
+//	gpufleet-policy bundle --format opa -o FILE         a (signed) OPA bundle archive, for OPA servers
+//	gpufleet-policy bundle --format hcp -o DIR          an HCP Terraform / TFE OPA policy set
 //	gpufleet-policy validate FILE...                  policy data checked against the schema
 //	gpufleet-policy junit [RESULTS.json]              conftest's JSON results as a JUnit report
 //
@@ -32,6 +34,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,16 +47,21 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/plandoc"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
-	"github.com/gpufleet/terraform-provider-gpufleet/policies"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policybundle"
 )
 
 const usage = "usage: gpufleet-policy documents [-o FILE] PLAN.json\n" +
-	"       gpufleet-policy bundle -o DIR\n" +
+	"       gpufleet-policy bundle [--format conftest|hcp] -o DIR [--data FILE ...]\n" +
+	"       gpufleet-policy bundle --format opa -o BUNDLE.tar.gz [--data FILE ...] [--signing-key KEY [--signing-alg RS256|HS256|...] [--signing-key-id ID]]\n" +
 	"       gpufleet-policy validate FILE...\n" +
 	"       gpufleet-policy junit [RESULTS.json]\n" +
 	"documents: the pool documents of a Terraform plan's JSON (- reads standard input), for\n" +
 	"  conftest test --policy DIR FILE: the same findings as on the plan, documents built once.\n" +
-	"bundle: writes the gpufleet policy bundle of this release, without its tests, to DIR.\n" +
+	"bundle: writes the gpufleet policy bundle of this release, without its tests: for conftest, to DIR;\n" +
+	"  --format opa, an OPA bundle archive for OPA servers (the catalog and the --data policy data as\n" +
+	"  data.json, a .manifest with roots and revision, .signatures.json when given a --signing-key: a PEM\n" +
+	"  private key or HMAC secret, or a file holding one, as opa build takes it); --format hcp, an HCP\n" +
+	"  Terraform / Terraform Enterprise OPA policy set (policies.hcl) in DIR.\n" +
 	"junit: conftest test -o json results (a file or standard input) as JUnit XML: a case per finding\n" +
 	"  named \"<rule> <address>\", denies failed, warnings passed with their message.\n" +
 	"validate: checks gpufleet policy data files (YAML or JSON; conftest --data, provider\n" +
@@ -77,7 +85,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "documents":
 		return documents(args[1:], stdin, stdout, stderr)
 	case "bundle":
-		return bundle(args[1:], stderr)
+		return bundle(args[1:], stdout, stderr)
 	case "junit":
 		return junit(args[1:], stdin, stdout, stderr)
 	}
@@ -162,57 +170,108 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 // bundleMarker marks a directory bundle wrote: the only kind of non-empty directory it replaces.
 const bundleMarker = ".gpufleet-policy-bundle"
 
-// bundle writes the embedded bundle's Rego files, tests left out, under dir. A directory it wrote
-// before is replaced whole (no file of an older release stays behind for conftest to load); any
-// other non-empty directory is left alone, with an error.
-func bundle(args []string, stderr io.Writer) int {
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// bundle writes the embedded bundle for an engine: for conftest (the default), its Rego files,
+// tests left out, under a directory; for OPA servers, a (signed) bundle archive; for HCP
+// Terraform / Terraform Enterprise, a policy set directory.
+func bundle(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("bundle", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
-	dir := fset.String("o", "", "")
-	if fset.Parse(args) != nil || fset.NArg() != 0 || *dir == "" {
+	out := fset.String("o", "", "")
+	format := fset.String("format", "conftest", "")
+	var data multiFlag
+	fset.Var(&data, "data", "")
+	key := fset.String("signing-key", "", "")
+	alg := fset.String("signing-alg", "RS256", "")
+	keyID := fset.String("signing-key-id", "", "")
+	if fset.Parse(args) != nil || fset.NArg() != 0 || *out == "" {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	entries, err := os.ReadDir(*dir)
+	signingFlags := *key != "" || *keyID != "" || *alg != "RS256"
+	switch {
+	case *format != "conftest" && *format != "opa" && *format != "hcp":
+		fmt.Fprintf(stderr, "--format %q: one of conftest, opa, hcp\n", *format)
+		return 2
+	case *format == "conftest" && len(data) > 0:
+		fmt.Fprint(stderr, "--data goes into --format opa and hcp only: conftest takes the policy data itself (conftest test --data FILE)\n")
+		return 2
+	case *format != "opa" && signingFlags:
+		fmt.Fprint(stderr, "--signing-key, --signing-alg and --signing-key-id sign --format opa bundles only\n")
+		return 2
+	case *format == "opa" && *key == "" && (*keyID != "" || *alg != "RS256"):
+		fmt.Fprint(stderr, "--signing-alg and --signing-key-id need --signing-key\n")
+		return 2
+	}
+	if *format == "opa" {
+		var signing *policybundle.Signing
+		if *key != "" {
+			signing = &policybundle.Signing{Key: *key, Algorithm: *alg, KeyID: *keyID}
+		}
+		var rev string
+		err := writeOutput(*out, stdout, func(w io.Writer) error {
+			var err error
+			rev, err = policybundle.WriteOPA(context.Background(), w, data, signing)
+			return err
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "writing the OPA bundle %s: %v\n", *out, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote the OPA bundle %s, revision %s (roots %s)\n", *out, rev, strings.Join(policybundle.Roots, ", "))
+		return 0
+	}
+	if code := bundleDirectory(*out, stderr); code != 0 {
+		return code
+	}
+	if *format == "hcp" {
+		rev, err := policybundle.WriteHCP(*out, data)
+		if err != nil {
+			fmt.Fprintf(stderr, "writing the policy set to %s: %v\n", *out, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote the HCP Terraform policy set %s, revision %s\n", *out, rev)
+		return 0
+	}
+	err := policybundle.WriteConftest(*out)
+	if err != nil {
+		fmt.Fprintf(stderr, "writing the bundle to %s: %v\n", *out, err)
+		return 1
+	}
+	return 0
+}
+
+// bundleDirectory prepares dir for a bundle: a directory bundle wrote before is replaced whole (no
+// file of an older release stays behind for conftest to load); any other non-empty directory is
+// left alone, with an error.
+func bundleDirectory(dir string, stderr io.Writer) int {
+	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), err == nil && len(entries) == 0:
 	case err != nil:
 		fmt.Fprintln(stderr, err)
 		return 1
 	default:
-		if _, err := os.Stat(filepath.Join(*dir, bundleMarker)); err != nil {
-			fmt.Fprintf(stderr, "%s is not empty and was not written by gpufleet-policy bundle: write the bundle to a directory of its own (keep your own rules in another, passed as a second --policy)\n", *dir)
+		if _, err := os.Stat(filepath.Join(dir, bundleMarker)); err != nil {
+			fmt.Fprintf(stderr, "%s is not empty and was not written by gpufleet-policy bundle: write the bundle to a directory of its own (keep your own rules in another, passed as a second --policy)\n", dir)
 			return 1
 		}
-		if err := os.RemoveAll(*dir); err != nil {
+		if err := os.RemoveAll(dir); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
 	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if err := os.WriteFile(filepath.Join(*dir, bundleMarker), []byte("written by gpufleet-policy bundle; replaced whole by its next run\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, bundleMarker), []byte("written by gpufleet-policy bundle; replaced whole by its next run\n"), 0o644); err != nil {
 		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	err = fs.WalkDir(policies.Bundle, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") || strings.HasSuffix(path, "_test.rego") {
-			return err
-		}
-		raw, err := policies.Bundle.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(*dir, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(target, raw, 0o644)
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "writing the bundle to %s: %v\n", *dir, err)
 		return 1
 	}
 	return 0

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,5 +213,106 @@ func TestRun_bundle(t *testing.T) {
 	}
 	if _, err := os.Stat(own); err != nil {
 		t.Errorf("the directory's own file is gone: %v", err)
+	}
+}
+
+// bundle --format opa writes an OPA bundle archive (manifest, data.json with the catalog and the
+// policy data, .signatures.json with a key); --format hcp a policy set; flags that do not fit the
+// format are usage errors.
+func TestRun_bundleFormats(t *testing.T) {
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "gpufleet.tar.gz")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bundle", "--format", "opa", "-o", archive, "--data", example, "--signing-key", "a-shared-secret", "--signing-alg", "HS256", "--signing-key-id", "ci"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	files := tarFiles(t, archive)
+	for _, name := range []string{"/.manifest", "/.signatures.json", "/data.json", "/main.rego", "/gpufleet/rules/residency.rego"} {
+		if _, ok := files[name]; !ok {
+			t.Errorf("no %s in the archive: %v", name, slices.Collect(maps.Keys(files)))
+		}
+	}
+	for name := range files {
+		if strings.HasSuffix(name, "_test.rego") || name == "/gpufleet/catalog.rego" {
+			t.Errorf("%s in the archive (tests stay out; the catalog is data)", name)
+		}
+	}
+	var manifest struct {
+		Revision string   `json:"revision"`
+		Roots    []string `json:"roots"`
+	}
+	var data struct {
+		GPUFleet struct {
+			Catalog map[string]any `json:"catalog"`
+			Clients map[string]any `json:"clients"`
+		} `json:"gpufleet"`
+	}
+	if err := errors.Join(json.Unmarshal(files["/.manifest"], &manifest), json.Unmarshal(files["/data.json"], &data)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(manifest.Roots, []string{"main", "gpufleet"}) || !strings.Contains(stdout.String(), manifest.Revision) || manifest.Revision == "" {
+		t.Errorf("manifest %+v, stdout %q", manifest, stdout.String())
+	}
+	if data.GPUFleet.Catalog["aws_instance_types"] == nil || data.GPUFleet.Clients["acme"] == nil {
+		t.Errorf("data.json lacks the catalog or the policy data")
+	}
+
+	set := filepath.Join(dir, "policy-set")
+	stdout.Reset()
+	if code := run([]string{"bundle", "--format", "hcp", "-o", set, "--data", example}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	for _, name := range []string{"policies.hcl", "gpufleet/hcp.rego", "gpufleet/policy_data.rego", "gpufleet/catalog.rego", "main.rego"} {
+		if _, err := os.Stat(filepath.Join(set, name)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	for name, args := range map[string][]string{
+		"unknown format":          {"bundle", "--format", "wasm", "-o", filepath.Join(dir, "x")},
+		"signing a directory":     {"bundle", "-o", filepath.Join(dir, "y"), "--signing-key", "k"},
+		"data for conftest":       {"bundle", "-o", filepath.Join(dir, "z"), "--data", example},
+		"algorithm without a key": {"bundle", "--format", "opa", "-o", filepath.Join(dir, "b.tar.gz"), "--signing-alg", "HS256"},
+	} {
+		stderr.Reset()
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 2 || stderr.Len() == 0 {
+			t.Errorf("%s: exit code %d, stderr %q", name, code, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if code := run([]string{"bundle", "--format", "opa", "-o", filepath.Join(dir, "bad.tar.gz"), "--data", writeBad(t)}, strings.NewReader(""), &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "cost_centre") {
+		t.Errorf("bad policy data: exit code %d, stderr %q", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.tar.gz")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed run left %s behind", filepath.Join(dir, "bad.tar.gz"))
+	}
+}
+
+func tarFiles(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[h.Name] = raw
 	}
 }
