@@ -166,8 +166,20 @@ func Compute(q Query, s Series) (Utilization, error) {
 	}
 	add(s.GPUUtil, func(i int, d device, v float64) { setUtil(i, d, v, false) })
 	add(s.EngineActive, func(i int, d device, v float64) { setUtil(i, d, v*100, true) })
+	// Framebuffer used per step and device (a device's series overlap when its pod labels change).
+	fb := make([]map[string]float64, n)
+	add(s.FBUsed, func(i int, d device, v float64) {
+		if fb[i] == nil {
+			fb[i] = map[string]float64{}
+		}
+		fb[i][d.key] = math.Max(fb[i][d.key], v/1024)
+	})
 	var memGiB []float64
-	add(s.FBUsed, func(_ int, _ device, v float64) { memGiB = append(memGiB, v/1024) })
+	for _, m := range fb {
+		for _, v := range m {
+			memGiB = append(memGiB, v)
+		}
+	}
 
 	var u Utilization
 	u.Points = n
