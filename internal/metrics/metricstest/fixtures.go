@@ -1,6 +1,7 @@
 // Package metricstest runs a real Prometheus server for tests, backfilled with two weeks of
 // dcgm-exporter-shaped series (promtool tsdb create-blocks-from openmetrics) for a few pools whose
-// behaviour is known: steady, idle, bursty, a MIG pool and a pool that loses a GPU. Tests compute
+// behaviour is known: steady, idle, bursty, a MIG pool, a pool that loses a GPU, and the guide's
+// worked example (acme-train). Tests compute
 // the figures they expect from Pools directly, not through package metrics.
 package metricstest
 
@@ -107,6 +108,16 @@ func Pools() map[string][]Device {
 			d.To = Steps - 7*24*perHour
 		}
 		pools["shrink"] = append(pools["shrink"], d)
+	}
+	// acme-train: the guide's worked example (seed 002): 20 H100s at 18 % on average (10 % and 26 %
+	// on alternate steps), each holding 12-18 GiB.
+	for i := range 20 {
+		i := i
+		pools["acme-train"] = append(pools["acme-train"], all(Device{
+			Host: fmt.Sprintf("gke-acme-train-%d", i/4), UUID: fmt.Sprintf("GPU-acae%04d", i), GPU: i % 4,
+			Util:  func(k int) float64 { return float64(10 + 16*((k+i)%2)) },
+			FBMiB: func(k int) float64 { return float64(1024 * (12 + (k*3+i)%7)) },
+		}))
 	}
 	for name, ds := range pools {
 		for i := range ds {

@@ -4,6 +4,7 @@
 //	gpufleet-policy bundle -o DIR                      the policy bundle of this release, for conftest
 //	gpufleet-policy validate FILE...                  policy data checked against the schema
 //	gpufleet-policy junit [RESULTS.json]              conftest's JSON results as a JUnit report
+//	gpufleet-policy utilization --prometheus URL --pool NAME [...]   observed GPU utilisation, for GF-RS-006
 //
 // documents reads the JSON of a Terraform plan (terraform show -json; - for standard input) and
 // writes the pool documents of its GPU pools, built once, in Go (internal/plandoc), to FILE or
@@ -51,6 +52,7 @@ const usage = "usage: gpufleet-policy documents [-o FILE] PLAN.json\n" +
 	"       gpufleet-policy bundle -o DIR\n" +
 	"       gpufleet-policy validate FILE...\n" +
 	"       gpufleet-policy junit [RESULTS.json]\n" +
+	"       gpufleet-policy utilization --prometheus URL --pool NAME [--selector MATCHERS] [--window 14d] [--step 5m] ...\n" +
 	"documents: the pool documents of a Terraform plan's JSON (- reads standard input), for\n" +
 	"  conftest test --policy DIR FILE: the same findings as on the plan, documents built once.\n" +
 	"bundle: writes the gpufleet policy bundle of this release, without its tests, to DIR.\n" +
@@ -80,6 +82,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return bundle(args[1:], stderr)
 	case "junit":
 		return junit(args[1:], stdin, stdout, stderr)
+	case "utilization":
+		return utilization(args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return 2
