@@ -191,7 +191,7 @@ func TestAccPoolUtilizationDataSource_badInput(t *testing.T) {
 		},
 		"password without username": {
 			fmt.Sprintf("provider \"gpufleet\" {\n metrics {\n url = %q\n password = \"x\"\n }\n}\n", srv.URL) + ds(pool),
-			[]string{"metrics.password", "username"},
+			[]string{`"metrics.username" must be specified when "metrics.password"`},
 		},
 	}
 	for name, tc := range cases {
