@@ -3,6 +3,7 @@ package conns
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics"
 )
@@ -18,6 +19,10 @@ func (m *Meta) MetricsClient(ctx context.Context) (*metrics.Client, error) {
 	}
 	cfg := *m.Metrics
 	if cfg.Kind == metrics.KindAMP {
+		// Loaded now, so that missing credentials are a configuration error, not a failed query.
+		if _, err := m.AWSConfig(ctx); err != nil {
+			return nil, &metrics.ConfigError{Field: "kind", Err: fmt.Errorf(`kind "amp" signs queries with the provider's AWS credentials (aws block, AWS_REGION, the SDK's chain): %w`, err)}
+		}
 		cfg.AWS = m.AWSConfig
 	}
 	return metrics.New(ctx, cfg)

@@ -189,6 +189,14 @@ func TestAccPoolUtilizationDataSource_badInput(t *testing.T) {
 			ds(pool),
 			[]string{"Unusable metrics configuration", "no metrics"},
 		},
+		"metrics block without url": {
+			"provider \"gpufleet\" {\n metrics {\n username = \"u\"\n password = \"p\"\n }\n}\n" + ds(pool),
+			[]string{"Missing metrics URL", "metrics.url: the metrics block needs the url"},
+		},
+		"amp without AWS credentials": {
+			"provider \"gpufleet\" {\n aws {\n region = \"us-east-1\"\n endpoints {\n sts = \"http://127.0.0.1:1\"\n }\n }\n metrics {\n url = \"https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-1\"\n kind = \"amp\"\n }\n}\n" + ds(pool),
+			[]string{"Unusable metrics configuration", `provider metrics.kind: kind "amp" signs queries with the provider's AWS credentials`},
+		},
 		"password without username": {
 			fmt.Sprintf("provider \"gpufleet\" {\n metrics {\n url = %q\n password = \"x\"\n }\n}\n", srv.URL) + ds(pool),
 			[]string{`"metrics.username" must be specified when "metrics.password"`},
