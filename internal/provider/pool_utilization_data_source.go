@@ -240,7 +240,9 @@ func (d *PoolUtilizationDataSource) Read(ctx context.Context, req datasource.Rea
 	m.MemoryUsedP95GiB = known(u.MemoryKnown, u.MemoryUsedP95GiB)
 	m.MemoryUsedP99GiB = known(u.MemoryKnown, u.MemoryUsedP99GiB)
 	m.MemoryUsedMaxGiB = known(u.MemoryKnown, u.MemoryUsedMaxGiB)
-	m.HourlyUSDPerGPU = known(priced, price)
+	if m.HourlyUSDPerGPU.IsNull() { // a configured price stays exactly as written
+		m.HourlyUSDPerGPU = known(priced, price)
+	}
 	m.IdleMonthlyUSD = known(priced && u.UtilizationKnown, u.IdleMonthlyUSD(price))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -99,13 +99,15 @@ func TestAccPoolUtilizationDataSource_fixturePools(t *testing.T) {
 data "gpufleet_pool_utilization" %q {
   selector           = "{gpufleet_pool=\"%s\"}"
   end_time           = %q
-  hourly_usd_per_gpu = 4
+  hourly_usd_per_gpu = 4.123456
 }
 `, name, name, srv.End.Format(time.RFC3339))
-		checks = append(checks, expectPool(name, pools[name], steps, 4)...)
+		checks = append(checks, expectPool(name, pools[name], steps, 4.123456)...)
 	}
 	checks = append(checks,
 		statecheck.ExpectKnownValue("data.gpufleet_pool_utilization.steady", tfjsonpath.New("devices"), knownvalue.Int64Exact(4)),
+		// A configured price is kept as written, not rounded like the computed figures.
+		statecheck.ExpectKnownValue("data.gpufleet_pool_utilization.steady", tfjsonpath.New("hourly_usd_per_gpu"), knownvalue.Float64Exact(4.123456)),
 		statecheck.ExpectKnownValue("data.gpufleet_pool_utilization.mig", tfjsonpath.New("mig_devices"), knownvalue.Int64Exact(4)),
 		statecheck.ExpectKnownValue("data.gpufleet_pool_utilization.shrink", tfjsonpath.New("devices"), knownvalue.Int64Exact(3)),
 	)
