@@ -29,7 +29,7 @@ _low_utilization_percent := t if {
 	t > 0
 } else := 30
 
-_rs006_cost(obs) := sprintf("about %s a month idle at %s per GPU-hour", [lib.usd(round(obs.idle_monthly_usd * 100) / 100), lib.usd(obs.hourly_usd_per_gpu)]) if {
+_rs006_cost(obs) := sprintf("about %s a month idle at %s per GPU-hour", [lib.usd(round(obs.idle_monthly_usd * 100) / 100), sprintf("$%v", [obs.hourly_usd_per_gpu])]) if {
 	is_number(obs.idle_monthly_usd)
 	is_number(obs.hourly_usd_per_gpu)
 } else := "their cost unknown (no price per GPU-hour in the utilisation data)"
