@@ -69,9 +69,6 @@ func (t *sigV4Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	sum := sha256.Sum256(body)
-	if t.signer == nil {
-		t.signer = v4.NewSigner()
-	}
 	if err := t.signer.SignHTTP(ctx, creds, r, hex.EncodeToString(sum[:]), AMPService, region, time.Now()); err != nil {
 		return nil, fmt.Errorf("signing the Amazon Managed Prometheus request: %w", err)
 	}

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -121,8 +122,8 @@ func TestNew_config(t *testing.T) {
 		{metrics.Config{URL: "http://p:9090", CAPEM: "not a certificate"}, "ca_file"},
 	} {
 		_, err := metrics.New(context.Background(), tc.cfg)
-		ce, ok := err.(*metrics.ConfigError)
-		if !ok || ce.Field != tc.field {
+		var ce *metrics.ConfigError
+		if !errors.As(err, &ce) || ce.Field != tc.field {
 			t.Errorf("%+v: %v, want a %s error", tc.cfg, err, tc.field)
 		}
 	}

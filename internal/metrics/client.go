@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	promconfig "github.com/prometheus/common/config"
@@ -106,7 +108,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		if cfg.AWS == nil {
 			return nil, &ConfigError{"kind", errors.New(`kind "amp" needs AWS credentials, and none are configured`)}
 		}
-		rt = &sigV4Transport{next: rt, aws: cfg.AWS, region: AMPRegion(u.Host)}
+		rt = &sigV4Transport{next: rt, aws: cfg.AWS, region: AMPRegion(u.Host), signer: v4.NewSigner()}
 	case KindGMP:
 		ts := cfg.TokenSource
 		if ts == nil {
@@ -165,7 +167,7 @@ func (c *Client) Utilization(ctx context.Context, q Query) (Utilization, error) 
 		return Utilization{}, err
 	}
 	u, err := Compute(q, s)
-	u.Warnings = append(warnings, u.Warnings...)
+	u.Warnings = slices.Concat(warnings, u.Warnings)
 	return u, err
 }
 

@@ -54,7 +54,6 @@ func Pools() map[string][]Device {
 	pools := map[string][]Device{}
 	// steady: four GPUs on two nodes, 60-80 % on a three-step cycle, memory 40-59 GiB, pods churn daily.
 	for i := range 4 {
-		i := i
 		pools["steady"] = append(pools["steady"], all(Device{
 			Host: fmt.Sprintf("ip-10-0-1-%d", 10+i/2), UUID: fmt.Sprintf("GPU-5ead%04d", i), GPU: i % 2, PodEvery: 24 * perHour,
 			Util:  func(k int) float64 { return float64(60 + 10*((k+i)%3)) },
@@ -90,7 +89,6 @@ func Pools() map[string][]Device {
 	// mig: one H100 split 3g.40gb + 2g.20gb + 1g.10gb + 1g.10gb; engine activity only (dcgm-exporter
 	// reports no GPU_UTIL for MIG devices).
 	for i, p := range []string{"3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"} {
-		i := i
 		pools["mig"] = append(pools["mig"], all(Device{
 			Host: "ip-10-0-4-10", UUID: "GPU-319a0000", MIGProfile: p, MIGID: fmt.Sprint(i + 1), Engine: true,
 			Util:  func(k int) float64 { return float64(10 * (i + 1)) },
@@ -112,7 +110,6 @@ func Pools() map[string][]Device {
 	// acme-train: the guide's worked example (seed 002): 20 H100s at 18 % on average (10 % and 26 %
 	// on alternate steps), each holding 12-18 GiB.
 	for i := range 20 {
-		i := i
 		pools["acme-train"] = append(pools["acme-train"], all(Device{
 			Host: fmt.Sprintf("gke-acme-train-%d", i/4), UUID: fmt.Sprintf("GPU-acae%04d", i), GPU: i % 4,
 			Util:  func(k int) float64 { return float64(10 + 16*((k+i)%2)) },
