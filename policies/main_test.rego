@@ -47,6 +47,7 @@ warn_only_pools := [
 	fx.pool({"workload": {"interruptible": false}, "scaling": {"max_size": 4}, "capacity": {"spot_percentage": 50, "on_demand_base": 0}}),
 	fx.pool({"workload": {"kind": "inference", "gpu_memory_gib": 4}, "gpu": {"model": "H100-80GB", "class": "training", "memory_gib": 80, "slice_memory_gib": 80}, "instance_types": ["p5.48xlarge"], "region": "us-east-1"}),
 	fx.pool({"workload": {"environment": "production"}, "capacity": {"spot_percentage": 50, "on_demand_base": 0}, "taints": []}),
+	fx.pool({"workload": {"environment": "production", "replicas": 3}, "scaling": {"min_size": 1, "max_size": 1, "desired_size": 1}}),
 ]
 
 test_warn_only_rules_never_deny if {

@@ -30,7 +30,8 @@ import (
 //     the node's GPUs linked by NVLink or NVSwitch (NodeType.Interconnect);
 //   - host memory: the node's memory holds the weights of every replica it runs (they pass
 //     through host memory when a model loads) plus HostMemoryReserveGiB for the OS, kubelet and
-//     system daemons;
+//     system daemons. The weights are the model's when the recommendation knows the model, else
+//     the need / InferenceOverhead (HostGiBFor: the inference estimate read backwards);
 //   - vCPUs: VCPUsPerReplica per replica the node runs, the core that feeds its GPU(s).
 //
 // A pool of N replicas then needs ceil(N / replicas per node) nodes; production inference with two
@@ -51,15 +52,22 @@ var TensorParallelSizes = []int{1, 2, 4, 8, 16}
 // hostReserveTiers is GKE's memory reservation for system components (GKE docs, "Standard cluster
 // architecture", "Node allocatable resources", as of 2026-01): 25 % of the first 4 GiB, 20 % of the
 // next 4, 10 % of the next 8, 6 % of the next 112 and 2 % of the rest, plus the eviction threshold.
-// gpufleet applies it on both clouds: EKS's AMI reserves less (255 MiB + 11 MiB per pod), and a
-// model that loads on a GKE node of the size loads on the EC2 instance.
 var hostReserveTiers = []struct{ uptoGiB, share float64 }{
 	{4, 0.25}, {8, 0.20}, {16, 0.10}, {128, 0.06}, {math.Inf(1), 0.02},
 }
 
-// HostMemoryReserveGiB is the host memory a node of memoryGiB keeps for itself, rounded up to
-// 0.01 GiB.
-func HostMemoryReserveGiB(memoryGiB float64) float64 {
+// eksReserveGiB is what the EKS optimized AMIs' bootstrap reserves on a node (Amazon EKS AMI,
+// bootstrap.sh / nodeadm, as of 2026-01): kube-reserved memory of 255 MiB + 11 MiB per pod the node
+// may run, at the 110 pods EKS recommends as the cap (EKS docs, "Amazon EKS recommended maximum Pods
+// for each Amazon EC2 instance type"), plus the 100 MiB eviction threshold.
+const eksReserveGiB = (255.0 + 11*110 + 100) / 1024
+
+// HostMemoryReserveGiB is the host memory a node of memoryGiB on a cloud keeps for itself, rounded
+// up to 0.01 GiB: EKS's AMI reservation on AWS, GKE's tiers on Google Cloud.
+func HostMemoryReserveGiB(cloud Cloud, memoryGiB float64) float64 {
+	if cloud == AWS {
+		return roundUp2(eksReserveGiB)
+	}
 	r, lower := evictionThresholdGiB, 0.0
 	for _, t := range hostReserveTiers {
 		if memoryGiB > lower {
@@ -95,6 +103,7 @@ type FitDemand struct {
 
 // FitShape is how a node offers GPUs: whole GPUs, a MIG profile, or shared GPUs.
 type FitShape struct {
+	Cloud         Cloud // the host memory reserve differs
 	GPU           GPUModel
 	GPUs          int     // per node
 	UnitGiB       float64 // memory of what one replica gets on one GPU: the GPU, or the MIG slice
@@ -109,7 +118,7 @@ type FitShape struct {
 // WholeGPUs is the shape of a node type's whole GPUs.
 func WholeGPUs(n NodeType) FitShape {
 	g := n.GPU()
-	return FitShape{GPU: g, GPUs: n.GPUCount, UnitGiB: g.MemoryGiB, UnitsPerGPU: 1, NodeMemoryGiB: n.MemoryGiB, VCPUs: n.VCPU, Interconnect: n.Interconnect}
+	return FitShape{Cloud: n.Cloud, GPU: g, GPUs: n.GPUCount, UnitGiB: g.MemoryGiB, UnitsPerGPU: 1, NodeMemoryGiB: n.MemoryGiB, VCPUs: n.VCPU, Interconnect: n.Interconnect}
 }
 
 // MIGSlices is the shape of a node type's GPUs cut into one MIG profile.
@@ -242,7 +251,7 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 	if host == 0 {
 		host = HostGiBFor(d.NeedGiB)
 	}
-	reserve := HostMemoryReserveGiB(s.NodeMemoryGiB)
+	reserve := HostMemoryReserveGiB(s.Cloud, s.NodeMemoryGiB)
 	f.HostNeedGiB = roundUp2(float64(onNode)*host + reserve)
 	if f.HostNeedGiB > s.NodeMemoryGiB {
 		add(ConstraintHostMemory, "%d replica(s) x %s GiB of weights + %s GiB reserved need %s GiB of host memory, the node has %s GiB",
@@ -304,6 +313,7 @@ func exportFitModel() map[string]any {
 		"max_pool_nodes":                  MaxPoolNodes,
 		"eviction_threshold_gib":          evictionThresholdGiB,
 		"host_reserve_tiers":              tiers,
+		"eks_reserve_gib":                 roundUp2(eksReserveGiB),
 		"tensor_parallel_sizes":           sizes,
 		"inference_overhead":              InferenceOverhead,
 		"nvlinked":                        []string{InterconnectNVLink, InterconnectNVSwitch},

@@ -70,12 +70,16 @@ func TestInterconnect(t *testing.T) {
 	}
 }
 
-// GKE's documented reservations: a 16 GiB node keeps 1 + 0.8 + 0.8 GiB + 100 MiB.
+// GKE's documented reservations: a 16 GiB node keeps 1 + 0.8 + 0.8 GiB + 100 MiB. EKS's AMI keeps
+// 255 MiB + 11 MiB x 110 pods + 100 MiB on any node.
 func TestHostMemoryReserve(t *testing.T) {
 	for mem, want := range map[float64]float64{16: 2.7, 15: 2.6, 4: 1.1, 128: 9.42, 2048: 47.82} {
-		if got := HostMemoryReserveGiB(mem); got != want {
-			t.Errorf("%g GiB: reserve %g, want %g", mem, got, want)
+		if got := HostMemoryReserveGiB(GCP, mem); got != want {
+			t.Errorf("GKE %g GiB: reserve %g, want %g", mem, got, want)
 		}
+	}
+	if got := HostMemoryReserveGiB(AWS, 16); got != 1.53 {
+		t.Errorf("EKS: reserve %g, want 1.53", got)
 	}
 }
 

@@ -107,7 +107,7 @@ func TestFitParity(t *testing.T) {
 
 func shapeInput(s catalog.FitShape) map[string]any {
 	return map[string]any{
-		"gpu_model": s.GPU.Name, "gpus": s.GPUs, "unit_gib": s.UnitGiB, "units_per_gpu": s.UnitsPerGPU,
+		"cloud": string(s.Cloud), "gpu_model": s.GPU.Name, "gpus": s.GPUs, "unit_gib": s.UnitGiB, "units_per_gpu": s.UnitsPerGPU,
 		"partitioned": s.Partitioned, "shared": s.Shared, "node_memory_gib": s.NodeMemoryGiB, "vcpus": s.VCPUs,
 		"interconnect": nullIfEmpty(s.Interconnect),
 	}

@@ -151,6 +151,7 @@ memory_model := {
 # capability per precision, memory headroom, host memory reserve tiers (GKE's), vCPUs per replica, pool node limit.
 fit_model := {
 	"default_memory_headroom_percent": 5,
+	"eks_reserve_gib": 1.53,
 	"eviction_threshold_gib": 0.09765625,
 	"host_reserve_tiers": [{"share": 0.25, "upto_gib": 4}, {"share": 0.2, "upto_gib": 8}, {"share": 0.1, "upto_gib": 16}, {"share": 0.06, "upto_gib": 128}, {"share": 0.02, "upto_gib": null}],
 	"inference_overhead": 1.2,

@@ -112,7 +112,7 @@ doc := {
 	"zones": ["eu-west-1a"],
 	"name": "test",
 	"client": "acme",
-	"workload": {"kind": "inference", "environment": "staging", "gpu_memory_gib": 16, "interruptible": false},
+	"workload": {"kind": "inference", "environment": "staging", "gpu_memory_gib": 13, "interruptible": false},
 	"gpu": {
 		"model": "L4", "class": "inference", "memory_gib": 24, "per_node": 1,
 		"mig_profile": null, "mig_config": null, "slice_memory_gib": 24, "sharing": null,

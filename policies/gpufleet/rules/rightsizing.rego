@@ -1,9 +1,13 @@
 # Right-sizing rules.
-#   GF-RS-001 deny  the GPU (or MIG slice) memory is smaller than workload.gpu_memory_gib
+#   GF-RS-001 deny  the workload does not fit the pool's nodes (lib.fit): GPU or MIG slice memory with
+#                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs,
+#                   host memory, vCPUs
 #   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
 #                   fitting option on the same cloud and region
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
 #                   smaller inference GPU fits
+#   GF-RS-004 deny  the pool's GPU does not compute in workload.precision (bf16: 8.0+, fp8: 8.9+)
+#   GF-RS-005 warn  production inference with two or more replicas on a pool of at most one node
 package gpufleet.rules
 
 import data.gpufleet.lib
@@ -13,16 +17,60 @@ import input as doc
 # GF-RS-001
 # ---------------------------------------------------------------------------------------------
 
-deny contains {"rule": "GF-RS-001", "attribute": _memory_attribute, "text": text} if {
-	have := doc.gpu.slice_memory_gib
-	need := doc.workload.gpu_memory_gib
-	have < need
-	is_number(have)
-	is_number(need)
-	text := sprintf("%s has %s GiB of GPU memory but workload.gpu_memory_gib needs %s GiB; %s", [
-		_unit, lib.gib(have), lib.gib(need), _rs001_fix,
-	])
+# The fit (lib.fit, the bundle's copy of catalog.FitWorkload) decides: the replica's GPU memory
+# with headroom, its GPUs on one node, NVLink for training over several GPUs, host memory and
+# vCPUs. Precision is GF-RS-004's.
+deny contains {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text": text} if {
+	f := lib.doc_fit(doc)
+	failed := [c | some c in _rs001_constraints; c in f.problems]
+	count(failed) > 0
+	text := sprintf("%s; %s", [concat("; ", [_rs001_text(c, f) | some c in failed]), _rs001_fix_for(failed)])
 }
+
+# In the order the message names them.
+_rs001_constraints := ["memory", "gpus_per_replica", "interconnect", "host_memory", "vcpus"]
+
+_rs001_text("memory", f) := sprintf("%s has %s GiB of GPU memory but workload.gpu_memory_gib needs %s GiB per replica; %s GiB of it is usable with %v %% kept free", [
+	_unit, lib.gib(doc.gpu.slice_memory_gib), lib.gib(doc.workload.gpu_memory_gib), lib.gib(f.usable_gib), lib.memory_headroom_percent,
+]) if {
+	f.gpus_per_replica == 1
+}
+
+_rs001_text("memory", f) := sprintf("%d %s GPUs per replica have %s GiB usable with %v %% kept free, but workload.gpu_memory_gib needs %s GiB per replica", [
+	min([f.gpus_per_replica, doc.gpu.per_node]), doc.gpu.model, lib.gib(f.usable_gib), lib.memory_headroom_percent, lib.gib(doc.workload.gpu_memory_gib),
+]) if {
+	f.gpus_per_replica > 1
+}
+
+_rs001_text("gpus_per_replica", f) := sprintf("a replica over %d GPUs needs them on one node, and a node of this pool has %d%s", [
+	f.gpus_per_replica, doc.gpu.per_node, _partitioned_note,
+])
+
+_rs001_text("interconnect", f) := sprintf("a training replica over %d GPUs needs NVLink between them, and the %s GPUs of this node share %s only", [
+	f.gpus_per_replica, doc.gpu.model, object.get(lib.doc_node(doc), "interconnect", "the PCIe bus"),
+])
+
+_rs001_text("host_memory", f) := sprintf("the replicas of a node need %s GiB of host memory (their weights, about workload.gpu_memory_gib / %v each, and the system reserve), the node has %s GiB", [
+	lib.gib(f.host_need_gib), data.gpufleet.catalog.fit_model.inference_overhead, lib.gib(lib.doc_node(doc).memory_gib),
+])
+
+_rs001_text("vcpus", f) := sprintf("the %d replicas of a node need %d vCPUs, the node has %d", [
+	f.replicas_per_node, f.replicas_per_node * data.gpufleet.catalog.fit_model.vcpus_per_replica, lib.doc_node(doc).vcpu,
+])
+
+_partitioned_note := " (a MIG slice or a shared GPU holds a replica of one GPU)" if {
+	lib.doc_partitioned(doc)
+} else := ""
+
+_rs001_attribute(failed) := "workload.gpus_per_replica" if {
+	"gpus_per_replica" in failed
+} else := _memory_attribute if {
+	failed[0] == "memory"
+} else := _shape_attribute[doc.cloud]
+
+_rs001_fix_for(failed) := _rs001_fix if {
+	failed == ["memory"]
+} else := "choose a node type with more GPUs, host memory or vCPUs per replica, or NVLink-linked GPUs for training over several GPUs"
 
 _rs001_fix := "choose a larger MIG profile (gpu.mig) or a GPU with more memory" if {
 	_uses_mig
@@ -145,6 +193,37 @@ _rs003_text(slice, o) := sprintf("the MIG slice %s (%s GiB) fits (set gpu.mig.pr
 ]) if {
 	count(slice) > 0
 	count(o) > 0
+}
+
+# ---------------------------------------------------------------------------------------------
+# GF-RS-004
+# ---------------------------------------------------------------------------------------------
+
+deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+	precision := doc.workload.precision
+	is_string(precision)
+	g := lib.gpu(doc.gpu.model)
+	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]
+	not lib.precision_supported(doc.gpu.model, precision)
+	text := sprintf("%s (%s, compute capability %v) does not compute in %s, which needs compute capability %v or newer; choose a newer GPU or set workload.precision to one it supports", [
+		doc.gpu.model, g.architecture, g.compute_capability, precision, need,
+	])
+}
+
+# ---------------------------------------------------------------------------------------------
+# GF-RS-005
+# ---------------------------------------------------------------------------------------------
+
+bundle_warn contains {"rule": "GF-RS-005", "attribute": "scaling.max_size", "text": text} if {
+	replicas := doc.workload.replicas
+	is_number(replicas)
+	lib.spreads_replicas(doc.workload.kind, doc.workload.environment, replicas)
+	size := doc.scaling.max_size
+	is_number(size)
+	size < 2
+	text := sprintf("production inference with %v replicas on a pool of at most %v node: one node's loss takes every replica down; set scaling.max_size (and min_size) to at least 2 so the replicas spread over nodes", [
+		replicas, size,
+	])
 }
 
 # ---------------------------------------------------------------------------------------------
