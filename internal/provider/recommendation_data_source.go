@@ -47,6 +47,8 @@ type recommendationModel struct {
 	Regions              []types.String               `tfsdk:"regions"`
 	Client               types.String                 `tfsdk:"client"`
 	MaxHourlyUSD         types.Float64                `tfsdk:"max_hourly_usd"`
+	MemoryHeadroom       types.Float64                `tfsdk:"memory_headroom_percent"`
+	GPUModels            []types.String               `tfsdk:"gpu_models"`
 	RequiredGPUMemoryGiB types.Float64                `tfsdk:"required_gpu_memory_gib"`
 	AWS                  *recommendedPoolModel        `tfsdk:"aws"`
 	GCP                  *recommendedPoolModel        `tfsdk:"gcp"`
@@ -60,6 +62,7 @@ type recommendationWorkloadModel struct {
 	ModelParametersBillion types.Float64 `tfsdk:"model_parameters_billion"`
 	Precision              types.String  `tfsdk:"precision"`
 	Method                 types.String  `tfsdk:"method"`
+	GPUsPerReplica         types.Int64   `tfsdk:"gpus_per_replica"`
 }
 
 type recommendedPoolModel struct {
@@ -69,6 +72,9 @@ type recommendedPoolModel struct {
 	GPUModel        types.String    `tfsdk:"gpu_model"`
 	GPUsPerNode     types.Int64     `tfsdk:"gpus_per_node"`
 	GPUMemoryGiB    types.Float64   `tfsdk:"gpu_memory_gib"`
+	GPUsPerReplica  types.Int64     `tfsdk:"gpus_per_replica"`
+	NodeMemoryGiB   types.Float64   `tfsdk:"node_memory_gib"`
+	VCPUsPerNode    types.Int64     `tfsdk:"vcpus_per_node"`
 	MIGProfile      types.String    `tfsdk:"mig_profile"`
 	SharingReplicas types.Int64     `tfsdk:"sharing_replicas"`
 	ReplicasPerNode types.Int64     `tfsdk:"replicas_per_node"`
@@ -102,9 +108,11 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"and that the policy bundle would not deny. Every candidate is built as the pool resources build it (validated, priced at the provider's " +
 			"`pricing` overrides and discount, 730 h/month) and judged on its policy document by the provider's policy engine, so the answer plugs into " +
 			"`gpufleet_eks_node_pool` (`instance_types`, `gpu.mig.profile`, `capacity`) and `gpufleet_gke_node_pool` (`machine_type`, `gpu.type`, `gpu.count`) unchanged. " +
-			"Spot is used only for interruptible work (100 % above the base); production inference keeps at least one on-demand node; GPU sharing " +
-			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
-			"No cloud is called.\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription,
+			"Spot is used only for interruptible work (100 % above the base); production inference keeps at least one on-demand node, and two " +
+			"(`min_size` 2) when it has two or more replicas; GPU sharing (time-slicing) is never recommended in production. Without `client`, " +
+			"GF-TAG-001 (about the pool's client) is not held against candidates. No cloud is called.\n\n" +
+			"With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription +
+			"\n\n" + fitDescription,
 		Attributes: map[string]schema.Attribute{
 			"replicas": schema.Int64Attribute{
 				MarkdownDescription: "How many replicas the pool must hold at once (default 1): the node count is `ceil(replicas / replicas_per_node)`, and MIG slices or shared GPUs pay off when several replicas share a node.",
@@ -127,6 +135,17 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"client": schema.StringAttribute{
 				MarkdownDescription: "A client of the policy data (`policy.data_files`): its `allowed_regions` narrow `regions`, and its `isolation` and the other rules judge every candidate as that client's pool.",
 				Optional:            true,
+			},
+			"memory_headroom_percent": schema.Float64Attribute{
+				MarkdownDescription: "Share of each GPU's (or MIG slice's) memory kept free: a replica fits when its need is at most (100 − this) % of the memory of its GPUs. Default 5; 0 to 50. The policy bundle judges candidates with its own headroom (`thresholds.memory_headroom_percent` of the policy data, default 5), so an answer below it is denied by GF-RS-001.",
+				Optional:            true,
+				Validators:          []validator.Float64{float64validator.Between(0, 50)},
+			},
+			"gpu_models": schema.ListAttribute{
+				MarkdownDescription: "Only node types with these GPU models, e.g. `[\"H100-80GB\"]` for reserved H100s (names as `gpufleet_gpu_catalog` gives them).",
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(oneOfNearest(gpuModelNames()...))},
 			},
 			"max_hourly_usd": schema.Float64Attribute{
 				MarkdownDescription: "Only pools that cost at most this much per hour in all (every node, at the spot mix).",
@@ -180,10 +199,17 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 							float64validator.AlsoRequires(path.MatchRelative().AtParent().AtName("precision"))},
 					},
 					"precision": schema.StringAttribute{
-						MarkdownDescription: "Precision of the weights: `" + strings.Join(catalog.Precisions(), "`, `") + "`.",
-						Optional:            true,
-						Validators: []validator.String{oneOfNearest(catalog.Precisions()...),
-							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
+						MarkdownDescription: "Precision of the weights and the compute: `" + strings.Join(catalog.Precisions(), "`, `") + "`. Required with `model_parameters_billion`; " +
+							"with `gpu_memory_gib` it only excludes GPUs that do not compute in it (bf16 needs compute capability 8.0, fp8 8.9).",
+						Optional:   true,
+						Validators: []validator.String{oneOfNearest(catalog.Precisions()...)},
+					},
+					"gpus_per_replica": schema.Int64Attribute{
+						MarkdownDescription: "GPUs one replica spans, all on one node (tensor parallel, FSDP). Default: for inference the fewest GPUs of a node " +
+							"(1, 2, 4, 8 or 16) whose memory holds the replica; otherwise 1. Training over more than one GPU needs NVLink-linked GPUs. " +
+							"At least 1, and at most the GPUs of the largest node of the clouds asked.",
+						Optional:   true,
+						Validators: []validator.Int64{int64validator.AtLeast(1)},
 					},
 					"method": schema.StringAttribute{
 						MarkdownDescription: "Training only: `full` (default), `lora` or `qlora` (precision `int4`).",
@@ -204,14 +230,17 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"region":            schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`)."},
 		"gpu_model":         schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
 		"gpus_per_node":     schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
-		"gpu_memory_gib":    schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or the whole GPU's."},
+		"gpu_memory_gib":    schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or its whole GPUs' (`gpus_per_replica` of them)."},
+		"gpus_per_replica":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs one replica spans on one node: the pool's `workload.gpus_per_replica`."},
+		"node_memory_gib":   schema.Float64Attribute{Computed: true, MarkdownDescription: "Host memory of one node, GiB: it holds the weights of every replica of the node plus the system reserve."},
+		"vcpus_per_node":    schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs of one node: at least one per replica it runs."},
 		"mig_profile":       schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
 		"sharing_replicas":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
 		"replicas_per_node": schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
 		"node_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
 		"spot_percentage":   schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 100 for interruptible work, else 0."},
-		"on_demand_base":    schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for production inference on spot, else 0."},
-		"min_size":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
+		"on_demand_base":    schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for production inference on spot, its floor (`min_size`), else 0."},
+		"min_size":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
 		"hourly_usd":        schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
 		"monthly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "The same over 730 hours."},
 		"naive_node_type":   schema.StringAttribute{Computed: true, MarkdownDescription: "What a team without right-sizing runs: the smallest training-class GPU that fits, whole and on-demand; null when none fits."},
@@ -291,10 +320,18 @@ func (m recommendationModel) request() recommend.Request {
 			ParametersBillion: w.ModelParametersBillion.ValueFloat64(),
 			Precision:         w.Precision.ValueString(),
 			Method:            w.Method.ValueString(),
+			GPUsPerReplica:    int(w.GPUsPerReplica.ValueInt64()),
 		},
 		Replicas:     int(m.Replicas.ValueInt64()),
 		Client:       m.Client.ValueString(),
 		MaxHourlyUSD: m.MaxHourlyUSD.ValueFloat64(),
+	}
+	if !m.MemoryHeadroom.IsNull() {
+		h := m.MemoryHeadroom.ValueFloat64()
+		r.MemoryHeadroomPercent = &h
+	}
+	for _, g := range m.GPUModels {
+		r.GPUModels = append(r.GPUModels, g.ValueString())
 	}
 	for _, c := range m.Clouds {
 		r.Clouds = append(r.Clouds, catalog.Cloud(c.ValueString()))
@@ -314,6 +351,9 @@ func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 		GPUModel:        types.StringValue(b.Node.GPUModel),
 		GPUsPerNode:     types.Int64Value(int64(b.Node.GPUCount)),
 		GPUMemoryGiB:    types.Float64Value(b.ReplicaGiB),
+		GPUsPerReplica:  types.Int64Value(int64(b.GPUsPerReplica)),
+		NodeMemoryGiB:   types.Float64Value(b.Node.MemoryGiB),
+		VCPUsPerNode:    types.Int64Value(int64(b.Node.VCPU)),
 		MIGProfile:      stringOrNull(b.MIGProfile),
 		SharingReplicas: intOrNull(b.SharingReplicas),
 		ReplicasPerNode: types.Int64Value(int64(b.ReplicasPerNode)),
@@ -390,3 +430,19 @@ func argumentPath(argument string) path.Path {
 	}
 	return p
 }
+
+// fitDescription is how the recommendation decides that a workload fits a node: catalog.FitWorkload,
+// which the pool resources' plan-time policy checks and the bundle's GF-RS rules share.
+const fitDescription = "**The fit.** A candidate is a node type in a region with whole GPUs, one MIG profile, or (outside production) time-shared GPUs. " +
+	"It fits when all of these hold (`catalog.FitWorkload`; the policy bundle's GF-RS-001 and GF-RS-004 judge pools with the same function, `lib.fit`, kept equal by a parity test):\n\n" +
+	"- **precision**: the GPU computes in `workload.precision`: bf16 needs compute capability 8.0 (Ampere), fp8 8.9 (Ada, Hopper, Blackwell), int8 6.1, int4 7.0 " +
+	"(compute capabilities from NVIDIA's CUDA GPUs page: T4 7.5, V100 7.0, P100 6.0, P4 6.1, A10G 8.6, L4 and L40S 8.9, A30 and A100 8.0, H100 and H200 9.0, B200 10.0);\n" +
+	"- **memory with headroom**: the replica's need is at most (100 − `memory_headroom_percent`) % of the memory of its GPUs or MIG slice (time-shared GPUs split their memory between the replicas that share them);\n" +
+	"- **GPUs per replica**: a replica's GPUs are on one node; inference replicas default to the fewest GPUs (1, 2, 4, 8, 16) of the node that hold them (tensor parallel); training over more than one GPU needs NVLink or NVSwitch " +
+	"(p3.8xlarge and larger, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200; a2, a3, a4 on GKE; not g4dn, g5, g6, g6e, g2 or n1 GPUs, which share PCIe);\n" +
+	"- **host memory**: the node holds the weights of every replica it runs (the model's weights, or `gpu_memory_gib` / 1.2) plus a reserve: on EKS the AMI's 255 MiB + 11 MiB × 110 pods + 100 MiB eviction threshold (1.53 GiB); on GKE its tiers (25 % of the first 4 GiB, 20 % of the next 4, 10 % of the next 8, 6 % of the next 112, 2 % above, + 100 MiB);\n" +
+	"- **vCPUs**: one per replica the node runs;\n" +
+	"- **availability**: production inference with two or more replicas spreads over at least two nodes (`min_size` 2; GF-RS-005 warns on a pool of one node);\n" +
+	"- **pool size**: 1 to 1000 nodes: when the cheapest node would need more, a larger node wins.\n\n" +
+	"When nothing fits, the warning (one cloud) or error (every cloud) says which constraint excluded how many shapes, with an example, and names the nearest options (the cheapest that fail one constraint only); " +
+	"data residency (the client's `allowed_regions`) is named when it removes every region of a cloud."
