@@ -445,4 +445,5 @@ const fitDescription = "**The fit.** A candidate is a node type in a region with
 	"- **availability**: production inference with two or more replicas spreads over at least two nodes (`min_size` 2; GF-RS-005 warns on a pool of one node);\n" +
 	"- **pool size**: 1 to 1000 nodes: when the cheapest node would need more, a larger node wins.\n\n" +
 	"When nothing fits, the warning (one cloud) or error (every cloud) says which constraint excluded how many shapes, with an example, and names the nearest options (the cheapest that fail one constraint only); " +
-	"data residency (the client's `allowed_regions`) is named when it removes every region of a cloud."
+	"data residency (the client's `allowed_regions`) is named when it removes every region of a cloud. " +
+	"The guide \"Right-sizing: how a workload fits a GPU node\" gives the sources of every number and worked examples (checked by a test)."
