@@ -70,6 +70,8 @@ _rs001_attribute(failed) := "workload.gpus_per_replica" if {
 
 _rs001_fix_for(failed) := _rs001_fix if {
 	failed == ["memory"]
+} else := sprintf("set workload.gpus_per_replica to at most %d, or choose a node type with more GPUs", [doc.gpu.per_node]) if {
+	"gpus_per_replica" in failed
 } else := "choose a node type with more GPUs, host memory or vCPUs per replica, or NVLink-linked GPUs for training over several GPUs"
 
 _rs001_fix := "choose a larger MIG profile (gpu.mig) or a GPU with more memory" if {
