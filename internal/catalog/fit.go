@@ -10,7 +10,7 @@ import (
 // The fit of a workload to a GPU node: the one function that decides whether replicas of a
 // workload can run on a node shape (whole GPUs, a MIG slice or shared GPUs of one node type). The
 // gpufleet_recommendation data source, the pool resources' plan-time checks and the policy bundle's
-// right-sizing rules (GF-RS-001, GF-RS-004, through lib.fit, which evaluates the exported
+// right-sizing rules (GF-RS-001, GF-RS-004, GF-RS-007, through lib.fit, which evaluates the exported
 // catalog.fit_model with the same numbers; TestFitParity keeps them equal) all use it.
 //
 // A replica fits a node when all of these hold:

@@ -434,7 +434,7 @@ func argumentPath(argument string) path.Path {
 // fitDescription is how the recommendation decides that a workload fits a node: catalog.FitWorkload,
 // which the pool resources' plan-time policy checks and the bundle's GF-RS rules share.
 const fitDescription = "**The fit.** A candidate is a node type in a region with whole GPUs, one MIG profile, or (outside production) time-shared GPUs. " +
-	"It fits when all of these hold (`catalog.FitWorkload`; the policy bundle's GF-RS-001 and GF-RS-004 judge pools with the same function, `lib.fit`, kept equal by a parity test):\n\n" +
+	"It fits when all of these hold (`catalog.FitWorkload`; the policy bundle's GF-RS-001, GF-RS-004 and GF-RS-007 judge pools with the same function, `lib.fit`, kept equal by a parity test):\n\n" +
 	"- **precision**: the GPU computes in `workload.precision`: bf16 needs compute capability 8.0 (Ampere), fp8 8.9 (Ada, Hopper, Blackwell), int8 6.1, int4 7.0 " +
 	"(compute capabilities from NVIDIA's CUDA GPUs page: T4 7.5, V100 7.0, P100 6.0, P4 6.1, A10G 8.6, L4 and L40S 8.9, A30 and A100 8.0, H100 and H200 9.0, B200 10.0);\n" +
 	"- **memory with headroom**: the replica's need is at most (100 − `memory_headroom_percent`) % of the memory of its GPUs or MIG slice (time-shared GPUs split their memory between the replicas that share them);\n" +

@@ -35,11 +35,11 @@ non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
 # The bundle's rules that only ever warn: a waiver of one of them never turns a deny into a warning,
 # so conftest does not run the deny rules again for a pool whose waivers all name these.
 # (main_test.rego checks that none of them denies.)
-warn_rule_ids := {"GF-RS-002", "GF-RS-003", "GF-RS-005", "GF-COST-002", "GF-COST-003"}
+warn_rule_ids := {"GF-RS-002", "GF-RS-003", "GF-RS-005", "GF-RS-007", "GF-COST-002", "GF-COST-003"}
 
 # The bundle's rule ids (a waiver of another GF- id has no effect, GF-WAIVE-001).
 rule_ids := {
-	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-RS-004", "GF-RS-005", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
+	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-RS-004", "GF-RS-005", "GF-RS-007", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
 	"GF-DR-001", "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-TAG-001",
 	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-INPUT-001", "GF-INPUT-002", "GF-RULE-001", "GF-WAIVE-001",
 }

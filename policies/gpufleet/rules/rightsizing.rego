@@ -1,13 +1,14 @@
 # Right-sizing rules.
 #   GF-RS-001 deny  the workload does not fit the pool's nodes (lib.fit): GPU or MIG slice memory with
-#                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs,
-#                   host memory, vCPUs
+#                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs
 #   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
 #                   fitting option on the same cloud and region
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
 #                   smaller inference GPU fits
 #   GF-RS-004 deny  the pool's GPU does not compute in workload.precision (bf16: 8.0+, fp8: 8.9+)
 #   GF-RS-005 warn  production inference with two or more replicas on a pool of at most one node
+#   GF-RS-007 warn  the node's host memory or vCPUs do not hold the replicas it runs (lib.fit); a warning,
+#                   as a pool document knows the weights only as workload.gpu_memory_gib / 1.2
 package gpufleet.rules
 
 import data.gpufleet.lib
@@ -18,8 +19,8 @@ import input as doc
 # ---------------------------------------------------------------------------------------------
 
 # The fit (lib.fit, the bundle's copy of catalog.FitWorkload) decides: the replica's GPU memory
-# with headroom, its GPUs on one node, NVLink for training over several GPUs, host memory and
-# vCPUs. Precision is GF-RS-004's.
+# with headroom, its GPUs on one node, NVLink for training over several GPUs. Precision is
+# GF-RS-004's, host memory and vCPUs GF-RS-007's.
 deny contains {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text": text} if {
 	f := lib.doc_fit(doc)
 	failed := [c | some c in _rs001_constraints; c in f.problems]
@@ -28,7 +29,18 @@ deny contains {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text
 }
 
 # In the order the message names them.
-_rs001_constraints := ["memory", "gpus_per_replica", "interconnect", "host_memory", "vcpus"]
+_rs001_constraints := ["memory", "gpus_per_replica", "interconnect"]
+
+# ---------------------------------------------------------------------------------------------
+# GF-RS-007
+# ---------------------------------------------------------------------------------------------
+
+bundle_warn contains {"rule": "GF-RS-007", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+	f := lib.doc_fit(doc)
+	failed := [c | some c in ["host_memory", "vcpus"]; c in f.problems]
+	count(failed) > 0
+	text := sprintf("%s; choose a node type with more host memory or vCPUs per GPU, or fewer replicas per node", [concat("; ", [_rs001_text(c, f) | some c in failed])])
+}
 
 _rs001_text("memory", f) := sprintf("%s has %s GiB of GPU memory but workload.gpu_memory_gib needs %s GiB per replica; %s GiB of it is usable with %v %% kept free", [
 	_unit, lib.gib(doc.gpu.slice_memory_gib), lib.gib(doc.workload.gpu_memory_gib), lib.gib(f.usable_gib), lib.memory_headroom_percent,
@@ -72,7 +84,7 @@ _rs001_fix_for(failed) := _rs001_fix if {
 	failed == ["memory"]
 } else := sprintf("set workload.gpus_per_replica to at most %d, or choose a node type with more GPUs", [doc.gpu.per_node]) if {
 	"gpus_per_replica" in failed
-} else := "choose a node type with more GPUs, host memory or vCPUs per replica, or NVLink-linked GPUs for training over several GPUs"
+} else := "choose a node type with more GPUs per node, or NVLink-linked GPUs for training over several GPUs"
 
 _rs001_fix := "choose a larger MIG profile (gpu.mig) or a GPU with more memory" if {
 	_uses_mig
