@@ -609,3 +609,25 @@ test_gke_regional_pool_zones_from_the_cluster_or_assumed if {
 	count(b.assumptions) == 1
 	is_number(b.cost.monthly_usd)
 }
+
+# The fit's labels on an official resource: precision, GPUs per replica and replicas, judged by
+# GF-RS-004 (bf16 on a T4) and GF-RS-005 (two production replicas on a node group of one node).
+test_eks_fit_labels if {
+	labels := {
+		"gpufleet.io/client": "globex", "gpufleet.io/workload": "inference", "gpufleet.io/environment": "production",
+		"gpufleet.io/gpu-memory-gib": "8", "gpufleet.io/precision": "bf16", "gpufleet.io/gpus-per-replica": "1", "gpufleet.io/replicas": "2",
+	}
+	after := json.patch(eks_after, [
+		{"op": "replace", "path": "/labels", "value": labels},
+		{"op": "replace", "path": "/instance_types", "value": ["g4dn.xlarge"]},
+		{"op": "replace", "path": "/scaling_config", "value": [{"min_size": 1, "max_size": 1, "desired_size": 1}]},
+	])
+	[doc] := pool_docs with input as plan([rc("aws_eks_node_group", after)])
+	doc.workload.precision == "bf16"
+	doc.workload.gpus_per_replica == 1
+	doc.workload.replicas == 2
+	some d in data.gpufleet.rules.deny with input as doc
+	d.rule == "GF-RS-004"
+	some w in data.gpufleet.rules.warn with input as doc
+	w.rule == "GF-RS-005"
+}
