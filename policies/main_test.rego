@@ -107,7 +107,9 @@ test_documents_file_gets_the_plans_findings if {
 	count(documents_file.unjudged) == 1
 	deny := main.deny with input as documents_plan with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
 	warn := main.warn with input as documents_plan with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
-	{f.rule | some f in deny} == {"GF-DR-001", "GF-ISO-002", "GF-COST-004"}
+
+	# GF-RS-001: the GKE pool time-shares a 16 GiB T4 between 4 replicas of 12.5 GiB (issue #22's fit)
+	{f.rule | some f in deny} == {"GF-DR-001", "GF-ISO-002", "GF-COST-004", "GF-RS-001"}
 	{f.rule | some f in warn} >= {"GF-DATA-002"}
 	deny == main.deny with input as documents_file with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
 	warn == main.warn with input as documents_file with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog

@@ -31,6 +31,8 @@ catalog := {
 		"T4": {"architecture": "Turing", "balanced_mig": [], "class": "inference", "gke_accelerator": "nvidia-tesla-t4", "memory_gib": 16, "mig_profiles": {}},
 	},
 	"hours_per_month": 730,
+	# The fit's numbers, as generated (the suggestions count the memory headroom).
+	"fit_model": data.gpufleet.catalog.fit_model,
 	# What the generator writes for the subset above (catalog.replica_options, inference_gpu_options).
 	"replica_options": {
 		"aws": {

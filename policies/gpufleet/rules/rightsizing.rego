@@ -135,9 +135,9 @@ _rs002(have, need, factor) := {"rule": "GF-RS-002", "attribute": _size_attribute
 # The cheapest option that fits and is not itself oversized, else the cheapest that fits. The
 # catalog lists the cheapest option of each memory size per region (catalog.replica_options).
 _cheapest_fit(need, limit) := o if {
-	o := min({x | some x in _options; x[1] >= need; x[1] <= limit})
+	o := min({x | some x in _options; _option_fits(x, need); x[1] <= limit})
 } else := o if {
-	o := min({x | some x in _options; x[1] >= need})
+	o := min({x | some x in _options; _option_fits(x, need)})
 } else := []
 
 _options := data.gpufleet.catalog.replica_options[doc.cloud][doc.region]
@@ -176,7 +176,7 @@ bundle_warn contains {"rule": "GF-RS-003", "attribute": attribute, "text": text}
 _cheapest_smaller_inference(need, have) := o if {
 	o := min({x |
 		some x in data.gpufleet.catalog.inference_gpu_options[doc.cloud][doc.region]
-		x[1] >= need
+		_option_fits(x, need)
 		x[1] < have
 	})
 } else := []
@@ -186,7 +186,7 @@ _smallest_mig_fit(need, have) := min(fits) if {
 	fits := {[p.memory_gib, name] |
 		some name, p in lib.gpu(doc.gpu.model).mig_profiles
 		not contains(name, "+")
-		p.memory_gib >= need
+		lib.fit_usable_gib(p.memory_gib, lib.memory_headroom_percent) >= need
 		p.memory_gib < have
 	}
 	count(fits) > 0
@@ -257,7 +257,20 @@ _unit := sprintf("the MIG slice %s of %s", [doc.gpu.mig_profile, doc.gpu.model])
 	is_string(doc.gpu.model)
 } else := "one GPU"
 
-# An option of catalog.replica_options: [unit_usd, memory_gib, "gpu" | "mig", class, text, gpu_usd].
+# An option of catalog.replica_options holds a replica (the fit's memory with headroom, and the
+# workload's precision when the option names its GPU's compute capability, x[6]).
+_option_fits(x, need) if {
+	lib.fit_usable_gib(x[1], lib.memory_headroom_percent) >= need
+	_option_computes(x)
+}
+
+_option_computes(_) if not is_string(doc.workload.precision)
+
+_option_computes(x) if count(x) < 7
+
+_option_computes(x) if x[6] >= data.gpufleet.catalog.fit_model.min_compute_capability[doc.workload.precision]
+
+# An option of catalog.replica_options: [unit_usd, memory_gib, "gpu" | "mig", class, text, gpu_usd, compute_capability].
 option_text(o) := sprintf("%s at %s/h per GPU", [o[4], lib.usd(o[0])]) if o[2] == "gpu"
 
 option_text(o) := sprintf("%s at %s/h per slice (%s/h per GPU)", [o[4], lib.usd(o[0]), lib.usd(o[5])]) if o[2] == "mig"

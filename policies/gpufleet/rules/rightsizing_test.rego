@@ -144,7 +144,7 @@ test_rs002_oversized_names_cheapest_fit if {
 }
 
 test_rs002_gke_attribute_and_mig_option if {
-	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool(gke_pool({"workload": {"gpu_memory_gib": 5}}))
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool(gke_pool({"workload": {"gpu_memory_gib": 4.5}}))
 		with data.gpufleet.catalog as fx.catalog
 	some f in fs
 	f.attribute == "machine_type"
@@ -241,10 +241,12 @@ test_rs003_mig_slice_fits if {
 }
 
 test_rs003_slice_and_inference_gpu_fit if {
-	fs := fx.of(findings.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"kind": "development", "gpu_memory_gib": 10}}))
+	fs := fx.of(findings.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"kind": "development", "gpu_memory_gib": 9}}))
 		with data.gpufleet.catalog as fx.catalog
 	some f in fs
 	contains(f.msg, "development workload")
+
+	# 9 GiB: 1g.10gb holds 9.5 GiB with 5 % kept free
 	contains(f.msg, "the MIG slice 1g.10gb (10 GiB) fits")
 	contains(f.msg, "so does a smaller inference GPU: the cheapest in the same region is g4dn.xlarge (T4, 16 GiB) at $0.53/h per GPU")
 }
