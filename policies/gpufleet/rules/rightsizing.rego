@@ -103,7 +103,7 @@ _memory_attribute := "gpu.mig.profile" if {
 # Two definitions, so that the common cases (no oversize_factor in the policy data, or 4) cost one
 # comparison per pool and no rule lookup.
 bundle_warn contains _rs002(have, need, 4) if {
-	have := doc.gpu.slice_memory_gib
+	have := _rs002_have
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
 	need > 0
@@ -116,7 +116,7 @@ bundle_warn contains _rs002(have, need, factor) if {
 	factor := data.gpufleet.thresholds.oversize_factor
 	factor != 4
 	factor == lib.configured_oversize_factor
-	have := doc.gpu.slice_memory_gib
+	have := _rs002_have
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
 	need > 0
@@ -126,9 +126,20 @@ bundle_warn contains _rs002(have, need, factor) if {
 
 _other_oversize_factor if lib.configured_oversize_factor != 4
 
+# The memory one replica gets: the slice or GPU, split between the replicas that time-share it (as
+# the fit splits it).
+_rs002_have := doc.gpu.slice_memory_gib / doc.gpu.sharing.replicas if {
+	is_number(doc.gpu.slice_memory_gib)
+	doc.gpu.sharing.replicas > 0
+} else := doc.gpu.slice_memory_gib
+
+_rs002_unit := sprintf("each of the %v replicas time-sharing %s", [doc.gpu.sharing.replicas, _unit]) if {
+	doc.gpu.sharing.replicas > 0
+} else := _unit
+
 _rs002(have, need, factor) := {"rule": "GF-RS-002", "attribute": _size_attribute, "text": text} if {
 	text := sprintf("%s has %s GiB of GPU memory, more than %v x the %s GiB workload.gpu_memory_gib; %s", [
-		_unit, lib.gib(have), factor, lib.gib(need), _suggestion_text(_cheapest_fit(need, factor * need)),
+		_rs002_unit, lib.gib(have), factor, lib.gib(need), _suggestion_text(_cheapest_fit(need, factor * need)),
 	])
 }
 
