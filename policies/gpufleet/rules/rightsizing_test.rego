@@ -285,3 +285,16 @@ test_rs003_unknown if {
 	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": null, "gpu_memory_gib": 30}}))
 		with data.gpufleet.catalog as fx.catalog
 }
+
+# Four replicas time-sharing a 24 GiB L4 get 6 GiB each: not oversized for a 4 GiB need, as the
+# whole GPU would be.
+test_rs002_time_shared_gpu_is_split if {
+	shared := {"workload": {"gpu_memory_gib": 4}, "gpu": {"sharing": {"strategy": "time-slicing", "replicas": 4}}}
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool(shared)
+		with data.gpufleet.catalog as fx.catalog
+	two := {"workload": {"gpu_memory_gib": 2}, "gpu": {"sharing": {"strategy": "time-slicing", "replicas": 2}}}
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool(two)
+		with data.gpufleet.catalog as fx.catalog
+	some f in fs
+	contains(f.msg, "each of the 2 replicas time-sharing one L4 GPU has 12 GiB of GPU memory, more than 4 x the 2 GiB")
+}
