@@ -55,8 +55,18 @@ var EmptyBlockSpellings = []string{
 // sharing and waivers.
 func SharedBlocks(s pool.Spec) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  workload {\n    kind = %q\n    environment = %q\n    gpu_memory_gib = %g\n    interruptible = %t\n  }\n",
+	fmt.Fprintf(&b, "  workload {\n    kind = %q\n    environment = %q\n    gpu_memory_gib = %g\n    interruptible = %t\n",
 		s.Workload.Kind, s.Workload.Environment, s.Workload.GPUMemoryGiB, s.Workload.Interruptible)
+	if w := s.Workload; w.Precision != "" {
+		fmt.Fprintf(&b, "    precision = %q\n", w.Precision)
+	}
+	if w := s.Workload; w.GPUsPerReplica != 0 {
+		fmt.Fprintf(&b, "    gpus_per_replica = %d\n", w.GPUsPerReplica)
+	}
+	if w := s.Workload; w.Replicas != 0 {
+		fmt.Fprintf(&b, "    replicas = %d\n", w.Replicas)
+	}
+	b.WriteString("  }\n")
 	b.WriteString(Scaling(s.Scaling.Min, s.Scaling.Desired, s.Scaling.Max))
 	b.WriteString(Capacity(s.Capacity.SpotPercentage, s.Capacity.OnDemandBase))
 	if sh := s.GPU.Sharing; sh != nil {

@@ -264,7 +264,7 @@ const SharingInProduction = `
   workload {
     kind           = "inference"
     environment    = "production"
-    gpu_memory_gib = 16
+    gpu_memory_gib = 4
   }
   gpu {
     sharing {

@@ -98,14 +98,15 @@ func buildAWSInstanceTypes() []NodeType {
 			panic(fmt.Sprintf("catalog: no AWS on-demand price for %s", s.name))
 		}
 		out = append(out, NodeType{
-			Cloud:     AWS,
-			Name:      s.name,
-			Family:    fam,
-			GPUModel:  s.gpu,
-			GPUCount:  s.gpus,
-			VCPU:      s.vcpu,
-			MemoryGiB: s.memoryGiB,
-			Prices:    priceRows(AWS, fam, f, od),
+			Cloud:        AWS,
+			Name:         s.name,
+			Family:       fam,
+			GPUModel:     s.gpu,
+			GPUCount:     s.gpus,
+			VCPU:         s.vcpu,
+			MemoryGiB:    s.memoryGiB,
+			Interconnect: interconnectOf(fam, s.gpus),
+			Prices:       priceRows(AWS, fam, f, od),
 		})
 	}
 	return out

@@ -36,13 +36,16 @@ type MIGProfile struct {
 
 // GPUModel is one NVIDIA GPU as the catalog knows it.
 type GPUModel struct {
-	Name           string // e.g. "H100-80GB", "L4"
-	Architecture   string // e.g. "Hopper"
-	MemoryGiB      float64
-	Class          Class
-	MIGProfiles    []MIGProfile // empty when the GPU has no MIG
-	BalancedMIG    []string     // the profiles of the GPU Operator's "all-balanced" MIG config
-	GKEAccelerator string       // GKE accelerator type, "" when GKE does not offer the GPU
+	Name         string // e.g. "H100-80GB", "L4"
+	Architecture string // e.g. "Hopper"
+	// ComputeCapability is NVIDIA's compute capability (SM version), e.g. 8.9 for L4: what the GPU
+	// can compute (bf16 needs 8.0, fp8 8.9). See computeCapabilities in gpus.go for the source.
+	ComputeCapability float64
+	MemoryGiB         float64
+	Class             Class
+	MIGProfiles       []MIGProfile // empty when the GPU has no MIG
+	BalancedMIG       []string     // the profiles of the GPU Operator's "all-balanced" MIG config
+	GKEAccelerator    string       // GKE accelerator type, "" when GKE does not offer the GPU
 }
 
 // MIGCapable reports whether the GPU can be partitioned with MIG.
@@ -87,7 +90,16 @@ type NodeType struct {
 	VCPU        int
 	MemoryGiB   float64
 	Accelerator string // GKE accelerator type; "" on AWS
-	Prices      []Price
+	// Interconnect links the node's GPUs: InterconnectNVSwitch, InterconnectNVLink or
+	// InterconnectPCIe; "" for one GPU. See interconnect.go for the sources.
+	Interconnect string
+	Prices       []Price
+}
+
+// NVLinked reports whether the node's GPUs talk over NVLink (directly or through NVSwitch), which
+// a replica spread over several GPUs for training needs.
+func (n NodeType) NVLinked() bool {
+	return n.Interconnect == InterconnectNVLink || n.Interconnect == InterconnectNVSwitch
 }
 
 // Price returns the price row for a region.

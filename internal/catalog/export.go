@@ -60,9 +60,10 @@ func policyRules() []policyRule {
 		{"aws_instance_types", "EC2 GPU instance types; prices per region in USD per instance-hour.", exportAWS()},
 		{"gke_machine_types", "GKE machine types. Fixed-GPU types are priced with their GPUs; n1 types are priced alone\n# (add gke_accelerators prices per attached GPU) and list the accelerator counts they take.", exportGKEMachines()},
 		{"gke_accelerators", "GKE accelerator types. Prices are per GPU and only for GPUs attached to n1 machine types;\n# fixed-GPU machine types carry their GPUs' price in gke_machine_types.", exportGKEAccelerators()},
-		{"replica_options", "Per cloud and region, the cheapest way to give one replica each size of GPU memory, by size:\n# [unit_usd, memory_gib, \"gpu\" | \"mig\", class, text, gpu_usd], unit_usd per replica-hour (a MIG slice costs its\n# GPU's price over the slices one GPU holds). GF-RS-002 names the cheapest entry that fits.", exportReplicaOptions(func(replicaOption) bool { return true })},
+		{"replica_options", "Per cloud and region, the cheapest way to give one replica each size of GPU memory, by size:\n# [unit_usd, memory_gib, \"gpu\" | \"mig\", class, text, gpu_usd, compute_capability], unit_usd per replica-hour (a MIG slice costs its\n# GPU's price over the slices one GPU holds). GF-RS-002 names the cheapest entry that fits.", exportReplicaOptions(func(replicaOption) bool { return true })},
 		{"inference_gpu_options", "The same, for whole inference-class GPUs only (GF-RS-003).", exportReplicaOptions(func(o replicaOption) bool { return o.kind == "gpu" && o.class == ClassInference })},
 		{"memory_model", "The numbers of the GPU memory estimate (catalog.GPUMemoryRequired), which lib.memory_required_gib evaluates:\n# inference P x bytes x overhead; full training P x 16 bytes; lora/qlora the frozen base plus a trainable share at 16 bytes.", exportMemoryModel()},
+		{"fit_model", "The numbers of the fit of a workload to a node (catalog.FitWorkload), which lib.fit evaluates: compute\n# capability per precision, memory headroom, host memory reserve tiers (GKE's), vCPUs per replica, pool node limit.", exportFitModel()},
 		{"hours_per_month", "Hours in the month that monthly cost estimates use.", HoursPerMonth},
 		{"prices_as_of", "Date of the on-demand price snapshot; spot figures are per family and region, dated in the catalog (internal/catalog/spot.go).", priceAsOf},
 	}
@@ -194,12 +195,13 @@ func exportGPUs() map[string]any {
 			}
 		}
 		out[g.Name] = map[string]any{
-			"architecture":    g.Architecture,
-			"memory_gib":      g.MemoryGiB,
-			"class":           string(g.Class),
-			"gke_accelerator": orNull(g.GKEAccelerator),
-			"mig_profiles":    profiles,
-			"balanced_mig":    append([]string{}, g.BalancedMIG...), // [] rather than null
+			"architecture":       g.Architecture,
+			"compute_capability": g.ComputeCapability,
+			"memory_gib":         g.MemoryGiB,
+			"class":              string(g.Class),
+			"gke_accelerator":    orNull(g.GKEAccelerator),
+			"mig_profiles":       profiles,
+			"balanced_mig":       append([]string{}, g.BalancedMIG...), // [] rather than null
 		}
 	}
 	return out
@@ -227,12 +229,13 @@ func exportAWS() map[string]any {
 	out := map[string]any{}
 	for _, n := range awsInstanceTypes {
 		out[n.Name] = map[string]any{
-			"family":     n.Family,
-			"gpu_model":  n.GPUModel,
-			"gpu_count":  n.GPUCount,
-			"vcpu":       n.VCPU,
-			"memory_gib": n.MemoryGiB,
-			"prices":     exportPrices(n.Prices),
+			"family":       n.Family,
+			"gpu_model":    n.GPUModel,
+			"gpu_count":    n.GPUCount,
+			"vcpu":         n.VCPU,
+			"memory_gib":   n.MemoryGiB,
+			"interconnect": orNull(n.Interconnect),
+			"prices":       exportPrices(n.Prices),
 		}
 	}
 	return out
@@ -249,6 +252,7 @@ func exportGKEMachines() map[string]any {
 			"gpu_model":               n.GPUModel,
 			"gpu_count":               n.GPUCount,
 			"accelerator":             n.Accelerator,
+			"interconnect":            orNull(n.Interconnect),
 			"vcpu":                    n.VCPU,
 			"memory_gib":              n.MemoryGiB,
 			"attachable_accelerators": map[string]any{},
@@ -267,6 +271,7 @@ func exportGKEMachines() map[string]any {
 			"gpu_model":               nil,
 			"gpu_count":               0,
 			"accelerator":             nil,
+			"interconnect":            InterconnectPCIe,
 			"vcpu":                    m.vcpu,
 			"memory_gib":              m.memoryGiB,
 			"attachable_accelerators": attachable,

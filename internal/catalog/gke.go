@@ -187,15 +187,16 @@ func buildGKENodeTypes() []NodeType {
 			panic(fmt.Sprintf("catalog: no GCE on-demand price for %s", s.name))
 		}
 		out = append(out, NodeType{
-			Cloud:       GCP,
-			Name:        s.name,
-			Family:      s.family,
-			GPUModel:    s.gpu,
-			GPUCount:    s.gpus,
-			VCPU:        s.vcpu,
-			MemoryGiB:   s.memoryGiB,
-			Accelerator: s.accelerator,
-			Prices:      priceRows(GCP, s.family, f, od),
+			Cloud:        GCP,
+			Name:         s.name,
+			Family:       s.family,
+			GPUModel:     s.gpu,
+			GPUCount:     s.gpus,
+			VCPU:         s.vcpu,
+			MemoryGiB:    s.memoryGiB,
+			Accelerator:  s.accelerator,
+			Interconnect: interconnectOf(s.family, s.gpus),
+			Prices:       priceRows(GCP, s.family, f, od),
 		})
 	}
 	for _, m := range n1Machines {
@@ -206,15 +207,16 @@ func buildGKENodeTypes() []NodeType {
 			}
 			for _, count := range n1ValidCounts(m, accel) {
 				out = append(out, NodeType{
-					Cloud:       GCP,
-					Name:        m.name,
-					Family:      "n1",
-					GPUModel:    g.Name,
-					GPUCount:    count,
-					VCPU:        m.vcpu,
-					MemoryGiB:   m.memoryGiB,
-					Accelerator: accel,
-					Prices:      n1ComboPrices(m, accel, count),
+					Cloud:        GCP,
+					Name:         m.name,
+					Family:       "n1",
+					GPUModel:     g.Name,
+					GPUCount:     count,
+					VCPU:         m.vcpu,
+					MemoryGiB:    m.memoryGiB,
+					Accelerator:  accel,
+					Interconnect: interconnectOf("n1", count),
+					Prices:       n1ComboPrices(m, accel, count),
 				})
 			}
 		}

@@ -16,7 +16,7 @@ import "strconv"
 //
 // BalancedMIG is the profile set of the "all-balanced" config shipped with NVIDIA mig-parted and the
 // GPU Operator's MIG manager (config-default.yaml), which is what `mig.config=all-balanced` applies.
-var gpuModels = capMIGMemory([]GPUModel{
+var gpuModels = withComputeCapability(capMIGMemory([]GPUModel{
 	{Name: "T4", Architecture: "Turing", MemoryGiB: 16, Class: ClassInference, GKEAccelerator: "nvidia-tesla-t4"},
 	{Name: "V100-16GB", Architecture: "Volta", MemoryGiB: 16, Class: ClassTraining, GKEAccelerator: "nvidia-tesla-v100"},
 	// The 32 GB V100 is only on p3dn; GKE's nvidia-tesla-v100 is the 16 GB part.
@@ -74,7 +74,52 @@ var gpuModels = capMIGMemory([]GPUModel{
 		MIGProfiles: sevenSliceProfiles(23, 45, 90, 180),
 		BalancedMIG: []string{"1g.23gb", "2g.45gb", "3g.90gb"},
 	},
-})
+}))
+
+// computeCapabilities is each GPU's compute capability, from NVIDIA's "CUDA GPUs" page
+// (developer.nvidia.com/cuda-gpus, "Compute Capability" tables, as of 2026-01): Tesla P100 6.0,
+// Tesla P4 6.1, V100 7.0, T4 7.5, A100 and A30 8.0, A10G (GA102, the A10's chip) 8.6, L4 and L40S
+// 8.9, H100 and H200 9.0, B200 10.0.
+var computeCapabilities = map[string]float64{
+	"T4": 7.5, "V100-16GB": 7.0, "V100-32GB": 7.0, "P100": 6.0, "P4": 6.1,
+	"A10G": 8.6, "L4": 8.9, "L40S": 8.9, "A30": 8.0, "A100-40GB": 8.0, "A100-80GB": 8.0,
+	"H100-80GB": 9.0, "H100-94GB": 9.0, "H200-141GB": 9.0, "B200": 10.0,
+}
+
+func withComputeCapability(models []GPUModel) []GPUModel {
+	for i := range models {
+		cc, ok := computeCapabilities[models[i].Name]
+		if !ok {
+			panic("catalog: no compute capability for " + models[i].Name)
+		}
+		models[i].ComputeCapability = cc
+	}
+	return models
+}
+
+// MinComputeCapability is the compute capability each precision needs on the GPU, as of 2026-01:
+//   - fp32: every CUDA GPU; fp16: native half arithmetic from 5.3 (CUDA C++ Programming Guide,
+//     "Arithmetic Instructions"; every GPU in the catalog has it);
+//   - int8: 6.1, the __dp4a 8-bit dot product that int8 inference kernels (TensorRT) build on
+//     (CUDA C++ Programming Guide, "Integer Intrinsics"): the P100 (6.0) has none;
+//   - int4: 7.0, the oldest architecture vLLM runs GPTQ and bitsandbytes 4-bit kernels on (vLLM
+//     docs, "Supported Hardware" for quantization: Volta = SM 7.0);
+//   - bf16: 8.0, Ampere's tensor cores are the first with bfloat16 (NVIDIA A100 Tensor Core GPU
+//     Architecture whitepaper, 2020); Turing and Volta have none, so "bf16 on a T4" does not run;
+//   - fp8: 8.9, FP8 tensor cores come with Ada Lovelace and Hopper (NVIDIA Ada and Hopper
+//     architecture whitepapers; vLLM "FP8 W8A8": compute capability >= 8.9).
+var MinComputeCapability = map[string]float64{
+	"fp32": 0, "fp16": 5.3, "int8": 6.1, "int4": 7.0, "bf16": 8.0, "fp8": 8.9,
+}
+
+// SupportsPrecision reports whether the GPU computes in a precision ("" supports everything).
+func (g GPUModel) SupportsPrecision(precision string) bool {
+	if precision == "" {
+		return true
+	}
+	need, ok := MinComputeCapability[precision]
+	return ok && g.ComputeCapability >= need
+}
 
 // capMIGMemory caps each MIG profile's memory at its GPU's usable memory: the profile name is
 // NVIDIA's nominal size (B200's 7g.180gb), but no slice holds more than the whole GPU.

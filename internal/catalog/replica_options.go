@@ -20,12 +20,14 @@ type replicaOption struct {
 	class     Class
 	text      string
 	gpuUSD    float64 // per GPU-hour
+	cc        float64 // the GPU's compute capability: which precisions the option computes in
 }
 
-// term is the option as the rules read it: [unit_usd, memory_gib, kind, class, text, gpu_usd].
-// Rego compares arrays element by element, so min() of a set of options is the cheapest.
+// term is the option as the rules read it: [unit_usd, memory_gib, kind, class, text, gpu_usd,
+// compute_capability]. Rego compares arrays element by element, so min() of a set of options is
+// the cheapest.
 func (o replicaOption) term() []any {
-	return []any{o.unitUSD, o.memoryGiB, o.kind, string(o.class), o.text, o.gpuUSD}
+	return []any{o.unitUSD, o.memoryGiB, o.kind, string(o.class), o.text, o.gpuUSD, o.cc}
 }
 
 // less orders options as Rego orders their terms.
@@ -57,7 +59,7 @@ func replicaOptions(cloud Cloud) map[string][]replicaOption {
 			return
 		}
 		out[region] = append(out[region], replicaOption{
-			unitUSD: gpuUSD, memoryGiB: g.MemoryGiB, kind: "gpu", class: g.Class, gpuUSD: gpuUSD,
+			unitUSD: gpuUSD, memoryGiB: g.MemoryGiB, kind: "gpu", class: g.Class, gpuUSD: gpuUSD, cc: g.ComputeCapability,
 			text: fmt.Sprintf("%s (%s, %s GiB)", shape, model, formatGiB(g.MemoryGiB)),
 		})
 		for _, p := range g.MIGProfiles {
@@ -65,7 +67,7 @@ func replicaOptions(cloud Cloud) map[string][]replicaOption {
 				continue
 			}
 			out[region] = append(out[region], replicaOption{
-				unitUSD: gpuUSD / float64(p.MaxInstances), memoryGiB: p.MemoryGiB, kind: "mig", class: g.Class, gpuUSD: gpuUSD,
+				unitUSD: gpuUSD / float64(p.MaxInstances), memoryGiB: p.MemoryGiB, kind: "mig", class: g.Class, gpuUSD: gpuUSD, cc: g.ComputeCapability,
 				text: fmt.Sprintf("the MIG slice %s of %s on %s", p.Name, model, shape),
 			})
 		}

@@ -314,7 +314,7 @@ func TestAccEKSNodePool_migFamilies(t *testing.T) {
   workload {
     kind           = "inference"
     environment    = "staging"
-    gpu_memory_gib = 8
+    gpu_memory_gib = 4
   }
   gpu {
     mig { profile = "`+tc.profile+`" }

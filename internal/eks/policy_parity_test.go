@@ -34,7 +34,9 @@ func parityPools() []pool.Spec {
 			Workload: w, InstanceTypes: []string{instanceType}, Scaling: pool.Sizes{Min: 1, Max: 3, Desired: 2},
 		}
 	}
-	train := base("train", "acme", "g5.xlarge", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, GPUMemoryGiB: 20, Interruptible: true})
+	// g5.2xlarge: a 20 GiB replica's weights (20 / 1.2 GiB) and the EKS reserve do not fit the
+	// 16 GiB of a g5.xlarge (GF-RS-001 since issue #22).
+	train := base("train", "acme", "g5.2xlarge", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, GPUMemoryGiB: 20, Interruptible: true})
 	serve := base("serve", "acme", "p5.4xlarge", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16})
 	serve.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 2}
 	spot := base("spotserve", "acme", "g6.xlarge", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16})
@@ -44,7 +46,11 @@ func parityPools() []pool.Spec {
 	waived := base("waived", "acme", "g6.xlarge", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16})
 	waived.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingMPS, Replicas: 2}
 	waived.Waivers = map[string]string{"GF-ISO-003": "canary until 2026-12-31, owner ml-platform"}
-	return []pool.Spec{train, serve, spot, eu, stranger, waived}
+	// The fit at plan time (issue #22): bf16 on a T4, and two production replicas on one node.
+	bf16 := base("bf16", "acme", "g4dn.2xlarge", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 14, Precision: "bf16"})
+	onenode := base("onenode", "acme", "g6.2xlarge", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16, Replicas: 2})
+	onenode.Scaling = pool.Sizes{Min: 1, Max: 1, Desired: 1}
+	return []pool.Spec{train, serve, spot, eu, stranger, waived, bf16, onenode}
 }
 
 func hclFor(s pool.Spec) string {
@@ -63,5 +69,7 @@ func TestAccEKSNodePool_policyParity(t *testing.T) {
 			{Pool: "eu", Rule: "GF-DR-001", Severity: "deny"},
 			{Pool: "stranger", Rule: "GF-TAG-001", Severity: "deny"},
 			{Pool: "waived", Rule: "GF-ISO-003", Severity: "warn"},
+			{Pool: "bf16", Rule: "GF-RS-004", Severity: "deny", Attribute: "instance_types"},
+			{Pool: "onenode", Rule: "GF-RS-005", Severity: "warn", Attribute: "scaling.max_size"},
 		})
 }

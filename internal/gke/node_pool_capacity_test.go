@@ -123,7 +123,7 @@ func TestAccGKENodePool_sharing(t *testing.T) {
   workload {
     kind           = "development"
     environment    = "development"
-    gpu_memory_gib = 4
+    gpu_memory_gib = 1
   }
   node_locations = ["europe-west4-a"]
 `+acctest.Scaling(0, 1, 2)+gpu)

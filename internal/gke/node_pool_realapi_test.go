@@ -516,7 +516,7 @@ func TestAccGKENodePool_mpsOnMIG(t *testing.T) {
   workload {
     kind           = "development"
     environment    = "development"
-    gpu_memory_gib = 4
+    gpu_memory_gib = 2
   }
   node_locations = ["europe-west4-a"]
   gpu {

@@ -161,10 +161,13 @@ func ours(rc *resourceChange, c change, cloud string) (map[string]any, bool) {
 		"name":          get(a, nil, "name"),
 		"client":        get(a, nil, "client"),
 		"workload": map[string]any{
-			"kind":           get(a, nil, "workload", "kind"),
-			"environment":    get(a, nil, "workload", "environment"),
-			"gpu_memory_gib": get(a, nil, "workload", "gpu_memory_gib"),
-			"interruptible":  get(a, nil, "workload", "interruptible"),
+			"kind":             get(a, nil, "workload", "kind"),
+			"environment":      get(a, nil, "workload", "environment"),
+			"gpu_memory_gib":   get(a, nil, "workload", "gpu_memory_gib"),
+			"interruptible":    get(a, nil, "workload", "interruptible"),
+			"precision":        get(a, nil, "workload", "precision"),
+			"gpus_per_replica": get(a, nil, "workload", "gpus_per_replica"),
+			"replicas":         get(a, nil, "workload", "replicas"),
 		},
 		"gpu": map[string]any{
 			"model":            model,

@@ -383,7 +383,8 @@ func numLabel(v any) any {
 func conventionWorkload(labels any) (map[string]any, bool) {
 	l, ok := labels.(map[string]any)
 	if !ok {
-		return map[string]any{"kind": nil, "environment": nil, "gpu_memory_gib": nil, "interruptible": nil}, true
+		return map[string]any{"kind": nil, "environment": nil, "gpu_memory_gib": nil, "interruptible": nil,
+			"precision": nil, "gpus_per_replica": nil, "replicas": nil}, true
 	}
 	v, ok := get(l, "", "gpufleet.io/interruptible").(string)
 	if !ok {
@@ -394,6 +395,11 @@ func conventionWorkload(labels any) (map[string]any, bool) {
 		"environment":    get(l, nil, "gpufleet.io/environment"),
 		"gpu_memory_gib": conventionMemory(l),
 		"interruptible":  booleans[strings.ToLower(v)],
+		// GF-RS-001/004/005 on official resources: the precision, the GPUs of one replica and
+		// the replicas the pool holds (documents.convention_workload).
+		"precision":        get(l, nil, "gpufleet.io/precision"),
+		"gpus_per_replica": numLabel(get(l, nil, "gpufleet.io/gpus-per-replica")),
+		"replicas":         numLabel(get(l, nil, "gpufleet.io/replicas")),
 	}, true
 }
 

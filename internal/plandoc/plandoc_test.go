@@ -228,7 +228,8 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 	values["*"] = append(values["*"], []any{"SPOT", "ON_DEMAND", "CAPACITY_BLOCK", "TRUE", "yes", "-5", "1e3", "abc", "all-balanced", "all-disabled",
 		"all-1g.10gb", "mps-sharing", "", "us-central1", "us-central1-a", "europe-west4", "NoSchedule", "PreferNoSchedule", 0.0, 3.0, true, false,
 		"SPECIFIC_RESERVATION", "ANY_RESERVATION", "projects/p/reservations/r", "TIME_SHARING", "MPS", "nvidia-l4", "nvidia-tesla-t4", "n1-standard-8",
-		"g2-standard-8", "a2-highgpu-1g", "a3-edgegpu-8g", "a4x-highgpu-4g", "p5.48xlarge", "m5.large", "7", "fp16", "int4", "lora", "qlora", "training", "inference", "development"}...)
+		"g2-standard-8", "a2-highgpu-1g", "a3-edgegpu-8g", "a4x-highgpu-4g", "p5.48xlarge", "m5.large", "7", "fp16", "int4", "lora", "qlora", "training", "inference", "development",
+		"bf16", "fp8", "2", "8", "1.5"}...)
 	rng := rand.New(rand.NewPCG(13, 2026))
 	variants, pools := 0, 0
 	for round := range 1500 {

@@ -39,7 +39,7 @@ func TestLoadData_schemaViolations(t *testing.T) {
 		},
 		"unknown threshold": {
 			"gpufleet:\n  thresholds: { oversize: 2 }\n",
-			[]string{"gpufleet.thresholds.oversize: unknown key; allowed: low_utilization_percent, oversize_factor"},
+			[]string{"gpufleet.thresholds.oversize: unknown key; allowed: low_utilization_percent, memory_headroom_percent, oversize_factor"},
 		},
 		"empty allowed_regions": {
 			"gpufleet:\n  clients:\n    acme: { allowed_regions: [] }\n",
@@ -60,6 +60,10 @@ func TestLoadData_schemaViolations(t *testing.T) {
 		"oversize_factor 0.5": {
 			"gpufleet:\n  thresholds: { oversize_factor: 0.5 }\n",
 			[]string{"gpufleet.thresholds.oversize_factor: 0.5 is too small: must be greater than 1"},
+		},
+		"memory_headroom_percent 60": {
+			"gpufleet:\n  thresholds: { memory_headroom_percent: 60 }\n",
+			[]string{"gpufleet.thresholds.memory_headroom_percent: 60 is too large: must be at most 50"},
 		},
 		"oversize_factor a string": {
 			"gpufleet:\n  thresholds: { oversize_factor: \"4\" }\n",

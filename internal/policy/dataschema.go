@@ -135,6 +135,8 @@ func (s *dataSchema) collect(doc any, verr *jsonschema.ValidationError, out *[]D
 		add(at, "%s is too small: must be at least %s", display(value), ratString(k.Want))
 	case *kind.ExclusiveMinimum:
 		add(at, "%s is too small: must be greater than %s", display(value), ratString(k.Want))
+	case *kind.Maximum:
+		add(at, "%s is too large: must be at most %s", display(value), ratString(k.Want))
 	default:
 		add(at, "%s", verr.ErrorKind.LocalizedString(message.NewPrinter(language.English)))
 	}

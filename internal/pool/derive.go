@@ -21,9 +21,14 @@ const (
 	LabelEnvironment   = "gpufleet.io/environment"
 	LabelGPUMemory     = "gpufleet.io/gpu-memory-gib"
 	LabelInterruptible = "gpufleet.io/interruptible"
-	LabelCapacityType  = "gpufleet.io/capacity-type"
-	LabelMIGConfig     = "nvidia.com/mig.config"
-	LabelDevicePlugin  = "nvidia.com/device-plugin.config"
+	// The fit (workload.precision, gpus_per_replica, replicas): written only when set, and read by
+	// the bundle on official resources too (GF-RS-001, GF-RS-004, GF-RS-005).
+	LabelPrecision      = "gpufleet.io/precision"
+	LabelGPUsPerReplica = "gpufleet.io/gpus-per-replica"
+	LabelReplicas       = "gpufleet.io/replicas"
+	LabelCapacityType   = "gpufleet.io/capacity-type"
+	LabelMIGConfig      = "nvidia.com/mig.config"
+	LabelDevicePlugin   = "nvidia.com/device-plugin.config"
 	// LabelAccelerator tells the cluster autoscaler on AWS that a node has GPUs, so that it waits
 	// for the device plugin to advertise them instead of adding more nodes meanwhile (kubernetes/
 	// autoscaler cluster-autoscaler/cloudprovider/aws/README.md, "Special note on GPU instances";
@@ -145,6 +150,15 @@ func deriveLabels(s Spec) map[string]string {
 	labels[LabelEnvironment] = s.Workload.Environment
 	labels[LabelGPUMemory] = strconv.FormatFloat(s.Workload.GPUMemoryGiB, 'f', -1, 64)
 	labels[LabelInterruptible] = strconv.FormatBool(s.Workload.Interruptible)
+	if s.Workload.Precision != "" {
+		labels[LabelPrecision] = s.Workload.Precision
+	}
+	if s.Workload.GPUsPerReplica != 0 {
+		labels[LabelGPUsPerReplica] = strconv.Itoa(s.Workload.GPUsPerReplica)
+	}
+	if s.Workload.Replicas != 0 {
+		labels[LabelReplicas] = strconv.Itoa(s.Workload.Replicas)
+	}
 	if s.GPU.MIG != nil && s.Cloud == catalog.AWS {
 		// GKE partitions through gpu_partition_size; on EKS the GPU Operator's MIG manager reads this label.
 		labels[LabelMIGConfig] = MIGConfigLabel(s.GPU.MIG.ConfigName())

@@ -67,7 +67,8 @@ func Document(address string, s Spec, d *Derived) map[string]any {
 
 func workloadDoc(s Spec, known func(...any) bool) map[string]any {
 	w := s.Workload
-	out := map[string]any{"kind": nil, "environment": nil, "gpu_memory_gib": nil, "interruptible": nil}
+	out := map[string]any{"kind": nil, "environment": nil, "gpu_memory_gib": nil, "interruptible": nil,
+		"precision": nil, "gpus_per_replica": nil, "replicas": nil}
 	if known("workload", "kind") {
 		out["kind"] = w.Kind
 	}
@@ -79,6 +80,15 @@ func workloadDoc(s Spec, known func(...any) bool) map[string]any {
 	}
 	if known("workload", "interruptible") {
 		out["interruptible"] = w.Interruptible
+	}
+	if known("workload", "precision") && w.Precision != "" {
+		out["precision"] = w.Precision
+	}
+	if known("workload", "gpus_per_replica") && w.GPUsPerReplica != 0 {
+		out["gpus_per_replica"] = w.GPUsPerReplica
+	}
+	if known("workload", "replicas") && w.Replicas != 0 {
+		out["replicas"] = w.Replicas
 	}
 	return out
 }

@@ -86,8 +86,12 @@ type Spec struct {
 type Workload struct {
 	Kind          string
 	Environment   string
-	GPUMemoryGiB  float64
+	GPUMemoryGiB  float64 // GPU memory one replica needs in all, over its GPUsPerReplica GPUs
 	Interruptible bool
+	// The fit (catalog.FitWorkload): "" / 0 when not set.
+	Precision      string // weights and compute: fp32, fp16, bf16, fp8, int8, int4
+	GPUsPerReplica int    // GPUs of one replica, on one node
+	Replicas       int    // replicas the pool holds at once
 }
 
 type GPU struct {

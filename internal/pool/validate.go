@@ -119,6 +119,15 @@ func (v *validator) workload() {
 	case w.GPUMemoryGiB < 0:
 		v.add(p, "Invalid GPU memory need", "%g GiB: the GPU memory one replica needs must be greater than 0.", w.GPUMemoryGiB)
 	}
+	if w.Precision != "" {
+		v.oneOf(P("workload", "precision"), "precision", w.Precision, catalog.Precisions())
+	}
+	if p := P("workload", "gpus_per_replica"); v.known(p) && w.GPUsPerReplica < 0 {
+		v.add(p, "Invalid GPUs per replica", "%d: a replica spans 1 or more GPUs.", w.GPUsPerReplica)
+	}
+	if p := P("workload", "replicas"); v.known(p) && w.Replicas < 0 {
+		v.add(p, "Invalid replicas", "%d: a pool holds 1 or more replicas.", w.Replicas)
+	}
 }
 
 // nodeType resolves and checks the instance/machine types; ok is false when they are unknown or bad.

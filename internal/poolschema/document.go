@@ -18,7 +18,8 @@ var PolicyDocumentType = func() types.ObjectType {
 	sizes := obj(map[string]attr.Type{"min": num, "max": num, "desired": num})
 	return obj(map[string]attr.Type{
 		"address": str, "resource_type": str, "cloud": str, "region": str, "zones": strList, "name": str, "client": str,
-		"workload": obj(map[string]attr.Type{"kind": str, "environment": str, "gpu_memory_gib": num, "interruptible": boolean}),
+		"workload": obj(map[string]attr.Type{"kind": str, "environment": str, "gpu_memory_gib": num, "interruptible": boolean,
+			"precision": str, "gpus_per_replica": num, "replicas": num}),
 		"gpu": obj(map[string]attr.Type{
 			"model": str, "class": str, "memory_gib": num, "per_node": num, "mig_profile": str, "mig_config": str, "slice_memory_gib": num,
 			"sharing": obj(map[string]attr.Type{"strategy": str, "replicas": num}),

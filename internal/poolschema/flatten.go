@@ -26,12 +26,26 @@ func WorkloadFrom(labels map[string]string, prior *WorkloadModel) *WorkloadModel
 	if _, err := fmt.Sscanf(labels[pool.LabelGPUMemory], "%g", &mem); err == nil {
 		w.GPUMemoryGiB = types.Float64Value(mem)
 	}
+	w.Precision = types.StringNull()
+	if p, ok := labels[pool.LabelPrecision]; ok {
+		w.Precision = types.StringValue(p)
+	}
+	w.GPUsPerReplica, w.Replicas = intLabel(labels, pool.LabelGPUsPerReplica), intLabel(labels, pool.LabelReplicas)
 	interruptible := labels[pool.LabelInterruptible] == "true"
 	// An unset interruptible reads back as false; keep it unset unless the cloud says true.
 	if interruptible || (prior != nil && !prior.Interruptible.IsNull()) {
 		w.Interruptible = types.BoolValue(interruptible)
 	}
 	return w
+}
+
+// intLabel is a label's integer value, null when the label is absent or not an integer.
+func intLabel(labels map[string]string, key string) types.Int64 {
+	var n int64
+	if _, err := fmt.Sscanf(labels[key], "%d", &n); err != nil {
+		return types.Int64Null()
+	}
+	return types.Int64Value(n)
 }
 
 // ClientFrom is the pool's client as gpufleet wrote it on the cloud objects it owns (tags: the

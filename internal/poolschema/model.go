@@ -49,10 +49,13 @@ type Model struct {
 }
 
 type WorkloadModel struct {
-	Kind          types.String  `tfsdk:"kind"`
-	Environment   types.String  `tfsdk:"environment"`
-	GPUMemoryGiB  types.Float64 `tfsdk:"gpu_memory_gib"`
-	Interruptible types.Bool    `tfsdk:"interruptible"`
+	Kind           types.String  `tfsdk:"kind"`
+	Environment    types.String  `tfsdk:"environment"`
+	GPUMemoryGiB   types.Float64 `tfsdk:"gpu_memory_gib"`
+	Interruptible  types.Bool    `tfsdk:"interruptible"`
+	Precision      types.String  `tfsdk:"precision"`
+	GPUsPerReplica types.Int64   `tfsdk:"gpus_per_replica"`
+	Replicas       types.Int64   `tfsdk:"replicas"`
 }
 
 // GPUPartitioning is the shared part of the gpu block; the resources embed it in their own.
@@ -225,10 +228,13 @@ func (b *SpecBuilder) Common(ctx context.Context, m *Model, gpu *GPUPartitioning
 		b.Unknown(w.GPUMemoryGiB, "workload", "gpu_memory_gib")
 		b.Unknown(w.Interruptible, "workload", "interruptible")
 		s.Workload = pool.Workload{
-			Kind:          b.String(w.Kind, "workload", "kind"),
-			Environment:   b.String(w.Environment, "workload", "environment"),
-			GPUMemoryGiB:  w.GPUMemoryGiB.ValueFloat64(),
-			Interruptible: w.Interruptible.ValueBool(),
+			Kind:           b.String(w.Kind, "workload", "kind"),
+			Environment:    b.String(w.Environment, "workload", "environment"),
+			GPUMemoryGiB:   w.GPUMemoryGiB.ValueFloat64(),
+			Interruptible:  w.Interruptible.ValueBool(),
+			Precision:      b.String(w.Precision, "workload", "precision"),
+			GPUsPerReplica: b.Int(w.GPUsPerReplica, "workload", "gpus_per_replica"),
+			Replicas:       b.Int(w.Replicas, "workload", "replicas"),
 		}
 	}
 	if gpu != nil {

@@ -2,6 +2,7 @@ package poolschema
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
 
@@ -139,13 +141,32 @@ func Blocks(ctx context.Context) map[string]schema.Block {
 					Validators:          []validator.String{stringvalidator.OneOf(pool.Environments...)},
 				},
 				"gpu_memory_gib": schema.Float64Attribute{
-					MarkdownDescription: "GPU memory one replica needs on one GPU or MIG slice, in GiB.",
-					Optional:            true,
-					Validators:          []validator.Float64{float64validator.AtLeast(0.1)},
+					MarkdownDescription: "GPU memory one replica needs, in GiB: on one GPU or MIG slice, or in all over its `gpus_per_replica` GPUs. " +
+						"The policy bundle's GF-RS-001 denies a pool whose replica needs more than 95 % of it (`thresholds.memory_headroom_percent`).",
+					Optional:   true,
+					Validators: []validator.Float64{float64validator.AtLeast(0.1)},
 				},
 				"interruptible": schema.BoolAttribute{
 					MarkdownDescription: "Whether the workload checkpoints and may run on spot. Defaults to `false`.",
 					Optional:            true,
+				},
+				"precision": schema.StringAttribute{
+					MarkdownDescription: "Precision the workload computes in: `" + strings.Join(catalog.Precisions(), "`, `") + "`. GF-RS-004 denies a GPU " +
+						"without it (bf16 needs compute capability 8.0, fp8 8.9). Written as the node label `gpufleet.io/precision`.",
+					Optional:   true,
+					Validators: []validator.String{stringvalidator.OneOf(catalog.Precisions()...)},
+				},
+				"gpus_per_replica": schema.Int64Attribute{
+					MarkdownDescription: "GPUs one replica spans on one node (tensor parallel, FSDP); default 1. GF-RS-001 denies more than a node has, " +
+						"and training over several GPUs without NVLink. Written as the node label `gpufleet.io/gpus-per-replica`.",
+					Optional:   true,
+					Validators: []validator.Int64{int64validator.Between(1, 16)},
+				},
+				"replicas": schema.Int64Attribute{
+					MarkdownDescription: "Replicas the pool runs at once. Production inference with two or more replicas on a pool of at most one node " +
+						"gets GF-RS-005's warning; the host memory check counts the replicas a node runs. Written as the node label `gpufleet.io/replicas`.",
+					Optional:   true,
+					Validators: []validator.Int64{int64validator.AtLeast(1)},
 				},
 			},
 		},

@@ -49,6 +49,8 @@ type recommendationModel struct {
 	Client               types.String                 `tfsdk:"client"`
 	MaxHourlyUSD         types.Float64                `tfsdk:"max_hourly_usd"`
 	HoursPerMonth        types.Float64                `tfsdk:"hours_per_month"`
+	MemoryHeadroom       types.Float64                `tfsdk:"memory_headroom_percent"`
+	GPUModels            []types.String               `tfsdk:"gpu_models"`
 	RequiredGPUMemoryGiB types.Float64                `tfsdk:"required_gpu_memory_gib"`
 	AWS                  *recommendedPoolModel        `tfsdk:"aws"`
 	GCP                  *recommendedPoolModel        `tfsdk:"gcp"`
@@ -63,6 +65,7 @@ type recommendationWorkloadModel struct {
 	Precision              types.String  `tfsdk:"precision"`
 	Method                 types.String  `tfsdk:"method"`
 	TokensPerSecond        types.Float64 `tfsdk:"tokens_per_second"`
+	GPUsPerReplica         types.Int64   `tfsdk:"gpus_per_replica"`
 }
 
 type recommendedPoolModel struct {
@@ -72,6 +75,9 @@ type recommendedPoolModel struct {
 	GPUModel              types.String    `tfsdk:"gpu_model"`
 	GPUsPerNode           types.Int64     `tfsdk:"gpus_per_node"`
 	GPUMemoryGiB          types.Float64   `tfsdk:"gpu_memory_gib"`
+	GPUsPerReplica        types.Int64     `tfsdk:"gpus_per_replica"`
+	NodeMemoryGiB         types.Float64   `tfsdk:"node_memory_gib"`
+	VCPUsPerNode          types.Int64     `tfsdk:"vcpus_per_node"`
 	MIGProfile            types.String    `tfsdk:"mig_profile"`
 	SharingReplicas       types.Int64     `tfsdk:"sharing_replicas"`
 	ReplicasPerNode       types.Int64     `tfsdk:"replicas_per_node"`
@@ -108,9 +114,10 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"and that the policy bundle would not deny. Every candidate is built as the pool resources build it (validated, priced at the provider's " +
 			"`pricing` overrides and discount, over `hours_per_month`) and judged on its policy document by the provider's policy engine, so the answer plugs into " +
 			"`gpufleet_eks_node_pool` (`instance_types`, `gpu.mig.profile`, `capacity`) and `gpufleet_gke_node_pool` (`machine_type`, `gpu.type`, `gpu.count`) unchanged. " +
-			"Spot is used only for interruptible work, with a floor on demand where the workload needs one: production inference keeps half its nodes and at least one on demand (`on_demand_base = 1`, `spot_percentage = 50`), production training or batch on two or more nodes keeps its first node on demand (`on_demand_base = 1`, `spot_percentage = 100`), other interruptible work runs all on spot; GPU sharing " +
+			"Spot is used only for interruptible work, with a floor on demand where the workload needs one: production inference keeps half its nodes and at least one on demand (`on_demand_base = 1`, `spot_percentage = 50`; two, and `min_size` 2, when it has two or more replicas to spread over nodes), production training or batch on two or more nodes keeps its first node on demand (`on_demand_base = 1`, `spot_percentage = 100`), other interruptible work runs all on spot; GPU sharing " +
 			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
-			"No cloud is called. The price model (hours, spot per region, commitments, spot mixes) and the throughput check, with sources and worked examples: guide \"What a recommendation costs\".\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription,
+			"No cloud is called. The price model (hours, spot per region, commitments, spot mixes) and the throughput check, with sources and worked examples: guide \"What a recommendation costs\".\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription +
+			"\n\n" + fitDescription,
 		Attributes: map[string]schema.Attribute{
 			"replicas": schema.Int64Attribute{
 				MarkdownDescription: "How many replicas the pool must hold at once (default 1): the node count is `ceil(replicas / replicas_per_node)`, and MIG slices or shared GPUs pay off when several replicas share a node.",
@@ -133,6 +140,17 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"client": schema.StringAttribute{
 				MarkdownDescription: "A client of the policy data (`policy.data_files`): its `allowed_regions` narrow `regions`, and its `isolation` and the other rules judge every candidate as that client's pool.",
 				Optional:            true,
+			},
+			"memory_headroom_percent": schema.Float64Attribute{
+				MarkdownDescription: "Share of each GPU's (or MIG slice's) memory kept free: a replica fits when its need is at most (100 − this) % of the memory of its GPUs. Default 5; 0 to 50. The policy bundle judges candidates with its own headroom (`thresholds.memory_headroom_percent` of the policy data, default 5), so an answer below it is denied by GF-RS-001.",
+				Optional:            true,
+				Validators:          []validator.Float64{float64validator.Between(0, 50)},
+			},
+			"gpu_models": schema.ListAttribute{
+				MarkdownDescription: "Only node types with these GPU models, e.g. `[\"H100-80GB\"]` for reserved H100s (names as `gpufleet_gpu_catalog` gives them).",
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(oneOfNearest(gpuModelNames()...))},
 			},
 			"max_hourly_usd": schema.Float64Attribute{
 				MarkdownDescription: "Only pools that cost at most this much per hour in all (every node, at the spot mix).",
@@ -191,10 +209,17 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 							float64validator.AlsoRequires(path.MatchRelative().AtParent().AtName("precision"))},
 					},
 					"precision": schema.StringAttribute{
-						MarkdownDescription: "Precision of the weights: `" + strings.Join(catalog.Precisions(), "`, `") + "`.",
-						Optional:            true,
-						Validators: []validator.String{oneOfNearest(catalog.Precisions()...),
-							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
+						MarkdownDescription: "Precision of the weights and the compute: `" + strings.Join(catalog.Precisions(), "`, `") + "`. Required with `model_parameters_billion`; " +
+							"with `gpu_memory_gib` it only excludes GPUs that do not compute in it (bf16 needs compute capability 8.0, fp8 8.9).",
+						Optional:   true,
+						Validators: []validator.String{oneOfNearest(catalog.Precisions()...)},
+					},
+					"gpus_per_replica": schema.Int64Attribute{
+						MarkdownDescription: "GPUs one replica spans, all on one node (tensor parallel, FSDP). Default: for inference the fewest GPUs of a node " +
+							"(1, 2, 4, 8 or 16) whose memory holds the replica; otherwise 1. Training over more than one GPU needs NVLink-linked GPUs. " +
+							"At least 1, and at most the GPUs of the largest node of the clouds asked.",
+						Optional:   true,
+						Validators: []validator.Int64{int64validator.AtLeast(1)},
 					},
 					"tokens_per_second": schema.Float64Attribute{
 						MarkdownDescription: "Inference only: the decode rate one replica must reach, tokens per second for one stream. Checked with the decode estimate `catalog.DecodeTokensPerSecond`: the peak memory bandwidth of the replica's GPU (NVIDIA datasheets: T4 320 GB/s, L4 300, A10G 600, L40S 864, V100 900, A100 40GB 1,555, A100 80GB 2,039, H100 3,350, H200 4,800, B200 8,000), times its share (a MIG slice: its memory share; time-slicing: 1/replicas per GPU), times 0.6 (the bandwidth utilisation tuned serving reaches at batch 1), over the bytes a token reads: the weights at `precision` (`model_parameters_billion` × bytes per parameter), or the whole `gpu_memory_gib` when the model is not given. " +
@@ -221,15 +246,18 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"region":                   schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`)."},
 		"gpu_model":                schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
 		"gpus_per_node":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
-		"gpu_memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or the whole GPU's."},
+		"gpu_memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or its whole GPUs' (`gpus_per_replica` of them)."},
+		"gpus_per_replica":         schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs one replica spans on one node: the pool's `workload.gpus_per_replica`."},
+		"node_memory_gib":          schema.Float64Attribute{Computed: true, MarkdownDescription: "Host memory of one node, GiB: it holds the weights of every replica of the node plus the system reserve."},
+		"vcpus_per_node":           schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs of one node: at least one per replica it runs."},
 		"mig_profile":              schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
 		"sharing_replicas":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
 		"replicas_per_node":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
 		"decode_tokens_per_second": schema.Float64Attribute{Computed: true, MarkdownDescription: "The decode estimate of one replica on this answer, tokens per second for one stream (see `workload.tokens_per_second`); null when `workload.tokens_per_second` is not set."},
 		"node_count":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
 		"spot_percentage":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size); else 100."},
-		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for interruptible production inference, and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
-		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
+		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
+		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
 		"hourly_usd":               schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
 		"monthly_usd":              schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
 		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
@@ -313,11 +341,19 @@ func (m recommendationModel) request() recommend.Request {
 			Precision:         w.Precision.ValueString(),
 			Method:            w.Method.ValueString(),
 			TokensPerSecond:   w.TokensPerSecond.ValueFloat64(),
+			GPUsPerReplica:    int(w.GPUsPerReplica.ValueInt64()),
 		},
 		Replicas:      int(m.Replicas.ValueInt64()),
 		Client:        m.Client.ValueString(),
 		MaxHourlyUSD:  m.MaxHourlyUSD.ValueFloat64(),
 		HoursPerMonth: m.HoursPerMonth.ValueFloat64(),
+	}
+	if !m.MemoryHeadroom.IsNull() {
+		h := m.MemoryHeadroom.ValueFloat64()
+		r.MemoryHeadroomPercent = &h
+	}
+	for _, g := range m.GPUModels {
+		r.GPUModels = append(r.GPUModels, g.ValueString())
 	}
 	for _, c := range m.Clouds {
 		r.Clouds = append(r.Clouds, catalog.Cloud(c.ValueString()))
@@ -337,6 +373,9 @@ func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 		GPUModel:              types.StringValue(b.Node.GPUModel),
 		GPUsPerNode:           types.Int64Value(int64(b.Node.GPUCount)),
 		GPUMemoryGiB:          types.Float64Value(b.ReplicaGiB),
+		GPUsPerReplica:        types.Int64Value(int64(b.GPUsPerReplica)),
+		NodeMemoryGiB:         types.Float64Value(b.Node.MemoryGiB),
+		VCPUsPerNode:          types.Int64Value(int64(b.Node.VCPU)),
 		MIGProfile:            stringOrNull(b.MIGProfile),
 		SharingReplicas:       intOrNull(b.SharingReplicas),
 		ReplicasPerNode:       types.Int64Value(int64(b.ReplicasPerNode)),
@@ -422,3 +461,20 @@ func argumentPath(argument string) path.Path {
 	}
 	return p
 }
+
+// fitDescription is how the recommendation decides that a workload fits a node: catalog.FitWorkload,
+// which the pool resources' plan-time policy checks and the bundle's GF-RS rules share.
+const fitDescription = "**The fit.** A candidate is a node type in a region with whole GPUs, one MIG profile, or (outside production) time-shared GPUs. " +
+	"It fits when all of these hold (`catalog.FitWorkload`; the policy bundle's GF-RS-001, GF-RS-004 and GF-RS-007 judge pools with the same function, `lib.fit`, kept equal by a parity test):\n\n" +
+	"- **precision**: the GPU computes in `workload.precision`: bf16 needs compute capability 8.0 (Ampere), fp8 8.9 (Ada, Hopper, Blackwell), int8 6.1, int4 7.0 " +
+	"(compute capabilities from NVIDIA's CUDA GPUs page: T4 7.5, V100 7.0, P100 6.0, P4 6.1, A10G 8.6, L4 and L40S 8.9, A30 and A100 8.0, H100 and H200 9.0, B200 10.0);\n" +
+	"- **memory with headroom**: the replica's need is at most (100 − `memory_headroom_percent`) % of the memory of its GPUs or MIG slice (time-shared GPUs split their memory between the replicas that share them);\n" +
+	"- **GPUs per replica**: a replica's GPUs are on one node; inference replicas default to the fewest GPUs (1, 2, 4, 8, 16) of the node that hold them (tensor parallel); training over more than one GPU needs NVLink or NVSwitch " +
+	"(p3.8xlarge and larger, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200; a2, a3, a4 on GKE; not g4dn, g5, g6, g6e, g2 or n1 GPUs, which share PCIe);\n" +
+	"- **host memory**: the node holds the weights of every replica it runs (the model's weights, or `gpu_memory_gib` / 1.2) plus a reserve: on EKS the AMI's 255 MiB + 11 MiB × 110 pods + 100 MiB eviction threshold (1.53 GiB); on GKE its tiers (25 % of the first 4 GiB, 20 % of the next 4, 10 % of the next 8, 6 % of the next 112, 2 % above, + 100 MiB);\n" +
+	"- **vCPUs**: one per replica the node runs;\n" +
+	"- **availability**: production inference with two or more replicas spreads over at least two nodes (`min_size` 2; GF-RS-005 warns on a pool of one node);\n" +
+	"- **pool size**: 1 to 1000 nodes: when the cheapest node would need more, a larger node wins.\n\n" +
+	"When nothing fits, the warning (one cloud) or error (every cloud) says which constraint excluded how many shapes, with an example, and names the nearest options (the cheapest that fail one constraint only); " +
+	"data residency (the client's `allowed_regions`) is named when it removes every region of a cloud. " +
+	"The guide \"Right-sizing: how a workload fits a GPU node\" gives the sources of every number and worked examples (checked by a test)."

@@ -78,8 +78,10 @@ func TestAccRecommendationDataSource_examplePlansWithoutDeny(t *testing.T) {
 				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("1g.20gb")),
 				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("workload").AtMapKey("gpu_memory_gib"), knownvalue.Float64Exact(15.65)),
 				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("scaling").AtMapKey("desired_size"), knownvalue.Int64Exact(2)),
-				// GKE: one a2-highgpu-4g holds the 8 replicas, two 3g.20gb slices per A100 40GB.
-				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-highgpu-4g")),
+				// GKE: two a2-highgpu-2g hold the 8 replicas, two 3g.20gb slices per A100 40GB; production
+				// replicas spread over two nodes (one a2-highgpu-4g held them all before issue #22).
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-highgpu-2g")),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("scaling").AtMapKey("desired_size"), knownvalue.Int64Exact(2)),
 				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("3g.20gb")),
 				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("location"), knownvalue.StringExact("us-central1")),
 			}},
@@ -88,14 +90,16 @@ func TestAccRecommendationDataSource_examplePlansWithoutDeny(t *testing.T) {
 }
 
 // A development workload given in GiB, on AWS only, at a negotiated rate: shared L4s, priced at the
-// override, the gcp answer null, and the naive choice a whole training-class GPU on-demand.
+// override, the gcp answer null, and the naive choice a whole training-class GPU on-demand. Six
+// replicas' weights (3.5 / 1.2 GiB each) and the EKS reserve need 19.05 GiB of host memory: a
+// g6.2xlarge (32 GiB), not the g6.xlarge (16 GiB) of the answer before issue #22.
 func TestAccRecommendationDataSource_basic(t *testing.T) {
 	ds := "data.gpufleet_recommendation.dev"
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: recommendationProvider(t, `pricing {
-    overrides = { "g6.xlarge" = { on_demand_hourly_usd = 0.5, spot_hourly_usd = 0.2 } }
+    overrides = { "g6.2xlarge" = { on_demand_hourly_usd = 0.5, spot_hourly_usd = 0.2 } }
   }`) + `
 data "gpufleet_recommendation" "dev" {
   workload {
@@ -114,7 +118,10 @@ data "gpufleet_recommendation" "dev" {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("required_gpu_memory_gib"), knownvalue.Float64Exact(3.5)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_type"), knownvalue.StringExact("g6.xlarge")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_type"), knownvalue.StringExact("g6.2xlarge")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_memory_gib"), knownvalue.Float64Exact(32)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("vcpus_per_node"), knownvalue.Int64Exact(8)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("gpus_per_replica"), knownvalue.Int64Exact(1)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("accelerator"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("region"), knownvalue.StringExact("us-east-1")),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("gpu_model"), knownvalue.StringExact("L4")),
@@ -130,7 +137,7 @@ data "gpufleet_recommendation" "dev" {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("commitment"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("committed_monthly_usd"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("naive_node_type"), knownvalue.StringExact("p3.2xlarge")),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("runners_up").AtSliceIndex(0).AtMapKey("reason"), knownvalue.StringRegexp(regexp.MustCompile(`^costs \$[0-9.]+/month more than g6.xlarge`))),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("runners_up").AtSliceIndex(0).AtMapKey("reason"), knownvalue.StringRegexp(regexp.MustCompile(`^costs \$[0-9.]+/month more than g6.2xlarge`))),
 			},
 		}},
 	})
@@ -159,12 +166,19 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 		"glob matching nothing": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["eu-*"]`, []string{`regions\[0\]`, `"eu-\*" matches no region`, "europe-"}},
 		"unknown client":        {mem + `clouds = ["aws"]` + "\n" + `regions = ["*"]` + "\n" + `client = "acm"`, []string{"client", `"acm" is not in the policy data`, "nearest first: acme"}},
 		"client's regions":      {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + `client = "acme"`, []string{"client", `"acme" may only run in eu-\*`}},
-		"impossible demand":     {workload("gpu_memory_gib = 400") + `clouds = ["aws", "gcp"]` + "\n" + `regions = ["us-*"]`, []string{"workload.gpu_memory_gib", "nothing fits", "most GPU memory"}},
-		"price cap":             {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `max_hourly_usd = 0.01`, []string{"max_hourly_usd", "over max_hourly_usd"}},
-		"rate on training":      {"workload {\n kind = \"training\"\n environment = \"staging\"\n gpu_memory_gib = 8\n tokens_per_second = 20\n}\n" + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "inference"}},
-		"rate no GPU reaches":   {workload("model_parameters_billion = 7\n precision = \"fp16\"\n tokens_per_second = 5000") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "decodes 5000 tokens/s per replica", "the fastest that holds"}},
-		"hours above a month":   {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 745`, []string{"hours_per_month", "between 1.* and 744"}},
-		"no hours":              {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 0`, []string{"hours_per_month", "between 1.* and 744"}},
+		"impossible demand":     {workload("gpu_memory_gib = 4000") + `clouds = ["aws", "gcp"]` + "\n" + `regions = ["us-*"]`, []string{"workload.gpu_memory_gib", "nothing fits", "most GPU memory on one node"}},
+		"zero gpus_per_replica": {workload("gpu_memory_gib = 8\n gpus_per_replica = 0") + `clouds = ["aws"]` + "\n" + `regions = ["*"]`, []string{"workload.gpus_per_replica", "at least 1"}},
+		"gpus_per_replica above the largest node": {workload("gpu_memory_gib = 8\n gpus_per_replica = 32") + `clouds = ["aws", "gcp"]` + "\n" + `regions = ["us-*"]`,
+			[]string{"workload.gpus_per_replica", "largest node of aws and gcp has 16 GPUs", "a2-megagpu-16g", "got 32"}},
+		"unknown gpu model": {mem + `clouds = ["aws"]` + "\n" + `regions = ["*"]` + "\n" + `gpu_models = ["L4", "H100"]`, []string{`gpu_models\[1\]`, `"H100"`, "nearest first: H100-80GB"}},
+		"headroom above 50": {mem + `clouds = ["aws"]` + "\n" + `regions = ["*"]` + "\n" + `memory_headroom_percent = 60`, []string{"memory_headroom_percent", "between 0.* and 50"}},
+		"residency on one cloud, fit on none": {workload("gpu_memory_gib = 8\n precision = \"fp8\"") + `clouds = ["aws", "gcp"]` + "\n" + `regions = ["us-*", "europe-west4"]` + "\n" + `client = "acme"` + "\n" + `gpu_models = ["T4"]`,
+			[]string{"data residency excludes every aws region asked", "precision excluded", "does not compute in fp8"}},
+		"price cap":           {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `max_hourly_usd = 0.01`, []string{"max_hourly_usd", "over max_hourly_usd"}},
+		"rate on training":    {"workload {\n kind = \"training\"\n environment = \"staging\"\n gpu_memory_gib = 8\n tokens_per_second = 20\n}\n" + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "inference"}},
+		"rate no GPU reaches": {workload("model_parameters_billion = 7\n precision = \"fp16\"\n tokens_per_second = 5000") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "decodes 5000 tokens/s per replica", "the fastest that holds"}},
+		"hours above a month": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 745`, []string{"hours_per_month", "between 1.* and 744"}},
+		"no hours":            {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 0`, []string{"hours_per_month", "between 1.* and 744"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

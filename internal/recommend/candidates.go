@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -39,52 +40,84 @@ func (o Option) Label() string {
 	return what + " in " + o.Region
 }
 
-// shape is one way to use a node type: whole GPUs, one MIG profile, or shared GPUs.
-type shape struct {
-	mig     string
-	sharing int
-	perGPU  int
-	memory  float64
+// demand is one replica's memory: on the GPU, and its weights in host memory (0: the fit's estimate).
+type demand struct {
+	need, host float64
 }
 
-// shapes lists the ways a node type's GPUs can hold replicas needing need GiB.
-func shapes(g catalog.GPUModel, need float64, w Workload, replicas int) []shape {
-	var out []shape
-	if g.MemoryGiB >= need {
-		out = append(out, shape{perGPU: 1, memory: g.MemoryGiB})
-		// Time-slicing gives replicas no isolation: never in production (GF-ISO-003).
-		if per := min(int(g.MemoryGiB/need), maxSharingPerGPU, replicas); w.Environment != pool.EnvProduction && per >= 2 {
-			out = append(out, shape{sharing: per, perGPU: per, memory: g.MemoryGiB})
+// shape is one way to use a node type: whole GPUs, one MIG profile, or shared GPUs.
+type shape struct {
+	fit     catalog.FitShape
+	mig     string
+	sharing int
+	memory  float64 // GPU memory of one GPU's unit: the GPU, or the MIG slice
+}
+
+// shapes lists the ways a node type's GPUs can hold replicas: whole GPUs, every MIG profile, and
+// (outside production) GPUs shared by as many replicas as their memory holds.
+func shapes(n catalog.NodeType, d demand, w Workload, replicas int, headroom float64) []shape {
+	g := n.GPU()
+	out := []shape{{fit: catalog.WholeGPUs(n), memory: g.MemoryGiB}}
+	// Time-slicing gives replicas no isolation: never in production (GF-ISO-003).
+	if w.Environment != pool.EnvProduction && w.GPUsPerReplica <= 1 {
+		for per := min(int(g.MemoryGiB*(100-headroom)/100/d.need), maxSharingPerGPU, replicas); per >= 2; per-- {
+			if s := catalog.SharedGPUs(n, per); catalog.FitWorkload(s, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Kind: w.Kind, HeadroomPercent: headroom}).Fits() {
+				out = append(out, shape{fit: s, sharing: per, memory: g.MemoryGiB})
+				break
+			}
 		}
 	}
 	for _, p := range g.MIGProfiles {
 		// "+me" profiles hold one media-extension slice per GPU; a one-per-GPU profile as large as
 		// the GPU (7g) is the whole GPU again.
 		whole := p.MaxInstances == 1 && p.MemoryGiB >= g.MemoryGiB
-		if p.MemoryGiB >= need && !strings.Contains(p.Name, "+") && !whole {
-			out = append(out, shape{mig: p.Name, perGPU: p.MaxInstances, memory: p.MemoryGiB})
+		if !strings.Contains(p.Name, "+") && !whole {
+			out = append(out, shape{fit: catalog.MIGSlices(n, p), mig: p.Name, memory: p.MemoryGiB})
 		}
 	}
 	return out
 }
 
-// candidates builds, validates and prices every pool of a cloud in the regions that fits need,
-// cheapest first.
-func candidates(cloud catalog.Cloud, regions []string, need float64, req Request, env Env) []candidate {
+// exclusion is a node shape the fit rejected, in the cheapest region that prices it.
+type exclusion struct {
+	Option
+	fit catalog.Fit
+	usd float64 // on-demand per hour for the nodes it would need, for "nearest"
+}
+
+// candidates builds, validates and prices every pool of a cloud in the regions that the fit
+// accepts, cheapest first, and lists the shapes it rejects and why.
+func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, env Env) ([]candidate, []exclusion, int) {
+	w := req.Workload
 	client := cmp.Or(req.Client, PlaceholderClient)
+	headroom := req.headroom()
 	var out []candidate
+	var excluded []exclusion
+	filtered := 0
 	for _, n := range catalog.NodeTypes(cloud) {
-		for _, sh := range shapes(n.GPU(), need, req.Workload, req.Replicas) {
-			if !fastEnough(req, n.GPU(), sh) {
+		if !allowedModel(req, n.GPUModel) {
+			filtered++
+			continue
+		}
+		for _, sh := range shapes(n, d, w, req.Replicas, headroom) {
+			f := catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Precision: w.Precision, Kind: w.Kind,
+				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom})
+			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
+			spot, base, minSize := capacity(w, req.Replicas, f.Nodes)
+			o := Option{Cloud: cloud, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: float64(gpus) * sh.memory,
+				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: f.Nodes, SpotPercentage: spot, OnDemandBase: base}
+			if !f.Fits() {
+				if e, ok := cheapestRegion(o, f, regions); ok {
+					excluded = append(excluded, e)
+				}
 				continue
 			}
-			perNode := n.GPUCount * sh.perGPU
-			nodes := (req.Replicas + perNode - 1) / perNode
-			spot, base, minSize := capacity(req.Workload, nodes)
+			if o.DecodeTokensPerSecond = decodeRate(req, n.GPU(), sh, gpus); !fastEnough(req, o.DecodeTokensPerSecond) {
+				continue
+			}
 			for _, region := range regions {
-				o := Option{Cloud: cloud, Region: region, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: sh.memory,
-					ReplicasPerNode: perNode, Nodes: nodes, SpotPercentage: spot, OnDemandBase: base, DecodeTokensPerSecond: decodeRate(req, n.GPU(), sh)}
-				o.Spec = candidateSpec(o, req.Workload, client, need, minSize)
+				o.Region = region
+				o.Spec = candidateSpec(o, w, client, d.need, minSize, req.Replicas)
 				if c, ok := price(o, env, req.HoursPerMonth); ok {
 					out = append(out, c)
 				}
@@ -95,19 +128,37 @@ func candidates(cloud catalog.Cloud, regions []string, need float64, req Request
 		return cmp.Or(cmp.Compare(a.HourlyUSD, b.HourlyUSD), cmp.Compare(a.Nodes, b.Nodes),
 			cmp.Compare(a.Node.Name, b.Node.Name), cmp.Compare(a.Region, b.Region), cmp.Compare(a.MIGProfile, b.MIGProfile))
 	})
-	return out
+	return out, excluded, filtered
 }
 
-func candidateSpec(o Option, w Workload, client string, need float64, minSize int) pool.Spec {
+// cheapestRegion places an excluded shape in the region where its nodes cost least on-demand.
+func cheapestRegion(o Option, f catalog.Fit, regions []string) (exclusion, bool) {
+	best, found := exclusion{}, false
+	for _, r := range regions {
+		p, ok := o.Node.Price(r)
+		if !ok {
+			continue
+		}
+		usd := p.OnDemandUSD * float64(max(f.Nodes, 1))
+		if !found || usd < best.usd {
+			o.Region = r
+			best, found = exclusion{Option: o, fit: f, usd: usd}, true
+		}
+	}
+	return best, found
+}
+
+func candidateSpec(o Option, w Workload, client string, need float64, minSize, replicas int) pool.Spec {
 	s := pool.Spec{
 		Cloud:        o.Cloud,
 		ResourceType: ResourceTypes[o.Cloud],
 		Name:         candidatePoolName,
 		Region:       o.Region,
 		Client:       client,
-		Workload:     pool.Workload{Kind: w.Kind, Environment: w.Environment, GPUMemoryGiB: need, Interruptible: w.Interruptible},
-		Scaling:      pool.Sizes{Min: min(minSize, o.Nodes), Max: o.Nodes, Desired: o.Nodes},
-		Capacity:     pool.Capacity{SpotPercentage: o.SpotPercentage, OnDemandBase: o.OnDemandBase},
+		Workload: pool.Workload{Kind: w.Kind, Environment: w.Environment, GPUMemoryGiB: need, Interruptible: w.Interruptible,
+			Precision: w.Precision, GPUsPerReplica: o.GPUsPerReplica, Replicas: replicas},
+		Scaling:  pool.Sizes{Min: min(minSize, o.Nodes), Max: o.Nodes, Desired: o.Nodes},
+		Capacity: pool.Capacity{SpotPercentage: o.SpotPercentage, OnDemandBase: o.OnDemandBase},
 	}
 	if o.MIGProfile != "" {
 		s.GPU.MIG = &pool.MIG{Profile: o.MIGProfile}
@@ -145,13 +196,15 @@ func deny(ctx context.Context, c candidate, env Env, withClient bool) (*policy.F
 
 // recommendCloud walks the candidates cheapest first: the first the bundle does not deny wins; the
 // cheaper ones it denies and the next few it does not are the runners-up.
-func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, need float64, req Request, env Env) (*Result, error) {
+func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, d demand, req Request, env Env) (*Result, error) {
 	res := &Result{}
-	all := candidates(cloud, regions, need, req, env)
+	all, excluded, filtered := candidates(cloud, regions, d, req, env)
 	res.Naive = naive(all, env, req.HoursPerMonth)
 	if len(all) == 0 {
-		res.Why = fmt.Sprintf("no %s GPU or MIG slice in %s has %s GiB", cloud, strings.Join(regions, ", "), fmtGiB(need))
-		res.Why, res.Argument = tooSlow(cloud, regions, need, req, env, res.Why)
+		res.Why, res.Argument = noFit(cloud, regions, d, req, excluded, filtered)
+		if why, arg := tooSlow(cloud, regions, d, req, env); arg != "" {
+			res.Why, res.Argument = why, arg
+		}
 		return res, nil
 	}
 	var denied, priced []RunnerUp
@@ -250,18 +303,20 @@ func impossible(a Answer, req Request, regions map[catalog.Cloud][]string) error
 		if req.Workload.GPUMemoryGiB == 0 {
 			argument = "workload.model_parameters_billion"
 		}
-		why = append(why, largestText(req.Clouds, regions))
+		why = append(why, largestText(req, regions))
 	}
 	return &catalog.ArgumentError{Argument: argument, Message: "nothing fits: " + strings.Join(why, "; ")}
 }
 
-// largestText names the GPU with the most memory in the regions, for an impossible memory need.
-func largestText(clouds []catalog.Cloud, regions map[catalog.Cloud][]string) string {
+// largestText names the node with the most GPU memory in the regions (of the GPU models allowed),
+// for an impossible memory need: a replica's GPUs are on one node.
+func largestText(req Request, regions map[catalog.Cloud][]string) string {
 	var best catalog.NodeType
-	for _, cloud := range clouds {
+	total := func(n catalog.NodeType) float64 { return float64(n.GPUCount) * n.GPU().MemoryGiB }
+	for _, cloud := range req.Clouds {
 		for _, n := range catalog.NodeTypes(cloud) {
 			for _, r := range regions[cloud] {
-				if _, ok := n.Price(r); ok && n.GPU().MemoryGiB > best.GPU().MemoryGiB {
+				if _, ok := n.Price(r); ok && allowedModel(req, n.GPUModel) && total(n) > total(best) {
 					best = n
 				}
 			}
@@ -270,9 +325,83 @@ func largestText(clouds []catalog.Cloud, regions map[catalog.Cloud][]string) str
 	if best.Name == "" {
 		return "the catalog prices no GPU there"
 	}
-	return fmt.Sprintf("the most GPU memory there is %s GiB (%s on %s); lower the need, use a smaller precision, or allow more regions",
-		fmtGiB(best.GPU().MemoryGiB), best.GPUModel, best.Name)
+	return fmt.Sprintf("the most GPU memory on one node there is %s GiB (%d x %s on %s, %s GiB usable at %g %% headroom); lower the need, use a smaller precision, or allow more regions",
+		fmtGiB(total(best)), best.GPUCount, best.GPUModel, best.Name, fmtGiB(math.Floor(total(best)*(100-req.headroom()))/100), req.headroom())
 }
 
 func usd(x float64) string    { return fmt.Sprintf("$%.2f", x) }
 func fmtGiB(x float64) string { return fmt.Sprintf("%g", x) }
+
+// constraintArgument is the request argument to change when a constraint excludes everything.
+var constraintArgument = map[string]string{
+	catalog.ConstraintPrecision:      "workload.precision",
+	catalog.ConstraintGPUsPerReplica: "workload.gpus_per_replica",
+	catalog.ConstraintInterconnect:   "workload.gpus_per_replica",
+	catalog.ConstraintNodeLimit:      "replicas",
+}
+
+// constraintNames say in messages what excluded a shape.
+var constraintNames = map[string]string{
+	catalog.ConstraintPrecision:      "precision",
+	catalog.ConstraintMemory:         "GPU memory",
+	catalog.ConstraintGPUsPerReplica: "GPUs per replica",
+	catalog.ConstraintInterconnect:   "NVLink",
+	catalog.ConstraintHostMemory:     "host memory",
+	catalog.ConstraintVCPUs:          "vCPUs",
+	catalog.ConstraintNodeLimit:      "node limit",
+}
+
+// noFit says why no shape of a cloud fits: how many shapes each constraint excluded, with an
+// example, and the nearest options (the cheapest that fail one constraint only). The argument is
+// the one to change for the nearest option ("" for the memory need, which impossible names).
+func noFit(cloud catalog.Cloud, regions []string, d demand, req Request, excluded []exclusion, filtered int) (why, argument string) {
+	var parts []string
+	if filtered > 0 {
+		parts = append(parts, fmt.Sprintf("gpu_models (%s) excluded %d node types", strings.Join(req.GPUModels, ", "), filtered))
+	}
+	count := map[string]int{}
+	example := map[string]exclusion{}
+	var nearest []exclusion
+	for _, e := range excluded {
+		for _, c := range e.fit.Constraints() {
+			if _, seen := example[c]; !seen || e.usd < example[c].usd {
+				example[c] = e
+			}
+			count[c]++
+		}
+		if len(e.fit.Problems) == 1 {
+			nearest = append(nearest, e)
+		}
+	}
+	for _, c := range []string{catalog.ConstraintPrecision, catalog.ConstraintMemory, catalog.ConstraintGPUsPerReplica, catalog.ConstraintInterconnect,
+		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit} {
+		if count[c] == 0 {
+			continue
+		}
+		e := example[c]
+		parts = append(parts, fmt.Sprintf("%s excluded %d shapes (e.g. %s: %s)", constraintNames[c], count[c], e.Label(), problemText(e.fit, c)))
+	}
+	if len(excluded) == 0 && filtered > 0 {
+		argument = "gpu_models"
+	}
+	why = fmt.Sprintf("no %s node, MIG slice or shared GPU in %s fits %s GiB per replica: %s", cloud, strings.Join(regions, ", "), fmtGiB(d.need), strings.Join(parts, "; "))
+	slices.SortStableFunc(nearest, func(a, b exclusion) int { return cmp.Compare(a.usd, b.usd) })
+	if len(nearest) > 0 {
+		var names []string
+		for _, e := range nearest[:min(3, len(nearest))] {
+			names = append(names, fmt.Sprintf("%s at %s/h fails only %s", e.Label(), usd(e.usd), constraintNames[e.fit.Problems[0].Constraint]))
+		}
+		why += "; nearest: " + strings.Join(names, ", ")
+		argument = constraintArgument[nearest[0].fit.Problems[0].Constraint]
+	}
+	return why, argument
+}
+
+func problemText(f catalog.Fit, constraint string) string {
+	for _, p := range f.Problems {
+		if p.Constraint == constraint {
+			return p.Text
+		}
+	}
+	return ""
+}

@@ -9,7 +9,8 @@ import (
 )
 
 // Mixes other than 0/100 % spot keep a floor on demand: interruptible production serving keeps at
-// least half its nodes on demand at its size and at every size the autoscaler may pick; production
+// least half its nodes on demand at its size and at every size the autoscaler may pick, and its
+// floor of two nodes (its replicas spread over two, GF-RS-005) on demand (GF-COST-001); production
 // training over several nodes keeps its first node on demand; staging training is all spot.
 func TestRecommend_spotMixKeepsAFloor(t *testing.T) {
 	e := env(t, catalog.Pricing{})
@@ -20,7 +21,7 @@ func TestRecommend_spotMixKeepsAFloor(t *testing.T) {
 	for name, tt := range map[string]struct {
 		req        Request
 		spot, base int
-	}{"production serving": {serving, 50, 1}, "production training": {training, 100, 1}, "staging training": {staging, 100, 0}} {
+	}{"production serving": {serving, 50, 2}, "production training": {training, 100, 1}, "staging training": {staging, 100, 0}} {
 		a, err := Recommend(context.Background(), tt.req, e)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,10 +33,13 @@ type Workload struct {
 	GPUMemoryGiB  float64 // 0: estimate from the model
 	// The model, when GPUMemoryGiB is 0.
 	ParametersBillion float64
-	Precision         string
+	Precision         string // also with GPUMemoryGiB: the GPU must compute in it
 	Method            string
 	// TokensPerSecond is the decode rate one replica must reach (0: no rate); see throughput.go.
 	TokensPerSecond float64
+	// GPUsPerReplica is the GPUs one replica spans, on one node; 0: the fit's default (inference:
+	// the fewest GPUs of the node that hold it; otherwise 1).
+	GPUsPerReplica int
 }
 
 // Request is what the user asks.
@@ -51,6 +55,10 @@ type Request struct {
 	HoursPerMonth float64
 
 	bytesPerToken float64 // what a decode step reads, when TokensPerSecond is set (throughput.go)
+	// MemoryHeadroomPercent is the share of each GPU's or slice's memory kept free; nil: 5.
+	MemoryHeadroomPercent *float64
+	// GPUModels narrows the catalog to these GPU models (e.g. reserved H100s); empty: all.
+	GPUModels []string
 }
 
 // Env is what the provider is configured with.
@@ -69,6 +77,7 @@ type Option struct {
 	MIGProfile      string // "" for whole GPUs
 	SharingReplicas int    // 0 without sharing
 	ReplicaGiB      float64
+	GPUsPerReplica  int
 	ReplicasPerNode int
 	// DecodeTokensPerSecond is one replica's decode estimate (throughput.go); 0 without a rate.
 	DecodeTokensPerSecond float64
@@ -103,6 +112,8 @@ type Result struct {
 // Answer is the recommendation for every cloud asked.
 type Answer struct {
 	NeedGiB float64
+	// HostGiB is the host memory one replica's weights take (0: estimated from NeedGiB by the fit).
+	HostGiB float64
 	Results map[catalog.Cloud]*Result
 }
 
@@ -116,7 +127,7 @@ const (
 
 // Recommend answers a request. Bad input is a *catalog.ArgumentError naming the argument.
 func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
-	need, err := memoryNeed(req.Workload)
+	need, host, err := memoryNeed(req.Workload)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -135,14 +146,19 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	if req.MaxHourlyUSD < 0 {
 		return Answer{}, &catalog.ArgumentError{Argument: "max_hourly_usd", Message: fmt.Sprintf("must be greater than 0, got %g", req.MaxHourlyUSD)}
 	}
-	regions, err := allowedRegions(req, env.Registry)
+	if err := checkFitInputs(req); err != nil {
+		return Answer{}, err
+	}
+	regions, asked, err := allowedRegions(req, env.Registry)
 	if err != nil {
 		return Answer{}, err
 	}
-	answer := Answer{NeedGiB: need, Results: map[catalog.Cloud]*Result{}}
+	answer := Answer{NeedGiB: need, HostGiB: host, Results: map[catalog.Cloud]*Result{}}
 	for _, cloud := range req.Clouds {
-		res, err := recommendCloud(ctx, cloud, regions[cloud], need, req, env)
-		if err != nil {
+		var res *Result
+		if len(regions[cloud]) == 0 {
+			res = residencyExcludes(cloud, asked[cloud], req, env.Registry)
+		} else if res, err = recommendCloud(ctx, cloud, regions[cloud], demand{need: need, host: host}, req, env); err != nil {
 			return Answer{}, err
 		}
 		answer.Results[cloud] = res
@@ -150,13 +166,94 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	return answer, impossible(answer, req, regions)
 }
 
-// memoryNeed is the GPU memory one replica needs: given, or estimated from the model.
-func memoryNeed(w Workload) (float64, error) {
+// headroom is the memory headroom the request asks for, or the default.
+func (r Request) headroom() float64 {
+	if r.MemoryHeadroomPercent == nil {
+		return catalog.DefaultMemoryHeadroomPercent
+	}
+	return *r.MemoryHeadroomPercent
+}
+
+// checkFitInputs rejects fit inputs no pool could meet: a headroom outside 0–50 %, an unknown
+// GPU model, a precision the catalog does not know, and GPUs per replica below 1 or above the
+// largest node of the clouds asked (of the GPU models allowed).
+func checkFitInputs(req Request) error {
+	if h := req.headroom(); h < 0 || h > 50 || math.IsNaN(h) {
+		return &catalog.ArgumentError{Argument: "memory_headroom_percent", Message: fmt.Sprintf("must be between 0 and 50, got %g", h)}
+	}
+	var names []string
+	for _, g := range catalog.GPUs() {
+		names = append(names, g.Name)
+	}
+	for i, m := range req.GPUModels {
+		if _, ok := catalog.GPU(m); !ok {
+			return &catalog.ArgumentError{Argument: fmt.Sprintf("gpu_models[%d]", i), Message: fmt.Sprintf(
+				"unknown GPU model %q; GPU models, nearest first: %s", m, strings.Join(catalog.Nearest(m, names), ", "))}
+		}
+	}
+	if p := req.Workload.Precision; p != "" {
+		if _, ok := catalog.MinComputeCapability[p]; !ok {
+			return &catalog.ArgumentError{Argument: "workload.precision", Message: fmt.Sprintf(
+				"unknown precision %q; valid values, nearest first: %s", p, strings.Join(catalog.Nearest(p, catalog.Precisions()), ", "))}
+		}
+	}
+	g := req.Workload.GPUsPerReplica
+	if g < 0 {
+		return &catalog.ArgumentError{Argument: "workload.gpus_per_replica", Message: fmt.Sprintf("must be 1 or more, got %d", g)}
+	}
+	if g > 0 {
+		var largest catalog.NodeType
+		for _, cloud := range req.Clouds {
+			for _, n := range catalog.NodeTypes(cloud) {
+				if allowedModel(req, n.GPUModel) && n.GPUCount > largest.GPUCount {
+					largest = n
+				}
+			}
+		}
+		if g > largest.GPUCount {
+			return &catalog.ArgumentError{Argument: "workload.gpus_per_replica", Message: fmt.Sprintf(
+				"a replica's GPUs must be on one node, and the largest node of %s has %d GPUs (%s, %d x %s); got %d",
+				joinClouds(req.Clouds), largest.GPUCount, largest.Name, largest.GPUCount, largest.GPUModel, g)}
+		}
+	}
+	return nil
+}
+
+// allowedModel reports whether gpu_models lets a GPU model in.
+func allowedModel(req Request, model string) bool {
+	if len(req.GPUModels) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(req.GPUModels, func(m string) bool { return strings.EqualFold(m, model) })
+}
+
+func joinClouds(clouds []catalog.Cloud) string {
+	out := make([]string, len(clouds))
+	for i, c := range clouds {
+		out[i] = string(c)
+	}
+	return strings.Join(out, " and ")
+}
+
+// residencyExcludes is the answer for a cloud whose regions the client's allowed_regions all exclude.
+func residencyExcludes(cloud catalog.Cloud, asked []string, req Request, registry pool.Registry) *Result {
+	c, _ := registry.Lookup(req.Client)
+	if len(asked) == 0 {
+		return &Result{Argument: "regions", Why: fmt.Sprintf("regions %s match no %s region the catalog prices", strings.Join(req.Regions, ", "), cloud)}
+	}
+	return &Result{Argument: "client", Why: fmt.Sprintf(
+		"data residency excludes every %s region asked: client %q may only run in %s, and the %s regions that regions %s match (%s) are outside it",
+		cloud, req.Client, strings.Join(c.AllowedRegions, ", "), cloud, strings.Join(req.Regions, ", "), strings.Join(asked, ", "))}
+}
+
+// memoryNeed is the GPU memory one replica needs, given or estimated from the model, and the host
+// memory its weights take when the model is known (0 otherwise: the fit estimates it).
+func memoryNeed(w Workload) (need, host float64, err error) {
 	if w.GPUMemoryGiB != 0 {
 		if w.GPUMemoryGiB < 0 || math.IsNaN(w.GPUMemoryGiB) {
-			return 0, &catalog.ArgumentError{Argument: "workload.gpu_memory_gib", Message: fmt.Sprintf("must be greater than 0 GiB, got %g", w.GPUMemoryGiB)}
+			return 0, 0, &catalog.ArgumentError{Argument: "workload.gpu_memory_gib", Message: fmt.Sprintf("must be greater than 0 GiB, got %g", w.GPUMemoryGiB)}
 		}
-		return w.GPUMemoryGiB, nil
+		return w.GPUMemoryGiB, 0, nil
 	}
 	kind := catalog.MemoryKindInference
 	if w.Kind == pool.KindTraining {
@@ -168,16 +265,19 @@ func memoryNeed(w Workload) (float64, error) {
 		if arg == "parameters_billion" {
 			arg = "model_parameters_billion"
 		}
-		return 0, &catalog.ArgumentError{Argument: "workload." + arg, Message: ae.Message}
+		return 0, 0, &catalog.ArgumentError{Argument: "workload." + arg, Message: ae.Message}
 	}
-	return e.GiB, err
+	if err != nil {
+		return 0, 0, err
+	}
+	return e.GiB, catalog.GBToGiB(e.WeightsGB), nil
 }
 
 // allowedRegions is, per cloud, the catalog's regions that a glob of req.Regions matches and the
 // client's allowed_regions allow.
-func allowedRegions(req Request, registry pool.Registry) (map[catalog.Cloud][]string, error) {
+func allowedRegions(req Request, registry pool.Registry) (allowedByCloud, askedByCloud map[catalog.Cloud][]string, err error) {
 	if len(req.Regions) == 0 {
-		return nil, &catalog.ArgumentError{Argument: "regions", Message: "list at least one region or glob, e.g. \"us-east-1\" or \"eu-*\""}
+		return nil, nil, &catalog.ArgumentError{Argument: "regions", Message: "list at least one region or glob, e.g. \"us-east-1\" or \"eu-*\""}
 	}
 	var known []string
 	for _, cloud := range req.Clouds {
@@ -185,27 +285,31 @@ func allowedRegions(req Request, registry pool.Registry) (map[catalog.Cloud][]st
 	}
 	asked, err := catalog.CompileRegionGlobs("regions", req.Regions, known)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	allowed := func(string) bool { return true }
 	if req.Client != "" {
 		c, ok := registry.Lookup(req.Client)
 		if !ok {
-			return nil, &catalog.ArgumentError{Argument: "client", Message: unknownClient(req.Client, registry)}
+			return nil, nil, &catalog.ArgumentError{Argument: "client", Message: unknownClient(req.Client, registry)}
 		}
 		if len(c.AllowedRegions) > 0 {
 			globs, err := catalog.CompileRegionGlobs("client", c.AllowedRegions, nil)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			allowed = globs.Match
 		}
 	}
-	out := map[catalog.Cloud][]string{}
+	out, askedOut := map[catalog.Cloud][]string{}, map[catalog.Cloud][]string{}
 	var total int
 	for _, cloud := range req.Clouds {
 		for _, r := range catalog.Regions(cloud) {
-			if asked.Match(r) && allowed(r) {
+			if !asked.Match(r) {
+				continue
+			}
+			askedOut[cloud] = append(askedOut[cloud], r)
+			if allowed(r) {
 				out[cloud] = append(out[cloud], r)
 				total++
 			}
@@ -213,10 +317,10 @@ func allowedRegions(req Request, registry pool.Registry) (map[catalog.Cloud][]st
 	}
 	if total == 0 {
 		c, _ := registry.Lookup(req.Client)
-		return nil, &catalog.ArgumentError{Argument: "client", Message: fmt.Sprintf("client %q may only run in %s, and regions %s match none of those regions",
+		return nil, nil, &catalog.ArgumentError{Argument: "client", Message: fmt.Sprintf("data residency: client %q may only run in %s, and regions %s match none of those regions",
 			req.Client, strings.Join(c.AllowedRegions, ", "), strings.Join(req.Regions, ", "))}
 	}
-	return out, nil
+	return out, askedOut, nil
 }
 
 func unknownClient(client string, registry pool.Registry) string {

@@ -108,8 +108,10 @@ func TestRecommend_spotMix(t *testing.T) {
 		spot, base, minSize int
 	}{
 		{trainSpot, 100, 0, 0},
-		{serveSpot, 50, 1, 1},
-		{serve7B, 0, 0, 1},
+		// Three production replicas spread over at least two nodes (GF-RS-005); on spot, both of the
+		// floor's nodes on demand (GF-COST-001) and half of the rest on spot.
+		{serveSpot, 50, 2, 2},
+		{serve7B, 0, 0, 2},
 		{prodSmall, 0, 0, 0},
 	}
 	for _, tt := range tests {
@@ -193,14 +195,26 @@ func TestRecommend_badInput(t *testing.T) {
 			"client", []string{`"globx"`, "nearest first: globex"}},
 		{"client's regions exclude all asked", Request{Workload: prodSmall, Clouds: both, Regions: []string{"us-*"}, Client: "acme"},
 			"client", []string{"eu-*", "us-*"}},
-		{"impossible memory", Request{Workload: Workload{Kind: "inference", Environment: "staging", GPUMemoryGiB: 500}, Clouds: both, Regions: []string{"us-*"}},
-			"workload.gpu_memory_gib", []string{"nothing fits", "500 GiB", "most GPU memory"}},
+		{"impossible memory", Request{Workload: Workload{Kind: "inference", Environment: "staging", GPUMemoryGiB: 5000}, Clouds: both, Regions: []string{"us-*"}},
+			"workload.gpu_memory_gib", []string{"nothing fits", "5000 GiB", "most GPU memory on one node"}},
 		{"impossible model", Request{Workload: Workload{Kind: "training", Environment: "staging", ParametersBillion: 70, Precision: "bf16"}, Clouds: both, Regions: []string{"us-*"}},
 			"workload.model_parameters_billion", []string{"nothing fits"}},
+		{"gpus_per_replica above the largest node", Request{Workload: Workload{Kind: "inference", Environment: "staging", GPUMemoryGiB: 40, GPUsPerReplica: 9}, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-*"}},
+			"workload.gpus_per_replica", []string{"largest node of aws has 8 GPUs", "got 9"}},
+		{"gpus_per_replica above the allowed models' nodes", Request{Workload: Workload{Kind: "inference", Environment: "staging", GPUMemoryGiB: 40, GPUsPerReplica: 16}, Clouds: both, Regions: []string{"us-*"}, GPUModels: []string{"L4"}},
+			"workload.gpus_per_replica", []string{"has 8 GPUs", "L4"}},
+		{"unknown gpu model", Request{Workload: prodSmall, Clouds: both, Regions: []string{"us-*"}, GPUModels: []string{"L4", "H100"}},
+			"gpu_models[1]", []string{`"H100"`, "nearest first: H100-80GB"}},
+		{"headroom above 50", Request{Workload: prodSmall, Clouds: both, Regions: []string{"us-*"}, MemoryHeadroomPercent: ptr(60.0)},
+			"memory_headroom_percent", []string{"between 0 and 50", "60"}},
+		{"unknown precision with a memory need", Request{Workload: Workload{Kind: "inference", Environment: "staging", GPUMemoryGiB: 4, Precision: "fp4"}, Clouds: both, Regions: []string{"*"}},
+			"workload.precision", []string{`"fp4"`, "fp8"}},
+		{"nothing the gpu models offer fits", Request{Workload: Workload{Kind: "inference", Environment: "staging", GPUMemoryGiB: 4, Precision: "bf16"}, Clouds: both, Regions: []string{"us-*"}, GPUModels: []string{"T4", "V100-16GB"}},
+			"workload.precision", []string{"precision excluded", "does not compute in bf16", "gpu_models (T4, V100-16GB) excluded"}},
 		{"price cap too low", Request{Workload: prodSmall, Clouds: both, Regions: []string{"us-*"}, MaxHourlyUSD: 0.01},
 			"max_hourly_usd", []string{"over max_hourly_usd"}},
 		{"policy denies everything", Request{Workload: Workload{Kind: "inference", Environment: "production", GPUMemoryGiB: 100}, Clouds: both, Regions: []string{"us-*"}, Client: "globex"},
-			"client", []string{"policy bundle denies every aws option", "GF-COST-004", "budget"}},
+			"client", []string{"policy bundle denies every aws option", "GF-ISO-004", "whole GPUs without MIG"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,3 +251,5 @@ func assertArgument(t *testing.T, err error, argument string, texts ...string) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

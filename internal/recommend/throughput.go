@@ -38,8 +38,9 @@ func checkThroughput(req *Request, need float64) error {
 	return nil
 }
 
-// decodeRate is one replica's decode estimate on a shape of node type n (0 without a rate asked).
-func decodeRate(req Request, g catalog.GPUModel, sh shape) float64 {
+// decodeRate is one replica's decode estimate on a shape of node type n, the replica over gpus of
+// its GPUs (tensor parallel), 0 without a rate asked.
+func decodeRate(req Request, g catalog.GPUModel, sh shape, gpus int) float64 {
 	if req.bytesPerToken == 0 {
 		return 0
 	}
@@ -50,35 +51,36 @@ func decodeRate(req Request, g catalog.GPUModel, sh shape) float64 {
 	case sh.sharing > 0:
 		share = 1 / float64(sh.sharing)
 	}
-	rate, err := catalog.DecodeTokensPerSecond(catalog.DecodeShape{GPU: g, GPUsPerReplica: 1, Share: min(share, 1)}, req.bytesPerToken)
+	rate, err := catalog.DecodeTokensPerSecond(catalog.DecodeShape{GPU: g, GPUsPerReplica: max(gpus, 1), Share: min(share, 1)}, req.bytesPerToken)
 	if err != nil {
 		return 0
 	}
 	return rate
 }
 
-// fastEnough reports whether a shape meets the requested rate (always, without one).
-func fastEnough(req Request, g catalog.GPUModel, sh shape) bool {
-	return req.Workload.TokensPerSecond == 0 || decodeRate(req, g, sh) >= req.Workload.TokensPerSecond
+// fastEnough reports whether a replica's decode rate meets the requested one (always, without one).
+func fastEnough(req Request, rate float64) bool {
+	return req.Workload.TokensPerSecond == 0 || rate >= req.Workload.TokensPerSecond
 }
 
 // tooSlow explains an empty candidate list when the rate, not the memory, emptied it: the fastest
-// option that holds the memory and its rate, and the argument to change. Otherwise why stands.
-func tooSlow(cloud catalog.Cloud, regions []string, need float64, req Request, env Env, why string) (string, string) {
+// option that holds the memory and its rate, and the argument to change; "" and "" otherwise.
+func tooSlow(cloud catalog.Cloud, regions []string, d demand, req Request, env Env) (string, string) {
 	if req.Workload.TokensPerSecond == 0 {
-		return why, ""
+		return "", ""
 	}
 	memoryOnly := req
 	memoryOnly.Workload.TokensPerSecond = 0
 	var fastest *candidate
-	for _, c := range candidates(cloud, regions, need, memoryOnly, env) {
+	all, _, _ := candidates(cloud, regions, d, memoryOnly, env)
+	for _, c := range all {
 		if fastest == nil || c.DecodeTokensPerSecond > fastest.DecodeTokensPerSecond {
 			fastest = &c
 		}
 	}
 	if fastest == nil {
-		return why, ""
+		return "", ""
 	}
 	return fmt.Sprintf("no %s option in %s decodes %g tokens/s per replica; the fastest that holds %s GiB, %s, decodes about %.1f tokens/s (estimate: memory bandwidth × %g ÷ bytes per token)",
-		cloud, strings.Join(regions, ", "), req.Workload.TokensPerSecond, fmtGiB(need), fastest.Label(), fastest.DecodeTokensPerSecond, catalog.DecodeEfficiency), "workload.tokens_per_second"
+		cloud, strings.Join(regions, ", "), req.Workload.TokensPerSecond, fmtGiB(d.need), fastest.Label(), fastest.DecodeTokensPerSecond, catalog.DecodeEfficiency), "workload.tokens_per_second"
 }

@@ -88,6 +88,9 @@ ours(rc, cloud) := {
 		"environment": object.get(a, ["workload", "environment"], null),
 		"gpu_memory_gib": object.get(a, ["workload", "gpu_memory_gib"], null),
 		"interruptible": object.get(a, ["workload", "interruptible"], null),
+		"precision": object.get(a, ["workload", "precision"], null),
+		"gpus_per_replica": object.get(a, ["workload", "gpus_per_replica"], null),
+		"replicas": object.get(a, ["workload", "replicas"], null),
 	},
 	"gpu": {
 		"model": model,
@@ -196,13 +199,19 @@ convention_client(labels, tags) := c if {
 
 # Workload fields from the gpufleet.io/* node labels (an object); null where a label is absent, and
 # all null while the labels are unknown (null).
-convention_workload(null) := {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null}
+convention_workload(null) := {
+	"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null,
+	"precision": null, "gpus_per_replica": null, "replicas": null,
+}
 
 convention_workload(l) := {
 	"kind": object.get(l, "gpufleet.io/workload", null),
 	"environment": object.get(l, "gpufleet.io/environment", null),
 	"gpu_memory_gib": convention_memory(l),
 	"interruptible": object.get(_booleans, [lower(object.get(l, "gpufleet.io/interruptible", ""))], null),
+	"precision": object.get(l, lib.label_precision, null),
+	"gpus_per_replica": lib.num_label(object.get(l, "gpufleet.io/gpus-per-replica", null)),
+	"replicas": lib.num_label(object.get(l, "gpufleet.io/replicas", null)),
 }
 
 _booleans := {"true": true, "false": false}

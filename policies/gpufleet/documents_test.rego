@@ -46,7 +46,7 @@ ours_after := {
 	"region": "eu-west-1",
 	"cluster_name": "ml",
 	"instance_types": ["p4d.24xlarge"],
-	"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true},
+	"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null},
 	"gpu": {"mig": {"profile": "3g.20gb", "config": null}, "sharing": null},
 	"scaling": {"min_size": 1, "max_size": 5, "desired_size": 3},
 	"capacity": {"spot_percentage": 50, "on_demand_base": 1, "reservation": {"id": "cr-1", "type": "capacity-reservation"}},
@@ -75,7 +75,7 @@ test_ours_eks_document if {
 		"zones": null,
 		"name": "train",
 		"client": "acme",
-		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true},
+		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null},
 		"gpu": {
 			"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8,
 			"mig_profile": "3g.20gb", "mig_config": null, "slice_memory_gib": 20, "sharing": null,
@@ -225,7 +225,7 @@ test_eks_document if {
 		"zones": null,
 		"name": "train",
 		"client": "globex",
-		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true},
+		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null},
 		"gpu": {
 			"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8,
 			"mig_profile": null, "mig_config": null, "slice_memory_gib": 40, "sharing": null,
@@ -324,7 +324,7 @@ test_eks_conventions if {
 	doc.gpu.sharing == {"strategy": "mps", "replicas": null}
 	doc.capacity.spot_percentage == 0
 	doc.capacity.reservation.type == "capacity-block"
-	doc.workload == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null}
+	doc.workload == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": null}
 }
 
 # Without gpufleet.io/gpu-memory-gib, the need is estimated from the model labels with the catalog's
@@ -418,7 +418,7 @@ test_gke_document if {
 		"zones": ["us-central1-a", "us-central1-b"],
 		"name": "infer",
 		"client": "initech",
-		"workload": {"kind": "inference", "environment": null, "gpu_memory_gib": 12.5, "interruptible": null},
+		"workload": {"kind": "inference", "environment": null, "gpu_memory_gib": 12.5, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": null},
 		"gpu": {
 			"model": "T4", "class": "inference", "memory_gib": 16, "per_node": 2,
 			"mig_profile": null, "mig_config": null, "slice_memory_gib": 16,
@@ -701,4 +701,26 @@ gke_cluster(name, location, zones) := {
 # Waiver tags whose rule ids differ only in case: the reason of the first key, never a conflict.
 test_waiver_tags_differing_only_in_case if {
 	documents.convention_waivers({"gpufleet-waive-gf-cost-002": "b", "gpufleet-waive-GF-COST-002": "a", "team": "x"}) == {"GF-COST-002": "a"}
+}
+
+# The fit's labels on an official resource: precision, GPUs per replica and replicas, judged by
+# GF-RS-004 (bf16 on a T4) and GF-RS-005 (two production replicas on a node group of one node).
+test_eks_fit_labels if {
+	labels := {
+		"gpufleet.io/client": "globex", "gpufleet.io/workload": "inference", "gpufleet.io/environment": "production",
+		"gpufleet.io/gpu-memory-gib": "8", "gpufleet.io/precision": "bf16", "gpufleet.io/gpus-per-replica": "1", "gpufleet.io/replicas": "2",
+	}
+	after := json.patch(eks_after, [
+		{"op": "replace", "path": "/labels", "value": labels},
+		{"op": "replace", "path": "/instance_types", "value": ["g4dn.xlarge"]},
+		{"op": "replace", "path": "/scaling_config", "value": [{"min_size": 1, "max_size": 1, "desired_size": 1}]},
+	])
+	[doc] := pool_docs with input as plan([rc("aws_eks_node_group", after)])
+	doc.workload.precision == "bf16"
+	doc.workload.gpus_per_replica == 1
+	doc.workload.replicas == 2
+	some d in data.gpufleet.rules.deny with input as doc
+	d.rule == "GF-RS-004"
+	some w in data.gpufleet.rules.warn with input as doc
+	w.rule == "GF-RS-005"
 }

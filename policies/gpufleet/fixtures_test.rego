@@ -31,6 +31,8 @@ catalog := {
 		"T4": {"architecture": "Turing", "balanced_mig": [], "class": "inference", "gke_accelerator": "nvidia-tesla-t4", "memory_gib": 16, "mig_profiles": {}},
 	},
 	"hours_per_month": 730,
+	# The fit's numbers, as generated (the suggestions count the memory headroom).
+	"fit_model": data.gpufleet.catalog.fit_model,
 	# What the generator writes for the subset above (catalog.replica_options, inference_gpu_options).
 	"replica_options": {
 		"aws": {
@@ -112,7 +114,7 @@ doc := {
 	"zones": ["eu-west-1a"],
 	"name": "test",
 	"client": "acme",
-	"workload": {"kind": "inference", "environment": "staging", "gpu_memory_gib": 16, "interruptible": false},
+	"workload": {"kind": "inference", "environment": "staging", "gpu_memory_gib": 13, "interruptible": false},
 	"gpu": {
 		"model": "L4", "class": "inference", "memory_gib": 24, "per_node": 1,
 		"mig_profile": null, "mig_config": null, "slice_memory_gib": 24, "sharing": null,

@@ -30,9 +30,12 @@ resource "gpufleet_eks_node_pool" "serve" {
   instance_types = [local.aws.node_type]
 
   workload {
-    kind           = "inference"
-    environment    = "production"
-    gpu_memory_gib = local.need
+    kind             = "inference"
+    environment      = "production"
+    gpu_memory_gib   = local.need
+    precision        = "fp16"
+    gpus_per_replica = local.aws.gpus_per_replica
+    replicas         = 8
   }
 
   dynamic "gpu" {
@@ -69,9 +72,12 @@ resource "gpufleet_gke_node_pool" "serve" {
   node_locations = ["${local.gcp.region}-a"]
 
   workload {
-    kind           = "inference"
-    environment    = "production"
-    gpu_memory_gib = local.need
+    kind             = "inference"
+    environment      = "production"
+    gpu_memory_gib   = local.need
+    precision        = "fp16"
+    gpus_per_replica = local.gcp.gpus_per_replica
+    replicas         = 8
   }
 
   gpu {

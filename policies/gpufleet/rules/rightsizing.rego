@@ -1,9 +1,14 @@
 # Right-sizing rules.
-#   GF-RS-001 deny  the GPU (or MIG slice) memory is smaller than workload.gpu_memory_gib
+#   GF-RS-001 deny  the workload does not fit the pool's nodes (lib.fit): GPU or MIG slice memory with
+#                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs
 #   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
 #                   fitting option on the same cloud and region
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
 #                   smaller inference GPU fits
+#   GF-RS-004 deny  the pool's GPU does not compute in workload.precision (bf16: 8.0+, fp8: 8.9+)
+#   GF-RS-005 warn  production inference with two or more replicas on a pool of at most one node
+#   GF-RS-007 warn  the node's host memory or vCPUs do not hold the replicas it runs (lib.fit); a warning,
+#                   as a pool document knows the weights only as workload.gpu_memory_gib / 1.2
 package gpufleet.rules
 
 import data.gpufleet.lib
@@ -13,16 +18,73 @@ import input as doc
 # GF-RS-001
 # ---------------------------------------------------------------------------------------------
 
-deny contains {"rule": "GF-RS-001", "attribute": _memory_attribute, "text": text} if {
-	have := doc.gpu.slice_memory_gib
-	need := doc.workload.gpu_memory_gib
-	have < need
-	is_number(have)
-	is_number(need)
-	text := sprintf("%s has %s GiB of GPU memory but workload.gpu_memory_gib needs %s GiB; %s", [
-		_unit, lib.gib(have), lib.gib(need), _rs001_fix,
-	])
+# The fit (lib.fit, the bundle's copy of catalog.FitWorkload) decides: the replica's GPU memory
+# with headroom, its GPUs on one node, NVLink for training over several GPUs. Precision is
+# GF-RS-004's, host memory and vCPUs GF-RS-007's.
+deny contains {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text": text} if {
+	f := lib.doc_fit(doc)
+	failed := [c | some c in _rs001_constraints; c in f.problems]
+	count(failed) > 0
+	text := sprintf("%s; %s", [concat("; ", [_rs001_text(c, f) | some c in failed]), _rs001_fix_for(failed)])
 }
+
+# In the order the message names them.
+_rs001_constraints := ["memory", "gpus_per_replica", "interconnect"]
+
+# ---------------------------------------------------------------------------------------------
+# GF-RS-007
+# ---------------------------------------------------------------------------------------------
+
+bundle_warn contains {"rule": "GF-RS-007", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+	f := lib.doc_fit(doc)
+	failed := [c | some c in ["host_memory", "vcpus"]; c in f.problems]
+	count(failed) > 0
+	text := sprintf("%s; choose a node type with more host memory or vCPUs per GPU, or fewer replicas per node", [concat("; ", [_rs001_text(c, f) | some c in failed])])
+}
+
+_rs001_text("memory", f) := sprintf("%s has %s GiB of GPU memory but workload.gpu_memory_gib needs %s GiB per replica; %s GiB of it is usable with %v %% kept free", [
+	_unit, lib.gib(doc.gpu.slice_memory_gib), lib.gib(doc.workload.gpu_memory_gib), lib.gib(f.usable_gib), lib.memory_headroom_percent,
+]) if {
+	f.gpus_per_replica == 1
+}
+
+_rs001_text("memory", f) := sprintf("%d %s GPUs per replica have %s GiB usable with %v %% kept free, but workload.gpu_memory_gib needs %s GiB per replica", [
+	min([f.gpus_per_replica, doc.gpu.per_node]), doc.gpu.model, lib.gib(f.usable_gib), lib.memory_headroom_percent, lib.gib(doc.workload.gpu_memory_gib),
+]) if {
+	f.gpus_per_replica > 1
+}
+
+_rs001_text("gpus_per_replica", f) := sprintf("a replica over %d GPUs needs them on one node, and a node of this pool has %d%s", [
+	f.gpus_per_replica, doc.gpu.per_node, _partitioned_note,
+])
+
+_rs001_text("interconnect", f) := sprintf("a training replica over %d GPUs needs NVLink between them, and the %s GPUs of this node share %s only", [
+	f.gpus_per_replica, doc.gpu.model, object.get(lib.doc_node(doc), "interconnect", "the PCIe bus"),
+])
+
+_rs001_text("host_memory", f) := sprintf("the replicas of a node need %s GiB of host memory (their weights, about workload.gpu_memory_gib / %v each, and the system reserve), the node has %s GiB", [
+	lib.gib(f.host_need_gib), data.gpufleet.catalog.fit_model.inference_overhead, lib.gib(lib.doc_node(doc).memory_gib),
+])
+
+_rs001_text("vcpus", f) := sprintf("the %d replicas of a node need %d vCPUs, the node has %d", [
+	f.replicas_per_node, f.replicas_per_node * data.gpufleet.catalog.fit_model.vcpus_per_replica, lib.doc_node(doc).vcpu,
+])
+
+_partitioned_note := " (a MIG slice or a shared GPU holds a replica of one GPU)" if {
+	lib.doc_partitioned(doc)
+} else := ""
+
+_rs001_attribute(failed) := "workload.gpus_per_replica" if {
+	"gpus_per_replica" in failed
+} else := _memory_attribute if {
+	failed[0] == "memory"
+} else := _shape_attribute[doc.cloud]
+
+_rs001_fix_for(failed) := _rs001_fix if {
+	failed == ["memory"]
+} else := sprintf("set workload.gpus_per_replica to at most %d, or choose a node type with more GPUs", [doc.gpu.per_node]) if {
+	"gpus_per_replica" in failed
+} else := "choose a node type with more GPUs per node, or NVLink-linked GPUs for training over several GPUs"
 
 _rs001_fix := "choose a larger MIG profile (gpu.mig) or a GPU with more memory" if {
 	_uses_mig
@@ -41,7 +103,7 @@ _memory_attribute := "gpu.mig.profile" if {
 # Two definitions, so that the common cases (no oversize_factor in the policy data, or 4) cost one
 # comparison per pool and no rule lookup.
 bundle_warn contains _rs002(have, need, 4) if {
-	have := doc.gpu.slice_memory_gib
+	have := _rs002_have
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
 	need > 0
@@ -54,7 +116,7 @@ bundle_warn contains _rs002(have, need, factor) if {
 	factor := data.gpufleet.thresholds.oversize_factor
 	factor != 4
 	factor == lib.configured_oversize_factor
-	have := doc.gpu.slice_memory_gib
+	have := _rs002_have
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
 	need > 0
@@ -64,18 +126,29 @@ bundle_warn contains _rs002(have, need, factor) if {
 
 _other_oversize_factor if lib.configured_oversize_factor != 4
 
+# The memory one replica gets: the slice or GPU, split between the replicas that time-share it (as
+# the fit splits it).
+_rs002_have := doc.gpu.slice_memory_gib / doc.gpu.sharing.replicas if {
+	is_number(doc.gpu.slice_memory_gib)
+	doc.gpu.sharing.replicas > 0
+} else := doc.gpu.slice_memory_gib
+
+_rs002_unit := sprintf("each of the %v replicas time-sharing %s", [doc.gpu.sharing.replicas, _unit]) if {
+	doc.gpu.sharing.replicas > 0
+} else := _unit
+
 _rs002(have, need, factor) := {"rule": "GF-RS-002", "attribute": _size_attribute, "text": text} if {
 	text := sprintf("%s has %s GiB of GPU memory, more than %v x the %s GiB workload.gpu_memory_gib; %s", [
-		_unit, lib.gib(have), factor, lib.gib(need), _suggestion_text(_cheapest_fit(need, factor * need)),
+		_rs002_unit, lib.gib(have), factor, lib.gib(need), _suggestion_text(_cheapest_fit(need, factor * need)),
 	])
 }
 
 # The cheapest option that fits and is not itself oversized, else the cheapest that fits. The
 # catalog lists the cheapest option of each memory size per region (catalog.replica_options).
 _cheapest_fit(need, limit) := o if {
-	o := min({x | some x in _options; x[1] >= need; x[1] <= limit})
+	o := min({x | some x in _options; _option_fits(x, need); x[1] <= limit})
 } else := o if {
-	o := min({x | some x in _options; x[1] >= need})
+	o := min({x | some x in _options; _option_fits(x, need)})
 } else := []
 
 _options := data.gpufleet.catalog.replica_options[doc.cloud][doc.region]
@@ -114,7 +187,7 @@ bundle_warn contains {"rule": "GF-RS-003", "attribute": attribute, "text": text}
 _cheapest_smaller_inference(need, have) := o if {
 	o := min({x |
 		some x in data.gpufleet.catalog.inference_gpu_options[doc.cloud][doc.region]
-		x[1] >= need
+		_option_fits(x, need)
 		x[1] < have
 	})
 } else := []
@@ -124,7 +197,7 @@ _smallest_mig_fit(need, have) := min(fits) if {
 	fits := {[p.memory_gib, name] |
 		some name, p in lib.gpu(doc.gpu.model).mig_profiles
 		not contains(name, "+")
-		p.memory_gib >= need
+		lib.fit_usable_gib(p.memory_gib, lib.memory_headroom_percent) >= need
 		p.memory_gib < have
 	}
 	count(fits) > 0
@@ -148,6 +221,37 @@ _rs003_text(slice, o) := sprintf("the MIG slice %s (%s GiB) fits (set gpu.mig.pr
 }
 
 # ---------------------------------------------------------------------------------------------
+# GF-RS-004
+# ---------------------------------------------------------------------------------------------
+
+deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+	precision := doc.workload.precision
+	is_string(precision)
+	g := lib.gpu(doc.gpu.model)
+	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]
+	not lib.precision_supported(doc.gpu.model, precision)
+	text := sprintf("%s (%s, compute capability %v) does not compute in %s, which needs compute capability %v or newer; choose a newer GPU or set workload.precision to one it supports", [
+		doc.gpu.model, g.architecture, g.compute_capability, precision, need,
+	])
+}
+
+# ---------------------------------------------------------------------------------------------
+# GF-RS-005
+# ---------------------------------------------------------------------------------------------
+
+bundle_warn contains {"rule": "GF-RS-005", "attribute": "scaling.max_size", "text": text} if {
+	replicas := doc.workload.replicas
+	is_number(replicas)
+	lib.spreads_replicas(doc.workload.kind, doc.workload.environment, replicas)
+	size := doc.scaling.max_size
+	is_number(size)
+	size < 2
+	text := sprintf("production inference with %v replicas on a pool of at most %v node: one node's loss takes every replica down; set scaling.max_size (and min_size) to at least 2 so the replicas spread over nodes", [
+		replicas, size,
+	])
+}
+
+# ---------------------------------------------------------------------------------------------
 # Shared helpers
 # ---------------------------------------------------------------------------------------------
 
@@ -164,7 +268,20 @@ _unit := sprintf("the MIG slice %s of %s", [doc.gpu.mig_profile, doc.gpu.model])
 	is_string(doc.gpu.model)
 } else := "one GPU"
 
-# An option of catalog.replica_options: [unit_usd, memory_gib, "gpu" | "mig", class, text, gpu_usd].
+# An option of catalog.replica_options holds a replica (the fit's memory with headroom, and the
+# workload's precision when the option names its GPU's compute capability, x[6]).
+_option_fits(x, need) if {
+	lib.fit_usable_gib(x[1], lib.memory_headroom_percent) >= need
+	_option_computes(x)
+}
+
+_option_computes(_) if not is_string(doc.workload.precision)
+
+_option_computes(x) if count(x) < 7
+
+_option_computes(x) if x[6] >= data.gpufleet.catalog.fit_model.min_compute_capability[doc.workload.precision]
+
+# An option of catalog.replica_options: [unit_usd, memory_gib, "gpu" | "mig", class, text, gpu_usd, compute_capability].
 option_text(o) := sprintf("%s at %s/h per GPU", [o[4], lib.usd(o[0])]) if o[2] == "gpu"
 
 option_text(o) := sprintf("%s at %s/h per slice (%s/h per GPU)", [o[4], lib.usd(o[0]), lib.usd(o[5])]) if o[2] == "mig"

@@ -27,7 +27,100 @@ test_rs001_mig_slice_too_small if {
 }
 
 test_rs001_fits if {
-	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 24}})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 13}})
+}
+
+# The old answer to "does 24 GiB fit a 24 GiB GPU" was yes; with 5 % kept free it is 22.8 GiB.
+test_rs001_memory_headroom if {
+	fs := fx.of(findings.deny, "GF-RS-001") with input as fx.pool({"workload": {"gpu_memory_gib": 23}, "instance_types": ["g6.4xlarge"]})
+	some f in fs
+	f.attribute == "workload.gpu_memory_gib"
+	contains(f.msg, "needs 23 GiB per replica; 22.8 GiB of it is usable with 5 % kept free")
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 22.8}, "instance_types": ["g6.4xlarge"]})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool({"workload": {"gpu_memory_gib": 23}, "instance_types": ["g6.4xlarge"]})
+		with data.gpufleet.thresholds.memory_headroom_percent as 0
+}
+
+# Four T4s on an n1-standard-4 (15 GiB): four replicas' weights do not fit its host memory.
+test_rs007_host_memory if {
+	pool := gke_pool({
+		"workload": {"gpu_memory_gib": 14, "replicas": 4},
+		"gpu": {"model": "T4", "class": "inference", "memory_gib": 16, "per_node": 4, "slice_memory_gib": 16},
+		"instance_types": ["n1-standard-4"],
+	})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool(pool)
+	fs := fx.of(findings.warn, "GF-RS-007") with input as fx.pool(pool)
+	count(fs) == 1
+	some f in fs
+	f.attribute == "machine_type"
+	contains(f.msg, "the replicas of a node need 49.3 GiB of host memory")
+	contains(f.msg, "the node has 15 GiB")
+}
+
+# 70B fp16 (156.46 GiB) tensor-parallel over 4 L40S fits; over the 1 L40S of g6e.xlarge it does not.
+test_rs001_multi_gpu_replica if {
+	l40s := {"model": "L40S", "class": "inference", "memory_gib": 44.7, "slice_memory_gib": 44.7}
+	fits := fx.pool({"workload": {"gpu_memory_gib": 156.46, "gpus_per_replica": 4}, "gpu": object.union(l40s, {"per_node": 4}), "instance_types": ["g6e.12xlarge"]})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fits
+	too_big := fx.pool({"workload": {"gpu_memory_gib": 156.46, "gpus_per_replica": 4}, "gpu": object.union(l40s, {"per_node": 1}), "instance_types": ["g6e.8xlarge"]})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as too_big
+	some f in fs
+	f.attribute == "workload.gpus_per_replica"
+	contains(f.msg, "a replica over 4 GPUs needs them on one node, and a node of this pool has 1")
+}
+
+# A training replica over 4 GPUs needs NVLink: g5.12xlarge's A10Gs share PCIe only; p4d's do not.
+test_rs001_training_needs_nvlink if {
+	pcie := fx.pool({
+		"workload": {"kind": "training", "gpu_memory_gib": 60, "gpus_per_replica": 4},
+		"gpu": {"model": "A10G", "class": "inference", "memory_gib": 22.35, "per_node": 4, "slice_memory_gib": 22.35},
+		"instance_types": ["g5.12xlarge"],
+	})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as pcie
+	some f in fs
+	contains(f.msg, "needs NVLink between them, and the A10G GPUs of this node share pcie only")
+	nvlink := fx.pool({
+		"workload": {"kind": "training", "gpu_memory_gib": 60, "gpus_per_replica": 4},
+		"gpu": {"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8, "slice_memory_gib": 40},
+		"instance_types": ["p4d.24xlarge"],
+	})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as nvlink
+}
+
+# --- GF-RS-004 -------------------------------------------------------------------------------
+
+test_rs004_bf16_not_on_a_t4 if {
+	t4 := {"workload": {"precision": "bf16"}, "gpu": {"model": "T4", "class": "inference", "memory_gib": 16, "slice_memory_gib": 16}, "instance_types": ["g4dn.xlarge"]}
+	fs := fx.of(findings.deny, "GF-RS-004") with input as fx.pool(t4)
+	count(fs) == 1
+	some f in fs
+	f.attribute == "instance_types"
+	contains(f.msg, "T4 (Turing, compute capability 7.5) does not compute in bf16, which needs compute capability 8 or newer")
+	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as fx.pool({"workload": {"precision": "bf16"}})
+}
+
+test_rs004_fp8_needs_ada if {
+	count(fx.of(findings.deny, "GF-RS-004")) == 1 with input as fx.pool({
+		"workload": {"precision": "fp8"},
+		"gpu": {"model": "A10G", "class": "inference", "memory_gib": 22.35, "slice_memory_gib": 22.35}, "instance_types": ["g5.xlarge"],
+	})
+	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as fx.pool({"workload": {"precision": "fp8"}})
+	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as fx.pool({"workload": {"precision": null}})
+}
+
+# --- GF-RS-005 -------------------------------------------------------------------------------
+
+test_rs005_production_replicas_on_one_node if {
+	one := {"workload": {"environment": "production", "replicas": 2}, "scaling": {"min_size": 1, "max_size": 1, "desired_size": 1}}
+	fs := fx.of(findings.warn, "GF-RS-005") with input as fx.pool(one)
+	count(fs) == 1
+	some f in fs
+	f.attribute == "scaling.max_size"
+	contains(f.msg, "production inference with 2 replicas on a pool of at most 1 node")
+	count(fx.of(findings.warn, "GF-RS-005")) == 0 with input as fx.pool(object.union(one, {"scaling": {"max_size": 2}}))
+	count(fx.of(findings.warn, "GF-RS-005")) == 0 with input as fx.pool(object.union(one, {"workload": {"replicas": 1}}))
+	count(fx.of(findings.warn, "GF-RS-005")) == 0 with input as fx.pool(object.union(one, {"workload": {"environment": "staging"}}))
+	count(fx.of(findings.warn, "GF-RS-005")) == 0 with input as fx.pool(object.union(one, {"workload": {"replicas": null}}))
 }
 
 test_rs001_unknown_need_or_slice if {
@@ -51,7 +144,7 @@ test_rs002_oversized_names_cheapest_fit if {
 }
 
 test_rs002_gke_attribute_and_mig_option if {
-	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool(gke_pool({"workload": {"gpu_memory_gib": 5}}))
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool(gke_pool({"workload": {"gpu_memory_gib": 4.5}}))
 		with data.gpufleet.catalog as fx.catalog
 	some f in fs
 	f.attribute == "machine_type"
@@ -148,10 +241,12 @@ test_rs003_mig_slice_fits if {
 }
 
 test_rs003_slice_and_inference_gpu_fit if {
-	fs := fx.of(findings.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"kind": "development", "gpu_memory_gib": 10}}))
+	fs := fx.of(findings.warn, "GF-RS-003") with input as fx.pool(object.union(h100, {"workload": {"kind": "development", "gpu_memory_gib": 9}}))
 		with data.gpufleet.catalog as fx.catalog
 	some f in fs
 	contains(f.msg, "development workload")
+
+	# 9 GiB: 1g.10gb holds 9.5 GiB with 5 % kept free
 	contains(f.msg, "the MIG slice 1g.10gb (10 GiB) fits")
 	contains(f.msg, "so does a smaller inference GPU: the cheapest in the same region is g4dn.xlarge (T4, 16 GiB) at $0.53/h per GPU")
 }
@@ -189,4 +284,17 @@ test_rs003_unknown if {
 		with data.gpufleet.catalog as fx.catalog
 	count(fx.of(findings.warn, "GF-RS-003")) == 0 with input as fx.pool(object.union(h100, {"workload": {"kind": null, "gpu_memory_gib": 30}}))
 		with data.gpufleet.catalog as fx.catalog
+}
+
+# Four replicas time-sharing a 24 GiB L4 get 6 GiB each: not oversized for a 4 GiB need, as the
+# whole GPU would be.
+test_rs002_time_shared_gpu_is_split if {
+	shared := {"workload": {"gpu_memory_gib": 4}, "gpu": {"sharing": {"strategy": "time-slicing", "replicas": 4}}}
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as fx.pool(shared)
+		with data.gpufleet.catalog as fx.catalog
+	two := {"workload": {"gpu_memory_gib": 2}, "gpu": {"sharing": {"strategy": "time-slicing", "replicas": 2}}}
+	fs := fx.of(findings.warn, "GF-RS-002") with input as fx.pool(two)
+		with data.gpufleet.catalog as fx.catalog
+	some f in fs
+	contains(f.msg, "each of the 2 replicas time-sharing one L4 GPU has 12 GiB of GPU memory, more than 4 x the 2 GiB")
 }

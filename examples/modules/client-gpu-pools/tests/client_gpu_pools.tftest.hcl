@@ -41,7 +41,7 @@ variables {
           environment      = "staging"
           gpu_memory_gib   = 6.71
           node_type        = "g2-standard-4"
-          sharing_replicas = 3
+          sharing_replicas = 2
           min_size         = 2
           max_size         = 4
         }
@@ -171,7 +171,7 @@ run "policy_deny_is_refused" {
             environment      = "production"
             gpu_memory_gib   = 6.71
             node_type        = "g2-standard-4"
-            sharing_replicas = 3
+            sharing_replicas = 2
             min_size         = 2
             max_size         = 4
           }

@@ -85,7 +85,7 @@ variables {
           environment      = "staging"
           gpu_memory_gib   = 6.71
           node_type        = "g2-standard-4"
-          sharing_replicas = 3
+          sharing_replicas = 2
           min_size         = 1
           max_size         = 2
         }

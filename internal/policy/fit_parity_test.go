@@ -1,0 +1,138 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+)
+
+// TestFitParity proves that the bundle's lib.fit (the rules' fit of a workload to a pool's node)
+// and catalog.FitWorkload (the recommendation's and the pool resources') agree on every node shape
+// of both clouds (whole GPUs, every MIG profile, shared GPUs) for demands that cross every
+// constraint: precision, memory with and without headroom, GPUs per replica, NVLink, host memory,
+// vCPUs and the pool's node limit. lib.fit reads its numbers from the generated catalog.fit_model,
+// so this catches a rule that drifts, not only a number.
+func TestFitParity(t *testing.T) {
+	compiler, store, err := compile(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	q, err := rego.New(rego.Compiler(compiler), rego.Store(store),
+		rego.Query(`x := data.gpufleet.lib.fit(input.shape, input.demand)`)).PrepareForEval(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shapes []catalog.FitShape
+	for _, cloud := range []catalog.Cloud{catalog.AWS, catalog.GCP} {
+		for _, n := range catalog.NodeTypes(cloud) {
+			shapes = append(shapes, catalog.WholeGPUs(n), catalog.SharedGPUs(n, 3))
+			for _, p := range n.GPU().MIGProfiles {
+				shapes = append(shapes, catalog.MIGSlices(n, p))
+			}
+		}
+	}
+	demands := []catalog.FitDemand{
+		{NeedGiB: 15.65, Precision: "fp16", Kind: "inference", Environment: "production", HeadroomPercent: 5},
+		{NeedGiB: 15.65, Precision: "fp16", Kind: "inference", Environment: "production", HeadroomPercent: 0, Replicas: 4},
+		{NeedGiB: 15.2, Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 1},
+		{NeedGiB: 14, HostGiB: 13.04, Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 4},
+		{NeedGiB: 13.51, Precision: "bf16", Kind: "training", Environment: "production", HeadroomPercent: 5},
+		{NeedGiB: 8.95, Precision: "fp8", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 2},
+		{NeedGiB: 3.5, Precision: "int8", Kind: "development", Environment: "development", HeadroomPercent: 10, Replicas: 6},
+		{NeedGiB: 3.5, Precision: "int4", Kind: "batch", Environment: "staging", HeadroomPercent: 5, Replicas: 1500},
+		{NeedGiB: 104.31, Precision: "bf16", Kind: "training", Environment: "production", GPUsPerReplica: 4, HeadroomPercent: 5, Replicas: 1},
+		{NeedGiB: 156.46, Precision: "fp16", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 2},
+		{NeedGiB: 391.17, Precision: "fp16", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 1},
+		{NeedGiB: 40, Kind: "inference", Environment: "production", GPUsPerReplica: 2, HeadroomPercent: 5, Replicas: 3},
+		{NeedGiB: 0.5, Kind: "inference", Environment: "staging", HeadroomPercent: 50, Replicas: 1000},
+		{NeedGiB: 60, Kind: "training", Environment: "production", GPUsPerReplica: 16, HeadroomPercent: 5},
+	}
+	checked, fits, failed := 0, 0, map[string]int{}
+	for _, s := range shapes {
+		for _, d := range demands {
+			want := catalog.FitWorkload(s, d)
+			input := map[string]any{"shape": shapeInput(s), "demand": demandInput(d)}
+			rs, err := q.Eval(ctx, rego.EvalInput(input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%s x%d %g GiB/unit x%d (shared %v) for %+v", s.GPU.Name, s.GPUs, s.UnitGiB, s.UnitsPerGPU, s.Shared, d)
+			if len(rs) == 0 {
+				t.Fatalf("%s: lib.fit is undefined", name)
+			}
+			raw, _ := json.Marshal(rs[0].Bindings["x"])
+			var got struct {
+				GPUsPerReplica  int      `json:"gpus_per_replica"`
+				ReplicasPerNode int      `json:"replicas_per_node"`
+				UsableGiB       float64  `json:"usable_gib"`
+				HostNeedGiB     float64  `json:"host_need_gib"`
+				Nodes           int      `json:"nodes"`
+				Problems        []string `json:"problems"`
+			}
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatalf("%s: %v in %s", name, err, raw)
+			}
+			wantProblems := want.Constraints()
+			if got.GPUsPerReplica != want.GPUsPerReplica || got.ReplicasPerNode != want.ReplicasPerNode || got.UsableGiB != want.UsableGiB ||
+				got.HostNeedGiB != want.HostNeedGiB || got.Nodes != want.Nodes || !slices.Equal(got.Problems, wantProblems) {
+				t.Errorf("%s:\n Rego %s\n Go   %+v %v", name, raw, want, wantProblems)
+			}
+			checked++
+			if want.Fits() {
+				fits++
+			}
+			for _, c := range wantProblems {
+				failed[c]++
+			}
+		}
+	}
+	for _, c := range []string{catalog.ConstraintPrecision, catalog.ConstraintMemory, catalog.ConstraintGPUsPerReplica, catalog.ConstraintInterconnect,
+		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit} {
+		if failed[c] == 0 {
+			t.Errorf("no case fails %s: the parity test does not cover it", c)
+		}
+	}
+	if fits == 0 || checked < 1000 {
+		t.Errorf("%d verdicts compared, %d fit", checked, fits)
+	}
+	t.Logf("%d verdicts compared, %d fit, failures by constraint %v", checked, fits, failed)
+}
+
+func shapeInput(s catalog.FitShape) map[string]any {
+	return map[string]any{
+		"cloud": string(s.Cloud), "gpu_model": s.GPU.Name, "gpus": s.GPUs, "unit_gib": s.UnitGiB, "units_per_gpu": s.UnitsPerGPU,
+		"partitioned": s.Partitioned, "shared": s.Shared, "node_memory_gib": s.NodeMemoryGiB, "vcpus": s.VCPUs,
+		"interconnect": nullIfEmpty(s.Interconnect),
+	}
+}
+
+func demandInput(d catalog.FitDemand) map[string]any {
+	in := map[string]any{
+		"need_gib": d.NeedGiB, "host_gib": nil, "precision": nullIfEmpty(d.Precision), "kind": d.Kind, "environment": d.Environment,
+		"gpus_per_replica": nil, "replicas": nil, "headroom_percent": d.HeadroomPercent,
+	}
+	if d.HostGiB != 0 {
+		in["host_gib"] = d.HostGiB
+	}
+	if d.GPUsPerReplica != 0 {
+		in["gpus_per_replica"] = d.GPUsPerReplica
+	}
+	if d.Replicas != 0 {
+		in["replicas"] = d.Replicas
+	}
+	return in
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,234 @@
+# The fit of a workload to a GPU node: the bundle's copy of catalog.FitWorkload (internal/catalog/fit.go),
+# computed with the numbers of the generated catalog.fit_model. TestFitParity (internal/policy) checks
+# that both give the same verdict on every node shape of the catalog.
+#
+#   shape:  {cloud, gpu_model, gpus, unit_gib, units_per_gpu, partitioned, shared, node_memory_gib, vcpus, interconnect}
+#   demand: {need_gib, host_gib, precision, kind, environment, gpus_per_replica, replicas, headroom_percent}
+#           (host_gib, precision, gpus_per_replica and replicas may be null)
+#
+# fit(shape, demand) is {gpus_per_replica, replicas_per_node, usable_gib, host_need_gib, nodes,
+# problems}: problems is the sorted list of the constraints the shape fails ("precision", "memory",
+# "gpus_per_replica", "interconnect", "host_memory", "vcpus", "node_limit"). O(1) per call.
+package gpufleet.lib
+
+_fm := data.gpufleet.catalog.fit_model
+
+fit(shape, demand) := {
+	"gpus_per_replica": asked,
+	"replicas_per_node": per_node,
+	"usable_gib": usable,
+	"host_need_gib": host_need,
+	"nodes": nodes,
+	"problems": sort([c | some c, failed in checks; failed]),
+} if {
+	gpu := data.gpufleet.catalog.gpus[shape.gpu_model]
+	asked := _fit_gpus_asked(shape, demand)
+	g := _fit_gpus_used(shape, asked)
+	per_node := floor(shape.gpus / g) * shape.units_per_gpu
+	unit := _fit_unit(shape)
+	usable := fit_usable_gib(g * unit, demand.headroom_percent)
+	on_node := _fit_on_node(per_node, demand.replicas)
+	host_need := fit_round_up2((on_node * _fit_host_gib(demand)) + host_reserve_gib(shape.cloud, shape.node_memory_gib))
+	nodes := _fit_nodes(per_node, demand)
+	checks := {
+		"precision": _fit_precision_bad(gpu, demand.precision),
+		"gpus_per_replica": _fit_gpus_wrong(shape, asked),
+		"memory": demand.need_gib > usable,
+		"interconnect": _fit_needs_nvlink(shape, demand, g),
+		"host_memory": host_need > shape.node_memory_gib,
+		"vcpus": (on_node * _fm.vcpus_per_replica) > shape.vcpus,
+		"node_limit": nodes > _fm.max_pool_nodes,
+	}
+}
+
+# (100 - headroom) % of gib, rounded down to 0.01 GiB.
+fit_usable_gib(gib, headroom) := floor(round((gib * (100 - headroom)) * 10000) / 10000) / 100
+
+fit_round_up2(x) := ceil(round(x * 1000000) / 10000) / 100
+
+# EKS's AMI reservation on AWS; GKE's memory reservation for system components by tier, plus the
+# eviction threshold, on Google Cloud.
+host_reserve_gib("aws", _) := _fm.eks_reserve_gib
+
+host_reserve_gib("gcp", memory) := fit_round_up2(_fm.eviction_threshold_gib + sum(_tier_shares(memory)))
+
+_tier_shares(memory) := [x |
+	some i, t in _fm.host_reserve_tiers
+	lower := _tier_lower(i)
+	memory > lower
+	x := (min([memory, _tier_upto(t, memory)]) - lower) * t.share
+]
+
+_tier_upto(t, memory) := memory if t.upto_gib == null
+
+_tier_upto(t, _) := t.upto_gib if t.upto_gib != null
+
+_tier_lower(0) := 0
+
+_tier_lower(i) := _fm.host_reserve_tiers[i - 1].upto_gib if i > 0
+
+default _fit_precision_bad(_, _) := false
+
+_fit_precision_bad(gpu, precision) if {
+	precision != null
+	not gpu.compute_capability >= _fm.min_compute_capability[precision]
+}
+
+_fit_gpus_asked(shape, demand) := demand.gpus_per_replica if {
+	is_number(demand.gpus_per_replica)
+	demand.gpus_per_replica != 0
+} else := _fit_default_gpus(shape, demand)
+
+_fit_default_gpus(shape, demand) := 1 if {
+	demand.kind != "inference"
+} else := 1 if {
+	shape.partitioned
+} else := min(sizes) if {
+	sizes := {g |
+		some g in _fm.tensor_parallel_sizes
+		g <= shape.gpus
+		demand.need_gib <= fit_usable_gib(g * shape.unit_gib, demand.headroom_percent)
+	}
+	count(sizes) > 0
+} else := shape.gpus
+
+_fit_gpus_used(shape, asked) := 1 if {
+	asked > 1
+	shape.partitioned
+} else := shape.gpus if {
+	asked > shape.gpus
+} else := asked
+
+_fit_gpus_wrong(shape, asked) if {
+	asked > 1
+	shape.partitioned
+}
+
+_fit_gpus_wrong(shape, asked) if asked > shape.gpus
+
+default _fit_gpus_wrong(_, _) := false
+
+_fit_unit(shape) := floor(round((shape.unit_gib / shape.units_per_gpu) * 1000000) / 10000) / 100 if {
+	shape.shared
+	shape.units_per_gpu > 1
+} else := shape.unit_gib
+
+_fit_on_node(per_node, replicas) := min([per_node, replicas]) if {
+	is_number(replicas)
+	replicas > 0
+} else := per_node
+
+_fit_host_gib(demand) := demand.host_gib if {
+	is_number(demand.host_gib)
+	demand.host_gib != 0
+} else := fit_round_up2(demand.need_gib / _fm.inference_overhead)
+
+default _fit_needs_nvlink(_, _, _) := false
+
+_fit_needs_nvlink(shape, demand, g) if {
+	g > 1
+	demand.kind == "training"
+	not shape.interconnect in _fm.nvlinked
+}
+
+_fit_nodes(per_node, demand) := max([ceil(demand.replicas / per_node), _fit_min_nodes(demand)]) if {
+	is_number(demand.replicas)
+	demand.replicas > 0
+} else := 0
+
+# Production inference with two or more replicas spreads them over at least two nodes (GF-RS-005).
+spreads_replicas(kind, environment, replicas) if {
+	kind == "inference"
+	environment == "production"
+	replicas >= 2
+}
+
+_fit_min_nodes(demand) := 2 if {
+	spreads_replicas(demand.kind, demand.environment, demand.replicas)
+} else := 1
+
+# ---------------------------------------------------------------------------------------------
+# The fit of a pool document: its node shape and its workload's demand
+# ---------------------------------------------------------------------------------------------
+
+# The memory headroom the policy data sets (thresholds.memory_headroom_percent), else the default.
+memory_headroom_percent := h if {
+	h := data.gpufleet.thresholds.memory_headroom_percent
+	is_number(h)
+	h >= 0
+	h <= 50
+} else := _fm.default_memory_headroom_percent
+
+# The fit of the pool's workload to its nodes; undefined while the GPU model, the GPUs per node, the
+# slice memory or the memory need is unknown.
+doc_fit(doc) := fit(_doc_shape(doc), _doc_demand(doc)) if {
+	is_string(doc.gpu.model)
+	is_number(doc.gpu.per_node)
+	is_number(doc.gpu.slice_memory_gib)
+	is_number(doc.workload.gpu_memory_gib)
+}
+
+_doc_shape(doc) := {
+	"cloud": doc.cloud,
+	"gpu_model": doc.gpu.model,
+	"gpus": doc.gpu.per_node,
+	"unit_gib": doc.gpu.slice_memory_gib,
+	"units_per_gpu": _doc_units(doc),
+	"partitioned": doc_partitioned(doc),
+	"shared": is_object(doc.gpu.sharing),
+	"node_memory_gib": node.memory_gib,
+	"vcpus": node.vcpu,
+	"interconnect": _doc_interconnect(node, doc.gpu.per_node),
+} if {
+	node := doc_node(doc)
+}
+
+# The node type's host facts from the catalog; a node type the catalog does not know puts no limit on
+# host memory or vCPUs (the numbers are larger than any node's).
+doc_node(doc) := n if {
+	doc.cloud == "aws"
+	n := data.gpufleet.catalog.aws_instance_types[doc.instance_types[0]]
+} else := n if {
+	doc.cloud == "gcp"
+	n := data.gpufleet.catalog.gke_machine_types[doc.instance_types[0]]
+} else := {"memory_gib": 1000000000, "vcpu": 1000000000, "interconnect": null}
+
+_doc_interconnect(_, gpus) := null if gpus < 2
+
+_doc_interconnect(node, gpus) := object.get(node, "interconnect", null) if gpus >= 2
+
+_doc_units(doc) := doc.gpu.sharing.replicas if {
+	is_number(doc.gpu.sharing.replicas)
+} else := n if {
+	n := gpu(doc.gpu.model).mig_profiles[doc.gpu.mig_profile].max_instances
+} else := 1
+
+doc_partitioned(doc) if is_object(doc.gpu.sharing)
+
+doc_partitioned(doc) if doc.gpu.mig_profile != null
+
+doc_partitioned(doc) if doc.gpu.mig_config != null
+
+default doc_partitioned(_) := false
+
+_doc_demand(doc) := {
+	"need_gib": doc.workload.gpu_memory_gib,
+	"host_gib": null,
+	"precision": _string_or_null(object.get(doc.workload, "precision", null)),
+	"kind": doc.workload.kind,
+	"environment": doc.workload.environment,
+	"gpus_per_replica": _number_or_null(object.get(doc.workload, "gpus_per_replica", null)),
+	"replicas": _number_or_null(object.get(doc.workload, "replicas", null)),
+	"headroom_percent": memory_headroom_percent,
+}
+
+_string_or_null(x) := x if is_string(x)
+
+else := null
+
+_number_or_null(x) := x if is_number(x)
+
+else := null
+
+# Whether the GPU model computes in the precision (catalog.GPUModel.SupportsPrecision).
+precision_supported(model, precision) if gpu(model).compute_capability >= _fm.min_compute_capability[precision]
