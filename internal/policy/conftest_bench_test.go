@@ -27,8 +27,10 @@ import (
 //	                                                   the three commands added up, the largest peak)
 //
 // on plans of 1k and 10k official resources (aws_eks_node_group and google_container_node_pool,
-// half each, 10 % violating) and of gpufleet pools as terraform writes them, with policy data.
-// Target ≤ 1.5.
+// half each, 10 % violating), each with its own configuration block (official) or as for_each
+// instances as small as the providers plan them (official-small), of gpufleet pools as terraform
+// writes them, and on platform plans of 2k and 20k resources where one in a hundred is a GPU pool
+// (conftest_plans_test.go), with policy data.
 //
 // Run with -benchtime=1x (make bench does). Every command runs GPUFLEET_BENCH_RUNS times (default
 // 5), bundle and floor alternating, and the medians are reported. The gpufleet plans need
@@ -50,26 +52,42 @@ func BenchmarkConftestPlan(b *testing.B) {
 	if err := writeBenchData(data); err != nil {
 		b.Fatal(err)
 	}
+	// GPUFLEET_BENCH_PLANS (a comma-separated list of plan names, e.g. platform@20k) measures only
+	// those plans.
+	only := strings.Split(os.Getenv("GPUFLEET_BENCH_PLANS"), ",")
+	wanted := func(name string) bool { return only[0] == "" || slices.Contains(only, name) }
 	plans := map[string]string{}
-	for _, n := range []int{1000, 10000} {
-		p := filepath.Join(dir, fmt.Sprintf("plan-official-%d.json", n))
-		if err := writeOfficialPlan(p, n); err != nil {
+	write := func(name string, writePlan func(path string) error) {
+		if !wanted(name) {
+			return
+		}
+		p := filepath.Join(dir, "plan-"+strings.ReplaceAll(name, "@", "-")+".json")
+		if err := writePlan(p); err != nil {
 			b.Fatal(err)
 		}
-		plans[fmt.Sprintf("official@%dk", n/1000)] = p
+		plans[name] = p
 	}
-	if _, err := exec.LookPath("terraform"); err == nil {
-		ours, err := terraformPlanJSON(b)
-		if err != nil {
+	for _, n := range []int{1000, 10000} {
+		write(fmt.Sprintf("official@%dk", n/1000), func(p string) error { return writeOfficialPlan(p, n) })
+	}
+	// Official resources as small as the providers plan them, without a configuration block each.
+	for _, n := range []int{1000, 10000} {
+		write(fmt.Sprintf("official-small@%dk", n/1000), func(p string) error { return writeSmallOfficialPlan(p, n) })
+	}
+	var ours map[string]any
+	if _, err := exec.LookPath("terraform"); err == nil && (wanted("gpufleet@1k") || wanted("gpufleet@10k") || wanted("platform@20k") || wanted("platform@2k")) {
+		if ours, err = terraformPlanJSON(b); err != nil {
 			b.Fatal(err)
 		}
 		for _, n := range []int{1000, 10000} {
-			p := filepath.Join(dir, fmt.Sprintf("plan-gpufleet-%d.json", n))
-			if err := writeGeneratedPlan(p, ours, nil, n); err != nil {
-				b.Fatal(err)
-			}
-			plans[fmt.Sprintf("gpufleet@%dk", n/1000)] = p
+			write(fmt.Sprintf("gpufleet@%dk", n/1000), func(p string) error { return writeGeneratedPlan(p, ours, nil, n) })
 		}
+	}
+	// A platform team's plan: one resource in a hundred a GPU pool (official and, with terraform,
+	// gpufleet), the rest IAM, security-group rules, buckets, helm releases and CPU node groups and
+	// pools; at 2k, the fixed costs weigh.
+	for _, n := range []int{2000, 20000} {
+		write(fmt.Sprintf("platform@%dk", n/1000), func(p string) error { return writePlatformPlan(p, n, ours) })
 	}
 	bundle, _ := filepath.Abs("../../policies")
 	oneRule, _ := filepath.Abs("testdata/one_rule")
