@@ -115,7 +115,7 @@ _template_address(rc, ref) := concat(".", [rc.module_address, ref]) if {
 
 # The aws_launch_template changes of the plan by address: their planned objects.
 _launch_templates := {rc.address: rc.change.after |
-	some rc in input.resource_changes
+	some rc in plan_changes
 	rc.type == "aws_launch_template"
 	is_object(rc.change.after)
 }

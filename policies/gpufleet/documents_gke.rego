@@ -188,7 +188,7 @@ _gke_cluster_zones(a) := zones if {
 }
 
 _gke_clusters := {c.change.after.name: c.change.after |
-	some c in input.resource_changes
+	some c in plan_changes
 	c.type == "google_container_cluster"
 	is_string(c.change.after.name)
 }
