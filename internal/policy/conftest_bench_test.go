@@ -25,6 +25,9 @@ import (
 //	                                                   the bundle gpufleet-policy bundle wrote (no
 //	                                                   tests) on the documents file (wall and CPU of
 //	                                                   the three commands added up, the largest peak)
+//	<plan>:released/one-rule, rss-released/one-rule    conftest with the bundle gpufleet-policy bundle
+//	                                                   wrote (no tests) on the plan itself: the
+//	                                                   fixed cost the unit tests add to the first
 //
 // on plans of 1k and 10k official resources (aws_eks_node_group and google_container_node_pool,
 // half each, 10 % violating), each with its own configuration block (official) or as for_each
@@ -93,7 +96,7 @@ func BenchmarkConftestPlan(b *testing.B) {
 	oneRule, _ := filepath.Abs("testdata/one_rule")
 	r := bench.NewRunner(b)
 	gpufleetPolicy := r.Build(b, "internal/policy/cmd/gpufleet-policy")
-	documents, released := filepath.Join(dir, "pools.json"), filepath.Join(dir, "gpufleet-policies")
+	documents, releasedDir := filepath.Join(dir, "pools.json"), filepath.Join(dir, "gpufleet-policies")
 	conftest := func(policyDir, plan string) bench.Sample {
 		// exit code 1: the plan has failures, as one in ten official resources does
 		s, _, err := r.Run("", nil, []int{0, 1}, bin, "test", "--no-color", "--policy", policyDir, "--data", data, plan)
@@ -104,14 +107,14 @@ func BenchmarkConftestPlan(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, name := range slices.Sorted(maps.Keys(plans)) {
-			var withBundle, floor, viaDocuments bench.Series
+			var withBundle, floor, viaDocuments, released bench.Series
 			for range runs {
 				withBundle.Add(conftest(bundle, plans[name]))
 				floor.Add(conftest(oneRule, plans[name]))
-				if err := os.RemoveAll(released); err != nil {
+				if err := os.RemoveAll(releasedDir); err != nil {
 					b.Fatal(err)
 				}
-				written, _, err := r.Run("", nil, nil, gpufleetPolicy, "bundle", "-o", released)
+				written, _, err := r.Run("", nil, nil, gpufleetPolicy, "bundle", "-o", releasedDir)
 				if err != nil {
 					b.Fatalf("gpufleet-policy bundle: %v", err)
 				}
@@ -119,8 +122,17 @@ func BenchmarkConftestPlan(b *testing.B) {
 				if err != nil {
 					b.Fatalf("gpufleet-policy documents: %v", err)
 				}
-				viaDocuments.Add(written.Then(built).Then(conftest(released, documents)))
+				viaDocuments.Add(written.Then(built).Then(conftest(releasedDir, documents)))
+				released.Add(conftest(releasedDir, plans[name]))
 			}
+			b.ReportMetric(bench.Median(released.Wall), name+":s-released")
+			b.ReportMetric(bench.Median(released.Peak), name+":MiB-released")
+			b.ReportMetric(bench.MedianRatio(released.Wall, floor.Wall), name+":released/one-rule")
+			b.ReportMetric(bench.MedianRatio(released.Peak, floor.Peak), name+":rss-released/one-rule")
+			b.ReportMetric(bench.MedianRatio(released.CPU, floor.CPU), name+":cpu-released/one-rule")
+			b.Logf("%s: conftest with the release's bundle (no tests) on the plan %.2fs %.0fMiB, ratios wall %.2f, rss %.2f, cpu %.2f", name,
+				bench.Median(released.Wall), bench.Median(released.Peak), bench.MedianRatio(released.Wall, floor.Wall),
+				bench.MedianRatio(released.Peak, floor.Peak), bench.MedianRatio(released.CPU, floor.CPU))
 			b.ReportMetric(bench.Median(viaDocuments.Wall), name+":s-documents")
 			b.ReportMetric(bench.Median(viaDocuments.Peak), name+":MiB-documents")
 			b.ReportMetric(bench.MedianRatio(viaDocuments.Wall, floor.Wall), name+":documents/one-rule")
