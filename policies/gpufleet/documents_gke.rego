@@ -223,7 +223,7 @@ _gke_same(x, y) if {
 # locations or projects).
 _gke_clusters := {name: [c | some c in clusters; c.name == name] | some name in {c.name | some c in clusters}} if {
 	clusters := [c.change.after |
-		some c in input.resource_changes
+		some c in plan_changes
 		c.type == "google_container_cluster"
 		is_string(c.change.after.name)
 	]
