@@ -49,10 +49,13 @@ pools_that_only_warn := [
 	fx.pool({"workload": {"environment": "production"}, "capacity": {"spot_percentage": 50, "on_demand_base": 0}, "taints": []}),
 ]
 
+# The fixture pools observed idle (GF-RS-006).
+idle_test_pool := {"pools": {"test": {"selector": `{gpufleet_pool="test"}`, "window": "14d", "step": "5m", "end_time": "2026-11-20T00:00:00Z", "utilization_p95_percent": 5, "idle_gpu_hours": 300}}}
+
 test_warn_only_rules_never_deny if {
-	warned := {f.rule | some doc in pools_that_only_warn; some f in data.gpufleet.rules.warn with input as doc with data.gpufleet.catalog as fx.catalog}
+	warned := {f.rule | some doc in pools_that_only_warn; some f in data.gpufleet.rules.warn with input as doc with data.gpufleet.catalog as fx.catalog with data.gpufleet.utilization as idle_test_pool}
 	lib.rules_that_only_warn - warned == set()
-	denied := {f.rule | some doc in pools_that_only_warn; some f in data.gpufleet.rules.deny with input as doc with data.gpufleet.catalog as fx.catalog}
+	denied := {f.rule | some doc in pools_that_only_warn; some f in data.gpufleet.rules.deny with input as doc with data.gpufleet.catalog as fx.catalog with data.gpufleet.utilization as idle_test_pool}
 	count(denied & lib.rules_that_only_warn) == 0
 	count(denied) > 0
 }

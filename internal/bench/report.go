@@ -96,6 +96,7 @@ func (r Results) Markdown() string {
 		b.WriteString("\n## terraform plan of 200 pools\n\n`BenchmarkTerraformPlan`: `terraform plan` of 200 new pools, against the same plan by a provider built without gpufleet's plan-time work (validation, derivation, policy; build tag `gpufleet_bench_noplanwork`) and against 200 `terraform_data`. Peak memory is terraform's or the provider's, whichever is larger.\n\n")
 		table(&b, []string{"cloud", "pools s", "no plan work s", "terraform_data s", "× no plan work", "× terraform_data", "plan work ms/pool", "pools MiB", "memory × no plan work", "memory × terraform_data"}, rows)
 	}
+	r.utilizationSection(&b)
 	if rows := r.applyRows(); len(rows) > 0 {
 		b.WriteString("\n## terraform apply of 50 pools\n\n`BenchmarkTerraformApply`: `terraform apply -parallelism=10` of 50 new pools in one cluster, cloudsim answering every call after 200 ms, against the ideal: one pool's calls × 200 ms × ⌈50/10⌉, and at least, where the cloud runs some calls one at a time per cluster (none today: GKE runs the node pool operations of a cluster side by side), those calls of all 50 pools in a row.\n\n")
 		table(&b, []string{"cloud", "calls per pool", "one at a time", "apply s", "ideal s", "× ideal"}, rows)

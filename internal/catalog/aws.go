@@ -105,7 +105,7 @@ func buildAWSInstanceTypes() []NodeType {
 			GPUCount:  s.gpus,
 			VCPU:      s.vcpu,
 			MemoryGiB: s.memoryGiB,
-			Prices:    priceRows(AWS, fam+" family", f, od),
+			Prices:    priceRows(AWS, fam, f, od),
 		})
 	}
 	return out

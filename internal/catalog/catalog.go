@@ -72,8 +72,9 @@ type Price struct {
 	Region      string
 	OnDemandUSD float64 // per node-hour
 	SpotUSD     float64 // per node-hour; an estimate, spot prices move
-	Source      string  // where the number comes from
-	AsOf        string  // YYYY-MM-DD
+	Source      string  // where the numbers come from
+	AsOf        string  // YYYY-MM-DD of the on-demand price
+	SpotAsOf    string  // YYYY-MM-DD of the spot figure the spot price is derived from
 }
 
 // NodeType is one shape of GPU node: an EC2 instance type, or a GKE machine type with its accelerators.

@@ -62,10 +62,11 @@ func TestGCPSpotRatiosFromTheClusterAutoscalerTable(t *testing.T) {
 			t.Errorf("%s: spot %g (%q), want %g", machine, p.SpotUSD, p.Source, wantSpot)
 		}
 	}
-	// g2 (L4) is not priced by the table: its 0.30 is gpufleet's, and the source says so.
+	// g2 (L4) is not priced by the table: it takes the published us-west1 figure (spot.go), and the
+	// source says so.
 	n, _ := GKENodeType("g2-standard-4", "", 0)
 	p, _ := n.Price("us-central1")
-	if p.SpotUSD != round4(p.OnDemandUSD*0.30) || !strings.Contains(p.Source, "no L4 price") {
+	if p.SpotUSD != round4(p.OnDemandUSD*0.28/0.71) || !strings.Contains(p.Source, "so the one for us-west1") {
 		t.Errorf("g2-standard-4: spot %g of %g (%q)", p.SpotUSD, p.OnDemandUSD, p.Source)
 	}
 }

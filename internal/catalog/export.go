@@ -64,7 +64,7 @@ func policyRules() []policyRule {
 		{"inference_gpu_options", "The same, for whole inference-class GPUs only (GF-RS-003).", exportReplicaOptions(func(o replicaOption) bool { return o.kind == "gpu" && o.class == ClassInference })},
 		{"memory_model", "The numbers of the GPU memory estimate (catalog.GPUMemoryRequired), which lib.memory_required_gib evaluates:\n# inference P x bytes x overhead; full training P x 16 bytes; lora/qlora the frozen base plus a trainable share at 16 bytes.", exportMemoryModel()},
 		{"hours_per_month", "Hours in the month that monthly cost estimates use.", HoursPerMonth},
-		{"prices_as_of", "Date of the price snapshot; spot prices are gpufleet estimates.", priceAsOf},
+		{"prices_as_of", "Date of the on-demand price snapshot; spot figures are per family and region, dated in the catalog (internal/catalog/spot.go).", priceAsOf},
 	}
 }
 

@@ -131,7 +131,7 @@ func findN1Machine(name string) (n1Machine, bool) {
 // combinations of gkeNodeTypes both use it, so they always agree.
 func n1MachinePrice(m n1Machine, region string) (unitPrice, bool) {
 	base := round4(float64(m.vcpu)*n1VCPUHourUSD + m.memoryGiB*n1GiBHourUSD)
-	return regionalPrice(GCP, "n1 family", gcpFamilies["n1"], base, n1MachineQuote, region)
+	return regionalPrice(GCP, "n1", gcpFamilies["n1"], base, n1MachineQuote, region)
 }
 
 // n1AcceleratorPrice is the price of one attached GPU in a region (same sharing as n1MachinePrice).
@@ -162,7 +162,8 @@ func n1ComboPrices(m n1Machine, accelerator string, count int) []Price {
 			SpotUSD:     round4(mp.spot + float64(count)*gp.spot),
 			Source: fmt.Sprintf("%s + %d × %s, summed. Machine: %s. Per GPU: %s",
 				m.name, count, accelerator, mp.source, gp.source),
-			AsOf: priceAsOf,
+			AsOf:     priceAsOf,
+			SpotAsOf: max(mp.spotAsOf, gp.spotAsOf),
 		})
 	}
 	return rows
@@ -194,7 +195,7 @@ func buildGKENodeTypes() []NodeType {
 			VCPU:        s.vcpu,
 			MemoryGiB:   s.memoryGiB,
 			Accelerator: s.accelerator,
-			Prices:      priceRows(GCP, s.family+" family", f, od),
+			Prices:      priceRows(GCP, s.family, f, od),
 		})
 	}
 	for _, m := range n1Machines {

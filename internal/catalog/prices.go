@@ -22,10 +22,11 @@ import (
 //     their Source says "gpufleet estimate".
 //   - regional factors: rounded ratios of the region's list price to the base region's, read off the
 //     g4dn/p4d (AWS) and n1/T4 (GCP) price pages. Real per-type ratios differ by a few percent.
-//   - spot: spot prices move hourly; the catalog uses a per-family spot/on-demand ratio, good enough
-//     to rank options and to size savings, not to bid. GCP ratios are the cluster autoscaler's GCE
-//     price table's (preemptible ÷ on-demand) where it has the type; AWS publishes no such table,
-//     so AWS ratios are gpufleet's long-run averages. Every row's Source names its ratio's origin.
+//   - spot: spot prices move; the catalog keeps a spot/on-demand ratio per family and region, good
+//     enough to rank options and to size savings, not to bid: a published figure for the region
+//     where there is one, else the family's published ratio, else a neighbouring region's figure,
+//     else gpufleet's long-run estimate (spot.go). Every row's Source names its ratio's origin and
+//     SpotAsOf its date.
 //
 // Users with negotiated rates override prices in the provider block (see Pricing).
 
@@ -144,9 +145,10 @@ var awsOnDemand = map[string]float64{
 // GKE's cluster fee is per cluster, not per node, so it is not in here. a3-highgpu-1g/2g/4g are only
 // provisionable as Spot or Flex-start VMs; their on-demand rate is still the reference price.
 var gcpFamilies = map[string]family{
-	// g2 (L4) is not in the cluster autoscaler's table (it prices L4 at 0); 0.30 is gpufleet's
-	// estimate, in line with the table's other GPU ratios.
-	"g2":          {base: "us-central1", regions: gcpRegions, spotRatio: 0.30, spotSource: "gpufleet estimate in line with the " + caGCEPriceTable + " GPU ratios (≈ 0.30; the table has no L4 price)"},
+	// g2 (L4) is not in the cluster autoscaler's table (it prices L4 at 0); its spot ratio is the
+	// published us-west1 figure (spot.go), and 0.30 (in line with the table's other GPU ratios) is
+	// only the fallback should that figure go.
+	"g2":          {base: "us-central1", regions: gcpRegions, spotRatio: 0.30},
 	"a2-highgpu":  {base: "us-central1", regions: []string{"us-central1", "us-west1", "europe-west4", "asia-northeast1", "asia-southeast1"}, spotRatio: a2HighgpuSpot, spotSource: a2HighgpuSpotSource},
 	"a2-megagpu":  {base: "us-central1", regions: []string{"us-central1", "europe-west4", "asia-southeast1"}, spotRatio: 0.30},
 	"a2-ultragpu": {base: "us-central1", regions: []string{"us-central1", "us-east4", "europe-west4", "asia-southeast1"}, spotRatio: a2UltragpuSpot, spotSource: a2UltragpuSpotSource},
@@ -232,29 +234,32 @@ func onDemandSource(cloud Cloud, f family, quote, region string) string {
 type unitPrice struct {
 	onDemand, spot float64
 	source         string // on-demand and spot provenance
+	spotAsOf       string // date of the spot figure
 }
 
 // regionalPrice derives one region's price from a base price. ok is false where the unit is not sold.
-func regionalPrice(cloud Cloud, label string, f family, baseOnDemand float64, quote, region string) (unitPrice, bool) {
+// key names the family (or the n1 GPU accelerator) whose spot figures apply (spot.go).
+func regionalPrice(cloud Cloud, key string, f family, baseOnDemand float64, quote, region string) (unitPrice, bool) {
 	if !contains(f.regions, region) {
 		return unitPrice{}, false
 	}
 	od := round4(baseOnDemand * factorFrom(f.base, region))
+	ratio, spotSource, spotAsOf := spotFor(cloud, key, f, region)
 	return unitPrice{
 		onDemand: od,
-		spot:     round4(od * f.spotRatio),
-		source: fmt.Sprintf("on-demand: %s; spot: gpufleet estimate, on-demand × %.2f (%s), ratio from the %s",
-			onDemandSource(cloud, f, quote, region), f.spotRatio, label, cmp.Or(f.spotSource, "gpufleet long-run average")),
+		spot:     round4(od * ratio),
+		source:   fmt.Sprintf("on-demand: %s; %s", onDemandSource(cloud, f, quote, region), spotSource),
+		spotAsOf: cmp.Or(spotAsOf, priceAsOf),
 	}, true
 }
 
 // priceRows builds a node type's price rows, base region first, then the cloud's region order.
-// label names what the spot ratio belongs to, e.g. "g5 family".
-func priceRows(cloud Cloud, label string, f family, baseOnDemand float64) []Price {
+// key names the family whose spot figures apply, e.g. "g5".
+func priceRows(cloud Cloud, key string, f family, baseOnDemand float64) []Price {
 	var rows []Price
 	for _, region := range baseFirst(f.base, regionsOf(cloud)) {
-		if u, ok := regionalPrice(cloud, label, f, baseOnDemand, "", region); ok {
-			rows = append(rows, Price{Region: region, OnDemandUSD: u.onDemand, SpotUSD: u.spot, Source: u.source, AsOf: priceAsOf})
+		if u, ok := regionalPrice(cloud, key, f, baseOnDemand, "", region); ok {
+			rows = append(rows, Price{Region: region, OnDemandUSD: u.onDemand, SpotUSD: u.spot, Source: u.source, AsOf: priceAsOf, SpotAsOf: u.spotAsOf})
 		}
 	}
 	return rows

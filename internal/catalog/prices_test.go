@@ -58,8 +58,8 @@ func TestEveryNodeTypeIsPriced(t *testing.T) {
 				if r.Source == "" || !isoDate.MatchString(r.AsOf) {
 					t.Errorf("%s %s: source %q as-of %q", id, r.Region, r.Source, r.AsOf)
 				}
-				if !strings.Contains(r.Source, "spot: gpufleet estimate") {
-					t.Errorf("%s %s: source does not say spot is an estimate: %q", id, r.Region, r.Source)
+				if !strings.Contains(r.Source, "spot: gpufleet estimate") && !strings.Contains(r.Source, "spot: published figure for") || !isoDate.MatchString(r.SpotAsOf) {
+					t.Errorf("%s %s: source does not say where spot comes from: %q (as of %q)", id, r.Region, r.Source, r.SpotAsOf)
 				}
 				if r.Region != base && !strings.Contains(r.Source, "regional factor") {
 					t.Errorf("%s %s: derived row does not name its regional factor: %q", id, r.Region, r.Source)

@@ -31,6 +31,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
@@ -96,6 +97,8 @@ type Meta struct {
 	// Policy evaluates pool documents at plan time; nil when enforcement is "off".
 	Policy      *policy.Engine
 	Enforcement string
+	// Metrics is the provider's metrics block (nil without one); see MetricsClient.
+	Metrics *metrics.Config
 
 	awsOnce sync.Once
 	awsCfg  aws.Config

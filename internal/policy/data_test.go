@@ -31,7 +31,7 @@ func TestLoadData_schemaViolations(t *testing.T) {
 		},
 		"unknown key under gpufleet": {
 			"gpufleet:\n  client: {}\n",
-			[]string{"gpufleet.client: unknown key; allowed: clients, thresholds"},
+			[]string{"gpufleet.client: unknown key; allowed: clients, thresholds, utilization"},
 		},
 		"unknown top-level key": {
 			"gpufleet: {}\nthresholds: { oversize_factor: 2 }\n",
@@ -39,7 +39,7 @@ func TestLoadData_schemaViolations(t *testing.T) {
 		},
 		"unknown threshold": {
 			"gpufleet:\n  thresholds: { oversize: 2 }\n",
-			[]string{"gpufleet.thresholds.oversize: unknown key; allowed: oversize_factor"},
+			[]string{"gpufleet.thresholds.oversize: unknown key; allowed: low_utilization_percent, oversize_factor"},
 		},
 		"empty allowed_regions": {
 			"gpufleet:\n  clients:\n    acme: { allowed_regions: [] }\n",

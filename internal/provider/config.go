@@ -39,6 +39,7 @@ type providerModel struct {
 	DefaultTags types.Map     `tfsdk:"default_tags"`
 	Pricing     *pricingModel `tfsdk:"pricing"`
 	Policy      *policyModel  `tfsdk:"policy"`
+	Metrics     *metricsModel `tfsdk:"metrics"`
 }
 
 type awsModel struct {
@@ -110,6 +111,7 @@ func (p *GPUFleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"gcp":     gcpBlock(),
 			"pricing": pricingBlock(),
 			"policy":  policyBlock(),
+			"metrics": metricsBlock(),
 		},
 	}
 }

@@ -37,6 +37,12 @@ func (p *GPUFleetProvider) Configure(ctx context.Context, req provider.Configure
 	if !cfg.DefaultTags.IsNull() {
 		resp.Diagnostics.Append(cfg.DefaultTags.ElementsAs(ctx, &meta.Pool.DefaultTags, false)...)
 	}
+	if cfg.Metrics != nil {
+		if cfg.Metrics.URL.IsNull() {
+			attributeError(&resp.Diagnostics, path.Root("metrics").AtName("url"), "Missing metrics URL", "the metrics block needs the url of a Prometheus-compatible query API")
+		}
+		meta.Metrics = metricsConfig(cfg.Metrics)
+	}
 	if cfg.Pricing != nil {
 		meta.Pool.Pricing = pricing(ctx, cfg.Pricing, resp)
 	}

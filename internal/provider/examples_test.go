@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics/metricstest"
 )
 
 // The documented examples of every resource, data source and function plan with the real terraform
@@ -62,11 +64,18 @@ provider "gpufleet" {
 			if err != nil {
 				t.Fatal(err)
 			}
+			config := provider
+			if filepath.Base(filepath.Dir(file)) == "gpufleet_pool_utilization" {
+				// It reads the real Prometheus of the utilisation tests (skipped without one).
+				srv := metricstest.Shared(t)
+				config = strings.Replace(provider, "  policy {", fmt.Sprintf("  metrics {\n    url = %q\n    username = %q\n    password = %q\n  }\n  policy {",
+					srv.URL, metricstest.Username, metricstest.Password), 1)
+			}
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 				Steps: []resource.TestStep{{
-					Config:             provider + string(example),
+					Config:             config + string(example),
 					PlanOnly:           true,
 					ExpectNonEmptyPlan: true,
 				}},

@@ -60,6 +60,7 @@ type nodeTypeModel struct {
 	SpotHourlyUSD     types.Float64 `tfsdk:"spot_hourly_usd"`
 	PriceSource       types.String  `tfsdk:"price_source"`
 	PriceAsOf         types.String  `tfsdk:"price_as_of"`
+	SpotPriceAsOf     types.String  `tfsdk:"spot_price_as_of"`
 }
 
 func (d *GPUCatalogDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -131,7 +132,8 @@ func (d *GPUCatalogDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 						"on_demand_hourly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "On-demand price of one node-hour in `region`, after the provider's discount and overrides; null without `region`."},
 						"spot_hourly_usd":      schema.Float64Attribute{Computed: true, MarkdownDescription: "Spot price estimate of one node-hour in `region`; null without `region`."},
 						"price_source":         schema.StringAttribute{Computed: true, MarkdownDescription: "Where the catalog price comes from."},
-						"price_as_of":          schema.StringAttribute{Computed: true, MarkdownDescription: "Date of the catalog price (YYYY-MM-DD)."},
+						"price_as_of":          schema.StringAttribute{Computed: true, MarkdownDescription: "Date of the catalog's on-demand price (YYYY-MM-DD)."},
+						"spot_price_as_of":     schema.StringAttribute{Computed: true, MarkdownDescription: "Date of the spot figure the spot price is derived from (YYYY-MM-DD): spot prices are per family and region, each from a published figure where there is one, and `price_source` says which (guide \"What a recommendation costs\")."},
 					},
 				},
 			},
@@ -246,6 +248,7 @@ func nodeTypeFrom(n catalog.NodeType, region string, pricing catalog.Pricing) (n
 		SpotHourlyUSD:     types.Float64Null(),
 		PriceSource:       types.StringNull(),
 		PriceAsOf:         types.StringNull(),
+		SpotPriceAsOf:     types.StringNull(),
 	}
 	if n.Accelerator != "" {
 		out.Accelerator = types.StringValue(n.Accelerator)
@@ -257,6 +260,7 @@ func nodeTypeFrom(n catalog.NodeType, region string, pricing catalog.Pricing) (n
 		}
 		out.PriceSource = types.StringValue(row.Source)
 		out.PriceAsOf = types.StringValue(row.AsOf)
+		out.SpotPriceAsOf = types.StringValue(row.SpotAsOf)
 	}
 	if region == "" {
 		return out, nil

@@ -23,10 +23,11 @@ func TestAccGPUCatalogDataSource_regionGlobsAndPriceCap(t *testing.T) {
 		for _, p := range n.Prices {
 			if strings.HasPrefix(p.Region, "eu-") {
 				euL4 = append(euL4, knownvalue.ObjectPartial(map[string]knownvalue.Check{
-					"region":       knownvalue.StringRegexp(regexp.MustCompile(`^eu-`)),
-					"gpu_model":    knownvalue.StringExact("L4"),
-					"price_source": knownvalue.NotNull(),
-					"price_as_of":  knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)),
+					"region":           knownvalue.StringRegexp(regexp.MustCompile(`^eu-`)),
+					"gpu_model":        knownvalue.StringExact("L4"),
+					"price_source":     knownvalue.NotNull(),
+					"price_as_of":      knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)),
+					"spot_price_as_of": knownvalue.StringExact(p.SpotAsOf),
 				}))
 			}
 		}

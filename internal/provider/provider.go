@@ -48,6 +48,7 @@ func (p *GPUFleetProvider) DataSources(context.Context) []func() datasource.Data
 	return []func() datasource.DataSource{
 		NewGPUCatalogDataSource,
 		NewRecommendationDataSource,
+		NewPoolUtilizationDataSource,
 	}
 }
 

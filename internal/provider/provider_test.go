@@ -14,9 +14,14 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics/metricstest"
 )
 
-func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := acctest.Main(m)
+	metricstest.StopShared() // the real Prometheus of the utilisation tests, if one started
+	os.Exit(code)
+}
 
 const policyData = `
 gpufleet:

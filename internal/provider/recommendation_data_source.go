@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -47,6 +48,7 @@ type recommendationModel struct {
 	Regions              []types.String               `tfsdk:"regions"`
 	Client               types.String                 `tfsdk:"client"`
 	MaxHourlyUSD         types.Float64                `tfsdk:"max_hourly_usd"`
+	HoursPerMonth        types.Float64                `tfsdk:"hours_per_month"`
 	RequiredGPUMemoryGiB types.Float64                `tfsdk:"required_gpu_memory_gib"`
 	AWS                  *recommendedPoolModel        `tfsdk:"aws"`
 	GCP                  *recommendedPoolModel        `tfsdk:"gcp"`
@@ -60,27 +62,31 @@ type recommendationWorkloadModel struct {
 	ModelParametersBillion types.Float64 `tfsdk:"model_parameters_billion"`
 	Precision              types.String  `tfsdk:"precision"`
 	Method                 types.String  `tfsdk:"method"`
+	TokensPerSecond        types.Float64 `tfsdk:"tokens_per_second"`
 }
 
 type recommendedPoolModel struct {
-	NodeType        types.String    `tfsdk:"node_type"`
-	Accelerator     types.String    `tfsdk:"accelerator"`
-	Region          types.String    `tfsdk:"region"`
-	GPUModel        types.String    `tfsdk:"gpu_model"`
-	GPUsPerNode     types.Int64     `tfsdk:"gpus_per_node"`
-	GPUMemoryGiB    types.Float64   `tfsdk:"gpu_memory_gib"`
-	MIGProfile      types.String    `tfsdk:"mig_profile"`
-	SharingReplicas types.Int64     `tfsdk:"sharing_replicas"`
-	ReplicasPerNode types.Int64     `tfsdk:"replicas_per_node"`
-	NodeCount       types.Int64     `tfsdk:"node_count"`
-	SpotPercentage  types.Int64     `tfsdk:"spot_percentage"`
-	OnDemandBase    types.Int64     `tfsdk:"on_demand_base"`
-	MinSize         types.Int64     `tfsdk:"min_size"`
-	HourlyUSD       types.Float64   `tfsdk:"hourly_usd"`
-	MonthlyUSD      types.Float64   `tfsdk:"monthly_usd"`
-	NaiveNodeType   types.String    `tfsdk:"naive_node_type"`
-	NaiveMonthlyUSD types.Float64   `tfsdk:"naive_monthly_usd"`
-	RunnersUp       []runnerUpModel `tfsdk:"runners_up"`
+	NodeType              types.String    `tfsdk:"node_type"`
+	Accelerator           types.String    `tfsdk:"accelerator"`
+	Region                types.String    `tfsdk:"region"`
+	GPUModel              types.String    `tfsdk:"gpu_model"`
+	GPUsPerNode           types.Int64     `tfsdk:"gpus_per_node"`
+	GPUMemoryGiB          types.Float64   `tfsdk:"gpu_memory_gib"`
+	MIGProfile            types.String    `tfsdk:"mig_profile"`
+	SharingReplicas       types.Int64     `tfsdk:"sharing_replicas"`
+	ReplicasPerNode       types.Int64     `tfsdk:"replicas_per_node"`
+	NodeCount             types.Int64     `tfsdk:"node_count"`
+	DecodeTokensPerSecond types.Float64   `tfsdk:"decode_tokens_per_second"`
+	SpotPercentage        types.Int64     `tfsdk:"spot_percentage"`
+	OnDemandBase          types.Int64     `tfsdk:"on_demand_base"`
+	MinSize               types.Int64     `tfsdk:"min_size"`
+	HourlyUSD             types.Float64   `tfsdk:"hourly_usd"`
+	MonthlyUSD            types.Float64   `tfsdk:"monthly_usd"`
+	CommittedMonthlyUSD   types.Float64   `tfsdk:"committed_monthly_usd"`
+	Commitment            types.String    `tfsdk:"commitment"`
+	NaiveNodeType         types.String    `tfsdk:"naive_node_type"`
+	NaiveMonthlyUSD       types.Float64   `tfsdk:"naive_monthly_usd"`
+	RunnersUp             []runnerUpModel `tfsdk:"runners_up"`
 }
 
 type runnerUpModel struct {
@@ -100,11 +106,11 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Right-sizes a workload: for each cloud asked, the cheapest GPU node pool that fits its memory need in the allowed regions " +
 			"and that the policy bundle would not deny. Every candidate is built as the pool resources build it (validated, priced at the provider's " +
-			"`pricing` overrides and discount, 730 h/month) and judged on its policy document by the provider's policy engine, so the answer plugs into " +
+			"`pricing` overrides and discount, over `hours_per_month`) and judged on its policy document by the provider's policy engine, so the answer plugs into " +
 			"`gpufleet_eks_node_pool` (`instance_types`, `gpu.mig.profile`, `capacity`) and `gpufleet_gke_node_pool` (`machine_type`, `gpu.type`, `gpu.count`) unchanged. " +
-			"Spot is used only for interruptible work (100 % above the base); production inference keeps at least one on-demand node; GPU sharing " +
+			"Spot is used only for interruptible work, with a floor on demand where the workload needs one: production inference keeps half its nodes and at least one on demand (`on_demand_base = 1`, `spot_percentage = 50`), production training or batch on two or more nodes keeps its first node on demand (`on_demand_base = 1`, `spot_percentage = 100`), other interruptible work runs all on spot; GPU sharing " +
 			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
-			"No cloud is called.\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription,
+			"No cloud is called. The price model (hours, spot per region, commitments, spot mixes) and the throughput check, with sources and worked examples: guide \"What a recommendation costs\".\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription,
 		Attributes: map[string]schema.Attribute{
 			"replicas": schema.Int64Attribute{
 				MarkdownDescription: "How many replicas the pool must hold at once (default 1): the node count is `ceil(replicas / replicas_per_node)`, and MIG slices or shared GPUs pay off when several replicas share a node.",
@@ -132,6 +138,11 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 				MarkdownDescription: "Only pools that cost at most this much per hour in all (every node, at the spot mix).",
 				Optional:            true,
 				Validators:          []validator.Float64{float64validator.AtLeast(0.0001)},
+			},
+			"hours_per_month": schema.Float64Attribute{
+				MarkdownDescription: "Hours a month the pool runs, 1 to 744 (default 730, i.e. 365 × 24 / 12, the clouds' calculators' month): `monthly_usd`, `naive_monthly_usd` and the runners-up's `monthly_usd` are `hourly_usd` × these hours, so a training pool that runs 40 % of the month is priced at 292 h. The pool resources' `estimated_monthly_cost_usd` stays at 730 h (a pool declares capacity, not how long it runs).",
+				Optional:            true,
+				Validators:          []validator.Float64{float64validator.Between(1, 744)},
 			},
 			"required_gpu_memory_gib": schema.Float64Attribute{
 				MarkdownDescription: "The GPU memory one replica needs: `workload.gpu_memory_gib`, or the estimate from the model. Use it as the pool's `workload.gpu_memory_gib`.",
@@ -185,6 +196,12 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 						Validators: []validator.String{oneOfNearest(catalog.Precisions()...),
 							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
 					},
+					"tokens_per_second": schema.Float64Attribute{
+						MarkdownDescription: "Inference only: the decode rate one replica must reach, tokens per second for one stream. Checked with the decode estimate `catalog.DecodeTokensPerSecond`: the peak memory bandwidth of the replica's GPU (NVIDIA datasheets: T4 320 GB/s, L4 300, A10G 600, L40S 864, V100 900, A100 40GB 1,555, A100 80GB 2,039, H100 3,350, H200 4,800, B200 8,000), times its share (a MIG slice: its memory share; time-slicing: 1/replicas per GPU), times 0.6 (the bandwidth utilisation tuned serving reaches at batch 1), over the bytes a token reads: the weights at `precision` (`model_parameters_billion` × bytes per parameter), or the whole `gpu_memory_gib` when the model is not given. " +
+							"An answer must meet the rate as well as the memory: slower GPUs, slices and shared GPUs drop out. The estimate is for one stream; batching serves more streams per replica at nearly the same rate each.",
+						Optional:   true,
+						Validators: []validator.Float64{float64validator.AtLeast(0.001)},
+					},
 					"method": schema.StringAttribute{
 						MarkdownDescription: "Training only: `full` (default), `lora` or `qlora` (precision `int4`).",
 						Optional:            true,
@@ -199,23 +216,27 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 
 func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"node_type":         schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
-		"accelerator":       schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
-		"region":            schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`)."},
-		"gpu_model":         schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
-		"gpus_per_node":     schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
-		"gpu_memory_gib":    schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or the whole GPU's."},
-		"mig_profile":       schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
-		"sharing_replicas":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
-		"replicas_per_node": schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
-		"node_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
-		"spot_percentage":   schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 100 for interruptible work, else 0."},
-		"on_demand_base":    schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for production inference on spot, else 0."},
-		"min_size":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
-		"hourly_usd":        schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
-		"monthly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "The same over 730 hours."},
+		"node_type":                schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
+		"accelerator":              schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
+		"region":                   schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`)."},
+		"gpu_model":                schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
+		"gpus_per_node":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
+		"gpu_memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or the whole GPU's."},
+		"mig_profile":              schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
+		"sharing_replicas":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
+		"replicas_per_node":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
+		"decode_tokens_per_second": schema.Float64Attribute{Computed: true, MarkdownDescription: "The decode estimate of one replica on this answer, tokens per second for one stream (see `workload.tokens_per_second`); null when `workload.tokens_per_second` is not set."},
+		"node_count":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
+		"spot_percentage":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size); else 100."},
+		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: 1 for interruptible production inference, and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
+		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: 1 for production inference, else 0."},
+		"hourly_usd":               schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
+		"monthly_usd":              schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
+		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
+			"The committed rate is the catalog's list price less the family's 1-year rate, less the provider's `pricing.discount_percent` on top; a type with an `on_demand_hourly_usd` override gets no commitment (the override is the rate paid). Null when the answer has no on-demand node, the type is overridden, or the commitment would cost more than `monthly_usd` (a pool that runs too few hours)."},
+		"commitment":        schema.StringAttribute{Computed: true, MarkdownDescription: "The commitment `committed_monthly_usd` assumes: `1-year EC2 Instance Savings Plan, no upfront` (AWS) or `1-year resource-based committed use discount (CUD)` (GCP); null with `committed_monthly_usd`."},
 		"naive_node_type":   schema.StringAttribute{Computed: true, MarkdownDescription: "What a team without right-sizing runs: the smallest training-class GPU that fits, whole and on-demand; null when none fits."},
-		"naive_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "Monthly cost of `naive_node_type` for the same replicas, on-demand."},
+		"naive_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "Monthly cost of `naive_node_type` for the same replicas, on-demand, over `hours_per_month`."},
 		"runners_up": schema.ListNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "Options that lost, cheapest first: cheaper ones the policy bundle denies (with the rule), then the next cheapest it allows.",
@@ -224,7 +245,7 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 				"region":           schema.StringAttribute{Computed: true, MarkdownDescription: "Region."},
 				"mig_profile":      schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile; null for whole GPUs."},
 				"sharing_replicas": schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing; null without sharing."},
-				"monthly_usd":      schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated monthly cost."},
+				"monthly_usd":      schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated monthly cost over `hours_per_month`."},
 				"reason":           schema.StringAttribute{Computed: true, MarkdownDescription: "Why it lost."},
 			}},
 		},
@@ -291,10 +312,12 @@ func (m recommendationModel) request() recommend.Request {
 			ParametersBillion: w.ModelParametersBillion.ValueFloat64(),
 			Precision:         w.Precision.ValueString(),
 			Method:            w.Method.ValueString(),
+			TokensPerSecond:   w.TokensPerSecond.ValueFloat64(),
 		},
-		Replicas:     int(m.Replicas.ValueInt64()),
-		Client:       m.Client.ValueString(),
-		MaxHourlyUSD: m.MaxHourlyUSD.ValueFloat64(),
+		Replicas:      int(m.Replicas.ValueInt64()),
+		Client:        m.Client.ValueString(),
+		MaxHourlyUSD:  m.MaxHourlyUSD.ValueFloat64(),
+		HoursPerMonth: m.HoursPerMonth.ValueFloat64(),
 	}
 	for _, c := range m.Clouds {
 		r.Clouds = append(r.Clouds, catalog.Cloud(c.ValueString()))
@@ -308,24 +331,33 @@ func (m recommendationModel) request() recommend.Request {
 func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 	b := res.Best
 	out := &recommendedPoolModel{
-		NodeType:        types.StringValue(b.Node.Name),
-		Accelerator:     stringOrNull(b.Node.Accelerator),
-		Region:          types.StringValue(b.Region),
-		GPUModel:        types.StringValue(b.Node.GPUModel),
-		GPUsPerNode:     types.Int64Value(int64(b.Node.GPUCount)),
-		GPUMemoryGiB:    types.Float64Value(b.ReplicaGiB),
-		MIGProfile:      stringOrNull(b.MIGProfile),
-		SharingReplicas: intOrNull(b.SharingReplicas),
-		ReplicasPerNode: types.Int64Value(int64(b.ReplicasPerNode)),
-		NodeCount:       types.Int64Value(int64(b.Nodes)),
-		SpotPercentage:  types.Int64Value(int64(b.SpotPercentage)),
-		OnDemandBase:    types.Int64Value(int64(b.OnDemandBase)),
-		MinSize:         types.Int64Value(int64(b.Spec.Scaling.Min)),
-		HourlyUSD:       types.Float64Value(b.HourlyUSD),
-		MonthlyUSD:      types.Float64Value(b.MonthlyUSD),
-		NaiveNodeType:   types.StringNull(),
-		NaiveMonthlyUSD: types.Float64Null(),
-		RunnersUp:       make([]runnerUpModel, 0, len(res.RunnersUp)),
+		NodeType:              types.StringValue(b.Node.Name),
+		Accelerator:           stringOrNull(b.Node.Accelerator),
+		Region:                types.StringValue(b.Region),
+		GPUModel:              types.StringValue(b.Node.GPUModel),
+		GPUsPerNode:           types.Int64Value(int64(b.Node.GPUCount)),
+		GPUMemoryGiB:          types.Float64Value(b.ReplicaGiB),
+		MIGProfile:            stringOrNull(b.MIGProfile),
+		SharingReplicas:       intOrNull(b.SharingReplicas),
+		ReplicasPerNode:       types.Int64Value(int64(b.ReplicasPerNode)),
+		NodeCount:             types.Int64Value(int64(b.Nodes)),
+		DecodeTokensPerSecond: types.Float64Null(),
+		SpotPercentage:        types.Int64Value(int64(b.SpotPercentage)),
+		OnDemandBase:          types.Int64Value(int64(b.OnDemandBase)),
+		MinSize:               types.Int64Value(int64(b.Spec.Scaling.Min)),
+		HourlyUSD:             types.Float64Value(b.HourlyUSD),
+		MonthlyUSD:            types.Float64Value(b.MonthlyUSD),
+		CommittedMonthlyUSD:   types.Float64Null(),
+		Commitment:            stringOrNull(b.Commitment),
+		NaiveNodeType:         types.StringNull(),
+		NaiveMonthlyUSD:       types.Float64Null(),
+		RunnersUp:             make([]runnerUpModel, 0, len(res.RunnersUp)),
+	}
+	if b.DecodeTokensPerSecond > 0 {
+		out.DecodeTokensPerSecond = types.Float64Value(math.Round(b.DecodeTokensPerSecond*10) / 10)
+	}
+	if b.Commitment != "" {
+		out.CommittedMonthlyUSD = types.Float64Value(b.CommittedMonthlyUSD)
 	}
 	if n := res.Naive; n != nil {
 		out.NaiveNodeType = types.StringValue(n.Node.Name)

@@ -107,6 +107,8 @@ data "gpufleet_recommendation" "dev" {
   clouds   = ["aws"]
   regions  = ["us-east-1"]
   client   = "initech"
+  # a development pool used 40 % of the month
+  hours_per_month = 292
 }
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -123,7 +125,10 @@ data "gpufleet_recommendation" "dev" {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("spot_percentage"), knownvalue.Int64Exact(0)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("on_demand_base"), knownvalue.Int64Exact(0)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("hourly_usd"), knownvalue.Float64Exact(0.5)),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("monthly_usd"), knownvalue.Float64Exact(365)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("monthly_usd"), knownvalue.Float64Exact(146)), // $0.50/h x 292 h
+				// g6.xlarge's on-demand override is the rate paid: no commitment on top
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("commitment"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("committed_monthly_usd"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("naive_node_type"), knownvalue.StringExact("p3.2xlarge")),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("runners_up").AtSliceIndex(0).AtMapKey("reason"), knownvalue.StringRegexp(regexp.MustCompile(`^costs \$[0-9.]+/month more than g6.xlarge`))),
 			},
@@ -156,6 +161,10 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 		"client's regions":      {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + `client = "acme"`, []string{"client", `"acme" may only run in eu-\*`}},
 		"impossible demand":     {workload("gpu_memory_gib = 400") + `clouds = ["aws", "gcp"]` + "\n" + `regions = ["us-*"]`, []string{"workload.gpu_memory_gib", "nothing fits", "most GPU memory"}},
 		"price cap":             {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `max_hourly_usd = 0.01`, []string{"max_hourly_usd", "over max_hourly_usd"}},
+		"rate on training":      {"workload {\n kind = \"training\"\n environment = \"staging\"\n gpu_memory_gib = 8\n tokens_per_second = 20\n}\n" + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "inference"}},
+		"rate no GPU reaches":   {workload("model_parameters_billion = 7\n precision = \"fp16\"\n tokens_per_second = 5000") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "decodes 5000 tokens/s per replica", "the fastest that holds"}},
+		"hours above a month":   {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 745`, []string{"hours_per_month", "between 1.* and 744"}},
+		"no hours":              {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 0`, []string{"hours_per_month", "between 1.* and 744"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -39,19 +39,6 @@ func (o Option) Label() string {
 	return what + " in " + o.Region
 }
 
-// capacity is the spot mix and floor a workload gets: spot only for interruptible work, and
-// production inference keeps at least one on-demand node (GF-COST-001).
-func capacity(w Workload) (spotPercentage, onDemandBase, minSize int) {
-	floor := 0
-	if w.Environment == pool.EnvProduction && w.Kind == pool.KindInference {
-		floor = 1
-	}
-	if !w.Interruptible {
-		return 0, 0, floor
-	}
-	return 100, floor, floor
-}
-
 // shape is one way to use a node type: whole GPUs, one MIG profile, or shared GPUs.
 type shape struct {
 	mig     string
@@ -84,18 +71,21 @@ func shapes(g catalog.GPUModel, need float64, w Workload, replicas int) []shape 
 // candidates builds, validates and prices every pool of a cloud in the regions that fits need,
 // cheapest first.
 func candidates(cloud catalog.Cloud, regions []string, need float64, req Request, env Env) []candidate {
-	spot, base, minSize := capacity(req.Workload)
 	client := cmp.Or(req.Client, PlaceholderClient)
 	var out []candidate
 	for _, n := range catalog.NodeTypes(cloud) {
 		for _, sh := range shapes(n.GPU(), need, req.Workload, req.Replicas) {
+			if !fastEnough(req, n.GPU(), sh) {
+				continue
+			}
 			perNode := n.GPUCount * sh.perGPU
 			nodes := (req.Replicas + perNode - 1) / perNode
+			spot, base, minSize := capacity(req.Workload, nodes)
 			for _, region := range regions {
 				o := Option{Cloud: cloud, Region: region, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: sh.memory,
-					ReplicasPerNode: perNode, Nodes: nodes, SpotPercentage: spot, OnDemandBase: base}
+					ReplicasPerNode: perNode, Nodes: nodes, SpotPercentage: spot, OnDemandBase: base, DecodeTokensPerSecond: decodeRate(req, n.GPU(), sh)}
 				o.Spec = candidateSpec(o, req.Workload, client, need, minSize)
-				if c, ok := price(o, env); ok {
+				if c, ok := price(o, env, req.HoursPerMonth); ok {
 					out = append(out, c)
 				}
 			}
@@ -106,21 +96,6 @@ func candidates(cloud catalog.Cloud, regions []string, need float64, req Request
 			cmp.Compare(a.Node.Name, b.Node.Name), cmp.Compare(a.Region, b.Region), cmp.Compare(a.MIGProfile, b.MIGProfile))
 	})
 	return out
-}
-
-// price validates the candidate's pool and derives it: the pricing of the pool resources, at the
-// provider's overrides and discount. ok is false for a pool the resources would reject, or one
-// without a price in its region.
-func price(o Option, env Env) (candidate, bool) {
-	if len(o.Spec.Validate()) > 0 {
-		return candidate{}, false
-	}
-	d, err := pool.Derive(o.Spec, pool.Environment{Pricing: env.Pricing, Registry: env.Registry})
-	if err != nil || d.PriceErr != nil {
-		return candidate{}, false
-	}
-	o.HourlyUSD, o.MonthlyUSD = d.HourlyUSD, d.MonthlyUSD
-	return candidate{Option: o, derived: d}, true
 }
 
 func candidateSpec(o Option, w Workload, client string, need float64, minSize int) pool.Spec {
@@ -173,9 +148,10 @@ func deny(ctx context.Context, c candidate, env Env, withClient bool) (*policy.F
 func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, need float64, req Request, env Env) (*Result, error) {
 	res := &Result{}
 	all := candidates(cloud, regions, need, req, env)
-	res.Naive = naive(all, env)
+	res.Naive = naive(all, env, req.HoursPerMonth)
 	if len(all) == 0 {
 		res.Why = fmt.Sprintf("no %s GPU or MIG slice in %s has %s GiB", cloud, strings.Join(regions, ", "), fmtGiB(need))
+		res.Why, res.Argument = tooSlow(cloud, regions, need, req, env, res.Why)
 		return res, nil
 	}
 	var denied, priced []RunnerUp
@@ -233,7 +209,7 @@ func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, 
 
 // naive is what a team without right-sizing runs: the smallest training-class GPU that fits, whole
 // and on-demand, cheapest of those.
-func naive(all []candidate, env Env) *Option {
+func naive(all []candidate, env Env, hours float64) *Option {
 	var best *Option
 	for _, c := range all {
 		g := c.Node.GPU()
@@ -243,7 +219,7 @@ func naive(all []candidate, env Env) *Option {
 		o := c.Option
 		o.SpotPercentage, o.OnDemandBase = 0, 0
 		o.Spec.Capacity = pool.Capacity{}
-		p, ok := price(o, env)
+		p, ok := price(o, env, hours)
 		if !ok {
 			continue
 		}

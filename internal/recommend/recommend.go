@@ -34,6 +34,8 @@ type Workload struct {
 	ParametersBillion float64
 	Precision         string
 	Method            string
+	// TokensPerSecond is the decode rate one replica must reach (0: no rate); see throughput.go.
+	TokensPerSecond float64
 }
 
 // Request is what the user asks.
@@ -44,6 +46,11 @@ type Request struct {
 	Regions      []string // globs, as the policy data's allowed_regions
 	Client       string   // "" for none
 	MaxHourlyUSD float64  // 0 for no cap
+	// HoursPerMonth is how many hours a month the pool runs (0: catalog.HoursPerMonth, 730): every
+	// monthly figure of the answer is priced at it (see price.go).
+	HoursPerMonth float64
+
+	bytesPerToken float64 // what a decode step reads, when TokensPerSecond is set (throughput.go)
 }
 
 // Env is what the provider is configured with.
@@ -63,12 +70,18 @@ type Option struct {
 	SharingReplicas int    // 0 without sharing
 	ReplicaGiB      float64
 	ReplicasPerNode int
-	Nodes           int
-	SpotPercentage  int
-	OnDemandBase    int
-	HourlyUSD       float64
-	MonthlyUSD      float64
-	Spec            pool.Spec
+	// DecodeTokensPerSecond is one replica's decode estimate (throughput.go); 0 without a rate.
+	DecodeTokensPerSecond float64
+	Nodes                 int
+	SpotPercentage        int
+	OnDemandBase          int
+	HourlyUSD             float64
+	MonthlyUSD            float64
+	// CommittedMonthlyUSD is MonthlyUSD with the on-demand nodes under Commitment (price.go); 0 and
+	// "" when no commitment applies or it would cost more.
+	CommittedMonthlyUSD float64
+	Commitment          string
+	Spec                pool.Spec
 }
 
 // RunnerUp is an option that lost, and why.
@@ -112,6 +125,12 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	}
 	if req.Replicas < 0 {
 		return Answer{}, &catalog.ArgumentError{Argument: "replicas", Message: fmt.Sprintf("must be 1 or more, got %d", req.Replicas)}
+	}
+	if err := checkThroughput(&req, need); err != nil {
+		return Answer{}, err
+	}
+	if err := checkHoursPerMonth(&req); err != nil {
+		return Answer{}, err
 	}
 	if req.MaxHourlyUSD < 0 {
 		return Answer{}, &catalog.ArgumentError{Argument: "max_hourly_usd", Message: fmt.Sprintf("must be greater than 0, got %g", req.MaxHourlyUSD)}

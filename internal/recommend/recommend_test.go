@@ -100,14 +100,15 @@ func TestRecommend_answersFitAndAreNotDenied(t *testing.T) {
 	}
 }
 
-// Spot only for interruptible work; production inference keeps an on-demand node (GF-COST-001).
+// Spot only for interruptible work; production inference keeps half its nodes, and at least one,
+// on demand (GF-COST-001; mix.go). Production training on one node is all spot.
 func TestRecommend_spotMix(t *testing.T) {
 	tests := []struct {
 		w                   Workload
 		spot, base, minSize int
 	}{
 		{trainSpot, 100, 0, 0},
-		{serveSpot, 100, 1, 1},
+		{serveSpot, 50, 1, 1},
 		{serve7B, 0, 0, 1},
 		{prodSmall, 0, 0, 0},
 	}
@@ -217,5 +218,22 @@ func TestRecommend_badInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// assertArgument checks that err is an ArgumentError naming argument, with the texts in its message.
+func assertArgument(t *testing.T, err error, argument string, texts ...string) {
+	t.Helper()
+	var ae *catalog.ArgumentError
+	if !errors.As(err, &ae) {
+		t.Fatalf("got %v, want an ArgumentError", err)
+	}
+	if ae.Argument != argument {
+		t.Errorf("argument %q, want %q (%v)", ae.Argument, argument, err)
+	}
+	for _, w := range texts {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q does not contain %q", err, w)
+		}
 	}
 }

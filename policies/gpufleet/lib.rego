@@ -37,11 +37,11 @@ non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
 # (main_test.rego checks that none of them denies.)
 # (Not named warn_*: conftest --all-namespaces queries every rule named deny*, warn*, violation* of
 # every package, and would refuse a set of strings as results.)
-rules_that_only_warn := {"GF-RS-002", "GF-RS-003", "GF-COST-002", "GF-COST-003"}
+rules_that_only_warn := {"GF-RS-002", "GF-RS-003", "GF-RS-006", "GF-COST-002", "GF-COST-003"}
 
 # The bundle's rule ids (a waiver of another GF- id has no effect, GF-WAIVE-001).
 rule_ids := {
-	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
+	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-RS-006", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
 	"GF-DR-001", "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-TAG-001",
 	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-INPUT-001", "GF-INPUT-002", "GF-RULE-001", "GF-WAIVE-001",
 }

@@ -6,6 +6,7 @@
 //	gpufleet-policy bundle --format hcp -o DIR          an HCP Terraform / TFE OPA policy set
 //	gpufleet-policy validate FILE...                  policy data checked against the schema
 //	gpufleet-policy junit [RESULTS.json]              conftest's JSON results as a JUnit report
+//	gpufleet-policy utilization --prometheus URL --pool NAME [...]   observed GPU utilisation, for GF-RS-006
 //
 // documents reads the JSON of a Terraform plan (terraform show -json; - for standard input) and
 // writes the pool documents of its GPU pools, built once, in Go (internal/plandoc), to FILE or
@@ -55,6 +56,7 @@ const usage = "usage: gpufleet-policy documents [-o FILE] PLAN.json\n" +
 	"       gpufleet-policy bundle --format opa -o BUNDLE.tar.gz [--data FILE ...] [--signing-key KEY [--signing-alg RS256|HS256|...] [--signing-key-id ID]]\n" +
 	"       gpufleet-policy validate FILE...\n" +
 	"       gpufleet-policy junit [RESULTS.json]\n" +
+	"       gpufleet-policy utilization --prometheus URL --pool NAME [--selector MATCHERS] [--window 14d] [--step 5m] ...\n" +
 	"documents: the pool documents of a Terraform plan's JSON (- reads standard input), for\n" +
 	"  conftest test --policy DIR FILE: the same findings as on the plan, documents built once.\n" +
 	"bundle: writes the gpufleet policy bundle of this release, without its tests: for conftest, to DIR;\n" +
@@ -88,6 +90,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return bundle(args[1:], stdout, stderr)
 	case "junit":
 		return junit(args[1:], stdin, stdout, stderr)
+	case "utilization":
+		return utilization(args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return 2

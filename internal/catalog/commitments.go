@@ -1,0 +1,122 @@
+package catalog
+
+// Commitments: what a steady on-demand baseline costs when it is committed for a year.
+//
+// AWS: a 1-year EC2 Instance Savings Plan, no upfront (a commitment to an instance family in a
+// region; it covers every size of the family, like a regional Standard Reserved Instance, and is
+// billed every hour of the term). GCP: a 1-year resource-based committed use discount (vCPUs,
+// memory and GPUs of a machine series in a region, billed every hour of the term; Compute Engine,
+// "Resource-based committed use discounts"). Spot usage is covered by neither.
+//
+// The rates are per family, as a percentage off the on-demand list price, with source and date.
+// Sources found for the snapshot:
+//   - GCP: resource-based CUDs are 37 % off on-demand for 1 year and 55 % for 3 years on vCPUs,
+//     memory and GPUs (lillytechsystems.com, "GCP AI cost: committed use discounts", 2026; Google's
+//     own page states "up to 57 %" for machine types and GPUs, the 3-year ceiling).
+//   - AWS: 1-year reserved/committed rates for H100 instances at 35-40 % off on-demand in Q1 2026
+//     (digiteria labs, "Cloud GPU pricing shifts in Q1 2026"); AWS states "up to 72 %" for EC2
+//     Instance Savings Plans, the 3-year all-upfront ceiling. No per-family 1-year rate for the other
+//     GPU families was readable offline (the Savings Plans rate pages are script-rendered), so they
+//     take the H100 figure, flagged as an estimate.
+
+// Commitment is the commitment a family's on-demand baseline is priced with.
+type Commitment struct {
+	Name            string  // e.g. "1-year EC2 Instance Savings Plan, no upfront"
+	DiscountPercent float64 // off the on-demand list price
+	Source          string
+	AsOf            string // YYYY-MM-DD
+	Estimate        bool   // the family has no published rate of its own; Source says whose is used
+}
+
+const (
+	awsCommitmentName = "1-year EC2 Instance Savings Plan, no upfront"
+	gcpCommitmentName = "1-year resource-based committed use discount (CUD)"
+
+	gcpCUDSource = "lillytechsystems.com, \"GCP AI cost: committed use discounts\": resource-based CUDs 37 % (1 year) / 55 % (3 years); Google Compute Engine, \"Resource-based committed use discounts\": up to 57 % for machine types and GPUs"
+	gcpCUDAsOf   = "2026-03-01"
+	awsH100Src   = "digiteria labs, \"Cloud GPU pricing shifts in Q1 2026\": 1-year reserved/committed H100 pricing 35-40 % off on-demand (midpoint 37.5 %)"
+	awsH100AsOf  = "2026-01-31"
+)
+
+func awsPublished(source, asOf string, pct float64) Commitment {
+	return Commitment{Name: awsCommitmentName, DiscountPercent: pct, Source: source, AsOf: asOf}
+}
+
+func awsEstimate() Commitment {
+	c := awsPublished("gpufleet estimate: no 1-year rate for this family in the snapshot, so the H100 (p5) figure: "+awsH100Src, awsH100AsOf, 37.5)
+	c.Estimate = true
+	return c
+}
+
+func gcpPublished() Commitment {
+	return Commitment{Name: gcpCommitmentName, DiscountPercent: 37, Source: gcpCUDSource, AsOf: gcpCUDAsOf}
+}
+
+func gcpEstimate(why string) Commitment {
+	c := gcpPublished()
+	c.Source = "gpufleet estimate: " + why + ", so the general 1-year rate: " + gcpCUDSource
+	c.Estimate = true
+	return c
+}
+
+// commitments is family → commitment. A family missing here gets no commitment.
+var commitments = map[Cloud]map[string]Commitment{
+	AWS: {
+		"p5":      awsPublished(awsH100Src, awsH100AsOf, 37.5),
+		"g4dn":    awsEstimate(),
+		"g5":      awsEstimate(),
+		"g6":      awsEstimate(),
+		"g6e":     awsEstimate(),
+		"gr6":     awsEstimate(),
+		"p3":      awsEstimate(),
+		"p3dn":    awsEstimate(),
+		"p4d":     awsEstimate(),
+		"p4de":    awsEstimate(),
+		"p5e":     awsEstimate(),
+		"p5en":    awsEstimate(),
+		"p6-b200": awsEstimate(),
+	},
+	GCP: {
+		// n1 machines with T4/P4/V100/P100, g2 (L4), a2 (A100) and a3-highgpu (H100): the published
+		// 1-year resource-based rate covers their vCPUs, memory and GPUs alike.
+		"n1":          gcpPublished(),
+		"g2":          gcpPublished(),
+		"a2-highgpu":  gcpPublished(),
+		"a2-megagpu":  gcpPublished(),
+		"a2-ultragpu": gcpPublished(),
+		"a3-highgpu":  gcpPublished(),
+		"a3-megagpu":  gcpEstimate("the snapshot has no separate rate for A3 Mega"),
+		"a3-ultragpu": gcpEstimate("the snapshot has no separate rate for A3 Ultra (H200)"),
+		"a4-highgpu":  gcpEstimate("the snapshot has no separate rate for A4 (B200)"),
+	},
+}
+
+// CommitmentFor is the commitment a node type's on-demand baseline can be priced with.
+func CommitmentFor(n NodeType) (Commitment, bool) {
+	c, ok := commitments[n.Cloud][n.Family]
+	return c, ok
+}
+
+// Committed is what one node of n costs per hour in region under its family's commitment, at the
+// user's pricing:
+//   - an on-demand override is the negotiated rate the user pays and already reflects whatever
+//     commitment they hold: no commitment is applied on top (ok false);
+//   - otherwise the commitment's discount applies to the catalog's on-demand list price, and the
+//     provider's discount_percent (an enterprise discount, which AWS and Google apply after Savings
+//     Plans and CUD rates) on top: list × (1 − commitment) × (1 − discount).
+//
+// ok is false when the family has no commitment or the type is overridden; err as Pricing.Hourly.
+func (p Pricing) Committed(n NodeType, region string) (hourly float64, c Commitment, ok bool, err error) {
+	if _, _, err := p.Hourly(n, region); err != nil {
+		return 0, Commitment{}, false, err
+	}
+	if o, overridden := p.Overrides[n.Name]; overridden && o.OnDemandUSD > 0 {
+		return 0, Commitment{}, false, nil
+	}
+	c, ok = CommitmentFor(n)
+	if !ok {
+		return 0, Commitment{}, false, nil
+	}
+	row, _ := n.Price(region) // Hourly succeeded without an on-demand override: the row exists
+	return round4(row.OnDemandUSD * (1 - c.DiscountPercent/100) * (1 - p.DiscountPercent/100)), c, true, nil
+}

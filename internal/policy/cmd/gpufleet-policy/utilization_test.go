@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics/metricstest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/plandoc"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	metricstest.StopShared()
+	os.Exit(code)
+}
+
+// runUtilization runs the command against the shared real Prometheus with its credentials.
+func runUtilization(t *testing.T, srv *metricstest.Server, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("PROMETHEUS_USERNAME", metricstest.Username)
+	t.Setenv("PROMETHEUS_PASSWORD", metricstest.Password)
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"utilization", "--prometheus", srv.URL, "--end", srv.End.Format(time.RFC3339)}, args...), strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// The file the command writes holds the pool's figures, as computed from the fixtures directly.
+func TestUtilization_writesObservedFigures(t *testing.T) {
+	srv := metricstest.Shared(t)
+	out := filepath.Join(t.TempDir(), "util.json")
+	code, _, stderr := runUtilization(t, srv, "--pool", "acme-train", "--selector", `{gpufleet_pool="bursty"}`, "--hourly-usd-per-gpu", "6.88", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		GPUFleet struct {
+			Utilization struct {
+				Pools map[string]observation `json:"pools"`
+			} `json:"utilization"`
+		} `json:"gpufleet"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	obs, ok := doc.GPUFleet.Utilization.Pools["acme-train"]
+	if !ok {
+		t.Fatalf("no pool acme-train in %s", raw)
+	}
+	want := metricstest.Want(metricstest.Pools()["bursty"], 14*24*12)
+	for name, pair := range map[string][2]float64{
+		"p95":      {*obs.UtilizationP95Percent, want.P95},
+		"mean":     {*obs.UtilizationMeanPercent, want.Mean},
+		"idle":     {*obs.IdleGPUHours, want.Idle},
+		"idle usd": {*obs.IdleMonthlyUSD, want.Idle * 730 / want.HoursObserved * 6.88},
+		"mem p99":  {*obs.MemoryUsedP99GiB, want.MemP99},
+		"under 30": {*obs.HoursUnder30Percent, want.Under30},
+		"gpus max": {float64(obs.GPUsMax), float64(want.GPUsMax)},
+		"hours":    {obs.HoursObserved, want.HoursObserved},
+	} {
+		if math.Abs(pair[0]-pair[1]) > 1.5e-4 {
+			t.Errorf("%s = %v, want %v", name, pair[0], pair[1])
+		}
+	}
+	if _, err := policy.LoadData([]string{out}); err != nil {
+		t.Errorf("the file is not valid policy data: %v", err)
+	}
+}
+
+// GF-RS-006 from the same utilisation file gives the same finding in conftest (on a plan) and in
+// the provider's engine (on the pool's document), and none for a busy pool.
+func TestUtilization_sameFindingInConftestAndProvider(t *testing.T) {
+	srv := metricstest.Shared(t)
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it)")
+	}
+	dir := t.TempDir()
+	idle, busy := filepath.Join(dir, "idle.json"), filepath.Join(dir, "busy.json")
+	// acme-train observed as the idle fixture pool; globex-infer as the steady one.
+	if code, _, stderr := runUtilization(t, srv, "--pool", "acme-train", "--selector", `{gpufleet_pool="idle"}`, "--hourly-usd-per-gpu", "6.88", "-o", idle); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runUtilization(t, srv, "--pool", "globex-infer", "--selector", `{gpufleet_pool="steady"}`, "-o", busy); code != 0 {
+		t.Fatal(stderr)
+	}
+	planFile := "../../../../policies/testdata/gpufleet_compliant.json"
+
+	// conftest on the plan.
+	out, err := exec.Command(bin, "test", "--no-color", "--output", "json", "--policy", "../../../../policies",
+		"--data", example, "--data", idle, "--data", busy, planFile).Output()
+	var exitErr *exec.ExitError
+	if err != nil && (!errors.As(err, &exitErr) || exitErr.ExitCode() != 1) {
+		t.Fatalf("conftest: %v: %s", err, out)
+	}
+	var results []struct {
+		Warnings []policy.Finding `json:"warnings"`
+	}
+	if err := json.Unmarshal(out, &results); err != nil {
+		t.Fatal(err)
+	}
+	var fromConftest []string
+	for _, r := range results {
+		for _, w := range r.Warnings {
+			if strings.HasPrefix(w.Msg, "GF-RS-006") {
+				fromConftest = append(fromConftest, w.Msg)
+			}
+		}
+	}
+
+	// The provider's engine, with the same files as policy.data_files, on the plan's pool documents.
+	data, err := policy.LoadData([]string{example, idle, busy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := policy.New(context.Background(), policy.Options{Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	plan, err := plandoc.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := plan.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromProvider []string
+	for _, p := range docs.Pools {
+		var doc map[string]any
+		if err := json.Unmarshal(p.Document, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["address"] = p.Address
+		findings, err := engine.Evaluate(context.Background(), doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range findings {
+			if f.Rule == "GF-RS-006" {
+				fromProvider = append(fromProvider, f.Msg)
+			}
+		}
+	}
+	if len(fromConftest) != 1 || !strings.Contains(fromConftest[0], "gpufleet_eks_node_pool.acme_train: observed P95 GPU utilisation 3 % over 14d") ||
+		!strings.Contains(fromConftest[0], "idle GPU-hours, about $") {
+		t.Fatalf("conftest GF-RS-006 findings: %q", fromConftest)
+	}
+	if strings.Join(fromProvider, "\n") != strings.Join(fromConftest, "\n") {
+		t.Errorf("provider findings %q\nconftest findings %q", fromProvider, fromConftest)
+	}
+}
+
+func TestUtilization_badInput(t *testing.T) {
+	srv := metricstest.Shared(t)
+	cases := map[string]struct {
+		args []string
+		code int
+		want string
+	}{
+		"no pool":          {nil, 2, "--prometheus and --pool are required"},
+		"window over 90d":  {[]string{"--pool", "p", "--window", "91d", "--step", "1h"}, 2, "--window: window 91d is longer than the maximum of 90d"},
+		"too many points":  {[]string{"--pool", "p", "--window", "60d", "--step", "1m"}, 2, "--step: window 60d at step 1m would return 86400 points"},
+		"matching nothing": {[]string{"--pool", "nobody"}, 1, `pool nobody: selector {gpufleet_pool="nobody"} matches no dcgm-exporter series`},
+		"bad selector":     {[]string{"--pool", "p", "--selector", "pool=p"}, 2, "--selector: selector \"pool=p\" must be label matchers in braces"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			code, _, stderr := runUtilization(t, srv, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+	t.Run("wrong password", func(t *testing.T) {
+		t.Setenv("PROMETHEUS_USERNAME", metricstest.Username)
+		t.Setenv("PROMETHEUS_PASSWORD", "wrong")
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"utilization", "--prometheus", srv.URL, "--pool", "idle"}, strings.NewReader(""), &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "client error: 401") || strings.Contains(stderr.String(), "wrong") {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+	})
+}
