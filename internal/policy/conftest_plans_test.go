@@ -70,8 +70,8 @@ func writePlatformPlan(path string, n int, gpufleet map[string]any) error {
 	for i := range n {
 		tenant := fmt.Sprintf("t%03d", i/perTenant)
 		var rc, cfg map[string]any
-		switch {
-		case i%platformGPUShare == platformGPUShare/2:
+		switch i % platformGPUShare {
+		case platformGPUShare / 2:
 			k := pools
 			pools++
 			switch {
