@@ -356,7 +356,7 @@ provider "gpufleet" {
 		{`["p5.48xlarge"]`, "training", "production", 30, "gpu {\n mig {\n profile = \"3g.40gb\"\n }\n }\n capacity {\n spot_percentage = 80\n }\n workload_interruptible = true"},
 		{`["p4d.24xlarge"]`, "inference", "staging", 8, "gpu {\n mig {\n profile = \"2g.10gb\"\n }\n }"},
 		{`["g6e.xlarge"]`, "inference", "production", 40, "labels = { team = \"search\" }"},
-		{`["g4dn.xlarge"]`, "development", "development", 4, "gpu {\n sharing {\n strategy = \"time-slicing\"\n replicas = 4\n }\n }\n policy_waivers = { \"GF-RS-002\" = \"notebooks share one T4, reviewed 2026-11\" }"},
+		{`["g4dn.xlarge"]`, "development", "development", 3, "gpu {\n sharing {\n strategy = \"time-slicing\"\n replicas = 4\n }\n }\n policy_waivers = { \"GF-RS-002\" = \"notebooks share one T4, reviewed 2026-11\" }"},
 		{`["g5.xlarge"]`, "training", "staging", 16, "workload_interruptible = true"}, // GF-COST-002: no spot share
 	}
 	for i, sh := range shapes {
