@@ -59,6 +59,11 @@ type Request struct {
 	MemoryHeadroomPercent *float64
 	// GPUModels narrows the catalog to these GPU models (e.g. reserved H100s); empty: all.
 	GPUModels []string
+	// Observed is what the pool's GPUs did now; nil: size from the declared need (observed.go).
+	Observed *Observed
+
+	observed       *observedState
+	observedAnswer *ObservedAnswer
 }
 
 // Env is what the provider is configured with.
@@ -115,6 +120,8 @@ type Answer struct {
 	// HostGiB is the host memory one replica's weights take (0: estimated from NeedGiB by the fit).
 	HostGiB float64
 	Results map[catalog.Cloud]*Result
+	// Observed is what the recommendation made of Request.Observed; nil without it.
+	Observed *ObservedAnswer
 }
 
 const (
@@ -127,7 +134,7 @@ const (
 
 // Recommend answers a request. Bad input is a *catalog.ArgumentError naming the argument.
 func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
-	need, host, err := memoryNeed(req.Workload)
+	need, host, err := demandOf(&req, env.Pricing)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -153,7 +160,7 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	answer := Answer{NeedGiB: need, HostGiB: host, Results: map[catalog.Cloud]*Result{}}
+	answer := Answer{NeedGiB: need, HostGiB: host, Results: map[catalog.Cloud]*Result{}, Observed: req.observedAnswer}
 	for _, cloud := range req.Clouds {
 		var res *Result
 		if len(regions[cloud]) == 0 {
