@@ -63,10 +63,32 @@ type ObservedAnswer struct {
 	GPUEquivalents, MeanGPUEquivalents float64
 	// LoadPerReplica is the share of one GPU of GPUModel one replica keeps busy at P95.
 	LoadPerReplica float64
+	meanKnown      bool
 	Replicas       int
 	NeedGiB        float64 // the memory need: observed P99, at least minObservedNeedGiB
 	DeclaredGiB    float64 // the declared need (0 when none was declared)
+	PeakGiB        float64 // memory_used_max_gib (0 when not given)
 	MonthlyUSD     float64 // what the pool costs now, over hours_per_month
+}
+
+// MeanUtilizationPercent is the observed mean work on the GPUs an option pays for (every GPU of its
+// nodes); ok is false when the mean was not observed.
+func (a ObservedAnswer) MeanUtilizationPercent(o Option) (float64, bool) {
+	gpus := float64(o.Nodes * o.Node.GPUCount)
+	if !a.meanKnown || gpus == 0 {
+		return 0, false
+	}
+	return a.MeanGPUEquivalents / gpus * 100, true
+}
+
+// PeakAbove reports the memory one replica physically gets on an option (its whole GPUs, its MIG
+// slice, or its share of a time-shared GPU) when the observed peak is above it.
+func (a ObservedAnswer) PeakAbove(o Option) (float64, bool) {
+	unit := o.ReplicaGiB
+	if o.SharingReplicas > 0 {
+		unit /= float64(o.SharingReplicas)
+	}
+	return unit, a.PeakGiB > unit
 }
 
 // minObservedNeedGiB is the need of a pool that used (almost) no GPU memory: the smallest
@@ -122,7 +144,11 @@ func demandOf(req *Request, pricing catalog.Pricing) (need, host float64, err er
 	a := &ObservedAnswer{GPUModel: g.Name, Replicas: req.Replicas, DeclaredGiB: declared,
 		NeedGiB:        max(o.MemoryUsedP99GiB, minObservedNeedGiB),
 		GPUEquivalents: devices * share * o.UtilizationP95Percent / 100}
+	if o.MemoryUsedMaxGiB != nil {
+		a.PeakGiB = *o.MemoryUsedMaxGiB
+	}
 	if o.UtilizationMeanPercent != nil {
+		a.meanKnown = true
 		a.MeanGPUEquivalents = devices * share * *o.UtilizationMeanPercent / 100
 	}
 	a.LoadPerReplica = a.GPUEquivalents / float64(req.Replicas)
