@@ -125,7 +125,7 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
 			"With `observed` (the outputs of `gpufleet_pool_utilization`), it sizes from what the pool's GPUs did: P99 memory, and the P95 work consolidated onto fewer GPUs, MIG slices or shared GPUs that carry it; `observed_monthly_usd` and each answer's `saving_monthly_usd` compare it with the pool now. " +
 			"No cloud is called. The price model (hours, spot per region, commitments, spot mixes) and the throughput check, with sources and worked examples: guide \"What a recommendation costs\".\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription +
-			"\n\n" + fitDescription,
+			"\n\n" + fitDescription + "\n\n" + observedDescription,
 		Attributes: map[string]schema.Attribute{
 			"replicas": schema.Int64Attribute{
 				MarkdownDescription: "How many replicas the pool must hold at once (default 1): the node count is `ceil(replicas / replicas_per_node)`, and MIG slices or shared GPUs pay off when several replicas share a node.",

@@ -34,28 +34,29 @@ type recommendationObservedModel struct {
 	MemoryUsedMaxGiB       types.Float64 `tfsdk:"memory_used_max_gib"`
 }
 
-// observedDescription is the rule the recommendation sizes by when `observed` is given.
-const observedDescription = "What the pool's GPUs did, to right-size it from measurements instead of the declared need: " +
-	"the outputs of `gpufleet_pool_utilization` for the pool as it runs now (`observed = { utilization_p95_percent = data.gpufleet_pool_utilization.x.utilization_p95_percent, … }`), " +
-	"and its `node_type`. With it:\n\n" +
-	"- **memory**: one replica needs `memory_used_p99_gib`, the P99 framebuffer used per device (at least 0.01 GiB), and the fit keeps `memory_headroom_percent` on top as for any need. " +
-	"A device is a GPU, or a MIG device when the pool runs MIG slices (`mig_profile`): the memory a replica used on its slice. " +
-	"A declared `workload.gpu_memory_gib` or model is then optional and only a check (a warning when it is below the observed P99); a model still gives the weights host memory must hold.\n" +
-	"- **compute**: the observed work is devices (`gpus_max`, else `gpus_avg`) × their compute share × `utilization_p95_percent`, in GPU-equivalents of the pool's GPU model " +
+// observedDescription is the rule the recommendation sizes by when `observed` is given (a section of
+// the data source's description).
+const observedDescription = "**Sizing from observations (`observed`).** With the outputs of `gpufleet_pool_utilization` for the pool as it runs now " +
+	"(`observed = { utilization_p95_percent = data.gpufleet_pool_utilization.x.utilization_p95_percent, … }`) and its `node_type`, the recommendation sizes from what the GPUs did:\n\n" +
+	"- **memory**: one replica needs `observed.memory_used_p99_gib`, the P99 framebuffer used per device (at least 0.01 GiB), and the fit keeps `memory_headroom_percent` free on top as for any need. " +
+	"A device is a GPU, or a MIG device when the pool runs MIG slices (`observed.mig_profile`): the memory a replica used on its slice. " +
+	"A declared `workload.gpu_memory_gib` or model is then optional and only a check (a warning when it is below the observed P99); a model still gives the weights host memory must hold;\n" +
+	"- **compute**: the observed work is the devices (`gpus_max`, else `gpus_avg`) × their compute share × `utilization_p95_percent`, in GPU-equivalents of the pool's GPU model " +
 	"(`observed_gpu_equivalents`; a MIG device's share is its compute slices / 7, / 4 on the A30, as `gpufleet_pool_utilization` weighs it). " +
 	"Each replica (`replicas`, default one per device) carries work / replicas, and a candidate's unit must carry it: whole GPUs carry `gpus_per_replica`, " +
-	"a MIG slice its compute share (`2g.20gb` of an H100 2/7 = 28.6 %), a GPU time-shared by k replicas 1/k (k at most ⌊1 / load⌋; time-slicing never in production, GF-ISO-003). " +
-	"So an H100 pool at 18 % moves to `2g.20gb` slices, not to `1g` slices (14.3 %) that its memory alone would pick; a busy pool keeps whole GPUs.\n" +
-	"- **GPU model**: candidates are the pool's GPU model only (whole, MIG slices or shared): utilisation measured on one model says nothing exact about another; `gpu_models`, when set, must include it.\n" +
-	"- **cost now**: `observed_monthly_usd` is `node_count` nodes of `node_type`, or the GPUs the devices occupy (`gpus_avg`, else `gpus_max`; MIG devices / the profile's instances per GPU), " +
-	"at `hourly_usd_per_gpu` or `node_type`'s on-demand price per GPU in `region` at the provider's `pricing`, over `hours_per_month`; each answer's `saving_monthly_usd` is that minus its `monthly_usd`.\n\n" +
+	"a MIG slice its compute share (`2g.20gb` of an H100: 2/7 = 28.6 %), a GPU time-shared by k replicas 1/k (k at most ⌊1 / load⌋; time-slicing never in production, GF-ISO-003). " +
+	"So an H100 pool at 18 % moves to `2g.20gb` slices, not to the `1g` slices (14.3 %) its memory alone would pick, and a busy pool keeps whole GPUs. At P95 a replica may keep its unit fully busy: P95 is the margin;\n" +
+	"- **GPU model**: candidates are the pool's GPU model only (whole, MIG slices or shared): utilisation measured on one model says nothing exact about another; `gpu_models`, when set, must include it;\n" +
+	"- **cost now**: `observed_monthly_usd` is `observed.node_count` nodes of `node_type`, or the GPUs the devices occupy (`gpus_avg`, else `gpus_max`; a MIG device is 1 / the profile's instances per GPU of a GPU), " +
+	"at `hourly_usd_per_gpu`, or `node_type`'s on-demand price per GPU in `region` at the provider's `pricing`, over `hours_per_month`; each answer's `saving_monthly_usd` is that minus its `monthly_usd`.\n\n" +
 	"Guide: \"Right-sizing from utilisation\"."
 
 func observedAttribute() schema.Attribute {
 	sibling := func(name string) path.Expression { return path.MatchRelative().AtParent().AtName(name) }
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: observedDescription,
-		Optional:            true,
+		MarkdownDescription: "What the pool's GPUs did, to size from measurements instead of the declared need: `gpufleet_pool_utilization`'s outputs for the pool as it runs now, and its `node_type`. " +
+			"See **Sizing from observations** above for how each figure is used.",
+		Optional: true,
 		Attributes: map[string]schema.Attribute{
 			"node_type": schema.StringAttribute{
 				MarkdownDescription: "The pool's node type now: EC2 instance type or GKE machine type with fixed GPUs. Its GPU model is what the utilisation was measured on, and the only model the answer uses.",
@@ -107,7 +108,7 @@ func observedAttribute() schema.Attribute {
 				Validators:          []validator.Float64{float64validator.AtLeast(0)},
 			},
 			"memory_used_max_gib": schema.Float64Attribute{
-				MarkdownDescription: "`memory_used_max_gib` of `gpufleet_pool_utilization`: a check (at least `memory_used_p99_gib`, at most the GPU's or slice's memory); the answer warns when its unit's usable memory is below it.",
+				MarkdownDescription: "`memory_used_max_gib` of `gpufleet_pool_utilization`: a check: at least `memory_used_p99_gib`, at most the GPU's or slice's memory, and a warning when the memory a replica gets on an answer (its GPUs, its slice, or its share of a time-shared GPU) is below it.",
 				Optional:            true,
 				Validators:          []validator.Float64{float64validator.AtLeast(0)},
 			},

@@ -3,6 +3,8 @@ package provider_test
 import (
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +45,9 @@ func p5Monthly(t *testing.T, n int) float64 {
 func TestAccRecommendationDataSource_observedLiterals(t *testing.T) {
 	ds := "data.gpufleet_recommendation.acme"
 	now, after := acmeTrainMonthly(t), p5Monthly(t, 7)
-	check := func(p tfjsonpath.Path, c knownvalue.Check) statecheck.StateCheck { return statecheck.ExpectKnownValue(ds, p, c) }
+	check := func(p tfjsonpath.Path, c knownvalue.Check) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(ds, p, c)
+	}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -185,55 +189,67 @@ regions = ["us-east-1"]`, []string{"workload.gpu_memory_gib", "workload.model_pa
 	}
 }
 
+// guideObservedBlock is the gpufleet_recommendation block of the guide "Right-sizing from
+// utilisation", section 6, as written.
+func guideObservedBlock(t *testing.T) string {
+	t.Helper()
+	guide, err := os.ReadFile("../../templates/guides/right-sizing-from-utilisation.md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(guide), "```terraform\ndata \"gpufleet_recommendation\" \"acme_train\"")
+	block, _, closed := strings.Cut(rest, "```")
+	if !ok || !closed {
+		t.Fatal("the guide has no gpufleet_recommendation example")
+	}
+	return "data \"gpufleet_recommendation\" \"acme_train\"" + block
+}
+
 // The real wiring: gpufleet_pool_utilization reads the fixture pool acme-train from the real
-// Prometheus and its outputs feed the recommendation, as the guide shows.
+// Prometheus and its outputs feed the recommendation, with the guide's block as written; then with
+// the data source's price per GPU-hour instead of region and node_count.
 func TestAccRecommendationDataSource_observedFromPoolUtilization(t *testing.T) {
 	srv := metricstest.Shared(t)
-	ds := "data.gpufleet_recommendation.acme"
+	ds := "data.gpufleet_recommendation.acme_train"
 	node, _ := catalog.GKENodeType("a3-highgpu-4g", "", 0)
 	price, _ := node.Price("us-central1")
 	perGPU := math.Round(price.OnDemandUSD/4*1e4) / 1e4 // the data source's hourly_usd_per_gpu
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: metricsProvider(srv, "") + fmt.Sprintf(`
+	utilization := metricsProvider(srv, "") + fmt.Sprintf(`
 data "gpufleet_pool_utilization" "acme_train" {
   selector  = "{gpufleet_pool=\"acme-train\"}"
   end_time  = %q
   node_type = "a3-highgpu-4g"
   region    = "us-central1"
 }
-
-data "gpufleet_recommendation" "acme" {
-  workload {
-    kind        = "training"
-    environment = "production"
-  }
-  clouds  = ["aws", "gcp"]
-  regions = ["us-east-1", "us-central1"]
-  observed = {
-    node_type                = "a3-highgpu-4g"
-    hourly_usd_per_gpu       = data.gpufleet_pool_utilization.acme_train.hourly_usd_per_gpu
-    gpus_avg                 = data.gpufleet_pool_utilization.acme_train.gpus_avg
-    gpus_max                 = data.gpufleet_pool_utilization.acme_train.gpus_max
-    utilization_p95_percent  = data.gpufleet_pool_utilization.acme_train.utilization_p95_percent
-    utilization_mean_percent = data.gpufleet_pool_utilization.acme_train.utilization_mean_percent
-    memory_used_p99_gib      = data.gpufleet_pool_utilization.acme_train.memory_used_p99_gib
-    memory_used_max_gib      = data.gpufleet_pool_utilization.acme_train.memory_used_max_gib
-  }
-}
-`, srv.End.Format(time.RFC3339)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("required_gpu_memory_gib"), near(18)),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("observed_gpu_equivalents"), near(3.6)),
-				// 20 GPUs at the data source's per-GPU price, 730 h
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("observed_monthly_usd"), near(math.Round(perGPU*20*730*100)/100)),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("mig_profile"), knownvalue.StringExact("2g.20gb")),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_count"), knownvalue.Int64Exact(7)),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("mig_profile"), knownvalue.StringExact("2g.20gb")),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_type"), knownvalue.StringExact("a3-highgpu-8g")),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_count"), knownvalue.Int64Exact(1)),
-			},
+`, srv.End.Format(time.RFC3339))
+	guide := guideObservedBlock(t)
+	byPrice := strings.NewReplacer(`region                   = "us-central1"`, `hourly_usd_per_gpu = data.gpufleet_pool_utilization.acme_train.hourly_usd_per_gpu`,
+		`node_count               = 5`, "").Replace(guide)
+	if byPrice == guide {
+		t.Fatal("the guide's block no longer sets region and node_count")
+	}
+	answers := []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("required_gpu_memory_gib"), near(18)),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("observed_gpu_equivalents"), near(3.6)),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("mig_profile"), knownvalue.StringExact("2g.20gb")),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_count"), knownvalue.Int64Exact(7)),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("observed_utilization_mean_percent"), near(51.4)),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("mig_profile"), knownvalue.StringExact("2g.20gb")),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_type"), knownvalue.StringExact("a3-highgpu-8g")),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_count"), knownvalue.Int64Exact(1)),
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: utilization + guide,
+			ConfigStateChecks: append(answers,
+				// five a3-highgpu-4g nodes, 730 h
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("observed_monthly_usd"), knownvalue.Float64Exact(acmeTrainMonthly(t)))),
+		}, {
+			Config: utilization + byPrice,
+			ConfigStateChecks: append(answers,
+				// 20 GPUs at the data source's price per GPU-hour, 730 h
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("observed_monthly_usd"), near(math.Round(perGPU*20*730*100)/100))),
 		}},
 	})
 }

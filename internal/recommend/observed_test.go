@@ -3,7 +3,10 @@ package recommend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -221,5 +224,63 @@ func TestComputeShareIsMetricsMIGWeight(t *testing.T) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d MIG profiles checked", n)
+	}
+}
+
+// The answer's mean utilisation is the observed mean work over every GPU its nodes have, and a peak
+// above what a replica physically gets on the answer is flagged (a time-shared GPU is split).
+func TestObservedAnswer_meanUtilizationAndPeak(t *testing.T) {
+	p5, _ := catalog.AWSInstanceType("p5.4xlarge")
+	a := ObservedAnswer{MeanGPUEquivalents: 3.6, meanKnown: true, PeakGiB: 21}
+	mig := Option{Node: p5, Nodes: 7, MIGProfile: "2g.20gb", ReplicaGiB: 20}
+	if u, ok := a.MeanUtilizationPercent(mig); !ok || math.Abs(u-3.6/7*100) > 1e-9 {
+		t.Errorf("mean on 7 GPUs: %g %v, want 51.4 %%", u, ok)
+	}
+	if unit, above := a.PeakAbove(mig); !above || unit != 20 {
+		t.Errorf("a 21 GiB peak on 2g.20gb: unit %g above %v, want 20 and above", unit, above)
+	}
+	shared := Option{Node: p5, Nodes: 5, SharingReplicas: 4, ReplicaGiB: 80}
+	if unit, above := a.PeakAbove(shared); !above || unit != 20 {
+		t.Errorf("a 21 GiB peak on an H100 shared by 4: unit %g above %v, want 20 and above", unit, above)
+	}
+	if _, above := a.PeakAbove(Option{Node: p5, Nodes: 20, ReplicaGiB: 80}); above {
+		t.Error("a 21 GiB peak does not fit a whole H100")
+	}
+	if _, ok := (ObservedAnswer{MeanGPUEquivalents: 0}).MeanUtilizationPercent(mig); ok {
+		t.Error("a mean that was not observed is reported")
+	}
+}
+
+// The table of the guide "Right-sizing from utilisation", section 6: what the recommendation answers
+// for acme-train, computed here; the test fails with the row to write when the guide says otherwise.
+func TestRecommend_observedGuideTable(t *testing.T) {
+	guide, err := os.ReadFile("../../templates/guides/right-sizing-from-utilisation.md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := acmeTrain()
+	o.NodeCount = 5
+	a := recommendOK(t, Request{Workload: trainProd, Clouds: both, Regions: []string{"us-east-1", "us-central1"}, Observed: o})
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	money := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	want := []string{
+		fmt.Sprintf("(`observed_gpu_equivalents` = %s, `required_gpu_memory_gib` = %s)", num(a.Observed.GPUEquivalents), num(a.NeedGiB)),
+		fmt.Sprintf("| now (`observed_monthly_usd`) | 5 × `a3-highgpu-4g` | 20 | %s | | 18 |", money(a.Observed.MonthlyUSD)),
+	}
+	for _, cloud := range both {
+		b := a.Results[cloud].Best
+		u, _ := a.Observed.MeanUtilizationPercent(*b)
+		want = append(want, fmt.Sprintf("| `%s` | %d × `%s`, MIG `%s` | %d | %s | %s | %s |", cloud, b.Nodes, b.Node.Name, b.MIGProfile, gpusOf(b),
+			money(b.MonthlyUSD), money(a.Observed.MonthlyUSD-b.MonthlyUSD), num(math.Round(u*10)/10)))
+	}
+	w := trainProd
+	w.GPUMemoryGiB = 18
+	memOnly := recommendOK(t, Request{Workload: w, Replicas: 20, Clouds: both, Regions: []string{"us-east-1", "us-central1"}, GPUModels: []string{"H100-80GB"}})
+	want = append(want, fmt.Sprintf("the recommendation would pick **`%s`**", memOnly.Results[catalog.AWS].Best.MIGProfile))
+	flat := strings.Join(strings.Fields(string(guide)), " ")
+	for _, s := range want {
+		if !strings.Contains(flat, strings.Join(strings.Fields(s), " ")) {
+			t.Errorf("the guide does not say:\n%s", s)
+		}
 	}
 }
