@@ -38,12 +38,12 @@ type recommendationObservedModel struct {
 // the data source's description).
 const observedDescription = "**Sizing from observations (`observed`).** With the outputs of `gpufleet_pool_utilization` for the pool as it runs now " +
 	"(`observed = { utilization_p95_percent = data.gpufleet_pool_utilization.x.utilization_p95_percent, … }`) and its `node_type`, the recommendation sizes from what the GPUs did:\n\n" +
-	"- **memory**: one replica needs `observed.memory_used_p99_gib`, the P99 framebuffer used per device (at least 0.01 GiB), and the fit keeps `memory_headroom_percent` free on top as for any need. " +
+	"- **memory**: one replica needs `observed.memory_used_p99_gib`, the P99 framebuffer used per device (× `workload.gpus_per_replica` when a replica spans several GPUs; at least 0.01 GiB), and the fit keeps `memory_headroom_percent` free on top as for any need. " +
 	"A device is a GPU, or a MIG device when the pool runs MIG slices (`observed.mig_profile`): the memory a replica used on its slice. " +
 	"A declared `workload.gpu_memory_gib` or model is then optional and only a check (a warning when it is below the observed P99); a model still gives the weights host memory must hold;\n" +
 	"- **compute**: the observed work is the devices (`gpus_max`, else `gpus_avg`) × their compute share × `utilization_p95_percent`, in GPU-equivalents of the pool's GPU model " +
 	"(`observed_gpu_equivalents`; a MIG device's share is its compute slices / 7, / 4 on the A30, as `gpufleet_pool_utilization` weighs it). " +
-	"Each replica (`replicas`, default one per device) carries work / replicas, and a candidate's unit must carry it: whole GPUs carry `gpus_per_replica`, " +
+	"Each replica (`replicas`, default one per device, or per `workload.gpus_per_replica` devices) carries work / replicas, and a candidate's unit must carry it: whole GPUs carry `gpus_per_replica`, " +
 	"a MIG slice its compute share (`2g.20gb` of an H100: 2/7 = 28.6 %), a GPU time-shared by k replicas 1/k (k at most ⌊1 / load⌋; time-slicing never in production, GF-ISO-003). " +
 	"So an H100 pool at 18 % moves to `2g.20gb` slices, not to the `1g` slices (14.3 %) its memory alone would pick, and a busy pool keeps whole GPUs. At P95 a replica may keep its unit fully busy: P95 is the margin;\n" +
 	"- **GPU model**: candidates are the pool's GPU model only (whole, MIG slices or shared): utilisation measured on one model says nothing exact about another; `gpu_models`, when set, must include it;\n" +

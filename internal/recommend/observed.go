@@ -13,15 +13,15 @@ import (
 // from them instead of from the declared need:
 //
 //   - memory: one replica needs the observed P99 framebuffer used per device (a GPU, or a MIG
-//     device for a pool cut into MIG slices: its devices are its replicas' units), at least
-//     minObservedNeedGiB; the fit (catalog.FitWorkload) adds memory_headroom_percent as for any
+//     device for a pool cut into MIG slices: its devices are its replicas' units), times
+//     workload.gpus_per_replica when a replica spans several GPUs, at least minObservedNeedGiB; the fit (catalog.FitWorkload) adds memory_headroom_percent as for any
 //     need. A declared need (workload.gpu_memory_gib, or the model's estimate) is then only a
 //     check: ObservedAnswer.DeclaredGiB, which the provider warns about when it is below P99. A
 //     known model still gives the weights the host memory must hold.
 //   - compute: the observed work is the devices × their compute share × the P95 utilisation, in
 //     GPU-equivalents of the pool's GPU model (a MIG device's share is its compute slices over the
 //     GPU's: 7, 4 on the A30, as internal/metrics weighs MIG devices in its means). Spread over the
-//     replicas (default: one per device observed), that is each replica's load, and the unit a
+//     replicas (default: one per device observed, or per gpus_per_replica devices), that is each replica's load, and the unit a
 //     replica gets must carry it: whole GPUs carry gpus_per_replica, a MIG slice its share, a GPU
 //     time-shared by k replicas 1/k. carries adds a "compute" problem to the fit of a shape that
 //     does not, so a 1g slice (14.3 %) never takes a replica that keeps 18 % of an H100 busy; and
@@ -135,14 +135,15 @@ func demandOf(req *Request, pricing catalog.Pricing) (need, host float64, err er
 	if devices == 0 {
 		devices = o.GPUsAvg
 	}
+	perReplica := max(req.Workload.GPUsPerReplica, 1) // a replica over g GPUs uses g devices
 	if req.Replicas == 0 {
-		req.Replicas = int(math.Ceil(devices - 1e-9))
+		req.Replicas = int(math.Ceil(devices/float64(perReplica) - 1e-9))
 	}
 	if req.Replicas < 1 {
 		return 0, 0, &catalog.ArgumentError{Argument: "replicas", Message: fmt.Sprintf("must be 1 or more, got %d", req.Replicas)}
 	}
 	a := &ObservedAnswer{GPUModel: g.Name, Replicas: req.Replicas, DeclaredGiB: declared,
-		NeedGiB:        max(o.MemoryUsedP99GiB, minObservedNeedGiB),
+		NeedGiB:        max(o.MemoryUsedP99GiB*float64(perReplica), minObservedNeedGiB),
 		GPUEquivalents: devices * share * o.UtilizationP95Percent / 100}
 	if o.MemoryUsedMaxGiB != nil {
 		a.PeakGiB = *o.MemoryUsedMaxGiB

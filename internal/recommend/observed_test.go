@@ -284,3 +284,17 @@ func TestRecommend_observedGuideTable(t *testing.T) {
 		}
 	}
 }
+
+// Tensor-parallel replicas over two GPUs: the need is two devices' P99, and the replicas are the
+// devices / 2 (8 H100s at 60 %: 4 replicas of 2 x 50 GiB, 1.2 GPUs of work each, on whole GPUs).
+func TestRecommend_observedReplicasOverSeveralGPUs(t *testing.T) {
+	o := &Observed{NodeType: "p5.48xlarge", Region: "us-east-1", GPUsMax: 8, UtilizationP95Percent: 60, MemoryUsedP99GiB: 50}
+	w := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUsPerReplica: 2}
+	a := recommendOK(t, Request{Workload: w, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Observed: o})
+	if a.NeedGiB != 100 || a.Observed.Replicas != 4 || math.Abs(a.Observed.LoadPerReplica-1.2) > 1e-9 {
+		t.Errorf("need %g, observed %+v: want 100 GiB, 4 replicas of 1.2 GPUs", a.NeedGiB, *a.Observed)
+	}
+	if b := a.Results[catalog.AWS].Best; b.GPUsPerReplica != 2 || b.MIGProfile != "" || gpusOf(b) < 8 {
+		t.Errorf("%s x %d (%d GPUs, %d per replica), want whole H100s, 2 per replica, 8 in all", b.Label(), b.Nodes, gpusOf(b), b.GPUsPerReplica)
+	}
+}
