@@ -294,10 +294,10 @@ func (r Request) carries(sh shape, f catalog.Fit) catalog.Fit {
 }
 
 // maxSharing caps the replicas that may time-share one GPU: as many as its compute carries at the
-// observed load per replica (max otherwise).
-func (r Request) maxSharing(max int) int {
+// observed load per replica (limit otherwise).
+func (r Request) maxSharing(limit int) int {
 	if r.observed == nil || r.observed.load == 0 {
-		return max
+		return limit
 	}
-	return min(max, int(math.Floor(1/r.observed.load+1e-9)))
+	return min(limit, int(math.Floor(1/r.observed.load+1e-9)))
 }
