@@ -96,7 +96,7 @@ show 'globex_recommendation' 2
 warnings
 shows 'Plan: 3 to add, 0 to change, 0 to destroy' "the plan does not create the three pools"
 shows 'Warning: Policy GF-RS-002' "the plan does not warn that a whole T4 is oversized for the notebooks (GF-RS-002)"
-shows 'g2-standard-4: 1 x L4 per node, 3 replicas per GPU' "gpufleet_recommendation did not pick time-sliced L4s for globex"
+shows 'g2-standard-8: 1 x L4 per node, 3 replicas per GPU' "gpufleet_recommendation did not pick time-sliced L4s for globex"
 
 say "2. conftest on the plan JSON, as CI runs it: the same bundle, the same policy data"
 terraform -chdir="$qs" show -json "$work/plan.out" >"$work/plan.json"
@@ -187,7 +187,7 @@ cat >"$qs/bad_override.tf" <<'HCL'
 resource "gpufleet_gke_node_pool" "globex_serve" {
   gpu {
     type  = "nvidia-l4"
-    count = 3 # g2-standard-4 comes with one L4
+    count = 3 # g2-standard-8 comes with one L4
   }
 }
 HCL

@@ -104,8 +104,9 @@ resource "gpufleet_eks_node_pool" "acme_train" {
 }
 
 # acme's notebooks: small models on time-sliced T4s, scaled from zero by the cluster autoscaler.
-# The policy warns that a whole T4 is more than four times what one notebook needs (GF-RS-002) and
-# names the cheapest option that fits; the team keeps it for now, knowingly.
+# The policy warns that a notebook's share of a T4 (half of it, 8 GiB) is more than four times what
+# one notebook needs (GF-RS-002) and names the cheapest option that fits; the team keeps it for
+# now, knowingly.
 resource "gpufleet_eks_node_pool" "acme_notebooks" {
   cluster_name   = "ml"
   name           = "acme-notebooks"
@@ -117,12 +118,12 @@ resource "gpufleet_eks_node_pool" "acme_notebooks" {
   workload {
     kind           = "development"
     environment    = "development"
-    gpu_memory_gib = 3
+    gpu_memory_gib = 1.5
   }
   gpu {
     sharing {
       strategy = "time-slicing"
-      replicas = 4
+      replicas = 2
     }
   }
   scaling {
@@ -140,10 +141,11 @@ data "gpufleet_recommendation" "globex_serve" {
     model_parameters_billion = 3
     precision                = "fp16"
   }
-  replicas = 6
-  clouds   = ["gcp"]
-  regions  = ["europe-west4"]
-  client   = "globex"
+  replicas   = 6
+  clouds     = ["gcp"]
+  regions    = ["europe-west4"]
+  client     = "globex"
+  gpu_models = ["L4"] # globex reserved L4s
 }
 
 locals {
@@ -216,10 +218,12 @@ output "pools" {
 
 output "globex_recommendation" {
   description = "What gpufleet_recommendation chose for globex, and what the naive choice would cost."
-  value = format("%s: %d x %s per node, %s replicas per GPU, %d node(s), $%.2f/month (naive: %s at $%.2f/month)",
+  value = format("%s: %d x %s per node, %s replicas per GPU, %d node(s), $%.2f/month%s",
     local.globex.node_type, local.globex.gpus_per_node, local.globex.gpu_model,
     local.globex.sharing_replicas == null ? "1" : tostring(local.globex.sharing_replicas),
-  local.globex.node_count, local.globex.monthly_usd, local.globex.naive_node_type, local.globex.naive_monthly_usd)
+    local.globex.node_count, local.globex.monthly_usd,
+    # gpu_models keeps to L4s, so there is no training-class "naive" choice to compare with.
+  local.globex.naive_node_type == null ? "" : format(" (naive: %s at $%.2f/month)", local.globex.naive_node_type, local.globex.naive_monthly_usd))
 }
 
 # The table make demo prints: every pool with its GPUs now and its cost, then the cost per client.

@@ -130,8 +130,8 @@ func gkeModel(acc map[string]any, machineType any) (any, bool) {
 }
 
 // acceleratorOptimised are GKE's accelerator-optimised machine families (a2, a3, a4, a4x, g2, g4),
-// whose machine types come with GPUs attached.
-var acceleratorOptimised = regexp.MustCompile(`^(a[0-9]+x?|g[0-9]+)-`)
+// whose machine types come with GPUs attached (not g1, the legacy shared-core family).
+var acceleratorOptimised = regexp.MustCompile(`^(a[0-9]+x?|g[2-9])-`)
 
 // gkeGPUs is documents._gke_gpus: GPUs per node.
 func gkeGPUs(acc map[string]any, machineType any) any {

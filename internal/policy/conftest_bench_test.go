@@ -25,10 +25,15 @@ import (
 //	                                                   the bundle gpufleet-policy bundle wrote (no
 //	                                                   tests) on the documents file (wall and CPU of
 //	                                                   the three commands added up, the largest peak)
+//	<plan>:released/one-rule, rss-released/one-rule    conftest with the bundle gpufleet-policy bundle
+//	                                                   wrote (no tests) on the plan itself: the
+//	                                                   fixed cost the unit tests add to the first
 //
 // on plans of 1k and 10k official resources (aws_eks_node_group and google_container_node_pool,
-// half each, 10 % violating) and of gpufleet pools as terraform writes them, with policy data.
-// Target ≤ 1.5.
+// half each, 10 % violating), each with its own configuration block (official) or as for_each
+// instances as small as the providers plan them (official-small), of gpufleet pools as terraform
+// writes them, and on platform plans of 2k and 20k resources where one in a hundred is a GPU pool
+// (conftest_plans_test.go), with policy data.
 //
 // Run with -benchtime=1x (make bench does). Every command runs GPUFLEET_BENCH_RUNS times (default
 // 5), bundle and floor alternating, and the medians are reported. The gpufleet plans need
@@ -50,32 +55,48 @@ func BenchmarkConftestPlan(b *testing.B) {
 	if err := writeBenchData(data); err != nil {
 		b.Fatal(err)
 	}
+	// GPUFLEET_BENCH_PLANS (a comma-separated list of plan names, e.g. platform@20k) measures only
+	// those plans.
+	only := strings.Split(os.Getenv("GPUFLEET_BENCH_PLANS"), ",")
+	wanted := func(name string) bool { return only[0] == "" || slices.Contains(only, name) }
 	plans := map[string]string{}
-	for _, n := range []int{1000, 10000} {
-		p := filepath.Join(dir, fmt.Sprintf("plan-official-%d.json", n))
-		if err := writeOfficialPlan(p, n); err != nil {
+	write := func(name string, writePlan func(path string) error) {
+		if !wanted(name) {
+			return
+		}
+		p := filepath.Join(dir, "plan-"+strings.ReplaceAll(name, "@", "-")+".json")
+		if err := writePlan(p); err != nil {
 			b.Fatal(err)
 		}
-		plans[fmt.Sprintf("official@%dk", n/1000)] = p
+		plans[name] = p
 	}
-	if _, err := exec.LookPath("terraform"); err == nil {
-		ours, err := terraformPlanJSON(b)
-		if err != nil {
+	for _, n := range []int{1000, 10000} {
+		write(fmt.Sprintf("official@%dk", n/1000), func(p string) error { return writeOfficialPlan(p, n) })
+	}
+	// Official resources as small as the providers plan them, without a configuration block each.
+	for _, n := range []int{1000, 10000} {
+		write(fmt.Sprintf("official-small@%dk", n/1000), func(p string) error { return writeSmallOfficialPlan(p, n) })
+	}
+	var ours map[string]any
+	if _, err := exec.LookPath("terraform"); err == nil && (wanted("gpufleet@1k") || wanted("gpufleet@10k") || wanted("platform@20k") || wanted("platform@2k")) {
+		if ours, err = terraformPlanJSON(b); err != nil {
 			b.Fatal(err)
 		}
 		for _, n := range []int{1000, 10000} {
-			p := filepath.Join(dir, fmt.Sprintf("plan-gpufleet-%d.json", n))
-			if err := writeGeneratedPlan(p, ours, nil, n); err != nil {
-				b.Fatal(err)
-			}
-			plans[fmt.Sprintf("gpufleet@%dk", n/1000)] = p
+			write(fmt.Sprintf("gpufleet@%dk", n/1000), func(p string) error { return writeGeneratedPlan(p, ours, nil, n) })
 		}
+	}
+	// A platform team's plan: one resource in a hundred a GPU pool (official and, with terraform,
+	// gpufleet), the rest IAM, security-group rules, buckets, helm releases and CPU node groups and
+	// pools; at 2k, the fixed costs weigh.
+	for _, n := range []int{2000, 20000} {
+		write(fmt.Sprintf("platform@%dk", n/1000), func(p string) error { return writePlatformPlan(p, n, ours) })
 	}
 	bundle, _ := filepath.Abs("../../policies")
 	oneRule, _ := filepath.Abs("testdata/one_rule")
 	r := bench.NewRunner(b)
 	gpufleetPolicy := r.Build(b, "internal/policy/cmd/gpufleet-policy")
-	documents, released := filepath.Join(dir, "pools.json"), filepath.Join(dir, "gpufleet-policies")
+	documents, releasedDir := filepath.Join(dir, "pools.json"), filepath.Join(dir, "gpufleet-policies")
 	conftest := func(policyDir, plan string) bench.Sample {
 		// exit code 1: the plan has failures, as one in ten official resources does
 		s, _, err := r.Run("", nil, []int{0, 1}, bin, "test", "--no-color", "--policy", policyDir, "--data", data, plan)
@@ -86,14 +107,14 @@ func BenchmarkConftestPlan(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, name := range slices.Sorted(maps.Keys(plans)) {
-			var withBundle, floor, viaDocuments bench.Series
+			var withBundle, floor, viaDocuments, released bench.Series
 			for range runs {
 				withBundle.Add(conftest(bundle, plans[name]))
 				floor.Add(conftest(oneRule, plans[name]))
-				if err := os.RemoveAll(released); err != nil {
+				if err := os.RemoveAll(releasedDir); err != nil {
 					b.Fatal(err)
 				}
-				written, _, err := r.Run("", nil, nil, gpufleetPolicy, "bundle", "-o", released)
+				written, _, err := r.Run("", nil, nil, gpufleetPolicy, "bundle", "-o", releasedDir)
 				if err != nil {
 					b.Fatalf("gpufleet-policy bundle: %v", err)
 				}
@@ -101,8 +122,17 @@ func BenchmarkConftestPlan(b *testing.B) {
 				if err != nil {
 					b.Fatalf("gpufleet-policy documents: %v", err)
 				}
-				viaDocuments.Add(written.Then(built).Then(conftest(released, documents)))
+				viaDocuments.Add(written.Then(built).Then(conftest(releasedDir, documents)))
+				released.Add(conftest(releasedDir, plans[name]))
 			}
+			b.ReportMetric(bench.Median(released.Wall), name+":s-released")
+			b.ReportMetric(bench.Median(released.Peak), name+":MiB-released")
+			b.ReportMetric(bench.MedianRatio(released.Wall, floor.Wall), name+":released/one-rule")
+			b.ReportMetric(bench.MedianRatio(released.Peak, floor.Peak), name+":rss-released/one-rule")
+			b.ReportMetric(bench.MedianRatio(released.CPU, floor.CPU), name+":cpu-released/one-rule")
+			b.Logf("%s: conftest with the release's bundle (no tests) on the plan %.2fs %.0fMiB, ratios wall %.2f, rss %.2f, cpu %.2f", name,
+				bench.Median(released.Wall), bench.Median(released.Peak), bench.MedianRatio(released.Wall, floor.Wall),
+				bench.MedianRatio(released.Peak, floor.Peak), bench.MedianRatio(released.CPU, floor.CPU))
 			b.ReportMetric(bench.Median(viaDocuments.Wall), name+":s-documents")
 			b.ReportMetric(bench.Median(viaDocuments.Peak), name+":MiB-documents")
 			b.ReportMetric(bench.MedianRatio(viaDocuments.Wall, floor.Wall), name+":documents/one-rule")

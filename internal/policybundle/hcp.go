@@ -3,8 +3,10 @@ package policybundle
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
@@ -47,7 +49,7 @@ var HCPPolicies = []struct{ Name, Query, EnforcementLevel, Description string }{
 
 // WriteHCP writes the policy set into dir (which must be empty or absent): policies.hcl, the
 // entry point gpufleet/hcp.rego, the bundle's Rego files without tests, and the policy data of
-// dataFiles as gpufleet/policy_data.rego (package gpufleet: clients, thresholds). It returns the
+// dataFiles as gpufleet/policy_data.rego (package gpufleet: clients, thresholds, …). It returns the
 // revision, as WriteOPA names it.
 func WriteHCP(dir string, dataFiles []string) (string, error) {
 	mods, err := modules()
@@ -61,15 +63,17 @@ func WriteHCP(dir string, dataFiles []string) (string, error) {
 	files := map[string][]byte{"gpufleet/hcp.rego": []byte(hcpEntryPoint)}
 	var data []byte
 	if gpufleet != nil {
-		src := "# Policy data of the gpufleet bundle, written by gpufleet-policy bundle --format hcp from\n# " + fmt.Sprint(dataFiles) + " (a policy set holds Rego, not data files).\npackage gpufleet\n"
-		for _, key := range []string{"clients", "thresholds"} {
-			if v, ok := gpufleet[key]; ok {
-				raw, err := json.Marshal(v)
-				if err != nil {
-					return "", err
-				}
-				src += fmt.Sprintf("\n%s := %s\n", key, raw)
+		src := "# Policy data of the gpufleet bundle, written by gpufleet-policy bundle --format hcp from\n# " + fmt.Sprint(dataFiles) + " (a policy set holds Rego, not data files). Each key is\n# json.unmarshal of the data, so that rules reading keys a file leaves out (a threshold at its\n# default) type-check as they do against data.\npackage gpufleet\n"
+		for _, key := range slices.Sorted(maps.Keys(gpufleet)) {
+			raw, err := json.Marshal(gpufleet[key])
+			if err != nil {
+				return "", err
 			}
+			quoted, err := json.Marshal(string(raw))
+			if err != nil {
+				return "", err
+			}
+			src += fmt.Sprintf("\n%s := json.unmarshal(%s)\n", key, quoted)
 		}
 		formatted, err := format.SourceWithOpts("policy_data.rego", []byte(src), format.Opts{RegoVersion: ast.RegoV1})
 		if err != nil {

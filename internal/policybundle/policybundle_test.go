@@ -15,11 +15,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,12 +176,18 @@ func writeOPABundle(t *testing.T, path string, signing *policybundle.Signing) st
 type opaServer struct {
 	cmd    *exec.Cmd
 	url    string
-	log    *bytes.Buffer
+	log    *syncBuffer
 	exited chan struct{} // closed when the process has exited, with err set
 	err    error
 }
 
 func startOPA(t *testing.T, bundlePath, publicKey string) *opaServer {
+	t.Helper()
+	return startOPAWith(t, "--bundle", bundlePath, "--verification-key", publicKey, "--verification-key-id", "default", "--signing-alg", "RS256")
+}
+
+// startOPAWith starts the pinned opa as a server on a free loopback port with the arguments.
+func startOPAWith(t *testing.T, args ...string) *opaServer {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -187,9 +195,8 @@ func startOPA(t *testing.T, bundlePath, publicKey string) *opaServer {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	s := &opaServer{url: "http://" + addr, log: &bytes.Buffer{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(opaBinary(t), "run", "--server", "--addr", addr, "--log-level", "error",
-		"--bundle", bundlePath, "--verification-key", publicKey, "--verification-key-id", "default", "--signing-alg", "RS256")
+	s := &opaServer{url: "http://" + addr, log: &syncBuffer{}, exited: make(chan struct{})}
+	s.cmd = exec.Command(opaBinary(t), append([]string{"run", "--server", "--addr", addr, "--log-level", "error"}, args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -212,10 +219,35 @@ func startOPA(t *testing.T, bundlePath, publicKey string) *opaServer {
 	return s
 }
 
+// syncBuffer is the server's output, read while the server writes it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // ready waits until the server reports its bundle activated (GET /health?bundles), or it exits.
 func (s *opaServer) ready(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	if !s.waitReady(t, 60*time.Second) {
+		t.Fatalf("opa did not become ready:\n%s", s.log)
+	}
+}
+
+func (s *opaServer) waitReady(t *testing.T, timeout time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		select {
 		case <-s.exited:
@@ -225,12 +257,12 @@ func (s *opaServer) ready(t *testing.T) {
 		if resp, err := http.Get(s.url + "/health?bundles"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return true
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("opa did not become ready:\n%s", s.log)
+	return false
 }
 
 // decide posts the plan as input to the bundle's decision path /v1/data/main and returns its
@@ -322,6 +354,65 @@ func TestOPABundle_signedOnAServerSameFindingsAsConftest(t *testing.T) {
 			t.Fatalf("opa still runs on an unsigned bundle:\n%s", s.log)
 		}
 	})
+}
+
+// Servers that download the bundle from a bundle server verify it with the keys of OPA's
+// configuration (keys.<id>, bundles.<name>.signing.keyid), here with an HS256 shared secret: the
+// signed bundle is activated and judges a plan as conftest does; one changed after signing is never
+// activated.
+func TestOPABundle_fromABundleServerWithKeysInTheConfiguration(t *testing.T) {
+	opaBinary(t)
+	dir := t.TempDir()
+	const secret = "a-shared-secret-of-the-platform-team"
+	signed := filepath.Join(dir, "gpufleet.tar.gz")
+	writeOPABundle(t, signed, &policybundle.Signing{Key: secret, Algorithm: "HS256", KeyID: "gpufleet-ci"})
+	tampered := filepath.Join(dir, "tampered.tar.gz")
+	rewrite(t, signed, tampered, "/data.json", func(raw []byte) []byte {
+		return bytes.Replace(raw, []byte(`"eu-*"`), []byte(`"*"`), 1) // loosen a client's residency
+	})
+	files := http.FileServer(http.Dir(dir))
+	bundles := httptest.NewServer(files)
+	defer bundles.Close()
+	config := func(resource string) string {
+		path := filepath.Join(dir, resource+".yaml")
+		conf := fmt.Sprintf(`services:
+  policies:
+    url: %s
+bundles:
+  gpufleet:
+    service: policies
+    resource: %s
+    signing:
+      keyid: gpufleet-ci
+keys:
+  gpufleet-ci:
+    algorithm: HS256
+    key: %s
+`, bundles.URL, resource, secret)
+		if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	server := startOPAWith(t, "--config-file", config("gpufleet.tar.gz"))
+	server.ready(t)
+	fixture := filepath.Join(policies, "testdata", "real_module_plans.json")
+	plan, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDeny, wantWarn := conftestFindings(t, fixture)
+	if deny, warn := server.decide(t, plan); !slices.Equal(deny, wantDeny) || !slices.Equal(warn, wantWarn) {
+		t.Errorf("opa server deny:\n%v\nwarn:\n%v\nconftest failures:\n%v\nwarnings:\n%v", deny, warn, wantDeny, wantWarn)
+	}
+
+	refused := startOPAWith(t, "--config-file", config("tampered.tar.gz"), "--log-level", "info")
+	if refused.waitReady(t, 10*time.Second) {
+		t.Fatalf("opa activated a bundle changed after signing:\n%s", refused.log)
+	}
+	if !strings.Contains(refused.log.String(), "data.json: digest mismatch") {
+		t.Errorf("opa did not say why it refused the bundle:\n%s", refused.log)
+	}
 }
 
 // rewrite copies the bundle archive with one file changed.

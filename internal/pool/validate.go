@@ -48,6 +48,7 @@ func (s Spec) Validate() []Problem {
 	node, ok := v.nodeType()
 	if ok {
 		v.gpu(node)
+		v.gpusPerReplica(node)
 		v.gkeProvisioning()
 	}
 	v.scaling()
@@ -137,6 +138,16 @@ func (v *validator) nodeType() (catalog.NodeType, bool) {
 		v.problems = append(v.problems, *problem)
 	}
 	return node, known && problem == nil
+}
+
+// gpusPerReplica rejects a replica over more GPUs than a node has: its GPUs must be on one node
+// (catalog.FitWorkload), whatever the policy enforcement.
+func (v *validator) gpusPerReplica(node catalog.NodeType) {
+	p := P("workload", "gpus_per_replica")
+	if n := v.spec.Workload.GPUsPerReplica; v.known(p) && n > node.GPUCount {
+		v.add(p, "Replica larger than a node", "%d GPUs per replica, but a %s node has %d %s GPU(s): a replica's GPUs must be on one node; "+
+			"choose a node type with at least %d GPUs or lower workload.gpus_per_replica.", n, node.Name, node.GPUCount, node.GPUModel, n)
+	}
 }
 
 func (v *validator) gpu(node catalog.NodeType) {

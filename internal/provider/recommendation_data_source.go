@@ -51,6 +51,7 @@ type recommendationModel struct {
 	Client                 types.String                 `tfsdk:"client"`
 	MaxHourlyUSD           types.Float64                `tfsdk:"max_hourly_usd"`
 	HoursPerMonth          types.Float64                `tfsdk:"hours_per_month"`
+	GKEZones               types.Int64                  `tfsdk:"gke_zones"`
 	MemoryHeadroom         types.Float64                `tfsdk:"memory_headroom_percent"`
 	GPUModels              []types.String               `tfsdk:"gpu_models"`
 	RequiredGPUMemoryGiB   types.Float64                `tfsdk:"required_gpu_memory_gib"`
@@ -87,6 +88,8 @@ type recommendedPoolModel struct {
 	SharingReplicas                types.Int64     `tfsdk:"sharing_replicas"`
 	ReplicasPerNode                types.Int64     `tfsdk:"replicas_per_node"`
 	NodeCount                      types.Int64     `tfsdk:"node_count"`
+	Zones                          types.Int64     `tfsdk:"zones"`
+	NodesPerZone                   types.Int64     `tfsdk:"nodes_per_zone"`
 	DecodeTokensPerSecond          types.Float64   `tfsdk:"decode_tokens_per_second"`
 	SpotPercentage                 types.Int64     `tfsdk:"spot_percentage"`
 	OnDemandBase                   types.Int64     `tfsdk:"on_demand_base"`
@@ -169,6 +172,11 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 				MarkdownDescription: "Hours a month the pool runs, 1 to 744 (default 730, i.e. 365 × 24 / 12, the clouds' calculators' month): `monthly_usd`, `naive_monthly_usd` and the runners-up's `monthly_usd` are `hourly_usd` × these hours, so a training pool that runs 40 % of the month is priced at 292 h. The pool resources' `estimated_monthly_cost_usd` stays at 730 h (a pool declares capacity, not how long it runs).",
 				Optional:            true,
 				Validators:          []validator.Float64{float64validator.Between(1, 744)},
+			},
+			"gke_zones": schema.Int64Attribute{
+				MarkdownDescription: "Zones the GKE pool spans, 1 to 4. GKE sizes node pools per zone, so the `gcp` answer's every side (on-demand and spot) is a whole number of nodes in each zone and its price counts every zone's nodes. Default: 1 (a zonal pool, or `node_locations` pinned to one zone of the answer's `region`), except production inference whose replicas spread over nodes, which gets GKE's 3 zones of a regional pool (`location` = `region`, no `node_locations`). The answer's `zones` and `nodes_per_zone` say what it was sized for.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, 4)},
 			},
 			"observed": observedAttribute(),
 			"required_gpu_memory_gib": schema.Float64Attribute{
@@ -255,7 +263,7 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"node_type":                schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
 		"accelerator":              schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
-		"region":                   schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`)."},
+		"region":                   schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`, with `node_locations` pinned to one zone of it when `zones` is 1)."},
 		"gpu_model":                schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
 		"gpus_per_node":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
 		"gpu_memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or its whole GPUs' (`gpus_per_replica` of them)."},
@@ -266,7 +274,9 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"sharing_replicas":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas per GPU with time-slicing (`gpu.sharing`); null without sharing, and never in production."},
 		"replicas_per_node":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Replicas one node holds."},
 		"decode_tokens_per_second": schema.Float64Attribute{Computed: true, MarkdownDescription: "The decode estimate of one replica on this answer, tokens per second for one stream (see `workload.tokens_per_second`); null when `workload.tokens_per_second` is not set."},
-		"node_count":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`."},
+		"node_count":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`. On GKE, all the pool's nodes over its `zones`."},
+		"zones":                    schema.Int64Attribute{Computed: true, MarkdownDescription: "Zones the pool spans (GKE; 1 on AWS): see `gke_zones`."},
+		"nodes_per_zone":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`node_count` / `zones`: the nodes GKE runs in each zone."},
 		"spot_percentage":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size); else 100."},
 		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
 		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
@@ -369,6 +379,7 @@ func (m recommendationModel) request() recommend.Request {
 		MaxHourlyUSD:  m.MaxHourlyUSD.ValueFloat64(),
 		HoursPerMonth: m.HoursPerMonth.ValueFloat64(),
 		Observed:      m.Observed.observed(),
+		GKEZones:      int(m.GKEZones.ValueInt64()),
 	}
 	if !m.MemoryHeadroom.IsNull() {
 		h := m.MemoryHeadroom.ValueFloat64()
@@ -402,6 +413,8 @@ func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 		SharingReplicas:                intOrNull(b.SharingReplicas),
 		ReplicasPerNode:                types.Int64Value(int64(b.ReplicasPerNode)),
 		NodeCount:                      types.Int64Value(int64(b.Nodes)),
+		Zones:                          types.Int64Value(int64(max(b.Zones, 1))),
+		NodesPerZone:                   types.Int64Value(int64(b.Nodes / max(b.Zones, 1))),
 		DecodeTokensPerSecond:          types.Float64Null(),
 		SpotPercentage:                 types.Int64Value(int64(b.SpotPercentage)),
 		OnDemandBase:                   types.Int64Value(int64(b.OnDemandBase)),

@@ -78,11 +78,13 @@ func TestAccRecommendationDataSource_examplePlansWithoutDeny(t *testing.T) {
 				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("1g.20gb")),
 				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("workload").AtMapKey("gpu_memory_gib"), knownvalue.Float64Exact(15.65)),
 				plancheck.ExpectKnownValue(eksPool, tfjsonpath.New("scaling").AtMapKey("desired_size"), knownvalue.Int64Exact(2)),
-				// GKE: two a2-highgpu-2g hold the 8 replicas, two 3g.20gb slices per A100 40GB; production
-				// replicas spread over two nodes (one a2-highgpu-4g held them all before issue #22).
-				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-highgpu-2g")),
-				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("scaling").AtMapKey("desired_size"), knownvalue.Int64Exact(2)),
-				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("3g.20gb")),
+				// GKE: production replicas spread over the three zones of a regional pool, one node in
+				// each (GKE sizes pools per zone, issue #21): three a2-ultragpu-1g hold the 8 replicas in
+				// three 2g.20gb slices per A100 80GB (one a2-highgpu-4g held them all before issue #22,
+				// two a2-highgpu-2g in one zone before the answer was sized per zone).
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-ultragpu-1g")),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("scaling").AtMapKey("desired_size"), knownvalue.Int64Exact(3)),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("2g.20gb")),
 				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("location"), knownvalue.StringExact("us-central1")),
 			}},
 		}},
@@ -177,6 +179,7 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 		"price cap":           {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `max_hourly_usd = 0.01`, []string{"max_hourly_usd", "over max_hourly_usd"}},
 		"rate on training":    {"workload {\n kind = \"training\"\n environment = \"staging\"\n gpu_memory_gib = 8\n tokens_per_second = 20\n}\n" + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "inference"}},
 		"rate no GPU reaches": {workload("model_parameters_billion = 7\n precision = \"fp16\"\n tokens_per_second = 5000") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.tokens_per_second", "decodes 5000 tokens/s per replica", "the fastest that holds"}},
+		"five zones":          {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + `gke_zones = 5`, []string{"gke_zones", "between 1 and 4"}},
 		"hours above a month": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 745`, []string{"hours_per_month", "between 1.* and 744"}},
 		"no hours":            {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 0`, []string{"hours_per_month", "between 1.* and 744"}},
 	}
@@ -219,6 +222,46 @@ data "gpufleet_recommendation" "train" {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("spot_percentage"), knownvalue.Int64Exact(100)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("on_demand_base"), knownvalue.Int64Exact(0)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_type"), knownvalue.NotNull()),
+			},
+		}},
+	})
+}
+
+// GKE sizes node pools per zone (issue #21): production inference that spreads its replicas is
+// answered for the three zones of a regional pool, node_count a multiple of them and priced for
+// all; gke_zones = 1 answers for one pinned zone.
+func TestAccRecommendationDataSource_gkeZones(t *testing.T) {
+	ds := "data.gpufleet_recommendation.serve"
+	config := func(zones string) string {
+		return `
+data "gpufleet_recommendation" "serve" {
+  workload {
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = 15
+  }
+  replicas = 2
+  clouds   = ["gcp"]
+  regions  = ["us-central1"]
+` + zones + `
+}
+`
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config(""),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("zones"), knownvalue.Int64Exact(3)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_count"), knownvalue.Int64Exact(3)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("nodes_per_zone"), knownvalue.Int64Exact(1)),
+			},
+		}, {
+			Config: config("gke_zones = 1"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("zones"), knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_count"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("nodes_per_zone"), knownvalue.Int64Exact(2)),
 			},
 		}},
 	})

@@ -103,9 +103,14 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			f := req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Precision: w.Precision, Kind: w.Kind,
 				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom}))
 			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
-			spot, base, minSize := capacity(w, req.Replicas, f.Nodes)
+			nodes, zones := f.Nodes, 1
+			spot, base, minSize := capacity(w, req.Replicas, nodes)
+			if cloud == catalog.GCP {
+				zones = req.gkeZones()
+				nodes, base = zonalSize(nodes, base, spot, zones)
+			}
 			o := Option{Cloud: cloud, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: float64(gpus) * sh.memory,
-				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: f.Nodes, SpotPercentage: spot, OnDemandBase: base}
+				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base}
 			if !f.Fits() {
 				if e, ok := cheapestRegion(o, f, regions); ok {
 					excluded = append(excluded, e)

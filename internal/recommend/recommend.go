@@ -64,6 +64,9 @@ type Request struct {
 
 	observed       *observedState
 	observedAnswer *ObservedAnswer
+	// GKEZones is how many zones a GCP answer's pool spans (0: one, or GKE's three of a regional
+	// pool for production inference that spreads its replicas); zones.go.
+	GKEZones int
 }
 
 // Env is what the provider is configured with.
@@ -87,10 +90,12 @@ type Option struct {
 	// DecodeTokensPerSecond is one replica's decode estimate (throughput.go); 0 without a rate.
 	DecodeTokensPerSecond float64
 	Nodes                 int
-	SpotPercentage        int
-	OnDemandBase          int
-	HourlyUSD             float64
-	MonthlyUSD            float64
+	// Zones is how many zones the pool spans, each with Nodes / Zones nodes (GKE; 1 on AWS).
+	Zones          int
+	SpotPercentage int
+	OnDemandBase   int
+	HourlyUSD      float64
+	MonthlyUSD     float64
 	// CommittedMonthlyUSD is MonthlyUSD with the on-demand nodes under Commitment (price.go); 0 and
 	// "" when no commitment applies or it would cost more.
 	CommittedMonthlyUSD float64
@@ -152,6 +157,9 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	}
 	if req.MaxHourlyUSD < 0 {
 		return Answer{}, &catalog.ArgumentError{Argument: "max_hourly_usd", Message: fmt.Sprintf("must be greater than 0, got %g", req.MaxHourlyUSD)}
+	}
+	if err := checkGKEZones(req); err != nil {
+		return Answer{}, err
 	}
 	if err := checkFitInputs(req); err != nil {
 		return Answer{}, err

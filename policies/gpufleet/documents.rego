@@ -36,24 +36,36 @@ whole_plan if is_array(input.resource_changes)
 
 whole_plan if documents_file
 
-# One pass over the changes. gpufleet pools carry the document the provider computed (the
-# policy_document attribute): it is used as it is; its address is the provider's name for the
-# pool, the plan's address goes beside it, so the document is not copied to replace it. Other
-# pools, and gpufleet pools whose document is unknown at plan time, are built from their plan
-# attributes. Builders skip changes without a planned object (["delete"], "forget") and resources
-# that are not GPU pools.
+# gpufleet pools carry the document the provider computed (the policy_document attribute): it is
+# used as it is; its address is the provider's name for the pool, the plan's address goes beside
+# it, so the document is not copied to replace it. Other pools, and gpufleet pools whose document is
+# unknown at plan time, are built from their plan attributes. Builders skip changes without a
+# planned object (["delete"], "forget") and resources that are not GPU pools. Only the changes of
+# the pool types are visited (plan_changes): in a platform's plan nearly every resource is
+# something else.
 pools := array.concat(
 	[[rc.address, doc] |
-		some rc in input.resource_changes
+		some rc in plan_changes
 		doc := rc.change.after.policy_document
 		is_object(doc)
 	],
 	[[rc.address, doc] |
-		some rc in input.resource_changes
+		some rc in plan_changes
 		not is_object(object.get(rc.change, ["after", "policy_document"], null))
 		doc := build(rc.type, rc)
 	],
 ) if is_array(input.resource_changes)
+
+# The plan's changes of the resource types the bundle reads (the pool types, and the launch
+# templates and clusters their builders look up), in plan order: the only pass over all of a
+# plan's resource changes. A change costs one comparison of its type with an array literal's
+# elements, which allocates no more than the one-rule floor's `rc.type == "…"` (a set lookup
+# with `in` allocates a builtin call per change, a rule or function call several times that: what
+# a plan of thousands of resources that are not pools would pay for).
+plan_changes := [rc |
+	some rc in input.resource_changes
+	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
+]
 
 build("gpufleet_eks_node_pool", rc) := ours(rc, "aws")
 
@@ -287,7 +299,7 @@ _not_a_plan := "the input is not a JSON object" if {
 unjudged := input.unjudged if {
 	documents_file
 } else := [[rule, rc.address, attribute, text] |
-	some rc in input.resource_changes
+	some rc in plan_changes
 	rc.type == "aws_eks_node_group"
 	not rc.change.after.instance_types[0] # the common case, settled without a call
 	[rule, attribute, text] := eks_unjudged(rc)

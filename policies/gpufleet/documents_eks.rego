@@ -151,7 +151,7 @@ _module_template_addresses(rc, name) := [base, sprintf("%s[%s]", [base, json.mar
 # The aws_launch_template changes of the plan by address: {"after", "after_unknown"} of those
 # with a planned object.
 _launch_templates := {rc.address: {"after": rc.change.after, "after_unknown": object.get(rc.change, "after_unknown", {})} |
-	some rc in input.resource_changes
+	some rc in plan_changes
 	rc.type == "aws_launch_template"
 	is_object(rc.change.after)
 }

@@ -91,8 +91,9 @@ _gke_capacity(nc, scaling) := {
 
 # GPU model from the accelerator type, else from the machine type's fixed GPUs; null for an
 # accelerator the catalog does not know, and for a machine type of an accelerator-optimised family
-# (a2, a3, a4, a4x, g2, g4: GPUs attached by the machine type) that the catalog does not list, such
-# as a3-edgegpu-8g or a4x-highgpu-4g; undefined (not a GPU pool) otherwise.
+# (a2, a3, a4, a4x, g2, g4: GPUs attached by the machine type; not g1, the shared-core family)
+# that the catalog does not list, such as a3-edgegpu-8g or a4x-highgpu-4g; undefined (not a GPU
+# pool) otherwise.
 _gke_model(acc, machine_type) := m if {
 	m := data.gpufleet.catalog.gke_accelerators[acc.type].gpu_model
 } else := m if {
@@ -102,7 +103,7 @@ _gke_model(acc, machine_type) := m if {
 	startswith(acc.type, "nvidia-")
 	acc.count > 0
 } else := null if {
-	regex.match(`^(a[0-9]+x?|g[0-9]+)-`, machine_type)
+	regex.match(`^(a[0-9]+x?|g[2-9])-`, machine_type)
 }
 
 _gke_gpus(acc, machine_type) := acc.count if {
@@ -223,7 +224,7 @@ _gke_same(x, y) if {
 # locations or projects).
 _gke_clusters := {name: [c | some c in clusters; c.name == name] | some name in {c.name | some c in clusters}} if {
 	clusters := [c.change.after |
-		some c in input.resource_changes
+		some c in plan_changes
 		c.type == "google_container_cluster"
 		is_string(c.change.after.name)
 	]

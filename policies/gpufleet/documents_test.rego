@@ -677,7 +677,9 @@ test_gke_accelerator_optimised_family_not_in_the_catalog if {
 	[doc] := pool_docs with input as plan([with_unknown(rc("google_container_node_pool", after), {"node_config": [{"guest_accelerator": true}]})]) with data.gpufleet.catalog as fx.catalog
 	doc.gpu.model == null
 	doc.instance_types == ["a3-edgegpu-8g"]
-	pool_docs == [] with input as plan([rc("google_container_node_pool", object.union(after, {"node_config": [object.union(after.node_config[0], {"machine_type": "e2-standard-4"})]}))]) with data.gpufleet.catalog as fx.catalog
+	every cpu in ["e2-standard-4", "g1-small", "c3-standard-8"] {
+		pool_docs == [] with input as plan([rc("google_container_node_pool", object.union(after, {"node_config": [object.union(after.node_config[0], {"machine_type": cpu})]}))]) with data.gpufleet.catalog as fx.catalog
+	}
 }
 
 # Two clusters of one name in different regions: a regional pool takes the zones of the cluster in

@@ -59,17 +59,17 @@ resource "gpufleet_eks_node_pool" "serve" {
   }
 }
 
-# GKE sizes node pools per zone: a pool in a regional cluster gets the cluster's zones (three by
-# default), each with the same number of nodes. Pinning it to one zone makes the recommended node
-# count the pool's size (node counts that do not split over the zones are a plan error).
+# GKE sizes node pools per zone. Production inference spreads its replicas over the three zones of
+# a regional pool (location = the region, no node_locations), and the answer is sized for them:
+# node_count is local.gcp.nodes_per_zone in each of local.gcp.zones zones, priced for all of them.
+# (With gke_zones = 1 the answer is for one zone: pin node_locations to one zone of the region.)
 resource "gpufleet_gke_node_pool" "serve" {
-  project        = "ml-platform"
-  location       = local.gcp.region
-  cluster        = "ml"
-  name           = "globex-serve"
-  client         = "globex"
-  machine_type   = local.gcp.node_type
-  node_locations = ["${local.gcp.region}-a"]
+  project      = "ml-platform"
+  location     = local.gcp.region
+  cluster      = "ml"
+  name         = "globex-serve"
+  client       = "globex"
+  machine_type = local.gcp.node_type
 
   workload {
     kind             = "inference"

@@ -101,7 +101,7 @@ func (s *Server) start(prometheus, promtool string) error {
 	tsdb := filepath.Join(s.dir, "tsdb")
 	// Day-long blocks: promtool's default of 2h makes 180 blocks of 15 days and takes five times longer.
 	if out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=24h", data, tsdb).CombinedOutput(); err != nil {
-		return fmt.Errorf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
+		return fmt.Errorf("promtool tsdb create-blocks-from openmetrics: %w\n%s", err, out)
 	}
 	_ = os.Remove(data)
 	hash, err := bcrypt.GenerateFromPassword([]byte(Password), bcrypt.MinCost)
@@ -148,7 +148,7 @@ func (s *Server) start(prometheus, promtool string) error {
 		select {
 		case err := <-s.exited:
 			s.cmd = nil
-			return fmt.Errorf("prometheus exited before it was ready (%v):\n%s", err, s.logTail())
+			return fmt.Errorf("prometheus exited before it was ready (%w):\n%s", err, s.logTail())
 		case <-ctx.Done():
 			return fmt.Errorf("prometheus not ready after 2 minutes:\n%s", s.logTail())
 		case <-time.After(100 * time.Millisecond):
@@ -166,11 +166,14 @@ func (s *Server) logTail() string {
 func (s *Server) Stop() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		// The exit status of a signalled server is an error by nature: nothing to report.
 		select {
-		case <-s.exited:
+		case err := <-s.exited:
+			_ = err
 		case <-time.After(10 * time.Second):
 			_ = s.cmd.Process.Kill()
-			<-s.exited
+			err := <-s.exited
+			_ = err
 		}
 	}
 	if s.log != nil {

@@ -298,3 +298,20 @@ test_rs002_time_shared_gpu_is_split if {
 	some f in fs
 	contains(f.msg, "each of the 2 replicas time-sharing one L4 GPU has 12 GiB of GPU memory, more than 4 x the 2 GiB")
 }
+
+# The smaller GPU GF-RS-003 names computes in the workload's precision (the generated catalog's
+# options carry their GPU's compute capability): fp8 skips the T4 for an L4. And the MIG slice
+# keeps the headroom: 10 GiB needs 1g.20gb, as 1g.10gb holds 9.5 GiB.
+_rs003_h100_pool(precision) := fx.pool({
+	"region": "us-east-1", "zones": ["us-east-1a"], "instance_types": ["p5.4xlarge"],
+	"workload": {"kind": "inference", "gpu_memory_gib": 10, "precision": precision},
+	"gpu": {"model": "H100-80GB", "class": "training", "memory_gib": 80, "slice_memory_gib": 80, "per_node": 1},
+})
+
+test_rs003_suggestion_computes_in_the_precision if {
+	some fp16 in fx.of(findings.warn, "GF-RS-003") with input as _rs003_h100_pool("fp16")
+	contains(fp16.msg, "the MIG slice 1g.20gb (20 GiB) fits")
+	contains(fp16.msg, "the cheapest in the same region is g4dn.xlarge (T4, 16 GiB)")
+	some fp8 in fx.of(findings.warn, "GF-RS-003") with input as _rs003_h100_pool("fp8")
+	contains(fp8.msg, "the cheapest in the same region is g6.xlarge (L4, 22.4 GiB)")
+}

@@ -116,7 +116,7 @@ variables {
           kind           = "inference"
           environment    = "staging"
           gpu_memory_gib = 16
-          node_type      = "g2-standard-4"
+          node_type      = "g2-standard-8" # the machine type of the seed's globex-l4 reservation
           min_size       = 1
           max_size       = 2
           reservation    = { type = "specific", name = "globex-l4" }
