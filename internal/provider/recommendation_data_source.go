@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -28,8 +29,9 @@ import (
 )
 
 var (
-	_ datasource.DataSource              = &RecommendationDataSource{}
-	_ datasource.DataSourceWithConfigure = &RecommendationDataSource{}
+	_ datasource.DataSource                     = &RecommendationDataSource{}
+	_ datasource.DataSourceWithConfigure        = &RecommendationDataSource{}
+	_ datasource.DataSourceWithConfigValidators = &RecommendationDataSource{}
 )
 
 // RecommendationDataSource right-sizes a workload: per cloud, the cheapest pool that fits and that
@@ -42,19 +44,22 @@ type RecommendationDataSource struct {
 func NewRecommendationDataSource() datasource.DataSource { return &RecommendationDataSource{} }
 
 type recommendationModel struct {
-	Workload             *recommendationWorkloadModel `tfsdk:"workload"`
-	Replicas             types.Int64                  `tfsdk:"replicas"`
-	Clouds               []types.String               `tfsdk:"clouds"`
-	Regions              []types.String               `tfsdk:"regions"`
-	Client               types.String                 `tfsdk:"client"`
-	MaxHourlyUSD         types.Float64                `tfsdk:"max_hourly_usd"`
-	HoursPerMonth        types.Float64                `tfsdk:"hours_per_month"`
-	GKEZones             types.Int64                  `tfsdk:"gke_zones"`
-	MemoryHeadroom       types.Float64                `tfsdk:"memory_headroom_percent"`
-	GPUModels            []types.String               `tfsdk:"gpu_models"`
-	RequiredGPUMemoryGiB types.Float64                `tfsdk:"required_gpu_memory_gib"`
-	AWS                  *recommendedPoolModel        `tfsdk:"aws"`
-	GCP                  *recommendedPoolModel        `tfsdk:"gcp"`
+	Workload               *recommendationWorkloadModel `tfsdk:"workload"`
+	Replicas               types.Int64                  `tfsdk:"replicas"`
+	Clouds                 []types.String               `tfsdk:"clouds"`
+	Regions                []types.String               `tfsdk:"regions"`
+	Client                 types.String                 `tfsdk:"client"`
+	MaxHourlyUSD           types.Float64                `tfsdk:"max_hourly_usd"`
+	HoursPerMonth          types.Float64                `tfsdk:"hours_per_month"`
+	GKEZones               types.Int64                  `tfsdk:"gke_zones"`
+	MemoryHeadroom         types.Float64                `tfsdk:"memory_headroom_percent"`
+	GPUModels              []types.String               `tfsdk:"gpu_models"`
+	RequiredGPUMemoryGiB   types.Float64                `tfsdk:"required_gpu_memory_gib"`
+	Observed               *recommendationObservedModel `tfsdk:"observed"`
+	ObservedMonthlyUSD     types.Float64                `tfsdk:"observed_monthly_usd"`
+	ObservedGPUEquivalents types.Float64                `tfsdk:"observed_gpu_equivalents"`
+	AWS                    *recommendedPoolModel        `tfsdk:"aws"`
+	GCP                    *recommendedPoolModel        `tfsdk:"gcp"`
 }
 
 type recommendationWorkloadModel struct {
@@ -70,32 +75,34 @@ type recommendationWorkloadModel struct {
 }
 
 type recommendedPoolModel struct {
-	NodeType              types.String    `tfsdk:"node_type"`
-	Accelerator           types.String    `tfsdk:"accelerator"`
-	Region                types.String    `tfsdk:"region"`
-	GPUModel              types.String    `tfsdk:"gpu_model"`
-	GPUsPerNode           types.Int64     `tfsdk:"gpus_per_node"`
-	GPUMemoryGiB          types.Float64   `tfsdk:"gpu_memory_gib"`
-	GPUsPerReplica        types.Int64     `tfsdk:"gpus_per_replica"`
-	NodeMemoryGiB         types.Float64   `tfsdk:"node_memory_gib"`
-	VCPUsPerNode          types.Int64     `tfsdk:"vcpus_per_node"`
-	MIGProfile            types.String    `tfsdk:"mig_profile"`
-	SharingReplicas       types.Int64     `tfsdk:"sharing_replicas"`
-	ReplicasPerNode       types.Int64     `tfsdk:"replicas_per_node"`
-	NodeCount             types.Int64     `tfsdk:"node_count"`
-	Zones                 types.Int64     `tfsdk:"zones"`
-	NodesPerZone          types.Int64     `tfsdk:"nodes_per_zone"`
-	DecodeTokensPerSecond types.Float64   `tfsdk:"decode_tokens_per_second"`
-	SpotPercentage        types.Int64     `tfsdk:"spot_percentage"`
-	OnDemandBase          types.Int64     `tfsdk:"on_demand_base"`
-	MinSize               types.Int64     `tfsdk:"min_size"`
-	HourlyUSD             types.Float64   `tfsdk:"hourly_usd"`
-	MonthlyUSD            types.Float64   `tfsdk:"monthly_usd"`
-	CommittedMonthlyUSD   types.Float64   `tfsdk:"committed_monthly_usd"`
-	Commitment            types.String    `tfsdk:"commitment"`
-	NaiveNodeType         types.String    `tfsdk:"naive_node_type"`
-	NaiveMonthlyUSD       types.Float64   `tfsdk:"naive_monthly_usd"`
-	RunnersUp             []runnerUpModel `tfsdk:"runners_up"`
+	NodeType                       types.String    `tfsdk:"node_type"`
+	Accelerator                    types.String    `tfsdk:"accelerator"`
+	Region                         types.String    `tfsdk:"region"`
+	GPUModel                       types.String    `tfsdk:"gpu_model"`
+	GPUsPerNode                    types.Int64     `tfsdk:"gpus_per_node"`
+	GPUMemoryGiB                   types.Float64   `tfsdk:"gpu_memory_gib"`
+	GPUsPerReplica                 types.Int64     `tfsdk:"gpus_per_replica"`
+	NodeMemoryGiB                  types.Float64   `tfsdk:"node_memory_gib"`
+	VCPUsPerNode                   types.Int64     `tfsdk:"vcpus_per_node"`
+	MIGProfile                     types.String    `tfsdk:"mig_profile"`
+	SharingReplicas                types.Int64     `tfsdk:"sharing_replicas"`
+	ReplicasPerNode                types.Int64     `tfsdk:"replicas_per_node"`
+	NodeCount                      types.Int64     `tfsdk:"node_count"`
+	Zones                          types.Int64     `tfsdk:"zones"`
+	NodesPerZone                   types.Int64     `tfsdk:"nodes_per_zone"`
+	DecodeTokensPerSecond          types.Float64   `tfsdk:"decode_tokens_per_second"`
+	SpotPercentage                 types.Int64     `tfsdk:"spot_percentage"`
+	OnDemandBase                   types.Int64     `tfsdk:"on_demand_base"`
+	MinSize                        types.Int64     `tfsdk:"min_size"`
+	HourlyUSD                      types.Float64   `tfsdk:"hourly_usd"`
+	MonthlyUSD                     types.Float64   `tfsdk:"monthly_usd"`
+	CommittedMonthlyUSD            types.Float64   `tfsdk:"committed_monthly_usd"`
+	Commitment                     types.String    `tfsdk:"commitment"`
+	NaiveNodeType                  types.String    `tfsdk:"naive_node_type"`
+	NaiveMonthlyUSD                types.Float64   `tfsdk:"naive_monthly_usd"`
+	SavingMonthlyUSD               types.Float64   `tfsdk:"saving_monthly_usd"`
+	ObservedUtilizationMeanPercent types.Float64   `tfsdk:"observed_utilization_mean_percent"`
+	RunnersUp                      []runnerUpModel `tfsdk:"runners_up"`
 }
 
 type runnerUpModel struct {
@@ -119,8 +126,9 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"`gpufleet_eks_node_pool` (`instance_types`, `gpu.mig.profile`, `capacity`) and `gpufleet_gke_node_pool` (`machine_type`, `gpu.type`, `gpu.count`) unchanged. " +
 			"Spot is used only for interruptible work, with a floor on demand where the workload needs one: production inference keeps half its nodes and at least one on demand (`on_demand_base = 1`, `spot_percentage = 50`; two, and `min_size` 2, when it has two or more replicas to spread over nodes), production training or batch on two or more nodes keeps its first node on demand (`on_demand_base = 1`, `spot_percentage = 100`), other interruptible work runs all on spot; GPU sharing " +
 			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
+			"With `observed` (the outputs of `gpufleet_pool_utilization`), it sizes from what the pool's GPUs did: P99 memory, and the P95 work consolidated onto fewer GPUs, MIG slices or shared GPUs that carry it; `observed_monthly_usd` and each answer's `saving_monthly_usd` compare it with the pool now. " +
 			"No cloud is called. The price model (hours, spot per region, commitments, spot mixes) and the throughput check, with sources and worked examples: guide \"What a recommendation costs\".\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription +
-			"\n\n" + fitDescription,
+			"\n\n" + fitDescription + "\n\n" + observedDescription,
 		Attributes: map[string]schema.Attribute{
 			"replicas": schema.Int64Attribute{
 				MarkdownDescription: "How many replicas the pool must hold at once (default 1): the node count is `ceil(replicas / replicas_per_node)`, and MIG slices or shared GPUs pay off when several replicas share a node.",
@@ -170,8 +178,9 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, 4)},
 			},
+			"observed": observedAttribute(),
 			"required_gpu_memory_gib": schema.Float64Attribute{
-				MarkdownDescription: "The GPU memory one replica needs: `workload.gpu_memory_gib`, or the estimate from the model. Use it as the pool's `workload.gpu_memory_gib`.",
+				MarkdownDescription: "The GPU memory one replica needs: `observed.memory_used_p99_gib` when `observed` is given, else `workload.gpu_memory_gib` or the estimate from the model. Use it as the pool's `workload.gpu_memory_gib`.",
 				Computed:            true,
 			},
 			"aws": schema.SingleNestedAttribute{
@@ -205,10 +214,10 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 						Optional:            true,
 					},
 					"gpu_memory_gib": schema.Float64Attribute{
-						MarkdownDescription: "GPU memory one replica needs, GiB. Exactly one of this and `model_parameters_billion`.",
+						MarkdownDescription: "GPU memory one replica needs, GiB. One of this and `model_parameters_billion`, or neither when `observed` is given (its `memory_used_p99_gib` then sizes; a declared need is a check).",
 						Optional:            true,
 						Validators: []validator.Float64{float64validator.AtLeast(0.01),
-							float64validator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
+							float64validator.ConflictsWith(path.MatchRelative().AtParent().AtName("model_parameters_billion"))},
 					},
 					"model_parameters_billion": schema.Float64Attribute{
 						MarkdownDescription: "Model size in billions of parameters, with `precision`.",
@@ -245,6 +254,9 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			},
 		},
 	}
+	for name, a := range observedOutputs() {
+		resp.Schema.Attributes[name] = a
+	}
 }
 
 func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
@@ -272,9 +284,11 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"monthly_usd":              schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
 		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
 			"The committed rate is the catalog's list price less the family's 1-year rate, less the provider's `pricing.discount_percent` on top; a type with an `on_demand_hourly_usd` override gets no commitment (the override is the rate paid). Null when the answer has no on-demand node, the type is overridden, or the commitment would cost more than `monthly_usd` (a pool that runs too few hours)."},
-		"commitment":        schema.StringAttribute{Computed: true, MarkdownDescription: "The commitment `committed_monthly_usd` assumes: `1-year EC2 Instance Savings Plan, no upfront` (AWS) or `1-year resource-based committed use discount (CUD)` (GCP); null with `committed_monthly_usd`."},
-		"naive_node_type":   schema.StringAttribute{Computed: true, MarkdownDescription: "What a team without right-sizing runs: the smallest training-class GPU that fits, whole and on-demand; null when none fits."},
-		"naive_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "Monthly cost of `naive_node_type` for the same replicas, on-demand, over `hours_per_month`."},
+		"commitment":                        schema.StringAttribute{Computed: true, MarkdownDescription: "The commitment `committed_monthly_usd` assumes: `1-year EC2 Instance Savings Plan, no upfront` (AWS) or `1-year resource-based committed use discount (CUD)` (GCP); null with `committed_monthly_usd`."},
+		"naive_node_type":                   schema.StringAttribute{Computed: true, MarkdownDescription: "What a team without right-sizing runs: the smallest training-class GPU that fits, whole and on-demand; null when none fits."},
+		"naive_monthly_usd":                 schema.Float64Attribute{Computed: true, MarkdownDescription: "Monthly cost of `naive_node_type` for the same replicas, on-demand, over `hours_per_month`."},
+		"saving_monthly_usd":                schema.Float64Attribute{Computed: true, MarkdownDescription: "`observed_monthly_usd` − `monthly_usd`: what the answer saves on the observed pool a month (negative when it costs more); null without `observed`."},
+		"observed_utilization_mean_percent": schema.Float64Attribute{Computed: true, MarkdownDescription: "The observed mean work (`observed.utilization_mean_percent` × the devices' compute) on every GPU of this answer's nodes, percent: how busy the answer's GPUs would have been; null without `observed.utilization_mean_percent`."},
 		"runners_up": schema.ListNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "Options that lost, cheapest first: cheaper ones the policy bundle denies (with the rule), then the next cheapest it allows.",
@@ -288,6 +302,12 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 			}},
 		},
 	}
+}
+
+// ConfigValidators: the memory need is declared, estimated from the model, or observed.
+func (d *RecommendationDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{datasourcevalidator.AtLeastOneOf(
+		path.MatchRoot("workload").AtName("gpu_memory_gib"), path.MatchRoot("workload").AtName("model_parameters_billion"), path.MatchRoot("observed"))}
 }
 
 func (d *RecommendationDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
@@ -333,6 +353,7 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 			m.GCP = out
 		}
 	}
+	m.setObserved(answer, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -357,6 +378,7 @@ func (m recommendationModel) request() recommend.Request {
 		Client:        m.Client.ValueString(),
 		MaxHourlyUSD:  m.MaxHourlyUSD.ValueFloat64(),
 		HoursPerMonth: m.HoursPerMonth.ValueFloat64(),
+		Observed:      m.Observed.observed(),
 		GKEZones:      int(m.GKEZones.ValueInt64()),
 	}
 	if !m.MemoryHeadroom.IsNull() {
@@ -378,32 +400,34 @@ func (m recommendationModel) request() recommend.Request {
 func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 	b := res.Best
 	out := &recommendedPoolModel{
-		NodeType:              types.StringValue(b.Node.Name),
-		Accelerator:           stringOrNull(b.Node.Accelerator),
-		Region:                types.StringValue(b.Region),
-		GPUModel:              types.StringValue(b.Node.GPUModel),
-		GPUsPerNode:           types.Int64Value(int64(b.Node.GPUCount)),
-		GPUMemoryGiB:          types.Float64Value(b.ReplicaGiB),
-		GPUsPerReplica:        types.Int64Value(int64(b.GPUsPerReplica)),
-		NodeMemoryGiB:         types.Float64Value(b.Node.MemoryGiB),
-		VCPUsPerNode:          types.Int64Value(int64(b.Node.VCPU)),
-		MIGProfile:            stringOrNull(b.MIGProfile),
-		SharingReplicas:       intOrNull(b.SharingReplicas),
-		ReplicasPerNode:       types.Int64Value(int64(b.ReplicasPerNode)),
-		NodeCount:             types.Int64Value(int64(b.Nodes)),
-		Zones:                 types.Int64Value(int64(max(b.Zones, 1))),
-		NodesPerZone:          types.Int64Value(int64(b.Nodes / max(b.Zones, 1))),
-		DecodeTokensPerSecond: types.Float64Null(),
-		SpotPercentage:        types.Int64Value(int64(b.SpotPercentage)),
-		OnDemandBase:          types.Int64Value(int64(b.OnDemandBase)),
-		MinSize:               types.Int64Value(int64(b.Spec.Scaling.Min)),
-		HourlyUSD:             types.Float64Value(b.HourlyUSD),
-		MonthlyUSD:            types.Float64Value(b.MonthlyUSD),
-		CommittedMonthlyUSD:   types.Float64Null(),
-		Commitment:            stringOrNull(b.Commitment),
-		NaiveNodeType:         types.StringNull(),
-		NaiveMonthlyUSD:       types.Float64Null(),
-		RunnersUp:             make([]runnerUpModel, 0, len(res.RunnersUp)),
+		NodeType:                       types.StringValue(b.Node.Name),
+		Accelerator:                    stringOrNull(b.Node.Accelerator),
+		Region:                         types.StringValue(b.Region),
+		GPUModel:                       types.StringValue(b.Node.GPUModel),
+		GPUsPerNode:                    types.Int64Value(int64(b.Node.GPUCount)),
+		GPUMemoryGiB:                   types.Float64Value(b.ReplicaGiB),
+		GPUsPerReplica:                 types.Int64Value(int64(b.GPUsPerReplica)),
+		NodeMemoryGiB:                  types.Float64Value(b.Node.MemoryGiB),
+		VCPUsPerNode:                   types.Int64Value(int64(b.Node.VCPU)),
+		MIGProfile:                     stringOrNull(b.MIGProfile),
+		SharingReplicas:                intOrNull(b.SharingReplicas),
+		ReplicasPerNode:                types.Int64Value(int64(b.ReplicasPerNode)),
+		NodeCount:                      types.Int64Value(int64(b.Nodes)),
+		Zones:                          types.Int64Value(int64(max(b.Zones, 1))),
+		NodesPerZone:                   types.Int64Value(int64(b.Nodes / max(b.Zones, 1))),
+		DecodeTokensPerSecond:          types.Float64Null(),
+		SpotPercentage:                 types.Int64Value(int64(b.SpotPercentage)),
+		OnDemandBase:                   types.Int64Value(int64(b.OnDemandBase)),
+		MinSize:                        types.Int64Value(int64(b.Spec.Scaling.Min)),
+		HourlyUSD:                      types.Float64Value(b.HourlyUSD),
+		MonthlyUSD:                     types.Float64Value(b.MonthlyUSD),
+		CommittedMonthlyUSD:            types.Float64Null(),
+		Commitment:                     stringOrNull(b.Commitment),
+		NaiveNodeType:                  types.StringNull(),
+		NaiveMonthlyUSD:                types.Float64Null(),
+		SavingMonthlyUSD:               types.Float64Null(),
+		ObservedUtilizationMeanPercent: types.Float64Null(),
+		RunnersUp:                      make([]runnerUpModel, 0, len(res.RunnersUp)),
 	}
 	if b.DecodeTokensPerSecond > 0 {
 		out.DecodeTokensPerSecond = types.Float64Value(math.Round(b.DecodeTokensPerSecond*10) / 10)

@@ -99,9 +99,9 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			filtered++
 			continue
 		}
-		for _, sh := range shapes(n, d, w, req.Replicas, headroom) {
-			f := catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Precision: w.Precision, Kind: w.Kind,
-				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom})
+		for _, sh := range shapes(n, d, w, req.maxSharing(req.Replicas), headroom) {
+			f := req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Precision: w.Precision, Kind: w.Kind,
+				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom}))
 			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
 			nodes, zones := f.Nodes, 1
 			spot, base, minSize := capacity(w, req.Replicas, nodes)
@@ -305,7 +305,10 @@ func impossible(a Answer, req Request, regions map[catalog.Cloud][]string) error
 	}
 	if argument == "" {
 		argument = "workload.gpu_memory_gib"
-		if req.Workload.GPUMemoryGiB == 0 {
+		switch {
+		case req.Observed != nil:
+			argument = observedArg("memory_used_p99_gib")
+		case req.Workload.GPUMemoryGiB == 0:
 			argument = "workload.model_parameters_billion"
 		}
 		why = append(why, largestText(req, regions))
@@ -343,6 +346,7 @@ var constraintArgument = map[string]string{
 	catalog.ConstraintGPUsPerReplica: "workload.gpus_per_replica",
 	catalog.ConstraintInterconnect:   "workload.gpus_per_replica",
 	catalog.ConstraintNodeLimit:      "replicas",
+	constraintCompute:                "replicas",
 }
 
 // constraintNames say in messages what excluded a shape.
@@ -354,6 +358,7 @@ var constraintNames = map[string]string{
 	catalog.ConstraintHostMemory:     "host memory",
 	catalog.ConstraintVCPUs:          "vCPUs",
 	catalog.ConstraintNodeLimit:      "node limit",
+	constraintCompute:                "observed compute",
 }
 
 // noFit says why no shape of a cloud fits: how many shapes each constraint excluded, with an
@@ -378,7 +383,7 @@ func noFit(cloud catalog.Cloud, regions []string, d demand, req Request, exclude
 			nearest = append(nearest, e)
 		}
 	}
-	for _, c := range []string{catalog.ConstraintPrecision, catalog.ConstraintMemory, catalog.ConstraintGPUsPerReplica, catalog.ConstraintInterconnect,
+	for _, c := range []string{catalog.ConstraintPrecision, catalog.ConstraintMemory, constraintCompute, catalog.ConstraintGPUsPerReplica, catalog.ConstraintInterconnect,
 		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit} {
 		if count[c] == 0 {
 			continue

@@ -59,6 +59,11 @@ type Request struct {
 	MemoryHeadroomPercent *float64
 	// GPUModels narrows the catalog to these GPU models (e.g. reserved H100s); empty: all.
 	GPUModels []string
+	// Observed is what the pool's GPUs did now; nil: size from the declared need (observed.go).
+	Observed *Observed
+
+	observed       *observedState
+	observedAnswer *ObservedAnswer
 	// GKEZones is how many zones a GCP answer's pool spans (0: one, or GKE's three of a regional
 	// pool for production inference that spreads its replicas); zones.go.
 	GKEZones int
@@ -120,6 +125,8 @@ type Answer struct {
 	// HostGiB is the host memory one replica's weights take (0: estimated from NeedGiB by the fit).
 	HostGiB float64
 	Results map[catalog.Cloud]*Result
+	// Observed is what the recommendation made of Request.Observed; nil without it.
+	Observed *ObservedAnswer
 }
 
 const (
@@ -132,7 +139,7 @@ const (
 
 // Recommend answers a request. Bad input is a *catalog.ArgumentError naming the argument.
 func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
-	need, host, err := memoryNeed(req.Workload)
+	need, host, err := demandOf(&req, env.Pricing)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -161,7 +168,7 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	answer := Answer{NeedGiB: need, HostGiB: host, Results: map[catalog.Cloud]*Result{}}
+	answer := Answer{NeedGiB: need, HostGiB: host, Results: map[catalog.Cloud]*Result{}, Observed: req.observedAnswer}
 	for _, cloud := range req.Clouds {
 		var res *Result
 		if len(regions[cloud]) == 0 {
