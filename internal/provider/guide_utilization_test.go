@@ -27,15 +27,17 @@ func TestAccPoolUtilizationDataSource_guideWorkedExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	const replicas, p99GiB, p95Percent, headroom = 20, 18.0, 18.0, 1.10
-	node4, err := catalog.GKENodeType("a3-highgpu-4g", "", 0)
-	if err != nil {
-		t.Fatal(err)
+	// The pool runs one H100 per node on p5.4xlarge (EC2 sells it on demand; GKE's one- to four-GPU
+	// A3 High machines come as Spot or flex-start only).
+	node1, ok1 := catalog.AWSInstanceType("p5.4xlarge")
+	node8, ok8 := catalog.AWSInstanceType("p5.48xlarge")
+	if !ok1 || !ok8 {
+		t.Fatal("p5.4xlarge or p5.48xlarge is not in the catalog")
 	}
-	node1, _ := catalog.GKENodeType("a3-highgpu-1g", "", 0)
-	price4, _ := node4.Price("us-central1")
-	price1, _ := node1.Price("us-central1")
-	perGPU := roundTo4(price4.OnDemandUSD / float64(node4.GPUCount))
-	before := float64(replicas/node4.GPUCount) * price4.OnDemandUSD * 730
+	price1, _ := node1.Price("us-east-1")
+	price8, _ := node8.Price("us-east-1")
+	perGPU := roundTo4(price1.OnDemandUSD / float64(node1.GPUCount))
+	before := float64(replicas/node1.GPUCount) * price1.OnDemandUSD * 730
 
 	// The smallest H100 MIG profile that holds P99 memory plus headroom and the P95 compute share,
 	// the most to a GPU.
@@ -47,24 +49,24 @@ func TestAccPoolUtilizationDataSource_guideWorkedExample(t *testing.T) {
 		}
 	}
 	gpus := int(math.Ceil(float64(replicas) / float64(best.MaxInstances)))
-	nodes4 := int(math.Ceil(float64(gpus) / float64(node4.GPUCount)))
-	after4 := float64(nodes4) * price4.OnDemandUSD * 730
+	nodes8 := int(math.Ceil(float64(gpus) / float64(node8.GPUCount)))
+	after8 := float64(nodes8) * price8.OnDemandUSD * 730
 	after1 := float64(gpus) * price1.OnDemandUSD * 730
 	idleHours := replicas * 14 * 24 * (1 - p95Percent/100)
 	idleMonthly := idleHours * 730 / (14 * 24) * perGPU
 	usd := func(v float64) string { return fmt.Sprintf("$%.2f", v) }
 	for _, want := range []string{
-		fmt.Sprintf("($%v an hour each, $%v per GPU-hour): **%s a month**", price4.OnDemandUSD, perGPU, usd(before)),
+		fmt.Sprintf("($%v an hour each, $%v per GPU-hour): **%s a month**", price1.OnDemandUSD, perGPU, usd(before)),
 		fmt.Sprintf("**`%s`** (%g GiB, %d/7 = %.1f %% of the compute, the replica busy %.0f %% of its slice), %s to a GPU",
 			best.Name, best.MemoryGiB, best.ComputeSlices, float64(best.ComputeSlices)/7*100, p95Percent/(float64(best.ComputeSlices)/7*100)*100, map[int]string{3: "three"}[best.MaxInstances]),
 		fmt.Sprintf("⌈20 / %d⌉ = **%d GPUs** instead of 20, at %.0f %% mean utilisation", best.MaxInstances, gpus, replicas*p95Percent/float64(gpus)),
-		fmt.Sprintf("%s `a3-highgpu-4g` nodes (%d GPUs, %d slices): **%s a month**, %s (%.0f %%) less", map[int]string{2: "two"}[nodes4], nodes4*4, nodes4*4*best.MaxInstances, usd(after4), usd(before-after4), (before-after4)/before*100),
-		fmt.Sprintf("%s `a3-highgpu-1g` nodes: **%s a month**, %s (%.0f %%) less", map[int]string{7: "seven"}[gpus], usd(after1), usd(before-after1), (before-after1)/before*100),
+		fmt.Sprintf("%s `p5.4xlarge` nodes: **%s a month**, %s (%.0f %%) less", map[int]string{7: "seven"}[gpus], usd(after1), usd(before-after1), (before-after1)/before*100),
+		fmt.Sprintf("%s `p5.48xlarge` node (%d GPUs, %d slices): **%s a month**, %s (%.0f %%) less", map[int]string{1: "one"}[nodes8], nodes8*8, nodes8*8*best.MaxInstances, usd(after8), usd(before-after8), (before-after8)/before*100),
 		fmt.Sprintf("| `idle_gpu_hours` | %g |", roundTo4(idleHours)),
 		fmt.Sprintf("| `idle_monthly_usd` | %.2f |", idleMonthly),
 		fmt.Sprintf("%g idle GPU-hours, about %s a month idle at $%v per GPU-hour", roundTo4(idleHours), usd(idleMonthly), perGPU),
 		fmt.Sprintf("mig { profile = %q }", best.Name),
-		fmt.Sprintf("scaling { min_size = %d, max_size = %d }", nodes4, nodes4),
+		fmt.Sprintf("scaling { min_size = %d, max_size = %d }", gpus, gpus),
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(string(guide)), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("the guide does not say %q", want)
@@ -83,8 +85,8 @@ func TestAccPoolUtilizationDataSource_guideWorkedExample(t *testing.T) {
 data "gpufleet_pool_utilization" "acme_train" {
   selector  = "{gpufleet_pool=\"acme-train\"}"
   end_time  = %q
-  node_type = "a3-highgpu-4g"
-  region    = "us-central1"
+  node_type = "p5.4xlarge"
+  region    = "us-east-1"
 }
 `, srv.End.Format(time.RFC3339)),
 			ConfigStateChecks: []statecheck.StateCheck{

@@ -18,15 +18,10 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics/metricstest"
 )
 
-// acmeTrainMonthly is what seed 002's pool costs now: five a3-highgpu-4g in us-central1, 730 h.
+// acmeTrainMonthly is what seed 002's pool costs now: twenty p5.4xlarge in us-east-1, 730 h.
 func acmeTrainMonthly(t *testing.T) float64 {
 	t.Helper()
-	node, err := catalog.GKENodeType("a3-highgpu-4g", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := node.Price("us-central1")
-	return math.Round(5*p.OnDemandUSD*730*100) / 100
+	return p5Monthly(t, 20)
 }
 
 // p5Monthly is n p5.4xlarge (one H100 each) in us-east-1 on demand, 730 h.
@@ -60,8 +55,8 @@ data "gpufleet_recommendation" "acme" {
   clouds  = ["aws"]
   regions = ["us-east-1"]
   observed = {
-    node_type                = "a3-highgpu-4g"
-    region                   = "us-central1"
+    node_type                = "p5.4xlarge"
+    region                   = "us-east-1"
     gpus_avg                 = 20
     gpus_max                 = 20
     utilization_p95_percent  = 18
@@ -211,20 +206,20 @@ func guideObservedBlock(t *testing.T) string {
 func TestAccRecommendationDataSource_observedFromPoolUtilization(t *testing.T) {
 	srv := metricstest.Shared(t)
 	ds := "data.gpufleet_recommendation.acme_train"
-	node, _ := catalog.GKENodeType("a3-highgpu-4g", "", 0)
-	price, _ := node.Price("us-central1")
-	perGPU := math.Round(price.OnDemandUSD/4*1e4) / 1e4 // the data source's hourly_usd_per_gpu
+	node, _ := catalog.AWSInstanceType("p5.4xlarge")
+	price, _ := node.Price("us-east-1")
+	perGPU := math.Round(price.OnDemandUSD/1*1e4) / 1e4 // the data source's hourly_usd_per_gpu
 	utilization := metricsProvider(srv, "") + fmt.Sprintf(`
 data "gpufleet_pool_utilization" "acme_train" {
   selector  = "{gpufleet_pool=\"acme-train\"}"
   end_time  = %q
-  node_type = "a3-highgpu-4g"
-  region    = "us-central1"
+  node_type = "p5.4xlarge"
+  region    = "us-east-1"
 }
 `, srv.End.Format(time.RFC3339))
 	guide := guideObservedBlock(t)
-	byPrice := strings.NewReplacer(`region                   = "us-central1"`, `hourly_usd_per_gpu = data.gpufleet_pool_utilization.acme_train.hourly_usd_per_gpu`,
-		`node_count               = 5`, "").Replace(guide)
+	byPrice := strings.NewReplacer(`region                   = "us-east-1"`, `hourly_usd_per_gpu = data.gpufleet_pool_utilization.acme_train.hourly_usd_per_gpu`,
+		`node_count               = 20`, "").Replace(guide)
 	if byPrice == guide {
 		t.Fatal("the guide's block no longer sets region and node_count")
 	}
@@ -243,7 +238,7 @@ data "gpufleet_pool_utilization" "acme_train" {
 		Steps: []resource.TestStep{{
 			Config: utilization + guide,
 			ConfigStateChecks: append(answers,
-				// five a3-highgpu-4g nodes, 730 h
+				// twenty p5.4xlarge nodes, 730 h
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("observed_monthly_usd"), knownvalue.Float64Exact(acmeTrainMonthly(t)))),
 		}, {
 			Config: utilization + byPrice,

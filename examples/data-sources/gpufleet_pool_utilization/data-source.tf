@@ -12,8 +12,8 @@ data "gpufleet_pool_utilization" "acme_train" {
   selector  = "{gpufleet_pool=\"acme-train\"}"
   window    = "14d"
   step      = "5m"
-  node_type = "a3-highgpu-4g"
-  region    = "us-central1"
+  node_type = "p5.4xlarge"
+  region    = "us-east-1"
 }
 
 output "acme_train_utilization" {
