@@ -232,3 +232,85 @@ else := null
 
 # Whether the GPU model computes in the precision (catalog.GPUModel.SupportsPrecision).
 precision_supported(model, precision) if gpu(model).compute_capability >= _fm.min_compute_capability[precision]
+
+# ---------------------------------------------------------------------------------------------
+# Shortcuts: cheap sufficient conditions on the pool document (input)
+# ---------------------------------------------------------------------------------------------
+
+# The rules ask these before the fit: when one holds, lib.doc_fit(input) surely has none of its
+# problems, and the rule skips the fit's arithmetic (OPA's decimal arithmetic allocates; most pools
+# fit with room to spare). They only ever skip a fit that has no such problem, never decide one:
+# TestDocFitShortcuts (internal/policy) checks that on every node shape of the catalog.
+
+# No "memory", "gpus_per_replica" or "interconnect" problem: a replica on one GPU (asked, or the
+# default when the need fits one GPU) whose need fits its GPU, slice or share of a time-shared GPU
+# 0.03 GiB below the usable memory (the fit rounds the share and the usable memory down to 0.01 GiB).
+doc_fits_gpus_surely if {
+	need := input.workload.gpu_memory_gib
+	is_number(need)
+	unit := input.gpu.slice_memory_gib
+	is_number(unit)
+	input.gpu.per_node >= 1
+	_doc_one_gpu_per_replica(input.workload)
+	r := _doc_split(input.gpu)
+	((100 * r) * need) + (3 * r) <= unit * (100 - memory_headroom_percent)
+}
+
+_doc_one_gpu_per_replica(w) if w.gpus_per_replica == 1
+
+_doc_one_gpu_per_replica(w) if not _nonzero_number(w.gpus_per_replica)
+
+_nonzero_number(x) if {
+	is_number(x)
+	x != 0
+}
+
+# How many replicas time-share a GPU (the fit divides its memory by them); undefined where the
+# document leaves it to the MIG profile (the shortcut does not apply).
+_doc_split(g) := 1 if not is_object(g.sharing)
+
+_doc_split(g) := r if {
+	r := g.sharing.replicas
+	is_number(r)
+	r >= 1
+}
+
+# No "host_memory" or "vcpus" problem: at most b replicas on a node (its GPUs x replicas per GPU, or
+# workload.replicas), each with need / 1.2 GiB of weights rounded up, and the system reserve fit the
+# node's memory. Multiplied by 6 (no decimals): 6 x weights <= 5 x need + 0.07; the reserve is EKS's
+# 1.53 GiB (6 x reserve + 0.07 <= 10), or at most GKE's 0.06 x memory + 1.64 GiB (the tiers are
+# 25/20/10 % below 16 GiB, which that line bounds) + 0.1 GiB eviction + 0.01 rounding.
+doc_fits_host_surely if {
+	need := input.workload.gpu_memory_gib
+	is_number(need)
+	need >= 0
+	not _below_one(input.workload.gpus_per_replica)
+	b := _doc_most_on_node(input)
+	node := doc_node(input)
+	b * _fm.vcpus_per_replica <= node.vcpu
+	_weights_and_reserve_fit(input.cloud, b * ((5 * need) + 1), node.memory_gib)
+}
+
+_weights_and_reserve_fit("aws", w6, memory) if w6 + 10 <= 6 * memory
+
+# 6 x (0.06 m + 1.75) <= 0.36 m + 10.5
+_weights_and_reserve_fit("gcp", w6, memory) if 25 * (w6 + 11) <= 141 * memory
+
+_below_one(x) if {
+	_nonzero_number(x)
+	x < 1
+}
+
+_doc_most_on_node(doc) := min([b, doc.workload.replicas]) if {
+	b := _doc_units_on_node(doc)
+	is_number(doc.workload.replicas)
+	doc.workload.replicas > 0
+} else := _doc_units_on_node(doc)
+
+_doc_units_on_node(doc) := n * u if {
+	n := doc.gpu.per_node
+	is_number(n)
+	n >= 1
+	u := _doc_units(doc)
+	u >= 1
+}
