@@ -285,32 +285,46 @@ doc_fits_host_surely if {
 	is_number(need)
 	need >= 0
 	not _below_one(input.workload.gpus_per_replica)
-	b := _doc_most_on_node(input)
-	node := doc_node(input)
-	b * _fm.vcpus_per_replica <= node.vcpu
-	_weights_and_reserve_fit(input.cloud, b * ((5 * need) + 1), node.memory_gib)
+	b := _doc_most_on_node
+	_weights_and_reserve_fit(input.cloud, b, b * ((5 * need) + 1))
 }
 
-_weights_and_reserve_fit("aws", w6, memory) if w6 + 10 <= 6 * memory
+_weights_and_reserve_fit("aws", b, w6) if {
+	node := data.gpufleet.catalog.aws_instance_types[input.instance_types[0]]
+	b * _fm.vcpus_per_replica <= node.vcpu
+	w6 + 10 <= 6 * node.memory_gib
+}
 
 # 6 x (0.06 m + 1.75) <= 0.36 m + 10.5
-_weights_and_reserve_fit("gcp", w6, memory) if 25 * (w6 + 11) <= 141 * memory
+_weights_and_reserve_fit("gcp", b, w6) if {
+	node := data.gpufleet.catalog.gke_machine_types[input.instance_types[0]]
+	b * _fm.vcpus_per_replica <= node.vcpu
+	25 * (w6 + 11) <= 141 * node.memory_gib
+}
 
 _below_one(x) if {
 	_nonzero_number(x)
 	x < 1
 }
 
-_doc_most_on_node(doc) := min([b, doc.workload.replicas]) if {
-	b := _doc_units_on_node(doc)
-	is_number(doc.workload.replicas)
-	doc.workload.replicas > 0
-} else := _doc_units_on_node(doc)
+# At most this many replicas on a node: its GPUs x replicas per GPU, or workload.replicas if fewer.
+_doc_most_on_node := r if {
+	r := input.workload.replicas
+	is_number(r)
+	r > 0
+	r <= _doc_units_on_node
+} else := _doc_units_on_node
 
-_doc_units_on_node(doc) := n * u if {
-	n := doc.gpu.per_node
+_doc_units_on_node := n if {
+	n := input.gpu.per_node
+	not is_object(input.gpu.sharing)
+	input.gpu.mig_profile == null
 	is_number(n)
 	n >= 1
-	u := _doc_units(doc)
+} else := n * u if {
+	n := input.gpu.per_node
+	is_number(n)
+	n >= 1
+	u := _doc_units(input)
 	u >= 1
 }
