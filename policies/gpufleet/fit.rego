@@ -11,8 +11,6 @@
 # "gpus_per_replica", "interconnect", "host_memory", "vcpus", "node_limit"). O(1) per call.
 package gpufleet.lib
 
-_fm := data.gpufleet.catalog.fit_model
-
 fit(shape, demand) := {
 	"gpus_per_replica": asked,
 	"replicas_per_node": per_node,
@@ -36,8 +34,8 @@ fit(shape, demand) := {
 		"memory": demand.need_gib > usable,
 		"interconnect": _fit_needs_nvlink(shape, demand, g),
 		"host_memory": host_need > shape.node_memory_gib,
-		"vcpus": (on_node * _fm.vcpus_per_replica) > shape.vcpus,
-		"node_limit": nodes > _fm.max_pool_nodes,
+		"vcpus": (on_node * data.gpufleet.catalog.fit_model.vcpus_per_replica) > shape.vcpus,
+		"node_limit": nodes > data.gpufleet.catalog.fit_model.max_pool_nodes,
 	}
 }
 
@@ -48,12 +46,12 @@ fit_round_up2(x) := ceil(round(x * 1000000) / 10000) / 100
 
 # EKS's AMI reservation on AWS; GKE's memory reservation for system components by tier, plus the
 # eviction threshold, on Google Cloud.
-host_reserve_gib("aws", _) := _fm.eks_reserve_gib
+host_reserve_gib("aws", _) := data.gpufleet.catalog.fit_model.eks_reserve_gib
 
-host_reserve_gib("gcp", memory) := fit_round_up2(_fm.eviction_threshold_gib + sum(_tier_shares(memory)))
+host_reserve_gib("gcp", memory) := fit_round_up2(data.gpufleet.catalog.fit_model.eviction_threshold_gib + sum(_tier_shares(memory)))
 
 _tier_shares(memory) := [x |
-	some i, t in _fm.host_reserve_tiers
+	some i, t in data.gpufleet.catalog.fit_model.host_reserve_tiers
 	lower := _tier_lower(i)
 	memory > lower
 	x := (min([memory, _tier_upto(t, memory)]) - lower) * t.share
@@ -65,13 +63,13 @@ _tier_upto(t, _) := t.upto_gib if t.upto_gib != null
 
 _tier_lower(0) := 0
 
-_tier_lower(i) := _fm.host_reserve_tiers[i - 1].upto_gib if i > 0
+_tier_lower(i) := data.gpufleet.catalog.fit_model.host_reserve_tiers[i - 1].upto_gib if i > 0
 
 default _fit_precision_bad(_, _) := false
 
 _fit_precision_bad(gpu, precision) if {
 	precision != null
-	not gpu.compute_capability >= _fm.min_compute_capability[precision]
+	not gpu.compute_capability >= data.gpufleet.catalog.fit_model.min_compute_capability[precision]
 }
 
 _fit_gpus_asked(shape, demand) := demand.gpus_per_replica if {
@@ -85,7 +83,7 @@ _fit_default_gpus(shape, demand) := 1 if {
 	shape.partitioned
 } else := min(sizes) if {
 	sizes := {g |
-		some g in _fm.tensor_parallel_sizes
+		some g in data.gpufleet.catalog.fit_model.tensor_parallel_sizes
 		g <= shape.gpus
 		demand.need_gib <= fit_usable_gib(g * shape.unit_gib, demand.headroom_percent)
 	}
@@ -121,14 +119,14 @@ _fit_on_node(per_node, replicas) := min([per_node, replicas]) if {
 _fit_host_gib(demand) := demand.host_gib if {
 	is_number(demand.host_gib)
 	demand.host_gib != 0
-} else := fit_round_up2(demand.need_gib / _fm.inference_overhead)
+} else := fit_round_up2(demand.need_gib / data.gpufleet.catalog.fit_model.inference_overhead)
 
 default _fit_needs_nvlink(_, _, _) := false
 
 _fit_needs_nvlink(shape, demand, g) if {
 	g > 1
 	demand.kind == "training"
-	not shape.interconnect in _fm.nvlinked
+	not shape.interconnect in data.gpufleet.catalog.fit_model.nvlinked
 }
 
 _fit_nodes(per_node, demand) := max([ceil(demand.replicas / per_node), _fit_min_nodes(demand)]) if {
@@ -157,7 +155,7 @@ memory_headroom_percent := h if {
 	is_number(h)
 	h >= 0
 	h <= 50
-} else := _fm.default_memory_headroom_percent
+} else := data.gpufleet.catalog.fit_model.default_memory_headroom_percent
 
 # The fit of the pool's workload to its nodes; undefined while the GPU model, the GPUs per node, the
 # slice memory or the memory need is unknown.
@@ -231,7 +229,7 @@ _number_or_null(x) := x if is_number(x)
 else := null
 
 # Whether the GPU model computes in the precision (catalog.GPUModel.SupportsPrecision).
-precision_supported(model, precision) if gpu(model).compute_capability >= _fm.min_compute_capability[precision]
+precision_supported(model, precision) if gpu(model).compute_capability >= data.gpufleet.catalog.fit_model.min_compute_capability[precision]
 
 # ---------------------------------------------------------------------------------------------
 # Shortcuts: cheap sufficient conditions on the pool document (input)
@@ -251,26 +249,25 @@ doc_fits_gpus_surely if {
 	unit := input.gpu.slice_memory_gib
 	is_number(unit)
 	input.gpu.per_node >= 1
-	_doc_one_gpu_per_replica(input.workload)
-	r := _doc_split(input.gpu)
-	((100 * r) * need) + (3 * r) <= unit * (100 - memory_headroom_percent)
+	not _doc_gpus_per_replica_over_one
+	((100 * _doc_split) * need) + (3 * _doc_split) <= unit * (100 - memory_headroom_percent)
 }
 
-_doc_one_gpu_per_replica(w) if w.gpus_per_replica == 1
-
-_doc_one_gpu_per_replica(w) if not _nonzero_number(w.gpus_per_replica)
-
-_nonzero_number(x) if {
-	is_number(x)
-	x != 0
+# workload.gpus_per_replica asks for other than one GPU (0 or null: the default, which is one GPU
+# when the need fits one, as the shortcut requires).
+_doc_gpus_per_replica_over_one if {
+	g := input.workload.gpus_per_replica
+	is_number(g)
+	g != 0
+	g != 1
 }
 
 # How many replicas time-share a GPU (the fit divides its memory by them); undefined where the
 # document leaves it to the MIG profile (the shortcut does not apply).
-_doc_split(g) := 1 if not is_object(g.sharing)
-
-_doc_split(g) := r if {
-	r := g.sharing.replicas
+_doc_split := 1 if {
+	not is_object(input.gpu.sharing)
+} else := r if {
+	r := input.gpu.sharing.replicas
 	is_number(r)
 	r >= 1
 }
@@ -291,19 +288,20 @@ doc_fits_host_surely if {
 
 _weights_and_reserve_fit("aws", b, w6) if {
 	node := data.gpufleet.catalog.aws_instance_types[input.instance_types[0]]
-	b * _fm.vcpus_per_replica <= node.vcpu
+	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
 	w6 + 10 <= 6 * node.memory_gib
 }
 
 # 6 x (0.06 m + 1.75) <= 0.36 m + 10.5
 _weights_and_reserve_fit("gcp", b, w6) if {
 	node := data.gpufleet.catalog.gke_machine_types[input.instance_types[0]]
-	b * _fm.vcpus_per_replica <= node.vcpu
+	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
 	25 * (w6 + 11) <= 141 * node.memory_gib
 }
 
 _below_one(x) if {
-	_nonzero_number(x)
+	is_number(x)
+	x != 0
 	x < 1
 }
 
