@@ -244,13 +244,25 @@ precision_supported(model, precision) if gpu(model).compute_capability >= data.g
 # default when the need fits one GPU) whose need fits its GPU, slice or share of a time-shared GPU
 # 0.03 GiB below the usable memory (the fit rounds the share and the usable memory down to 0.01 GiB).
 doc_fits_gpus_surely if {
+	not is_object(input.gpu.sharing)
+	(100 * _doc_need_one_gpu) + 3 <= input.gpu.slice_memory_gib * (100 - memory_headroom_percent)
+}
+
+# A time-shared GPU: each of its r replicas gets 1 / r of its memory.
+doc_fits_gpus_surely if {
+	r := input.gpu.sharing.replicas
+	is_number(r)
+	r >= 1
+	((100 * r) * _doc_need_one_gpu) + (3 * r) <= input.gpu.slice_memory_gib * (100 - memory_headroom_percent)
+}
+
+# The need of a replica on one GPU of a pool with GPUs and slice memory.
+_doc_need_one_gpu := need if {
 	need := input.workload.gpu_memory_gib
 	is_number(need)
-	unit := input.gpu.slice_memory_gib
-	is_number(unit)
+	is_number(input.gpu.slice_memory_gib)
 	input.gpu.per_node >= 1
 	not _doc_gpus_per_replica_over_one
-	((100 * _doc_split) * need) + (3 * _doc_split) <= unit * (100 - memory_headroom_percent)
 }
 
 # workload.gpus_per_replica asks for other than one GPU (0 or null: the default, which is one GPU
@@ -262,41 +274,32 @@ _doc_gpus_per_replica_over_one if {
 	g != 1
 }
 
-# How many replicas time-share a GPU (the fit divides its memory by them); undefined where the
-# document leaves it to the MIG profile (the shortcut does not apply).
-_doc_split := 1 if {
-	not is_object(input.gpu.sharing)
-} else := r if {
-	r := input.gpu.sharing.replicas
-	is_number(r)
-	r >= 1
-}
-
 # No "host_memory" or "vcpus" problem: at most b replicas on a node (its GPUs x replicas per GPU, or
 # workload.replicas), each with need / 1.2 GiB of weights rounded up, and the system reserve fit the
 # node's memory. Multiplied by 6 (no decimals): 6 x weights <= 5 x need + 0.07; the reserve is EKS's
 # 1.53 GiB (6 x reserve + 0.07 <= 10), or at most GKE's 0.06 x memory + 1.64 GiB (the tiers are
 # 25/20/10 % below 16 GiB, which that line bounds) + 0.1 GiB eviction + 0.01 rounding.
 doc_fits_host_surely if {
+	input.cloud == "aws"
+	node := data.gpufleet.catalog.aws_instance_types[input.instance_types[0]]
+	_doc_most_on_node * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
+	_doc_weights6 + 10 <= 6 * node.memory_gib
+}
+
+# 6 x (0.06 m + 1.75) <= 0.36 m + 10.5
+doc_fits_host_surely if {
+	input.cloud == "gcp"
+	node := data.gpufleet.catalog.gke_machine_types[input.instance_types[0]]
+	_doc_most_on_node * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
+	25 * (_doc_weights6 + 11) <= 141 * node.memory_gib
+}
+
+# 6 x the weights of the replicas on a node, at most.
+_doc_weights6 := _doc_most_on_node * ((5 * need) + 1) if {
 	need := input.workload.gpu_memory_gib
 	is_number(need)
 	need >= 0
 	not _below_one(input.workload.gpus_per_replica)
-	b := _doc_most_on_node
-	_weights_and_reserve_fit(input.cloud, b, b * ((5 * need) + 1))
-}
-
-_weights_and_reserve_fit("aws", b, w6) if {
-	node := data.gpufleet.catalog.aws_instance_types[input.instance_types[0]]
-	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
-	w6 + 10 <= 6 * node.memory_gib
-}
-
-# 6 x (0.06 m + 1.75) <= 0.36 m + 10.5
-_weights_and_reserve_fit("gcp", b, w6) if {
-	node := data.gpufleet.catalog.gke_machine_types[input.instance_types[0]]
-	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
-	25 * (w6 + 11) <= 141 * node.memory_gib
 }
 
 _below_one(x) if {
