@@ -262,16 +262,9 @@ _doc_need_one_gpu := need if {
 	is_number(need)
 	is_number(input.gpu.slice_memory_gib)
 	input.gpu.per_node >= 1
-	not _doc_gpus_per_replica_over_one
-}
 
-# workload.gpus_per_replica asks for other than one GPU (0 or null: the default, which is one GPU
-# when the need fits one, as the shortcut requires).
-_doc_gpus_per_replica_over_one if {
-	g := input.workload.gpus_per_replica
-	is_number(g)
-	g != 0
-	g != 1
+	# One GPU asked, or the default (null, 0), which is one GPU when the need fits one.
+	input.workload.gpus_per_replica in {null, 0, 1}
 }
 
 # No "host_memory" or "vcpus" problem: at most b replicas on a node (its GPUs x replicas per GPU, or
@@ -314,15 +307,15 @@ _doc_most_on_node := r if {
 	is_number(r)
 	r > 0
 	r <= _doc_units_on_node
-} else := _doc_units_on_node
-
-_doc_units_on_node := n if {
+} else := n if {
 	n := input.gpu.per_node
 	not is_object(input.gpu.sharing)
 	input.gpu.mig_profile == null
 	is_number(n)
 	n >= 1
-} else := n * u if {
+} else := _doc_units_on_node
+
+_doc_units_on_node := n * u if {
 	n := input.gpu.per_node
 	is_number(n)
 	n >= 1
