@@ -302,17 +302,27 @@ _below_one(x) if {
 }
 
 # At most this many replicas on a node: its GPUs x replicas per GPU, or workload.replicas if fewer.
-_doc_most_on_node := r if {
+_doc_most_on_node := min([r, n]) if {
 	r := input.workload.replicas
 	is_number(r)
 	r > 0
-	r <= _doc_units_on_node
+	n := input.gpu.per_node
+	is_number(n)
+	n >= 1
+	not is_object(input.gpu.sharing)
+	input.gpu.mig_profile == null
 } else := n if {
+	# whole GPUs, one replica per GPU (_doc_units is 1)
 	n := input.gpu.per_node
 	not is_object(input.gpu.sharing)
 	input.gpu.mig_profile == null
 	is_number(n)
 	n >= 1
+} else := r if {
+	r := input.workload.replicas
+	is_number(r)
+	r > 0
+	r <= _doc_units_on_node
 } else := _doc_units_on_node
 
 _doc_units_on_node := n * u if {

@@ -231,7 +231,7 @@ deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "t
 	is_string(precision)
 	g := lib.gpu(doc.gpu.model)
 	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]
-	not lib.precision_supported(doc.gpu.model, precision)
+	not g.compute_capability >= need # lib.precision_supported, with the lookups made above
 	text := sprintf("%s (%s, compute capability %v) does not compute in %s, which needs compute capability %v or newer; choose a newer GPU or set workload.precision to one it supports", [
 		doc.gpu.model, g.architecture, g.compute_capability, precision, need,
 	])
