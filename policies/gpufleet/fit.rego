@@ -245,7 +245,12 @@ precision_supported(model, precision) if gpu(model).compute_capability >= data.g
 # 0.03 GiB below the usable memory (the fit rounds the share and the usable memory down to 0.01 GiB).
 doc_fits_gpus_surely if {
 	not is_object(input.gpu.sharing)
-	(100 * _doc_need_one_gpu) + 3 <= input.gpu.slice_memory_gib * (100 - memory_headroom_percent)
+	need := input.workload.gpu_memory_gib # _doc_need_one_gpu, inline for the common case
+	is_number(need)
+	is_number(input.gpu.slice_memory_gib)
+	input.gpu.per_node >= 1
+	input.workload.gpus_per_replica in {null, 0, 1}
+	(100 * need) + 3 <= input.gpu.slice_memory_gib * (100 - memory_headroom_percent)
 }
 
 # A time-shared GPU: each of its r replicas gets 1 / r of its memory.
