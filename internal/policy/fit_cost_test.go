@@ -11,7 +11,7 @@ import (
 // pool document may cost (the whole query, every rule). Before the fit (commit 4b458f0) the
 // evaluation of testSpec's pool cost 268 allocations; with lib.doc_fit evaluated for GF-RS-001 and
 // GF-RS-007 it cost 2 158; with the shortcuts (lib.doc_fits_gpus_surely, lib.doc_fits_host_surely)
-// that skip the fit of a pool that surely fits, about 550 (625 with workload.precision, replicas and
+// that skip the fit of a pool that surely fits, about 540 (615 with workload.precision, replicas and
 // gpus_per_replica set, which GF-RS-004 and GF-RS-005 judge). OPA's decimal arithmetic allocates: a
 // rule that computes the fit of every pool again breaks this budget.
 var fitAllocBudget = map[string]float64{"plain": 600, "fit settings": 700}
