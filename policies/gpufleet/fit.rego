@@ -280,8 +280,13 @@ _doc_need_one_gpu := need if {
 doc_fits_host_surely if {
 	input.cloud == "aws"
 	node := data.gpufleet.catalog.aws_instance_types[input.instance_types[0]]
-	_doc_most_on_node * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
-	_doc_weights6 + 10 <= 6 * node.memory_gib
+	b := _doc_most_on_node
+	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
+	need := input.workload.gpu_memory_gib # _doc_weights6, inline for the common case
+	is_number(need)
+	need >= 0
+	not _below_one(input.workload.gpus_per_replica)
+	(b * ((5 * need) + 1)) + 10 <= 6 * node.memory_gib
 }
 
 # 6 x (0.06 m + 1.75) <= 0.36 m + 10.5
