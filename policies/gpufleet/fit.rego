@@ -282,7 +282,7 @@ doc_fits_host_surely if {
 	node := data.gpufleet.catalog.aws_instance_types[input.instance_types[0]]
 	b := _doc_most_on_node
 	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
-	need := input.workload.gpu_memory_gib # _doc_weights6, inline for the common case
+	need := input.workload.gpu_memory_gib
 	is_number(need)
 	need >= 0
 	not _below_one(input.workload.gpus_per_replica)
@@ -293,16 +293,13 @@ doc_fits_host_surely if {
 doc_fits_host_surely if {
 	input.cloud == "gcp"
 	node := data.gpufleet.catalog.gke_machine_types[input.instance_types[0]]
-	_doc_most_on_node * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
-	25 * (_doc_weights6 + 11) <= 141 * node.memory_gib
-}
-
-# 6 x the weights of the replicas on a node, at most.
-_doc_weights6 := _doc_most_on_node * ((5 * need) + 1) if {
+	b := _doc_most_on_node
+	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
 	need := input.workload.gpu_memory_gib
 	is_number(need)
 	need >= 0
 	not _below_one(input.workload.gpus_per_replica)
+	25 * ((b * ((5 * need) + 1)) + 11) <= 141 * node.memory_gib
 }
 
 _below_one(x) if {
