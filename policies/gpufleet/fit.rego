@@ -11,8 +11,6 @@
 # "gpus_per_replica", "interconnect", "host_memory", "vcpus", "node_limit"). O(1) per call.
 package gpufleet.lib
 
-_fm := data.gpufleet.catalog.fit_model
-
 fit(shape, demand) := {
 	"gpus_per_replica": asked,
 	"replicas_per_node": per_node,
@@ -36,8 +34,8 @@ fit(shape, demand) := {
 		"memory": demand.need_gib > usable,
 		"interconnect": _fit_needs_nvlink(shape, demand, g),
 		"host_memory": host_need > shape.node_memory_gib,
-		"vcpus": (on_node * _fm.vcpus_per_replica) > shape.vcpus,
-		"node_limit": nodes > _fm.max_pool_nodes,
+		"vcpus": (on_node * data.gpufleet.catalog.fit_model.vcpus_per_replica) > shape.vcpus,
+		"node_limit": nodes > data.gpufleet.catalog.fit_model.max_pool_nodes,
 	}
 }
 
@@ -48,12 +46,12 @@ fit_round_up2(x) := ceil(round(x * 1000000) / 10000) / 100
 
 # EKS's AMI reservation on AWS; GKE's memory reservation for system components by tier, plus the
 # eviction threshold, on Google Cloud.
-host_reserve_gib("aws", _) := _fm.eks_reserve_gib
+host_reserve_gib("aws", _) := data.gpufleet.catalog.fit_model.eks_reserve_gib
 
-host_reserve_gib("gcp", memory) := fit_round_up2(_fm.eviction_threshold_gib + sum(_tier_shares(memory)))
+host_reserve_gib("gcp", memory) := fit_round_up2(data.gpufleet.catalog.fit_model.eviction_threshold_gib + sum(_tier_shares(memory)))
 
 _tier_shares(memory) := [x |
-	some i, t in _fm.host_reserve_tiers
+	some i, t in data.gpufleet.catalog.fit_model.host_reserve_tiers
 	lower := _tier_lower(i)
 	memory > lower
 	x := (min([memory, _tier_upto(t, memory)]) - lower) * t.share
@@ -65,13 +63,13 @@ _tier_upto(t, _) := t.upto_gib if t.upto_gib != null
 
 _tier_lower(0) := 0
 
-_tier_lower(i) := _fm.host_reserve_tiers[i - 1].upto_gib if i > 0
+_tier_lower(i) := data.gpufleet.catalog.fit_model.host_reserve_tiers[i - 1].upto_gib if i > 0
 
 default _fit_precision_bad(_, _) := false
 
 _fit_precision_bad(gpu, precision) if {
 	precision != null
-	not gpu.compute_capability >= _fm.min_compute_capability[precision]
+	not gpu.compute_capability >= data.gpufleet.catalog.fit_model.min_compute_capability[precision]
 }
 
 _fit_gpus_asked(shape, demand) := demand.gpus_per_replica if {
@@ -85,7 +83,7 @@ _fit_default_gpus(shape, demand) := 1 if {
 	shape.partitioned
 } else := min(sizes) if {
 	sizes := {g |
-		some g in _fm.tensor_parallel_sizes
+		some g in data.gpufleet.catalog.fit_model.tensor_parallel_sizes
 		g <= shape.gpus
 		demand.need_gib <= fit_usable_gib(g * shape.unit_gib, demand.headroom_percent)
 	}
@@ -121,14 +119,14 @@ _fit_on_node(per_node, replicas) := min([per_node, replicas]) if {
 _fit_host_gib(demand) := demand.host_gib if {
 	is_number(demand.host_gib)
 	demand.host_gib != 0
-} else := fit_round_up2(demand.need_gib / _fm.inference_overhead)
+} else := fit_round_up2(demand.need_gib / data.gpufleet.catalog.fit_model.inference_overhead)
 
 default _fit_needs_nvlink(_, _, _) := false
 
 _fit_needs_nvlink(shape, demand, g) if {
 	g > 1
 	demand.kind == "training"
-	not shape.interconnect in _fm.nvlinked
+	not shape.interconnect in data.gpufleet.catalog.fit_model.nvlinked
 }
 
 _fit_nodes(per_node, demand) := max([ceil(demand.replicas / per_node), _fit_min_nodes(demand)]) if {
@@ -157,7 +155,7 @@ memory_headroom_percent := h if {
 	is_number(h)
 	h >= 0
 	h <= 50
-} else := _fm.default_memory_headroom_percent
+} else := data.gpufleet.catalog.fit_model.default_memory_headroom_percent
 
 # The fit of the pool's workload to its nodes; undefined while the GPU model, the GPUs per node, the
 # slice memory or the memory need is unknown.
@@ -231,4 +229,113 @@ _number_or_null(x) := x if is_number(x)
 else := null
 
 # Whether the GPU model computes in the precision (catalog.GPUModel.SupportsPrecision).
-precision_supported(model, precision) if gpu(model).compute_capability >= _fm.min_compute_capability[precision]
+precision_supported(model, precision) if gpu(model).compute_capability >= data.gpufleet.catalog.fit_model.min_compute_capability[precision]
+
+# ---------------------------------------------------------------------------------------------
+# Shortcuts: cheap sufficient conditions on the pool document (input)
+# ---------------------------------------------------------------------------------------------
+
+# The rules ask these before the fit: when one holds, lib.doc_fit(input) surely has none of its
+# problems, and the rule skips the fit's arithmetic (OPA's decimal arithmetic allocates; most pools
+# fit with room to spare). They only ever skip a fit that has no such problem, never decide one:
+# TestDocFitShortcuts (internal/policy) checks that on every node shape of the catalog.
+
+# No "memory", "gpus_per_replica" or "interconnect" problem: a replica on one GPU (asked, or the
+# default when the need fits one GPU) whose need fits its GPU, slice or share of a time-shared GPU
+# 0.03 GiB below the usable memory (the fit rounds the share and the usable memory down to 0.01 GiB).
+doc_fits_gpus_surely if {
+	not is_object(input.gpu.sharing)
+	need := input.workload.gpu_memory_gib # _doc_need_one_gpu, inline for the common case
+	is_number(need)
+	is_number(input.gpu.slice_memory_gib)
+	input.gpu.per_node >= 1
+	input.workload.gpus_per_replica in {null, 0, 1}
+	(100 * need) + 3 <= input.gpu.slice_memory_gib * (100 - memory_headroom_percent)
+}
+
+# A time-shared GPU: each of its r replicas gets 1 / r of its memory.
+doc_fits_gpus_surely if {
+	r := input.gpu.sharing.replicas
+	is_number(r)
+	r >= 1
+	((100 * r) * _doc_need_one_gpu) + (3 * r) <= input.gpu.slice_memory_gib * (100 - memory_headroom_percent)
+}
+
+# The need of a replica on one GPU of a pool with GPUs and slice memory.
+_doc_need_one_gpu := need if {
+	need := input.workload.gpu_memory_gib
+	is_number(need)
+	is_number(input.gpu.slice_memory_gib)
+	input.gpu.per_node >= 1
+
+	# One GPU asked, or the default (null, 0), which is one GPU when the need fits one.
+	input.workload.gpus_per_replica in {null, 0, 1}
+}
+
+# No "host_memory" or "vcpus" problem: at most b replicas on a node (its GPUs x replicas per GPU, or
+# workload.replicas), each with need / 1.2 GiB of weights rounded up, and the system reserve fit the
+# node's memory. Multiplied by 6 (no decimals): 6 x weights <= 5 x need + 0.07; the reserve is EKS's
+# 1.53 GiB (6 x reserve + 0.07 <= 10), or at most GKE's 0.06 x memory + 1.64 GiB (the tiers are
+# 25/20/10 % below 16 GiB, which that line bounds) + 0.1 GiB eviction + 0.01 rounding.
+doc_fits_host_surely if {
+	input.cloud == "aws"
+	node := data.gpufleet.catalog.aws_instance_types[input.instance_types[0]]
+	b := _doc_most_on_node
+	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
+	need := input.workload.gpu_memory_gib
+	is_number(need)
+	need >= 0
+	not _below_one(input.workload.gpus_per_replica)
+	(b * ((5 * need) + 1)) + 10 <= 6 * node.memory_gib
+}
+
+# 6 x (0.06 m + 1.75) <= 0.36 m + 10.5
+doc_fits_host_surely if {
+	input.cloud == "gcp"
+	node := data.gpufleet.catalog.gke_machine_types[input.instance_types[0]]
+	b := _doc_most_on_node
+	b * data.gpufleet.catalog.fit_model.vcpus_per_replica <= node.vcpu
+	need := input.workload.gpu_memory_gib
+	is_number(need)
+	need >= 0
+	not _below_one(input.workload.gpus_per_replica)
+	25 * ((b * ((5 * need) + 1)) + 11) <= 141 * node.memory_gib
+}
+
+_below_one(x) if {
+	is_number(x)
+	x != 0
+	x < 1
+}
+
+# At most this many replicas on a node: its GPUs x replicas per GPU, or workload.replicas if fewer.
+_doc_most_on_node := min([r, n]) if {
+	r := input.workload.replicas
+	is_number(r)
+	r > 0
+	n := input.gpu.per_node
+	is_number(n)
+	n >= 1
+	not is_object(input.gpu.sharing)
+	input.gpu.mig_profile == null
+} else := n if {
+	# whole GPUs, one replica per GPU (_doc_units is 1)
+	n := input.gpu.per_node
+	not is_object(input.gpu.sharing)
+	input.gpu.mig_profile == null
+	is_number(n)
+	n >= 1
+} else := r if {
+	r := input.workload.replicas
+	is_number(r)
+	r > 0
+	r <= _doc_units_on_node
+} else := _doc_units_on_node
+
+_doc_units_on_node := n * u if {
+	n := input.gpu.per_node
+	is_number(n)
+	n >= 1
+	u := _doc_units(input)
+	u >= 1
+}

@@ -22,6 +22,7 @@ import input as doc
 # with headroom, its GPUs on one node, NVLink for training over several GPUs. Precision is
 # GF-RS-004's, host memory and vCPUs GF-RS-007's.
 deny contains {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text": text} if {
+	not lib.doc_fits_gpus_surely
 	f := lib.doc_fit(doc)
 	failed := [c | some c in _rs001_constraints; c in f.problems]
 	count(failed) > 0
@@ -36,6 +37,7 @@ _rs001_constraints := ["memory", "gpus_per_replica", "interconnect"]
 # ---------------------------------------------------------------------------------------------
 
 bundle_warn contains {"rule": "GF-RS-007", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+	not lib.doc_fits_host_surely
 	f := lib.doc_fit(doc)
 	failed := [c | some c in ["host_memory", "vcpus"]; c in f.problems]
 	count(failed) > 0
@@ -229,7 +231,7 @@ deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "t
 	is_string(precision)
 	g := lib.gpu(doc.gpu.model)
 	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]
-	not lib.precision_supported(doc.gpu.model, precision)
+	not g.compute_capability >= need # lib.precision_supported, with the lookups made above
 	text := sprintf("%s (%s, compute capability %v) does not compute in %s, which needs compute capability %v or newer; choose a newer GPU or set workload.precision to one it supports", [
 		doc.gpu.model, g.architecture, g.compute_capability, precision, need,
 	])
