@@ -28,16 +28,10 @@ const platformGPUShare = 100 // one in a hundred
 // has planned_values and configuration (one block per resource block of the module) as terraform
 // writes them.
 func writePlatformPlan(path string, n int, gpufleet map[string]any) error {
-	compliant, err := fixturePlans("aws_eks_node_group_compliant.json", "google_container_node_pool_compliant.json")
+	compliant, violating, goodPools, badPools, err := officialFixtures()
 	if err != nil {
 		return err
 	}
-	violating, err := fixturePlans("aws_eks_node_group_violating.json", "google_container_node_pool_violating.json")
-	if err != nil {
-		return err
-	}
-	goodPools, _ := planResources(compliant)
-	badPools, _ := planResources(violating)
 	goodPools, badPools = slices.DeleteFunc(goodPools, cpuFixture), slices.DeleteFunc(badPools, cpuFixture)
 	var ours []map[string]any
 	if gpufleet != nil {
@@ -133,16 +127,10 @@ func writePlatformPlan(path string, n int, gpufleet map[string]any) error {
 // for_each instances of the fixtures' resource blocks, so the configuration holds one block per
 // fixture resource, not one per instance.
 func writeSmallOfficialPlan(path string, n int) error {
-	compliant, err := fixturePlans("aws_eks_node_group_compliant.json", "google_container_node_pool_compliant.json")
+	compliant, violating, good, bad, err := officialFixtures()
 	if err != nil {
 		return err
 	}
-	violating, err := fixturePlans("aws_eks_node_group_violating.json", "google_container_node_pool_violating.json")
-	if err != nil {
-		return err
-	}
-	good, _ := planResources(compliant)
-	bad, _ := planResources(violating)
 	configs := map[string]map[string]any{}
 	changes, planned := make([]any, n), make([]any, n)
 	for i := range n {
@@ -379,4 +367,18 @@ func TestBenchPlans_shapes(t *testing.T) {
 	if per := size / len(s.ResourceChanges); per < 1800 || per > 3000 {
 		t.Errorf("small official plan: %d bytes per resource change, want about 2.5 KB", per)
 	}
+}
+
+// officialFixtures are the committed plans of compliant and violating official node groups and
+// node pools, and their resource changes.
+func officialFixtures() (compliant, violating map[string]any, good, bad []map[string]any, err error) {
+	if compliant, err = fixturePlans("aws_eks_node_group_compliant.json", "google_container_node_pool_compliant.json"); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if violating, err = fixturePlans("aws_eks_node_group_violating.json", "google_container_node_pool_violating.json"); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	good, _ = planResources(compliant)
+	bad, _ = planResources(violating)
+	return compliant, violating, good, bad, nil
 }
