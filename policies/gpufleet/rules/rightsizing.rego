@@ -147,10 +147,12 @@ _rs002(have, need, factor) := {"rule": "GF-RS-002", "attribute": _size_attribute
 
 # The cheapest option that fits and is not itself oversized, else the cheapest that fits. The
 # catalog lists the cheapest option of each memory size per region (catalog.replica_options).
+# Comparisons of the option's memory first: an option with less memory than the need, whose usable
+# memory is less still, or above the limit, is passed over before _option_fits' arithmetic.
 _cheapest_fit(need, limit) := o if {
-	o := min({x | some x in _options; _option_fits(x, need); x[1] <= limit})
+	o := min({x | some x in _options; x[1] >= need; x[1] <= limit; _option_fits(x, need)})
 } else := o if {
-	o := min({x | some x in _options; _option_fits(x, need)})
+	o := min({x | some x in _options; x[1] >= need; _option_fits(x, need)})
 } else := []
 
 _options := data.gpufleet.catalog.replica_options[doc.cloud][doc.region]
@@ -189,8 +191,9 @@ bundle_warn contains {"rule": "GF-RS-003", "attribute": attribute, "text": text}
 _cheapest_smaller_inference(need, have) := o if {
 	o := min({x |
 		some x in data.gpufleet.catalog.inference_gpu_options[doc.cloud][doc.region]
-		_option_fits(x, need)
+		x[1] >= need
 		x[1] < have
+		_option_fits(x, need)
 	})
 } else := []
 
