@@ -1,5 +1,10 @@
 package catalog
 
+import (
+	"fmt"
+	"math"
+)
+
 // Commitments: what a steady on-demand baseline costs when it is committed for a year.
 //
 // AWS: a 1-year EC2 Instance Savings Plan, no upfront (a commitment to an instance family in a
@@ -10,14 +15,24 @@ package catalog
 //
 // The rates are per family, as a percentage off the on-demand list price, with source and date.
 // Sources found for the snapshot:
-//   - GCP: resource-based CUDs are 37 % off on-demand for 1 year and 55 % for 3 years on vCPUs,
-//     memory and GPUs (lillytechsystems.com, "GCP AI cost: committed use discounts", 2026; Google's
-//     own page states "up to 57 %" for machine types and GPUs, the 3-year ceiling).
+//   - GCP, per machine series: the 1-year commitment price of each machine type per region that
+//     the Cloud Billing Catalog SKUs give (vCPU, memory and GPU commitment SKUs), as compiled in
+//     Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml at commit 0166a59 (generated
+//     2025-03-06), against the on-demand price of the same type: g2-standard-4 37.0 %,
+//     a2-highgpu-1g 37.0 %, a2-megagpu-16g 37.0 %, a3-highgpu-1g and -8g 30.6 % (us-central1,
+//     the same in europe-west4), a3-megagpu-8g 31.2 % (us-east4; it is not sold in us-central1).
+//     The file has no 1-year price for a2-ultragpu (A100 80GB), A3 Ultra (H200) or A4 (B200).
+//   - GCP, general: resource-based CUDs are 37 % off on-demand for 1 year and 55 % for 3 years on
+//     vCPUs, memory and GPUs (lillytechsystems.com, "GCP AI cost: committed use discounts", 2026;
+//     Google's own page states "up to 57 %" for machine types and GPUs, the 3-year ceiling): n1 and
+//     a2-ultragpu take it. A3 Ultra and A4 take the A3 Mega rate, flagged as an estimate: the
+//     H100 series' published rates (30.6 % and 31.2 %) are the nearest, and both are below 37 %.
 //   - AWS: 1-year reserved/committed rates for H100 instances at 35-40 % off on-demand in Q1 2026
 //     (digiteria labs, "Cloud GPU pricing shifts in Q1 2026"); AWS states "up to 72 %" for EC2
 //     Instance Savings Plans, the 3-year all-upfront ceiling. No per-family 1-year rate for the other
-//     GPU families was readable offline (the Savings Plans rate pages are script-rendered), so they
-//     take the H100 figure, flagged as an estimate.
+//     GPU families was readable offline (the Savings Plans and Reserved Instance rate pages are
+//     script-rendered, and no stored copy of the Price List offer files or of a table built from
+//     them carries the GPU families), so they take the H100 figure, flagged as an estimate.
 
 // Commitment is the commitment a family's on-demand baseline is priced with.
 type Commitment struct {
@@ -31,6 +46,9 @@ type Commitment struct {
 const (
 	awsCommitmentName = "1-year EC2 Instance Savings Plan, no upfront"
 	gcpCommitmentName = "1-year resource-based committed use discount (CUD)"
+
+	gcpSKUCUDSource = "Google Cloud Billing Catalog 1-year commitment and on-demand SKU prices as compiled in Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml @0166a59 (generated 2025-03-06)"
+	gcpSKUCUDAsOf   = "2025-03-06"
 
 	gcpCUDSource = "lillytechsystems.com, \"GCP AI cost: committed use discounts\": resource-based CUDs 37 % (1 year) / 55 % (3 years); Google Compute Engine, \"Resource-based committed use discounts\": up to 57 % for machine types and GPUs"
 	gcpCUDAsOf   = "2026-03-01"
@@ -52,12 +70,30 @@ func gcpPublished() Commitment {
 	return Commitment{Name: gcpCommitmentName, DiscountPercent: 37, Source: gcpCUDSource, AsOf: gcpCUDAsOf}
 }
 
-func gcpEstimate(why string) Commitment {
-	c := gcpPublished()
-	c.Source = "gpufleet estimate: " + why + ", so the general 1-year rate: " + gcpCUDSource
+// gcpSeries is a machine series' own 1-year rate: 1 − (1-year price ÷ on-demand price) of one of
+// its machine types in one region, from the SKU prices.
+func gcpSeries(machine, region string, committedMonth, onDemandMonth float64) Commitment {
+	pct := math.Round((1-committedMonth/onDemandMonth)*1000) / 10
+	return Commitment{
+		Name:            gcpCommitmentName,
+		DiscountPercent: pct,
+		Source:          fmt.Sprintf("%s: %s in %s, 1-year $%g/month ÷ on-demand $%g/month", gcpSKUCUDSource, machine, region, committedMonth, onDemandMonth),
+		AsOf:            gcpSKUCUDAsOf,
+	}
+}
+
+// gcpEstimate is the rate of another series (from), for a series with no published rate of its own.
+func gcpEstimate(why string, from Commitment) Commitment {
+	c := from
+	c.Source = "gpufleet estimate: " + why + ", so " + from.Source
 	c.Estimate = true
 	return c
 }
+
+var (
+	gcpA3High = gcpSeries("a3-highgpu-1g", "us-central1", 5601.26008308, 8074.71249111)
+	gcpA3Mega = gcpSeries("a3-megagpu-8g", "us-east4", 46678.66370976, 67844.4393504)
+)
 
 // commitments is family → commitment. A family missing here gets no commitment.
 var commitments = map[Cloud]map[string]Commitment{
@@ -77,17 +113,17 @@ var commitments = map[Cloud]map[string]Commitment{
 		"p6-b200": awsEstimate(),
 	},
 	GCP: {
-		// n1 machines with T4/P4/V100/P100, g2 (L4), a2 (A100) and a3-highgpu (H100): the published
-		// 1-year resource-based rate covers their vCPUs, memory and GPUs alike.
+		// The series' own rates where the SKU prices give them; n1 with T4/P4/V100/P100 and a2-ultragpu
+		// (A100 80GB) take the general resource-based rate, which covers vCPUs, memory and GPUs alike.
 		"n1":          gcpPublished(),
-		"g2":          gcpPublished(),
-		"a2-highgpu":  gcpPublished(),
-		"a2-megagpu":  gcpPublished(),
+		"g2":          gcpSeries("g2-standard-4", "us-central1", 325.07215214, 515.98754615),
+		"a2-highgpu":  gcpSeries("a2-highgpu-1g", "us-central1", 1689.3711392, 2681.57105),
+		"a2-megagpu":  gcpSeries("a2-megagpu-16g", "us-central1", 25634.2950272, 40689.83792),
 		"a2-ultragpu": gcpPublished(),
-		"a3-highgpu":  gcpPublished(),
-		"a3-megagpu":  gcpEstimate("the snapshot has no separate rate for A3 Mega"),
-		"a3-ultragpu": gcpEstimate("the snapshot has no separate rate for A3 Ultra (H200)"),
-		"a4-highgpu":  gcpEstimate("the snapshot has no separate rate for A4 (B200)"),
+		"a3-highgpu":  gcpA3High,
+		"a3-megagpu":  gcpA3Mega,
+		"a3-ultragpu": gcpEstimate("no published 1-year rate for A3 Ultra (H200) in the snapshot, the nearest series' (A3 Mega, H100)", gcpA3Mega),
+		"a4-highgpu":  gcpEstimate("no published 1-year rate for A4 (B200) in the snapshot, the nearest series' (A3 Mega, H100)", gcpA3Mega),
 	},
 }
 

@@ -58,3 +58,29 @@ func TestCommittedRate(t *testing.T) {
 		t.Error("p5.48xlarge is not sold in eu-west-1: want the pricing error")
 	}
 }
+
+// GCP machine series with their own 1-year rate in the SKU prices carry it; A3 Ultra and A4, which
+// have none, take A3 Mega's, flagged.
+func TestGCPSeriesCommitments(t *testing.T) {
+	for name, want := range map[string]struct {
+		pct      float64
+		estimate bool
+	}{
+		"g2-standard-8":  {37, false},
+		"a2-highgpu-8g":  {37, false},
+		"a3-highgpu-8g":  {30.6, false},
+		"a3-megagpu-8g":  {31.2, false},
+		"a3-ultragpu-8g": {31.2, true},
+		"a4-highgpu-8g":  {31.2, true},
+		"a2-ultragpu-1g": {37, false},
+	} {
+		n, err := GKENodeType(name, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, ok := CommitmentFor(n)
+		if !ok || c.DiscountPercent != want.pct || c.Estimate != want.estimate {
+			t.Errorf("%s: %+v, want %g %% (estimate %v)", name, c, want.pct, want.estimate)
+		}
+	}
+}

@@ -42,7 +42,8 @@ func TestPublishedAWSPrices(t *testing.T) {
 
 // GCP spot ratios come from the cluster autoscaler's GCE price table (kubernetes/autoscaler,
 // cluster-autoscaler/cloudprovider/gce/gce_price_info.go): preemptibleGpuPrices / gpuPrices and
-// preemptiblePrices / instancePrices. us-central1 is the table's region, so spot is its number.
+// preemptiblePrices / instancePrices. us-central1 is the table's region, so spot is its number where
+// no regional Spot figure is published (the n1 GPUs).
 func TestGCPSpotRatiosFromTheClusterAutoscalerTable(t *testing.T) {
 	for accelerator, want := range map[string][2]float64{
 		"nvidia-tesla-t4":   {0.35, 0.11},
@@ -55,19 +56,19 @@ func TestGCPSpotRatiosFromTheClusterAutoscalerTable(t *testing.T) {
 			t.Errorf("%s: on-demand %g spot %g (%q), want %g and %g from the table", accelerator, p.onDemand, p.spot, p.source, want[0], want[1])
 		}
 	}
-	for machine, wantSpot := range map[string]float64{"a2-ultragpu-1g": 1.6, "a2-highgpu-1g": 1.102} {
-		n, _ := GKENodeType(machine, "", 0)
-		p, _ := n.Price("us-central1")
-		if math.Abs(p.SpotUSD-wantSpot) > 0.001 || !strings.Contains(p.Source, "gce_price_info.go") {
-			t.Errorf("%s: spot %g (%q), want %g", machine, p.SpotUSD, p.Source, wantSpot)
+	// A2 machine types: the table's ratio is the family's fallback, but every region the catalog
+	// sells A2 in has its own published Spot figure (spot.go), which wins.
+	for _, r := range [][2]float64{{a2HighgpuSpot, 1.102016 / 3.673385}, {a2UltragpuSpot, 1.6 / 5.0688}} {
+		if math.Abs(r[0]-r[1]) > 1e-9 {
+			t.Errorf("A2 fallback ratio %g, want the table's %g", r[0], r[1])
 		}
 	}
-	// g2 (L4) is not priced by the table: it takes the published us-west1 figure (spot.go), and the
-	// source says so.
-	n, _ := GKENodeType("g2-standard-4", "", 0)
-	p, _ := n.Price("us-central1")
-	if p.SpotUSD != round4(p.OnDemandUSD*0.28/0.71) || !strings.Contains(p.Source, "so the one for us-west1") {
-		t.Errorf("g2-standard-4: spot %g of %g (%q)", p.SpotUSD, p.OnDemandUSD, p.Source)
+	for machine, ratio := range map[string]float64{"a2-ultragpu-1g": 2.02746835616438 / 5.06879789041096, "a2-highgpu-1g": 1.293355 / 3.673385, "g2-standard-4": 0.279932 / 0.706832255} {
+		n, _ := GKENodeType(machine, "", 0)
+		p, _ := n.Price("us-central1")
+		if p.SpotUSD != round4(p.OnDemandUSD*ratio) || !strings.Contains(p.Source, "published figure for") || !strings.Contains(p.Source, "in us-central1") {
+			t.Errorf("%s: spot %g of %g (%q), want the us-central1 Spot SKU ratio %.4f", machine, p.SpotUSD, p.OnDemandUSD, p.Source, ratio)
+		}
 	}
 }
 

@@ -74,7 +74,9 @@ type family struct {
 // The cluster autoscaler's GCE price table (kubernetes/autoscaler,
 // cluster-autoscaler/cloudprovider/gce/gce_price_info.go: instancePrices / preemptiblePrices,
 // gpuPrices / preemptibleGpuPrices) is the published source for GCP spot ratios: preemptible ÷
-// on-demand, about 0.30 for GPUs. AWS publishes no such table; its ratios stay gpufleet estimates.
+// on-demand, about 0.30 for GPUs, with no regions: the families' fallback where no regional Spot
+// figure is published (spot.go). AWS publishes no such table; its families' fallbacks stay gpufleet
+// estimates, used only where no region of the family has a published figure.
 const caGCEPriceTable = "cluster-autoscaler GCE price table (kubernetes/autoscaler gce_price_info.go)"
 
 // caRatio is a spot ratio read off the cluster autoscaler's table, with its source.

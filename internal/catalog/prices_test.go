@@ -75,7 +75,7 @@ func TestRegionalPrices(t *testing.T) {
 		wantOD       float64
 		wantSource   string
 	}{
-		{"g4dn.xlarge", "us-east-1", 0.526, "gpufleet snapshot of the AWS EC2 On-Demand list price (Linux), us-east-1; spot: gpufleet estimate, on-demand × 0.35 (g4dn family)"},
+		{"g4dn.xlarge", "us-east-1", 0.526, "gpufleet snapshot of the AWS EC2 On-Demand list price (Linux), us-east-1; spot: published figure for g4dn family in us-east-1, on-demand × 0.44"},
 		{"g4dn.xlarge", "eu-west-1", 0.5891, "AWS EC2 On-Demand list price (Linux), us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
 		{"p5.48xlarge", "us-east-2", 55.04, "regional factor 1.00 for us-east-2"},
 		{"p5e.48xlarge", "us-east-2", 60, "gpufleet estimate of the AWS EC2 On-Demand list price (Linux) (no reliable public list price in the snapshot), us-east-2;"},

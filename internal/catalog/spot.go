@@ -20,11 +20,27 @@ import (
 //     than they differ between them, so a sourced neighbour is a better estimate than no source;
 //  4. the family's gpufleet long-run estimate (family.spotRatio), flagged as such in the row.
 //
-// Every row's Source says which of these it used and why. What the snapshot could not source: the
-// AWS Spot Instance Advisor ("savings over On-Demand" per instance type and region) and the
-// per-region AWS Spot price table are served as data files and a script-rendered page that
-// gpufleet's offline build cannot read, so most AWS families are still at step 4; replace their
-// rows with quotes as figures are read off those pages.
+// Every row's Source says which of these it used and why.
+//
+// Where the figures come from (all read offline from stored public copies):
+//   - AWS: the Spot price feed behind AWS's "Amazon EC2 Spot Instances Pricing" page (spot.json,
+//     Linux, one price per instance type and region), as snapshotted by the spotinfo tool
+//     (alexei-led/spotinfo, internal/spot/data/spot-price-data.json at commit 69bcec6; the
+//     repository's manifest records fetches of this feed on 2026-08-06 and 2026-08-10; the stored
+//     copy does not carry its own fetch time, so the earlier date is the one given). A family's
+//     ratio in a region is the sum of the published spot prices of every size the catalog prices
+//     there over the sum of the catalog's on-demand prices of the same sizes, so one noisy size
+//     does not set the family, and the family's rows together cost on spot what AWS publishes for
+//     the same sizes. Read for us-east-1,
+//     us-west-2 and ap-northeast-1; the other regions take the base region's figure (step 3): the
+//     feed groups regions without naming them near their GPU rows, and a region not identified
+//     for certain is not used.
+//   - GCP: the Spot and on-demand prices per machine type and region of the Cloud Billing Catalog
+//     SKUs, as compiled in Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml at commit
+//     0166a59 (generated 2025-03-06): spot ÷ on-demand of one machine type. A3 Ultra and A4 are
+//     not in that file; they stay at step 4.
+//   - the derekherman.co figures for us-west1 (late 2025) are newer than the pricing.yml snapshot
+//     and are kept there.
 
 // spotQuote is a published spot price, as spot ÷ on-demand of the same node type and region.
 type spotQuote struct {
@@ -38,26 +54,168 @@ func quote(spot, onDemand float64, what, source, asOf string) spotQuote {
 	return spotQuote{ratio: spot / onDemand, source: fmt.Sprintf("%s: %s spot $%g/h ÷ on-demand $%g/h", source, what, spot, onDemand), asOf: asOf}
 }
 
-// spotQuotes is family (or n1 GPU accelerator) → region → a published figure.
-var spotQuotes = map[string]map[string]spotQuote{
-	// Observed GKE/Compute Engine Spot prices in us-west1, late 2025, published in "GPU inference
-	// without the cloud tax" (derekherman.co): g2-standard-4 $0.28/h vs $0.71/h on-demand,
-	// g2-standard-8 $0.34/h vs $0.85/h, a2-highgpu-1g $1.44/h vs $3.67/h.
-	"g2": {
-		"us-west1": quote(0.28, 0.71, "g2-standard-4 (1 x L4)", "derekherman.co, \"GPU inference without the cloud tax\", us-west1 Spot prices late 2025", "2025-12-01"),
+const (
+	awsSpotFeedSource = "AWS EC2 Spot price feed (spot.json, Linux) as snapshotted in alexei-led/spotinfo internal/spot/data/spot-price-data.json @69bcec6 (feed fetched 2026-08-06 per the repository's manifest)"
+	awsSpotFeedAsOf   = "2026-08-06"
+	gcpSKUSource      = "Google Cloud Billing Catalog SKUs as compiled in Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml @0166a59 (generated 2025-03-06)"
+	gcpSKUAsOf        = "2025-03-06"
+	derekHermanSource = "derekherman.co, \"GPU inference without the cloud tax\", us-west1 Spot prices late 2025"
+	derekHermanAsOf   = "2025-12-01"
+)
+
+// gcpQuote is a Spot quote from the pricing.yml snapshot: one machine type's Spot and on-demand
+// price per hour in one region.
+func gcpQuote(spot, onDemand float64, what string) spotQuote {
+	return quote(spot, onDemand, what, gcpSKUSource, gcpSKUAsOf)
+}
+
+// awsSpotFeed is the published Spot price (USD per instance-hour, Linux) of every size of the
+// catalog's AWS families in the regions read. p3 in ap-northeast-1 is left out: only p3.2xlarge is
+// listed there, at $4.194/h, above the catalog's regional estimate of its on-demand price ($4.0392),
+// so it would not make a discount; the region takes us-east-1's figure. p5e is only in the catalog
+// for us-east-2 (and its on-demand price is an estimate), so its us-west-2 price ($24.8776/h) is
+// not used.
+var awsSpotFeed = map[string]map[string]float64{
+	"us-east-1": {
+		"g4dn.xlarge": 0.3196, "g4dn.2xlarge": 0.3179, "g4dn.4xlarge": 0.5146, "g4dn.8xlarge": 0.77,
+		"g4dn.12xlarge": 1.5537, "g4dn.16xlarge": 1.4089, "g4dn.metal": 4.1475,
+		"g5.xlarge": 0.5089, "g5.2xlarge": 1.0236, "g5.4xlarge": 0.9008, "g5.8xlarge": 1.2542,
+		"g5.12xlarge": 3.4917, "g5.16xlarge": 1.8357, "g5.24xlarge": 2.3425, "g5.48xlarge": 9.1028,
+		"g6.xlarge": 0.5375, "g6.2xlarge": 0.8792, "g6.4xlarge": 0.6713, "g6.8xlarge": 1.3626,
+		"g6.12xlarge": 2.846, "g6.16xlarge": 1.7823, "g6.24xlarge": 1.8695, "g6.48xlarge": 4.768,
+		"g6e.xlarge": 1.6119, "g6e.2xlarge": 2.182, "g6e.4xlarge": 2.8709, "g6e.8xlarge": 1.7736,
+		"g6e.12xlarge": 3.1479, "g6e.16xlarge": 2.7307, "g6e.24xlarge": 4.1488, "g6e.48xlarge": 11.5708,
+		"gr6.4xlarge": 0.7354, "gr6.8xlarge": 1.2577,
+		"p3.2xlarge": 0.5509, "p3.8xlarge": 3.2295, "p3.16xlarge": 6.5858,
+		"p3dn.24xlarge": 5.1428,
+		"p4d.24xlarge":  14.2313,
+		"p4de.24xlarge": 21.8259,
+		"p5.4xlarge":    2.6295, "p5.48xlarge": 19.4933,
+		"p5en.48xlarge":    27.0749,
+		"p6-b200.48xlarge": 42.2529,
 	},
-	"a2-highgpu": {
-		"us-west1": quote(1.44, 3.67, "a2-highgpu-1g (1 x A100 40GB)", "derekherman.co, \"GPU inference without the cloud tax\", us-west1 Spot prices late 2025", "2025-12-01"),
+	"us-west-2": {
+		"g4dn.xlarge": 0.2286, "g4dn.2xlarge": 0.2872, "g4dn.4xlarge": 0.3854, "g4dn.8xlarge": 0.6841,
+		"g4dn.12xlarge": 1.4129, "g4dn.16xlarge": 1.1291, "g4dn.metal": 4.1739,
+		"g5.xlarge": 0.5237, "g5.2xlarge": 0.5995, "g5.4xlarge": 0.6268, "g5.8xlarge": 0.9514,
+		"g5.12xlarge": 3.2525, "g5.16xlarge": 1.5598, "g5.24xlarge": 3.6782, "g5.48xlarge": 7.8077,
+		"g6.xlarge": 0.4455, "g6.2xlarge": 0.5282, "g6.4xlarge": 0.6254, "g6.8xlarge": 0.8871,
+		"g6.12xlarge": 1.3584, "g6.16xlarge": 1.4403, "g6.24xlarge": 3.1042, "g6.48xlarge": 6.3378,
+		"g6e.xlarge": 1.4962, "g6e.2xlarge": 1.3585, "g6e.4xlarge": 1.3862, "g6e.8xlarge": 1.7266,
+		"g6e.12xlarge": 4.5144, "g6e.16xlarge": 3.2739, "g6e.24xlarge": 5.7025, "g6e.48xlarge": 8.7616,
+		"gr6.4xlarge": 0.5578, "gr6.8xlarge": 0.7909,
+		"p3.2xlarge": 0.7754, "p3.8xlarge": 4.8716, "p3.16xlarge": 10.1718,
+		"p3dn.24xlarge": 6.5035,
+		"p4d.24xlarge":  12.8763,
+		"p4de.24xlarge": 22.2036,
+		"p5.4xlarge":    2.6295, "p5.48xlarge": 19.9678,
+		"p5en.48xlarge":    27.2454,
+		"p6-b200.48xlarge": 40.7895,
 	},
-	// AWS P5 Spot at about $2.00-2.50 per GPU-hour against about $3.90 on demand in March 2026
-	// (costnimbus.com, "GPU cost management for ML teams", "Current GPU Pricing Reality (March
-	// 2026)"); the article names no region, read as us-east-1, the region AWS figures are usually
-	// quoted for. Its on-demand figure is below AWS's p5.48xlarge list price ($55.04/h, $6.88 per
-	// GPU), so the catalog takes the article's ratio (midpoint $2.25 ÷ $3.90), not its dollars.
-	"p5": {
-		"us-east-1": quote(2.25, 3.90, "P5 per GPU-hour (midpoint of $2.00-2.50)", "costnimbus.com, \"GPU cost management for ML teams\", AWS P5 Spot and On-Demand per GPU-hour, March 2026", "2026-03-01"),
+	"ap-northeast-1": {
+		"g4dn.xlarge": 0.2989, "g4dn.2xlarge": 0.4545, "g4dn.4xlarge": 0.494, "g4dn.8xlarge": 0.926,
+		"g4dn.12xlarge": 2.3001, "g4dn.16xlarge": 1.5021, "g4dn.metal": 2.0153,
+		"g5.xlarge": 0.9122, "g5.2xlarge": 0.8293, "g5.4xlarge": 0.9345, "g5.8xlarge": 1.4235,
+		"g5.12xlarge": 2.4616, "g5.16xlarge": 1.1287, "g5.24xlarge": 11.8112, "g5.48xlarge": 7.6325,
+		"g6.xlarge": 0.535, "g6.2xlarge": 0.5435, "g6.4xlarge": 0.6455, "g6.8xlarge": 1.0332,
+		"g6.12xlarge": 2.2605, "g6.16xlarge": 1.644, "g6.24xlarge": 3.0499, "g6.48xlarge": 6.3267,
+		"g6e.xlarge": 1.1104, "g6e.2xlarge": 1.1183, "g6e.4xlarge": 1.569, "g6e.8xlarge": 1.8393,
+		"g6e.12xlarge": 4.9744, "g6e.16xlarge": 1.8384, "g6e.24xlarge": 4.5058, "g6e.48xlarge": 10.9964,
+		"p4d.24xlarge": 10.8069,
+		"p5.4xlarge":   8.6, "p5.48xlarge": 21.2792,
+		"p5en.48xlarge": 44.5213,
 	},
 }
+
+// awsFeedQuotes turns awsSpotFeed into quotes: per family and region the catalog sells it in, the
+// summed published spot prices of its sizes over the summed catalog on-demand prices of the same
+// sizes (the rows' own on-demand prices, so the family's spot rows add up to the published prices).
+func awsFeedQuotes() map[string]map[string]spotQuote {
+	out := map[string]map[string]spotQuote{}
+	for name, f := range awsFamilies {
+		for region, prices := range awsSpotFeed {
+			if !contains(f.regions, region) {
+				continue
+			}
+			var spot, onDemand float64
+			n := 0
+			for t, base := range awsOnDemand {
+				p, ok := prices[t]
+				if !ok || awsFamilyOf(t) != name {
+					continue
+				}
+				spot += p
+				onDemand += round4(base * factorFrom(f.base, region))
+				n++
+			}
+			if n == 0 {
+				continue
+			}
+			if out[name] == nil {
+				out[name] = map[string]spotQuote{}
+			}
+			what := fmt.Sprintf("%s, its %d sizes summed, against the catalog's on-demand prices of the same sizes,", name, n)
+			out[name][region] = quote(round4(spot), round4(onDemand), what, awsSpotFeedSource, awsSpotFeedAsOf)
+		}
+	}
+	return out
+}
+
+// spotQuotes is family (or n1 GPU accelerator) → region → a published figure.
+var spotQuotes = func() map[string]map[string]spotQuote {
+	q := awsFeedQuotes()
+	// Compute Engine Spot ÷ on-demand per region (pricing.yml, 2025-03-06): the smallest machine
+	// type of each family, whose ratio every size of the family shares.
+	q["g2"] = map[string]spotQuote{
+		"us-central1":     gcpQuote(0.279932, 0.706832255, "g2-standard-4 (1 x L4)"),
+		"us-east4":        gcpQuote(0.281812, 0.704517808, "g2-standard-4 (1 x L4)"),
+		"europe-west4":    gcpQuote(0.253236, 0.742916046, "g2-standard-4 (1 x L4)"),
+		"europe-west1":    gcpQuote(0.292732, 0.778293004, "g2-standard-4 (1 x L4)"),
+		"asia-northeast1": gcpQuote(0.295108, 0.907714004, "g2-standard-4 (1 x L4)"),
+		"asia-southeast1": gcpQuote(0.31084, 0.872018928, "g2-standard-4 (1 x L4)"),
+		// Observed GKE/Compute Engine Spot prices in us-west1, late 2025, published in "GPU inference
+		// without the cloud tax" (derekherman.co): g2-standard-4 $0.28/h vs $0.71/h on-demand,
+		// g2-standard-8 $0.34/h vs $0.85/h, a2-highgpu-1g $1.44/h vs $3.67/h.
+		"us-west1": quote(0.28, 0.71, "g2-standard-4 (1 x L4)", derekHermanSource, derekHermanAsOf),
+	}
+	q["a2-highgpu"] = map[string]spotQuote{
+		"us-central1":     gcpQuote(1.293355, 3.673385, "a2-highgpu-1g (1 x A100 40GB)"),
+		"europe-west4":    gcpQuote(1.44587, 3.747972, "a2-highgpu-1g (1 x A100 40GB)"),
+		"asia-northeast1": gcpQuote(1.271375, 4.049590926, "a2-highgpu-1g (1 x A100 40GB)"),
+		"asia-southeast1": gcpQuote(1.60545, 4.013757926, "a2-highgpu-1g (1 x A100 40GB)"),
+		"us-west1":        quote(1.44, 3.67, "a2-highgpu-1g (1 x A100 40GB)", derekHermanSource, derekHermanAsOf),
+	}
+	q["a2-megagpu"] = map[string]spotQuote{
+		"us-central1":     gcpQuote(19.48024, 55.739504, "a2-megagpu-16g (16 x A100 40GB)"),
+		"europe-west4":    gcpQuote(21.99824, 56.62656, "a2-megagpu-16g (16 x A100 40GB)"),
+		"asia-southeast1": gcpQuote(24.1896, 60.476222816, "a2-megagpu-16g (16 x A100 40GB)"),
+	}
+	q["a2-ultragpu"] = map[string]spotQuote{
+		"us-central1":     gcpQuote(2.02746835616438, 5.06879789041096, "a2-ultragpu-1g (1 x A100 80GB)"),
+		"us-east4":        gcpQuote(2.29658383561644, 5.70773247945206, "a2-ultragpu-1g (1 x A100 80GB)"),
+		"europe-west4":    gcpQuote(1.81105531506849, 5.58091847945206, "a2-ultragpu-1g (1 x A100 80GB)"),
+		"asia-southeast1": gcpQuote(2.51254383561644, 6.24768547945206, "a2-ultragpu-1g (1 x A100 80GB)"),
+	}
+	// a3-highgpu-1g carries the same per-GPU prices as -8g (us-central1: $4.4245 of $11.0612 and
+	// $35.3957 of $88.49); in Tokyo the Spot discount is small (Spot $11.13/h of $15.83/h).
+	q["a3-highgpu"] = map[string]spotQuote{
+		"us-central1":     gcpQuote(4.42446871232877, 11.0612499878219, "a3-highgpu-1g (1 x H100 80GB)"),
+		"us-east4":        gcpQuote(4.45487967123288, 11.0694695189041, "a3-highgpu-1g (1 x H100 80GB)"),
+		"us-west1":        gcpQuote(4.42446871232877, 11.0612499878219, "a3-highgpu-1g (1 x H100 80GB)"),
+		"europe-west4":    gcpQuote(3.96990063013699, 14.0675598969041, "a3-highgpu-1g (1 x H100 80GB)"),
+		"europe-west1":    gcpQuote(4.86850871232877, 12.1712308248219, "a3-highgpu-1g (1 x H100 80GB)"),
+		"asia-northeast1": gcpQuote(11.1325598580274, 15.8304238290685, "a3-highgpu-1g (1 x H100 80GB)"),
+		"asia-southeast1": gcpQuote(4.03772567123288, 14.2847866209041, "a3-highgpu-1g (1 x H100 80GB)"),
+	}
+	// A3 Mega is not listed for us-central1 or us-west1 in the snapshot; those rows take us-east4's.
+	q["a3-megagpu"] = map[string]spotQuote{
+		"us-east4":        gcpQuote(37.391837369863, 92.9375881512329, "a3-megagpu-8g (8 x H100 80GB Mega)"),
+		"europe-west4":    gcpQuote(46.2640050410959, 118.236831175233, "a3-megagpu-8g (8 x H100 80GB Mega)"),
+		"europe-west1":    gcpQuote(40.8776696986301, 102.194646598575, "a3-megagpu-8g (8 x H100 80GB Mega)"),
+		"asia-northeast1": gcpQuote(38.6663908642192, 119.276366632548, "a3-megagpu-8g (8 x H100 80GB Mega)"),
+	}
+	return q
+}()
 
 // spotFor is a unit's spot ratio in region (see the order above), with its provenance for the
 // row's Source and the date of the figure ("" when it is the catalog snapshot's).

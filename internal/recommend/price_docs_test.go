@@ -49,13 +49,15 @@ func TestPriceGuideNumbers(t *testing.T) {
 	// Spot per region.
 	g2, _ := catalog.GKENodeType("g2-standard-4", "", 0)
 	west, _ := g2.Price("us-west1")
-	central, _ := g2.Price("us-central1")
 	p5, _ := catalog.AWSInstanceType("p5.48xlarge")
 	east, _ := p5.Price("us-east-1")
+	mega, _ := catalog.GKENodeType("a3-megagpu-8g", "", 0)
+	megaCentral, _ := mega.Price("us-central1")
 	says("spot", fmt.Sprintf("**$%g/h** on demand and **$%g/h** on spot in us-west1", west.OnDemandUSD, west.SpotUSD),
-		fmt.Sprintf("**$%g/h** and **$%g/h** on spot in us-east-1", east.OnDemandUSD, east.SpotUSD))
-	if central.SpotUSD != west.SpotUSD {
-		t.Errorf("us-central1 g2 spot %g, the guide says it takes us-west1's %g", central.SpotUSD, west.SpotUSD)
+		fmt.Sprintf("**$%g/h** and **$%g/h** on spot in us-east-1", east.OnDemandUSD, east.SpotUSD),
+		fmt.Sprintf("**$%g/h** and **$%g/h** on spot there", megaCentral.OnDemandUSD, megaCentral.SpotUSD))
+	if !strings.Contains(megaCentral.Source, "so the one for us-east4") {
+		t.Errorf("a3-megagpu-8g us-central1: %q, the guide says it takes us-east4's figure", megaCentral.Source)
 	}
 
 	// Spot mix with a floor: 12 x g6.xlarge, interruptible production inference.
