@@ -44,8 +44,7 @@ deny contains findings.malformed(f, address) if {
 # Only pools with waivers have their deny rules evaluated here, and their waivers checked; not those
 # whose waivers all name rules that only warn (lib.rules_that_only_warn): no deny of theirs can be waived.
 warn contains findings.waived(f, address, reason, doc.resource_type) if {
-	some [address, doc] in documents.pools
-	doc.waivers != {}
+	some [address, doc] in _waiving_pools
 	_may_waive_a_deny(doc.waivers)
 	totals := rules.client_totals
 	some f in rules.deny with input as doc with rules.client_totals as totals
@@ -53,10 +52,15 @@ warn contains findings.waived(f, address, reason, doc.resource_type) if {
 }
 
 warn contains f if {
-	some [address, doc] in documents.pools
-	doc.waivers != {}
+	some [address, doc] in _waiving_pools
 	some f in findings.ineffective_waivers(doc, address)
 }
+
+# The pools with waivers, found in one pass for the two rules above (most pools have none).
+_waiving_pools := [[address, doc] |
+	some [address, doc] in documents.pools
+	doc.waivers != {}
+]
 
 _may_waive_a_deny(waivers) if {
 	some rule, _ in waivers
