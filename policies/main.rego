@@ -33,11 +33,11 @@ warn contains findings.judged_warn(f, doc, address) if {
 
 # A warn rule whose result is malformed fails the run, as a deny rule's does (GF-RULE-001), so a
 # broken custom rule never passes as a warning. Only a team's own rules can be malformed: with
-# rules.own_warn_rules_only pinned to true, the bundle's own warn rules stop at their one guard
+# data.gpufleet.rules.own_warn_rules_only pinned to true, the bundle's own warn rules stop at their one guard
 # (rules/bundle.rego), so this costs a plan without custom rules about 5 µs a pool.
 deny contains findings.malformed(f, address) if {
 	some [address, doc] in documents.pools
-	some f in rules.warn with input as doc with rules.own_warn_rules_only as true
+	some f in rules.warn with input as doc with data.gpufleet.rules.own_warn_rules_only as true
 	not findings.well_formed(f)
 }
 

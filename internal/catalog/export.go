@@ -1,6 +1,6 @@
 package catalog
 
-//go:generate go run ./gen -out ../../policies/gpufleet/catalog.rego
+//go:generate go run ./gen -out ../../policies/gpufleet/catalog.rego -shortcuts ../../policies/gpufleet/catalog_fit.rego
 
 import (
 	"bytes"
@@ -64,7 +64,6 @@ func policyRules() []policyRule {
 		{"inference_gpu_options", "The same, for whole inference-class GPUs only (GF-RS-003).", exportReplicaOptions(func(o replicaOption) bool { return o.kind == "gpu" && o.class == ClassInference })},
 		{"memory_model", "The numbers of the GPU memory estimate (catalog.GPUMemoryRequired), which lib.memory_required_gib evaluates:\n# inference P x bytes x overhead; full training P x 16 bytes; lora/qlora the frozen base plus a trainable share at 16 bytes.", exportMemoryModel()},
 		{"fit_model", "The numbers of the fit of a workload to a node (catalog.FitWorkload), which lib.fit evaluates: compute\n# capability per precision, memory headroom, host memory reserve tiers (GKE's), vCPUs per replica, pool node limit.", exportFitModel()},
-		{"fit_shortcuts", "The fit's shortcuts solved for the need, at the default memory headroom (fit_shortcuts.go): GPU or slice\n# memory -> largest need that surely fits; cloud -> node type -> [GPUs, largest need whose replicas surely fit its host].", exportFitShortcuts()},
 		{"hours_per_month", "Hours in the month that monthly cost estimates use.", HoursPerMonth},
 		{"prices_as_of", "Date of the on-demand price snapshot; spot figures are per family and region, dated in the catalog (internal/catalog/spot.go).", priceAsOf},
 	}

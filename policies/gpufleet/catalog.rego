@@ -162,13 +162,6 @@ fit_model := {
 	"vcpus_per_replica": 1
 }
 
-# The fit's shortcuts solved for the need, at the default memory headroom (fit_shortcuts.go): GPU or slice
-# memory -> largest need that surely fits; cloud -> node type -> [GPUs, largest need whose replicas surely fit its host].
-fit_shortcuts := {
-	"gpu_need_gib": {5: 4.71, 6: 5.66, 8: 7.56, 10: 9.46, 12: 11.36, 16: 15.16, 18: 17.06, 20: 18.96, 22.35: 21.2, 23: 21.81, 24: 22.76, 32: 30.36, 35: 33.21, 40: 37.96, 44.7: 42.43, 45: 42.71, 47: 44.61, 71: 67.41, 80: 75.96, 90: 85.46, 94: 89.26, 141: 133.91, 179: 170.01},
-	"host": {"aws": {"g4dn.12xlarge": [4, 56.89], "g4dn.16xlarge": [1, 304.99], "g4dn.2xlarge": [1, 36.19], "g4dn.4xlarge": [1, 74.59], "g4dn.8xlarge": [1, 151.39], "g4dn.metal": [8, 57.14], "g4dn.xlarge": [1, 16.99], "g5.12xlarge": [4, 56.89], "g5.16xlarge": [1, 304.99], "g5.24xlarge": [4, 114.49], "g5.2xlarge": [1, 36.19], "g5.48xlarge": [8, 114.74], "g5.4xlarge": [1, 74.59], "g5.8xlarge": [1, 151.39], "g5.xlarge": [1, 16.99], "g6.12xlarge": [4, 56.89], "g6.16xlarge": [1, 304.99], "g6.24xlarge": [4, 114.49], "g6.2xlarge": [1, 36.19], "g6.48xlarge": [8, 114.74], "g6.4xlarge": [1, 74.59], "g6.8xlarge": [1, 151.39], "g6.xlarge": [1, 16.99], "g6e.12xlarge": [4, 114.49], "g6e.16xlarge": [1, 612.19], "g6e.24xlarge": [4, 229.69], "g6e.2xlarge": [1, 74.59], "g6e.48xlarge": [8, 229.94], "g6e.4xlarge": [1, 151.39], "g6e.8xlarge": [1, 304.99], "g6e.xlarge": [1, 36.19], "gr6.4xlarge": [1, 151.39], "gr6.8xlarge": [1, 304.99], "p3.16xlarge": [8, 72.74], "p3.2xlarge": [1, 70.99], "p3.8xlarge": [4, 72.49], "p3dn.24xlarge": [8, 114.74], "p4d.24xlarge": [8, 172.34], "p4de.24xlarge": [8, 172.34], "p5.48xlarge": [8, 306.74], "p5.4xlarge": [1, 304.99], "p5e.48xlarge": [8, 306.74], "p5en.48xlarge": [8, 306.74], "p6-b200.48xlarge": [8, 306.74]}, "gcp": {"a2-highgpu-1g": [1, 93.47], "a2-highgpu-2g": [2, 94.57], "a2-highgpu-4g": [4, 95.12], "a2-highgpu-8g": [8, 95.4], "a2-megagpu-16g": [16, 95.54], "a2-ultragpu-1g": [1, 189.35], "a2-ultragpu-2g": [2, 190.45], "a2-ultragpu-4g": [4, 191], "a2-ultragpu-8g": [8, 191.28], "a3-highgpu-1g": [1, 261.55], "a3-highgpu-2g": [2, 262.65], "a3-highgpu-4g": [4, 263.2], "a3-highgpu-8g": [8, 263.47], "a3-megagpu-8g": [8, 263.47], "a3-ultragpu-8g": [8, 415.75], "a4-highgpu-8g": [8, 559.01], "g2-standard-12": [1, 51.74], "g2-standard-16": [1, 69.79], "g2-standard-24": [2, 52.84], "g2-standard-32": [1, 141.98], "g2-standard-4": [1, 15.64], "g2-standard-48": [4, 53.39], "g2-standard-8": [1, 33.69], "g2-standard-96": [8, 53.66], "n1-highmem-16": [8, 14.18], "n1-highmem-8": [8, 6.85], "n1-standard-16": [8, 7.98], "n1-standard-32": [8, 16.44], "n1-standard-8": [8, 3.75]}}
-}
-
 # Hours in the month that monthly cost estimates use.
 hours_per_month := 730
 

@@ -244,19 +244,11 @@ precision_supported(model, precision) if gpu(model).compute_capability >= data.g
 # default when the need fits one GPU) whose need fits its GPU, slice or share of a time-shared GPU
 # 0.03 GiB below the usable memory (the fit rounds the share and the usable memory down to 0.01 GiB).
 #
-# First from the catalog's table (catalog.fit_shortcuts, the inequality below solved for the need in
-# Go): at the default headroom, one lookup and two comparisons instead of OPA's decimal arithmetic.
-# need >= 0 also rejects null and booleans, need <= ... strings (they sort after numbers).
-doc_fits_gpus_surely if {
-	need := input.workload.gpu_memory_gib
-	need >= 0
-	need <= data.gpufleet.catalog.fit_shortcuts.gpu_need_gib[input.gpu.slice_memory_gib]
-	input.gpu.per_node >= 1
-	not data.gpufleet.thresholds.memory_headroom_percent
-	not is_object(input.gpu.sharing)
-	input.workload.gpus_per_replica in {null, 0, 1}
-}
-
+# The first bodies, at the default headroom, are tables generated into catalog_fit.rego (the
+# inequalities below solved for the need in Go, internal/catalog/fit_shortcuts.go); these bodies
+# judge what the tables do not cover. OPA tries a rule's bodies in the order of their modules' names
+# and stops at the first that holds: catalog_fit.rego sorts before fit.rego, so a pool the tables
+# settle never pays this arithmetic (TestEvaluate_fittingPoolSkipsTheFit's allocation budget).
 doc_fits_gpus_surely if {
 	not is_object(input.gpu.sharing)
 	need := input.workload.gpu_memory_gib # _doc_need_one_gpu, inline for the common case
@@ -291,21 +283,7 @@ _doc_need_one_gpu := need if {
 # node's memory. Multiplied by 6 (no decimals): 6 x weights <= 5 x need + 0.07; the reserve is EKS's
 # 1.53 GiB (6 x reserve + 0.07 <= 10), or at most GKE's 0.06 x memory + 1.64 GiB (the tiers are
 # 25/20/10 % below 16 GiB, which that line bounds) + 0.1 GiB eviction + 0.01 rounding.
-# First from the catalog's table (catalog.fit_shortcuts.host: [GPUs, need] per node type, the
-# bounds below solved for the need with one replica on each of the node's GPUs): whole GPUs or a
-# MIG configuration hold at most one replica per GPU (_doc_most_on_node), and at most the node's GPUs.
-doc_fits_host_surely if {
-	need := input.workload.gpu_memory_gib
-	need >= 0
-	s := data.gpufleet.catalog.fit_shortcuts.host[input.cloud][input.instance_types[0]]
-	need <= s[1]
-	input.gpu.per_node >= 1
-	input.gpu.per_node <= s[0]
-	input.gpu.mig_profile == null
-	not is_object(input.gpu.sharing)
-	not _below_one(input.workload.gpus_per_replica)
-}
-
+# As for the GPU shortcut, the first bodies are tables in catalog_fit.rego.
 doc_fits_host_surely if {
 	input.cloud == "aws"
 	node := data.gpufleet.catalog.aws_instance_types[input.instance_types[0]]

@@ -1,5 +1,6 @@
-// Command gen writes the catalog's Rego export (policies/gpufleet/catalog.rego). It is run by
-// `go generate ./internal/catalog`; the catalog's tests fail when the committed file is stale.
+// Command gen writes the catalog's Rego export (policies/gpufleet/catalog.rego) and the fit
+// shortcuts' table bodies (policies/gpufleet/catalog_fit.rego). It is run by `go generate
+// ./internal/catalog`; the catalog's tests fail when a committed file is stale.
 package main
 
 import (
@@ -13,20 +14,26 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "", "file to write the Rego module to")
+	out := flag.String("out", "", "file to write the catalog's Rego module to")
+	shortcuts := flag.String("shortcuts", "", "file to write the fit shortcuts' Rego module to")
 	flag.Parse()
-	if *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: gen -out <file.rego>")
+	if *out == "" || *shortcuts == "" {
+		fmt.Fprintln(os.Stderr, "usage: gen -out <catalog.rego> -shortcuts <catalog_fit.rego>")
 		os.Exit(2)
 	}
-	if err := run(*out); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
-		os.Exit(1)
+	for _, f := range []struct {
+		path   string
+		export func() ([]byte, error)
+	}{{*out, catalog.RegoExport}, {*shortcuts, catalog.FitShortcutsExport}} {
+		if err := run(f.path, f.export); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
 	}
 }
 
-func run(out string) error {
-	data, err := catalog.RegoExport()
+func run(out string, export func() ([]byte, error)) error {
+	data, err := export()
 	if err != nil {
 		return err
 	}
@@ -38,7 +45,7 @@ func run(out string) error {
 		return err
 	}
 	// Write next to the target and rename, so a failed run never leaves half a file behind.
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".catalog-*.rego.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+"-*.tmp")
 	if err != nil {
 		return err
 	}

@@ -102,15 +102,32 @@ _memory_attribute := "gpu.mig.profile" if {
 # GF-RS-002
 # ---------------------------------------------------------------------------------------------
 
-# Two definitions, so that the common cases (no oversize_factor in the policy data, or 4) cost one
-# comparison per pool and no rule lookup.
+# Separate definitions, so that the common cases (no oversize_factor in the policy data, or 4) cost
+# a few comparisons per pool and no rule lookup (inside conftest's `with input as doc`, a reference
+# to another rule evaluates it again for every pool): the memory one replica gets (_rs002_have) is
+# written out, for a GPU or slice that is not time-shared, then for one that is.
+# (object.get, not a reference to doc.gpu.sharing.replicas: OPA evaluates a reference in a negated
+# comparison before the negation, so an undefined one would fail the body.)
 bundle_warn contains _rs002(have, need, 4) if {
-	have := _rs002_have
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
 	need > 0
+	not object.get(doc.gpu, ["sharing", "replicas"], null) > 0
+	have := doc.gpu.slice_memory_gib
 	have > 4 * need
 	is_number(have)
+	not _other_oversize_factor
+}
+
+bundle_warn contains _rs002(have, need, 4) if {
+	r := doc.gpu.sharing.replicas
+	r > 0
+	need := doc.workload.gpu_memory_gib
+	is_number(need)
+	need > 0
+	is_number(doc.gpu.slice_memory_gib)
+	have := doc.gpu.slice_memory_gib / r
+	have > 4 * need
 	not _other_oversize_factor
 }
 
