@@ -11,35 +11,21 @@ import (
 )
 
 // TestRegoExportIsCurrent is the drift check CI relies on: the committed policy data must be exactly
-// what the catalog renders today.
+// what the catalog renders today; and the fit shortcuts' table bodies likewise.
 func TestRegoExportIsCurrent(t *testing.T) {
-	want, err := RegoExport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const stale = "policies/gpufleet/catalog.rego is stale: run go generate ./internal/catalog"
-	got, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(RegoExportPath)))
-	if err != nil {
-		t.Fatalf("%s\n(%v)", stale, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s\n%s", stale, firstDifference(got, want))
-	}
-}
-
-// TestFitShortcutsExportIsCurrent is the same drift check for the fit shortcuts' table bodies.
-func TestFitShortcutsExportIsCurrent(t *testing.T) {
-	want, err := FitShortcutsExport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const stale = "policies/gpufleet/catalog_fit.rego is stale: run go generate ./internal/catalog"
-	got, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(FitShortcutsPath)))
-	if err != nil {
-		t.Fatalf("%s\n(%v)", stale, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s\n%s", stale, firstDifference(got, want))
+	for path, export := range map[string]func() ([]byte, error){RegoExportPath: RegoExport, FitShortcutsPath: FitShortcutsExport} {
+		want, err := export()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale := path + " is stale: run go generate ./internal/catalog"
+		got, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(path)))
+		if err != nil {
+			t.Fatalf("%s\n(%v)", stale, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s\n%s", stale, firstDifference(got, want))
+		}
 	}
 }
 

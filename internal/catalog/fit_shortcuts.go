@@ -95,27 +95,21 @@ doc_fits_gpus_surely if {
 # whole GPUs (no MIG profile, not time-shared) hold at most one replica per GPU, and at most the
 # node's GPUs; a replica over several GPUs makes fewer. First with workload.gpus_per_replica unset
 # (null, or 0: one GPU or as few as the need takes).
-doc_fits_host_surely if {
-	input.workload.gpus_per_replica in {null, 0}
-	need := input.workload.gpu_memory_gib
-	need >= 0
-	s := `)
-	b.Write(hostTable.Bytes())
-	b.WriteString(`[input.cloud][input.instance_types[0]]
-	need <= s[1]
-	input.gpu.per_node >= 1
-	input.gpu.per_node <= s[0]
-	input.gpu.mig_profile == null
-	not is_object(input.gpu.sharing)
+`)
+	writeHostBody(&b, "input.workload.gpus_per_replica in {null, 0}", hostTable.Bytes())
+	b.WriteString("\n# The same with workload.gpus_per_replica of 1 or more (fewer replicas on a node).\n")
+	writeHostBody(&b, "input.workload.gpus_per_replica >= 1", hostTable.Bytes())
+	return b.Bytes(), nil
 }
 
-# The same with workload.gpus_per_replica of 1 or more (fewer replicas on a node).
-doc_fits_host_surely if {
-	input.workload.gpus_per_replica >= 1
+// writeHostBody writes a body of lib.doc_fits_host_surely that looks the node type up in table,
+// for the pools that meet first.
+func writeHostBody(b *bytes.Buffer, first string, table []byte) {
+	b.WriteString("doc_fits_host_surely if {\n\t" + first + `
 	need := input.workload.gpu_memory_gib
 	need >= 0
 	s := `)
-	b.Write(hostTable.Bytes())
+	b.Write(table)
 	b.WriteString(`[input.cloud][input.instance_types[0]]
 	need <= s[1]
 	input.gpu.per_node >= 1
@@ -124,7 +118,6 @@ doc_fits_host_surely if {
 	not is_object(input.gpu.sharing)
 }
 `)
-	return b.Bytes(), nil
 }
 
 // sureGPUNeed solves 100 × need + 3 ≤ memory × (100 − headroom) for need, rounded down to 0.01.
