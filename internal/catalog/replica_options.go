@@ -24,10 +24,11 @@ type replicaOption struct {
 }
 
 // term is the option as the rules read it: [unit_usd, memory_gib, kind, class, text, gpu_usd,
-// compute_capability]. Rego compares arrays element by element, so min() of a set of options is
-// the cheapest.
+// compute_capability, usable_gib]. Rego compares arrays element by element, so min() of a set of
+// options is the cheapest. usable_gib is the memory a replica may use at the default headroom (the
+// fit's usableGiB): GF-RS-002 compares a need with it, not with OPA's decimal arithmetic per option.
 func (o replicaOption) term() []any {
-	return []any{o.unitUSD, o.memoryGiB, o.kind, string(o.class), o.text, o.gpuUSD, o.cc}
+	return []any{o.unitUSD, o.memoryGiB, o.kind, string(o.class), o.text, o.gpuUSD, o.cc, usableGiB(o.memoryGiB, DefaultMemoryHeadroomPercent)}
 }
 
 // less orders options as Rego orders their terms.

@@ -164,12 +164,24 @@ _rs002(have, need, factor) := {"rule": "GF-RS-002", "attribute": _size_attribute
 
 # The cheapest option that fits and is not itself oversized, else the cheapest that fits. The
 # catalog lists the cheapest option of each memory size per region (catalog.replica_options).
-# Comparisons of the option's memory first: an option with less memory than the need, whose usable
-# memory is less still, or above the limit, is passed over before _option_fits' arithmetic.
-_cheapest_fit(need, limit) := o if {
+# At the default memory headroom and without workload.precision (the common case), an option fits
+# when its usable memory (x[7], computed by the generator as the fit computes it) holds the need:
+# two comparisons an option, no call. Otherwise comparisons of the option's memory first: an option
+# with less memory than the need, whose usable memory is less still, or above the limit, is passed
+# over before _option_fits' arithmetic.
+_cheapest_fit(need, limit) := _cheapest_usable(need, limit) if {
+	not data.gpufleet.thresholds.memory_headroom_percent
+	not is_string(object.get(doc.workload, "precision", null))
+} else := o if {
 	o := min({x | some x in _options; x[1] >= need; x[1] <= limit; _option_fits(x, need)})
 } else := o if {
 	o := min({x | some x in _options; x[1] >= need; _option_fits(x, need)})
+} else := []
+
+_cheapest_usable(need, limit) := o if {
+	o := min({x | some x in _options; x[7] >= need; x[1] <= limit})
+} else := o if {
+	o := min({x | some x in _options; x[7] >= need})
 } else := []
 
 _options := data.gpufleet.catalog.replica_options[doc.cloud][doc.region]
@@ -297,13 +309,12 @@ _option_fits(x, need) if {
 	_option_computes(x)
 }
 
-_option_computes(_) if not is_string(doc.workload.precision)
-
-_option_computes(x) if count(x) < 7
+_option_computes(_) if not is_string(object.get(doc.workload, "precision", null))
 
 _option_computes(x) if x[6] >= data.gpufleet.catalog.fit_model.min_compute_capability[doc.workload.precision]
 
-# An option of catalog.replica_options: [unit_usd, memory_gib, "gpu" | "mig", class, text, gpu_usd, compute_capability].
+# An option of catalog.replica_options: [unit_usd, memory_gib, "gpu" | "mig", class, text, gpu_usd,
+# compute_capability, usable_gib at the default memory headroom].
 option_text(o) := sprintf("%s at %s/h per GPU", [o[4], lib.usd(o[0])]) if o[2] == "gpu"
 
 option_text(o) := sprintf("%s at %s/h per slice (%s/h per GPU)", [o[4], lib.usd(o[0]), lib.usd(o[5])]) if o[2] == "mig"

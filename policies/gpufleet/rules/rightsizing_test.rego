@@ -2,6 +2,7 @@ package gpufleet.rules.rightsizing_test
 
 import data.gpufleet.findings
 import data.gpufleet.fixtures as fx
+import data.gpufleet.lib
 
 # --- GF-RS-001 -------------------------------------------------------------------------------
 
@@ -314,4 +315,20 @@ test_rs003_suggestion_computes_in_the_precision if {
 	contains(fp16.msg, "the cheapest in the same region is g4dn.xlarge (T4, 16 GiB)")
 	some fp8 in fx.of(findings.warn, "GF-RS-003") with input as _rs003_h100_pool("fp8")
 	contains(fp8.msg, "the cheapest in the same region is g6.xlarge (L4, 22.4 GiB)")
+}
+
+# The usable memory the generator writes into every option (x[7], which GF-RS-002 compares needs
+# with at the default headroom) is the fit's own, for every option of every cloud and region.
+test_options_usable_memory_is_the_fits if {
+	h := data.gpufleet.catalog.fit_model.default_memory_headroom_percent
+	every table in [data.gpufleet.catalog.replica_options, data.gpufleet.catalog.inference_gpu_options] {
+		every _, regions in table {
+			every _, options in regions {
+				every x in options {
+					x[7] == lib.fit_usable_gib(x[1], h)
+				}
+			}
+		}
+	}
+	count(data.gpufleet.catalog.replica_options.aws["us-east-1"]) > 5
 }
