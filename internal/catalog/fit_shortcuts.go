@@ -128,6 +128,30 @@ doc_fits_host_surely if {
 	not is_object(input.gpu.sharing)
 }
 `)
+	cc, minCC := map[string]any{}, map[string]any{}
+	for _, g := range gpuModels {
+		cc[g.Name] = g.ComputeCapability
+	}
+	for p, c := range MinComputeCapability {
+		minCC[p] = c
+	}
+	var ccTable, minCCTable bytes.Buffer
+	if err := writeTerm(&ccTable, cc); err != nil {
+		return nil, err
+	}
+	if err := writeTerm(&minCCTable, minCC); err != nil {
+		return nil, err
+	}
+	b.WriteString(`
+# Whether a GPU model computes in a precision: its compute capability (gpus[model].compute_capability)
+# against the one the precision needs (fit_model.min_compute_capability), as tables, so that GF-RS-004
+# settles a supported precision without evaluating the catalog's rules for the pool. Undefined for a
+# model or precision the catalog does not know.
+computes_in(model, precision) if `)
+	b.Write(ccTable.Bytes())
+	b.WriteString("[model] >= ")
+	b.Write(minCCTable.Bytes())
+	b.WriteString("[precision]\n")
 	return b.Bytes(), nil
 }
 

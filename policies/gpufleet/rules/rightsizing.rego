@@ -261,6 +261,7 @@ _rs003_text(slice, o) := sprintf("the MIG slice %s (%s GiB) fits (set gpu.mig.pr
 deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
 	precision := doc.workload.precision
 	is_string(precision)
+	not lib.computes_in(doc.gpu.model, precision) # tables: no catalog rule evaluated for the usual pool
 	g := lib.gpu(doc.gpu.model)
 	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]
 	not g.compute_capability >= need # lib.precision_supported, with the lookups made above

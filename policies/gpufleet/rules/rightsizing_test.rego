@@ -332,3 +332,15 @@ test_options_usable_memory_is_the_fits if {
 	}
 	count(data.gpufleet.catalog.replica_options.aws["us-east-1"]) > 5
 }
+
+# lib.computes_in (generated tables, GF-RS-004's first test) agrees with lib.precision_supported (the
+# catalog's rules) on every GPU model and precision of the catalog.
+test_computes_in_is_precision_supported if {
+	pairs := [[m, p] | some m, _ in data.gpufleet.catalog.gpus; some p, _ in data.gpufleet.catalog.fit_model.min_compute_capability]
+	count(pairs) > 20
+	computes := [pair | some pair in pairs; lib.computes_in(pair[0], pair[1])]
+	supported := [pair | some pair in pairs; lib.precision_supported(pair[0], pair[1])]
+	computes == supported
+	count(computes) > 0
+	count(computes) < count(pairs)
+}
