@@ -29,8 +29,9 @@ import (
 // each pool inside `with input as doc`, where every reference to another rule evaluates that rule
 // again (about 26 allocations a pool, as much as the arithmetic saved), while a literal is only
 // looked up. fit.rego keeps the inequalities for what the tables do not cover (another memory
-// headroom, a time-shared GPU, a MIG slice's replicas, a slice memory not in the catalog);
-// TestDocFitShortcuts checks both against the fit on every shape of the catalog.
+// headroom, a time-shared GPU, a replica over several GPUs, a slice memory or node type not in the
+// catalog); TestDocFitShortcuts checks both against the fit on every shape of the catalog, so a table
+// that drifted from the inequalities could only skip fewer fits, never a fit with a problem.
 
 // FitShortcutsPath is where FitShortcutsExport is written, relative to the module root.
 const FitShortcutsPath = "policies/gpufleet/catalog_fit.rego"
