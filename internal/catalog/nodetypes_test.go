@@ -350,3 +350,22 @@ func names(nts []NodeType) []string {
 	}
 	return out
 }
+
+// The bundle's plan builders pass over node groups and node pools that are surely not GPU pools
+// before calling a builder (documents.cpu_node_groups, policies/gpufleet/documents.rego): an EKS
+// node group none of whose instance types starts with "p" or "g", a GKE node pool without
+// accelerators whose machine type starts with neither "a" nor "g". That is right only while every
+// GPU node type of the catalog starts so.
+func TestGPUFamilyPrefixes(t *testing.T) {
+	prefixes := map[Cloud][]string{AWS: {"p", "g"}, GCP: {"a", "g"}}
+	for cloud, want := range prefixes {
+		for _, n := range NodeTypes(cloud) {
+			if cloud == GCP && n.Family == "n1" {
+				continue // GPUs attached as guest_accelerator: never passed over
+			}
+			if !strings.HasPrefix(n.Name, want[0]) && !strings.HasPrefix(n.Name, want[1]) {
+				t.Errorf("%s %s: a GPU node type that starts with neither %q nor %q; documents.cpu_node_groups would pass over its pools", cloud, n.Name, want[0], want[1])
+			}
+		}
+	}
+}

@@ -2,11 +2,12 @@ package plandoc
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
 	"strings"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // Pool is one pool document under its plan address, as documents.pools holds it, in JSON: the

@@ -1,10 +1,11 @@
 package plandoc
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // gke is documents.gke (documents_gke.rego): a google_container_node_pool with an NVIDIA

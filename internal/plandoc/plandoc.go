@@ -14,7 +14,6 @@ package plandoc
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +21,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // FormatVersion is the version of the documents file; documents.rego accepts this version only.

@@ -51,10 +51,34 @@ pools := array.concat(
 	],
 	[[rc.address, doc] |
 		some rc in plan_changes
+		not cpu[rc.address]
 		not is_object(object.get(rc.change, ["after", "policy_document"], null))
 		doc := build(rc.type, rc)
 	],
-) if is_array(input.resource_changes)
+) if {
+	is_array(input.resource_changes)
+	cpu := cpu_node_groups # a value bound here: a lookup in the rule itself would evaluate it per change
+}
+
+# The node groups and node pools that are surely not GPU pools, passed over before their builders
+# are called (a platform's plan has several CPU node groups for every GPU one, and a builder call
+# costs a CPU node group about three times what this test does): an EKS node group whose
+# instance_types are known, none of an EC2 GPU family (p*, g*, gr*: every catalog type is one,
+# TestGPUFamilyPrefixes), and a GKE node pool with no guest_accelerator whose machine type is of no
+# accelerator-optimised family (a*, g*). Whatever the test cannot settle (an unknown or null
+# instance type or machine type: strings.any_prefix_match is then undefined, not false) goes to
+# the builder, which decides as before.
+cpu_node_groups := {rc.address |
+	some rc in plan_changes
+	rc.type == "aws_eks_node_group"
+	strings.any_prefix_match(rc.change.after.instance_types, ["p", "g"]) == false
+	rc.change.after.instance_types[0]
+} | {rc.address |
+	some rc in plan_changes
+	rc.type == "google_container_node_pool"
+	strings.any_prefix_match(rc.change.after.node_config[0].machine_type, ["a", "g"]) == false
+	rc.change.after.node_config[0].guest_accelerator == []
+}
 
 # The plan's changes of the resource types the bundle reads (the pool types, and the launch
 # templates and clusters their builders look up), in plan order: the only pass over all of a
@@ -165,16 +189,6 @@ _ours_shapes("gcp", a) := [mt] if {
 # ---------------------------------------------------------------------------------------------
 # Helpers shared by the builders
 # ---------------------------------------------------------------------------------------------
-
-# Whether the value at path, or any block containing it, is unknown at plan time. The first
-# lookup settles most calls: nothing below an absent top-level key can be unknown.
-unknown(u, path) if {
-	_ := u[path[0]]
-	some i in numbers.range(1, count(path))
-	object.get(u, array.slice(path, 0, i), false) == true
-}
-
-else := false
 
 coalesce(x, y) := x if {
 	x != null

@@ -199,10 +199,7 @@ _eks_map(a, u, key) := v if {
 # AWS provider's spelling); else normalised; null while unknown.
 _eks_taints(a, u) := ts if {
 	ts := a.taint
-	every t in ts {
-		t.effect in lib.canonical_effects
-		is_string(t.value)
-	}
+	lib.canonical_taints(ts)
 } else := null if {
 	u.taint == true
 } else := lib.taints(lib.arr(object.get(a, "taint", null)))

@@ -182,7 +182,7 @@ _gke_zones(a, u, location) := a.node_locations if {
 } else := zones if {
 	zones := _gke_cluster_zones(a)
 } else := null if {
-	unknown(u, ["node_locations"])
+	u.node_locations == true
 } else := []
 
 # The node_locations of the pool's google_container_cluster in the plan: the cluster of the pool's
@@ -288,15 +288,18 @@ else := null
 
 # The configured taints plus GKE's effective_taints (when known); null while unknown. The
 # configured taints alone, as they are, when GKE computes no others (effective_taints unknown).
+# Null while the taint blocks, or the node_config block holding them, are unknown: each a lookup
+# that fails at once for the usual pool, with no call.
 _gke_taints(a, u) := null if {
-	unknown(u, ["node_config", 0, "taint"])
+	u.node_config[0].taint == true
+} else := null if {
+	u.node_config[0] == true
+} else := null if {
+	u.node_config == true
 } else := ts if {
 	ts := a.node_config[0].taint
 	not a.node_config[0].effective_taints
-	every t in ts {
-		t.effect in lib.canonical_effects
-		is_string(t.value)
-	}
+	lib.canonical_taints(ts)
 } else := [t | some t in {lib.taint(x) | some x in array.concat(
 	lib.arr(object.get(a, ["node_config", 0, "taint"], null)),
 	lib.arr(object.get(a, ["node_config", 0, "effective_taints"], null)),

@@ -726,3 +726,37 @@ test_eks_fit_labels if {
 	some w in data.gpufleet.rules.warn with input as doc
 	w.rule == "GF-RS-005"
 }
+
+# Node groups and node pools passed over before a builder is called: only those surely without
+# GPUs. What the test cannot settle (no instance type, or one unknown; an accelerator, or none
+# known) goes to the builder: with an NVIDIA AMI, no instance type makes a GPU pool.
+test_cpu_node_groups_are_only_those_surely_without_gpus if {
+	gke_nc := gke_after.node_config[0]
+	changes := [
+		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": ["m6i.2xlarge", "c6i.xlarge"]})), {"address": "eks.cpu"}),
+		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": ["m6i.2xlarge", "g5.xlarge"]})), {"address": "eks.mixed"}),
+		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": []})), {"address": "eks.none"}),
+		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": ["m6i.2xlarge", null]})), {"address": "eks.unknown_element"}),
+		object.union(rc("aws_eks_node_group", json.remove(eks_after, ["instance_types"])), {"address": "eks.unknown"}),
+		object.union(rc("google_container_node_pool", object.union(gke_after, {"node_config": [object.union(gke_nc, {"machine_type": "n2-standard-8", "guest_accelerator": []})]})), {"address": "gke.cpu"}),
+		object.union(rc("google_container_node_pool", object.union(gke_after, {"node_config": [object.union(gke_nc, {"machine_type": "n1-standard-8"})]})), {"address": "gke.n1_with_accelerator"}),
+		object.union(rc("google_container_node_pool", object.union(gke_after, {"node_config": [object.union(gke_nc, {"machine_type": "a2-highgpu-1g", "guest_accelerator": []})]})), {"address": "gke.a2"}),
+		object.union(rc("google_container_node_pool", object.union(gke_after, {"node_config": [object.union(gke_nc, {"machine_type": null, "guest_accelerator": []})]})), {"address": "gke.default_machine"}),
+		object.union(rc("google_container_node_pool", json.remove(gke_after, ["node_config/0/guest_accelerator"])), {"address": "gke.accelerator_unknown"}),
+	]
+	documents.cpu_node_groups == {"eks.cpu", "gke.cpu"} with input as plan(changes) with data.gpufleet.catalog as fx.catalog
+
+	# The builders decide the same without the test.
+	pools := documents.pools with input as plan(changes) with data.gpufleet.catalog as fx.catalog
+	pools == documents.pools with input as plan(changes) with data.gpufleet.catalog as fx.catalog with documents.cpu_node_groups as set()
+	{address | some [address, _] in pools} == {"eks.mixed", "eks.none", "eks.unknown", "gke.n1_with_accelerator", "gke.a2"}
+}
+
+# Taint blocks kept as they are only when there is a list of them: a null taint is no taints.
+test_null_taint_is_no_taints if {
+	[eks] := pool_docs with input as plan([rc("aws_eks_node_group", object.union(eks_after, {"taint": null}))]) with data.gpufleet.catalog as fx.catalog
+	eks.taints == []
+	gke_nc := object.union(gke_after.node_config[0], {"taint": null})
+	[gke] := pool_docs with input as plan([rc("google_container_node_pool", object.union(gke_after, {"node_config": [gke_nc]}))]) with data.gpufleet.catalog as fx.catalog
+	gke.taints == []
+}

@@ -293,6 +293,19 @@ label_device_plugin_config := "nvidia.com/device-plugin.config"
 # The taint effects the rules read as they are (GKE's and the AWS provider's spelling).
 canonical_effects := {"NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE"}
 
+# Taint blocks the rules read as they are: each of an effect of the canonical spelling, with a string
+# value. The builders keep such a list as it is. (A comprehension costs OPA about half what an every
+# does, and the call's result is cached: most pools carry the same taints.)
+canonical_taints(ts) if {
+	is_array(ts)
+	count([t | some t in ts; not canonical_taint(t)]) == 0
+}
+
+canonical_taint(t) if {
+	canonical_effects[t.effect]
+	is_string(t.value)
+}
+
 # Kubernetes and AWS spellings of taint effects, normalised to GKE's.
 _effects := {
 	"NoSchedule": "NO_SCHEDULE",

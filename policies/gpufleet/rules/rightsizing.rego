@@ -111,11 +111,11 @@ _memory_attribute := "gpu.mig.profile" if {
 bundle_warn contains _rs002(have, need, 4) if {
 	need := doc.workload.gpu_memory_gib
 	is_number(need)
-	need > 0
-	not object.get(doc.gpu, ["sharing", "replicas"], null) > 0
 	have := doc.gpu.slice_memory_gib
-	have > 4 * need
+	have > 4 * need # most pools stop here
+	need > 0
 	is_number(have)
+	not object.get(doc.gpu, ["sharing", "replicas"], null) > 0
 	not _other_oversize_factor
 }
 
