@@ -230,7 +230,7 @@ var (
 	gpuAMI    = regexp.MustCompile(`NVIDIA|GPU`)
 )
 
-// eks is documents.eks.
+// eks is documents.build("aws_eks_node_group", rc).
 func (p *Plan) eks(rc *resourceChange, c change) (map[string]any, bool) {
 	a, ok := rc.planned(c)
 	if !ok {

@@ -7,18 +7,13 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-# The document is one object literal (no union of parts): a call costs OPA more than the bindings
-# of a larger body, and conftest builds every document twice (its deny and warn queries).
-eks(rc) := _eks_doc(rc, a, object.get(rc.change, "after_unknown", {}), types, shape) if {
-	rc.mode == "managed"
-	a := rc.change.after
-	is_object(a)
-	types := _eks_types(rc, a)
-	shape := _eks_shape(types)
-	_eks_gpu_pool(shape, types, object.get(a, "ami_type", null))
-}
-
-_eks_doc(rc, a, u, types, shape) := {
+# The document is one object literal (no union of parts), built in the builder's own body: a call
+# costs OPA more than the bindings of a larger body, most of all one whose arguments are the
+# resource change and its planned object (OPA caches every call's result under its arguments:
+# about 50 allocations a node group), and conftest builds every document twice (its deny and warn
+# queries). The head is evaluated only when the body holds: a node group that is not a GPU pool
+# stops at _eks_gpu_pool.
+build("aws_eks_node_group", rc) := {
 	"address": rc.address,
 	"resource_type": rc.type,
 	"cloud": "aws",
@@ -37,6 +32,13 @@ _eks_doc(rc, a, u, types, shape) := {
 	"capacity": capacity,
 	"cost": lib.sides_cost(object.get(data.gpufleet.catalog.aws_instance_types, [shape, "prices", region], null), capacity),
 } if {
+	rc.mode == "managed"
+	a := rc.change.after
+	is_object(a)
+	types := _eks_types(rc, a)
+	shape := _eks_shape(types)
+	_eks_gpu_pool(shape, types, object.get(a, "ami_type", null))
+	u := object.get(rc.change, "after_unknown", {})
 	labels := _eks_map(a, u, "labels")
 	tags := _eks_tags(a, u)
 	region := _eks_region(rc, a)

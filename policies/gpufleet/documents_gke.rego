@@ -8,15 +8,9 @@ package gpufleet.documents
 
 import data.gpufleet.lib
 
-# As for aws_eks_node_group, the document is one object literal; a node pool without a GPU model
-# (not a GPU pool) stops before the rest is computed.
-gke(rc) := _gke_doc(rc, a, object.get(rc.change, "after_unknown", {}), object.get(a, ["node_config", 0], {}), object.get(a, "location", null)) if {
-	rc.mode == "managed"
-	a := rc.change.after
-	is_object(a)
-}
-
-_gke_doc(rc, a, u, nc, location) := {
+# As for aws_eks_node_group, the document is one object literal built in the builder's own body; a
+# node pool without a GPU model (not a GPU pool) stops at _gke_model, before the rest is computed.
+build("google_container_node_pool", rc) := {
 	"address": rc.address,
 	"resource_type": rc.type,
 	"cloud": "gcp",
@@ -36,6 +30,12 @@ _gke_doc(rc, a, u, nc, location) := {
 	"capacity": capacity,
 	"cost": lib.sides_cost(_gke_price(machine_type, model, per_node, region), capacity),
 } if {
+	rc.mode == "managed"
+	a := rc.change.after
+	is_object(a)
+	u := object.get(rc.change, "after_unknown", {})
+	nc := object.get(a, ["node_config", 0], {})
+	location := object.get(a, "location", null)
 	acc := lib.obj(object.get(nc, ["guest_accelerator", 0], null))
 	machine_type := object.get(nc, "machine_type", null)
 	model := _gke_model(acc, machine_type)
