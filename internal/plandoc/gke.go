@@ -8,8 +8,8 @@ import (
 	json "github.com/segmentio/encoding/json"
 )
 
-// gke is documents.build("google_container_node_pool", rc) (documents_gke.rego): a google_container_node_pool with an NVIDIA
-// accelerator, or a machine type with fixed GPUs.
+// gke is documents.build("google_container_node_pool", rc) (documents_gke.rego): a
+// google_container_node_pool with an NVIDIA accelerator, or a machine type with fixed GPUs.
 func (p *Plan) gke(rc *resourceChange, c change) (map[string]any, bool) {
 	a, ok := rc.planned(c)
 	if !ok {

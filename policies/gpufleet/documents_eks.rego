@@ -25,7 +25,7 @@ build("aws_eks_node_group", rc) := {
 	"client": convention_client(labels, tags),
 	"workload": convention_workload(labels),
 	"waivers": convention_waivers(tags),
-	"taints": _eks_taints(a, u),
+	"taints": _eks_taints(object.get(a, "taint", null), object.get(u, "taint", false)),
 	"instance_types": types,
 	"gpu": _eks_gpu(shape, labels),
 	"scaling": scaling,
@@ -39,8 +39,8 @@ build("aws_eks_node_group", rc) := {
 	shape := _eks_shape(types)
 	_eks_gpu_pool(shape, types, object.get(a, "ami_type", null))
 	u := object.get(rc.change, "after_unknown", {})
-	labels := _eks_map(a, u, "labels")
-	tags := _eks_tags(a, u)
+	labels := _eks_map(object.get(a, "labels", false), object.get(u, "labels", false))
+	tags := _eks_tags(object.get(a, "tags_all", false), object.get(u, "tags_all", false), object.get(a, "tags", false), object.get(u, "tags", false))
 	region := _eks_region(rc, a)
 	scaling := _eks_scaling(object.get(a, ["scaling_config", 0], {}))
 	capacity := _eks_capacity(object.get(a, "capacity_type", null), scaling)
@@ -181,30 +181,33 @@ _eks_gpu_pool(shape, types, ami) if {
 	regex.match(`NVIDIA|GPU`, ami)
 }
 
-# tags_all (tags merged with the provider's default_tags) when known, else tags.
-_eks_tags(a, u) := a.tags_all if {
-	is_object(a.tags_all)
-	not u.tags_all == true
-} else := _eks_map(a, u, "tags")
+# The helpers below take the values they read (a planned value, false when absent, and its
+# after_unknown entry), not the planned object: OPA caches a call's result under its arguments, and
+# the values repeat from node group to node group where the objects do not.
 
-# A map argument: {} when null, null while unknown (absent from after; true in after_unknown).
-_eks_map(a, u, key) := v if {
-	v := a[key]
+# tags_all (tags merged with the provider's default_tags) when known, else tags.
+_eks_tags(all, all_unknown, tags, tags_unknown) := all if {
+	is_object(all)
+	not all_unknown == true
+} else := _eks_map(tags, tags_unknown)
+
+# A map argument: {} when null, null while unknown (absent from after, false here; true in
+# after_unknown).
+_eks_map(v, unknown) := v if {
 	is_object(v)
 } else := {} if {
-	a[key] == null
+	v == null
 } else := null if {
-	u[key] == true
+	unknown == true
 } else := {}
 
 # The taint blocks as they are when terraform wrote them with the effects the rules know (the
 # AWS provider's spelling); else normalised; null while unknown.
-_eks_taints(a, u) := ts if {
-	ts := a.taint
+_eks_taints(ts, unknown) := ts if {
 	lib.canonical_taints(ts)
 } else := null if {
-	u.taint == true
-} else := lib.taints(lib.arr(object.get(a, "taint", null)))
+	unknown == true
+} else := lib.taints(lib.arr(ts))
 
 # GPU sharing from the NVIDIA device plugin config label gpufleet writes on EKS; the strategy is
 # "mps" when the config name says so, else time-slicing; replicas are not visible in the plan.

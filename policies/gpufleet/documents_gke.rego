@@ -23,7 +23,7 @@ build("google_container_node_pool", rc) := {
 	"client": convention_client(labels, tags),
 	"workload": convention_workload(labels),
 	"waivers": convention_waivers(tags),
-	"taints": _gke_taints(a, u),
+	"taints": _gke_taints(nc, ncu, object.get(u, "node_config", false)),
 	"instance_types": _gke_shapes(machine_type),
 	"gpu": _gke_gpu(acc, model, per_node, u),
 	"scaling": scaling,
@@ -45,7 +45,7 @@ build("google_container_node_pool", rc) := {
 	tags := _gke_map(nc, ncu, "resource_labels")
 	region := _gke_region(location)
 	zones := _gke_zones(a, u, location)
-	scaling := _gke_scaling(a, _zone_count(zones, location))
+	scaling := _gke_scaling(object.get(a, ["autoscaling", 0], null), object.get(a, "node_count", null), object.get(a, "initial_node_count", null), _zone_count(zones, location))
 	capacity := _gke_capacity(nc, scaling)
 }
 
@@ -250,14 +250,15 @@ _gke_assumptions(zones, location) := [sprintf("the node counts per zone x %v zon
 
 # Sizes of the whole pool. With autoscaling: total_* limits as they are, per-zone limits times
 # the zone count; desired = node_count (else initial_node_count) per zone, else the minimum.
-_gke_scaling(a, zone_count) := sizes(limits[0], limits[1], _gke_desired(a, zone_count, limits[0])) if {
-	auto := a.autoscaling[0]
+# From the values it reads (autoscaling[0], node_count, initial_node_count), not the planned object:
+# OPA caches a call's result under its arguments, and the values repeat from pool to pool.
+_gke_scaling(auto, node_count, initial, zone_count) := sizes(limits[0], limits[1], _gke_desired(node_count, initial, zone_count, limits[0])) if {
 	is_object(auto)
 	limits := _gke_limits(auto, zone_count)
 }
 
 else := sizes(n, n, n) if {
-	n := _per_zone(_gke_node_count(a), zone_count)
+	n := _per_zone(_gke_node_count(node_count, initial), zone_count)
 }
 
 _gke_limits(auto, zone_count) := [coalesce(lib.num(object.get(auto, "total_min_node_count", null)), 0), auto.total_max_node_count] if {
@@ -270,14 +271,14 @@ else := [
 	_per_zone(object.get(auto, "max_node_count", null), zone_count),
 ]
 
-_gke_desired(a, zone_count, minimum) := n if {
-	n := _per_zone(_gke_node_count(a), zone_count)
+_gke_desired(node_count, initial, zone_count, minimum) := n if {
+	n := _per_zone(_gke_node_count(node_count, initial), zone_count)
 	n != null
 }
 
 else := minimum
 
-_gke_node_count(a) := coalesce(lib.num(object.get(a, "node_count", null)), lib.num(object.get(a, "initial_node_count", null)))
+_gke_node_count(node_count, initial) := coalesce(lib.num(node_count), lib.num(initial))
 
 _per_zone(n, zone_count) := n * zone_count if {
 	is_number(n)
@@ -289,18 +290,19 @@ else := null
 # The configured taints plus GKE's effective_taints (when known); null while unknown. The
 # configured taints alone, as they are, when GKE computes no others (effective_taints unknown).
 # Null while the taint blocks, or the node_config block holding them, are unknown: each a lookup
-# that fails at once for the usual pool, with no call.
-_gke_taints(a, u) := null if {
-	u.node_config[0].taint == true
+# that fails at once for the usual pool. From node_config[0] and its after_unknown entries, not the
+# planned object (see _gke_scaling).
+_gke_taints(nc, ncu, unknown) := null if {
+	ncu.taint == true
 } else := null if {
-	u.node_config[0] == true
+	ncu == true
 } else := null if {
-	u.node_config == true
+	unknown == true
 } else := ts if {
-	ts := a.node_config[0].taint
-	not a.node_config[0].effective_taints
+	ts := nc.taint
+	not nc.effective_taints
 	lib.canonical_taints(ts)
 } else := [t | some t in {lib.taint(x) | some x in array.concat(
-	lib.arr(object.get(a, ["node_config", 0, "taint"], null)),
-	lib.arr(object.get(a, ["node_config", 0, "effective_taints"], null)),
+	lib.arr(object.get(nc, "taint", null)),
+	lib.arr(object.get(nc, "effective_taints", null)),
 )}]
