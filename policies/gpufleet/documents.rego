@@ -52,7 +52,6 @@ pools := array.concat(
 	[[rc.address, doc] |
 		some rc in plan_changes
 		not cpu[rc.address]
-		not is_object(object.get(rc.change, ["after", "policy_document"], null))
 		doc := build(rc.type, rc)
 	],
 ) if {
@@ -91,9 +90,11 @@ plan_changes := [rc |
 	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
 ]
 
-build("gpufleet_eks_node_pool", rc) := ours(rc, "aws")
+# A gpufleet pool is built here only when its policy_document is unknown at plan time (the first
+# comprehension of pools takes the known ones as they are).
+build("gpufleet_eks_node_pool", rc) := ours(rc, "aws") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
 
-build("gpufleet_gke_node_pool", rc) := ours(rc, "gcp")
+build("gpufleet_gke_node_pool", rc) := ours(rc, "gcp") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
 
 # build("aws_eks_node_group", rc) is in documents_eks.rego, build("google_container_node_pool", rc)
 # in documents_gke.rego: the builders themselves, not calls of them (a call with the resource change
