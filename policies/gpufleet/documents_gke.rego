@@ -44,7 +44,7 @@ build("google_container_node_pool", rc) := {
 	labels := _gke_map(nc, ncu, "labels")
 	tags := _gke_map(nc, ncu, "resource_labels")
 	region := _gke_region(location)
-	zones := _gke_zones(a, u, location)
+	zones := _gke_zones(object.get(a, "node_locations", null), location, object.get(a, "cluster", null), object.get(a, "project", null), object.get(u, "node_locations", false))
 	scaling := _gke_scaling(object.get(a, ["autoscaling", 0], null), object.get(a, "node_count", null), object.get(a, "initial_node_count", null), _zone_count(zones, location))
 	capacity := _gke_capacity(nc, scaling)
 }
@@ -173,16 +173,16 @@ _gke_region(location) := lib.gcp_region(location) if {
 
 # node_locations when set; the zone of a zonal pool; else the node_locations of its cluster when
 # the cluster is in the plan (a pool inherits them); null while unknown.
-_gke_zones(a, u, location) := a.node_locations if {
-	is_array(a.node_locations)
-	count(a.node_locations) > 0
+_gke_zones(node_locations, location, cluster, project, unknown) := node_locations if {
+	is_array(node_locations)
+	count(node_locations) > 0
 } else := [location] if {
 	is_string(location)
 	lib.gcp_is_zone(location)
 } else := zones if {
-	zones := _gke_cluster_zones(a)
+	zones := _gke_cluster_zones(cluster, location, project)
 } else := null if {
-	u.node_locations == true
+	unknown == true
 } else := []
 
 # The node_locations of the pool's google_container_cluster in the plan: the cluster of the pool's
@@ -190,10 +190,10 @@ _gke_zones(a, u, location) := a.node_locations if {
 # pool's location and project (the id's, else the pool's own; a location or project that is not
 # known matches any). Clusters of the same name elsewhere are other clusters; when several match
 # and their zones differ, the zones are taken from none.
-_gke_cluster_zones(a) := zones if {
-	parts := split(a.cluster, "/")
-	location := _gke_cluster_part(parts, "locations", object.get(a, "location", null))
-	project := _gke_cluster_part(parts, "projects", object.get(a, "project", null))
+_gke_cluster_zones(cluster, own_location, own_project) := zones if {
+	parts := split(cluster, "/")
+	location := _gke_cluster_part(parts, "locations", own_location)
+	project := _gke_cluster_part(parts, "projects", own_project)
 	candidates := {c.node_locations |
 		some c in _gke_clusters[parts[count(parts) - 1]]
 		_gke_same(object.get(c, "location", null), location)
