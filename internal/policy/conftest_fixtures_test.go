@@ -22,7 +22,7 @@ type expectedResult struct {
 
 // Every committed plan fixture (official resources and ours, compliant and violating, unknown
 // values, deletes, no policy data) gives exactly the results in testdata/expected when conftest
-// runs the bundle as CI does.
+// runs the bundle as CI does, with no builtin error (conftest --show-builtin-errors).
 func TestConftest_fixtures(t *testing.T) {
 	bin := os.Getenv("GPUFLEET_CONFTEST")
 	if bin == "" {
@@ -47,7 +47,9 @@ func TestConftest_fixtures(t *testing.T) {
 			if err := json.Unmarshal(raw, &want); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{"test", "--no-color", "--output", "json", "--policy", policies}
+			// --show-builtin-errors: a builtin given a value of the wrong type (null while unknown)
+			// fails the run instead of passing silently, so the rules test types first.
+			args := []string{"test", "--no-color", "--show-builtin-errors", "--output", "json", "--policy", policies}
 			for _, d := range want.Data {
 				args = append(args, "--data", filepath.Join(policies, d))
 			}

@@ -61,21 +61,25 @@ pools := array.concat(
 
 # The node groups and node pools that are surely not GPU pools, passed over before their builders
 # are called (a platform's plan has several CPU node groups for every GPU one, and a builder call
-# costs a CPU node group about three times what this test does): an EKS node group whose
-# instance_types are known, none of an EC2 GPU family (p*, g*, gr*: every catalog type is one,
-# TestGPUFamilyPrefixes), and a GKE node pool with no guest_accelerator whose machine type is of no
-# accelerator-optimised family (a*, g*). Whatever the test cannot settle (an unknown or null
-# instance type or machine type: strings.any_prefix_match is then undefined, not false) goes to
-# the builder, which decides as before.
+# costs a CPU node group about three times what this test does): an EKS node group of one known
+# instance type of no EC2 GPU family (p*, g*, gr*: every catalog type is one, TestGPUFamilyPrefixes),
+# and a GKE node pool with no guest_accelerator whose known machine type is of no
+# accelerator-optimised family (a*, g*). Whatever the test cannot settle (several instance types,
+# an unknown or null one) goes to the builder, which decides as before. The values are tested as
+# strings before a builtin reads them: a builtin given null is an error that conftest
+# --show-builtin-errors reports.
 cpu_node_groups := {rc.address |
 	some rc in plan_changes
 	rc.type == "aws_eks_node_group"
-	strings.any_prefix_match(rc.change.after.instance_types, ["p", "g"]) == false
-	rc.change.after.instance_types[0]
+	[t] := rc.change.after.instance_types
+	is_string(t)
+	strings.any_prefix_match(t, ["p", "g"]) == false
 } | {rc.address |
 	some rc in plan_changes
 	rc.type == "google_container_node_pool"
-	strings.any_prefix_match(rc.change.after.node_config[0].machine_type, ["a", "g"]) == false
+	t := rc.change.after.node_config[0].machine_type
+	is_string(t)
+	strings.any_prefix_match(t, ["a", "g"]) == false
 	rc.change.after.node_config[0].guest_accelerator == []
 }
 
@@ -239,6 +243,8 @@ convention_workload(l) := {
 	"precision": object.get(l, lib.label_precision, null),
 	"gpus_per_replica": lib.num_label(object.get(l, "gpufleet.io/gpus-per-replica", null)),
 	"replicas": lib.num_label(object.get(l, "gpufleet.io/replicas", null)),
+} if {
+	is_object(l) # null is the definition above; object.get would fail on it
 }
 
 _booleans := {"true": true, "false": false}

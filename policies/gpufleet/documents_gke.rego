@@ -191,6 +191,7 @@ _gke_zones(node_locations, location, cluster, project, unknown) := node_location
 # known matches any). Clusters of the same name elsewhere are other clusters; when several match
 # and their zones differ, the zones are taken from none.
 _gke_cluster_zones(cluster, own_location, own_project) := zones if {
+	is_string(cluster) # null when unknown: split would fail on it
 	parts := split(cluster, "/")
 	location := _gke_cluster_part(parts, "locations", own_location)
 	project := _gke_cluster_part(parts, "projects", own_project)

@@ -733,7 +733,8 @@ test_eks_fit_labels if {
 test_cpu_node_groups_are_only_those_surely_without_gpus if {
 	gke_nc := gke_after.node_config[0]
 	changes := [
-		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": ["m6i.2xlarge", "c6i.xlarge"]})), {"address": "eks.cpu"}),
+		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": ["m6i.2xlarge"]})), {"address": "eks.cpu_one"}),
+		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": ["m6i.2xlarge", "c6i.xlarge"]})), {"address": "eks.cpu_several"}),
 		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": ["m6i.2xlarge", "g5.xlarge"]})), {"address": "eks.mixed"}),
 		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": []})), {"address": "eks.none"}),
 		object.union(rc("aws_eks_node_group", object.union(eks_after, {"instance_types": ["m6i.2xlarge", null]})), {"address": "eks.unknown_element"}),
@@ -744,7 +745,7 @@ test_cpu_node_groups_are_only_those_surely_without_gpus if {
 		object.union(rc("google_container_node_pool", object.union(gke_after, {"node_config": [object.union(gke_nc, {"machine_type": null, "guest_accelerator": []})]})), {"address": "gke.default_machine"}),
 		object.union(rc("google_container_node_pool", json.remove(gke_after, ["node_config/0/guest_accelerator"])), {"address": "gke.accelerator_unknown"}),
 	]
-	documents.cpu_node_groups == {"eks.cpu", "gke.cpu"} with input as plan(changes) with data.gpufleet.catalog as fx.catalog
+	documents.cpu_node_groups == {"eks.cpu_one", "gke.cpu"} with input as plan(changes) with data.gpufleet.catalog as fx.catalog
 
 	# The builders decide the same without the test.
 	pools := documents.pools with input as plan(changes) with data.gpufleet.catalog as fx.catalog

@@ -14,15 +14,16 @@ import input as doc
 deny contains {"rule": "GF-DR-001", "attribute": {"aws": "region", "gcp": "location"}[doc.cloud], "text": text} if {
 	clients := data.gpufleet.clients
 	globs := clients[doc.client].allowed_regions
+	is_string(doc.region) # before glob.match reads it: null (unknown) is an error there
 	every p in globs {
 		not glob.match(p, null, doc.region)
 	}
-	is_string(doc.region)
 	text := _dr001_text(array.concat([doc.region], _dr001_zones_outside(globs)), globs)
 }
 
 deny contains {"rule": "GF-DR-001", "attribute": {"aws": "subnet_ids", "gcp": "node_locations"}[doc.cloud], "text": text} if {
 	some zone in doc.zones
+	is_string(zone)
 	clients := data.gpufleet.clients
 	globs := clients[doc.client].allowed_regions
 	every p in globs {
@@ -39,6 +40,7 @@ _dr001_region_outside(globs) if {
 
 _dr001_zones_outside(globs) := [zone |
 	some zone in doc.zones
+	is_string(zone)
 	not lib.location_allowed(zone, globs)
 ]
 

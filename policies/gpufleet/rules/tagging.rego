@@ -35,8 +35,12 @@ deny contains {"rule": "GF-TAG-001", "attribute": "tags", "text": text} if {
 	text := sprintf("client %q has cost centre %q but the pool's gpufleet:cost-center tag is %s; set the tag (gpufleet pools derive it from the policy data)", [doc.client, want, _shown(have)])
 }
 
-# Cost centres compare case-insensitively (GKE resource label values are lower case).
-_same(have, want) if lower(have) == lower(want)
+# Cost centres compare case-insensitively (GKE resource label values are lower case); a tag that is
+# missing (null) is never the same (and lower would fail on it).
+_same(have, want) if {
+	is_string(have)
+	lower(have) == lower(want)
+}
 
 _shown(null) := "missing"
 
