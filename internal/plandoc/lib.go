@@ -460,7 +460,9 @@ func conventionMIGConfig(labels map[string]any) any {
 	return nil
 }
 
-// unknown is documents.unknown: whether the value at path, or a block containing it, is unknown.
+// unknown is whether the value at path, or a block containing it, is unknown (true in
+// after_unknown): the lookups documents._gke_zones and documents._gke_taints make of their
+// after_unknown arguments.
 func unknown(u any, path ...any) bool {
 	if _, ok := at(u, path[0]); !ok {
 		return false
