@@ -98,6 +98,9 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 	if doc == nil {
 		return nil, unjudged, nil
 	}
+	if f, ok := documentFit(doc); ok {
+		doc["fit"] = f
+	}
 	raw, err := appendJSON(nil, doc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encoding the document of %s: %w", rc.Address, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 )
 
 const fixtures = "../../policies/testdata"
@@ -25,7 +28,11 @@ type bundleDocuments struct{ query rego.PreparedEvalQuery }
 func newBundleDocuments(t *testing.T) *bundleDocuments {
 	t.Helper()
 	q, err := rego.New(
-		rego.Query(`x := {"pools": data.gpufleet.documents.pools, "unjudged": data.gpufleet.documents.unjudged}`),
+		rego.Query(`x := {
+			"pools": data.gpufleet.documents.pools,
+			"unjudged": data.gpufleet.documents.unjudged,
+			"fits": {address: f | some [address, doc] in data.gpufleet.documents.pools; f := data.gpufleet.lib.doc_fit(doc)},
+		}`),
 		rego.Load([]string{"../../policies/main.rego", "../../policies/gpufleet"}, func(_ string, info os.FileInfo, _ int) bool {
 			return strings.HasSuffix(info.Name(), "_test.rego")
 		}),
@@ -36,7 +43,7 @@ func newBundleDocuments(t *testing.T) *bundleDocuments {
 	return &bundleDocuments{query: q}
 }
 
-func (b *bundleDocuments) eval(t *testing.T, plan any) (pools map[string]any, unjudged any) {
+func (b *bundleDocuments) eval(t *testing.T, plan any) (pools map[string]any, unjudged any, fits map[string]any) {
 	t.Helper()
 	rs, err := b.query.Eval(context.Background(), rego.EvalInput(plan))
 	if err != nil {
@@ -51,7 +58,7 @@ func (b *bundleDocuments) eval(t *testing.T, plan any) (pools map[string]any, un
 		pair := p.([]any)
 		pools[pair[0].(string)] = pair[1]
 	}
-	return pools, x["unjudged"]
+	return pools, x["unjudged"], x["fits"].(map[string]any)
 }
 
 // goDocuments runs what gpufleet-policy documents runs, and reads the file it writes.
@@ -162,7 +169,11 @@ func show(v any) string {
 	return string(raw)
 }
 
-func compare(t *testing.T, b *bundleDocuments, name string, raw []byte) (pools int) {
+// fitCounts counts the documents whose fit the bundle defines (lib.doc_fit) and those of them whose
+// Go document carries none (documentFit leaves out what Go's arithmetic could compute otherwise).
+type fitCounts struct{ defined, omitted int }
+
+func compare(t *testing.T, b *bundleDocuments, name string, raw []byte, counts *fitCounts) (pools int) {
 	t.Helper()
 	var plan any
 	if err := json.Unmarshal(raw, &plan); err != nil {
@@ -172,8 +183,12 @@ func compare(t *testing.T, b *bundleDocuments, name string, raw []byte) (pools i
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	wantPools, wantUnjudged := b.eval(t, plan)
-	if d := diff("pools", normalise(t, gotPools), wantPools); d != "" {
+	wantPools, wantUnjudged, wantFits := b.eval(t, plan)
+	gotPools = normalise(t, gotPools).(map[string]any)
+	for address, doc := range gotPools {
+		compareFit(t, name+": "+address, doc.(map[string]any), wantFits[address], counts)
+	}
+	if d := diff("pools", gotPools, wantPools); d != "" {
 		t.Errorf("%s: Go and the bundle's builders differ at %s", name, d)
 	}
 	if d := diff("unjudged", normalise(t, gotUnjudged), wantUnjudged); d != "" {
@@ -182,12 +197,54 @@ func compare(t *testing.T, b *bundleDocuments, name string, raw []byte) (pools i
 	return len(wantPools)
 }
 
+// diffFit names where a document's fit and lib.doc_fit differ: at the default headroom, a fit with
+// problems is lib.doc_fit's figures, one without is only {"fits": true} (what the rules read).
+func diffFit(got, want map[string]any) string {
+	if got["headroom_percent"] != catalog.DefaultMemoryHeadroomPercent {
+		return fmt.Sprintf("headroom_percent %v", got["headroom_percent"])
+	}
+	if len(want["problems"].([]any)) == 0 {
+		return diff("fit", got, map[string]any{"fits": true, "headroom_percent": catalog.DefaultMemoryHeadroomPercent})
+	}
+	f := maps.Clone(got)
+	if f["fits"] != false {
+		return fmt.Sprintf("fits %v with problems %v", f["fits"], want["problems"])
+	}
+	delete(f, "fits")
+	delete(f, "headroom_percent")
+	return diff("fit", f, want)
+}
+
+// compareFit takes the fit out of a Go document (the Rego builders write none) and checks it
+// against lib.doc_fit of the bundle's document: the same verdict and figures, "fits" when there is
+// no problem, at the default headroom. A document may go without one where the bundle has one (the
+// rules then compute it), never the other way round.
+func compareFit(t *testing.T, name string, doc map[string]any, want any, counts *fitCounts) {
+	t.Helper()
+	got, carried := doc["fit"]
+	delete(doc, "fit")
+	if want != nil {
+		counts.defined++
+	}
+	switch {
+	case !carried && want != nil:
+		counts.omitted++
+	case carried && want == nil:
+		t.Errorf("%s: the Go document carries the fit %s, the bundle's lib.doc_fit is undefined", name, show(got))
+	case carried:
+		if d := diffFit(got.(map[string]any), want.(map[string]any)); d != "" {
+			t.Errorf("%s: Go's fit and lib.doc_fit differ at %s", name, d)
+		}
+	}
+}
+
 // Every plan fixture of the bundle gives the same documents from the Go builders as from the
 // bundle's Rego builders.
 func TestDocuments_sameAsTheBundle(t *testing.T) {
 	b := newBundleDocuments(t)
 	files, _ := filepath.Glob(filepath.Join(fixtures, "*.json"))
 	judged := 0
+	var counts fitCounts
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
@@ -196,7 +253,10 @@ func TestDocuments_sameAsTheBundle(t *testing.T) {
 		if _, err := Read(bytes.NewReader(raw)); err != nil {
 			continue // not a plan: TestRead
 		}
-		judged += compare(t, b, filepath.Base(f), raw)
+		judged += compare(t, b, filepath.Base(f), raw, &counts)
+	}
+	if counts.defined < 20 || counts.omitted > 0 {
+		t.Errorf("the bundle computes %d fits of the fixtures' pools, %d of whose Go documents carry none", counts.defined, counts.omitted)
 	}
 	if judged < 20 {
 		t.Fatalf("only %d pools in the fixtures: the comparison proves little", judged)
@@ -232,6 +292,7 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 		"bf16", "fp8", "2", "8", "1.5"}...)
 	rng := rand.New(rand.NewPCG(13, 2026))
 	variants, pools := 0, 0
+	var counts fitCounts
 	for round := range 1500 {
 		plan := deepCopy(plans[round%len(plans)])
 		changes := plan["resource_changes"].([]any)
@@ -246,16 +307,19 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 			mutate(rng, change, values)
 		}
 		raw, _ := json.Marshal(plan)
-		pools += compare(t, b, fmt.Sprintf("variant %d of %s", round, rc["address"]), raw)
+		pools += compare(t, b, fmt.Sprintf("variant %d of %s", round, rc["address"]), raw, &counts)
 		variants++
 		if t.Failed() {
 			t.Logf("variant %d:\n%s", round, show(rc))
 			return
 		}
 	}
-	t.Logf("%d variants, %d pools", variants, pools)
+	t.Logf("%d variants, %d pools, %d fits, %d of them not in the Go document", variants, pools, counts.defined, counts.omitted)
 	if pools < 500 {
 		t.Fatalf("only %d pools among the variants", pools)
+	}
+	if counts.defined < 300 || counts.omitted*20 > counts.defined {
+		t.Errorf("%d fits, %d of them not in the Go document: the rules would compute most of them again", counts.defined, counts.omitted)
 	}
 }
 

@@ -157,6 +157,14 @@ memory_headroom_percent := h if {
 	h <= 50
 } else := data.gpufleet.catalog.fit_model.default_memory_headroom_percent
 
+# Whether the pool document carries the fit the rules may take for doc_fit(input): a documents
+# file's documents do (gpufleet-policy documents computes it with catalog.FitWorkload at the
+# catalog's default headroom and names that headroom); it is taken at the headroom in force only.
+doc_fit_carried if {
+	is_boolean(input.fit.fits)
+	input.fit.headroom_percent == memory_headroom_percent
+}
+
 # The fit of the pool's workload to its nodes; undefined while the GPU model, the GPUs per node, the
 # slice memory or the memory need is unknown.
 doc_fit(doc) := fit(_doc_shape(doc), _doc_demand(doc)) if {

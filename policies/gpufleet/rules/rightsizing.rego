@@ -21,9 +21,33 @@ import input as doc
 # The fit (lib.fit, the bundle's copy of catalog.FitWorkload) decides: the replica's GPU memory
 # with headroom, its GPUs on one node, NVLink for training over several GPUs. Precision is
 # GF-RS-004's, host memory and vCPUs GF-RS-007's.
-deny contains {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text": text} if {
+#
+# The fit the document carries (a documents file's, computed in Go), when it is at the headroom in
+# force: OPA's index passes over a pool whose fit has no problem ("fits": true) before this body.
+deny contains _rs001(doc.fit) if {
+	doc.fit.fits == false
+	lib.doc_fit_carried
+}
+
+# Otherwise the fit computed here: for a document without one (a plan's, the provider's; two
+# negated comparisons, no call, for the documents that carry one), and for one whose fit is at
+# another headroom than the policy data sets (only policy data with a headroom gets past the first
+# line).
+deny contains _rs001(f) if {
+	not doc.fit.fits == true
+	not doc.fit.fits == false
 	not lib.doc_fits_gpus_surely
 	f := lib.doc_fit(doc)
+}
+
+deny contains _rs001(f) if {
+	data.gpufleet.thresholds.memory_headroom_percent
+	not lib.doc_fit_carried
+	not lib.doc_fits_gpus_surely
+	f := lib.doc_fit(doc)
+}
+
+_rs001(f) := {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text": text} if {
 	failed := [c | some c in _rs001_constraints; c in f.problems]
 	count(failed) > 0
 	text := sprintf("%s; %s", [concat("; ", [_rs001_text(c, f) | some c in failed]), _rs001_fix_for(failed)])
@@ -36,9 +60,27 @@ _rs001_constraints := ["memory", "gpus_per_replica", "interconnect"]
 # GF-RS-007
 # ---------------------------------------------------------------------------------------------
 
-bundle_warn contains {"rule": "GF-RS-007", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+# The fit the document carries or the one computed here, as for GF-RS-001.
+bundle_warn contains _rs007(doc.fit) if {
+	doc.fit.fits == false
+	lib.doc_fit_carried
+}
+
+bundle_warn contains _rs007(f) if {
+	not doc.fit.fits == true
+	not doc.fit.fits == false
 	not lib.doc_fits_host_surely
 	f := lib.doc_fit(doc)
+}
+
+bundle_warn contains _rs007(f) if {
+	data.gpufleet.thresholds.memory_headroom_percent
+	not lib.doc_fit_carried
+	not lib.doc_fits_host_surely
+	f := lib.doc_fit(doc)
+}
+
+_rs007(f) := {"rule": "GF-RS-007", "attribute": _shape_attribute[doc.cloud], "text": text} if {
 	failed := [c | some c in ["host_memory", "vcpus"]; c in f.problems]
 	count(failed) > 0
 	text := sprintf("%s; choose a node type with more host memory or vCPUs per GPU, or fewer replicas per node", [concat("; ", [_rs001_text(c, f) | some c in failed])])

@@ -58,6 +58,49 @@ test_rs007_host_memory if {
 	contains(f.msg, "the node has 15 GiB")
 }
 
+# A documents file's pools carry their fit (gpufleet-policy documents computes lib.doc_fit in Go,
+# at the default headroom): GF-RS-001 and GF-RS-007 take it as the fit at the headroom in force, and
+# compute the fit themselves at another headroom, or when the document's fit is not one.
+test_rs001_fit_the_document_carries if {
+	pool := fx.pool({"workload": {"gpu_memory_gib": 30}})
+	carried := object.union(pool, {"fit": object.union(lib.doc_fit(pool), {"fits": false, "headroom_percent": 5})})
+	computed := fx.of(findings.deny, "GF-RS-001") with input as pool
+	count(computed) == 1
+	fx.of(findings.deny, "GF-RS-001") == computed with input as carried
+
+	# What the carried fit says decides: a fit without a problem is no finding.
+	fitting := object.union(pool, {"fit": object.union(carried.fit, {"fits": true, "problems": []})})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fitting
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fitting with data.gpufleet.thresholds.memory_headroom_percent as 5
+
+	# At another headroom, or when it is not a fit, the fit is computed here.
+	fs := fx.of(findings.deny, "GF-RS-001") with input as fitting with data.gpufleet.thresholds.memory_headroom_percent as 10
+	some f in fs
+	contains(f.msg, "21.6 GiB of it is usable with 10 % kept free")
+	tight := fx.pool({"workload": {"gpu_memory_gib": 23}, "instance_types": ["g6.4xlarge"]})
+	tight_carried := object.union(tight, {"fit": object.union(lib.doc_fit(tight), {"fits": false, "headroom_percent": 5})})
+	count(fx.of(findings.deny, "GF-RS-001")) == 1 with input as tight_carried
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as tight_carried with data.gpufleet.thresholds.memory_headroom_percent as 0
+	fx.of(findings.deny, "GF-RS-001") == computed with input as object.union(pool, {"fit": {"fits": "no"}})
+	fx.of(findings.deny, "GF-RS-001") == computed with input as object.union(pool, {"fit": null})
+}
+
+test_rs007_fit_the_document_carries if {
+	pool := fx.pool(gke_pool({
+		"workload": {"gpu_memory_gib": 14, "replicas": 4},
+		"gpu": {"model": "T4", "class": "inference", "memory_gib": 16, "per_node": 4, "slice_memory_gib": 16},
+		"instance_types": ["n1-standard-4"],
+	}))
+	carried := object.union(pool, {"fit": object.union(lib.doc_fit(pool), {"fits": false, "headroom_percent": 5})})
+	computed := fx.of(findings.warn, "GF-RS-007") with input as pool
+	count(computed) == 1
+	fx.of(findings.warn, "GF-RS-007") == computed with input as carried
+	fitting := object.union(pool, {"fit": object.union(carried.fit, {"fits": true, "problems": []})})
+	count(fx.of(findings.warn, "GF-RS-007")) == 0 with input as fitting
+	fx.of(findings.warn, "GF-RS-007") == computed with input as fitting with data.gpufleet.thresholds.memory_headroom_percent as 10
+	fx.of(findings.warn, "GF-RS-007") == computed with input as object.union(pool, {"fit": {"fits": 1}})
+}
+
 # 70B fp16 (156.46 GiB) tensor-parallel over 4 L40S fits; over the 1 L40S of g6e.xlarge it does not.
 test_rs001_multi_gpu_replica if {
 	l40s := {"model": "L40S", "class": "inference", "memory_gib": 44.7, "slice_memory_gib": 44.7}

@@ -1,0 +1,155 @@
+package plandoc
+
+import (
+	"math"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+)
+
+// documentFit is the fit a documents file carries in a pool document (its "fit" member): lib.doc_fit
+// of the document, computed with catalog.FitWorkload (the function lib.fit mirrors, TestFitParity)
+// at the catalog's default memory headroom, which it names; for a pool that fits, only that it fits
+// and the headroom (what the rules read). GF-RS-001 and GF-RS-007 read it instead
+// of computing the fit in Rego, and OPA's rule index passes over a pool that fits ("fits": true)
+// without evaluating either rule: on a plan's documents these two rules were about a quarter of
+// the evaluation. The rules compute the fit themselves when a document has none, or one at another
+// headroom than the policy data sets.
+//
+// false when lib.doc_fit is undefined (an unknown model, GPU count, slice memory or memory need),
+// and wherever Go's integer arithmetic could part from OPA's decimal one (a GPU count, replica count
+// or time-sharing replica count that is not a whole number, a precision the catalog does not name):
+// the document then carries no fit and the rules compute it, as they always did.
+func documentFit(doc map[string]any) (map[string]any, bool) {
+	cloud, _ := doc["cloud"].(string)
+	gpuDoc, _ := doc["gpu"].(map[string]any)
+	work, _ := doc["workload"].(map[string]any)
+	if (cloud != "aws" && cloud != "gcp") || gpuDoc == nil || work == nil {
+		return nil, false
+	}
+	model, ok := gpuDoc["model"].(string)
+	if !ok {
+		return nil, false
+	}
+	if _, known := catalogAt("gpus", model); !known { // exactly as the bundle's catalog names it
+		return nil, false
+	}
+	g, ok := catalog.GPU(model)
+	if !ok {
+		return nil, false
+	}
+	perNode, ok := wholeNumber(gpuDoc["per_node"], 1)
+	if !ok {
+		return nil, false
+	}
+	unit, ok := gpuDoc["slice_memory_gib"].(float64)
+	if !ok {
+		return nil, false
+	}
+	need, ok := work["gpu_memory_gib"].(float64)
+	if !ok {
+		return nil, false
+	}
+	shape := catalog.FitShape{Cloud: catalog.Cloud(cloud), GPU: g, GPUs: perNode, UnitGiB: unit, UnitsPerGPU: 1}
+	sharing, shared := gpuDoc["sharing"].(map[string]any)
+	if _, isNumber := sharing["replicas"].(float64); isNumber { // lib._doc_units
+		if shape.UnitsPerGPU, ok = wholeNumber(sharing["replicas"], 1); !ok {
+			return nil, false
+		}
+	} else if p, isString := gpuDoc["mig_profile"].(string); isString {
+		if n, found := catalogAt("gpus", model, "mig_profiles", p, "max_instances"); found {
+			if shape.UnitsPerGPU, ok = wholeNumber(n, 1); !ok {
+				return nil, false
+			}
+		}
+	}
+	shape.Shared = shared
+	shape.Partitioned = shared || gpuDoc["mig_profile"] != nil || gpuDoc["mig_config"] != nil
+	shape.NodeMemoryGiB, shape.VCPUs = 1e9, 1e9 // lib.doc_node: a node type the catalog does not know
+	if n, found := documentNode(cloud, doc["instance_types"]); found {
+		memory, mok := n["memory_gib"].(float64)
+		vcpus, vok := wholeNumber(n["vcpu"], 0)
+		if !mok || !vok {
+			return nil, false
+		}
+		shape.NodeMemoryGiB, shape.VCPUs = memory, vcpus
+		if perNode >= 2 {
+			shape.Interconnect, _ = n["interconnect"].(string)
+		}
+	}
+	d := catalog.FitDemand{NeedGiB: need, HeadroomPercent: catalog.DefaultMemoryHeadroomPercent}
+	var strs bool
+	if d.Kind, strs = stringOrEmpty(work["kind"]); !strs {
+		return nil, false
+	}
+	if d.Environment, strs = stringOrEmpty(work["environment"]); !strs {
+		return nil, false
+	}
+	if p, isString := work["precision"].(string); isString {
+		if _, known := catalog.MinComputeCapability[p]; !known {
+			return nil, false
+		}
+		d.Precision = p
+	}
+	for field, into := range map[string]*int{"gpus_per_replica": &d.GPUsPerReplica, "replicas": &d.Replicas} {
+		if _, isNumber := work[field].(float64); isNumber {
+			if *into, ok = wholeNumber(work[field], 0); !ok {
+				return nil, false
+			}
+		}
+	}
+	f := catalog.FitWorkload(shape, d)
+	if f.Fits() { // all the rules read of a fit without a problem (a tenth of the file's size less)
+		return map[string]any{"fits": true, "headroom_percent": d.HeadroomPercent}, true
+	}
+	problems := make([]any, 0, len(f.Problems))
+	for _, c := range f.Constraints() {
+		problems = append(problems, c)
+	}
+	return map[string]any{
+		"fits":              false,
+		"headroom_percent":  d.HeadroomPercent,
+		"gpus_per_replica":  float64(f.GPUsPerReplica),
+		"replicas_per_node": float64(f.ReplicasPerNode),
+		"usable_gib":        f.UsableGiB,
+		"host_need_gib":     f.HostNeedGiB,
+		"nodes":             float64(f.Nodes),
+		"problems":          problems,
+	}, true
+}
+
+// documentNode is lib.doc_node's catalog entry for the document's first instance or machine type.
+func documentNode(cloud string, types any) (map[string]any, bool) {
+	name, ok := at(types, 0)
+	if !ok {
+		return nil, false
+	}
+	s, ok := name.(string)
+	if !ok {
+		return nil, false
+	}
+	table := map[string]string{"aws": "aws_instance_types", "gcp": "gke_machine_types"}[cloud]
+	n, ok := catalogAt(table, s)
+	if !ok {
+		return nil, false
+	}
+	m, ok := n.(map[string]any)
+	return m, ok
+}
+
+// wholeNumber is v as an int when it is a whole number of at least least.
+func wholeNumber(v any, least int) (int, bool) {
+	x, ok := v.(float64)
+	if !ok || x != math.Trunc(x) || x < float64(least) || x > 1e9 {
+		return 0, false
+	}
+	return int(x), true
+}
+
+// stringOrEmpty is a string as it is and null as "" (FitDemand's unknown); false for anything else.
+func stringOrEmpty(v any) (string, bool) {
+	if v == nil {
+		return "", true
+	}
+	s, ok := v.(string)
+	return s, ok
+}
