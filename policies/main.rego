@@ -42,7 +42,8 @@ deny contains findings.malformed(f, address) if {
 }
 
 # Only pools with waivers have their deny rules evaluated here, and their waivers checked; not those
-# whose waivers all name rules that only warn (lib.rules_that_only_warn): no deny of theirs can be waived.
+# whose waivers all name rules that only warn (lib.rules_that_only_warn) or cannot be waived
+# (lib.non_waivable): no deny of theirs can be waived.
 warn contains findings.waived(f, address, reason, doc.resource_type) if {
 	some [address, doc] in _waiving_pools
 	_may_waive_a_deny(doc.waivers)
@@ -65,6 +66,7 @@ _waiving_pools := [[address, doc] |
 _may_waive_a_deny(waivers) if {
 	some rule, _ in waivers
 	not upper(rule) in lib.rules_that_only_warn
+	not upper(rule) in lib.non_waivable
 }
 
 warn contains findings.inactive_registry if {

@@ -300,7 +300,16 @@ _rs003_text(slice, o) := sprintf("the MIG slice %s (%s GiB) fits (set gpu.mig.pr
 # GF-RS-004
 # ---------------------------------------------------------------------------------------------
 
-deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+# A pool whose document carries a fit without a problem (a documents file's) computes in its
+# precision (the fit's "precision" constraint is this rule's test): OPA's index passes over it.
+deny contains _rs004 if doc.fit.fits == false
+
+deny contains _rs004 if {
+	not doc.fit.fits == true
+	not doc.fit.fits == false
+}
+
+_rs004 := {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
 	precision := doc.workload.precision
 	is_string(precision)
 	not lib.computes_in(doc.gpu.model, precision) # tables: no catalog rule evaluated for the usual pool

@@ -143,6 +143,19 @@ test_rs004_bf16_not_on_a_t4 if {
 	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as fx.pool({"workload": {"precision": "bf16"}})
 }
 
+# With the fit a documents file carries: its precision problem is this rule's finding; a fit without
+# a problem is none; a fit that is not one is passed over to the rule's own test.
+test_rs004_fit_the_document_carries if {
+	pool := fx.pool({"workload": {"precision": "bf16"}, "gpu": {"model": "T4", "class": "inference", "memory_gib": 16, "slice_memory_gib": 16}, "instance_types": ["g4dn.xlarge"]})
+	computed := fx.of(findings.deny, "GF-RS-004") with input as pool
+	count(computed) == 1
+	carried := object.union(pool, {"fit": object.union(lib.doc_fit(pool), {"fits": false, "headroom_percent": 5})})
+	"precision" in carried.fit.problems
+	fx.of(findings.deny, "GF-RS-004") == computed with input as carried
+	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as object.union(pool, {"fit": {"fits": true, "headroom_percent": 5}})
+	fx.of(findings.deny, "GF-RS-004") == computed with input as object.union(pool, {"fit": {"fits": "?"}})
+}
+
 test_rs004_fp8_needs_ada if {
 	count(fx.of(findings.deny, "GF-RS-004")) == 1 with input as fx.pool({
 		"workload": {"precision": "fp8"},

@@ -12,7 +12,8 @@ package gpufleet.rules
 import data.gpufleet.lib
 
 bundle_warn contains {"rule": "GF-RS-006", "attribute": "scaling.desired_size", "text": text} if {
-	obs := data.gpufleet.utilization.pools[input.name]
+	observed := data.gpufleet.utilization.pools # a path without a key first: a miss costs far less
+	obs := observed[input.name]
 	p95 := obs.utilization_p95_percent
 	is_number(p95)
 	threshold := _low_utilization_percent
