@@ -118,6 +118,23 @@ test_documents_file_gets_the_plans_findings if {
 	warn == main.warn with input as documents_file with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
 }
 
+# gpufleet-policy documents writes each pool's fit at the catalog's default headroom: where the
+# policy data sets another, the fits are dropped and the rules compute them at that headroom, so a
+# pool that fits at 5 % and not at 30 % is GF-RS-001's in both pipelines.
+test_documents_file_fits_at_another_headroom if {
+	[[address, doc]] := [p | some p in documents_file.pools; p[1].cloud == "aws"]
+	doc.workload.gpu_memory_gib == 30 # on an A100 40GB: 38 GiB usable at 5 %, 28 at 30 %
+	file := json.patch(documents_file, [{"op": "replace", "path": "/pools", "value": [[address, object.union(doc, {"fit": {"fits": true, "headroom_percent": 5}})]]}])
+	rs001(main.deny) == set() with input as file with data.gpufleet.catalog as fx.catalog
+	rs001(main.deny) == {address} with input as file with data.gpufleet.catalog as fx.catalog
+		with data.gpufleet.thresholds.memory_headroom_percent as 30
+	data.gpufleet.documents.pools[0][1].fit with input as file with data.gpufleet.catalog as fx.catalog
+	not data.gpufleet.documents.pools[0][1].fit with input as file with data.gpufleet.catalog as fx.catalog
+		with data.gpufleet.thresholds.memory_headroom_percent as 30
+}
+
+rs001(fs) := {f.address | some f in fs; f.rule == "GF-RS-001"}
+
 test_documents_file_of_another_version_is_refused if {
 	other := json.patch(documents_file, [{"op": "replace", "path": "/gpufleet_pool_documents/version", "value": 2}])
 	input_rules(other) == {["GF-INPUT-001", "deny"]}

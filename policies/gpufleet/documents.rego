@@ -24,7 +24,18 @@ default pools := []
 pools := input.pools if {
 	documents_file
 	is_array(input.pools)
+	_carried_fits_hold
 }
+
+# A documents file's documents carry their fit at the catalog's default headroom: when the policy
+# data sets another, the fits go (the rules compute them again at that headroom).
+pools := [[address, object.remove(doc, ["fit"])] | some [address, doc] in input.pools] if {
+	documents_file
+	is_array(input.pools)
+	not _carried_fits_hold
+}
+
+_carried_fits_hold if lib.memory_headroom_percent == data.gpufleet.catalog.fit_model.default_memory_headroom_percent
 
 # The input is a documents file of the version this bundle reads (gpufleet-policy documents of the
 # same release; plandoc.FormatVersion).

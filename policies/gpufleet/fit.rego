@@ -157,13 +157,13 @@ memory_headroom_percent := h if {
 	h <= 50
 } else := data.gpufleet.catalog.fit_model.default_memory_headroom_percent
 
-# Whether the pool document carries the fit the rules may take for doc_fit(input): a documents
-# file's documents do (gpufleet-policy documents computes it with catalog.FitWorkload at the
-# catalog's default headroom and names that headroom); it is taken at the headroom in force only.
-doc_fit_carried if {
-	is_boolean(input.fit.fits)
-	input.fit.headroom_percent == memory_headroom_percent
-}
+# The fit of a document that carries one (a documents file's: gpufleet-policy documents computes
+# lib.doc_fit in Go, at the catalog's default headroom, which it names): the one it carries at the
+# headroom in force, else computed here. (documents.pools drops a documents file's fits when the
+# policy data sets another headroom, so a pool that fits is never passed over at the wrong one.)
+doc_fit_or_carried(doc) := doc.fit if {
+	doc.fit.headroom_percent == memory_headroom_percent
+} else := doc_fit(doc)
 
 # The fit of the pool's workload to its nodes; undefined while the GPU model, the GPUs per node, the
 # slice memory or the memory need is unknown.

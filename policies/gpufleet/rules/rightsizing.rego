@@ -22,27 +22,14 @@ import input as doc
 # with headroom, its GPUs on one node, NVLink for training over several GPUs. Precision is
 # GF-RS-004's, host memory and vCPUs GF-RS-007's.
 #
-# The fit the document carries (a documents file's, computed in Go), when it is at the headroom in
-# force: OPA's index passes over a pool whose fit has no problem ("fits": true) before this body.
-deny contains _rs001(doc.fit) if {
-	doc.fit.fits == false
-	lib.doc_fit_carried
-}
+# The fit a documents file's document carries (lib.doc_fit, computed in Go): OPA's index passes over
+# a pool whose fit has no problem ("fits": true) before any expression. Other documents (a plan's,
+# the provider's) carry none: the fit is computed here, after the shortcuts.
+deny contains _rs001(lib.doc_fit_or_carried(doc)) if doc.fit.fits == false
 
-# Otherwise the fit computed here: for a document without one (a plan's, the provider's; two
-# negated comparisons, no call, for the documents that carry one), and for one whose fit is at
-# another headroom than the policy data sets (only policy data with a headroom gets past the first
-# line).
 deny contains _rs001(f) if {
 	not doc.fit.fits == true
 	not doc.fit.fits == false
-	not lib.doc_fits_gpus_surely
-	f := lib.doc_fit(doc)
-}
-
-deny contains _rs001(f) if {
-	data.gpufleet.thresholds.memory_headroom_percent
-	not lib.doc_fit_carried
 	not lib.doc_fits_gpus_surely
 	f := lib.doc_fit(doc)
 }
@@ -61,21 +48,11 @@ _rs001_constraints := ["memory", "gpus_per_replica", "interconnect"]
 # ---------------------------------------------------------------------------------------------
 
 # The fit the document carries or the one computed here, as for GF-RS-001.
-bundle_warn contains _rs007(doc.fit) if {
-	doc.fit.fits == false
-	lib.doc_fit_carried
-}
+bundle_warn contains _rs007(lib.doc_fit_or_carried(doc)) if doc.fit.fits == false
 
 bundle_warn contains _rs007(f) if {
 	not doc.fit.fits == true
 	not doc.fit.fits == false
-	not lib.doc_fits_host_surely
-	f := lib.doc_fit(doc)
-}
-
-bundle_warn contains _rs007(f) if {
-	data.gpufleet.thresholds.memory_headroom_percent
-	not lib.doc_fit_carried
 	not lib.doc_fits_host_surely
 	f := lib.doc_fit(doc)
 }
@@ -300,18 +277,10 @@ _rs003_text(slice, o) := sprintf("the MIG slice %s (%s GiB) fits (set gpu.mig.pr
 # GF-RS-004
 # ---------------------------------------------------------------------------------------------
 
-# A pool whose document carries a fit without a problem (a documents file's) computes in its
-# precision (the fit's "precision" constraint is this rule's test): OPA's index passes over it.
-deny contains _rs004 if doc.fit.fits == false
-
-deny contains _rs004 if {
-	not doc.fit.fits == true
-	not doc.fit.fits == false
-}
-
-_rs004 := {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
 	precision := doc.workload.precision
 	is_string(precision)
+	not doc.fit.fits == true # a fit without a problem computes in it (the fit's "precision" test is this rule's)
 	not lib.computes_in(doc.gpu.model, precision) # tables: no catalog rule evaluated for the usual pool
 	g := lib.gpu(doc.gpu.model)
 	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]

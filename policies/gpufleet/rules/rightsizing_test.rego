@@ -59,8 +59,10 @@ test_rs007_host_memory if {
 }
 
 # A documents file's pools carry their fit (gpufleet-policy documents computes lib.doc_fit in Go,
-# at the default headroom): GF-RS-001 and GF-RS-007 take it as the fit at the headroom in force, and
-# compute the fit themselves at another headroom, or when the document's fit is not one.
+# at the default headroom): GF-RS-001 and GF-RS-007 take it as the fit. A fit with problems at
+# another headroom than the one in force is computed again; a fit without problems is taken as it is
+# (documents.pools drops a documents file's fits at another headroom: main_test.rego); a fit that is
+# not one is computed here.
 test_rs001_fit_the_document_carries if {
 	pool := fx.pool({"workload": {"gpu_memory_gib": 30}})
 	carried := object.union(pool, {"fit": object.union(lib.doc_fit(pool), {"fits": false, "headroom_percent": 5})})
@@ -73,8 +75,8 @@ test_rs001_fit_the_document_carries if {
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fitting
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fitting with data.gpufleet.thresholds.memory_headroom_percent as 5
 
-	# At another headroom, or when it is not a fit, the fit is computed here.
-	fs := fx.of(findings.deny, "GF-RS-001") with input as fitting with data.gpufleet.thresholds.memory_headroom_percent as 10
+	# A fit with problems at another headroom, or one that is not a fit, is computed here.
+	fs := fx.of(findings.deny, "GF-RS-001") with input as carried with data.gpufleet.thresholds.memory_headroom_percent as 10
 	some f in fs
 	contains(f.msg, "21.6 GiB of it is usable with 10 % kept free")
 	tight := fx.pool({"workload": {"gpu_memory_gib": 23}, "instance_types": ["g6.4xlarge"]})
@@ -97,7 +99,7 @@ test_rs007_fit_the_document_carries if {
 	fx.of(findings.warn, "GF-RS-007") == computed with input as carried
 	fitting := object.union(pool, {"fit": object.union(carried.fit, {"fits": true, "problems": []})})
 	count(fx.of(findings.warn, "GF-RS-007")) == 0 with input as fitting
-	fx.of(findings.warn, "GF-RS-007") == computed with input as fitting with data.gpufleet.thresholds.memory_headroom_percent as 10
+	fx.of(findings.warn, "GF-RS-007") == computed with input as carried with data.gpufleet.thresholds.memory_headroom_percent as 10
 	fx.of(findings.warn, "GF-RS-007") == computed with input as object.union(pool, {"fit": {"fits": 1}})
 }
 
