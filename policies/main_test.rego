@@ -131,6 +131,11 @@ test_documents_file_fits_at_another_headroom if {
 	data.gpufleet.documents.pools[0][1].fit with input as file with data.gpufleet.catalog as fx.catalog
 	not data.gpufleet.documents.pools[0][1].fit with input as file with data.gpufleet.catalog as fx.catalog
 		with data.gpufleet.thresholds.memory_headroom_percent as 30
+
+	# What is not a document stays as it is (no builtin error on it).
+	odd := json.patch(file, [{"op": "add", "path": "/pools/-", "value": ["x", "not a document"]}])
+	data.gpufleet.documents.pools[1] == ["x", "not a document"] with input as odd with data.gpufleet.catalog as fx.catalog
+		with data.gpufleet.thresholds.memory_headroom_percent as 30
 }
 
 rs001(fs) := {f.address | some f in fs; f.rule == "GF-RS-001"}

@@ -29,11 +29,15 @@ pools := input.pools if {
 
 # A documents file's documents carry their fit at the catalog's default headroom: when the policy
 # data sets another, the fits go (the rules compute them again at that headroom).
-pools := [[address, object.remove(doc, ["fit"])] | some [address, doc] in input.pools] if {
+pools := [[address, _without_fit(doc)] | some [address, doc] in input.pools] if {
 	documents_file
 	is_array(input.pools)
 	not _carried_fits_hold
 }
+
+_without_fit(doc) := object.remove(doc, ["fit"]) if is_object(doc)
+
+else := doc
 
 _carried_fits_hold if lib.memory_headroom_percent == data.gpufleet.catalog.fit_model.default_memory_headroom_percent
 
