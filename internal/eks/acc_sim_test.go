@@ -138,7 +138,10 @@ type awsClients struct {
 // clients are real SDK clients on the simulator, for checking what the provider left in the cloud.
 func clients(t *testing.T, sim *cloudsim.Sim) awsClients {
 	t.Helper()
-	cfg, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion(testRegion),
+	// The tests' own reads go through the faults a test injects (TestAccEKSNodePool_throttling
+	// throttles one call in five): ten attempts, not the SDK's default three, so a check never fails
+	// on its own throttled read (three in a row: about one check in 125, a red CI every few runs).
+	cfg, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion(testRegion), awsconfig.WithRetryMaxAttempts(10),
 		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("AKIAGPUFLEETTEST", "secret", "")))
 	if err != nil {
 		t.Fatal(err)
