@@ -9,16 +9,16 @@ import (
 // documentFit is the fit a documents file carries in a pool document (its "fit" member): lib.doc_fit
 // of the document, computed with catalog.FitWorkload (the function lib.fit mirrors, TestFitParity)
 // at the catalog's default memory headroom, which it names; for a pool that fits, only that it fits
-// and the headroom (what the rules read). GF-RS-001 and GF-RS-007 read it instead
-// of computing the fit in Rego, and OPA's rule index passes over a pool that fits ("fits": true)
-// without evaluating either rule: on a plan's documents these two rules were about a quarter of
-// the evaluation. The rules compute the fit themselves when a document has none, or one at another
-// headroom than the policy data sets.
+// and the headroom (what the rules read). GF-RS-001, GF-RS-004 and GF-RS-007 read it instead of
+// computing the fit in Rego, and OPA's rule index passes over a pool that fits ("fits": true)
+// without entering their bodies: on a plan's documents GF-RS-001 and GF-RS-007 were about a
+// quarter of the evaluation. The rules compute the fit themselves when a document has none;
+// documents.pools drops the fits when the policy data sets another headroom.
 //
 // false when lib.doc_fit is undefined (an unknown model, GPU count, slice memory or memory need),
-// and wherever Go's integer arithmetic could part from OPA's decimal one (a GPU count, replica count
-// or time-sharing replica count that is not a whole number, a precision the catalog does not name):
-// the document then carries no fit and the rules compute it, as they always did.
+// and wherever Go's arithmetic could part from OPA's (a GPU count, replica count or time-sharing
+// replica count that is not a whole number, a negative memory need, a precision the catalog does
+// not name): the document then carries no fit and the rules compute it, as they always did.
 func documentFit(doc map[string]any) (map[string]any, bool) {
 	cloud, _ := doc["cloud"].(string)
 	gpuDoc, _ := doc["gpu"].(map[string]any)
@@ -46,7 +46,7 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 		return nil, false
 	}
 	need, ok := work["gpu_memory_gib"].(float64)
-	if !ok {
+	if !ok || need < 0 {
 		return nil, false
 	}
 	shape := catalog.FitShape{Cloud: catalog.Cloud(cloud), GPU: g, GPUs: perNode, UnitGiB: unit, UnitsPerGPU: 1}

@@ -77,7 +77,7 @@ func TestDocumentFit_sameAsTheBundle(t *testing.T) {
 			"workload": map[string]any{
 				"kind":             pick(rng, "training", "inference", "development", "batch", nil),
 				"environment":      pick(rng, "production", "staging", nil),
-				"gpu_memory_gib":   pick(rng, 3.0, 9.5, 14.0, 20.0, 38.0, 70.0, 75.0, 150.0, 600.0, 1200.0, nil),
+				"gpu_memory_gib":   pick(rng, 3.0, 9.5, 14.0, 20.0, 38.0, 70.0, 75.0, 150.0, 600.0, 1200.0, nil, -4.0),
 				"precision":        pick(rng, nil, nil, nil, nil, "bf16", "fp8", "int4", "fp16", "int8", "fp64"),
 				"gpus_per_replica": pick(rng, nil, nil, nil, nil, 0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 2.0, 4.0, 8.0, 1.5, -2.0),
 				"replicas":         pick(rng, nil, nil, nil, 1.0, 3.0, 40.0, 9000.0, 1.0, 3.0, 40.0, 9000.0, 2.5),
@@ -126,7 +126,8 @@ func TestDocumentFit_sameAsTheBundle(t *testing.T) {
 }
 
 // leftToTheRules is whether documentFit may leave a document's fit to the rules: a number Go would
-// truncate (not whole, or below its least), or a precision the catalog does not name.
+// truncate (not whole, or below its least), a negative memory need, or a precision the catalog does
+// not name.
 func leftToTheRules(doc map[string]any) bool {
 	gpu, work := doc["gpu"].(map[string]any), doc["workload"].(map[string]any)
 	odd := func(v any, least float64) bool {
@@ -136,5 +137,6 @@ func leftToTheRules(doc map[string]any) bool {
 	sharing, _ := gpu["sharing"].(map[string]any)
 	precision, named := work["precision"].(string)
 	_, known := catalog.MinComputeCapability[precision]
-	return odd(gpu["per_node"], 1) || odd(sharing["replicas"], 1) || odd(work["gpus_per_replica"], 0) || odd(work["replicas"], 0) || (named && !known)
+	need, _ := work["gpu_memory_gib"].(float64)
+	return odd(gpu["per_node"], 1) || odd(sharing["replicas"], 1) || odd(work["gpus_per_replica"], 0) || odd(work["replicas"], 0) || (named && !known) || need < 0
 }
