@@ -2,6 +2,7 @@ package plandoc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -139,4 +140,42 @@ func leftToTheRules(doc map[string]any) bool {
 	_, known := catalog.MinComputeCapability[precision]
 	need, _ := work["gpu_memory_gib"].(float64)
 	return odd(gpu["per_node"], 1) || odd(sharing["replicas"], 1) || odd(work["gpus_per_replica"], 0) || odd(work["replicas"], 0) || (named && !known) || need < 0
+}
+
+// A gpufleet pool whose planned policy_document is known keeps the provider's document as it is,
+// without a fit (the rules compute it, as for any document without one).
+func TestDocuments_providedDocumentCarriesNoFit(t *testing.T) {
+	b := newBundleDocuments(t)
+	raw, err := os.ReadFile(fixtures + "/gpufleet_compliant.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan map[string]any
+	if err := json.Unmarshal(raw, &plan); err != nil {
+		t.Fatal(err)
+	}
+	built, _, _ := b.eval(t, plan)
+	provided := 0
+	for _, rc := range arr(plan["resource_changes"]) {
+		after, _ := get(rc, nil, "change", "after").(map[string]any)
+		if doc, ok := built[fmt.Sprint(get(rc, nil, "address"))]; ok && after != nil {
+			after["policy_document"] = doc
+			provided++
+		}
+	}
+	if provided == 0 {
+		t.Fatal("no gpufleet pool in the fixture")
+	}
+	raw, _ = json.Marshal(plan)
+	pools, _, err := goDocuments(t, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for address, doc := range pools {
+		if _, carried := doc.(map[string]any)["fit"]; carried {
+			t.Errorf("%s: the provider's document got a fit", address)
+		}
+	}
+	var counts fitCounts
+	compare(t, b, "gpufleet_compliant.json with its policy documents", raw, &counts)
 }
