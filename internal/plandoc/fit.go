@@ -127,7 +127,10 @@ func documentNode(cloud string, types any) (map[string]any, bool) {
 	if !ok {
 		return nil, false
 	}
-	table := map[string]string{"aws": "aws_instance_types", "gcp": "gke_machine_types"}[cloud]
+	table := "aws_instance_types"
+	if cloud == "gcp" {
+		table = "gke_machine_types"
+	}
 	n, ok := catalogAt(table, s)
 	if !ok {
 		return nil, false
