@@ -1,6 +1,9 @@
 // Package policybundle packages the gpufleet policy bundle for the engines platform teams run
-// policy on at scale, each giving the same findings as conftest on the same plan:
+// policy on, each giving the same findings as conftest with policies/ on the same plan:
 //
+//   - the conftest bundle (WriteConftest, a directory; WriteConftestArchive, the tar.gz a release
+//     publishes for `conftest pull`): the bundle's Rego without its unit tests, which conftest would
+//     otherwise compile on every run;
 //   - an OPA bundle archive (WriteOPA) for OPA servers: the bundle's Rego without its tests, the
 //     GPU catalog and the policy data as data.json, a .manifest with its roots and revision, and,
 //     given a key, .signatures.json as `opa sign` writes it (OPA's own bundle package writes and
@@ -10,7 +13,7 @@
 //     HCP Terraform's input.plan, the bundle's Rego and the policy data as Rego (a policy set holds
 //     Rego files and policies.hcl).
 //
-// Both carry the Rego files built into this binary (policies/ of the same release).
+// All carry the Rego files built into this binary (policies/ of the same release).
 package policybundle
 
 import (
@@ -19,8 +22,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -60,25 +61,6 @@ func modules() ([]module, error) {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, err
-}
-
-// WriteConftest writes the bundle's Rego files, without their unit tests, under dir, as conftest
-// loads them (--policy dir).
-func WriteConftest(dir string) error {
-	mods, err := modules()
-	if err != nil {
-		return err
-	}
-	for _, m := range mods {
-		target := filepath.Join(dir, filepath.FromSlash(m.path))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(target, m.raw, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // catalogData is data.gpufleet.catalog as JSON values: the generated catalog.rego evaluated.

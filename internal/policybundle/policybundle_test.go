@@ -71,11 +71,24 @@ type finding struct {
 // in policies/ reports them, with the example policy data.
 func conftestFindings(t *testing.T, fixture string) (deny, warn []finding) {
 	t.Helper()
+	return conftestFindingsWith(t, policies, fixture)
+}
+
+func conftestBinary(t *testing.T) string {
+	t.Helper()
 	bin := os.Getenv("GPUFLEET_CONFTEST")
 	if bin == "" {
 		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
 	}
-	out, err := exec.Command(bin, "test", "--no-color", "-o", "json", "--policy", policies, "--data", filepath.Join(policies, "examples", "policy-data.yaml"), fixture).Output()
+	return bin
+}
+
+// conftestFindingsWith are the pinned conftest's failures and warnings on the fixture with the
+// bundle in policyDir and the example policy data.
+func conftestFindingsWith(t *testing.T, policyDir, fixture string) (deny, warn []finding) {
+	t.Helper()
+	bin := conftestBinary(t)
+	out, err := exec.Command(bin, "test", "--no-color", "-o", "json", "--policy", policyDir, "--data", filepath.Join(policies, "examples", "policy-data.yaml"), fixture).Output()
 	var exitErr *exec.ExitError
 	if err != nil && (!errors.As(err, &exitErr) || exitErr.ExitCode() != 1) {
 		t.Fatalf("conftest on %s: %v: %s", fixture, err, out)
@@ -90,8 +103,12 @@ func conftestFindings(t *testing.T, fixture string) (deny, warn []finding) {
 			Metadata finding `json:"metadata"`
 		} `json:"warnings"`
 	}
-	if err := json.Unmarshal(out, &results); err != nil {
-		t.Fatalf("conftest output: %v: %s", err, out)
+	if jsonErr := json.Unmarshal(out, &results); jsonErr != nil {
+		var stderr []byte
+		if errors.As(err, &exitErr) {
+			stderr = exitErr.Stderr
+		}
+		t.Fatalf("conftest output: %v: %s%s", jsonErr, out, stderr)
 	}
 	for _, r := range results {
 		for _, f := range r.Failures {
@@ -294,6 +311,77 @@ func (s *opaServer) decide(t *testing.T, plan []byte) (deny, warn []finding) {
 // An OPA server that verifies the bundle's signature loads the signed bundle, and on every plan
 // fixture its decision (POST /v1/data/main with the plan as input) has the findings conftest
 // reports on the same plan, to the letter; a bundle changed after signing is refused.
+// The conftest bundle archive a release publishes (.goreleaser.yml): conftest pull fetches it over
+// HTTP and unpacks it into the --policy directory (--absolute-paths: without it, conftest pull
+// takes even an absolute --policy as relative to the working directory), which then holds the bundle's Rego files without
+// their unit tests, byte for byte, and nothing else; conftest judges every fixture with it exactly as
+// with policies/. The same bundle gives the same bytes (the release signs its checksum).
+func TestConftestArchive_pulledByConftestSameFindings(t *testing.T) {
+	bin := conftestBinary(t)
+	write := func() []byte {
+		var buf bytes.Buffer
+		rev, err := policybundle.WriteConftestArchive(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(rev, "+") {
+			t.Errorf("revision %q", rev)
+		}
+		return buf.Bytes()
+	}
+	archive := write()
+	if again := write(); !bytes.Equal(archive, again) {
+		t.Fatal("two archives of the same bundle differ")
+	}
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/releases/download/v0.0.0/gpufleet-policies_0.0.0.tar.gz" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write(archive)
+	}))
+	defer server.Close()
+	pulled := filepath.Join(t.TempDir(), "gpufleet-policies")
+	if out, err := exec.Command(bin, "pull", "--absolute-paths", "--policy", pulled, server.URL+"/releases/download/v0.0.0/gpufleet-policies_0.0.0.tar.gz").CombinedOutput(); err != nil {
+		t.Fatalf("conftest pull: %v: %s", err, out)
+	}
+
+	want := map[string][]byte{}
+	_ = filepath.WalkDir(policies, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".rego") && !strings.HasSuffix(path, "_test.rego") {
+			rel, _ := filepath.Rel(policies, path)
+			want[filepath.ToSlash(rel)], err = os.ReadFile(path)
+		}
+		return err
+	})
+	got := map[string][]byte{}
+	_ = filepath.WalkDir(pulled, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(pulled, path)
+			got[filepath.ToSlash(rel)], err = os.ReadFile(path)
+		}
+		return err
+	})
+	if len(want) < 10 || len(got) != len(want) {
+		t.Errorf("the pulled bundle has %d files, policies/ %d Rego files without tests", len(got), len(want))
+	}
+	for name, raw := range want {
+		if !bytes.Equal(got[name], raw) {
+			t.Errorf("%s: not the bytes of policies/%s", name, name)
+		}
+	}
+
+	for _, fixture := range fixtures(t) {
+		t.Run(filepath.Base(fixture), func(t *testing.T) {
+			wantDeny, wantWarn := conftestFindings(t, fixture)
+			deny, warn := conftestFindingsWith(t, pulled, fixture)
+			if !slices.Equal(deny, wantDeny) || !slices.Equal(warn, wantWarn) {
+				t.Errorf("pulled bundle deny:\n%v\nwarn:\n%v\npolicies/ failures:\n%v\nwarnings:\n%v", deny, warn, wantDeny, wantWarn)
+			}
+		})
+	}
+}
+
 func TestOPABundle_signedOnAServerSameFindingsAsConftest(t *testing.T) {
 	opaBinary(t)
 	dir := t.TempDir()

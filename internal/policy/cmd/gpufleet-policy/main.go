@@ -52,14 +52,16 @@ import (
 )
 
 const usage = "usage: gpufleet-policy documents [-o FILE] PLAN.json\n" +
-	"       gpufleet-policy bundle [--format conftest|hcp] -o DIR [--data FILE ...]\n" +
+	"       gpufleet-policy bundle -o DIR|FILE.tar.gz\n" +
+	"       gpufleet-policy bundle --format hcp -o DIR [--data FILE ...]\n" +
 	"       gpufleet-policy bundle --format opa -o BUNDLE.tar.gz [--data FILE ...] [--signing-key KEY [--signing-alg RS256|HS256|...] [--signing-key-id ID]]\n" +
 	"       gpufleet-policy validate FILE...\n" +
 	"       gpufleet-policy junit [RESULTS.json]\n" +
 	"       gpufleet-policy utilization --prometheus URL --pool NAME [--selector MATCHERS] [--window 14d] [--step 5m] ...\n" +
 	"documents: the pool documents of a Terraform plan's JSON (- reads standard input), for\n" +
 	"  conftest test --policy DIR FILE: the same findings as on the plan, documents built once.\n" +
-	"bundle: writes the gpufleet policy bundle of this release, without its tests: for conftest, to DIR;\n" +
+	"bundle: writes the gpufleet policy bundle of this release, without its tests: for conftest, to DIR\n" +
+	"  (or, with -o FILE.tar.gz, as the archive a release publishes for conftest pull --policy DIR FILE);\n" +
 	"  --format opa, an OPA bundle archive for OPA servers (the catalog and the --data policy data as\n" +
 	"  data.json, a .manifest with roots and revision, .signatures.json when given a --signing-key: a PEM\n" +
 	"  private key or HMAC secret, or a file holding one, as opa build takes it); --format hcp, an HCP\n" +
@@ -230,6 +232,20 @@ func bundle(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "wrote the OPA bundle %s, revision %s (roots %s)\n", *out, rev, strings.Join(policybundle.Roots, ", "))
 		return 0
 	}
+	if *format == "conftest" && isArchive(*out) {
+		var rev string
+		err := writeOutput(*out, stdout, func(w io.Writer) error {
+			var err error
+			rev, err = policybundle.WriteConftestArchive(w)
+			return err
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "writing the bundle archive %s: %v\n", *out, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote the conftest bundle archive %s, revision %s (conftest pull --policy DIR unpacks it)\n", *out, rev)
+		return 0
+	}
 	if code := bundleDirectory(*out, stderr); code != 0 {
 		return code
 	}
@@ -248,6 +264,12 @@ func bundle(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// isArchive says whether bundle's -o names an archive (conftest's bundle as a tar.gz) rather than a
+// directory.
+func isArchive(out string) bool {
+	return strings.HasSuffix(out, ".tar.gz") || strings.HasSuffix(out, ".tgz")
 }
 
 // bundleDirectory prepares dir for a bundle: a directory bundle wrote before is replaced whole (no

@@ -202,6 +202,26 @@ func TestRun_bundle(t *testing.T) {
 		t.Errorf("a file of the earlier bundle stayed: %v", err)
 	}
 
+	// -o FILE.tar.gz: the same files as an archive (policybundle's test pulls it with conftest)
+	archive := filepath.Join(t.TempDir(), "gpufleet-policies_0.0.0.tar.gz")
+	stdout.Reset()
+	if code := run([]string{"bundle", "-o", archive}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "wrote the conftest bundle archive") {
+		t.Fatalf("archive: exit code %d: %s%s", code, stdout.String(), stderr.String())
+	}
+	inArchive := tarFiles(t, archive)
+	maps.DeleteFunc(inArchive, func(name string, _ []byte) bool { return strings.HasSuffix(name, "/") }) // directories
+	for _, f := range files {
+		if f == ".gpufleet-policy-bundle" {
+			continue
+		}
+		if _, ok := inArchive[filepath.ToSlash(f)]; !ok {
+			t.Errorf("no %s in the archive: %v", f, slices.Collect(maps.Keys(inArchive)))
+		}
+	}
+	if len(inArchive) != len(files)-1 {
+		t.Errorf("the archive holds %d files, the directory %d besides its marker", len(inArchive), len(files)-1)
+	}
+
 	mine := t.TempDir()
 	own := filepath.Join(mine, "my_rules.rego")
 	if err := os.WriteFile(own, []byte("package gpufleet.rules\n"), 0o600); err != nil {
