@@ -7,14 +7,33 @@ import (
 
 // Commitments: what a steady on-demand baseline costs when it is committed for a year.
 //
-// AWS: a 1-year EC2 Instance Savings Plan, no upfront (a commitment to an instance family in a
-// region; it covers every size of the family, like a regional Standard Reserved Instance, and is
-// billed every hour of the term). GCP: a 1-year resource-based committed use discount (vCPUs,
-// memory and GPUs of a machine series in a region, billed every hour of the term; Compute Engine,
-// "Resource-based committed use discounts"). Spot usage is covered by neither.
+// AWS: a 1-year Standard Reserved Instance, no upfront (regional: a commitment to an instance type
+// in a region that, on Linux, covers every size of its family, billed every hour of the term).
+// An EC2 Instance Savings Plan is the same kind of commitment, to an instance family in a region
+// (AWS Savings Plans FAQ: "commitment to usage of individual instance families in a region", up to
+// 72 % off, as Standard RIs); its rates are not in the sources below. GCP: a 1-year resource-based
+// committed use discount (vCPUs, memory and GPUs of a machine series in a region, billed every
+// hour of the term; Compute Engine, "Resource-based committed use discounts"). Spot usage is
+// covered by neither.
 //
-// The rates are per family, as a percentage off the on-demand list price, with source and date.
-// Sources found for the snapshot:
+// The rates are a percentage off the on-demand list price, with source and date. Sources found for
+// the snapshot:
+//   - AWS, per family and region: the 1-year Standard no-upfront reserved price (Linux, shared
+//     tenancy) against the on-demand price of the family's reference type in that region, from the
+//     ec2instances.info data (compiled from the AWS Price List API) as packaged in the Go module
+//     github.com/cristim/ec2-instances-info at v0.0.0-20250528091325-32acf84f42eb
+//     (data/instances.json, 2025-05-28; `go mod download` of that version reads it). Every size of
+//     a family has its reference type's rate to within 0.1 point. The rates hold for the catalog
+//     only while its list prices are the data's: TestAWSReservedRatesMatchTheCatalogsListPrices
+//     holds the base region's to it. That is so for g4dn, g5, g6, g6e, gr6 and p3dn. A region
+//     without a reserved price in the data (g5 in ap-southeast-1, g6 in eu-west-1: the data has no
+//     price of theirs there at all) takes the family's base-region rate, and its source says so.
+//   - AWS, p5: 1-year reserved/committed rates for H100 instances at 35-40 % off on-demand in Q1
+//     2026 (digiteria labs, "Cloud GPU pricing shifts in Q1 2026").
+//   - AWS, the rest, flagged as estimates with the p5 figure: p3 (the data has no reserved offer for
+//     it), p5e and p6-b200 (not in the data), and p4d, p4de and p5en, whose on-demand list prices
+//     changed after the data (the catalog lists p4d.24xlarge at $21.96/h, the data $32.7726/h; the
+//     data's ratios, 38.4 % Standard for p4d and p4de, are of the old prices).
 //   - GCP, per machine series: the 1-year commitment price of each machine type per region that
 //     the Cloud Billing Catalog SKUs give (vCPU, memory and GPU commitment SKUs), as compiled in
 //     Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml at commit 0166a59 (generated
@@ -27,16 +46,10 @@ import (
 //     Google's own page states "up to 57 %" for machine types and GPUs, the 3-year ceiling): n1 and
 //     a2-ultragpu take it. A3 Ultra and A4 take the A3 Mega rate, flagged as an estimate: the
 //     H100 series' published rates (30.6 % and 31.2 %) are the nearest, and both are below 37 %.
-//   - AWS: 1-year reserved/committed rates for H100 instances at 35-40 % off on-demand in Q1 2026
-//     (digiteria labs, "Cloud GPU pricing shifts in Q1 2026"); AWS states "up to 72 %" for EC2
-//     Instance Savings Plans, the 3-year all-upfront ceiling. No per-family 1-year rate for the other
-//     GPU families was readable offline (the Savings Plans and Reserved Instance rate pages are
-//     script-rendered, and no stored copy of the Price List offer files or of a table built from
-//     them carries the GPU families), so they take the H100 figure, flagged as an estimate.
 
-// Commitment is the commitment a family's on-demand baseline is priced with.
+// Commitment is the commitment a family's on-demand baseline is priced with in a region.
 type Commitment struct {
-	Name            string  // e.g. "1-year EC2 Instance Savings Plan, no upfront"
+	Name            string  // e.g. "1-year Standard Reserved Instance, no upfront"
 	DiscountPercent float64 // off the on-demand list price
 	Source          string
 	AsOf            string // YYYY-MM-DD
@@ -44,8 +57,11 @@ type Commitment struct {
 }
 
 const (
-	awsCommitmentName = "1-year EC2 Instance Savings Plan, no upfront"
+	awsCommitmentName = "1-year Standard Reserved Instance, no upfront"
 	gcpCommitmentName = "1-year resource-based committed use discount (CUD)"
+
+	awsRISource = "ec2instances.info data (from the AWS Price List API; Go module github.com/cristim/ec2-instances-info v0.0.0-20250528091325-32acf84f42eb, data/instances.json), Linux, shared tenancy"
+	awsRIAsOf   = "2025-05-28"
 
 	gcpSKUCUDSource = "Google Cloud Billing Catalog 1-year commitment and on-demand SKU prices as compiled in Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml @0166a59 (generated 2025-03-06)"
 	gcpSKUCUDAsOf   = "2025-03-06"
@@ -56,14 +72,79 @@ const (
 	awsH100AsOf  = "2026-01-31"
 )
 
+// percentOff is 1 − committed ÷ on-demand, in percent to one decimal.
+func percentOff(committed, onDemand float64) float64 {
+	return math.Round((1-committed/onDemand)*1000) / 10
+}
+
 func awsPublished(source, asOf string, pct float64) Commitment {
 	return Commitment{Name: awsCommitmentName, DiscountPercent: pct, Source: source, AsOf: asOf}
 }
 
-func awsEstimate() Commitment {
-	c := awsPublished("gpufleet estimate: no 1-year rate for this family in the snapshot, so the H100 (p5) figure: "+awsH100Src, awsH100AsOf, 37.5)
+func awsEstimate(why string) Commitment {
+	c := awsPublished("gpufleet estimate: "+why+", so the H100 (p5) figure: "+awsH100Src, awsH100AsOf, 37.5)
 	c.Estimate = true
 	return c
+}
+
+// hourlyPair is a reference type's 1-year no-upfront reserved and on-demand price (USD per hour)
+// in one region.
+type hourlyPair struct{ reserved, onDemand float64 }
+
+// awsReservedFamily is a family's reference type and its prices by region, from the data.
+type awsReservedFamily struct {
+	typ     string
+	regions map[string]hourlyPair
+}
+
+// awsReserved: family → the 1-year Standard no-upfront reserved and on-demand prices of its
+// reference type (its smallest size) in each catalog region where the data has both.
+var awsReserved = map[string]awsReservedFamily{
+	"g4dn": {"g4dn.xlarge", map[string]hourlyPair{
+		"us-east-1": {0.331, 0.526}, "us-east-2": {0.331, 0.526}, "us-west-2": {0.331, 0.526},
+		"eu-west-1": {0.4, 0.587}, "eu-central-1": {0.449, 0.658}, "eu-north-1": {0.352, 0.558},
+		"ap-northeast-1": {0.485, 0.71}, "ap-southeast-1": {0.464, 0.736},
+	}},
+	"g5": {"g5.xlarge", map[string]hourlyPair{
+		"us-east-1": {0.63378, 1.006}, "us-east-2": {0.63378, 1.006}, "us-west-2": {0.63378, 1.006},
+		"eu-west-1": {0.70749, 1.123}, "eu-central-1": {0.79254, 1.258}, "eu-north-1": {0.67221, 1.067},
+		"ap-northeast-1": {0.91917, 1.459},
+	}},
+	"g6": {"g6.xlarge", map[string]hourlyPair{
+		"us-east-1": {0.52392, 0.8048}, "us-east-2": {0.52392, 0.8048}, "us-west-2": {0.52392, 0.8048},
+		"eu-central-1": {0.65517, 1.0064}, "eu-north-1": {0.55569, 0.8536}, "ap-northeast-1": {0.75985, 1.1672},
+	}},
+	"g6e": {"g6e.xlarge", map[string]hourlyPair{
+		"us-east-1": {1.17243, 1.861}, "us-east-2": {1.17243, 1.861}, "us-west-2": {1.17243, 1.861},
+		"eu-central-1": {1.46601, 2.327}, "eu-north-1": {1.24362, 1.974}, "ap-northeast-1": {1.70037, 2.699},
+	}},
+	"gr6": {"gr6.4xlarge", map[string]hourlyPair{
+		"us-east-1": {1.00202, 1.5392}, "us-east-2": {1.00202, 1.5392}, "us-west-2": {1.00202, 1.5392},
+	}},
+	"p3dn": {"p3dn.24xlarge", map[string]hourlyPair{
+		"us-east-1": {19.215, 31.212}, "us-west-2": {19.215, 31.212},
+	}},
+}
+
+// awsReservedIn is the family's rate in region: its own where the data has one, else its base
+// region's, named as such.
+func awsReservedIn(family, region string) (Commitment, bool) {
+	f, ok := awsReserved[family]
+	if !ok {
+		return Commitment{}, false
+	}
+	rateIn := func(region string) Commitment {
+		p := f.regions[region]
+		return awsPublished(fmt.Sprintf("%s: %s in %s: 1-year $%g/h ÷ on-demand $%g/h", awsRISource, f.typ, region, p.reserved, p.onDemand),
+			awsRIAsOf, percentOff(p.reserved, p.onDemand))
+	}
+	if _, ok := f.regions[region]; ok {
+		return rateIn(region), true
+	}
+	base := awsFamilies[family].base
+	c := rateIn(base)
+	c.Source = fmt.Sprintf("no 1-year reserved price for %s in the data: the family's %s rate, %s", region, base, c.Source)
+	return c, true
 }
 
 func gcpPublished() Commitment {
@@ -73,10 +154,9 @@ func gcpPublished() Commitment {
 // gcpSeries is a machine series' own 1-year rate: 1 − (1-year price ÷ on-demand price) of one of
 // its machine types in one region, from the SKU prices.
 func gcpSeries(machine, region string, committedMonth, onDemandMonth float64) Commitment {
-	pct := math.Round((1-committedMonth/onDemandMonth)*1000) / 10
 	return Commitment{
 		Name:            gcpCommitmentName,
-		DiscountPercent: pct,
+		DiscountPercent: percentOff(committedMonth, onDemandMonth),
 		Source:          fmt.Sprintf("%s: %s in %s, 1-year $%g/month ÷ on-demand $%g/month", gcpSKUCUDSource, machine, region, committedMonth, onDemandMonth),
 		AsOf:            gcpSKUCUDAsOf,
 	}
@@ -95,22 +175,17 @@ var (
 	gcpA3Mega = gcpSeries("a3-megagpu-8g", "us-east4", 46678.66370976, 67844.4393504)
 )
 
-// commitments is family → commitment. A family missing here gets no commitment.
+// commitments is family → commitment, the same in every region; AWS families with a rate per region
+// are in awsReserved. A family in neither gets no commitment.
 var commitments = map[Cloud]map[string]Commitment{
 	AWS: {
 		"p5":      awsPublished(awsH100Src, awsH100AsOf, 37.5),
-		"g4dn":    awsEstimate(),
-		"g5":      awsEstimate(),
-		"g6":      awsEstimate(),
-		"g6e":     awsEstimate(),
-		"gr6":     awsEstimate(),
-		"p3":      awsEstimate(),
-		"p3dn":    awsEstimate(),
-		"p4d":     awsEstimate(),
-		"p4de":    awsEstimate(),
-		"p5e":     awsEstimate(),
-		"p5en":    awsEstimate(),
-		"p6-b200": awsEstimate(),
+		"p3":      awsEstimate("the data has no reserved offer for p3"),
+		"p4d":     awsEstimate("the on-demand list price changed after the data (its reserved ratio is of the old prices)"),
+		"p4de":    awsEstimate("the on-demand list price changed after the data (its reserved ratio is of the old prices)"),
+		"p5e":     awsEstimate("p5e is not in the data"),
+		"p5en":    awsEstimate("the on-demand list price changed after the data, which has no reserved offer for p5en"),
+		"p6-b200": awsEstimate("p6-b200 is not in the data"),
 	},
 	GCP: {
 		// The series' own rates where the SKU prices give them; n1 with T4/P4/V100/P100 and a2-ultragpu
@@ -127,8 +202,13 @@ var commitments = map[Cloud]map[string]Commitment{
 	},
 }
 
-// CommitmentFor is the commitment a node type's on-demand baseline can be priced with.
-func CommitmentFor(n NodeType) (Commitment, bool) {
+// CommitmentFor is the commitment a node type's on-demand baseline can be priced with in region.
+func CommitmentFor(n NodeType, region string) (Commitment, bool) {
+	if n.Cloud == AWS {
+		if c, ok := awsReservedIn(n.Family, region); ok {
+			return c, true
+		}
+	}
 	c, ok := commitments[n.Cloud][n.Family]
 	return c, ok
 }
@@ -149,7 +229,7 @@ func (p Pricing) Committed(n NodeType, region string) (hourly float64, c Commitm
 	if o, overridden := p.Overrides[n.Name]; overridden && o.OnDemandUSD > 0 {
 		return 0, Commitment{}, false, nil
 	}
-	c, ok = CommitmentFor(n)
+	c, ok = CommitmentFor(n, region)
 	if !ok {
 		return 0, Commitment{}, false, nil
 	}

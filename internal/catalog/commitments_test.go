@@ -5,20 +5,90 @@ import (
 	"testing"
 )
 
-// Every node type the catalog prices has a commitment with a rate, a source and a date.
+// Every node type the catalog prices has a commitment in every region it is priced in, with a
+// rate, a source and a date.
 func TestEveryFamilyHasASourcedCommitment(t *testing.T) {
 	for _, cloud := range []Cloud{AWS, GCP} {
 		for _, n := range NodeTypes(cloud) {
-			c, ok := CommitmentFor(n)
+			for _, row := range n.Prices {
+				c, ok := CommitmentFor(n, row.Region)
+				if !ok {
+					t.Errorf("%s (%s) in %s: no commitment", n.Name, n.Family, row.Region)
+					continue
+				}
+				if c.DiscountPercent <= 0 || c.DiscountPercent >= 100 || c.Source == "" || !isoDate.MatchString(c.AsOf) || !strings.HasPrefix(c.Name, "1-year") {
+					t.Errorf("%s in %s: %+v", n.Name, row.Region, c)
+				}
+				if c.Estimate != strings.HasPrefix(c.Source, "gpufleet estimate") {
+					t.Errorf("%s in %s: estimate %v but source %q", n.Name, row.Region, c.Estimate, c.Source)
+				}
+			}
+		}
+	}
+}
+
+// AWS families whose on-demand list prices in the catalog are the ones the ec2instances.info data
+// gives carry their own 1-year Standard Reserved Instance rate (no upfront), region by region:
+// 1 − reserved ÷ on-demand of the family's reference type there. A region without a reserved price
+// in the data takes the family's base-region rate and says so; families whose list price changed
+// after the data (p4d, p4de, p5, p5en) or that it lacks (p3 has no reserved offer, p5e, p6-b200)
+// keep the p5 figure.
+func TestAWSCommitmentsFromReservedRates(t *testing.T) {
+	for _, tt := range []struct {
+		typ, region string
+		pct         float64
+		estimate    bool
+		source      string // a part of the source
+	}{
+		{"g4dn.xlarge", "us-east-1", 37.1, false, "g4dn.xlarge in us-east-1: 1-year $0.331/h ÷ on-demand $0.526/h"},
+		{"g4dn.12xlarge", "eu-west-1", 31.9, false, "g4dn.xlarge in eu-west-1"},
+		{"g4dn.xlarge", "ap-northeast-1", 31.7, false, "ec2instances.info"},
+		{"g5.48xlarge", "eu-central-1", 37, false, "g5.xlarge in eu-central-1"},
+		{"g5.xlarge", "ap-southeast-1", 37, false, "no 1-year reserved price for ap-southeast-1 in the data: the family's us-east-1 rate"},
+		{"g6.xlarge", "us-west-2", 34.9, false, "g6.xlarge in us-west-2"},
+		{"g6.xlarge", "eu-west-1", 34.9, false, "the family's us-east-1 rate"},
+		{"g6e.12xlarge", "ap-northeast-1", 37, false, "g6e.xlarge in ap-northeast-1"},
+		{"gr6.8xlarge", "us-east-2", 34.9, false, "gr6.4xlarge in us-east-2"},
+		{"p3dn.24xlarge", "us-east-1", 38.4, false, "p3dn.24xlarge in us-east-1"},
+		{"p5.48xlarge", "us-east-1", 37.5, false, "digiteria"},
+		{"p3.2xlarge", "us-east-1", 37.5, true, "gpufleet estimate"},
+		{"p4d.24xlarge", "us-east-1", 37.5, true, "gpufleet estimate"},
+		{"p5en.48xlarge", "us-east-1", 37.5, true, "gpufleet estimate"},
+		{"p6-b200.48xlarge", "us-east-1", 37.5, true, "gpufleet estimate"},
+	} {
+		n, ok := AWSInstanceType(tt.typ)
+		if !ok {
+			t.Fatalf("%s: not in the catalog", tt.typ)
+		}
+		c, ok := CommitmentFor(n, tt.region)
+		if !ok || c.DiscountPercent != tt.pct || c.Estimate != tt.estimate || !strings.Contains(c.Source, tt.source) {
+			t.Errorf("%s in %s: %+v, want %g %% (estimate %v), source with %q", tt.typ, tt.region, c, tt.pct, tt.estimate, tt.source)
+		}
+		if c.Name != "1-year Standard Reserved Instance, no upfront" {
+			t.Errorf("%s: commitment %q", tt.typ, c.Name)
+		}
+	}
+}
+
+// A reserved rate is a ratio of two prices of one price list: it holds for the catalog only while
+// the catalog's on-demand price of the reference type is the one the rate was read against.
+func TestAWSReservedRatesMatchTheCatalogsListPrices(t *testing.T) {
+	for family, f := range awsReserved {
+		n, ok := AWSInstanceType(f.typ)
+		if !ok {
+			t.Fatalf("%s: %s is not in the catalog", family, f.typ)
+		}
+		for region, r := range f.regions {
+			row, ok := n.Price(region)
 			if !ok {
-				t.Errorf("%s (%s): no commitment", n.Name, n.Family)
+				t.Errorf("%s: the data has a rate for %s, where the catalog does not price %s", family, region, f.typ)
 				continue
 			}
-			if c.DiscountPercent <= 0 || c.DiscountPercent >= 100 || c.Source == "" || !isoDate.MatchString(c.AsOf) || !strings.HasPrefix(c.Name, "1-year") {
-				t.Errorf("%s: %+v", n.Name, c)
-			}
-			if c.Estimate != strings.HasPrefix(c.Source, "gpufleet estimate") {
-				t.Errorf("%s: estimate %v but source %q", n.Name, c.Estimate, c.Source)
+			// The catalog's regional prices are its base price times a regional factor; the base
+			// region's must be the data's own on-demand price.
+			if region == awsFamilies[family].base && row.OnDemandUSD != r.onDemand {
+				t.Errorf("%s: the catalog lists %s at $%g/h in %s, the reserved rate was read against $%g/h: update both from one price list",
+					family, f.typ, row.OnDemandUSD, region, r.onDemand)
 			}
 		}
 	}
@@ -44,8 +114,12 @@ func TestCommittedRate(t *testing.T) {
 		// $0.8536 × 0.63 × 0.90
 		{"CUD under a 10 % enterprise discount", Pricing{DiscountPercent: 10}, g2, "us-central1", 0.484, true, "1-year resource-based committed use discount (CUD)"},
 		// $55.04 × 0.625
-		{"AWS Savings Plan", Pricing{}, p5, "us-east-1", 34.4, true, "1-year EC2 Instance Savings Plan, no upfront"},
-		{"spot-only override keeps the commitment", Pricing{Overrides: map[string]Override{"p5.48xlarge": {SpotUSD: 10}}}, p5, "us-east-1", 34.4, true, "1-year EC2 Instance Savings Plan, no upfront"},
+		{"AWS reserved", Pricing{}, p5, "us-east-1", 34.4, true, "1-year Standard Reserved Instance, no upfront"},
+		{"spot-only override keeps the commitment", Pricing{Overrides: map[string]Override{"p5.48xlarge": {SpotUSD: 10}}}, p5, "us-east-1", 34.4, true, "1-year Standard Reserved Instance, no upfront"},
+		// $1.006 × 0.63: g5's own rate
+		{"AWS family rate", Pricing{}, g5, "us-east-1", 0.6338, true, "1-year Standard Reserved Instance, no upfront"},
+		// the catalog's eu-west-1 list price $1.1267 × 0.63
+		{"AWS family rate in a region", Pricing{}, g5, "eu-west-1", 0.7098, true, "1-year Standard Reserved Instance, no upfront"},
 		{"on-demand override: no commitment on top", Pricing{Overrides: map[string]Override{"g5.xlarge": {OnDemandUSD: 0.7}}}, g5, "us-east-1", 0, false, ""},
 	}
 	for _, tt := range tests {
@@ -78,7 +152,7 @@ func TestGCPSeriesCommitments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, ok := CommitmentFor(n)
+		c, ok := CommitmentFor(n, "us-central1")
 		if !ok || c.DiscountPercent != want.pct || c.Estimate != want.estimate {
 			t.Errorf("%s: %+v, want %g %% (estimate %v)", name, c, want.pct, want.estimate)
 		}

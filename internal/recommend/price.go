@@ -17,13 +17,14 @@ import (
 //     hours_per_month (default 730 = 365 × 24 / 12): a pool that runs part of the month is priced
 //     for the hours it runs.
 //   - committed_monthly_usd prices the answer's on-demand nodes (its steady baseline) under a
-//     1-year commitment of their family (catalog.Commitment: EC2 Instance Savings Plan on AWS,
-//     resource-based CUD on GCP, rates with source and date), at Pricing.Committed (the provider's
+//     1-year commitment of their family in the region (catalog.Commitment: Standard Reserved
+//     Instance on AWS, resource-based CUD on GCP, rates with source and date), at
+//     Pricing.Committed (the provider's
 //     discount on top; none over an on-demand override). A commitment is billed every hour of the
 //     month, used or not, so those nodes cost the committed rate × max(730, hours_per_month); spot
 //     nodes stay at the spot price × hours_per_month. It is offered only when cheaper than
-//     monthly_usd: with a 37.5 % rate, a pool that runs fewer than 730 × 0.625 ≈ 456 hours a
-//     month is cheaper without. The pick is still the cheapest pay-as-you-go option: a commitment
+//     monthly_usd: with a 37 % rate, a pool that runs fewer than 730 × 0.63 ≈ 460 hours a month
+//     is cheaper without. The pick is still the cheapest pay-as-you-go option: a commitment
 //     is a purchase decision on top of the pool, not a property of it.
 //
 // The pool resources' estimated_monthly_cost_usd stays at 730 h: a pool declares capacity, not a

@@ -59,7 +59,7 @@ func TestRecommend_commitmentForSteadyBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[catalog.Cloud]string{catalog.AWS: "1-year EC2 Instance Savings Plan, no upfront", catalog.GCP: "1-year resource-based committed use discount (CUD)"}
+	names := map[catalog.Cloud]string{catalog.AWS: "1-year Standard Reserved Instance, no upfront", catalog.GCP: "1-year resource-based committed use discount (CUD)"}
 	for _, cloud := range both {
 		b := a.Results[cloud].Best
 		rate, c, ok, err := e.Pricing.Committed(b.Node, b.Region)
