@@ -118,8 +118,8 @@ func TestCommittedRate(t *testing.T) {
 		{"spot-only override keeps the commitment", Pricing{Overrides: map[string]Override{"p5.48xlarge": {SpotUSD: 10}}}, p5, "us-east-1", 34.4, true, "1-year Standard Reserved Instance, no upfront"},
 		// $1.006 × 0.63: g5's own rate
 		{"AWS family rate", Pricing{}, g5, "us-east-1", 0.6338, true, "1-year Standard Reserved Instance, no upfront"},
-		// the catalog's eu-west-1 list price $1.1267 × 0.63
-		{"AWS family rate in a region", Pricing{}, g5, "eu-west-1", 0.7098, true, "1-year Standard Reserved Instance, no upfront"},
+		// the eu-west-1 list price $1.123 × 0.63
+		{"AWS family rate in a region", Pricing{}, g5, "eu-west-1", 0.7075, true, "1-year Standard Reserved Instance, no upfront"},
 		{"on-demand override: no commitment on top", Pricing{Overrides: map[string]Override{"g5.xlarge": {OnDemandUSD: 0.7}}}, g5, "us-east-1", 0, false, ""},
 	}
 	for _, tt := range tests {

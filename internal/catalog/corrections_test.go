@@ -15,6 +15,9 @@ func TestPublishedAWSPrices(t *testing.T) {
 		// AWS EC2 On-Demand pricing, us-east-1, Linux (published list prices).
 		{"p5en.48xlarge", 63.296},
 		{"p6-b200.48xlarge", 113.9328},
+		// The ec2instances.info data (AWS Price List API, 2025-05-28): these were estimates before.
+		{"gr6.4xlarge", 1.5392},
+		{"gr6.8xlarge", 2.4464},
 	}
 	for _, tt := range tests {
 		n, _ := AWSInstanceType(tt.name)
@@ -26,8 +29,8 @@ func TestPublishedAWSPrices(t *testing.T) {
 			t.Errorf("%s us-east-1: $%g, source %q; want the published $%g", tt.name, p.OnDemandUSD, p.Source, tt.onDemand)
 		}
 	}
-	// Rows that stay estimates say so: p5e (no published on-demand price in the snapshot) and gr6.
-	for _, name := range []string{"p5e.48xlarge", "gr6.4xlarge", "gr6.8xlarge"} {
+	// Rows that stay estimates say so: p5e (no published on-demand price in the snapshot).
+	for _, name := range []string{"p5e.48xlarge"} {
 		n, ok := AWSInstanceType(name)
 		if !ok || len(n.Prices) == 0 {
 			t.Fatalf("%s missing", name)

@@ -65,7 +65,7 @@ func policyRules() []policyRule {
 		{"memory_model", "The numbers of the GPU memory estimate (catalog.GPUMemoryRequired), which lib.memory_required_gib evaluates:\n# inference P x bytes x overhead; full training P x 16 bytes; lora/qlora the frozen base plus a trainable share at 16 bytes.", exportMemoryModel()},
 		{"fit_model", "The numbers of the fit of a workload to a node (catalog.FitWorkload), which lib.fit evaluates: compute\n# capability per precision, memory headroom, host memory reserve tiers (GKE's), vCPUs per replica, pool node limit.", exportFitModel()},
 		{"hours_per_month", "Hours in the month that monthly cost estimates use.", HoursPerMonth},
-		{"prices_as_of", "Date of the on-demand price snapshot; spot figures are per family and region, dated in the catalog (internal/catalog/spot.go).", priceAsOf},
+		{"prices_as_of", "Date of the on-demand price snapshot; AWS regional prices taken from the ec2instances.info data are of 2025-05-28 (internal/catalog/aws_list_prices.go); spot figures are per family and region, dated in the catalog (internal/catalog/spot.go).", priceAsOf},
 	}
 }
 

@@ -131,7 +131,7 @@ func findN1Machine(name string) (n1Machine, bool) {
 // combinations of gkeNodeTypes both use it, so they always agree.
 func n1MachinePrice(m n1Machine, region string) (unitPrice, bool) {
 	base := round4(float64(m.vcpu)*n1VCPUHourUSD + m.memoryGiB*n1GiBHourUSD)
-	return regionalPrice(GCP, "n1", gcpFamilies["n1"], base, n1MachineQuote, region)
+	return regionalPrice(GCP, "n1", gcpFamilies["n1"], base, nil, n1MachineQuote, region)
 }
 
 // n1AcceleratorPrice is the price of one attached GPU in a region (same sharing as n1MachinePrice).
@@ -141,7 +141,7 @@ func n1AcceleratorPrice(accelerator, region string) (unitPrice, bool) {
 		return unitPrice{}, false
 	}
 	f := family{base: "us-central1", regions: a.regions, spotRatio: a.spotRatio, spotSource: a.spotSource}
-	return regionalPrice(GCP, accelerator, f, a.onDemand, "Google Compute Engine GPU on-demand list price", region)
+	return regionalPrice(GCP, accelerator, f, a.onDemand, nil, "Google Compute Engine GPU on-demand list price", region)
 }
 
 // n1ComboPrices sums machine and GPUs per region; a combination exists where both are offered.
@@ -196,7 +196,7 @@ func buildGKENodeTypes() []NodeType {
 			MemoryGiB:    s.memoryGiB,
 			Accelerator:  s.accelerator,
 			Interconnect: interconnectOf(s.family, s.gpus),
-			Prices:       priceRows(GCP, s.family, f, od),
+			Prices:       priceRows(GCP, s.family, f, od, nil),
 		})
 	}
 	for _, m := range n1Machines {

@@ -9,9 +9,9 @@ import (
 // Price data.
 //
 // The catalog keeps one on-demand list price per node type, quoted for a base region (us-east-1 on
-// AWS, us-central1 on GCP, unless the type is not sold there), and derives every other row from two
-// small tables: a regional factor per region and a spot ratio per family. That keeps the raw data
-// reviewable (one number per type) and makes every derived number explainable in its Source.
+// AWS, us-central1 on GCP, unless the type is not sold there), and derives the other rows from the
+// published regional prices where it has them (aws_list_prices.go), else from a regional factor per
+// region, and from a spot ratio per family. Every derived number is explainable in its Source.
 //
 // What the numbers are, honestly:
 //   - base prices: gpufleet's snapshot of the public on-demand list prices (AWS EC2 On-Demand, Linux,
@@ -20,8 +20,13 @@ import (
 //     reduced ones AWS announced in June 2025. Families flagged as estimates had no reliable public
 //     on-demand list price in the snapshot (sold mostly via Capacity Blocks / calendar mode, or new);
 //     their Source says "gpufleet estimate".
-//   - regional factors: rounded ratios of the region's list price to the base region's, read off the
-//     g4dn/p4d (AWS) and n1/T4 (GCP) price pages. Real per-type ratios differ by a few percent.
+//   - AWS regional prices of g4dn, g5, g6, g6e, gr6, p3 and p3dn: the ec2instances.info data
+//     (AWS Price List API, 2025-05-28; aws_list_prices.go), whose us-east-1 prices are the base
+//     prices above.
+//   - regional factors, for the rest: rounded ratios of the region's list price to the base
+//     region's, read off the g4dn/p4d (AWS) and n1/T4 (GCP) price pages. Real per-type ratios differ
+//     by a few percent, and by about 10 % for g5, g6 and g6e in Tokyo (1.45 where the factor says
+//     1.32).
 //   - spot: spot prices move; the catalog keeps a spot/on-demand ratio per family and region, good
 //     enough to rank options and to size savings, not to bid: a published figure for the region
 //     where there is one, else the family's published ratio, else a neighbouring region's figure,
@@ -109,8 +114,9 @@ var awsFamilies = map[string]family{
 	"p5e":     {base: "us-east-2", regions: []string{"us-east-2"}, spotRatio: 0.60, estimate: true},
 	"p5en":    {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "ap-northeast-1"}, spotRatio: 0.60},
 	"p6-b200": {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.65},
-	// gr6: no list price in the snapshot; priced as an estimate, in the US regions only.
-	"gr6": {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2"}, spotRatio: 0.40, estimate: true},
+	// gr6: in the US regions only. Its list prices were estimates until the ec2instances.info data
+	// (aws_list_prices.go) gave the same numbers.
+	"gr6": {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2"}, spotRatio: 0.40},
 }
 
 // awsOnDemand is the on-demand list price (USD per instance-hour, Linux) in the family's base region.
@@ -139,7 +145,7 @@ var awsOnDemand = map[string]float64{
 	// $63.296/h, p6-b200.48xlarge $113.9328/h.
 	"p5en.48xlarge":    63.296,
 	"p6-b200.48xlarge": 113.9328,
-	// gpufleet estimates (the family is flagged), between g6 and g6e of the same size.
+	// The ec2instances.info data's us-east-1 prices (aws_list_prices.go).
 	"gr6.4xlarge": 1.5392, "gr6.8xlarge": 2.4464,
 }
 
@@ -236,32 +242,46 @@ func onDemandSource(cloud Cloud, f family, quote, region string) string {
 type unitPrice struct {
 	onDemand, spot float64
 	source         string // on-demand and spot provenance
+	asOf           string // date of the on-demand price
 	spotAsOf       string // date of the spot figure
 }
 
-// regionalPrice derives one region's price from a base price. ok is false where the unit is not sold.
-// key names the family (or the n1 GPU accelerator) whose spot figures apply (spot.go).
-func regionalPrice(cloud Cloud, key string, f family, baseOnDemand float64, quote, region string) (unitPrice, bool) {
+// onDemandIn is a unit's on-demand price in region, with its provenance and date: the published
+// price where listed (region → USD per hour, aws_list_prices.go) has one, else the base price × the
+// regional factor. The base region's price is the catalog's own.
+func onDemandIn(cloud Cloud, f family, baseOnDemand float64, listed map[string]float64, quote, region string) (od float64, source, asOf string) {
+	if p, ok := listed[region]; ok && region != f.base {
+		return round4(p), fmt.Sprintf("%s, %s $%g/h", awsListSource, region, p), awsListAsOf
+	}
+	return round4(baseOnDemand * factorFrom(f.base, region)), onDemandSource(cloud, f, quote, region), priceAsOf
+}
+
+// regionalPrice is one region's price of a unit whose base-region price is baseOnDemand and whose
+// published regional prices are listed (nil for none). ok is false where the unit is not sold. key
+// names the family (or the n1 GPU accelerator) whose spot figures apply (spot.go).
+func regionalPrice(cloud Cloud, key string, f family, baseOnDemand float64, listed map[string]float64, quote, region string) (unitPrice, bool) {
 	if !contains(f.regions, region) {
 		return unitPrice{}, false
 	}
-	od := round4(baseOnDemand * factorFrom(f.base, region))
+	od, odSource, asOf := onDemandIn(cloud, f, baseOnDemand, listed, quote, region)
 	ratio, spotSource, spotAsOf := spotFor(cloud, key, f, region)
 	return unitPrice{
 		onDemand: od,
 		spot:     round4(od * ratio),
-		source:   fmt.Sprintf("on-demand: %s; %s", onDemandSource(cloud, f, quote, region), spotSource),
+		source:   fmt.Sprintf("on-demand: %s; %s", odSource, spotSource),
+		asOf:     asOf,
 		spotAsOf: cmp.Or(spotAsOf, priceAsOf),
 	}, true
 }
 
 // priceRows builds a node type's price rows, base region first, then the cloud's region order.
-// key names the family whose spot figures apply, e.g. "g5".
-func priceRows(cloud Cloud, key string, f family, baseOnDemand float64) []Price {
+// key names the family whose spot figures apply, e.g. "g5"; listed is the type's published
+// regional prices (nil for none).
+func priceRows(cloud Cloud, key string, f family, baseOnDemand float64, listed map[string]float64) []Price {
 	var rows []Price
 	for _, region := range baseFirst(f.base, regionsOf(cloud)) {
-		if u, ok := regionalPrice(cloud, key, f, baseOnDemand, "", region); ok {
-			rows = append(rows, Price{Region: region, OnDemandUSD: u.onDemand, SpotUSD: u.spot, Source: u.source, AsOf: priceAsOf, SpotAsOf: u.spotAsOf})
+		if u, ok := regionalPrice(cloud, key, f, baseOnDemand, listed, "", region); ok {
+			rows = append(rows, Price{Region: region, OnDemandUSD: u.onDemand, SpotUSD: u.spot, Source: u.source, AsOf: u.asOf, SpotAsOf: u.spotAsOf})
 		}
 	}
 	return rows

@@ -61,8 +61,8 @@ func TestEveryNodeTypeIsPriced(t *testing.T) {
 				if !strings.Contains(r.Source, "spot: gpufleet estimate") && !strings.Contains(r.Source, "spot: published figure for") || !isoDate.MatchString(r.SpotAsOf) {
 					t.Errorf("%s %s: source does not say where spot comes from: %q (as of %q)", id, r.Region, r.Source, r.SpotAsOf)
 				}
-				if r.Region != base && !strings.Contains(r.Source, "regional factor") {
-					t.Errorf("%s %s: derived row does not name its regional factor: %q", id, r.Region, r.Source)
+				if r.Region != base && !strings.Contains(r.Source, "regional factor") && !strings.Contains(r.Source, awsListSource) {
+					t.Errorf("%s %s: a row outside the base region names neither its regional factor nor its published price: %q", id, r.Region, r.Source)
 				}
 			}
 		}
@@ -76,7 +76,15 @@ func TestRegionalPrices(t *testing.T) {
 		wantSource   string
 	}{
 		{"g4dn.xlarge", "us-east-1", 0.526, "gpufleet snapshot of the AWS EC2 On-Demand list price (Linux), us-east-1; spot: published figure for g4dn family in us-east-1, on-demand × 0.44"},
-		{"g4dn.xlarge", "eu-west-1", 0.5891, "AWS EC2 On-Demand list price (Linux), us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
+		{"g4dn.xlarge", "eu-west-1", 0.587, "on-demand: " + awsListSource + ", eu-west-1 $0.587/h"},
+		// Tokyo: the published price, not us-east-1's $1.006 × 1.32 = $1.3279.
+		{"g5.xlarge", "ap-northeast-1", 1.459, awsListSource + ", ap-northeast-1 $1.459/h"},
+		{"g6e.2xlarge", "eu-north-1", 2.3782, awsListSource + ", eu-north-1 $2.37822/h"},
+		// Not in the data there: the regional factor.
+		{"g5.xlarge", "ap-southeast-1", 1.3682, "us-east-1 × gpufleet regional factor 1.36 for ap-southeast-1"},
+		{"g6.xlarge", "eu-west-1", 0.9014, "us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
+		// p4d's price changed after the data: the regional factor on the catalog's new price.
+		{"p4d.24xlarge", "eu-west-1", 24.5952, "us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
 		{"p5.48xlarge", "us-east-2", 55.04, "regional factor 1.00 for us-east-2"},
 		{"p5e.48xlarge", "us-east-2", 60, "gpufleet estimate of the AWS EC2 On-Demand list price (Linux) (no reliable public list price in the snapshot), us-east-2;"},
 		// p5en is priced from its published us-east-1 list price ($63.296/h) since the catalog corrections.
@@ -94,6 +102,35 @@ func TestRegionalPrices(t *testing.T) {
 		}
 		if !strings.Contains(p.Source, tt.wantSource) {
 			t.Errorf("%s %s: source %q lacks %q", tt.name, tt.region, p.Source, tt.wantSource)
+		}
+	}
+}
+
+// The published regional prices are taken only for families whose base-region price in the catalog
+// is the data's own: a family whose list price changed since (AWS's June 2025 cut of p4d, p4de, p5
+// and p5en) must not mix the old regional prices with the new base one. Every listed region is one
+// the catalog sells the family in.
+func TestAWSListPricesMatchTheBaseRegion(t *testing.T) {
+	for typ, regions := range awsListPrices {
+		f, ok := awsFamilies[awsFamilyOf(typ)]
+		if !ok {
+			t.Errorf("%s: no such family", typ)
+			continue
+		}
+		if got, want := round4(regions[f.base]), awsOnDemand[typ]; got != want {
+			t.Errorf("%s: the data lists $%g/h in %s, the catalog $%g/h: take both from one price list", typ, regions[f.base], f.base, want)
+		}
+		for region := range regions {
+			if !slices.Contains(f.regions, region) {
+				t.Errorf("%s: a published price for %s, where the catalog does not sell the family", typ, region)
+			}
+		}
+	}
+	for _, fam := range []string{"p4d", "p4de", "p5", "p5e", "p5en", "p6-b200"} {
+		for typ := range awsListPrices {
+			if awsFamilyOf(typ) == fam {
+				t.Errorf("%s: its family's list price is not the data's", typ)
+			}
 		}
 	}
 }

@@ -71,8 +71,8 @@ func gcpQuote(spot, onDemand float64, what string) spotQuote {
 
 // awsSpotFeed is the published Spot price (USD per instance-hour, Linux) of every size of the
 // catalog's AWS families in the regions read. p3 in ap-northeast-1 is left out: only p3.2xlarge is
-// listed there, at $4.194/h, above the catalog's regional estimate of its on-demand price ($4.0392),
-// so it would not make a discount; the region takes us-east-1's figure. p5e is only in the catalog
+// listed there, at $4.194/h, its on-demand list price there (aws_list_prices.go), so it makes no
+// discount; the region takes us-east-1's figure. p5e is only in the catalog
 // for us-east-2 (and its on-demand price is an estimate), so its us-west-2 price ($24.8776/h) is
 // not used.
 var awsSpotFeed = map[string]map[string]float64{
@@ -145,7 +145,8 @@ func awsFeedQuotes() map[string]map[string]spotQuote {
 					continue
 				}
 				spot += p
-				onDemand += round4(base * factorFrom(f.base, region))
+				od, _, _ := onDemandIn(AWS, f, base, awsListPrices[t], "", region)
+				onDemand += od
 				n++
 			}
 			if n == 0 {

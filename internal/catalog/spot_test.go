@@ -28,10 +28,10 @@ func TestSpotPerRegion(t *testing.T) {
 		// AWS: the spot feed's prices of every size of the family, summed, over the catalog's
 		// on-demand prices of the same sizes.
 		{AWS, "p5.48xlarge", "", "us-east-1", 22.1228 / 61.92, "published figure for p5 family in us-east-1", awsSpotFeedAsOf},
-		{AWS, "g6e.xlarge", "", "ap-northeast-1", 27.952 / 98.8713, "published figure for g6e family in ap-northeast-1", awsSpotFeedAsOf},
+		{AWS, "g6e.xlarge", "", "ap-northeast-1", 27.952 / 108.6308, "published figure for g6e family in ap-northeast-1", awsSpotFeedAsOf},
 		{AWS, "p5.48xlarge", "", "eu-north-1", 22.1228 / 61.92, "no published figure for eu-north-1, so the one for us-east-1", awsSpotFeedAsOf},
 		{AWS, "g4dn.xlarge", "", "eu-west-1", 9.0322 / 20.746, "no published figure for eu-west-1, so the one for us-east-1", awsSpotFeedAsOf},
-		// p3 in Tokyo is left out of the feed (its spot is above the catalog's on-demand there).
+		// p3 in Tokyo is left out of the feed (its spot is its on-demand price there: no discount).
 		{AWS, "p3.2xlarge", "", "ap-northeast-1", 10.3662 / 39.78, "no published figure for ap-northeast-1, so the one for us-east-1", awsSpotFeedAsOf},
 		// p5e (us-east-2 only, on-demand an estimate): nothing sourced, the flagged estimate.
 		{AWS, "p5e.48xlarge", "", "us-east-2", 0.60, "gpufleet long-run average: no published spot figure", priceAsOf},

@@ -46,6 +46,14 @@ func TestPriceGuideNumbers(t *testing.T) {
 		t.Errorf("commitment at 292 h %q, at 730 h %q", part.Commitment, full.Commitment)
 	}
 
+	// On-demand per region: the published Tokyo price of g5.xlarge, against the regional factor.
+	g5, _ := catalog.AWSInstanceType("g5.xlarge")
+	tokyo, _ := g5.Price("ap-northeast-1")
+	says("on-demand per region", fmt.Sprintf("**$%g/h** there", tokyo.OnDemandUSD))
+	if !strings.Contains(tokyo.Source, "ec2instances.info") {
+		t.Errorf("g5.xlarge ap-northeast-1: %q, the guide says it is the published price", tokyo.Source)
+	}
+
 	// Spot per region.
 	g2, _ := catalog.GKENodeType("g2-standard-4", "", 0)
 	west, _ := g2.Price("us-west1")
