@@ -106,7 +106,7 @@ func buildAWSInstanceTypes() []NodeType {
 			VCPU:         s.vcpu,
 			MemoryGiB:    s.memoryGiB,
 			Interconnect: interconnectOf(fam, s.gpus),
-			Prices:       priceRows(AWS, fam, f, od, awsListPrices[s.name]),
+			Prices:       priceRows(AWS, fam, f, od, awsListed(s.name)),
 		})
 	}
 	return out

@@ -1,5 +1,7 @@
 package catalog
 
+import "fmt"
+
 // AWS on-demand list prices per region.
 //
 // The catalog quotes one on-demand price per type for its family's base region; every other region
@@ -61,4 +63,13 @@ var awsListPrices = map[string]map[string]float64{
 	"p3.8xlarge":    {"us-east-1": 12.24, "us-east-2": 12.24, "us-west-2": 12.24, "eu-west-1": 13.22, "eu-central-1": 15.292, "ap-northeast-1": 16.776, "ap-southeast-1": 16.936},
 	"p3.16xlarge":   {"us-east-1": 24.48, "us-east-2": 24.48, "us-west-2": 24.48, "eu-west-1": 26.44, "eu-central-1": 30.584, "ap-northeast-1": 33.552, "ap-southeast-1": 33.872},
 	"p3dn.24xlarge": {"us-east-1": 31.212, "us-west-2": 31.212},
+}
+
+// awsListed is an instance type's published prices outside its base region, for priceRows.
+func awsListed(instanceType string) map[string]listedPrice {
+	out := map[string]listedPrice{}
+	for region, usd := range awsListPrices[instanceType] {
+		out[region] = listedPrice{usd: usd, source: fmt.Sprintf("%s, %s $%g/h", awsListSource, region, usd), asOf: awsListAsOf}
+	}
+	return out
 }

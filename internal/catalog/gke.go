@@ -196,7 +196,7 @@ func buildGKENodeTypes() []NodeType {
 			MemoryGiB:    s.memoryGiB,
 			Accelerator:  s.accelerator,
 			Interconnect: interconnectOf(s.family, s.gpus),
-			Prices:       priceRows(GCP, s.family, f, od, nil),
+			Prices:       priceRows(GCP, s.family, f, od, gcpSeriesPrices(s.family, od)),
 		})
 	}
 	for _, m := range n1Machines {

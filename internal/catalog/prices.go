@@ -23,6 +23,9 @@ import (
 //   - AWS regional prices of g4dn, g5, g6, g6e, gr6, p3 and p3dn: the ec2instances.info data
 //     (AWS Price List API, 2025-05-28; aws_list_prices.go), whose us-east-1 prices are the base
 //     prices above.
+//   - GCP regional prices of g2, a2-highgpu, a2-megagpu, a2-ultragpu and a3-highgpu: the series'
+//     reference type's SKU price in the region over its us-central1 one (gcpSeriesPrices; the
+//     SKU snapshot of spot.go, whose us-central1 prices are the base prices above).
 //   - regional factors, for the rest: rounded ratios of the region's list price to the base
 //     region's, read off the g4dn/p4d (AWS) and n1/T4 (GCP) price pages. Real per-type ratios differ
 //     by a few percent, and by about 10 % for g5, g6 and g6e in Tokyo (1.45 where the factor says
@@ -246,20 +249,51 @@ type unitPrice struct {
 	spotAsOf       string // date of the spot figure
 }
 
+// listedPrice is a unit's on-demand price in a region taken from a published price list, with its
+// provenance and date.
+type listedPrice struct {
+	usd    float64
+	source string
+	asOf   string
+}
+
 // onDemandIn is a unit's on-demand price in region, with its provenance and date: the published
-// price where listed (region → USD per hour, aws_list_prices.go) has one, else the base price × the
-// regional factor. The base region's price is the catalog's own.
-func onDemandIn(cloud Cloud, f family, baseOnDemand float64, listed map[string]float64, quote, region string) (od float64, source, asOf string) {
+// price where listed (region → price: aws_list_prices.go, gcpSeriesPrices) has one, else the base
+// price × the regional factor. The base region's price is the catalog's own.
+func onDemandIn(cloud Cloud, f family, baseOnDemand float64, listed map[string]listedPrice, quote, region string) (od float64, source, asOf string) {
 	if p, ok := listed[region]; ok && region != f.base {
-		return round4(p), fmt.Sprintf("%s, %s $%g/h", awsListSource, region, p), awsListAsOf
+		return round4(p.usd), p.source, p.asOf
 	}
 	return round4(baseOnDemand * factorFrom(f.base, region)), onDemandSource(cloud, f, quote, region), priceAsOf
+}
+
+// gcpSeriesPrices is a machine type's on-demand prices outside its base region for priceRows: its
+// series' reference type's SKU price in the region over the same type's in the base region
+// (gcpSKU), times the type's catalog price there. Within a series every size is the same vCPUs,
+// memory and GPUs priced by the unit, so the reference type's regional ratio is every size's.
+// None without a SKU price in the base region (A3 Mega).
+func gcpSeriesPrices(family string, baseOnDemand float64) map[string]listedPrice {
+	series, ok := gcpSKU[family]
+	base := gcpFamilies[family].base
+	b, inBase := series.prices[base]
+	if !ok || !inBase {
+		return nil
+	}
+	out := map[string]listedPrice{}
+	for region, p := range series.prices {
+		out[region] = listedPrice{
+			usd:    baseOnDemand * p.onDemand / b.onDemand,
+			source: fmt.Sprintf("%s: %s in %s $%g/h ÷ in %s $%g/h, × the catalog's %s price", gcpSKUSource, series.machine, region, p.onDemand, base, b.onDemand, base),
+			asOf:   gcpSKUAsOf,
+		}
+	}
+	return out
 }
 
 // regionalPrice is one region's price of a unit whose base-region price is baseOnDemand and whose
 // published regional prices are listed (nil for none). ok is false where the unit is not sold. key
 // names the family (or the n1 GPU accelerator) whose spot figures apply (spot.go).
-func regionalPrice(cloud Cloud, key string, f family, baseOnDemand float64, listed map[string]float64, quote, region string) (unitPrice, bool) {
+func regionalPrice(cloud Cloud, key string, f family, baseOnDemand float64, listed map[string]listedPrice, quote, region string) (unitPrice, bool) {
 	if !contains(f.regions, region) {
 		return unitPrice{}, false
 	}
@@ -277,7 +311,7 @@ func regionalPrice(cloud Cloud, key string, f family, baseOnDemand float64, list
 // priceRows builds a node type's price rows, base region first, then the cloud's region order.
 // key names the family whose spot figures apply, e.g. "g5"; listed is the type's published
 // regional prices (nil for none).
-func priceRows(cloud Cloud, key string, f family, baseOnDemand float64, listed map[string]float64) []Price {
+func priceRows(cloud Cloud, key string, f family, baseOnDemand float64, listed map[string]listedPrice) []Price {
 	var rows []Price
 	for _, region := range baseFirst(f.base, regionsOf(cloud)) {
 		if u, ok := regionalPrice(cloud, key, f, baseOnDemand, listed, "", region); ok {

@@ -61,7 +61,7 @@ func TestEveryNodeTypeIsPriced(t *testing.T) {
 				if !strings.Contains(r.Source, "spot: gpufleet estimate") && !strings.Contains(r.Source, "spot: published figure for") || !isoDate.MatchString(r.SpotAsOf) {
 					t.Errorf("%s %s: source does not say where spot comes from: %q (as of %q)", id, r.Region, r.Source, r.SpotAsOf)
 				}
-				if r.Region != base && !strings.Contains(r.Source, "regional factor") && !strings.Contains(r.Source, awsListSource) {
+				if r.Region != base && !strings.Contains(r.Source, "regional factor") && !strings.Contains(r.Source, awsListSource) && !strings.Contains(r.Source, gcpSKUSource) {
 					t.Errorf("%s %s: a row outside the base region names neither its regional factor nor its published price: %q", id, r.Region, r.Source)
 				}
 			}
@@ -85,13 +85,29 @@ func TestRegionalPrices(t *testing.T) {
 		{"g6.xlarge", "eu-west-1", 0.9014, "us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
 		// p4d's price changed after the data: the regional factor on the catalog's new price.
 		{"p4d.24xlarge", "eu-west-1", 24.5952, "us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
+		// GCP: the series' SKU price in the region over its us-central1 one (pricing.yml), times the
+		// catalog's us-central1 price: us-east4 prices like Iowa for GPUs (the factor said +12 %),
+		// A3 in the Netherlands 27 % above it (the factor said +10 %).
+		{"g2-standard-4", "us-east4", 0.7045, gcpSKUSource + ": g2-standard-4 in us-east4 $0.704517808/h ÷ in us-central1 $0.706832255/h"},
+		{"g2-standard-8", "europe-west4", 0.8972, "g2-standard-4 in europe-west4"},
+		{"a3-highgpu-8g", "europe-west4", 112.5406, "a3-highgpu-1g in europe-west4"},
+		{"a2-ultragpu-8g", "us-east4", 45.6618, "a2-ultragpu-1g in us-east4"},
+		// No SKU price there (us-west1), or none in the base region (A3 Mega): the factor.
+		{"g2-standard-8", "us-west1", 0.8536, "us-central1 × gpufleet regional factor 1.00 for us-west1"},
+		{"a3-megagpu-8g", "us-east4", 104.608, "us-central1 × gpufleet regional factor 1.12 for us-east4"},
 		{"p5.48xlarge", "us-east-2", 55.04, "regional factor 1.00 for us-east-2"},
 		{"p5e.48xlarge", "us-east-2", 60, "gpufleet estimate of the AWS EC2 On-Demand list price (Linux) (no reliable public list price in the snapshot), us-east-2;"},
 		// p5en is priced from its published us-east-1 list price ($63.296/h) since the catalog corrections.
 		{"p5en.48xlarge", "ap-northeast-1", 83.5507, "us-east-1 × gpufleet regional factor 1.32 for ap-northeast-1"},
 	}
 	for _, tt := range tests {
-		n, _ := AWSInstanceType(tt.name)
+		n, ok := AWSInstanceType(tt.name)
+		if !ok {
+			var err error
+			if n, err = GKENodeType(tt.name, "", 0); err != nil {
+				t.Fatal(err)
+			}
+		}
 		p, ok := n.Price(tt.region)
 		if !ok {
 			t.Errorf("%s: no price in %s", tt.name, tt.region)
@@ -244,6 +260,25 @@ func TestPriceTablesHaveNoStrays(t *testing.T) {
 			if !slices.Contains(f.regions, f.base) || f.spotRatio <= 0 || f.spotRatio >= 1 {
 				t.Errorf("%s family %s: base %s in %v, spot ratio %g", name, fam, f.base, f.regions, f.spotRatio)
 			}
+		}
+	}
+}
+
+// A series' regional prices are ratios of its SKU prices (gcpSeriesPrices): they fit the catalog
+// only while the series' reference type costs in the base region what the SKU snapshot says.
+func TestGCPSKUBasePricesAreTheCatalogs(t *testing.T) {
+	for family, series := range gcpSKU {
+		base := gcpFamilies[family].base
+		p, ok := series.prices[base]
+		if !ok {
+			if gcpSeriesPrices(family, 1) != nil {
+				t.Errorf("%s: regional prices without a SKU price in %s", family, base)
+			}
+			continue
+		}
+		// to the catalog's 4 decimals (a3-highgpu-1g: $11.0612499878 is listed as $11.0613)
+		if got, want := p.onDemand, gceOnDemand[series.machine]; math.Abs(got-want) > 0.00006 {
+			t.Errorf("%s: the SKU snapshot prices %s at $%g/h in %s, the catalog at $%g/h: take both from one price list", family, series.machine, p.onDemand, base, want)
 		}
 	}
 }

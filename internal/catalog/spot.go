@@ -145,7 +145,7 @@ func awsFeedQuotes() map[string]map[string]spotQuote {
 					continue
 				}
 				spot += p
-				od, _, _ := onDemandIn(AWS, f, base, awsListPrices[t], "", region)
+				od, _, _ := onDemandIn(AWS, f, base, awsListed(t), "", region)
 				onDemand += od
 				n++
 			}
@@ -162,59 +162,79 @@ func awsFeedQuotes() map[string]map[string]spotQuote {
 	return out
 }
 
+// gcpSKUPrice is one machine type's Spot and on-demand price (USD per hour) in one region.
+type gcpSKUPrice struct{ spot, onDemand float64 }
+
+// gcpSKUSeries is a machine series' reference type (its smallest) and that type's prices by
+// region, from the SKU snapshot (gcpSKUSource): the series' Spot ratios (spotQuotes) and its
+// regional on-demand prices (gcpSeriesPrices) come from it.
+type gcpSKUSeries struct {
+	machine, what string // e.g. "g2-standard-4", "g2-standard-4 (1 x L4)"
+	prices        map[string]gcpSKUPrice
+}
+
+// gcpSKU is family → its reference type's SKU prices. a3-highgpu-1g carries the same per-GPU prices
+// as -8g (us-central1: $4.4245 of $11.0612 and $35.3957 of $88.49); in Tokyo the Spot discount is
+// small (Spot $11.13/h of $15.83/h). A3 Mega is not listed for us-central1 or us-west1 in the
+// snapshot; those rows take us-east4's Spot figure.
+var gcpSKU = map[string]gcpSKUSeries{
+	"g2": {"g2-standard-4", "g2-standard-4 (1 x L4)", map[string]gcpSKUPrice{
+		"us-central1":     {0.279932, 0.706832255},
+		"us-east4":        {0.281812, 0.704517808},
+		"europe-west4":    {0.253236, 0.742916046},
+		"europe-west1":    {0.292732, 0.778293004},
+		"asia-northeast1": {0.295108, 0.907714004},
+		"asia-southeast1": {0.31084, 0.872018928},
+	}},
+	"a2-highgpu": {"a2-highgpu-1g", "a2-highgpu-1g (1 x A100 40GB)", map[string]gcpSKUPrice{
+		"us-central1":     {1.293355, 3.673385},
+		"europe-west4":    {1.44587, 3.747972},
+		"asia-northeast1": {1.271375, 4.049590926},
+		"asia-southeast1": {1.60545, 4.013757926},
+	}},
+	"a2-megagpu": {"a2-megagpu-16g", "a2-megagpu-16g (16 x A100 40GB)", map[string]gcpSKUPrice{
+		"us-central1":     {19.48024, 55.739504},
+		"europe-west4":    {21.99824, 56.62656},
+		"asia-southeast1": {24.1896, 60.476222816},
+	}},
+	"a2-ultragpu": {"a2-ultragpu-1g", "a2-ultragpu-1g (1 x A100 80GB)", map[string]gcpSKUPrice{
+		"us-central1":     {2.02746835616438, 5.06879789041096},
+		"us-east4":        {2.29658383561644, 5.70773247945206},
+		"europe-west4":    {1.81105531506849, 5.58091847945206},
+		"asia-southeast1": {2.51254383561644, 6.24768547945206},
+	}},
+	"a3-highgpu": {"a3-highgpu-1g", "a3-highgpu-1g (1 x H100 80GB)", map[string]gcpSKUPrice{
+		"us-central1":     {4.42446871232877, 11.0612499878219},
+		"us-east4":        {4.45487967123288, 11.0694695189041},
+		"us-west1":        {4.42446871232877, 11.0612499878219},
+		"europe-west4":    {3.96990063013699, 14.0675598969041},
+		"europe-west1":    {4.86850871232877, 12.1712308248219},
+		"asia-northeast1": {11.1325598580274, 15.8304238290685},
+		"asia-southeast1": {4.03772567123288, 14.2847866209041},
+	}},
+	"a3-megagpu": {"a3-megagpu-8g", "a3-megagpu-8g (8 x H100 80GB Mega)", map[string]gcpSKUPrice{
+		"us-east4":        {37.391837369863, 92.9375881512329},
+		"europe-west4":    {46.2640050410959, 118.236831175233},
+		"europe-west1":    {40.8776696986301, 102.194646598575},
+		"asia-northeast1": {38.6663908642192, 119.276366632548},
+	}},
+}
+
 // spotQuotes is family (or n1 GPU accelerator) → region → a published figure.
 var spotQuotes = func() map[string]map[string]spotQuote {
 	q := awsFeedQuotes()
-	// Compute Engine Spot ÷ on-demand per region (pricing.yml, 2025-03-06): the smallest machine
-	// type of each family, whose ratio every size of the family shares.
-	q["g2"] = map[string]spotQuote{
-		"us-central1":     gcpQuote(0.279932, 0.706832255, "g2-standard-4 (1 x L4)"),
-		"us-east4":        gcpQuote(0.281812, 0.704517808, "g2-standard-4 (1 x L4)"),
-		"europe-west4":    gcpQuote(0.253236, 0.742916046, "g2-standard-4 (1 x L4)"),
-		"europe-west1":    gcpQuote(0.292732, 0.778293004, "g2-standard-4 (1 x L4)"),
-		"asia-northeast1": gcpQuote(0.295108, 0.907714004, "g2-standard-4 (1 x L4)"),
-		"asia-southeast1": gcpQuote(0.31084, 0.872018928, "g2-standard-4 (1 x L4)"),
-		// Observed GKE/Compute Engine Spot prices in us-west1, late 2025, published in "GPU inference
-		// without the cloud tax" (derekherman.co): g2-standard-4 $0.28/h vs $0.71/h on-demand,
-		// g2-standard-8 $0.34/h vs $0.85/h, a2-highgpu-1g $1.44/h vs $3.67/h.
-		"us-west1": quote(0.28, 0.71, "g2-standard-4 (1 x L4)", derekHermanSource, derekHermanAsOf),
+	// Compute Engine Spot ÷ on-demand per region (pricing.yml, 2025-03-06, gcpSKU).
+	for family, series := range gcpSKU {
+		q[family] = map[string]spotQuote{}
+		for region, p := range series.prices {
+			q[family][region] = gcpQuote(p.spot, p.onDemand, series.what)
+		}
 	}
-	q["a2-highgpu"] = map[string]spotQuote{
-		"us-central1":     gcpQuote(1.293355, 3.673385, "a2-highgpu-1g (1 x A100 40GB)"),
-		"europe-west4":    gcpQuote(1.44587, 3.747972, "a2-highgpu-1g (1 x A100 40GB)"),
-		"asia-northeast1": gcpQuote(1.271375, 4.049590926, "a2-highgpu-1g (1 x A100 40GB)"),
-		"asia-southeast1": gcpQuote(1.60545, 4.013757926, "a2-highgpu-1g (1 x A100 40GB)"),
-		"us-west1":        quote(1.44, 3.67, "a2-highgpu-1g (1 x A100 40GB)", derekHermanSource, derekHermanAsOf),
-	}
-	q["a2-megagpu"] = map[string]spotQuote{
-		"us-central1":     gcpQuote(19.48024, 55.739504, "a2-megagpu-16g (16 x A100 40GB)"),
-		"europe-west4":    gcpQuote(21.99824, 56.62656, "a2-megagpu-16g (16 x A100 40GB)"),
-		"asia-southeast1": gcpQuote(24.1896, 60.476222816, "a2-megagpu-16g (16 x A100 40GB)"),
-	}
-	q["a2-ultragpu"] = map[string]spotQuote{
-		"us-central1":     gcpQuote(2.02746835616438, 5.06879789041096, "a2-ultragpu-1g (1 x A100 80GB)"),
-		"us-east4":        gcpQuote(2.29658383561644, 5.70773247945206, "a2-ultragpu-1g (1 x A100 80GB)"),
-		"europe-west4":    gcpQuote(1.81105531506849, 5.58091847945206, "a2-ultragpu-1g (1 x A100 80GB)"),
-		"asia-southeast1": gcpQuote(2.51254383561644, 6.24768547945206, "a2-ultragpu-1g (1 x A100 80GB)"),
-	}
-	// a3-highgpu-1g carries the same per-GPU prices as -8g (us-central1: $4.4245 of $11.0612 and
-	// $35.3957 of $88.49); in Tokyo the Spot discount is small (Spot $11.13/h of $15.83/h).
-	q["a3-highgpu"] = map[string]spotQuote{
-		"us-central1":     gcpQuote(4.42446871232877, 11.0612499878219, "a3-highgpu-1g (1 x H100 80GB)"),
-		"us-east4":        gcpQuote(4.45487967123288, 11.0694695189041, "a3-highgpu-1g (1 x H100 80GB)"),
-		"us-west1":        gcpQuote(4.42446871232877, 11.0612499878219, "a3-highgpu-1g (1 x H100 80GB)"),
-		"europe-west4":    gcpQuote(3.96990063013699, 14.0675598969041, "a3-highgpu-1g (1 x H100 80GB)"),
-		"europe-west1":    gcpQuote(4.86850871232877, 12.1712308248219, "a3-highgpu-1g (1 x H100 80GB)"),
-		"asia-northeast1": gcpQuote(11.1325598580274, 15.8304238290685, "a3-highgpu-1g (1 x H100 80GB)"),
-		"asia-southeast1": gcpQuote(4.03772567123288, 14.2847866209041, "a3-highgpu-1g (1 x H100 80GB)"),
-	}
-	// A3 Mega is not listed for us-central1 or us-west1 in the snapshot; those rows take us-east4's.
-	q["a3-megagpu"] = map[string]spotQuote{
-		"us-east4":        gcpQuote(37.391837369863, 92.9375881512329, "a3-megagpu-8g (8 x H100 80GB Mega)"),
-		"europe-west4":    gcpQuote(46.2640050410959, 118.236831175233, "a3-megagpu-8g (8 x H100 80GB Mega)"),
-		"europe-west1":    gcpQuote(40.8776696986301, 102.194646598575, "a3-megagpu-8g (8 x H100 80GB Mega)"),
-		"asia-northeast1": gcpQuote(38.6663908642192, 119.276366632548, "a3-megagpu-8g (8 x H100 80GB Mega)"),
-	}
+	// Observed GKE/Compute Engine Spot prices in us-west1, late 2025, published in "GPU inference
+	// without the cloud tax" (derekherman.co): g2-standard-4 $0.28/h vs $0.71/h on-demand,
+	// g2-standard-8 $0.34/h vs $0.85/h, a2-highgpu-1g $1.44/h vs $3.67/h.
+	q["g2"]["us-west1"] = quote(0.28, 0.71, "g2-standard-4 (1 x L4)", derekHermanSource, derekHermanAsOf)
+	q["a2-highgpu"]["us-west1"] = quote(1.44, 3.67, "a2-highgpu-1g (1 x A100 40GB)", derekHermanSource, derekHermanAsOf)
 	return q
 }()
 

@@ -53,6 +53,11 @@ func TestPriceGuideNumbers(t *testing.T) {
 	if !strings.Contains(tokyo.Source, "ec2instances.info") {
 		t.Errorf("g5.xlarge ap-northeast-1: %q, the guide says it is the published price", tokyo.Source)
 	}
+	g2x4, _ := catalog.GKENodeType("g2-standard-4", "", 0)
+	virginia, _ := g2x4.Price("us-east4")
+	a3, _ := catalog.GKENodeType("a3-highgpu-8g", "", 0)
+	netherlands, _ := a3.Price("europe-west4")
+	says("on-demand per region", fmt.Sprintf("**$%g/h** in\nus-east4", virginia.OnDemandUSD), fmt.Sprintf("**$%g/h** in europe-west4", netherlands.OnDemandUSD))
 
 	// Spot per region.
 	g2, _ := catalog.GKENodeType("g2-standard-4", "", 0)
