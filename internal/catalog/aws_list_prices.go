@@ -62,7 +62,7 @@ var awsListPrices = map[string]map[string]float64{
 	"p3.2xlarge":    {"us-east-1": 3.06, "us-east-2": 3.06, "us-west-2": 3.06, "eu-west-1": 3.305, "eu-central-1": 3.823, "ap-northeast-1": 4.194, "ap-southeast-1": 4.234},
 	"p3.8xlarge":    {"us-east-1": 12.24, "us-east-2": 12.24, "us-west-2": 12.24, "eu-west-1": 13.22, "eu-central-1": 15.292, "ap-northeast-1": 16.776, "ap-southeast-1": 16.936},
 	"p3.16xlarge":   {"us-east-1": 24.48, "us-east-2": 24.48, "us-west-2": 24.48, "eu-west-1": 26.44, "eu-central-1": 30.584, "ap-northeast-1": 33.552, "ap-southeast-1": 33.872},
-	"p3dn.24xlarge": {"us-east-1": 31.212, "us-west-2": 31.212},
+	"p3dn.24xlarge": {"us-east-1": 31.212, "us-west-2": 31.212, "eu-west-1": 33.711, "ap-northeast-1": 42.783},
 }
 
 // awsListed is an instance type's published prices outside its base region, for priceRows.

@@ -120,9 +120,11 @@ var awsReserved = map[string]awsReservedFamily{
 	}},
 	"gr6": {"gr6.4xlarge", map[string]hourlyPair{
 		"us-east-1": {1.00202, 1.5392}, "us-east-2": {1.00202, 1.5392}, "us-west-2": {1.00202, 1.5392},
+		"eu-central-1": {1.25304, 1.9248}, "eu-north-1": {1.06282, 1.6326}, "ap-northeast-1": {1.45323, 2.2323},
 	}},
 	"p3dn": {"p3dn.24xlarge", map[string]hourlyPair{
-		"us-east-1": {19.215, 31.212}, "us-west-2": {19.215, 31.212},
+		"us-east-1": {19.215, 31.212}, "us-west-2": {19.215, 31.212}, "eu-west-1": {20.817, 33.711},
+		"ap-northeast-1": {27.025, 42.783},
 	}},
 }
 

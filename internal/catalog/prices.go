@@ -105,21 +105,22 @@ var (
 // families are only in a few regions and mostly sold through Capacity Blocks. Spot discounts are
 // deepest on older, plentiful GPUs and shallowest on the scarce new ones.
 var awsFamilies = map[string]family{
-	"g4dn":    {base: "us-east-1", regions: awsRegions, spotRatio: 0.35},
-	"g5":      {base: "us-east-1", regions: awsRegions, spotRatio: 0.40},
-	"g6":      {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.40},
-	"g6e":     {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-central-1", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.45},
-	"p3":      {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1", "ap-southeast-1"}, spotRatio: 0.33},
-	"p3dn":    {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.35},
+	"g4dn": {base: "us-east-1", regions: awsRegions, spotRatio: 0.35},
+	"g5":   {base: "us-east-1", regions: awsRegions, spotRatio: 0.40},
+	"g6":   {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.40},
+	"g6e":  {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-central-1", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.45},
+	"p3":   {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1", "ap-southeast-1"}, spotRatio: 0.33},
+	// p3dn and gr6: the regions the ec2instances.info data prices them in (aws_list_prices.go).
+	"p3dn":    {base: "us-east-1", regions: []string{"us-east-1", "us-west-2", "eu-west-1", "ap-northeast-1"}, spotRatio: 0.35},
 	"p4d":     {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1"}, spotRatio: 0.45},
 	"p4de":    {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.50},
 	"p5":      {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.55},
 	"p5e":     {base: "us-east-2", regions: []string{"us-east-2"}, spotRatio: 0.60, estimate: true},
 	"p5en":    {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "ap-northeast-1"}, spotRatio: 0.60},
 	"p6-b200": {base: "us-east-1", regions: []string{"us-east-1", "us-west-2"}, spotRatio: 0.65},
-	// gr6: in the US regions only. Its list prices were estimates until the ec2instances.info data
-	// (aws_list_prices.go) gave the same numbers.
-	"gr6": {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2"}, spotRatio: 0.40},
+	// gr6: its list prices were estimates, and its regions the US ones, until the ec2instances.info
+	// data (aws_list_prices.go) gave the same us-east-1 prices and its other regions.
+	"gr6": {base: "us-east-1", regions: []string{"us-east-1", "us-east-2", "us-west-2", "eu-central-1", "eu-north-1", "ap-northeast-1"}, spotRatio: 0.40},
 }
 
 // awsOnDemand is the on-demand list price (USD per instance-hour, Linux) in the family's base region.

@@ -160,7 +160,9 @@ func TestAvailabilityIsARegionFact(t *testing.T) {
 		{AWS, "g4dn.xlarge", awsRegions, nil},
 		{AWS, "p5e.48xlarge", []string{"us-east-2"}, []string{"us-east-1", "eu-west-1"}},
 		{AWS, "p6-b200.48xlarge", []string{"us-east-1", "us-west-2"}, []string{"eu-central-1", "ap-southeast-1"}},
-		{AWS, "p3dn.24xlarge", []string{"us-east-1"}, []string{"eu-north-1"}},
+		{AWS, "p3dn.24xlarge", []string{"us-east-1", "eu-west-1", "ap-northeast-1"}, []string{"eu-north-1"}},
+		// The regions the ec2instances.info data prices gr6 in.
+		{AWS, "gr6.4xlarge", []string{"us-east-2", "eu-central-1", "eu-north-1", "ap-northeast-1"}, []string{"eu-west-1", "ap-southeast-1"}},
 		{GCP, "a4-highgpu-8g", []string{"us-central1"}, []string{"asia-southeast1", "us-west1"}},
 		{GCP, "a3-ultragpu-8g", []string{"us-central1"}, []string{"asia-northeast1"}},
 		{GCP, "g2-standard-8", gcpRegions, nil},
