@@ -23,7 +23,7 @@ import (
 //     ec2instances.info data (compiled from the AWS Price List API) as packaged in the Go module
 //     github.com/cristim/ec2-instances-info at v0.0.0-20250528091325-32acf84f42eb
 //     (data/instances.json, 2025-05-28; `go mod download` of that version reads it). Every size of
-//     a family has its reference type's rate to within 0.1 point. The rates hold for the catalog
+//     a family has its reference type's rate to within 0.2 point. The rates hold for the catalog
 //     only while its list prices are the data's: TestAWSReservedRatesMatchTheCatalogsListPrices
 //     holds the base region's to it. That is so for g4dn, g5, g6, g6e, gr6 and p3dn. A region
 //     without a reserved price in the data (g5 in ap-southeast-1, g6 in eu-west-1: the data has no

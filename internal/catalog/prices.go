@@ -10,8 +10,9 @@ import (
 //
 // The catalog keeps one on-demand list price per node type, quoted for a base region (us-east-1 on
 // AWS, us-central1 on GCP, unless the type is not sold there), and derives the other rows from the
-// published regional prices where it has them (aws_list_prices.go), else from a regional factor per
-// region, and from a spot ratio per family. Every derived number is explainable in its Source.
+// published regional prices where it has them (aws_list_prices.go, gcpSeriesPrices), else from a
+// regional factor per region, and from a spot ratio per family. Every derived number is explainable
+// in its Source.
 //
 // What the numbers are, honestly:
 //   - base prices: gpufleet's snapshot of the public on-demand list prices (AWS EC2 On-Demand, Linux,
