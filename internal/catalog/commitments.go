@@ -32,7 +32,7 @@ import (
 //     2026 (digiteria labs, "Cloud GPU pricing shifts in Q1 2026").
 //   - AWS, the rest, flagged as estimates with the p5 figure: p3 (the data has no reserved offer for
 //     it), p5e and p6-b200 (not in the data), and p4d, p4de and p5en, whose on-demand list prices
-//     changed after the data (the catalog lists p4d.24xlarge at $21.96/h, the data $32.7726/h; the
+//     changed after the data (the catalog lists p4d.24xlarge at $21.9576/h, the data $32.7726/h; the
 //     data's ratios, 38.4 % Standard for p4d and p4de, are of the old prices).
 //   - GCP, per machine series: the 1-year commitment price of each machine type per region that
 //     the Cloud Billing Catalog SKUs give (vCPU, memory and GPU commitment SKUs), as compiled in

@@ -12,9 +12,13 @@ func TestPublishedAWSPrices(t *testing.T) {
 		name     string
 		onDemand float64
 	}{
-		// AWS EC2 On-Demand pricing, us-east-1, Linux (published list prices).
+		// AWS EC2 On-Demand pricing, us-east-1, Linux (published list prices; the same in the AWS
+		// Pricing API on 2026-07-20, as Karpenter's generated table gives it: aws/karpenter-provider-aws
+		// v1.15.1, pkg/providers/pricing/zz_generated.pricing_aws.go).
 		{"p5en.48xlarge", 63.296},
 		{"p6-b200.48xlarge", 113.9328},
+		{"p4d.24xlarge", 21.9576},  // $21.957642 in that table
+		{"p4de.24xlarge", 27.4471}, // $27.44705
 		// The ec2instances.info data (AWS Price List API, 2025-05-28): these were estimates before.
 		{"gr6.4xlarge", 1.5392},
 		{"gr6.8xlarge", 2.4464},

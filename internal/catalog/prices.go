@@ -18,7 +18,11 @@ import (
 //   - base prices: gpufleet's snapshot of the public on-demand list prices (AWS EC2 On-Demand, Linux,
 //     shared tenancy; Google Compute Engine on-demand VM + GPU prices), compiled by hand, not fetched
 //     from the AWS Price List API or the Cloud Billing Catalog API. AWS P4d/P4de/P5 prices are the
-//     reduced ones AWS announced in June 2025. Families flagged as estimates had no reliable public
+//     reduced ones AWS announced in June 2025. Every AWS base price but p5e's (us-east-2 only) is,
+//     to 4 decimals, the us-east-1 price of Karpenter's table generated from the AWS Pricing API
+//     on 2026-07-20 (aws/karpenter-provider-aws v1.15.1, pkg/providers/pricing/
+//     zz_generated.pricing_aws.go; TestPublishedAWSPrices pins p4d, p4de, p5en and p6-b200 to it).
+//     Families flagged as estimates had no reliable public
 //     on-demand list price in the snapshot (sold mostly via Capacity Blocks / calendar mode, or new);
 //     their Source says "gpufleet estimate".
 //   - AWS regional prices of g4dn, g5, g6, g6e, gr6, p3 and p3dn: the ec2instances.info data
@@ -141,8 +145,10 @@ var awsOnDemand = map[string]float64{
 	"p3.2xlarge": 3.06, "p3.8xlarge": 12.24, "p3.16xlarge": 24.48,
 	"p3dn.24xlarge": 31.212,
 
-	"p4d.24xlarge":  21.96,
-	"p4de.24xlarge": 27.45,
+	// AWS Pricing API, us-east-1, as of 2026-07-20 (Karpenter's generated table: $21.957642 and
+	// $27.44705).
+	"p4d.24xlarge":  21.9576,
+	"p4de.24xlarge": 27.4471,
 
 	"p5.4xlarge": 6.88, "p5.48xlarge": 55.04,
 	"p5e.48xlarge": 60.00,

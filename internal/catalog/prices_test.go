@@ -84,7 +84,7 @@ func TestRegionalPrices(t *testing.T) {
 		{"g5.xlarge", "ap-southeast-1", 1.3682, "us-east-1 × gpufleet regional factor 1.36 for ap-southeast-1"},
 		{"g6.xlarge", "eu-west-1", 0.9014, "us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
 		// p4d's price changed after the data: the regional factor on the catalog's new price.
-		{"p4d.24xlarge", "eu-west-1", 24.5952, "us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
+		{"p4d.24xlarge", "eu-west-1", 24.5925, "us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
 		// GCP: the series' SKU price in the region over its us-central1 one (pricing.yml), times the
 		// catalog's us-central1 price: us-east4 prices like Iowa for GPUs (the factor said +12 %),
 		// A3 in the Netherlands 27 % above it (the factor said +10 %).
