@@ -8,10 +8,11 @@ import (
 // Commitments: what a steady on-demand baseline costs when it is committed for a year.
 //
 // AWS: a 1-year Standard Reserved Instance, no upfront (regional: a commitment to an instance type
-// in a region that, on Linux, covers every size of its family, billed every hour of the term).
-// An EC2 Instance Savings Plan is the same kind of commitment, to an instance family in a region
-// (AWS Savings Plans FAQ: "commitment to usage of individual instance families in a region", up to
-// 72 % off, as Standard RIs); its rates are not in the sources below. GCP: a 1-year resource-based
+// in a region that, on Linux, covers every size of its family, EC2 User Guide, "Instance size
+// flexibility for Reserved Instances"; billed every hour of the term). An EC2 Instance Savings Plan
+// is the same kind of commitment, to an instance family in a region (AWS Savings Plans FAQ:
+// "commitment to usage of individual instance families in a region", savings up to 72 %); its rates
+// are not in the sources below. GCP: a 1-year resource-based
 // committed use discount (vCPUs, memory and GPUs of a machine series in a region, billed every
 // hour of the term; Compute Engine, "Resource-based committed use discounts"). Spot usage is
 // covered by neither.
@@ -27,7 +28,7 @@ import (
 //     only while its list prices are the data's: TestAWSReservedRatesMatchTheCatalogsListPrices
 //     holds the base region's to it. That is so for g4dn, g5, g6, g6e, gr6 and p3dn. A region
 //     without a reserved price in the data (g5 in ap-southeast-1, g6 in eu-west-1: the data has no
-//     price of theirs there at all) takes the family's base-region rate, and its source says so.
+//     price of theirs there at all) takes the family's base-region rate, flagged as an estimate.
 //   - AWS, p5: 1-year reserved/committed rates for H100 instances at 35-40 % off on-demand in Q1
 //     2026 (digiteria labs, "Cloud GPU pricing shifts in Q1 2026").
 //   - AWS, the rest, flagged as estimates with the p5 figure: p3 (the data has no reserved offer for
@@ -129,7 +130,7 @@ var awsReserved = map[string]awsReservedFamily{
 }
 
 // awsReservedIn is the family's rate in region: its own where the data has one, else its base
-// region's, named as such.
+// region's, flagged as an estimate (as a neighbouring region's spot figure is, spot.go).
 func awsReservedIn(family, region string) (Commitment, bool) {
 	f, ok := awsReserved[family]
 	if !ok {
@@ -145,7 +146,8 @@ func awsReservedIn(family, region string) (Commitment, bool) {
 	}
 	base := awsFamilies[family].base
 	c := rateIn(base)
-	c.Source = fmt.Sprintf("no 1-year reserved price for %s in the data: the family's %s rate, %s", region, base, c.Source)
+	c.Source = fmt.Sprintf("gpufleet estimate: no 1-year reserved price for %s in the data, so the family's %s rate: %s", region, base, c.Source)
+	c.Estimate = true
 	return c, true
 }
 

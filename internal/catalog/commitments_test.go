@@ -30,7 +30,7 @@ func TestEveryFamilyHasASourcedCommitment(t *testing.T) {
 // AWS families whose on-demand list prices in the catalog are the ones the ec2instances.info data
 // gives carry their own 1-year Standard Reserved Instance rate (no upfront), region by region:
 // 1 − reserved ÷ on-demand of the family's reference type there. A region without a reserved price
-// in the data takes the family's base-region rate and says so; families whose list price changed
+// in the data takes the family's base-region rate, flagged as an estimate; families whose list price changed
 // after the data (p4d, p4de, p5, p5en) or that it lacks (p3 has no reserved offer, p5e, p6-b200)
 // keep the p5 figure.
 func TestAWSCommitmentsFromReservedRates(t *testing.T) {
@@ -44,9 +44,9 @@ func TestAWSCommitmentsFromReservedRates(t *testing.T) {
 		{"g4dn.12xlarge", "eu-west-1", 31.9, false, "g4dn.xlarge in eu-west-1"},
 		{"g4dn.xlarge", "ap-northeast-1", 31.7, false, "ec2instances.info"},
 		{"g5.48xlarge", "eu-central-1", 37, false, "g5.xlarge in eu-central-1"},
-		{"g5.xlarge", "ap-southeast-1", 37, false, "no 1-year reserved price for ap-southeast-1 in the data: the family's us-east-1 rate"},
+		{"g5.xlarge", "ap-southeast-1", 37, true, "gpufleet estimate: no 1-year reserved price for ap-southeast-1 in the data, so the family's us-east-1 rate"},
 		{"g6.xlarge", "us-west-2", 34.9, false, "g6.xlarge in us-west-2"},
-		{"g6.xlarge", "eu-west-1", 34.9, false, "the family's us-east-1 rate"},
+		{"g6.xlarge", "eu-west-1", 34.9, true, "gpufleet estimate: no 1-year reserved price for eu-west-1 in the data, so the family's us-east-1 rate"},
 		{"g6e.12xlarge", "ap-northeast-1", 37, false, "g6e.xlarge in ap-northeast-1"},
 		{"gr6.8xlarge", "us-east-2", 34.9, false, "gr6.4xlarge in us-east-2"},
 		{"p3dn.24xlarge", "us-east-1", 38.4, false, "p3dn.24xlarge in us-east-1"},
