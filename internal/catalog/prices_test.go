@@ -80,6 +80,8 @@ func TestRegionalPrices(t *testing.T) {
 		// Tokyo: the published price, not us-east-1's $1.006 × 1.32 = $1.3279.
 		{"g5.xlarge", "ap-northeast-1", 1.459, awsListSource + ", ap-northeast-1 $1.459/h"},
 		{"g6e.2xlarge", "eu-north-1", 2.3782, awsListSource + ", eu-north-1 $2.37822/h"},
+		// gr6 outside the US: the regions the data added, at its prices.
+		{"gr6.8xlarge", "eu-central-1", 3.0593, awsListSource + ", eu-central-1 $3.05927/h"},
 		// Not in the data there: the regional factor.
 		{"g5.xlarge", "ap-southeast-1", 1.3682, "us-east-1 × gpufleet regional factor 1.36 for ap-southeast-1"},
 		{"g6.xlarge", "eu-west-1", 0.9014, "us-east-1 × gpufleet regional factor 1.12 for eu-west-1"},
