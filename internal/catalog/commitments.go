@@ -88,44 +88,42 @@ func awsEstimate(why string) Commitment {
 	return c
 }
 
-// hourlyPair is a reference type's 1-year no-upfront reserved and on-demand price (USD per hour)
-// in one region.
-type hourlyPair struct{ reserved, onDemand float64 }
-
-// awsReservedFamily is a family's reference type and its prices by region, from the data.
+// awsReservedFamily is a family's reference type (its smallest size) and that type's 1-year
+// Standard no-upfront reserved price (USD per hour) by region, from the data. The on-demand price
+// the rate is taken against is the same type's in awsListPrices.
 type awsReservedFamily struct {
-	typ     string
-	regions map[string]hourlyPair
+	typ      string
+	reserved map[string]float64
 }
 
-// awsReserved: family → the 1-year Standard no-upfront reserved and on-demand prices of its
-// reference type (its smallest size) in each catalog region where the data has both.
+// awsReserved: family → its reference type's reserved prices in each catalog region where the data
+// has one.
 var awsReserved = map[string]awsReservedFamily{
-	"g4dn": {"g4dn.xlarge", map[string]hourlyPair{
-		"us-east-1": {0.331, 0.526}, "us-east-2": {0.331, 0.526}, "us-west-2": {0.331, 0.526},
-		"eu-west-1": {0.4, 0.587}, "eu-central-1": {0.449, 0.658}, "eu-north-1": {0.352, 0.558},
-		"ap-northeast-1": {0.485, 0.71}, "ap-southeast-1": {0.464, 0.736},
+	"g4dn": {"g4dn.xlarge", map[string]float64{
+		"us-east-1": 0.331, "us-east-2": 0.331, "us-west-2": 0.331,
+		"eu-west-1": 0.4, "eu-central-1": 0.449, "eu-north-1": 0.352,
+		"ap-northeast-1": 0.485, "ap-southeast-1": 0.464,
 	}},
-	"g5": {"g5.xlarge", map[string]hourlyPair{
-		"us-east-1": {0.63378, 1.006}, "us-east-2": {0.63378, 1.006}, "us-west-2": {0.63378, 1.006},
-		"eu-west-1": {0.70749, 1.123}, "eu-central-1": {0.79254, 1.258}, "eu-north-1": {0.67221, 1.067},
-		"ap-northeast-1": {0.91917, 1.459},
+	"g5": {"g5.xlarge", map[string]float64{
+		"us-east-1": 0.63378, "us-east-2": 0.63378, "us-west-2": 0.63378,
+		"eu-west-1": 0.70749, "eu-central-1": 0.79254, "eu-north-1": 0.67221,
+		"ap-northeast-1": 0.91917,
 	}},
-	"g6": {"g6.xlarge", map[string]hourlyPair{
-		"us-east-1": {0.52392, 0.8048}, "us-east-2": {0.52392, 0.8048}, "us-west-2": {0.52392, 0.8048},
-		"eu-central-1": {0.65517, 1.0064}, "eu-north-1": {0.55569, 0.8536}, "ap-northeast-1": {0.75985, 1.1672},
+	"g6": {"g6.xlarge", map[string]float64{
+		"us-east-1": 0.52392, "us-east-2": 0.52392, "us-west-2": 0.52392,
+		"eu-central-1": 0.65517, "eu-north-1": 0.55569, "ap-northeast-1": 0.75985,
 	}},
-	"g6e": {"g6e.xlarge", map[string]hourlyPair{
-		"us-east-1": {1.17243, 1.861}, "us-east-2": {1.17243, 1.861}, "us-west-2": {1.17243, 1.861},
-		"eu-central-1": {1.46601, 2.327}, "eu-north-1": {1.24362, 1.974}, "ap-northeast-1": {1.70037, 2.699},
+	"g6e": {"g6e.xlarge", map[string]float64{
+		"us-east-1": 1.17243, "us-east-2": 1.17243, "us-west-2": 1.17243,
+		"eu-central-1": 1.46601, "eu-north-1": 1.24362, "ap-northeast-1": 1.70037,
 	}},
-	"gr6": {"gr6.4xlarge", map[string]hourlyPair{
-		"us-east-1": {1.00202, 1.5392}, "us-east-2": {1.00202, 1.5392}, "us-west-2": {1.00202, 1.5392},
-		"eu-central-1": {1.25304, 1.9248}, "eu-north-1": {1.06282, 1.6326}, "ap-northeast-1": {1.45323, 2.2323},
+	"gr6": {"gr6.4xlarge", map[string]float64{
+		"us-east-1": 1.00202, "us-east-2": 1.00202, "us-west-2": 1.00202,
+		"eu-central-1": 1.25304, "eu-north-1": 1.06282, "ap-northeast-1": 1.45323,
 	}},
-	"p3dn": {"p3dn.24xlarge", map[string]hourlyPair{
-		"us-east-1": {19.215, 31.212}, "us-west-2": {19.215, 31.212}, "eu-west-1": {20.817, 33.711},
-		"ap-northeast-1": {27.025, 42.783},
+	"p3dn": {"p3dn.24xlarge", map[string]float64{
+		"us-east-1": 19.215, "us-west-2": 19.215, "eu-west-1": 20.817,
+		"ap-northeast-1": 27.025,
 	}},
 }
 
@@ -137,11 +135,11 @@ func awsReservedIn(family, region string) (Commitment, bool) {
 		return Commitment{}, false
 	}
 	rateIn := func(region string) Commitment {
-		p := f.regions[region]
-		return awsPublished(fmt.Sprintf("%s: %s in %s: 1-year $%g/h ÷ on-demand $%g/h", awsRISource, f.typ, region, p.reserved, p.onDemand),
-			awsRIAsOf, percentOff(p.reserved, p.onDemand))
+		reserved, onDemand := f.reserved[region], awsListPrices[f.typ][region]
+		return awsPublished(fmt.Sprintf("%s: %s in %s: 1-year $%g/h ÷ on-demand $%g/h", awsRISource, f.typ, region, reserved, onDemand),
+			awsRIAsOf, percentOff(reserved, onDemand))
 	}
-	if _, ok := f.regions[region]; ok {
+	if _, ok := f.reserved[region]; ok {
 		return rateIn(region), true
 	}
 	base := awsFamilies[family].base

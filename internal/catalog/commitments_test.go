@@ -78,7 +78,7 @@ func TestAWSReservedRatesMatchTheCatalogsListPrices(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: %s is not in the catalog", family, f.typ)
 		}
-		for region, r := range f.regions {
+		for region := range f.reserved {
 			row, ok := n.Price(region)
 			if !ok {
 				t.Errorf("%s: the data has a rate for %s, where the catalog does not price %s", family, region, f.typ)
@@ -86,9 +86,13 @@ func TestAWSReservedRatesMatchTheCatalogsListPrices(t *testing.T) {
 			}
 			// The catalog's regional prices are its base price times a regional factor; the base
 			// region's must be the data's own on-demand price.
-			if region == awsFamilies[family].base && row.OnDemandUSD != r.onDemand {
+			onDemand, listed := awsListPrices[f.typ][region]
+			if !listed {
+				t.Errorf("%s: a reserved price for %s in %s, but no on-demand price to take the rate against", family, f.typ, region)
+			}
+			if region == awsFamilies[family].base && row.OnDemandUSD != onDemand {
 				t.Errorf("%s: the catalog lists %s at $%g/h in %s, the reserved rate was read against $%g/h: update both from one price list",
-					family, f.typ, row.OnDemandUSD, region, r.onDemand)
+					family, f.typ, row.OnDemandUSD, region, onDemand)
 			}
 		}
 	}
