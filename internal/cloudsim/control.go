@@ -28,6 +28,8 @@ func (s *Sim) controlHandler() http.Handler {
 	})
 	mux.HandleFunc("DELETE /requests", func(w http.ResponseWriter, _ *http.Request) { s.ResetRequests(); w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /state", s.ctlState)
+	mux.HandleFunc("GET /eks/read-after-write-lag", s.ctlReadAfterWriteLag)
+	mux.HandleFunc("PUT /eks/read-after-write-lag", s.ctlReadAfterWriteLag)
 	mux.HandleFunc("POST /oob/eks/delete-nodegroup", s.ctlOOB(func(b oobBody) error { return s.DeleteNodegroup(b.Region, b.Cluster, b.Nodegroup) }))
 	mux.HandleFunc("POST /oob/eks/scale-nodegroup", s.ctlOOB(func(b oobBody) error {
 		return s.ScaleNodegroup(b.Region, b.Cluster, b.Nodegroup, b.DesiredSize)

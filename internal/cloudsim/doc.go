@@ -140,6 +140,11 @@
 // IssueGCEStockout are ready-made). Degraded (GKE) lets the operation succeed with the issues in
 // its status_message only and leaves the node pool RUNNING_WITH_ERROR (a partial stockout).
 //
+// Options.ReadAfterWriteLag (or Sim.SetReadAfterWriteLag, or the control endpoint) makes EKS
+// eventually consistent: a node group CreateNodegroup made, and an update UpdateNodegroupConfig or
+// UpdateNodegroupVersion started, are not found by DescribeNodegroup, ListNodegroups and
+// DescribeUpdate until the lag has passed (eks_consistency.go).
+//
 // # State file
 //
 // With Options.StatePath the world (seed, node groups, updates, launch templates, node pools,
@@ -160,6 +165,8 @@
 //	GET    /requests?service=&operation=   the request log
 //	DELETE /requests                       empty the request log
 //	GET    /state                          node groups, launch templates and node pools
+//	GET    /eks/read-after-write-lag       {"lag":"0s"}
+//	PUT    /eks/read-after-write-lag       {"lag":"2s"}: new node groups and updates unreadable that long (204)
 //	POST   /oob/eks/delete-nodegroup       {"region","cluster","nodegroup"}
 //	POST   /oob/eks/scale-nodegroup        {"region","cluster","nodegroup","desired_size"}
 //	POST   /oob/eks/set-nodegroup-label    {"region","cluster","nodegroup","key","value"}

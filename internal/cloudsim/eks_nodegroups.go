@@ -74,7 +74,7 @@ func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
 			message: fmt.Sprintf("Cluster %s already has %d managed node groups, the limit of managed node groups per cluster (%d)", clusterName, n, quota),
 			fields:  map[string]string{"clusterName": clusterName, "nodegroupName": in.NodegroupName}}
 	}
-	r := &ngRecord{Region: c.region, ClientToken: in.ClientRequestToken,
+	r := &ngRecord{Region: c.region, ClientToken: in.ClientRequestToken, VisibleAt: s.visibleAfter(c.now),
 		Nodegroup: buildNodegroup(c.region, cl, &in, lt, c.now), Due: c.now.Add(s.opts.TransitionDelay)}
 	r.InstanceTypes, r.Zones = cloneStrings(r.Nodegroup.InstanceTypes), v.zonesOf(in.Subnets)
 	if lt != nil {
@@ -222,11 +222,14 @@ func (s *Sim) eksNodegroup(region, cluster, name string) (*ngRecord, *apiError) 
 	return r, nil
 }
 
-// EKS API Reference: DescribeNodegroup.
+// EKS API Reference: DescribeNodegroup. A node group within its read-after-write lag is not found.
 func (s *Sim) eksDescribeNodegroup(c *call) ([]byte, *apiError) {
 	r, aerr := s.eksNodegroup(c.region, c.labels["clusterName"], c.labels["nodegroupName"])
 	if aerr != nil {
 		return nil, aerr
+	}
+	if invisible(r.VisibleAt, c.now) {
+		return nil, eksNotFoundNodegroup(c.labels["clusterName"], c.labels["nodegroupName"])
 	}
 	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
 }
@@ -244,13 +247,20 @@ func (s *Sim) nodegroupsOf(region, cluster string) []string {
 	return names
 }
 
-// EKS API Reference: ListNodegroups. Node groups being deleted are listed until they are gone.
+// EKS API Reference: ListNodegroups. Node groups being deleted are listed until they are gone, new
+// ones once their read-after-write lag has passed.
 func (s *Sim) eksListNodegroups(c *call) ([]byte, *apiError) {
 	cluster := c.labels["clusterName"]
 	if _, aerr := s.eksCluster(c.region, cluster); aerr != nil {
 		return nil, aerr
 	}
-	pageNames, next, aerr := paginate(s.nodegroupsOf(c.region, cluster), c.query, cluster, "")
+	var names []string
+	for _, name := range s.nodegroupsOf(c.region, cluster) {
+		if !invisible(s.w.Nodegroups[ngKey(c.region, cluster, name)].VisibleAt, c.now) {
+			names = append(names, name)
+		}
+	}
+	pageNames, next, aerr := paginate(names, c.query, cluster, "")
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -392,7 +402,7 @@ func (s *Sim) updateByToken(r *ngRecord, token string) *updRecord {
 
 func (s *Sim) startUpdate(c *call, r *ngRecord, typ string, ch ngChange, params []UpdateParam, token string) ([]byte, *apiError) {
 	u := &updRecord{Region: c.region, Cluster: r.Nodegroup.ClusterName, Nodegroup: r.Nodegroup.NodegroupName, Change: ch, ClientToken: token,
-		Update: Update{ID: newUUID(), Status: updInProgress, Type: typ, Params: params, CreatedAt: epoch(c.now), Errors: []ErrorDetail{}}}
+		VisibleAt: s.visibleAfter(c.now), Update: Update{ID: newUUID(), Status: updInProgress, Type: typ, Params: params, CreatedAt: epoch(c.now), Errors: []ErrorDetail{}}}
 	if c.failed != nil {
 		u.FailIssues = issuesOrDefault(c.failed.HealthIssues, IssueInsufficientCapacity, r.Nodegroup.Resources)
 	} else if warnings := s.w.launchTemplateWarnings(c.region, ch.LaunchTemplate); len(warnings) > 0 {
@@ -410,7 +420,8 @@ func (s *Sim) startUpdate(c *call, r *ngRecord, typ string, ch ngChange, params 
 	return eksJSON(map[string]any{"update": u.Update})
 }
 
-// EKS API Reference: DescribeUpdate (nodegroupName as a query parameter for node group updates).
+// EKS API Reference: DescribeUpdate (nodegroupName as a query parameter for node group updates). An
+// update within its read-after-write lag is not found.
 func (s *Sim) eksDescribeUpdate(c *call) ([]byte, *apiError) {
 	cluster, id := c.labels["name"], c.labels["updateId"]
 	if _, aerr := s.eksCluster(c.region, cluster); aerr != nil {
@@ -421,7 +432,7 @@ func (s *Sim) eksDescribeUpdate(c *call) ([]byte, *apiError) {
 		return nil, eksNotFoundNodegroup(cluster, ngName)
 	}
 	u := s.w.Updates[id]
-	if u == nil || u.Region != c.region || u.Cluster != cluster || u.Nodegroup != ngName {
+	if u == nil || u.Region != c.region || u.Cluster != cluster || u.Nodegroup != ngName || invisible(u.VisibleAt, c.now) {
 		return nil, &apiError{status: 404, code: "ResourceNotFoundException", message: "No update found for ID: " + id + ".",
 			fields: map[string]string{"clusterName": cluster}}
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -43,6 +44,9 @@ type Options struct {
 	Addr string
 	// Logf, when set, receives diagnostic messages (e.g. failures to write the state file).
 	Logf func(format string, args ...any)
+	// ReadAfterWriteLag keeps new EKS node groups and updates unreadable for that long (see
+	// eks_consistency.go); Sim.SetReadAfterWriteLag changes it.
+	ReadAfterWriteLag time.Duration
 }
 
 // Endpoints are the addresses of the simulated services.
@@ -63,6 +67,7 @@ type Sim struct {
 	w      *world
 	faults *faultSet
 	log    *requestLog
+	eksLag atomic.Int64 // read-after-write lag, eks_consistency.go
 
 	httpServers []*http.Server
 	grpcServer  *grpc.Server
@@ -78,6 +83,7 @@ func Start(opts Options) (*Sim, error) {
 		return nil, err
 	}
 	s := &Sim{opts: opts, w: w, faults: newFaultSet(), log: &requestLog{}}
+	s.SetReadAfterWriteLag(opts.ReadAfterWriteLag)
 	listeners, err := listen(opts.Addr, 5)
 	if err != nil {
 		return nil, err

@@ -88,6 +88,8 @@ type ngRecord struct {
 	Reservation   string   `json:"reservation,omitempty"`
 	InstanceTypes []string `json:"instance_types,omitempty"`
 	Zones         []string `json:"zones,omitempty"`
+	// VisibleAt is when reads first see the new node group (eks_consistency.go); zero: at once.
+	VisibleAt time.Time `json:"visible_at,omitempty"`
 }
 
 // updRecord is a stored EKS update and the change it applies when it succeeds.
@@ -99,6 +101,7 @@ type updRecord struct {
 	Change      ngChange      `json:"change"`
 	FailIssues  []HealthIssue `json:"fail_issues,omitempty"` // non-empty: the update fails
 	ClientToken string        `json:"client_token,omitempty"`
+	VisibleAt   time.Time     `json:"visible_at,omitempty"` // see ngRecord.VisibleAt
 }
 
 // ltRecord is a stored launch template.
