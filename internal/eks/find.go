@@ -73,7 +73,7 @@ func waitNodegroupActive(ctx context.Context, conn *eks.Client, cluster, name st
 	in := &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}
 	out, err := eks.NewNodegroupActiveWaiter(conn, func(o *eks.NodegroupActiveWaiterOptions) {
 		setDelays(&o.MinDelay, &o.MaxDelay, poll)
-		o.Retryable = creatingRetryable
+		o.Retryable = tolerateNotFound(creatingRetryable)
 	}).WaitForOutput(ctx, in, timeout)
 	if err == nil {
 		return out.Nodegroup, nil
@@ -125,6 +125,32 @@ func healthIssues(ng *types.Nodegroup) string {
 	return strings.Join(parts, "; ")
 }
 
+// notFoundChecks is how many ResourceNotFoundException answers in a row a waiter for a node group
+// or update that was just written sits out before it believes them: terraform-provider-aws's
+// StateChangeConf default (internal/retry/state.go, NotFoundChecks 20), which its node group
+// waiters use (internal/service/eks/node_group.go: statusNodegroup and statusNodegroupUpdate read
+// not-found as an empty state). EKS reads are not promised to see a write at once (audit
+// eks-vs-real.md D9, Q5); failing on the first not-found would fail, and taint, a create that
+// succeeded. At the waiters' polling this is minutes against EKS, bounded by the timeout.
+const notFoundChecks = 20
+
+// tolerateNotFound wraps a waiter's retry rule: up to notFoundChecks consecutive not-found answers
+// are retried, the next one fails the wait; any other answer goes to rule.
+func tolerateNotFound[In, Out any](rule func(context.Context, In, Out, error) (bool, error)) func(context.Context, In, Out, error) (bool, error) {
+	missed := 0
+	return func(ctx context.Context, in In, out Out, err error) (bool, error) {
+		if err != nil && isNotFound(err) {
+			missed++
+			if missed <= notFoundChecks {
+				return true, nil
+			}
+			return false, fmt.Errorf("still not found after %d reads: %w", missed, err)
+		}
+		missed = 0
+		return rule(ctx, in, out, err)
+	}
+}
+
 // waitNodegroupDeleted waits with the SDK's NodegroupDeleted waiter.
 func waitNodegroupDeleted(ctx context.Context, conn *eks.Client, cluster, name string, timeout, poll time.Duration) error {
 	in := &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}
@@ -143,6 +169,7 @@ func waitUpdateSuccessful(ctx context.Context, conn *eks.Client, cluster, nodegr
 	in := &eks.DescribeUpdateInput{Name: aws.String(cluster), NodegroupName: aws.String(nodegroup), UpdateId: aws.String(updateID)}
 	_, err := eks.NewCertificateAuthorityUpdateCompleteWaiter(conn, func(o *eks.CertificateAuthorityUpdateCompleteWaiterOptions) {
 		setDelays(&o.MinDelay, &o.MaxDelay, poll)
+		o.Retryable = tolerateNotFound(o.Retryable)
 	}).WaitForOutput(ctx, in, timeout)
 	if err == nil {
 		return nil

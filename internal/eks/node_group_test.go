@@ -1,6 +1,8 @@
 package eks
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -223,5 +225,39 @@ func TestWarnNodesReplaced(t *testing.T) {
 	if len(diags) != 1 || !strings.Contains(diags[0].Summary(), "train-od, train-spot") ||
 		!strings.Contains(diags[0].Detail(), "effective_tags") || !strings.Contains(diags[0].Detail(), "AMI release changes to 1.31.9-20250801") {
 		t.Fatalf("warnings %v", diags)
+	}
+}
+
+// A waiter sits out notFoundChecks not-found answers in a row (read-after-write lag, audit D9), and
+// fails on the next; any other answer resets the count and goes to the waiter's own rule.
+func TestTolerateNotFound(t *testing.T) {
+	rule := func(_ context.Context, _ string, out string, err error) (bool, error) {
+		if err != nil {
+			return false, err
+		}
+		return out != "done", nil
+	}
+	wait := tolerateNotFound(rule)
+	notFound := &ekstypes.ResourceNotFoundException{Message: aws.String("No node group found for name: train-od.")}
+	for i := range notFoundChecks {
+		if retry, err := wait(context.Background(), "", "", notFound); !retry || err != nil {
+			t.Fatalf("not-found answer %d: retry %t, err %v; want a retry", i+1, retry, err)
+		}
+	}
+	if retry, err := wait(context.Background(), "", "pending", nil); !retry || err != nil {
+		t.Fatalf("a found answer goes to the rule: retry %t, err %v", retry, err)
+	}
+	for i := range notFoundChecks {
+		if retry, _ := wait(context.Background(), "", "", notFound); !retry {
+			t.Fatalf("after a found answer the count starts again: not-found answer %d not retried", i+1)
+		}
+	}
+	retry, err := wait(context.Background(), "", "", notFound)
+	if retry || err == nil || !isNotFound(err) || !strings.Contains(err.Error(), "still not found after 21 reads") {
+		t.Fatalf("answer %d: retry %t, err %v; want the wait to fail with the not-found error", notFoundChecks+1, retry, err)
+	}
+	other := errors.New("AccessDeniedException")
+	if retry, err := tolerateNotFound(rule)(context.Background(), "", "", other); retry || !errors.Is(err, other) {
+		t.Fatalf("other errors go to the rule: retry %t, err %v", retry, err)
 	}
 }

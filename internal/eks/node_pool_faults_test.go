@@ -419,3 +419,36 @@ func TestAccEKSNodePool_launchTemplateWarnings(t *testing.T) {
 		t.Fatalf("launch templates left after a failed create: %v", lts)
 	}
 }
+
+// Read-after-write lag (audit D9): EKS may not yet find a node group or an update right after the
+// call that made it. The create and the update wait through ResourceNotFoundException, as
+// terraform-provider-aws's waiters do, instead of failing (and tainting) a create that succeeded.
+func TestAccEKSNodePool_readAfterWriteLag(t *testing.T) {
+	sim := startSim(t)
+	sim.SetReadAfterWriteLag(time.Second)
+	cfg := func(desired int) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g5.xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, 4)+acctest.Capacity(50, 0))
+	}
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config:            cfg(2),
+			ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 1, 2), nodeGroupCheck(1, "train-spot", "SPOT", 0, 1, 2)...),
+		},
+		resource.TestStep{
+			Config: cfg(4),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 2, 2), nodeGroupCheck(1, "train-spot", "SPOT", 0, 2, 2)...),
+			Check: func(*terraform.State) error {
+				for _, op := range []string{"DescribeNodegroup", "DescribeUpdate"} {
+					if !slices.ContainsFunc(sim.RequestsFor("eks", op), func(r cloudsim.Request) bool { return r.Error == "ResourceNotFoundException" }) {
+						return fmt.Errorf("no %s answered ResourceNotFoundException: the lag was never met, the test proves nothing", op)
+					}
+				}
+				return nil
+			},
+		},
+	))
+}
