@@ -197,13 +197,27 @@ func testFailedCreateReplaced(t *testing.T, sim *cloudsim.Sim, pool string, faul
 	})
 }
 
-// The second node group of a spot mix fails (insufficient spot capacity): state keeps the first,
-// and the next apply converges to both.
+// The second node group of a spot mix fails (insufficient spot capacity, audit D1): the pool is
+// created with the healthy on-demand node group and a warning, not tainted; state records the failed
+// spot node group as not in sync, and the next apply replaces only it. train-od keeps its ARN
+// throughout: no call of the repair touches it.
 func TestAccEKSNodePool_spotSideFails(t *testing.T) {
 	sim := startSim(t)
+	var diags acctest.ApplyDiagnostics
 	cfg := providerConfig(sim, "") + poolConfig("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+acctest.Scaling(0, 4, 8)+acctest.Capacity(50, 1))
+	var od, failedSpot string // ARNs
+	keptOD := func(when string) error {
+		ng, ok := sim.Nodegroup(testRegion, testCluster, "train-od")
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: train-od is gone", when)
+		case ng.NodegroupArn != od || ng.Status != "ACTIVE":
+			return fmt.Errorf("%s: train-od is %s %s, want the ACTIVE %s", when, ng.NodegroupArn, ng.Status, od)
+		}
+		return nil
+	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
@@ -214,14 +228,70 @@ func TestAccEKSNodePool_spotSideFails(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config:      cfg,
-				ExpectError: acctest.ExpectErrorParts("train-spot", "CREATE_FAILED", "AsgInstanceLaunchFailures", "no Spot capacity"),
-			},
-			{
-				Config: cfg,
+				Config:             cfg,
+				ExpectNonEmptyPlan: true, // the repair
 				// base 1, 50 %: desired 4 → 1 spot, max 8 → 3 spot.
 				ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 3, 5),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("in_sync"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("name"), knownvalue.StringExact("train-spot")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("status"), knownvalue.StringExact("CREATE_FAILED")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("in_sync"), knownvalue.Bool(false))),
+				Check: func(s *terraform.State) error {
+					if rs := s.RootModule().Resources[addr]; rs == nil || rs.Primary.Tainted {
+						return fmt.Errorf("the pool is missing or tainted: %+v", rs)
+					}
+					ng, ok := sim.Nodegroup(testRegion, testCluster, "train-od")
+					spot, ok2 := sim.Nodegroup(testRegion, testCluster, "train-spot")
+					if !ok || !ok2 || ng.Status != "ACTIVE" || spot.Status != "CREATE_FAILED" {
+						return fmt.Errorf("want an ACTIVE train-od and a CREATE_FAILED train-spot: %+v %+v", ng, spot)
+					}
+					od, failedSpot = ng.NodegroupArn, spot.NodegroupArn
+					if got := s.RootModule().Resources[addr].Primary.Attributes["node_groups.0.arn"]; got != od {
+						return fmt.Errorf("state records train-od as %s, the cloud holds %s", got, od)
+					}
+					return diags.ExpectWarning("train-spot", "CREATE_FAILED", "AsgInstanceLaunchFailures", "no Spot capacity",
+						"train-od", "next apply replaces only train-spot")
+				},
+			},
+			{
+				PreConfig: func() {
+					if err := keptOD("before the repair"); err != nil {
+						t.Fatal(err)
+					}
+					sim.ResetRequests()
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("arn"), knownvalue.StringFunc(func(v string) error {
+							if v != od {
+								return fmt.Errorf("the plan gives train-od the ARN %s, want its own %s", v, od)
+							}
+							return nil
+						})),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("arn")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: append(nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 3, 5),
 					nodeGroupCheck(1, "train-spot", "SPOT", 0, 1, 3)...),
+				Check: func(*terraform.State) error {
+					if err := keptOD("after the repair"); err != nil {
+						return err
+					}
+					for _, r := range sim.Requests() {
+						if r.Service == "eks" && (strings.HasPrefix(r.Operation, "Delete") || strings.HasPrefix(r.Operation, "Update") || r.Operation == "CreateNodegroup") {
+							if name, _ := r.Params["nodegroupName"].(string); name == "train-od" {
+								return fmt.Errorf("the repair called %s on train-od", r.Operation)
+							}
+						}
+					}
+					if spot, _ := sim.Nodegroup(testRegion, testCluster, "train-spot"); spot.NodegroupArn == failedSpot {
+						return fmt.Errorf("the failed train-spot %s was kept, want a new one", failedSpot)
+					}
+					return nil
+				},
 			},
 		},
 	})

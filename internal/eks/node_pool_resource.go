@@ -157,14 +157,14 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, s
 			LaunchTemplateVersion: fwtypes.StringUnknown(),
 			KubernetesVersion:     fwtypes.StringUnknown(),
 			ReleaseVersion:        fwtypes.StringUnknown(),
-			InSync:                fwtypes.BoolValue(true),
+			InSync:                fwtypes.BoolUnknown(), // a side the apply creates may fail and stay
 		}
 		p, ok := prior[side.Name]
 		if ok && s.AutoscalerOwnsSize {
 			ng.DesiredSize = fwtypes.Int64Value(int64(poolschema.KeptDesired(int(p.DesiredSize.ValueInt64()), side.Sizes)))
 		}
 		if ok && knownString(p.ARN) && knownString(p.LaunchTemplateID) && p.Status.ValueString() != string(types.NodegroupStatusCreateFailed) {
-			ng.ARN, ng.LaunchTemplateID = p.ARN, p.LaunchTemplateID
+			ng.ARN, ng.LaunchTemplateID, ng.InSync = p.ARN, p.LaunchTemplateID, fwtypes.BoolValue(true)
 			inSync := p.InSync.IsNull() || p.InSync.ValueBool()
 			if !ltChanges && inSync {
 				ng.LaunchTemplateVersion = p.LaunchTemplateVersion
@@ -303,31 +303,45 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		var existing []*types.Nodegroup
 		var leftovers []nodeGroupModel
+		var failed []sideFailure
 		for _, cfg := range sides {
-			ng := createSideReported(ctx, c, plan, cfg, &leftovers, &resp.Diagnostics)
-			if ng == nil {
-				break
+			ng, leftover, err := createSide(ctx, c, plan, cfg)
+			if leftover != nil {
+				leftovers = append(leftovers, *leftover)
+			}
+			if err != nil {
+				failed = append(failed, sideFailure{name: cfg.Name, err: err})
+				break // what refused this side would most likely refuse the next
 			}
 			existing = append(existing, ng)
 		}
-		existing = waitSidesActive(ctx, c, cluster, existing, timeout, &resp.Diagnostics)
+		outcomes := waitSides(ctx, c, cluster, existing, timeout)
+		existing = poolschema.MapSlice(outcomes, func(o sideOutcome) *types.Nodegroup { return o.ng })
+		for _, o := range outcomes {
+			if !running(o.ng) {
+				failed = append(failed, sideFailure{name: aws.ToString(o.ng.NodegroupName), ng: o.ng, err: o.err})
+			}
+		}
+		reportCreate(&resp.Diagnostics, cluster, outcomes, failed)
 		if len(existing) == 0 && len(leftovers) == 0 {
 			return // nothing exists: no state, nothing to clean up
 		}
-		// State records what exists, even after an error: terraform then taints the pool and the next
-		// apply replaces it, deleting every node group and launch template recorded here.
+		// State records what exists. With a node group running, the failed sides are recorded as
+		// they are (a CREATE_FAILED node group not in sync, a refused side absent) and the next apply
+		// creates or replaces only them. With none running (an error), terraform taints the pool and
+		// the next apply replaces it, deleting every node group and launch template recorded here.
 		plan.ID = fwtypes.StringValue(poolID(cluster, plan.Name.ValueString()))
-		plan.NodeGroups = nodeGroupList(append(poolschema.MapSlice(existing, nodeGroupFrom), leftovers...))
+		plan.NodeGroups = nodeGroupList(createdSides(sides, existing, leftovers))
 		if plan.KubernetesVersion.IsUnknown() || plan.KubernetesVersion.IsNull() {
 			plan.KubernetesVersion = fwtypes.StringNull()
 			if len(existing) > 0 {
-				plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(existing[0].Version))
+				plan.KubernetesVersion = fwtypes.StringValue(aws.ToString(firstRunning(existing).Version))
 			}
 		}
 		if plan.ReleaseVersion.IsUnknown() {
 			plan.ReleaseVersion = fwtypes.StringNull()
 			if len(existing) > 0 {
-				plan.ReleaseVersion = poolschema.NullableString(aws.ToString(existing[0].ReleaseVersion))
+				plan.ReleaseVersion = poolschema.NullableString(aws.ToString(firstRunning(existing).ReleaseVersion))
 			}
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
@@ -495,22 +509,125 @@ func createSideReported(ctx context.Context, c *clients, m *nodePoolModel, cfg s
 	return ng
 }
 
-// waitSidesActive waits for each node group and returns the latest description of every one that
-// exists, failed ones included.
-func waitSidesActive(ctx context.Context, c *clients, cluster string, ngs []*types.Nodegroup, timeout time.Duration, diags *diag.Diagnostics) []*types.Nodegroup {
-	var out []*types.Nodegroup
+// createdSides are the state entries of a create, one a side as the plan shows them: the node group
+// where it exists, else what the side was to be, with no ARN and not in sync, and the launch
+// template that was left of it, if any.
+func createdSides(sides []sideConfig, existing []*types.Nodegroup, leftovers []nodeGroupModel) []nodeGroupModel {
+	out := make([]nodeGroupModel, 0, len(sides))
+	for _, cfg := range sides {
+		if i := slices.IndexFunc(existing, func(ng *types.Nodegroup) bool { return aws.ToString(ng.NodegroupName) == cfg.Name }); i >= 0 {
+			out = append(out, nodeGroupFrom(existing[i]))
+			continue
+		}
+		entry := templateOnly(cfg.Name, cfg.CapacityType, "", "")
+		if i := slices.IndexFunc(leftovers, func(l nodeGroupModel) bool { return l.Name.ValueString() == cfg.Name }); i >= 0 {
+			entry = leftovers[i]
+		}
+		entry.LaunchTemplateID, entry.LaunchTemplateVersion = poolschema.NullableString(entry.LaunchTemplateID.ValueString()), poolschema.NullableString(entry.LaunchTemplateVersion.ValueString())
+		entry.MinSize, entry.MaxSize, entry.DesiredSize = fwtypes.Int64Value(int64(cfg.Sizes.Min)), fwtypes.Int64Value(int64(cfg.Sizes.Max)), fwtypes.Int64Value(int64(cfg.Sizes.Desired))
+		out = append(out, entry)
+	}
+	return out
+}
+
+// sideOutcome is how waiting for a node group being created ended: its latest description, and
+// the error the wait ended with (nil once ACTIVE).
+type sideOutcome struct {
+	ng  *types.Nodegroup
+	err error
+}
+
+// waitSides waits for each node group and returns the latest description of every one that exists,
+// failed ones included. Each is waited for in turn: EKS creates them side by side, so a wait that
+// ran out of time leaves the next one a last look (waitNodegroupActive describes it once more).
+func waitSides(ctx context.Context, c *clients, cluster string, ngs []*types.Nodegroup, timeout time.Duration) []sideOutcome {
+	var out []sideOutcome
 	for _, ng := range ngs {
-		name := aws.ToString(ng.NodegroupName)
-		got, err := waitNodegroupActive(ctx, c.eks, cluster, name, timeout, c.poll)
+		got, err := waitNodegroupActive(ctx, c.eks, cluster, aws.ToString(ng.NodegroupName), timeout, c.poll)
 		if got == nil {
 			got = ng
 		}
-		if err != nil {
-			diags.AddError(fmt.Sprintf("waiting for EKS node group (%s/%s) to become ACTIVE", cluster, name), err.Error())
-		}
-		out = append(out, got)
+		out = append(out, sideOutcome{ng: got, err: err})
 	}
 	return out
+}
+
+// waitSidesActive is waitSides for Update, where every failure is an error: terraform does not
+// taint a pool whose update fails, state records the failed node group, and the next apply
+// replaces only it.
+func waitSidesActive(ctx context.Context, c *clients, cluster string, ngs []*types.Nodegroup, timeout time.Duration, diags *diag.Diagnostics) []*types.Nodegroup {
+	var out []*types.Nodegroup
+	for _, o := range waitSides(ctx, c, cluster, ngs, timeout) {
+		if o.err != nil {
+			diags.AddError(fmt.Sprintf("waiting for EKS node group (%s/%s) to become ACTIVE", cluster, aws.ToString(o.ng.NodegroupName)), o.err.Error())
+		}
+		out = append(out, o.ng)
+	}
+	return out
+}
+
+// running reports a node group that runs what it could launch: ACTIVE, or DEGRADED (EKS API
+// Reference: NodegroupStatus — it exists and serves, with health issues). Not running: one that
+// failed to create, or whose creation had not ended when the create timed out.
+func running(ng *types.Nodegroup) bool {
+	return ng != nil && (ng.Status == types.NodegroupStatusActive || ng.Status == types.NodegroupStatusDegraded)
+}
+
+// firstRunning is the first running node group, else the first.
+func firstRunning(ngs []*types.Nodegroup) *types.Nodegroup {
+	if i := slices.IndexFunc(ngs, running); i >= 0 {
+		return ngs[i]
+	}
+	return ngs[0]
+}
+
+// sideFailure is a side that a create did not bring up: ng is its node group, nil when EKS or EC2
+// refused to create it.
+type sideFailure struct {
+	name string
+	ng   *types.Nodegroup
+	err  error
+}
+
+// reportCreate reports how a create went. When no node group runs, each failure is an error: the
+// pool has nothing worth keeping, and terraform taints it. When one runs, a failure of another side
+// must not cost it (audit D1: terraform taints a resource whose create fails with state, and the
+// next apply would destroy the healthy node group to replace the pool), so each failure is a
+// warning that names the side and its health issues, and says that the next apply replaces (or
+// creates) only that side; state records the side as it is, not in sync. A DEGRADED node group is
+// running, with a warning, as after an update.
+func reportCreate(diags *diag.Diagnostics, cluster string, outcomes []sideOutcome, failed []sideFailure) {
+	var up []string
+	for _, o := range outcomes {
+		if running(o.ng) {
+			up = append(up, aws.ToString(o.ng.NodegroupName))
+		}
+		if o.ng.Status == types.NodegroupStatusDegraded {
+			diags.AddWarning(fmt.Sprintf("EKS node group (%s/%s) is DEGRADED", cluster, aws.ToString(o.ng.NodegroupName)), healthIssues(o.ng))
+		}
+	}
+	for _, f := range failed {
+		if len(up) == 0 {
+			summary := fmt.Sprintf("creating EKS node group (%s/%s)", cluster, f.name)
+			if f.ng != nil {
+				summary = fmt.Sprintf("waiting for EKS node group (%s/%s) to become ACTIVE", cluster, f.name)
+			}
+			diags.AddError(summary, f.err.Error())
+			continue
+		}
+		kept := fmt.Sprintf("The pool is created with %s, which keeps running: terraform does not taint the pool for this. ", strings.Join(up, " and "))
+		switch {
+		case f.ng == nil:
+			diags.AddWarning(fmt.Sprintf("EKS node group (%s/%s) not created", cluster, f.name),
+				fmt.Sprintf("%s: %v.\n\n%sState records %s without a node group (in_sync = false), and the next apply creates only %s.", f.name, f.err, kept, f.name, f.name))
+		case f.ng.Status == types.NodegroupStatusCreateFailed:
+			diags.AddWarning(fmt.Sprintf("EKS node group (%s/%s) is CREATE_FAILED", cluster, f.name),
+				fmt.Sprintf("%s ended CREATE_FAILED: %s.\n\n%sState records %s with in_sync = false, and the next apply replaces only %s.", f.name, healthIssues(f.ng), kept, f.name, f.name))
+		default:
+			diags.AddWarning(fmt.Sprintf("EKS node group (%s/%s) not ACTIVE yet", cluster, f.name),
+				fmt.Sprintf("%s is %s: %v.\n\n%sState records %s; the next refresh reads how its creation ended, and if it failed, the next apply replaces only %s.", f.name, f.ng.Status, f.err, kept, f.name, f.name))
+		}
+	}
 }
 
 func scalingConfig(s pool.Sizes) *types.NodegroupScalingConfig {

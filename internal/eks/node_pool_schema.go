@@ -136,7 +136,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				"launch_template_version": schema.StringAttribute{Computed: true, MarkdownDescription: "Launch template version in use."},
 				"kubernetes_version":      schema.StringAttribute{Computed: true, MarkdownDescription: "Kubernetes version the node group runs."},
 				"release_version":         schema.StringAttribute{Computed: true, MarkdownDescription: "AMI release version the node group runs."},
-				"in_sync":                 schema.BoolAttribute{Computed: true, MarkdownDescription: "`false` when the node group does not hold what the pool's configuration gives it: an apply failed part-way, it failed to create (`CREATE_FAILED`), or it was changed outside Terraform. The next plan updates the pool, and the apply brings the node group in line (a failed one is replaced)."},
+				"in_sync":                 schema.BoolAttribute{Computed: true, MarkdownDescription: "`false` when the node group does not hold what the pool's configuration gives it: an apply failed part-way, it failed to create (`CREATE_FAILED`; without an `arn` when EKS refused to create it), or it was changed outside Terraform. The next plan updates the pool, and the apply brings the node group in line (a failed one is replaced, a missing one created) without touching the others."},
 			}},
 		},
 	})
@@ -180,7 +180,11 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"provider-managed launch template that carries the per-client tags to instances, volumes and network interfaces. " +
 			"gpufleet derives the GPU taint, client isolation taint, node labels (client, workload, MIG config, device-plugin " +
 			"config), cluster-autoscaler node-template tags and a cost estimate, and checks the pool against the policy bundle " +
-			"at plan time.",
+			"at plan time.\n\nA failure never costs what is running: when one node group of a new pool fails to come up (`CREATE_FAILED` " +
+			"for want of spot or GPU capacity, refused, or still creating at the timeout) while another runs, the create succeeds " +
+			"with a warning naming the failed node group and its health issues, records it with `in_sync = false`, and the next " +
+			"apply replaces (or creates) only that node group. Only a create where no node group runs fails, and Terraform then " +
+			"taints the pool.",
 		Attributes: attributes,
 		Blocks:     blocks,
 	}

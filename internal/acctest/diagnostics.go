@@ -1,0 +1,84 @@
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/provider"
+)
+
+// ApplyDiagnostics records the diagnostics the provider returns from its applies (creates, updates
+// and deletes), which terraform prints but the testing framework does not show a test: a warning
+// that an apply succeeded with is checked through it.
+type ApplyDiagnostics struct {
+	mu    sync.Mutex
+	diags []*tfprotov6.Diagnostic
+}
+
+// ProviderFactories serves the provider in-process, as the package's ProviderFactories do, and
+// records what its applies report.
+func (d *ApplyDiagnostics) ProviderFactories() map[string]func() (tfprotov6.ProviderServer, error) {
+	serve := providerserver.NewProtocol6WithError(provider.New("test")())
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"gpufleet": func() (tfprotov6.ProviderServer, error) {
+			s, err := serve()
+			if err != nil {
+				return nil, err
+			}
+			return recordingServer{ProviderServer: s, rec: d}, nil
+		},
+	}
+}
+
+// Reset forgets what was recorded.
+func (d *ApplyDiagnostics) Reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.diags = nil
+}
+
+// Warnings are the warnings recorded, each as "summary: detail".
+func (d *ApplyDiagnostics) Warnings() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, diag := range d.diags {
+		if diag.Severity == tfprotov6.DiagnosticSeverityWarning {
+			out = append(out, diag.Summary+": "+diag.Detail)
+		}
+	}
+	return out
+}
+
+// ExpectWarning fails unless one recorded warning contains every part, in order (spaces match as
+// ExpectErrorParts's do).
+func (d *ApplyDiagnostics) ExpectWarning(parts ...string) error {
+	re := ExpectErrorParts(parts...)
+	warnings := d.Warnings()
+	for _, w := range warnings {
+		if re.MatchString(w) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no apply warning matches %q; the applies warned:\n%s", parts, strings.Join(warnings, "\n"))
+}
+
+type recordingServer struct {
+	tfprotov6.ProviderServer
+	rec *ApplyDiagnostics
+}
+
+func (s recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
+	if resp != nil {
+		s.rec.mu.Lock()
+		s.rec.diags = append(s.rec.diags, resp.Diagnostics...)
+		s.rec.mu.Unlock()
+	}
+	return resp, err
+}
