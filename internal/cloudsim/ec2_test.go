@@ -438,3 +438,27 @@ func TestEC2_CreateTagsDeleteTags_LaunchTemplate(t *testing.T) {
 		t.Fatalf("tags after DeleteTags without tags = %v", got)
 	}
 }
+
+// Launch templates belong to the region of the call that made them (EC2 API Reference:
+// CreateLaunchTemplate, a regional resource): another region neither finds nor tags nor deletes one
+// by id or name, and may hold one of the same name.
+func TestEC2_LaunchTemplatesPerRegion(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	eu, us := ec2Client(sim, "eu-west-1"), ec2Client(sim, "us-east-1")
+	lt := createLaunchTemplate(t, eu, "gpufleet.ml.train-od", &ec2types.RequestLaunchTemplateData{})
+	id := aws.ToString(lt.LaunchTemplateId)
+	if out, err := us.DescribeLaunchTemplates(ctxT(t), &ec2.DescribeLaunchTemplatesInput{}); err != nil || len(out.LaunchTemplates) != 0 {
+		t.Fatalf("us-east-1 lists eu-west-1's templates: %+v %v", out, err)
+	}
+	_, err := us.DescribeLaunchTemplates(ctxT(t), &ec2.DescribeLaunchTemplatesInput{LaunchTemplateIds: []string{id}})
+	wantAPIError(t, err, "InvalidLaunchTemplateId.NotFound", id)
+	_, err = us.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{id}, Tags: []ec2types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
+	wantAPIError(t, err, "InvalidLaunchTemplateId.NotFound", id)
+	_, err = us.DeleteLaunchTemplate(ctxT(t), &ec2.DeleteLaunchTemplateInput{LaunchTemplateId: aws.String(id)})
+	wantAPIError(t, err, "InvalidLaunchTemplateId.NotFound", id)
+	createLaunchTemplate(t, us, "gpufleet.ml.train-od", &ec2types.RequestLaunchTemplateData{})
+	if out, err := eu.DescribeLaunchTemplates(ctxT(t), &ec2.DescribeLaunchTemplatesInput{LaunchTemplateIds: []string{id}}); err != nil || len(out.LaunchTemplates) != 1 {
+		t.Fatalf("eu-west-1's template: %+v %v", out, err)
+	}
+}

@@ -112,6 +112,8 @@ type Meta struct {
 	compute     *compute.Service
 	computeErr  error
 
+	awsClients sync.Map // "<service>/<region>" → *eks.Client or *ec2.Client
+
 	shown sync.Map
 }
 
@@ -189,30 +191,59 @@ func (m *Meta) stsOptions(o *sts.Options) {
 	}
 }
 
-// EKS returns an EKS client, honouring the endpoint override.
-func (m *Meta) EKS(ctx context.Context) (*eks.Client, error) {
-	cfg, err := m.AWSConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return eks.NewFromConfig(cfg, func(o *eks.Options) {
-		if m.AWSSettings.EKSEndpoint != "" {
-			o.BaseEndpoint = aws.String(m.AWSSettings.EKSEndpoint)
-		}
-	}), nil
+// EKS returns an EKS client in the provider's region, honouring the endpoint override.
+func (m *Meta) EKS(ctx context.Context) (*eks.Client, error) { return m.EKSIn(ctx, "") }
+
+// EC2 returns an EC2 client in the provider's region, honouring the endpoint override.
+func (m *Meta) EC2(ctx context.Context) (*ec2.Client, error) { return m.EC2In(ctx, "") }
+
+// EKSIn returns an EKS client in region ("" for the provider's), built once per region: a pool
+// lives in the region its state records, whatever the provider's region is today.
+func (m *Meta) EKSIn(ctx context.Context, region string) (*eks.Client, error) {
+	return awsClient(ctx, m, "eks", region, func(cfg aws.Config) *eks.Client {
+		return eks.NewFromConfig(cfg, func(o *eks.Options) {
+			if m.AWSSettings.EKSEndpoint != "" {
+				o.BaseEndpoint = aws.String(m.AWSSettings.EKSEndpoint)
+			}
+		})
+	})
 }
 
-// EC2 returns an EC2 client, honouring the endpoint override.
-func (m *Meta) EC2(ctx context.Context) (*ec2.Client, error) {
+// EC2In returns an EC2 client in region ("" for the provider's), built once per region.
+func (m *Meta) EC2In(ctx context.Context, region string) (*ec2.Client, error) {
+	return awsClient(ctx, m, "ec2", region, func(cfg aws.Config) *ec2.Client {
+		return ec2.NewFromConfig(cfg, func(o *ec2.Options) {
+			if m.AWSSettings.EC2Endpoint != "" {
+				o.BaseEndpoint = aws.String(m.AWSSettings.EC2Endpoint)
+			}
+		})
+	})
+}
+
+// AWSRegion is the provider's region: aws.region, else the SDK's (environment, profile).
+func (m *Meta) AWSRegion(ctx context.Context) (string, error) {
+	cfg, err := m.AWSConfig(ctx)
+	return cfg.Region, err
+}
+
+// awsClient returns the cached client of service in region, building it with build from the
+// provider's configuration in that region (same credentials, retryer and endpoint overrides).
+func awsClient[C any](ctx context.Context, m *Meta, service, region string, build func(aws.Config) *C) (*C, error) {
 	cfg, err := m.AWSConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return ec2.NewFromConfig(cfg, func(o *ec2.Options) {
-		if m.AWSSettings.EC2Endpoint != "" {
-			o.BaseEndpoint = aws.String(m.AWSSettings.EC2Endpoint)
-		}
-	}), nil
+	if region == "" {
+		region = cfg.Region
+	}
+	key := service + "/" + region
+	if c, ok := m.awsClients.Load(key); ok {
+		return c.(*C), nil
+	}
+	cfg = cfg.Copy()
+	cfg.Region = region
+	c, _ := m.awsClients.LoadOrStore(key, build(cfg))
+	return c.(*C), nil
 }
 
 // GKE returns the GKE cluster manager client, built once: application default credentials unless

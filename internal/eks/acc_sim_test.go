@@ -27,6 +27,7 @@ func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
 
 const (
 	testRegion  = "us-east-1"
+	otherRegion = "eu-west-1"
 	testCluster = "ml"
 	testRole    = "arn:aws:iam::123456789012:role/gpu-nodes"
 	odcrID      = "cr-0a1b2c3d4e5f60718"
@@ -57,6 +58,15 @@ func testSeed(t *testing.T) *cloudsim.Seed {
 				{ID: blockID, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 2, AvailableInstanceCount: 2, ReservationType: "capacity-block", InstanceMatchCriteria: "targeted", StartDate: &start, EndDate: &end},
 			},
 			InstanceTypeOfferings: map[string][]string{"us-east-1a": types, "us-east-1b": types},
+		},
+		// A second region with a cluster of the same name, for pools that move or live elsewhere.
+		otherRegion: {
+			Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.31"}},
+			Subnets: []cloudsim.SubnetSeed{
+				{ID: "subnet-0e1e1e1e1e1e1e1e1", AvailabilityZone: "eu-west-1a", VpcID: "vpc-0fedcba9876543210"},
+				{ID: "subnet-0f2f2f2f2f2f2f2f2", AvailabilityZone: "eu-west-1b", VpcID: "vpc-0fedcba9876543210"},
+			},
+			InstanceTypeOfferings: map[string][]string{"eu-west-1a": types, "eu-west-1b": types},
 		},
 	}}}
 	return seed
@@ -136,12 +146,15 @@ type awsClients struct {
 }
 
 // clients are real SDK clients on the simulator, for checking what the provider left in the cloud.
-func clients(t *testing.T, sim *cloudsim.Sim) awsClients {
+func clients(t *testing.T, sim *cloudsim.Sim) awsClients { return clientsIn(t, sim, testRegion) }
+
+// clientsIn are clients in another region of the simulator.
+func clientsIn(t *testing.T, sim *cloudsim.Sim, region string) awsClients {
 	t.Helper()
 	// The tests' own reads go through the faults a test injects (TestAccEKSNodePool_throttling
 	// throttles one call in five): ten attempts, not the SDK's default three, so a check never fails
 	// on its own throttled read (three in a row: about one check in 125, a red CI every few runs).
-	cfg, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion(testRegion), awsconfig.WithRetryMaxAttempts(10),
+	cfg, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion(region), awsconfig.WithRetryMaxAttempts(10),
 		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("AKIAGPUFLEETTEST", "secret", "")))
 	if err != nil {
 		t.Fatal(err)
@@ -205,15 +218,18 @@ func poolTest(t *testing.T, sim *cloudsim.Sim, steps ...resource.TestStep) resou
 	return resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, CheckDestroy: checkNothingLeft(t, sim), Steps: steps}
 }
 
-// checkNothingLeft is a CheckDestroy: no node group and no launch template survive the pools.
+// checkNothingLeft is a CheckDestroy: no node group and no launch template survive the pools, in
+// either region.
 func checkNothingLeft(t *testing.T, sim *cloudsim.Sim) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		c := clients(t, sim)
-		if ngs := c.nodegroupNames(t); len(ngs) > 0 {
-			return fmt.Errorf("node groups left after destroy: %v", ngs)
-		}
-		if lts := c.launchTemplateNames(t); len(lts) > 0 {
-			return fmt.Errorf("launch templates left after destroy: %v", lts)
+		for _, region := range []string{testRegion, otherRegion} {
+			c := clientsIn(t, sim, region)
+			if ngs := c.nodegroupNames(t); len(ngs) > 0 {
+				return fmt.Errorf("node groups left after destroy in %s: %v", region, ngs)
+			}
+			if lts := c.launchTemplateNames(t); len(lts) > 0 {
+				return fmt.Errorf("launch templates left after destroy in %s: %v", region, lts)
+			}
 		}
 		return nil
 	}

@@ -261,3 +261,56 @@ func TestTolerateNotFound(t *testing.T) {
 		t.Fatalf("other errors go to the rule: retry %t, err %v", retry, err)
 	}
 }
+
+// A pool lives in the region its state records; a state written before pools recorded one (null
+// region) lives where its node groups' ARNs say; a state that says neither (an import, a new pool)
+// takes the provider's ("").
+func TestRecordedRegion(t *testing.T) {
+	ctx := context.Background()
+	withGroups := func(region fwtypes.String, arns ...string) *nodePoolModel {
+		var ngs []nodeGroupModel
+		for i, arn := range arns {
+			ng := templateOnly(fmt.Sprintf("train-%d", i), "ON_DEMAND", "lt-0123", "1")
+			ng.ARN = poolschema.NullableString(arn)
+			ngs = append(ngs, ng)
+		}
+		m := &nodePoolModel{Region: region, NodeGroups: fwtypes.ListNull(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})}
+		if ngs != nil {
+			m.NodeGroups = nodeGroupList(ngs)
+		}
+		return m
+	}
+	cases := []struct {
+		name string
+		m    *nodePoolModel
+		want string
+	}{
+		{"recorded", withGroups(fwtypes.StringValue("eu-west-1"), "arn:aws:eks:us-east-1:123456789012:nodegroup/ml/train-od/x"), "eu-west-1"},
+		{"old state: from the node groups' ARNs", withGroups(fwtypes.StringNull(), "", "arn:aws:eks:ap-northeast-1:123456789012:nodegroup/ml/train-spot/x"), "ap-northeast-1"},
+		{"old state without node groups", withGroups(fwtypes.StringNull()), ""},
+		{"planned, unknown", withGroups(fwtypes.StringUnknown()), ""},
+	}
+	for _, tc := range cases {
+		if got := recordedRegion(ctx, tc.m); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Import ids name the region after an @, as the Terraform AWS provider's do.
+func TestImportRegion(t *testing.T) {
+	for id, want := range map[string][]string{
+		"ml:train@eu-west-1":      {"ml:train", "eu-west-1"},
+		"ml:train@us-gov-west-1":  {"ml:train", "us-gov-west-1"},
+		"ml:train":                nil,
+		"ml:train@nowhere":        nil,
+		"ml:train@eu-west-1@x":    nil,
+		"ml:train-eu@ap-south-2":  {"ml:train-eu", "ap-south-2"},
+		"ml:train@eu-central-12x": nil,
+	} {
+		m := importRegion.FindStringSubmatch(id)
+		if (m == nil) != (want == nil) || (m != nil && (m[1] != want[0] || m[2] != want[1])) {
+			t.Errorf("%s: %q, want %q", id, m, want)
+		}
+	}
+}

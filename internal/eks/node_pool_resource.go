@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -25,7 +26,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
@@ -54,16 +54,29 @@ func (r *NodePoolResource) Metadata(_ context.Context, req resource.MetadataRequ
 
 func poolID(cluster, name string) string { return cluster + ":" + name }
 
+// ImportState takes <cluster_name>:<name>, optionally @<region> (as the Terraform AWS provider's
+// import ids do, internal/provider/framework/region.go resourceImportRegion): the pool is read in
+// that region, else in the provider's, and state records it.
 func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	cluster, name, ok := strings.Cut(req.ID, ":")
+	id, region := req.ID, ""
+	if m := importRegion.FindStringSubmatch(id); m != nil {
+		id, region = m[1], m[2]
+	}
+	cluster, name, ok := strings.Cut(id, ":")
 	if !ok || cluster == "" || name == "" || strings.Contains(name, ":") {
-		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("%q: import gpufleet_eks_node_pool as <cluster_name>:<name>, e.g. ml:train.", req.ID))
+		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("%q: import gpufleet_eks_node_pool as <cluster_name>:<name>, or <cluster_name>:<name>@<region> for a pool in another region than the provider's, e.g. ml:train or ml:train@eu-west-1.", req.ID))
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster_name"), cluster)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	if region != "" {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
+	}
 }
+
+// importRegion is an import id that ends in @<region>.
+var importRegion = regexp.MustCompile(`^(.+)@(` + regionPattern + `)$`)
 
 // ModifyPlan validates the pool, fills every derived attribute so that the plan shows it, and runs
 // the policy bundle on the pool. What the configuration alone gets wrong fails here with no API call;
@@ -74,10 +87,18 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if plan == nil {
 		return
 	}
-	if region := r.Meta.AWSSettings.RegionHint(); region != "" {
-		plan.Region = fwtypes.StringValue(region)
-	} else if state != nil && !state.Region.IsNull() {
-		plan.Region = state.Region
+	var configRegion fwtypes.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("region"), &configRegion)...)
+	plan.Region = r.plannedRegion(ctx, configRegion, state)
+	if state != nil {
+		// A pool lives in the region its state records: another region is a new pool there and
+		// the old one destroyed in its own region, a planned replacement (as the Terraform AWS
+		// provider's region attribute forces one: internal/provider/framework/region.go,
+		// resourceForceNewIfRegionChanges).
+		if was := recordedRegion(ctx, state); was != "" && (plan.Region.IsUnknown() || plan.Region.ValueString() != was) {
+			resp.RequiresReplace.Append(path.Root("region"))
+			unchanged = false
+		}
 	}
 	spec, diags := plan.spec(ctx)
 	resp.Diagnostics.Append(diags...)
@@ -126,6 +147,29 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		warnVersionsDiffer(ctx, &resp.Diagnostics, state)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// plannedRegion is the region a plan gives the pool: the configured one, else the provider's (so
+// that a pool created under one AWS_REGION and planned under another shows the move, a
+// replacement); unknown for a new pool whose provider region only the SDK's configuration knows
+// (the create records it).
+func (r *NodePoolResource) plannedRegion(ctx context.Context, configured fwtypes.String, state *nodePoolModel) fwtypes.String {
+	switch {
+	case !configured.IsNull():
+		return configured
+	case r.Meta.AWSSettings.RegionHint() != "":
+		return fwtypes.StringValue(r.Meta.AWSSettings.RegionHint())
+	case state == nil:
+		return fwtypes.StringUnknown()
+	}
+	// Refresh has loaded the AWS configuration already.
+	if region, err := r.Meta.AWSRegion(ctx); err == nil && region != "" {
+		return fwtypes.StringValue(region)
+	}
+	if was := recordedRegion(ctx, state); was != "" {
+		return fwtypes.StringValue(was)
+	}
+	return fwtypes.StringUnknown()
 }
 
 // plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
@@ -258,21 +302,54 @@ func nodeGroupFrom(ng *types.Nodegroup) nodeGroupModel {
 }
 
 type clients struct {
-	eks  *eks.Client
-	ec2  *ec2.Client
-	poll time.Duration
+	eks    *eks.Client
+	ec2    *ec2.Client
+	poll   time.Duration
+	region string
 }
 
-func (r *NodePoolResource) clients(ctx context.Context, diags *diag.Diagnostics) *clients {
-	eksConn, ok := poolschema.Connect(ctx, &r.Resource, "AWS", (*conns.Meta).EKS, diags)
-	if !ok {
+// clients are the AWS clients of the pool's region (recordedRegion), or reports why there are none.
+func (r *NodePoolResource) clients(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) *clients {
+	c, err := r.clientsIn(ctx, recordedRegion(ctx, m))
+	if err != nil {
+		diags.AddError("Configuring the AWS client", err.Error())
 		return nil
 	}
-	ec2Conn, ok := poolschema.Connect(ctx, &r.Resource, "AWS", (*conns.Meta).EC2, diags)
-	if !ok {
-		return nil
+	return c
+}
+
+// clientsIn are the AWS clients of region, "" for the provider's.
+func (r *NodePoolResource) clientsIn(ctx context.Context, region string) (*clients, error) {
+	if r.Meta == nil {
+		return nil, errors.New("the gpufleet provider was not configured before the resource was used")
 	}
-	return &clients{eks: eksConn, ec2: ec2Conn, poll: r.Meta.AWSSettings.PollInterval()}
+	eksConn, err := r.Meta.EKSIn(ctx, region)
+	if err != nil {
+		return nil, err
+	}
+	ec2Conn, err := r.Meta.EC2In(ctx, region)
+	if err != nil {
+		return nil, err
+	}
+	return &clients{eks: eksConn, ec2: ec2Conn, poll: r.Meta.AWSSettings.PollInterval(), region: eksConn.Options().Region}, nil
+}
+
+// recordedRegion is the region a pool lives in: the one its state or plan records, else, for a
+// state written before the pool recorded one, the region of its node groups' ARNs; "" when neither
+// says (a new pool, an import), for the provider's region. A pool is read, changed and deleted in
+// its own region whatever the provider's region is on this run (AWS_REGION in another shell, a
+// changed variable): looking in the provider's region would not find it and drop it from state
+// while its node groups keep running.
+func recordedRegion(ctx context.Context, m *nodePoolModel) string {
+	if knownString(m.Region) {
+		return m.Region.ValueString()
+	}
+	for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, m.NodeGroups) {
+		if region := regionOfARN(ng.ARN.ValueString()); knownString(ng.ARN) && region != "" {
+			return region
+		}
+	}
+	return ""
 }
 
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -354,9 +431,12 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, c
 	var versions configuredVersions
 	diags.Append(config.GetAttribute(ctx, path.Root("kubernetes_version"), &versions.kubernetes)...)
 	diags.Append(config.GetAttribute(ctx, path.Root("release_version"), &versions.release)...)
-	c := r.clients(ctx, diags)
+	c := r.clients(ctx, m, diags)
 	if c == nil || diags.HasError() {
 		return nil, nil
+	}
+	if !knownString(m.Region) {
+		m.Region = fwtypes.StringValue(c.region)
 	}
 	spec, specDiags := m.spec(ctx)
 	derived, ok := poolschema.Derive(&r.Resource, spec, specDiags, diags)
@@ -683,10 +763,11 @@ func setStrings(s fwtypes.Set) []string {
 
 func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	poolschema.Read(ctx, req, resp, func(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) bool {
-		c := r.clients(ctx, diags)
+		c := r.clients(ctx, m, diags)
 		if c == nil {
 			return false
 		}
+		m.Region = fwtypes.StringValue(c.region)
 		subject := fmt.Sprintf("EKS node pool (%s/%s)", m.ClusterName.ValueString(), m.Name.ValueString())
 		found, drift, err := r.refresh(ctx, c, m)
 		if err != nil {
@@ -1439,7 +1520,7 @@ func deleteSides(ctx context.Context, c *clients, m *nodePoolModel, sides []node
 
 func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	poolschema.Delete(ctx, req, resp, func(ctx context.Context, state *nodePoolModel, timeout time.Duration) {
-		c := r.clients(ctx, &resp.Diagnostics)
+		c := r.clients(ctx, state, &resp.Diagnostics)
 		if c == nil || resp.Diagnostics.HasError() {
 			return
 		}

@@ -48,6 +48,10 @@ var (
 	clusterPattern = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$`)
 )
 
+// regionPattern is an AWS region name, as the Terraform AWS provider checks one in import ids
+// (internal/provider/framework/region.go).
+const regionPattern = `[a-z]{2}(?:-[a-z]+)+-\d{1,2}`
+
 func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attributes := poolschema.Attributes("node_groups")
 	maps.Copy(attributes, map[string]schema.Attribute{
@@ -73,9 +77,10 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Validators:          []validator.String{stringvalidator.RegexMatches(pool.EKSNamePattern, "must be 1-58 letters, digits, '-' or '_', starting with a letter or digit")},
 		},
 		"region": schema.StringAttribute{
-			MarkdownDescription: "AWS region of the pool, from the provider configuration.",
+			MarkdownDescription: "AWS region of the pool. Unset, the provider's region when the pool is created (`aws.region`, else `AWS_REGION`, `AWS_DEFAULT_REGION` or the profile's). State records it, and the pool is read, updated and destroyed in that region whatever the provider's region on a later run, so a run under another `AWS_REGION` never loses it. Another region replaces the pool: changing `region`, or, while it is unset, planning under another provider region, shows a replacement (the pool destroyed in its recorded region and created in the new one). Import reads it from the import id (`<cluster_name>:<name>@<region>`), else the provider's region.",
+			Optional:            true,
 			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^`+regionPattern+`$`), "must be an AWS region such as us-east-1")},
 		},
 		"node_role_arn": schema.StringAttribute{
 			MarkdownDescription: "IAM role of the nodes.",

@@ -175,7 +175,7 @@ func (r *NodePoolResource) planTimeChecks(ctx context.Context, plan *nodePoolMod
 	if (!withCluster && s.Capacity.Reservation == nil) || plan.ClusterName.IsUnknown() || plan.AMIType.IsUnknown() || cfg.kubernetes.IsUnknown() {
 		return nil
 	}
-	c, err := r.readOnlyClients(ctx)
+	c, err := r.readOnlyClients(ctx, plan)
 	if err != nil {
 		tflog.Debug(ctx, "no AWS clients at plan: cloud checks wait for the apply", map[string]any{"error": err.Error()})
 		return nil
@@ -197,21 +197,10 @@ func (r *NodePoolResource) planTimeChecks(ctx context.Context, plan *nodePoolMod
 // planReadTimeout bounds the plan-time reads: a plan waits no longer for a check it can defer.
 const planReadTimeout = 30 * time.Second
 
-// readOnlyClients are the AWS clients for plan-time reads; an error, never a diagnostic, when they
-// cannot be built.
-func (r *NodePoolResource) readOnlyClients(ctx context.Context) (*clients, error) {
-	if r.Meta == nil {
-		return nil, fmt.Errorf("provider not configured")
-	}
-	eksConn, err := r.Meta.EKS(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ec2Conn, err := r.Meta.EC2(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &clients{eks: eksConn, ec2: ec2Conn, poll: r.Meta.AWSSettings.PollInterval()}, nil
+// readOnlyClients are the AWS clients for plan-time reads, in the planned region; an error, never a
+// diagnostic, when they cannot be built.
+func (r *NodePoolResource) readOnlyClients(ctx context.Context, plan *nodePoolModel) (*clients, error) {
+	return r.clientsIn(ctx, recordedRegion(ctx, plan))
 }
 
 func upperFirst(s string) string {
