@@ -132,13 +132,16 @@
 // # Faults
 //
 // A Fault names a service (eks, ec2, gke, compute), an operation ("" for all) and a Kind:
-// Throttle, ServerError, Unavailable, CreateFailed, Degraded or Latency; Count fires it exactly n times,
+// Throttle, ServerError, Unavailable, CreateFailed, Degraded, Latency or Stuck; Count fires it exactly n times,
 // Rate with a probability, Match restricts it to a resource name (path.Match pattern). Errors
 // are the ones the real services return, so the SDK retryers behave as in the cloud (see
 // FaultKind). CreateFailed lets the call succeed and fails the object after the transition
 // delay, with the fault's HealthIssues (IssueSpotCapacity, IssueInsufficientCapacity,
-// IssueGCEStockout are ready-made). Degraded (GKE) lets the operation succeed with the issues in
-// its status_message only and leaves the node pool RUNNING_WITH_ERROR (a partial stockout).
+// IssueGCEStockout are ready-made); on DeleteNodegroup it ends the deletion DELETE_FAILED.
+// Degraded (GKE) lets the operation succeed with the issues in its status_message only and leaves
+// the node pool RUNNING_WITH_ERROR (a partial stockout). Stuck (EKS CreateNodegroup,
+// UpdateNodegroupConfig, UpdateNodegroupVersion, DeleteNodegroup) keeps the node group CREATING,
+// UPDATING or DELETING for the fault's latency: an operation that outlasts a caller's timeout.
 //
 // Options.ReadAfterWriteLag (or Sim.SetReadAfterWriteLag, or the control endpoint) makes EKS
 // eventually consistent: a node group CreateNodegroup made, and an update UpdateNodegroupConfig or

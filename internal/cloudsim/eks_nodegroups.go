@@ -75,7 +75,7 @@ func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
 			fields:  map[string]string{"clusterName": clusterName, "nodegroupName": in.NodegroupName}}
 	}
 	r := &ngRecord{Region: c.region, ClientToken: in.ClientRequestToken, VisibleAt: s.visibleAfter(c.now),
-		Nodegroup: buildNodegroup(c.region, cl, &in, lt, c.now), Due: c.now.Add(s.opts.TransitionDelay)}
+		Nodegroup: buildNodegroup(c.region, cl, &in, lt, c.now), Due: c.now.Add(s.transition(c))}
 	r.InstanceTypes, r.Zones = cloneStrings(r.Nodegroup.InstanceTypes), v.zonesOf(in.Subnets)
 	if lt != nil {
 		r.Reservation = lt.capacityReservationID
@@ -268,7 +268,8 @@ func (s *Sim) eksListNodegroups(c *call) ([]byte, *apiError) {
 }
 
 // EKS API Reference: DeleteNodegroup. The node group turns DELETING and disappears after the
-// transition delay; deleting it again meanwhile returns it unchanged.
+// transition delay; deleting it again meanwhile returns it unchanged. A CreateFailed fault ends
+// the deletion DELETE_FAILED, from which another DeleteNodegroup starts again.
 func (s *Sim) eksDeleteNodegroup(c *call) ([]byte, *apiError) {
 	cluster, name := c.labels["clusterName"], c.labels["nodegroupName"]
 	r, aerr := s.eksNodegroup(c.region, cluster, name)
@@ -283,7 +284,11 @@ func (s *Sim) eksDeleteNodegroup(c *call) ([]byte, *apiError) {
 	}
 	r.Nodegroup.Status = ngDeleting
 	r.Nodegroup.ModifiedAt = epoch(c.now)
-	r.Due = c.now.Add(s.opts.TransitionDelay)
+	r.Due = c.now.Add(s.transition(c))
+	r.FailIssues = nil
+	if c.failed != nil {
+		r.FailIssues = issuesOrDefault(c.failed.HealthIssues, issueDeleteFailed, r.Nodegroup.Resources)
+	}
 	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
 }
 
@@ -416,7 +421,7 @@ func (s *Sim) startUpdate(c *call, r *ngRecord, typ string, ch ngChange, params 
 	r.UpdateID = u.Update.ID
 	r.Nodegroup.Status = ngUpdating
 	r.Nodegroup.ModifiedAt = epoch(c.now)
-	r.Due = c.now.Add(s.opts.TransitionDelay)
+	r.Due = c.now.Add(s.transition(c))
 	return eksJSON(map[string]any{"update": u.Update})
 }
 
@@ -460,6 +465,10 @@ func (w *world) finishNodegroup(key string, r *ngRecord) {
 	case ngUpdating:
 		w.finishUpdate(r)
 	case ngDeleting:
+		if len(r.FailIssues) > 0 {
+			ng.Status, ng.Health.Issues = ngDeleteFailed, r.FailIssues
+			break
+		}
 		delete(w.Nodegroups, key)
 		for id, u := range w.Updates {
 			if u.Region == r.Region && u.Cluster == ng.ClusterName && u.Nodegroup == ng.NodegroupName {

@@ -26,7 +26,8 @@ type FaultKind string
 //     backendError.
 //   - CreateFailed: the call succeeds, but the object ends up failed after the transition
 //     delay: EKS node group CREATE_FAILED (or, for UpdateNodegroupConfig/Version, the update
-//     Failed and the node group DEGRADED) with the fault's HealthIssues; GKE node pool ERROR and
+//     Failed and the node group DEGRADED; for DeleteNodegroup, DELETE_FAILED) with the fault's
+//     HealthIssues; GKE node pool ERROR and
 //     its operation DONE with an error (or, for UpdateNodePool, the operation fails and the
 //     pool keeps its old configuration).
 //   - Degraded (GKE CreateNodePool and UpdateNodePool): the call succeeds and so, in its error
@@ -37,6 +38,10 @@ type FaultKind string
 //     status_message (container_operation.go) and such a pool on its status
 //     (resource_container_node_pool.go, after create).
 //   - Latency: the call is delayed by Latency, then served normally.
+//   - Stuck (EKS CreateNodegroup, UpdateNodegroupConfig, UpdateNodegroupVersion, DeleteNodegroup):
+//     the call succeeds, and the node group stays CREATING, UPDATING or DELETING for Latency
+//     instead of the transition delay: an operation that outlasts the caller's timeout (see
+//     eks_faults.go).
 const (
 	Throttle     FaultKind = "throttle"
 	ServerError  FaultKind = "server_error"
@@ -44,6 +49,7 @@ const (
 	CreateFailed FaultKind = "create_failed"
 	Degraded     FaultKind = "degraded"
 	Latency      FaultKind = "latency"
+	Stuck        FaultKind = "stuck"
 )
 
 // Fault describes an injected failure. Service is "eks", "ec2", "gke" or "compute"; Operation
@@ -127,9 +133,9 @@ func (f *Fault) validate() error {
 	}
 	switch f.Kind {
 	case Throttle, ServerError, Unavailable, CreateFailed, Degraded:
-	case Latency:
+	case Latency, Stuck:
 		if f.Latency <= 0 {
-			return fmt.Errorf("fault: latency fault needs a positive latency")
+			return fmt.Errorf("fault: %s fault needs a positive latency", f.Kind)
 		}
 	default:
 		return fmt.Errorf("fault: unknown kind %q", f.Kind)
@@ -155,7 +161,7 @@ func (f *Fault) validate() error {
 // createFailedOps are the operations on which a CreateFailed fault applies; elsewhere it never
 // matches (there is nothing asynchronous to fail).
 var createFailedOps = map[string]bool{
-	"eks/CreateNodegroup": true, "eks/UpdateNodegroupConfig": true, "eks/UpdateNodegroupVersion": true,
+	"eks/CreateNodegroup": true, "eks/UpdateNodegroupConfig": true, "eks/UpdateNodegroupVersion": true, "eks/DeleteNodegroup": true,
 	"gke/CreateNodePool": true, "gke/UpdateNodePool": true,
 }
 
@@ -220,6 +226,7 @@ type picked struct {
 	latency time.Duration
 	err     *Fault // Throttle, ServerError or Unavailable: answer with an error, do nothing
 	failed  *Fault // CreateFailed or Degraded: do the call, fail the object later
+	stuck   *Fault // Stuck: do the call, resolve the object after Latency
 }
 
 // pick consumes the faults that fire for one call. All matching latency faults add up; at most
@@ -237,6 +244,8 @@ func (fs *faultSet) pick(service, op, resource string) picked {
 				p.latency += f.Latency
 			case CreateFailed, Degraded:
 				p.failed = copyFault(f)
+			case Stuck:
+				p.stuck = copyFault(f)
 			default:
 				p.err = copyFault(f)
 			}
@@ -266,6 +275,10 @@ func (fs *faultSet) fires(f *Fault, service, op, resource string, p picked) bool
 		}
 	case Degraded:
 		if !degradedOps[service+"/"+op] || p.failed != nil {
+			return false
+		}
+	case Stuck:
+		if !stuckOps[service+"/"+op] || p.stuck != nil {
 			return false
 		}
 	case Throttle, ServerError, Unavailable:

@@ -226,6 +226,7 @@ type call struct {
 	body    []byte
 	form    map[string]any // EC2 request tree
 	failed  *Fault         // CreateFailed fault to apply to the object created/updated
+	stuck   time.Duration  // a Stuck fault's transition, instead of the transition delay
 	now     time.Time
 }
 
@@ -245,6 +246,9 @@ func (s *Sim) invokeAWS(ctx context.Context, c *call, resource string, params ma
 		aerr = awsFaultError(c.service, p.err)
 	} else {
 		c.failed = p.failed
+		if p.stuck != nil {
+			c.stuck = p.stuck.Latency
+		}
 		out, aerr = s.locked(mutating, func() ([]byte, *apiError) { return h(s, c) }, &c.now)
 	}
 	req := Request{Service: c.service, Operation: c.op, Region: c.region, Params: params, Time: start}
