@@ -151,13 +151,23 @@ func tolerateNotFound[In, Out any](rule func(context.Context, In, Out, error) (b
 	}
 }
 
-// waitNodegroupDeleted waits with the SDK's NodegroupDeleted waiter.
+// waitNodegroupDeleted waits with the SDK's NodegroupDeleted waiter, which fails on DELETE_FAILED.
+// On failure it describes the node group once more to report its status and health issues.
 func waitNodegroupDeleted(ctx context.Context, conn *eks.Client, cluster, name string, timeout, poll time.Duration) error {
 	in := &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}
 	err := eks.NewNodegroupDeletedWaiter(conn, func(o *eks.NodegroupDeletedWaiterOptions) { setDelays(&o.MinDelay, &o.MaxDelay, poll) }).
 		Wait(ctx, in, timeout)
-	if err != nil && strings.Contains(err.Error(), "exceeded max wait time") {
-		return fmt.Errorf("timed out after %s waiting for the node group to be deleted", timeout)
+	if err == nil {
+		return nil
+	}
+	ng, findErr := findNodegroup(context.WithoutCancel(ctx), conn, cluster, name)
+	switch {
+	case isNotFound(findErr):
+		return nil // gone after all
+	case findErr == nil && ng.Status == types.NodegroupStatusDeleteFailed:
+		return fmt.Errorf("status %s: %s", ng.Status, healthIssues(ng))
+	case findErr == nil && (strings.Contains(err.Error(), "exceeded max wait time") || ctx.Err() != nil):
+		return fmt.Errorf("timed out after %s waiting for the node group to be deleted (last status %s)", timeout, ng.Status)
 	}
 	return err
 }

@@ -112,8 +112,11 @@ func TestAccEKSNodePool_capacityReservation(t *testing.T) {
 
 // capacityBlock is a pool on the test seed's capacity block: in its zone, sized by the autoscaler
 // and EKS (no desired_size, min_size 0), priced at the block's price.
-func capacityBlock(sim *cloudsim.Sim) string {
-	return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+`
+func capacityBlock(sim *cloudsim.Sim) string { return providerConfig(sim, "") + capacityBlockPool() }
+
+// capacityBlockPool is capacityBlock's pool, without the provider.
+func capacityBlockPool() string {
+	return inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+`
   scaling {
     min_size = 0
     max_size = 2

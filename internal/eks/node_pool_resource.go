@@ -106,13 +106,15 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	var cfg configuredVersions
+	var behind map[string]bool
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubernetes_version"), &cfg.kubernetes)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("release_version"), &cfg.release)...)
 	if state != nil {
 		// A pool keeps its owner id (null for pools made before owner ids); a replacement is planned
 		// again as a create, with no state, and gets a new one.
 		plan.OwnerID = state.OwnerID
-		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups, spec)
+		behind = versionsBehind(ctx, cfg, state)
+		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups, spec) && len(behind) == 0
 		addProblems(&resp.Diagnostics, noRollback(ctx, cfg, state))
 	}
 	if resp.Diagnostics.HasError() {
@@ -138,7 +140,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	case derived == nil:
 		plan.NodeGroups = fwtypes.ListUnknown(fwtypes.ObjectType{AttrTypes: nodeGroupAttrTypes})
 	case !unchanged:
-		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, plan, state)
+		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, plan, state, behind)
 		if state != nil {
 			warnNodesReplaced(ctx, &resp.Diagnostics, plan, state)
 		}
@@ -175,8 +177,9 @@ func (r *NodePoolResource) plannedRegion(ctx context.Context, configured fwtypes
 // plannedNodeGroups shows the node groups the apply will leave: names, capacity types and sizes are
 // known; ARNs and launch templates of existing node groups stay (not of a CREATE_FAILED one, which
 // the apply replaces); status, and versions that the apply changes, are unknown. A desired size the
-// autoscaler owns stays what it is.
-func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, state *nodePoolModel) fwtypes.List {
+// autoscaler owns stays what it is. behind are node groups whose versions the apply brings to the
+// pinned ones (versionsBehind).
+func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, state *nodePoolModel, behind map[string]bool) fwtypes.List {
 	prior := map[string]nodeGroupModel{}
 	ltChanges, versionChanges, releaseChanges := true, true, true
 	if state != nil {
@@ -213,6 +216,7 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, s
 			if !ltChanges && inSync {
 				ng.LaunchTemplateVersion = p.LaunchTemplateVersion
 			}
+			inSync = inSync && !behind[side.Name]
 			if !versionChanges && inSync {
 				ng.KubernetesVersion = p.KubernetesVersion
 			}
@@ -1528,9 +1532,23 @@ func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 		// What state records, and only that: Create records every node group and launch template that
 		// exists, a half-created side included.
 		skipped, err := deleteSides(ctx, c, state, poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups), timeout)
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node pool (%s/%s)", cluster, name), err.Error())
-		}
 		addSkipped(&resp.Diagnostics, skipped)
+		if err == nil {
+			return
+		}
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node pool (%s/%s)", cluster, name), err.Error())
+		// Part of the pool may be gone: state keeps what is left, as refresh finds it (a node group
+		// that refused deletion, one still DELETING or DELETE_FAILED, a template left behind), so
+		// that it holds what the cloud does, and the next destroy deletes the rest.
+		left := *state
+		found, _, err := r.refresh(context.WithoutCancel(ctx), c, &left)
+		switch {
+		case err != nil:
+			resp.Diagnostics.AddWarning("State after a failed destroy", fmt.Sprintf("could not read the node pool back (%v); state keeps it as it was, and the next refresh reads it", err))
+		case !found:
+			resp.State.RemoveResource(ctx)
+		default:
+			resp.Diagnostics.Append(resp.State.Set(ctx, &left)...)
+		}
 	})
 }

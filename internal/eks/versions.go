@@ -89,6 +89,32 @@ func noRollback(ctx context.Context, cfg configuredVersions, state *nodePoolMode
 	return out
 }
 
+// versionsBehind are the node groups in state that do not run the Kubernetes version or AMI release
+// the configuration pins, while the pool's recorded ones match it: an update that moved one node
+// group and failed on the other (EKS keeps the failed one where it was). The next apply moves them
+// too. A pool that follows the cluster (nothing pinned) lets each node group keep its own.
+func versionsBehind(ctx context.Context, cfg configuredVersions, state *nodePoolModel) map[string]bool {
+	version := cfg.pinned()
+	release := ""
+	if !cfg.release.IsUnknown() {
+		release = cfg.release.ValueString()
+	}
+	out := map[string]bool{}
+	for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups) {
+		if !knownString(ng.ARN) || !knownString(ng.KubernetesVersion) {
+			continue
+		}
+		have := ng.KubernetesVersion.ValueString()
+		switch {
+		case version != "" && have != version:
+			out[ng.Name.ValueString()] = true
+		case release != "" && releaseFits(release, have) && ng.ReleaseVersion.ValueString() != release:
+			out[ng.Name.ValueString()] = true
+		}
+	}
+	return out
+}
+
 // planReleaseVersion plans release_version: as configured; else the release in state while the
 // Kubernetes version stays (gpufleet keeps it), unknown when the version moves (the latest of the new
 // version) or for a new pool.

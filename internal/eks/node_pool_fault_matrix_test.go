@@ -1,0 +1,731 @@
+package eks_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
+)
+
+// The fault matrix (issue #34): every mutating call gpufleet makes when it creates a pool, changes it
+// (sizes, spot mix, labels and taints, tags, the launch template, the Kubernetes version, a pool on a
+// reservation) and destroys it, broken in cloudsim the ways that call can break: refused (an IAM
+// denial, which no retryer retries), failed later (CREATE_FAILED, an update Failed with the node
+// group DEGRADED, DELETE_FAILED) or outlasting the timeout (stuck). Each row is named after the call
+// it breaks, <call>/<change or side>/<how>. After the failed apply, every row asserts:
+//
+//   - the fault fired, and the apply failed, or succeeded with the warning it must give;
+//   - no node group that ran before the apply was deleted or replaced, unless the change itself
+//     deletes or replaces it;
+//   - state, as terraform wrote it after the apply (the state file, before any refresh), holds what
+//     cloudsim holds: each node group recorded with its ARN, status, sizes and launch template
+//     version, no node group or launch template of the pool missing from it, the pool's tags those
+//     of its first node group;
+//   - the pool is tainted only where nothing of it runs (and then it is);
+//   - the next plan is exactly the repair (the action, and which node groups keep their ARN and
+//     which are replaced or created), and an apply without faults converges to an empty plan,
+//     keeping what ran.
+func TestAccEKSNodePool_faultMatrix(t *testing.T) {
+	// One set of credentials for every row, set here so that the rows can run in parallel.
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAGPUFLEETTEST")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "gpufleet-test-secret")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	rows := faultMatrix()
+	names := map[string]bool{}
+	for _, row := range rows {
+		if names[row.name] {
+			t.Fatalf("two rows named %s", row.name)
+		}
+		names[row.name] = true
+	}
+	start := time.Now()
+	var ran atomic.Int32
+	t.Cleanup(func() {
+		t.Logf("fault matrix: %d of %d rows in %s", ran.Load(), len(rows), time.Since(start).Round(time.Second))
+	})
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			ran.Add(1)
+			row.run(t)
+		})
+	}
+}
+
+// matrixRow is one broken call.
+type matrixRow struct {
+	name string
+	// before is the pool applied first, "" for a create; after the pool of the failing apply, ""
+	// to destroy it.
+	before, after string
+	// prepare are faults of the first apply, which leaves the pool to repair.
+	prepare []cloudsim.Fault
+	// setup changes the cloud out of band before the failing apply (a cluster upgrade).
+	setup func(*cloudsim.Sim) error
+	// faults are injected before the failing apply, each to fire exactly once.
+	faults func(*cloudsim.Sim) []cloudsim.Fault
+	// err are parts of the apply's error; nil: the apply succeeds, with the warning warn.
+	err, warn []string
+	// tainted: the failed apply must leave the pool tainted (nothing of it runs).
+	tainted bool
+	// intended are the node groups the change itself deletes or replaces.
+	intended []string
+	// stuck: an operation outlasted the timeout; the repair runs once EKS has finished it.
+	stuck  bool
+	repair repairPlan
+}
+
+// repairPlan is what the plan after the failure must be: the pool's action, the node groups whose
+// ARN it keeps (the cloud's) and those it creates or replaces (ARN unknown).
+type repairPlan struct {
+	action      plancheck.ResourceActionType
+	keep, renew []string
+}
+
+const (
+	od   = "train-od"
+	spot = "train-spot"
+	// matrixStuck is how long a stuck operation lasts, past matrixTimeout, the timeout of the rows
+	// that break that way.
+	matrixStuck   = 4 * time.Second
+	matrixTimeout = "2s"
+)
+
+// Pools of the matrix. mix is the usual spot mix: base 1, 50 %, sizes 0/4/8: train-od 0/3/5 and
+// train-spot 0/1/3.
+func mix(extra string) string { return mixOf(4, 50, extra) }
+
+func mixOf(desired, pct int, extra string) string {
+	return poolConfig("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, 8)+acctest.Capacity(pct, 1)+extra)
+}
+
+// reserved is a pool on the test seed's on-demand capacity reservation: one node group, train-od.
+// Moved to the capacity block (capacityBlockPool), it is replaced: another reservation.
+func reserved(desired int, extra string) string {
+	return inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, 2)+fmt.Sprintf(`
+  capacity {
+    reservation {
+      id   = %q
+      type = "capacity-reservation"
+    }
+  }
+`, odcrID)+extra))
+}
+
+func timeouts(op string) string {
+	return fmt.Sprintf("  timeouts {\n    %s = %q\n  }\n", op, matrixTimeout)
+}
+
+const (
+	costCenter = "  tags = { CostCenter = \"cc-42\" }\n"
+	twoTags    = "  tags = { CostCenter = \"cc-42\", Team = \"ml\" }\n"
+	labels     = "  labels = { team = \"ml\" }\n  taints = [{ key = \"team\", value = \"ml\", effect = \"NO_SCHEDULE\" }]\n"
+)
+
+// refused is an IAM denial of one call, as EKS (403 AccessDeniedException) and EC2 (403
+// UnauthorizedOperation) answer it: a client error no retryer retries.
+func refused(service, op, match string) cloudsim.Fault {
+	f := cloudsim.Fault{Service: service, Operation: op, Kind: cloudsim.ServerError, Count: 1, Match: match, Status: 403,
+		Code: "AccessDeniedException", Message: "User: arn:aws:iam::123456789012:user/ci is not authorized to perform: eks:" + op}
+	if service == "ec2" {
+		f.Code, f.Message = "UnauthorizedOperation", "You are not authorized to perform this operation. (ec2:"+op+")"
+	}
+	return f
+}
+
+// failedLater lets the call succeed and fails what it started: CREATE_FAILED, an update Failed, or
+// DELETE_FAILED.
+func failedLater(op, match string, issue cloudsim.HealthIssue) cloudsim.Fault {
+	return cloudsim.Fault{Service: "eks", Operation: op, Kind: cloudsim.CreateFailed, Count: 1, Match: match, HealthIssues: []cloudsim.HealthIssue{issue}}
+}
+
+// stuck keeps what the call started going for matrixStuck.
+func stuck(op, match string) cloudsim.Fault {
+	return cloudsim.Fault{Service: "eks", Operation: op, Kind: cloudsim.Stuck, Count: 1, Match: match, Latency: matrixStuck}
+}
+
+// ltOf is the id of a side's launch template, for faults on the calls that name it by id.
+func ltOf(sim *cloudsim.Sim, side string) string {
+	lt, _ := sim.LaunchTemplate(testRegion, "gpufleet."+testCluster+"."+side)
+	return lt.ID
+}
+
+// arnMatch matches a node group's ARN, for faults on the calls that name it by ARN.
+func arnMatch(side string) string {
+	return "arn:aws:eks:*:*:nodegroup/" + testCluster + "/" + side + "/*"
+}
+
+func faults(f ...cloudsim.Fault) func(*cloudsim.Sim) []cloudsim.Fault {
+	return func(*cloudsim.Sim) []cloudsim.Fault { return f }
+}
+
+var (
+	issueASG      = cloudsim.HealthIssue{Code: "AutoScalingGroupInvalidConfiguration", Message: "The Auto Scaling group is misconfigured."}
+	issueNodes    = cloudsim.HealthIssue{Code: "NodeCreationFailure", Message: "Instances failed to join the kubernetes cluster."}
+	issueSGDelete = cloudsim.HealthIssue{Code: "Ec2SecurityGroupDeletionFailure", Message: "Could not delete the remote access security group."}
+)
+
+func faultMatrix() []matrixRow {
+	update := func(keep ...string) repairPlan { return repairPlan{action: plancheck.ResourceActionUpdate, keep: keep} }
+	updateRenew := func(keep, renew string) repairPlan {
+		return repairPlan{action: plancheck.ResourceActionUpdate, keep: []string{keep}, renew: []string{renew}}
+	}
+	nothing := repairPlan{action: plancheck.ResourceActionNoop}
+	sizes, tagged := mixOf(6, 50, ""), mix(costCenter)
+	return []matrixRow{
+		// Create: two node groups, train-od first.
+		{name: "CreateLaunchTemplate/od/refused", after: mix(""),
+			faults: faults(refused("ec2", "CreateLaunchTemplate", "gpufleet.ml.train-od")),
+			err:    []string{"creating EKS node group", od, "UnauthorizedOperation"},
+			repair: repairPlan{action: plancheck.ResourceActionCreate, renew: []string{od, spot}}},
+		{name: "CreateLaunchTemplate/spot/refused", after: mix(""),
+			faults: faults(refused("ec2", "CreateLaunchTemplate", "gpufleet.ml.train-spot")),
+			warn:   []string{spot, "not created", "UnauthorizedOperation", od, "next apply creates only " + spot},
+			repair: updateRenew(od, spot)},
+		{name: "CreateNodegroup/od/refused", after: mix(""),
+			faults: faults(refused("eks", "CreateNodegroup", od)),
+			err:    []string{"creating EKS node group", od, "AccessDeniedException"},
+			repair: repairPlan{action: plancheck.ResourceActionCreate, renew: []string{od, spot}}},
+		{name: "CreateNodegroup/spot/refused", after: mix(""),
+			faults: faults(refused("eks", "CreateNodegroup", spot)),
+			warn:   []string{spot, "not created", "AccessDeniedException", od, "next apply creates only " + spot},
+			repair: updateRenew(od, spot)},
+		{name: "DeleteLaunchTemplate/spot-cleanup/refused", after: mix(""),
+			faults: faults(refused("eks", "CreateNodegroup", spot), refused("ec2", "DeleteLaunchTemplate", "")),
+			warn:   []string{spot, "AccessDeniedException", "deleting its launch template", "UnauthorizedOperation", "next apply creates only " + spot},
+			repair: updateRenew(od, spot)},
+		{name: "CreateNodegroup/od/create-failed", after: mix(""),
+			faults: faults(failedLater("CreateNodegroup", od, cloudsim.IssueInsufficientCapacity)),
+			warn:   []string{od, "CREATE_FAILED", "AsgInstanceLaunchFailures", spot, "next apply replaces only " + od},
+			repair: updateRenew(spot, od)},
+		{name: "CreateNodegroup/spot/create-failed", after: mix(""),
+			faults: faults(failedLater("CreateNodegroup", spot, cloudsim.IssueSpotCapacity)),
+			warn:   []string{spot, "CREATE_FAILED", "AsgInstanceLaunchFailures", "no Spot capacity", od, "next apply replaces only " + spot},
+			repair: updateRenew(od, spot)},
+		{name: "CreateNodegroup/both/create-failed", after: mix(""),
+			faults: faults(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.CreateFailed, Count: 2, Match: "train-*",
+				HealthIssues: []cloudsim.HealthIssue{cloudsim.IssueInsufficientCapacity}}),
+			err: []string{od, "CREATE_FAILED", "AsgInstanceLaunchFailures"}, tainted: true,
+			repair: repairPlan{action: plancheck.ResourceActionDestroyBeforeCreate}},
+		{name: "CreateNodegroup/spot/timeout", after: mix(timeouts("create")), stuck: true,
+			faults: faults(stuck("CreateNodegroup", spot)),
+			warn:   []string{spot, "not ACTIVE yet", "CREATING", od, "replaces only " + spot},
+			repair: nothing},
+		{name: "CreateNodegroup/od/timeout", after: mix(timeouts("create")), stuck: true,
+			faults: faults(stuck("CreateNodegroup", od)),
+			warn:   []string{od, "not ACTIVE yet", "CREATING", spot, "replaces only " + od},
+			repair: nothing},
+
+		// Sizes: UpdateNodegroupConfig on each node group.
+		{name: "UpdateNodegroupConfig/sizes/refused", before: mix(""), after: sizes,
+			faults: faults(refused("eks", "UpdateNodegroupConfig", od)),
+			err:    []string{"updating EKS node group", od, "AccessDeniedException"},
+			repair: update(od, spot)},
+		{name: "UpdateNodegroupConfig/sizes/failed-update", before: mix(""), after: sizes,
+			faults: faults(failedLater("UpdateNodegroupConfig", spot, issueASG)),
+			err:    []string{"updating EKS node group", spot, "Failed", "AutoScalingGroupInvalidConfiguration"},
+			repair: update(od, spot)},
+		{name: "UpdateNodegroupConfig/sizes/timeout", before: mix(""), after: mixOf(6, 50, timeouts("update")), stuck: true,
+			faults: faults(stuck("UpdateNodegroupConfig", spot)),
+			err:    []string{"updating EKS node group", spot, "(timed out|deadline exceeded)"},
+			repair: nothing},
+
+		// Labels and taints: UpdateNodegroupConfig.
+		{name: "UpdateNodegroupConfig/labels-taints/refused", before: mix(""), after: mix(labels),
+			faults: faults(refused("eks", "UpdateNodegroupConfig", spot)),
+			err:    []string{"updating EKS node group", spot, "AccessDeniedException"},
+			repair: update(od, spot)},
+		{name: "UpdateNodegroupConfig/labels-taints/failed-update", before: mix(""), after: mix(labels),
+			faults: faults(failedLater("UpdateNodegroupConfig", od, issueASG)),
+			err:    []string{"updating EKS node group", od, "Failed"},
+			repair: update(od, spot)},
+
+		// Tags: the launch template's own tags (CreateTags, DeleteTags) and the node group's
+		// (TagResource, UntagResource).
+		{name: "CreateTags/tags/refused", before: mix(""), after: tagged,
+			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
+				return []cloudsim.Fault{refused("ec2", "CreateTags", ltOf(sim, od))}
+			},
+			err:    []string{"updating EKS node group", od, "CreateTags", "UnauthorizedOperation"},
+			repair: update(od, spot)},
+		{name: "DeleteTags/tags/refused", before: mix(twoTags), after: tagged,
+			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
+				return []cloudsim.Fault{refused("ec2", "DeleteTags", ltOf(sim, spot))}
+			},
+			err:    []string{"updating EKS node group", spot, "DeleteTags", "UnauthorizedOperation"},
+			repair: update(od, spot)},
+		{name: "TagResource/tags/refused", before: mix(""), after: tagged,
+			faults: faults(refused("eks", "TagResource", arnMatch(spot))),
+			err:    []string{"updating EKS node group", spot, "TagResource", "AccessDeniedException"},
+			repair: update(od, spot)},
+		{name: "UntagResource/tags/refused", before: mix(twoTags), after: tagged,
+			faults: faults(refused("eks", "UntagResource", arnMatch(od))),
+			err:    []string{"updating EKS node group", od, "UntagResource", "AccessDeniedException"},
+			repair: update(od, spot)},
+
+		// The launch template: a tag change is a new version of it, which the node group rolls to.
+		{name: "CreateLaunchTemplateVersion/launch-template/refused", before: mix(""), after: tagged,
+			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
+				return []cloudsim.Fault{refused("ec2", "CreateLaunchTemplateVersion", ltOf(sim, spot))}
+			},
+			err:    []string{"updating EKS node group", spot, "UnauthorizedOperation"},
+			repair: update(od, spot)},
+		{name: "ModifyLaunchTemplate/launch-template/refused", before: mix(""), after: tagged,
+			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
+				return []cloudsim.Fault{refused("ec2", "ModifyLaunchTemplate", ltOf(sim, od))}
+			},
+			err:    []string{"updating EKS node group", od, "UnauthorizedOperation"},
+			repair: update(od, spot)},
+		{name: "UpdateNodegroupVersion/launch-template/refused", before: mix(""), after: tagged,
+			faults: faults(refused("eks", "UpdateNodegroupVersion", spot)),
+			err:    []string{"updating EKS node group", spot, "UpdateNodegroupVersion", "AccessDeniedException"},
+			repair: update(od, spot)},
+		{name: "UpdateNodegroupVersion/launch-template/failed-update", before: mix(""), after: tagged,
+			faults: faults(failedLater("UpdateNodegroupVersion", od, issueNodes)),
+			err:    []string{"updating EKS node group", od, "Failed", "NodeCreationFailure"},
+			repair: update(od, spot)},
+		{name: "UpdateNodegroupVersion/launch-template/timeout", before: mix(""), after: mix(costCenter + timeouts("update")), stuck: true,
+			faults: faults(stuck("UpdateNodegroupVersion", spot)),
+			err:    []string{"updating EKS node group", spot, "(timed out|deadline exceeded)"},
+			repair: update(od, spot)}, // the node group's own tags follow once the roll is done
+
+		// The Kubernetes version: UpdateNodegroupVersion after the cluster's upgrade.
+		{name: "UpdateNodegroupVersion/version/refused", before: mix(`  kubernetes_version = "1.31"` + "\n"), after: mix(`  kubernetes_version = "1.32"` + "\n"),
+			setup:  upgradeCluster,
+			faults: faults(refused("eks", "UpdateNodegroupVersion", od)),
+			err:    []string{"updating EKS node group", od, "AccessDeniedException"},
+			repair: update(od, spot)},
+		{name: "UpdateNodegroupVersion/version/failed-update", before: mix(`  kubernetes_version = "1.31"` + "\n"), after: mix(`  kubernetes_version = "1.32"` + "\n"),
+			setup:  upgradeCluster,
+			faults: faults(failedLater("UpdateNodegroupVersion", spot, issueNodes)),
+			err:    []string{"updating EKS node group", spot, "Failed", "NodeCreationFailure"},
+			repair: update(od, spot)},
+
+		// The spot mix: a spot node group added (its launch template and node group created, the
+		// on-demand one resized) or removed (deleted, with its launch template).
+		{name: "UpdateNodegroupConfig/spot-mix/refused", before: mixOf(4, 0, ""), after: mix(""),
+			faults: faults(refused("eks", "UpdateNodegroupConfig", od)),
+			err:    []string{"updating EKS node group", od, "AccessDeniedException"},
+			repair: update(od, spot)},
+		{name: "CreateLaunchTemplate/spot-mix/refused", before: mixOf(4, 0, ""), after: mix(""),
+			faults: faults(refused("ec2", "CreateLaunchTemplate", "gpufleet.ml.train-spot")),
+			err:    []string{"creating EKS node group", spot, "UnauthorizedOperation"},
+			repair: updateRenew(od, spot)},
+		{name: "CreateNodegroup/spot-mix/refused", before: mixOf(4, 0, ""), after: mix(""),
+			faults: faults(refused("eks", "CreateNodegroup", spot)),
+			err:    []string{"creating EKS node group", spot, "AccessDeniedException"},
+			repair: updateRenew(od, spot)},
+		{name: "CreateNodegroup/spot-mix/create-failed", before: mixOf(4, 0, ""), after: mix(""),
+			faults: faults(failedLater("CreateNodegroup", spot, cloudsim.IssueSpotCapacity)),
+			err:    []string{spot, "CREATE_FAILED", "AsgInstanceLaunchFailures"},
+			repair: updateRenew(od, spot)},
+		{name: "DeleteNodegroup/spot-mix/refused", before: mix(""), after: mixOf(4, 0, ""), intended: []string{spot},
+			faults: faults(refused("eks", "DeleteNodegroup", spot)),
+			err:    []string{"deleting EKS node groups", spot, "AccessDeniedException"},
+			repair: update(od)},
+		{name: "DeleteNodegroup/spot-mix/delete-failed", before: mix(""), after: mixOf(4, 0, ""), intended: []string{spot},
+			faults: faults(failedLater("DeleteNodegroup", spot, issueSGDelete)),
+			err:    []string{"deleting EKS node groups", spot, "DELETE_FAILED", "Ec2SecurityGroupDeletionFailure"},
+			repair: update(od)},
+		{name: "DeleteNodegroup/spot-mix/timeout", before: mix(""), after: mixOf(4, 0, timeouts("update")), intended: []string{spot}, stuck: true,
+			faults: faults(stuck("DeleteNodegroup", spot)),
+			err:    []string{"deleting EKS node groups", spot, "(timed out|deadline exceeded)"},
+			repair: update(od)}, // the node group is gone by then; its launch template is not
+		{name: "DeleteLaunchTemplate/spot-mix/refused", before: mix(""), after: mixOf(4, 0, ""), intended: []string{spot},
+			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
+				return []cloudsim.Fault{refused("ec2", "DeleteLaunchTemplate", ltOf(sim, spot))}
+			},
+			err:    []string{"deleting EKS node groups", spot, "UnauthorizedOperation"},
+			repair: update(od)},
+
+		// The repair of a node group that failed to create: deleted (DeleteNodegroup), then created
+		// again; the other node group stays.
+		{name: "DeleteNodegroup/repair/refused", before: mix(""), after: mix(""),
+			prepare: []cloudsim.Fault{failedLater("CreateNodegroup", spot, cloudsim.IssueSpotCapacity)},
+			faults:  faults(refused("eks", "DeleteNodegroup", spot)),
+			err:     []string{"replacing EKS node group", spot, "AccessDeniedException"},
+			repair:  updateRenew(od, spot)},
+		{name: "CreateNodegroup/repair/create-failed", before: mix(""), after: mix(""),
+			prepare: []cloudsim.Fault{failedLater("CreateNodegroup", spot, cloudsim.IssueSpotCapacity)},
+			faults:  faults(failedLater("CreateNodegroup", spot, cloudsim.IssueSpotCapacity)),
+			err:     []string{spot, "CREATE_FAILED", "AsgInstanceLaunchFailures"},
+			repair:  updateRenew(od, spot)},
+
+		// A pool on a capacity reservation: its node group rolls with MINIMAL, and another
+		// reservation replaces the pool.
+		{name: "UpdateNodegroupConfig/reservation/refused", before: reserved(1, ""), after: reserved(2, ""),
+			faults: faults(refused("eks", "UpdateNodegroupConfig", od)),
+			err:    []string{"updating EKS node group", od, "AccessDeniedException"},
+			repair: update(od)},
+		{name: "UpdateNodegroupVersion/reservation/failed-update", before: reserved(1, ""), after: reserved(1, costCenter),
+			faults: faults(failedLater("UpdateNodegroupVersion", od, issueNodes)),
+			err:    []string{"updating EKS node group", od, "Failed", "NodeCreationFailure"},
+			repair: update(od)},
+		{name: "DeleteNodegroup/reservation-replaced/refused", before: reserved(1, ""), after: capacityBlockPool(), intended: []string{od},
+			faults: faults(refused("eks", "DeleteNodegroup", od)),
+			err:    []string{"deleting EKS node pool", od, "AccessDeniedException"},
+			repair: repairPlan{action: plancheck.ResourceActionDestroyBeforeCreate}},
+
+		// Destroy: both node groups are deleted, then their launch templates.
+		{name: "DeleteNodegroup/od/refused", before: mix(""), intended: []string{od, spot},
+			faults: faults(refused("eks", "DeleteNodegroup", od)),
+			err:    []string{"deleting EKS node pool", od, "AccessDeniedException"},
+			repair: repairPlan{action: plancheck.ResourceActionDestroy}},
+		{name: "DeleteNodegroup/spot/delete-failed", before: mix(""), intended: []string{od, spot},
+			faults: faults(failedLater("DeleteNodegroup", spot, issueSGDelete)),
+			err:    []string{"deleting EKS node pool", spot, "DELETE_FAILED", "Ec2SecurityGroupDeletionFailure"},
+			repair: repairPlan{action: plancheck.ResourceActionDestroy}},
+		{name: "DeleteNodegroup/spot/timeout", before: mix(timeouts("delete")), intended: []string{od, spot}, stuck: true,
+			faults: faults(stuck("DeleteNodegroup", spot)),
+			err:    []string{"deleting EKS node pool", spot, "(timed out|deadline exceeded)"},
+			repair: repairPlan{action: plancheck.ResourceActionDestroy}}, // its launch template is left
+		{name: "DeleteLaunchTemplate/od/refused", before: mix(""), intended: []string{od, spot},
+			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
+				return []cloudsim.Fault{refused("ec2", "DeleteLaunchTemplate", ltOf(sim, od))}
+			},
+			err:    []string{"deleting EKS node pool", od, "UnauthorizedOperation"},
+			repair: repairPlan{action: plancheck.ResourceActionDestroy}},
+	}
+}
+
+func upgradeCluster(sim *cloudsim.Sim) error {
+	return sim.UpgradeCluster(testRegion, testCluster, "1.32", "")
+}
+
+// run runs one row: the pool before (if any), the failing apply, the repair, then destroy.
+func (row matrixRow) run(t *testing.T) {
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(t), TransitionDelay: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	var diags acctest.ApplyDiagnostics
+	work := t.TempDir()
+	config := func(pool string) string { return providerConfig(sim, "") + pool }
+	ran := map[string]string{}  // running node groups before the failing apply: name → ARN
+	kept := map[string]string{} // node groups the repair keeps, as the failed apply left them
+	var steps []resource.TestStep
+	if row.before != "" {
+		steps = append(steps, resource.TestStep{
+			PreConfig: func() {
+				for _, f := range row.prepare {
+					if _, err := sim.Inject(f); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+			Config:             config(row.before),
+			ExpectNonEmptyPlan: len(row.prepare) > 0,
+			Check: func(*terraform.State) error {
+				maps.Copy(ran, runningNodegroups(sim))
+				return nil
+			},
+		})
+	}
+	afterFailure := func() error {
+		if left := sim.Faults(); len(left) > 0 {
+			return fmt.Errorf("faults that never fired: the row proves nothing: %+v", left)
+		}
+		if row.err == nil {
+			if err := diags.ExpectWarning(row.warn...); err != nil {
+				return err
+			}
+		}
+		st, err := readPoolState(work)
+		if err != nil {
+			return err
+		}
+		running := runningNodegroups(sim)
+		var errs []error
+		for name, arn := range ran {
+			if !slices.Contains(row.intended, name) && running[name] != arn {
+				errs = append(errs, fmt.Errorf("%s ran as %s before the apply; now %q", name, arn, running[name]))
+			}
+		}
+		if st.exists && st.tainted != row.tainted {
+			errs = append(errs, fmt.Errorf("tainted %t, want %t (node groups running: %v)", st.tainted, row.tainted, slices.Sorted(maps.Keys(running))))
+		}
+		if st.tainted && len(running) > 0 {
+			errs = append(errs, fmt.Errorf("tainted while %v run", slices.Sorted(maps.Keys(running))))
+		}
+		errs = append(errs, st.matches(sim))
+		for _, name := range row.repair.keep {
+			kept[name] = running[name]
+		}
+		return errors.Join(errs...)
+	}
+	failing := resource.TestStep{
+		PreConfig: func() {
+			if row.setup != nil {
+				if err := row.setup(sim); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, f := range row.faults(sim) {
+				if _, err := sim.Inject(f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			diags.Reset()
+		},
+		Config: config(row.after),
+	}
+	if row.err != nil {
+		failing.ExpectError = acctest.ExpectErrorParts(row.err...)
+	} else {
+		failing.ExpectNonEmptyPlan = row.repair.action != plancheck.ResourceActionNoop
+		failing.Check = func(*terraform.State) error { return afterFailure() }
+	}
+	repair := resource.TestStep{
+		PreConfig: func() {
+			if row.err != nil {
+				if err := afterFailure(); err != nil {
+					t.Fatalf("after the failed apply: %v", err)
+				}
+			}
+			if row.stuck {
+				waitSettled(t, sim)
+			}
+			sim.ClearFaults()
+		},
+		Config: config(row.after),
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply:             row.repair.checks(sim),
+			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+		},
+		Check: func(*terraform.State) error {
+			var errs []error
+			running := runningNodegroups(sim)
+			for name, arn := range kept {
+				if running[name] != arn {
+					errs = append(errs, fmt.Errorf("the repair replaced %s (%s, now %q)", name, arn, running[name]))
+				}
+			}
+			for _, ng := range sim.Nodegroups(testRegion, testCluster) {
+				if ng.Status != "ACTIVE" {
+					errs = append(errs, fmt.Errorf("after the repair %s is %s", ng.NodegroupName, ng.Status))
+				}
+			}
+			st, err := readPoolState(work)
+			if err != nil {
+				return err
+			}
+			for _, ng := range st.attrs.NodeGroups {
+				if ng.InSync == nil || !*ng.InSync {
+					errs = append(errs, fmt.Errorf("after the repair %s is not in sync", ng.Name))
+				}
+			}
+			return errors.Join(append(errs, st.matches(sim))...)
+		},
+	}
+	steps = append(steps, failing, repair)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		WorkingDir:               work,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps:                    steps,
+	})
+}
+
+// checks are the plan checks of the repair.
+func (r repairPlan) checks(sim *cloudsim.Sim) []plancheck.PlanCheck {
+	if r.action == plancheck.ResourceActionNoop {
+		return []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}
+	}
+	out := []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, r.action)}
+	at := func(name string) tfjsonpath.Path {
+		i := 0
+		if name == spot {
+			i = 1
+		}
+		return tfjsonpath.New("node_groups").AtSliceIndex(i).AtMapKey("arn")
+	}
+	for _, name := range r.keep {
+		out = append(out, plancheck.ExpectKnownValue(addr, at(name), knownvalue.StringFunc(func(v string) error {
+			if ng, ok := sim.Nodegroup(testRegion, testCluster, name); !ok || v != ng.NodegroupArn {
+				return fmt.Errorf("the plan gives %s the ARN %s, want the one it has", name, v)
+			}
+			return nil
+		})))
+	}
+	for _, name := range r.renew {
+		out = append(out, plancheck.ExpectUnknownValue(addr, at(name)))
+	}
+	return out
+}
+
+// runningNodegroups are the pool's node groups that run (ACTIVE, DEGRADED, or UPDATING), by name.
+func runningNodegroups(sim *cloudsim.Sim) map[string]string {
+	out := map[string]string{}
+	for _, ng := range sim.Nodegroups(testRegion, testCluster) {
+		if ng.Status == "ACTIVE" || ng.Status == "DEGRADED" || ng.Status == "UPDATING" {
+			out[ng.NodegroupName] = ng.NodegroupArn
+		}
+	}
+	return out
+}
+
+// waitSettled waits until no node group is CREATING, UPDATING or DELETING any more.
+func waitSettled(t *testing.T, sim *cloudsim.Sim) {
+	t.Helper()
+	deadline := time.Now().Add(3 * matrixStuck)
+	for time.Now().Before(deadline) {
+		busy := slices.ContainsFunc(sim.Nodegroups(testRegion, testCluster), func(ng cloudsim.Nodegroup) bool { return transitional(ng.Status) })
+		if !busy {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("node groups still busy after %s: %+v", 3*matrixStuck, sim.Nodegroups(testRegion, testCluster))
+}
+
+func transitional(status string) bool {
+	return status == "CREATING" || status == "UPDATING" || status == "DELETING"
+}
+
+// poolState is gpufleet_eks_node_pool.train as terraform's state file holds it.
+type poolState struct {
+	exists, tainted bool
+	attrs           struct {
+		EffectiveTags map[string]string `json:"effective_tags"`
+		NodeGroups    []struct {
+			Name                  string  `json:"name"`
+			ARN                   *string `json:"arn"`
+			CapacityType          string  `json:"capacity_type"`
+			MinSize               int32   `json:"min_size"`
+			MaxSize               int32   `json:"max_size"`
+			DesiredSize           int32   `json:"desired_size"`
+			Status                *string `json:"status"`
+			LaunchTemplateID      *string `json:"launch_template_id"`
+			LaunchTemplateVersion *string `json:"launch_template_version"`
+			InSync                *bool   `json:"in_sync"`
+		} `json:"node_groups"`
+	}
+}
+
+// readPoolState reads the state file of the test case working in work.
+func readPoolState(work string) (poolState, error) {
+	var st poolState
+	files, _ := filepath.Glob(filepath.Join(work, "work*", "terraform.tfstate"))
+	if len(files) != 1 {
+		return st, fmt.Errorf("state files in %s: %v", work, files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		return st, err
+	}
+	var doc struct {
+		Resources []struct {
+			Mode, Type, Name string
+			Instances        []struct {
+				Status     string          `json:"status"`
+				Attributes json.RawMessage `json:"attributes"`
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return st, fmt.Errorf("state file: %w", err)
+	}
+	for _, r := range doc.Resources {
+		if r.Mode != "managed" || r.Type+"."+r.Name != addr || len(r.Instances) == 0 {
+			continue
+		}
+		st.exists, st.tainted = true, r.Instances[0].Status == "tainted"
+		if err := json.Unmarshal(r.Instances[0].Attributes, &st.attrs); err != nil {
+			return st, fmt.Errorf("state of %s: %w", addr, err)
+		}
+	}
+	return st, nil
+}
+
+// matches reports where state and the cloud disagree: a node group recorded otherwise than the cloud
+// holds it, one recorded without an ARN that exists, a node group or launch template of the pool
+// that state does not record, or pool tags other than its first node group's.
+func (st poolState) matches(sim *cloudsim.Sim) error {
+	cloud := map[string]cloudsim.Nodegroup{}
+	for _, ng := range sim.Nodegroups(testRegion, testCluster) {
+		cloud[ng.NodegroupName] = ng
+	}
+	var errs []error
+	recordedLTs := map[string]bool{}
+	recordedNGs := map[string]bool{}
+	firstTags := map[string]string(nil)
+	for _, e := range st.attrs.NodeGroups {
+		ng, ok := cloud[e.Name]
+		if e.LaunchTemplateID != nil {
+			recordedLTs[*e.LaunchTemplateID] = true
+			if _, ok := sim.LaunchTemplate(testRegion, *e.LaunchTemplateID); !ok {
+				errs = append(errs, fmt.Errorf("state records launch template %s of %s, which does not exist", *e.LaunchTemplateID, e.Name))
+			}
+		}
+		if e.ARN == nil {
+			if ok {
+				errs = append(errs, fmt.Errorf("state records %s without a node group, and the cloud holds %s", e.Name, ng.NodegroupArn))
+			}
+			continue
+		}
+		if !ok || ng.NodegroupArn != *e.ARN {
+			errs = append(errs, fmt.Errorf("state records %s as %s, the cloud holds %q", e.Name, *e.ARN, ng.NodegroupArn))
+			continue
+		}
+		recordedNGs[e.Name] = true
+		if firstTags == nil {
+			firstTags = ng.Tags
+		}
+		sc := ng.ScalingConfig
+		if e.CapacityType != ng.CapacityType || e.MinSize != *sc.MinSize || e.MaxSize != *sc.MaxSize || e.DesiredSize != *sc.DesiredSize {
+			errs = append(errs, fmt.Errorf("state records %s as %s %d/%d/%d, the cloud holds %s %d/%d/%d", e.Name,
+				e.CapacityType, e.MinSize, e.DesiredSize, e.MaxSize, ng.CapacityType, *sc.MinSize, *sc.DesiredSize, *sc.MaxSize))
+		}
+		if status := deref(e.Status); status != ng.Status && !transitional(status) {
+			errs = append(errs, fmt.Errorf("state records %s as %s, the cloud holds it %s", e.Name, status, ng.Status))
+		}
+		if e.LaunchTemplateID != nil && (ng.LaunchTemplate == nil || ng.LaunchTemplate.ID != *e.LaunchTemplateID || ng.LaunchTemplate.Version != deref(e.LaunchTemplateVersion)) {
+			errs = append(errs, fmt.Errorf("state records %s on launch template %s version %s, the cloud on %+v", e.Name, *e.LaunchTemplateID, deref(e.LaunchTemplateVersion), ng.LaunchTemplate))
+		}
+	}
+	for name, ng := range cloud {
+		if !recordedNGs[name] {
+			errs = append(errs, fmt.Errorf("the cloud holds %s (%s, %s), which state does not record", name, ng.NodegroupArn, ng.Status))
+		}
+	}
+	for _, lt := range sim.LaunchTemplates(testRegion) {
+		if !recordedLTs[lt.ID] {
+			errs = append(errs, fmt.Errorf("the cloud holds launch template %s (%s), which state does not record", lt.Name, lt.ID))
+		}
+	}
+	if firstTags != nil {
+		want := maps.Clone(firstTags)
+		maps.DeleteFunc(want, func(k, _ string) bool {
+			return k == "gpufleet:owner" || k == "gpufleet:spot-mix" || strings.HasPrefix(k, "k8s.io/cluster-autoscaler/")
+		})
+		if !maps.Equal(want, st.attrs.EffectiveTags) {
+			errs = append(errs, fmt.Errorf("state's effective_tags %v, the first node group's tags %v", st.attrs.EffectiveTags, want))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
