@@ -42,6 +42,9 @@ import (
 //     which are replaced or created), and an apply without faults converges to an empty plan,
 //     keeping what ran.
 func TestAccEKSNodePool_faultMatrix(t *testing.T) {
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc) // before 43 simulators start
+	}
 	// One set of credentials for every row, set here so that the rows can run in parallel.
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAGPUFLEETTEST")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "gpufleet-test-secret")
