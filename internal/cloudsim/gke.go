@@ -51,7 +51,7 @@ func (s *Sim) gkeInterceptor(ctx context.Context, req any, info *grpc.UnaryServe
 		sleepCtx(ctx, p.latency)
 		switch {
 		case p.err != nil && p.err.AfterStart:
-			resp, err = serveThenFail(context.WithValue(ctx, failedKey{}, p.failed), req, handler, p.err)
+			err = serveThenFail(context.WithValue(ctx, failedKey{}, p.failed), req, handler, p.err)
 		case p.err != nil:
 			err = gkeFaultError(p.err)
 		default:

@@ -47,9 +47,9 @@ func (f *Fault) validateGKE() error {
 
 // serveThenFail runs the call and answers with the fault's error when the call itself succeeded
 // (an error of its own is GKE's answer, as it would be).
-func serveThenFail(ctx context.Context, req any, handler grpc.UnaryHandler, f *Fault) (any, error) {
+func serveThenFail(ctx context.Context, req any, handler grpc.UnaryHandler, f *Fault) error {
 	if _, err := handler(ctx, req); err != nil {
-		return nil, err
+		return err
 	}
-	return nil, gkeFaultError(f)
+	return gkeFaultError(f)
 }
