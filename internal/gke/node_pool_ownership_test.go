@@ -280,3 +280,48 @@ func TestAccGKENodePool_legacyOwnership(t *testing.T) {
 		},
 	})
 }
+
+// A pool made before owner ids (here: its state forgotten, the gpufleet_owner label removed, and the
+// pool imported again) plans no change: it owns the node pools its state records, and keeps a null
+// owner_id until an apply changes it.
+func TestAccGKENodePool_poolWithoutOwnerIDPlansNoChange(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+acctest.Scaling(0, 2, 4)+acctest.Capacity(50, 0)+
+		"  node_locations = [\"europe-west4-a\"]\n")
+	forget := providerConfig(sim, "") + "removed {\n  from = " + addr + "\n  lifecycle {\n    destroy = false\n  }\n}\n"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{Config: forget},
+			{
+				PreConfig: func() {
+					c := gkeClient(t, sim)
+					for _, name := range []string{"infer-od", "infer-spot"} {
+						np, _ := sim.NodePool(testProject, testLocation, testCluster, name)
+						labels := np.GetConfig().GetResourceLabels()
+						delete(labels, "gpufleet_owner")
+						if _, err := c.UpdateNodePool(context.Background(), &containerpb.UpdateNodePoolRequest{
+							Name: clusterName() + "/nodePools/" + name, ResourceLabels: &containerpb.ResourceLabels{Labels: labels}}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					time.Sleep(200 * time.Millisecond) // the updates are done
+				},
+				Config:             cfg,
+				ResourceName:       addr,
+				ImportState:        true,
+				ImportStateId:      testProject + "/" + testLocation + "/" + testCluster + "/infer",
+				ImportStatePersist: true,
+				ImportStateCheck: func(s []*terraform.InstanceState) error {
+					if got := s[0].Attributes; got["owner_id"] != "" || got["node_pools.#"] != "2" || got["node_pools.1.in_sync"] != "true" {
+						return fmt.Errorf("imported owner_id %q, %s node pools, in_sync %s", got["owner_id"], got["node_pools.#"], got["node_pools.1.in_sync"])
+					}
+					return nil
+				},
+			},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}

@@ -26,8 +26,11 @@ import (
 //
 // Pools made before owner ids have a null owner_id and node pools without gpufleet_owner. Such a
 // node pool is the pool's only when its state recorded it: one of its instance group URLs is in
-// the state's node_pools (GKE names a node pool's instance groups with a random suffix, so a node
-// pool created again under the name, by another state, has other URLs). The pool's next apply gives
+// the state's node_pools. GKE names a node pool's instance groups gke-<cluster>-<pool>-<hash>-grp
+// with a hash unique to the node pool (kubetest's poolTemplateRe: "unique hash (used as nonce for
+// firewall rules)", kubernetes/test-infra PR #20061, kubetest/gke.go), so a node pool created again
+// under the name, by another state, has other URLs; cloudsim gives each node pool a random suffix
+// likewise (instanceGroupURLs). The pool's next apply gives
 // it an owner id and writes gpufleet_owner on its node pools. Import takes the owner id from the
 // node pools' labels (none on node pools made before owner ids, or by another tool and labelled by
 // hand as the migration guide says: the pool then gets an owner id on its next apply).
