@@ -379,8 +379,9 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				continue
 			}
 			err = fmt.Errorf("%s: %w", cfg.Name, err)
-			if _, ferr := findNodePool(context.WithoutCancel(ctx), c.gke, cluster, cfg.Name); !isNotFound(ferr) {
-				created, sideErrs = append(created, cfg.Name), append(sideErrs, err) // GKE made it, in error
+			// GKE made it, in error (or it cannot be read: state will say), or it refused it.
+			if np, ferr := findNodePool(context.WithoutCancel(ctx), c.gke, cluster, cfg.Name); ferr == nil && o.owns(np) || ferr != nil && !isNotFound(ferr) {
+				created, sideErrs = append(created, cfg.Name), append(sideErrs, err)
 				continue
 			}
 			refused = err
@@ -775,10 +776,12 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 		slices.Sort(gone)
 		if len(gone) > 0 {
-			if err := allHealthy(ctx, c, cluster, cfgs); len(errs) > 0 || err != nil {
-				if err != nil {
+			if len(errs) == 0 {
+				if err := allHealthy(ctx, c, cluster, cfgs); err != nil {
 					errs = append(errs, err)
 				}
+			}
+			if len(errs) > 0 {
 				errs = append(errs, fmt.Errorf("%s kept: the node pools that replace it are not healthy; the next apply deletes it once they are", strings.Join(gone, " and ")))
 			} else if err := deleteOwnSides(ctx, c, cluster, o, gone); err != nil {
 				errs = append(errs, err)
