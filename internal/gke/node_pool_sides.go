@@ -23,9 +23,9 @@ import (
 
 // What an apply does to a pool's node pools (its sides), so that a failure never costs what runs:
 // a side that comes is created and found healthy before a side that goes is deleted; a side GKE
-// leaves in ERROR is deleted and created again by the next apply, one RUNNING_WITH_ERROR gets its
-// settings and size sent again; refresh marks every side that is not what the pool gives it
-// (in_sync), so that the next plan shows the repair.
+// leaves in ERROR is deleted and created again by the next apply, one RUNNING_WITH_ERROR gets the
+// settings that differ, or else its size, sent again; refresh marks every side that is not what
+// the pool gives it (in_sync), so that the next plan shows the repair.
 
 // running reports whether a node pool has nodes that serve: RUNNING, or RUNNING_WITH_ERROR
 // ("partially usable", container v1 API, NodePool.Status).
@@ -246,7 +246,7 @@ func repairs(ctx context.Context, l types.List, want []pool.Side) []string {
 		case st == containerpb.NodePool_ERROR.String():
 			out = append(out, fmt.Sprintf("node pool %s is ERROR: the apply deletes it and creates it again", name))
 		case st == containerpb.NodePool_RUNNING_WITH_ERROR.String():
-			out = append(out, fmt.Sprintf("node pool %s is RUNNING_WITH_ERROR: the apply sends its settings and size again", name))
+			out = append(out, fmt.Sprintf("node pool %s is RUNNING_WITH_ERROR: the apply sends the settings that differ again, or else its size", name))
 		case !np.InSync.IsNull() && !np.InSync.IsUnknown() && !np.InSync.ValueBool():
 			out = append(out, fmt.Sprintf("node pool %s is not what the pool's configuration gives it: the apply updates it", name))
 		}
