@@ -67,6 +67,12 @@ func (s *Sim) controlHandler() http.Handler {
 		}
 		return s.AutoRepairNodePool(b.Project, b.Location, b.Cluster, b.NodePool, d)
 	}))
+	mux.HandleFunc("POST /oob/gke/upgrade-control-plane", s.ctlOOB(func(b oobBody) error {
+		return s.UpgradeGKEControlPlane(b.Project, b.Location, b.Cluster, b.Version)
+	}))
+	mux.HandleFunc("POST /oob/gke/retire-node-versions", s.ctlOOB(func(b oobBody) error {
+		return s.RetireGKENodeVersions(b.Project, b.Location, b.Cluster, b.Versions...)
+	}))
 	mux.HandleFunc("POST /oob/gke/blue-green-phase", s.ctlOOB(func(b oobBody) error {
 		phase, ok := containerpb.NodePool_UpdateInfo_BlueGreenInfo_Phase_value[b.Phase]
 		if !ok {
@@ -147,6 +153,7 @@ type oobBody struct {
 	Key          string        `json:"key"`
 	Value        string        `json:"value"`
 	Version      string        `json:"version"`
+	Versions     []string      `json:"versions"`
 	Duration     string        `json:"duration"`
 	Phase        string        `json:"phase"`
 	Release      string        `json:"release"`

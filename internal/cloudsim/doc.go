@@ -119,7 +119,9 @@
 //	}
 //
 // A cluster may also name "valid_node_versions" (default: a built-in list within the version skew
-// of its version) and "resource_labels".
+// of its version), "retired_node_versions" (no longer offered) and "resource_labels". A seeded
+// node pool may also name "spot", "labels", "resource_labels", "total_min_node_count",
+// "total_max_node_count" and "created_version" (created before 1.30: no GPU driver setting).
 //
 // Instance types are offered in a region when listed for one of its zones; an EKS node group with
 // a type the region does not offer fails (CREATE_FAILED), and at least one subnet zone must offer
@@ -139,9 +141,12 @@
 // delay, with the fault's HealthIssues (IssueSpotCapacity, IssueInsufficientCapacity,
 // IssueGCEStockout are ready-made); on DeleteNodegroup it ends the deletion DELETE_FAILED.
 // Degraded (GKE) lets the operation succeed with the issues in its status_message only and leaves
-// the node pool RUNNING_WITH_ERROR (a partial stockout). Stuck (EKS CreateNodegroup,
-// UpdateNodegroupConfig, UpdateNodegroupVersion, DeleteNodegroup) keeps the node group CREATING,
-// UPDATING or DELETING for the fault's latency: an operation that outlasts a caller's timeout.
+// the node pool RUNNING_WITH_ERROR (a partial stockout); on GKE both also apply to SetNodePoolSize
+// and SetNodePoolAutoscaling, and CreateFailed to DeleteNodePool. AfterStart (GKE) serves the call
+// and answers with the fault's error anyway: a lost answer to an operation that started
+// (gke_faults.go). Stuck (EKS CreateNodegroup, UpdateNodegroupConfig, UpdateNodegroupVersion,
+// DeleteNodegroup) keeps the node group CREATING, UPDATING or DELETING for the fault's latency: an
+// operation that outlasts a caller's timeout.
 //
 // Options.ReadAfterWriteLag (or Sim.SetReadAfterWriteLag, or the control endpoint) makes EKS
 // eventually consistent: a node group CreateNodegroup made, and an update UpdateNodegroupConfig or
@@ -184,6 +189,8 @@
 //	POST   /oob/gke/auto-upgrade-node-pool {"project","location","cluster","node_pool","version","duration"}
 //	POST   /oob/gke/auto-repair-node-pool  {"project","location","cluster","node_pool","duration"}
 //	POST   /oob/gke/blue-green-phase       {"project","location","cluster","node_pool","phase"}
+//	POST   /oob/gke/upgrade-control-plane  {"project","location","cluster","version"}
+//	POST   /oob/gke/retire-node-versions   {"project","location","cluster","versions":[...]}
 //
 // Out-of-band routes answer 204, 400 for bad input and 404 for unknown objects.
 //

@@ -42,6 +42,11 @@ type FaultKind string
 //     the call succeeds, and the node group stays CREATING, UPDATING or DELETING for Latency
 //     instead of the transition delay: an operation that outlasts the caller's timeout (see
 //     eks_faults.go).
+//
+// On GKE, CreateFailed and Degraded also apply to SetNodePoolSize and SetNodePoolAutoscaling (a
+// resize or new limits that cannot get VMs), and CreateFailed to DeleteNodePool (the node pool
+// stays, RUNNING_WITH_ERROR); see gke_faults.go. AfterStart (GKE only) turns an error fault into a
+// lost answer: the call takes effect, and the client gets the error anyway.
 const (
 	Throttle     FaultKind = "throttle"
 	ServerError  FaultKind = "server_error"
@@ -77,6 +82,9 @@ type Fault struct {
 	Status  int    `json:"status,omitempty"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// AfterStart (GKE, with Throttle, ServerError or Unavailable) serves the call and then answers
+	// with the fault's error: the operation has started, and the client cannot tell (gke_faults.go).
+	AfterStart bool `json:"after_start,omitempty"`
 	// Fired counts how often the fault has fired (read-only).
 	Fired int `json:"fired"`
 }
@@ -147,6 +155,9 @@ func (f *Fault) validate() error {
 			}
 		}
 	}
+	if err := f.validateGKE(); err != nil {
+		return err
+	}
 	if f.Count < 0 || f.Rate < 0 || f.Rate > 1 {
 		return fmt.Errorf("fault: count must be >= 0 and rate within [0,1]")
 	}
@@ -162,11 +173,14 @@ func (f *Fault) validate() error {
 // matches (there is nothing asynchronous to fail).
 var createFailedOps = map[string]bool{
 	"eks/CreateNodegroup": true, "eks/UpdateNodegroupConfig": true, "eks/UpdateNodegroupVersion": true, "eks/DeleteNodegroup": true,
-	"gke/CreateNodePool": true, "gke/UpdateNodePool": true,
+	"gke/CreateNodePool": true, "gke/UpdateNodePool": true, "gke/SetNodePoolSize": true,
+	"gke/SetNodePoolAutoscaling": true, "gke/DeleteNodePool": true,
 }
 
 // degradedOps are the operations on which a Degraded fault applies.
-var degradedOps = map[string]bool{"gke/CreateNodePool": true, "gke/UpdateNodePool": true}
+var degradedOps = map[string]bool{
+	"gke/CreateNodePool": true, "gke/UpdateNodePool": true, "gke/SetNodePoolSize": true, "gke/SetNodePoolAutoscaling": true,
+}
 
 // faultSet holds the active faults in injection order.
 type faultSet struct {

@@ -49,9 +49,12 @@ func (s *Sim) gkeInterceptor(ctx context.Context, req any, info *grpc.UnaryServe
 	if _, known := gkeOps[op]; known {
 		p := s.faults.pick("gke", op, gkeResource(req))
 		sleepCtx(ctx, p.latency)
-		if p.err != nil {
+		switch {
+		case p.err != nil && p.err.AfterStart:
+			err = serveThenFail(context.WithValue(ctx, failedKey{}, p.failed), req, handler, p.err)
+		case p.err != nil:
 			err = gkeFaultError(p.err)
-		} else {
+		default:
 			resp, err = handler(context.WithValue(ctx, failedKey{}, p.failed), req)
 		}
 	} else {

@@ -22,13 +22,14 @@ import (
 // update keeps the old configuration and marks the pool RUNNING_WITH_ERROR. A degraded one (a
 // partial stockout) takes effect, and the pool is RUNNING_WITH_ERROR with the message.
 func (w *world) finishNodePool(key string, r *npRecord) {
-	if r.NextStatus == containerpb.NodePool_STATUS_UNSPECIFIED {
+	failed := len(r.FailIssues) > 0
+	if r.NextStatus == containerpb.NodePool_STATUS_UNSPECIFIED && !failed {
 		delete(w.NodePools, key)
 		return
 	}
-	failed := len(r.FailIssues) > 0
 	switch {
 	case failed && !r.Degraded:
+		// A failed delete leaves the node pool with its nodes (gke_faults.go).
 		if r.Pool.Status == containerpb.NodePool_PROVISIONING {
 			r.Pool.Status = containerpb.NodePool_ERROR
 		} else {
@@ -183,6 +184,7 @@ func (g *gkeServer) CreateNodePool(ctx context.Context, req *containerpb.CreateN
 		if err := w.settlePool(ref, pool, cl, project, &gpuTaint); err != nil {
 			return err
 		}
+		fillDefaultDriver(pool.Config, pool.Version)
 		if w.NodePools[ref.poolPath(pool.Name)] != nil {
 			return status.Errorf(codes.AlreadyExists, "Already exists: %s.", ref.poolPath(pool.Name))
 		}
@@ -217,7 +219,7 @@ func (w *world) addPool(ref clusterRef, pool *containerpb.NodePool, st container
 	pool.Status, pool.StatusMessage, pool.Conditions = st, "", nil
 	pool.Etag = randomHex(16)
 	r := &npRecord{Project: ref.project, Location: ref.location, Cluster: ref.cluster, Pool: pool,
-		NodeCount: pool.InitialNodeCount, GPUTaint: gpuTaint}
+		NodeCount: pool.InitialNodeCount, GPUTaint: gpuTaint, CreationID: randomHex(8), CreatedAt: time.Now()}
 	w.NodePools[ref.poolPath(pool.Name)] = r
 	return r
 }
@@ -294,10 +296,9 @@ func (g *gkeServer) mutatePool(ctx context.Context, ref clusterRef, name string,
 		}
 		next.InstanceGroupUrls = instanceGroupURLs(ref, next, next.InstanceGroupUrls)
 		r.GPUTaint = gpuTaint
-		var fail failure
-		if typ == containerpb.Operation_UPGRADE_NODES {
-			fail = failureOf(ctx)
-		}
+		// The fault, when one fired for this call: faults.go lets CreateFailed and Degraded fire
+		// only on the operations that can end so (gke_faults.go).
+		fail := failureOf(ctx)
 		if typ != containerpb.Operation_DELETE_NODE_POOL && count > 0 {
 			fail = vmLabelFailure(ref, next, cl, fail)
 		}
@@ -350,6 +351,11 @@ func applyPoolUpdate(p *containerpb.NodePool, req *containerpb.UpdateNodePoolReq
 		return err
 	}
 	applyConfigUpdate(p.Config, req)
+	if len(req.GetAccelerators()) > 0 {
+		// New accelerator settings without a driver get the default as a create would (assumed:
+		// the API documents no other rule; gpufleet always names the driver).
+		fillDefaultDriver(p.Config, p.Version)
+	}
 	return nil
 }
 

@@ -18,8 +18,12 @@ import (
 //     (terraform-provider-google's effective_taints, issue #7928).
 //   - The resource label goog-gke-node-pool-provisioning-model (GKE "Automatically applied
 //     labels").
-//   - gpu_driver_installation_config {gpu_driver_version = DEFAULT} for an accelerator without
-//     one (GKE 1.30 and later install the default driver unless told otherwise).
+//   - gpu_driver_installation_config {gpu_driver_version = DEFAULT} for an accelerator created
+//     without one on GKE 1.30 or later ("Default on driver installation is applied to new node pool
+//     creation in GKE 1.30", GoogleCloudPlatform/magic-modules PR #11152; fillDefaultDriver). A node
+//     pool created earlier has none, which reads as GPU_DRIVER_VERSION_UNSPECIFIED ("Default value is
+//     to not install any GPU driver", container v1 API, GPUDriverInstallationConfig), and keeps it
+//     through upgrades (audit N2).
 //
 // GKE's own Kubernetes labels (cloud.google.com/gke-accelerator, gke-gpu-driver-version,
 // gke-gpu-partition-size, gke-gpu-sharing-strategy, gke-max-shared-clients-per-gpu, gke-spot,
@@ -93,12 +97,6 @@ func stripGKEOwn(c *containerpb.NodeConfig, gpuTaint bool) {
 // addGKEOwn adds GKE's own entries to a node configuration; gpuTaint says whether GKE taints
 // the pool's GPU nodes.
 func addGKEOwn(c *containerpb.NodeConfig, gpuTaint bool) {
-	for _, acc := range c.GetAccelerators() {
-		if acc.GpuDriverInstallationConfig == nil {
-			acc.GpuDriverInstallationConfig = &containerpb.GPUDriverInstallationConfig{
-				GpuDriverVersion: containerpb.GPUDriverInstallationConfig_DEFAULT.Enum()}
-		}
-	}
 	model := "on-demand"
 	if c.GetSpot() {
 		model = "spot"
@@ -148,4 +146,18 @@ func (w *world) settlePool(ref clusterRef, pool *containerpb.NodePool, cl *GKECl
 	}
 	addGKEOwn(pool.Config, *gpuTaint)
 	return nil
+}
+
+// fillDefaultDriver gives the accelerators of a node pool created at version the default driver
+// when the request named none: GKE does so for node pools created on 1.30 or later (see above).
+func fillDefaultDriver(c *containerpb.NodeConfig, version string) {
+	if v, ok := parseGKEVersion(version); !ok || v.major == 1 && v.minor < 30 {
+		return
+	}
+	for _, acc := range c.GetAccelerators() {
+		if acc.GpuDriverInstallationConfig == nil {
+			acc.GpuDriverInstallationConfig = &containerpb.GPUDriverInstallationConfig{
+				GpuDriverVersion: containerpb.GPUDriverInstallationConfig_DEFAULT.Enum()}
+		}
+	}
 }

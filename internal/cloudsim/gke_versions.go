@@ -68,7 +68,10 @@ func (a gkeVersion) less(b gkeVersion) bool {
 
 // validNodeVersions are the versions a cluster's node pools may run, highest first: the seed's,
 // else the defaults no newer than the control plane and at most two minor versions older (GKE
-// version skew policy), and the control plane's own.
+// version skew policy), less the retired ones, and the control plane's own. GKE offers each patch
+// for a few months only ("GKE versioning and support": versions become unavailable for new node
+// pools and upgrades), so an explicit patch a node pool was created at leaves this list in time
+// (Sim.RetireGKENodeVersions; audit N6).
 func (c *GKEClusterSeed) validNodeVersions() []string {
 	list := c.ValidNodeVersions
 	if len(list) == 0 {
@@ -80,6 +83,7 @@ func (c *GKEClusterSeed) validNodeVersions() []string {
 			}
 		}
 	}
+	list = slices.DeleteFunc(slices.Clone(list), func(v string) bool { return slices.Contains(c.RetiredNodeVersions, v) })
 	if !slices.Contains(list, c.Version) {
 		list = append([]string{c.Version}, list...)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"sort"
 	"time"
@@ -138,6 +139,9 @@ type GKEClusterSeed struct {
 	ValidNodeVersions []string `json:"valid_node_versions,omitempty"`
 	// ResourceLabels are the cluster's resource labels, which its nodes' VMs carry too.
 	ResourceLabels map[string]string `json:"resource_labels,omitempty"`
+	// RetiredNodeVersions are versions GKE no longer offers for new node pools or upgrades
+	// (Sim.RetireGKENodeVersions); node pools that run one keep running it.
+	RetiredNodeVersions []string `json:"retired_node_versions,omitempty"`
 }
 
 // GKENodePoolSeed describes a node pool of a seeded cluster. GKE fills in the rest as on
@@ -150,6 +154,17 @@ type GKENodePoolSeed struct {
 	Locations        []string `json:"locations,omitempty"`
 	AcceleratorType  string   `json:"accelerator_type,omitempty"`
 	AcceleratorCount int64    `json:"accelerator_count,omitempty"`
+	// Spot, Labels, ResourceLabels and TotalMin/MaxNodeCount (autoscaling) are the node pool's own
+	// settings, for a node pool made by another tool (a google_container_node_pool to import).
+	Spot              bool              `json:"spot,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	ResourceLabels    map[string]string `json:"resource_labels,omitempty"`
+	TotalMinNodeCount int32             `json:"total_min_node_count,omitempty"`
+	TotalMaxNodeCount int32             `json:"total_max_node_count,omitempty"`
+	// CreatedVersion is the version the node pool was created at, before upgrades brought it to
+	// the cluster's (default: the cluster's): created before 1.30, its accelerators have no driver
+	// installation config (gke_own.go, fillDefaultDriver).
+	CreatedVersion string `json:"created_version,omitempty"`
 }
 
 // GCEReservationSeed describes a Compute Engine reservation.
@@ -349,11 +364,17 @@ func (w *world) installSeedPools() {
 			ref := clusterRef{project, cl.Location, cl.Name}
 			for _, sp := range cl.NodePools {
 				pool := &containerpb.NodePool{Name: sp.Name, InitialNodeCount: sp.NodeCount, Locations: cloneStrings(sp.Locations),
-					Config: &containerpb.NodeConfig{MachineType: sp.MachineType}}
+					Config: &containerpb.NodeConfig{MachineType: sp.MachineType, Spot: sp.Spot,
+						Labels: maps.Clone(sp.Labels), ResourceLabels: maps.Clone(sp.ResourceLabels)}}
 				if sp.AcceleratorType != "" {
 					pool.Config.Accelerators = []*containerpb.AcceleratorConfig{{AcceleratorType: sp.AcceleratorType, AcceleratorCount: sp.AcceleratorCount}}
 				}
+				if sp.TotalMaxNodeCount > 0 {
+					pool.Autoscaling = &containerpb.NodePoolAutoscaling{Enabled: true, TotalMinNodeCount: sp.TotalMinNodeCount,
+						TotalMaxNodeCount: sp.TotalMaxNodeCount, LocationPolicy: containerpb.NodePoolAutoscaling_BALANCED}
+				}
 				applyPoolDefaults(pool, cl)
+				fillDefaultDriver(pool.Config, firstNonEmpty(sp.CreatedVersion, pool.Version))
 				w.addPool(ref, pool, containerpb.NodePool_RUNNING, false)
 			}
 			for _, r := range poolsOf(w, ref) {

@@ -133,6 +133,10 @@ type npRecord struct {
 	Degraded bool
 	// BlueGreen is a blue-green upgrade in progress (SetBlueGreenPhase).
 	BlueGreen *blueGreen
+	// CreationID and CreatedAt tell a node pool from one created again under its name
+	// (Sim.NodePoolCreation); cloudsim's own, as the GKE API reports neither.
+	CreationID string
+	CreatedAt  time.Time
 }
 
 // blueGreen is a node pool's blue-green upgrade: the blue (old) and green (new) instance groups

@@ -359,7 +359,7 @@ func recordedRegion(ctx context.Context, m *nodePoolModel) string {
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	poolschema.Create(ctx, req, resp, func(ctx context.Context, plan *nodePoolModel, timeout time.Duration) {
 		if !knownString(plan.OwnerID) {
-			id, err := newOwnerID()
+			id, err := pool.NewOwnerID()
 			if err != nil {
 				resp.Diagnostics.AddError("creating EKS node pool", err.Error())
 				return

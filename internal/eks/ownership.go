@@ -2,8 +2,6 @@ package eks
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -31,15 +29,6 @@ import (
 
 // tagOwner is the owner tag; see above.
 const tagOwner = "gpufleet:owner"
-
-// newOwnerID is a pool's owner id: 64 random bits, hex.
-func newOwnerID() (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("generating the pool's owner id: %w", err)
-	}
-	return hex.EncodeToString(b[:]), nil
-}
 
 // poolOwner is what a pool's owner tags name: cluster, pool and owner id ("" for a pool made before
 // owner ids). anyID is import: the owner id is not known yet, and any id of the cluster and pool is

@@ -8,7 +8,6 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
@@ -48,7 +47,7 @@ type sideConfig struct {
 
 // sideConfigs expands a pool into its node pools. zones are the node locations (the cluster's when
 // node_locations is unset), needed to turn the pool's total sizes into GKE's per-zone counts.
-func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string) []sideConfig {
+func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string, ownerID string) []sideConfig {
 	var out []sideConfig
 	for _, side := range d.Sides {
 		labels := pool.SideLabels(d.Labels, side)
@@ -57,6 +56,9 @@ func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string) []sid
 		}
 		resourceLabels := maps.Clone(d.Tags)
 		resourceLabels[labelSpotMix] = formatSpotMix(s.Capacity)
+		if ownerID != "" {
+			resourceLabels[labelOwner] = ownerID
+		}
 		acc := &containerpb.AcceleratorConfig{
 			AcceleratorCount: int64(d.Node.GPUCount),
 			AcceleratorType:  d.Node.Accelerator,
@@ -102,6 +104,23 @@ func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string) []sid
 		out = append(out, sideConfig{Side: side, AutoscalerOwnsSize: s.AutoscalerOwnsSize, Zones: zones, NodePool: np})
 	}
 	return out
+}
+
+// driverOf is an accelerator's driver setting as gpu.driver_version says it. A node pool created
+// before GKE 1.30 has none (GKE fills DEFAULT only in node pools created on 1.30 or later,
+// GoogleCloudPlatform/magic-modules PR #11152), which the API reads as
+// GPU_DRIVER_VERSION_UNSPECIFIED: "Default value is to not install any GPU driver" (container v1
+// API, GPUDriverInstallationConfig). That is what INSTALLATION_DISABLED does on the nodes ("Disable
+// GPU driver auto installation and needs manual installation"): the user installs the driver (the
+// NVIDIA installer DaemonSet, the GPU Operator). So it reads, and compares, as INSTALLATION_DISABLED:
+// import gives a value the schema takes, and a configuration that says INSTALLATION_DISABLED sends
+// no accelerator update, which would recreate every node (audit N2).
+func driverOf(acc *containerpb.AcceleratorConfig) string {
+	v := acc.GetGpuDriverInstallationConfig().GetGpuDriverVersion()
+	if v == containerpb.GPUDriverInstallationConfig_GPU_DRIVER_VERSION_UNSPECIFIED {
+		return DriverDisabled
+	}
+	return v.String()
 }
 
 func driverVersion(v string) string {
@@ -171,12 +190,6 @@ func parseSpotMix(v string) (pct, base int, ok bool) {
 	return pct, base, err == nil
 }
 
-// ownedBy reports whether gpufleet created a node pool for this pool: it carries the pool's
-// gpufleet_pool resource label, which users cannot set (gpufleet_ tags are reserved).
-func ownedBy(np *containerpb.NodePool, poolName string) bool {
-	return np.GetConfig().GetResourceLabels()[pool.TagKeysFor(catalog.GCP).Pool] == poolName
-}
-
 // userLabels are a node pool's node labels less the ones GKE adds itself.
 func userLabels(np *containerpb.NodePool) map[string]string {
 	labels := maps.Clone(np.GetConfig().GetLabels())
@@ -201,10 +214,11 @@ func userResourceLabels(np *containerpb.NodePool) map[string]string {
 }
 
 // effectiveTagsOf are the resource labels a node pool carries for the pool: its user and derived
-// ones, less the spot-mix record.
+// ones, less gpufleet's records (the spot mix, the owner id).
 func effectiveTagsOf(np *containerpb.NodePool) map[string]string {
 	labels := userResourceLabels(np)
 	delete(labels, labelSpotMix)
+	delete(labels, labelOwner)
 	return labels
 }
 

@@ -23,11 +23,11 @@ import (
 // gkeVMLabels are the labels GKE puts on every node VM beside the node pool's resource labels (GKE
 // "Automatically applied labels": goog-gke-node, goog-k8s-cluster-name, goog-k8s-cluster-location,
 // goog-k8s-node-pool-name, goog-gke-node-pool-provisioning-model), and ownVMLabels gpufleet's
-// spot-mix record. A VM carries at most maxResourceLabels labels, its cluster's resource labels
+// records: the spot mix and the owner id. A VM carries at most maxResourceLabels labels, its cluster's resource labels
 // included.
 var gkeVMLabels = []string{"goog-gke-node", "goog-k8s-cluster-name", "goog-k8s-cluster-location", "goog-k8s-node-pool-name", "goog-gke-node-pool-provisioning-model"}
 
-const ownVMLabels = 1 // gpufleet_spot_mix
+const ownVMLabels = 2 // gpufleet_spot_mix, gpufleet_owner
 
 // addLocationProblems checks that node_locations are zones of the location's region.
 func addLocationProblems(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
@@ -109,7 +109,7 @@ func addLabelBudgetProblem(diags *diag.Diagnostics, d pool.Derived, clusterName 
 	if n <= maxResourceLabels {
 		return
 	}
-	detail := fmt.Sprintf("each node VM would carry %d labels, and Compute Engine takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet_ labels), gpufleet's spot-mix label and GKE's own %d (%s)",
+	detail := fmt.Sprintf("each node VM would carry %d labels, and Compute Engine takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet_ labels), gpufleet's spot-mix and owner labels and GKE's own %d (%s)",
 		n, maxResourceLabels, len(d.Tags), len(gkeVMLabels), strings.Join(gkeVMLabels, ", "))
 	if fromCluster > 0 {
 		detail += fmt.Sprintf(", and the %d resource labels of cluster %s", fromCluster, clusterName)

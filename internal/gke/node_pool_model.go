@@ -19,6 +19,7 @@ type nodePoolModel struct {
 	poolschema.Model
 
 	ID                types.String `tfsdk:"id"`
+	OwnerID           types.String `tfsdk:"owner_id"`
 	Project           types.String `tfsdk:"project"`
 	Location          types.String `tfsdk:"location"`
 	Region            types.String `tfsdk:"region"`
@@ -65,6 +66,7 @@ type nodePoolSideModel struct {
 	DesiredSize       types.Int64  `tfsdk:"desired_size"`
 	Status            types.String `tfsdk:"status"`
 	InstanceGroupURLs types.List   `tfsdk:"instance_group_urls"`
+	InSync            types.Bool   `tfsdk:"in_sync"`
 }
 
 var nodePoolSideAttrTypes = map[string]attr.Type{
@@ -76,6 +78,7 @@ var nodePoolSideAttrTypes = map[string]attr.Type{
 	"desired_size":        types.Int64Type,
 	"status":              types.StringType,
 	"instance_group_urls": types.ListType{ElemType: types.StringType},
+	"in_sync":             types.BoolType,
 }
 
 // GKE driver installation settings (GPUDriverInstallationConfig.GPUDriverVersion).

@@ -13,13 +13,13 @@ import (
 
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/googleapis/gax-go/v2"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	compute "google.golang.org/api/compute/v1"
 
@@ -111,6 +111,12 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state != nil {
+		// A pool keeps its owner id; a replacement is planned as a create, with no state, and gets a
+		// new one. Node pools that need a repair make a plan even when nothing else changes.
+		plan.OwnerID = state.OwnerID
+		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodePools, spec)
+	}
 	addLocationProblems(&resp.Diagnostics, plan, spec)
 	if resp.Diagnostics.HasError() {
 		return
@@ -129,6 +135,9 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// The cost depends on the cluster's zones, read at apply (pool.Spec.StartSizeKnown).
 		plan.MarkDocumentUnknown("cost")
 	}
+	if state != nil && !unchanged && state.OwnerID.IsNull() {
+		plan.OwnerID = types.StringUnknown() // a pool made before owner ids gets one (ownership.go)
+	}
 	switch {
 	case derived == nil:
 		plan.NodePools = types.ListUnknown(types.ObjectType{AttrTypes: nodePoolSideAttrTypes})
@@ -136,6 +145,14 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.NodePools = plannedNodePools(ctx, spec, *derived, state, state != nil && plan.NodeLocations.Equal(state.NodeLocations))
 		if state != nil {
 			resp.RequiresReplace = append(resp.RequiresReplace, replacedBy(ctx, spec, *derived, state)...)
+			addRepairWarnings(ctx, &resp.Diagnostics, state.NodePools, derived.Sides)
+			// A version GKE picks (kubernetes_version unset) is the oldest the node pools run: a node
+			// pool that the apply creates or deletes may change it (createSide).
+			var configured types.String
+			resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubernetes_version"), &configured)...)
+			if configured.IsNull() && sidesChange(ctx, state.NodePools, derived.Sides) {
+				plan.KubernetesVersion = types.StringUnknown()
+			}
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
@@ -171,13 +188,17 @@ func replacedBy(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoo
 // up to the same number of nodes in every zone — unknown while the zones are (a pool without
 // node_locations, which takes its cluster's at apply). A size the autoscaler owns stays what it
 // is, moved into new limits, and is unknown when the zones change (GKE sizes new zones itself).
-// Status is unknown, and so are the instance groups of new node pools and of node pools whose
-// zones change.
+// Status is unknown, and so are the instance groups of new node pools (an ERROR one the apply
+// creates again is new) and of node pools whose zones change. in_sync is true after an update
+// (which fails when a node pool ends otherwise), unknown for a new pool: a create that leaves a
+// side in error beside a running one succeeds with a warning, in_sync false (Create).
 func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones bool) types.List {
 	prior := map[string]nodePoolSideModel{}
 	if state != nil {
 		for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
-			prior[np.Name.ValueString()] = np
+			if np.Status.ValueString() != containerpb.NodePool_ERROR.String() {
+				prior[np.Name.ValueString()] = np
+			}
 		}
 	}
 	var out []nodePoolSideModel
@@ -191,6 +212,10 @@ func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *n
 			DesiredSize:       types.Int64Value(int64(side.Sizes.Desired)),
 			Status:            types.StringUnknown(),
 			InstanceGroupURLs: types.ListUnknown(types.StringType),
+			InSync:            types.BoolValue(true),
+		}
+		if state == nil {
+			np.InSync = types.BoolUnknown()
 		}
 		if s.AutoscalerOwnsSize && len(s.Zones) == 0 && side.Sizes.Desired > 0 {
 			np.DesiredSize = types.Int64Unknown()
@@ -216,7 +241,7 @@ func nodePoolList(nps []nodePoolSideModel) types.List {
 	for i, np := range nps {
 		elems[i] = types.ObjectValueMust(nodePoolSideAttrTypes, map[string]attr.Value{
 			"name": np.Name, "capacity_type": np.CapacityType, "spot": np.Spot, "min_size": np.MinSize, "max_size": np.MaxSize,
-			"desired_size": np.DesiredSize, "status": np.Status, "instance_group_urls": np.InstanceGroupURLs,
+			"desired_size": np.DesiredSize, "status": np.Status, "instance_group_urls": np.InstanceGroupURLs, "in_sync": np.InSync,
 		})
 	}
 	return types.ListValueMust(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}, elems)
@@ -230,10 +255,12 @@ func capacityType(spot bool) string {
 	return pool.CapacityOnDemand
 }
 
-// side is a node pool as it exists, with its current size.
+// side is a node pool as it exists, with its current size and whether it is what the pool gives
+// it (markInSync).
 type side struct {
-	np   *containerpb.NodePool
-	size int
+	np     *containerpb.NodePool
+	size   int
+	inSync bool
 }
 
 func nodePoolSideFrom(s side) nodePoolSideModel {
@@ -247,6 +274,7 @@ func nodePoolSideFrom(s side) nodePoolSideModel {
 		DesiredSize:       types.Int64Value(int64(s.size)),
 		Status:            types.StringValue(s.np.GetStatus().String()),
 		InstanceGroupURLs: types.ListValueMust(types.StringType, poolschema.StringValues(s.np.GetInstanceGroupUrls())),
+		InSync:            types.BoolValue(s.inSync),
 	}
 }
 
@@ -298,7 +326,7 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if diags.HasError() {
 		return nil, nil
 	}
-	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags))
+	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), m.OwnerID.ValueString())
 }
 
 // versionConfiguredKey is the private state key that records whether kubernetes_version was
@@ -317,72 +345,148 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	configured := versionConfigured(ctx, req.Config, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, versionConfiguredKey, configured)...)
 	poolschema.Create(ctx, req, resp, func(ctx context.Context, plan *nodePoolModel, _ time.Duration) {
+		id, err := pool.NewOwnerID()
+		if err != nil {
+			resp.Diagnostics.AddError("creating GKE node pool", err.Error())
+			return
+		}
+		plan.OwnerID = types.StringValue(id)
 		c, cfgs := r.prepareApply(ctx, plan, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		cluster := plan.cluster()
-		// A node pool of one of the names that gpufleet did not create is an error before any change.
-		for _, cfg := range cfgs {
-			if err := checkNameFree(ctx, c, cluster, cfg.Name, plan.Name.ValueString()); err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
-				return
-			}
-		}
-		for _, cfg := range cfgs {
-			if err := createSide(ctx, c, plan, cluster, cfg); err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
-				break
-			}
-		}
-		// State records what exists, even after an error (a stock-out leaves the node pool in ERROR):
-		// terraform then taints the pool and the next apply replaces it, so nothing is orphaned.
-		found, err := r.refresh(context.WithoutCancel(ctx), c, plan, string(configured) == "true")
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("reading GKE node pool (%s/%s) after creating it", cluster, plan.Name.ValueString()), err.Error())
-		}
-		if !found {
+		cluster, o := plan.cluster(), plan.owner(ctx, types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}))
+		// A node pool of a name the pool needs that exists already is another's (a new pool owns
+		// nothing yet): an error before any change. One of a side the pool does not need is ignored.
+		if _, err := ownSides(ctx, c, cluster, o, sideNames(cfgs)); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 			return
 		}
-		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		version := createVersion(plan, string(configured) == "true")
+		var created []string
+		var refused error
+		var sideErrs []error
+		timedOut := false
+		for _, cfg := range cfgs {
+			if err := ctx.Err(); err != nil {
+				// The create timeout: what was made stays, in state, and the pool is tainted.
+				refused, timedOut = fmt.Errorf("%s: not created: %w", cfg.Name, err), true
+				break
+			}
+			err := createSide(ctx, c, cluster, o, cfg, version)
+			if err == nil {
+				created = append(created, cfg.Name)
+				continue
+			}
+			err = fmt.Errorf("%s: %w", cfg.Name, err)
+			// GKE made it, in error (or it cannot be read: state will say), or it refused it.
+			if np, ferr := findNodePool(context.WithoutCancel(ctx), c.gke, cluster, cfg.Name); ferr == nil && o.owns(np) || ferr != nil && !isNotFound(ferr) {
+				created, sideErrs = append(created, cfg.Name), append(sideErrs, err)
+				continue
+			}
+			refused = err
+			break
+		}
+		if refused != nil && !timedOut && len(created) > 0 {
+			// GKE refused a side: the sides this create made go again, so that nothing is left
+			// half-made (the pool had nothing before); the next apply creates the pool again.
+			rollback, cancel := context.WithTimeout(context.WithoutCancel(ctx), poolschema.DefaultDeleteTimeout)
+			defer cancel()
+			if err := deleteOwnSides(rollback, c, cluster, o, created); err != nil {
+				refused = fmt.Errorf("%w; and deleting the node pools this apply created (%s) failed, state records them: %w", refused, strings.Join(created, ", "), err)
+			} else {
+				refused = fmt.Errorf("%w; the node pools this apply created (%s) were deleted again", refused, strings.Join(created, ", "))
+			}
+		}
+		// State records whatever exists, even after an error, so that nothing is orphaned.
+		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}), &resp.State, &resp.Diagnostics)
+		addWarnings(&resp.Diagnostics, fmt.Sprintf("GKE node pool (%s/%s)", cluster, plan.Name.ValueString()), warnings)
+		subject := fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, plan.Name.ValueString())
+		switch {
+		case refused != nil:
+			resp.Diagnostics.AddError(subject, errors.Join(append(sideErrs, refused)...).Error())
+		case len(sideErrs) > 0 && found && anyRunning(ctx, plan.NodePools):
+			// Terraform taints a pool whose create fails, and the next apply would delete it with
+			// the node pool that runs: the create succeeds, the failed side is in state with
+			// in_sync false, and the next plan repairs it.
+			resp.Diagnostics.AddWarning(subject+": a node pool is not healthy",
+				errors.Join(sideErrs...).Error()+"\n\nThe pool is created with its running node pools; the failed node pool is in state with in_sync = false, and the next plan shows its repair (terraform apply again once GKE has capacity).")
+		case len(sideErrs) > 0:
+			resp.Diagnostics.AddError(subject, errors.Join(sideErrs...).Error())
+		}
 	})
 }
 
-// checkNameFree fails when a node pool of the name exists and gpufleet did not create it for poolName.
-func checkNameFree(ctx context.Context, c *clients, cluster clusterRef, name, poolName string) error {
-	np, err := findNodePool(ctx, c.gke, cluster, name)
-	switch {
-	case isNotFound(err):
-		return nil
-	case err != nil:
-		return err
-	case ownedBy(np, poolName):
-		return fmt.Errorf("node pool %s already exists and belongs to gpufleet pool %q: import it (terraform import %s.<name> %s/%s) instead of creating it again", name, poolName, ResourceType, cluster, poolName)
-	}
-	return fmt.Errorf("node pool %s already exists and was not created by gpufleet (no %s resource label naming pool %q); gpufleet changes only node pools it owns: rename the pool or remove the other node pool", name, pool.TagKeysFor(catalog.GCP).Pool, poolName)
+// sideNames are the names of a pool's node pools.
+func sideNames(cfgs []sideConfig) []string {
+	return poolschema.MapSlice(cfgs, func(c sideConfig) string { return c.Name })
 }
 
-// createSide creates one node pool with its initial size per zone (GKE's initial_node_count is per
-// zone: the plan's total, rounded up), and fails when GKE leaves it in error.
-func createSide(ctx context.Context, c *clients, m *nodePoolModel, cluster clusterRef, cfg sideConfig) error {
-	np := cfg.NodePool
-	np.InitialNodeCount = int32(pool.PerZone(cfg.Sizes.Desired, len(cfg.Zones)))
-	np.Version = m.KubernetesVersion.ValueString()
-	err := mutate(ctx, c.gke, cluster, cfg.Name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
-		return c.gke.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster.name(), NodePool: np}, opts...)
+// createVersion is the version a node pool is created at: the configured one, else none, which
+// GKE takes as the control plane's (createSide).
+func createVersion(m *nodePoolModel, configured bool) string {
+	if configured {
+		return m.KubernetesVersion.ValueString()
+	}
+	return ""
+}
+
+// anyRunning reports whether a node pool of the list has nodes that serve.
+func anyRunning(ctx context.Context, l types.List) bool {
+	for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, l) {
+		if st, ok := containerpb.NodePool_Status_value[np.Status.ValueString()]; ok && running(containerpb.NodePool_Status(st)) {
+			return true
+		}
+	}
+	return false
+}
+
+func addWarnings(diags *diag.Diagnostics, subject string, warnings []string) {
+	for _, w := range warnings {
+		diags.AddWarning(subject, w)
+	}
+}
+
+// refreshAfterApply writes into state what the cloud holds after an apply, with a context of its
+// own (the apply's may have ended). When the pool cannot be read back although an apply made node
+// pools, state records the model as the apply left it, its unknown values null, so that nothing is
+// orphaned; the next refresh reads the rest. found is false when none of the pool exists.
+func (r *NodePoolResource) refreshAfterApply(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured bool, recorded types.List, state *tfsdk.State, diags *diag.Diagnostics) (bool, []string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshAfterApplyTimeout)
+	defer cancel()
+	found, warnings, err := r.refresh(ctx, c, m, versionConfigured, recorded)
+	if err != nil {
+		diags.AddError(fmt.Sprintf("reading GKE node pool (%s/%s) back", m.cluster(), m.Name.ValueString()),
+			err.Error()+"\n\nState records the pool as the apply left it; the next refresh reads it.")
+		if !m.ID.IsUnknown() {
+			diags.Append(state.Set(ctx, m)...)
+			state.Raw = nullUnknowns(state.Raw)
+		}
+		return true, warnings
+	}
+	if found {
+		diags.Append(state.Set(ctx, m)...)
+	} else {
+		state.RemoveResource(ctx)
+	}
+	return found, warnings
+}
+
+// refreshAfterApplyTimeout bounds the reads after an apply.
+const refreshAfterApplyTimeout = 5 * time.Minute
+
+// nullUnknowns replaces the unknown values of v with nulls.
+func nullUnknowns(v tftypes.Value) tftypes.Value {
+	out, err := tftypes.Transform(v, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if !v.IsKnown() {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
 	})
 	if err != nil {
-		return withPoolHealth(ctx, c, cluster, cfg.Name, err)
+		return v
 	}
-	created, err := findNodePool(ctx, c.gke, cluster, cfg.Name)
-	if err != nil {
-		return err
-	}
-	if err := poolHealth(created); err != nil {
-		return err
-	}
-	tflog.Info(ctx, "created GKE node pool", map[string]any{"cluster": cluster.String(), "node_pool": cfg.Name, "spot": cfg.Spot()})
-	return nil
+	return out
 }
 
 func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -395,44 +499,82 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 		}
 		// Without the record (imported, or written by an earlier version) the version counts as
 		// configured: state keeps what it holds while the nodes run it or a later version.
-		found, err := r.refresh(ctx, c, m, string(configured) != "false")
+		found, warnings, err := r.refresh(ctx, c, m, string(configured) != "false", m.NodePools)
+		subject := fmt.Sprintf("GKE node pool (%s/%s)", m.cluster(), m.Name.ValueString())
 		if err != nil {
-			diags.AddError(fmt.Sprintf("reading GKE node pool (%s/%s)", m.cluster(), m.Name.ValueString()), err.Error())
+			diags.AddError("reading "+subject, err.Error())
 		}
+		addWarnings(diags, subject, warnings)
 		return found
 	})
 }
 
-// refresh overwrites m with what GKE and Compute Engine hold; found is false when neither node
-// pool exists. A node pool of the name that gpufleet did not create is an error, never adopted.
-// versionConfigured says that kubernetes_version is the configuration's (see kubernetesVersion).
-func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured bool) (bool, error) {
+// refresh overwrites m with what GKE and Compute Engine hold of the pool's own node pools
+// (ownership.go; recorded are the node pools of the state m comes from, null on import); found is
+// false when none exists. A node pool of a side's name that is not the pool's is left out, with a
+// warning when state held it. versionConfigured says that kubernetes_version is the
+// configuration's (see kubernetesVersion).
+func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured bool, recorded types.List) (bool, []string, error) {
 	cluster, name := m.cluster(), m.Name.ValueString()
+	o := m.owner(ctx, recorded)
 	var sides []side
+	var warnings []string
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
 		np, err := findNodePool(ctx, c.gke, cluster, name+suffix)
 		if isNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return false, fmt.Errorf("node pool %s%s: %w", name, suffix, err)
+			return false, warnings, fmt.Errorf("node pool %s%s: %w", name, suffix, err)
 		}
-		if !ownedBy(np, name) {
-			return false, fmt.Errorf("node pool %s%s exists but was not created by gpufleet for pool %q (no matching %s resource label)", name, suffix, name, pool.TagKeysFor(catalog.GCP).Pool)
+		if !o.owns(np) {
+			if _, held := o.recorded[np.GetName()]; held {
+				warnings = append(warnings, o.notOwned(cluster, np).Error()+" It is no longer part of the pool's state.")
+			}
+			continue
 		}
 		size, err := currentSize(ctx, c.compute, np)
 		if err != nil {
-			return false, fmt.Errorf("node pool %s%s: %w", name, suffix, err)
+			return false, warnings, fmt.Errorf("node pool %s%s: %w", name, suffix, err)
 		}
-		sides = append(sides, side{np: np, size: size})
+		sides = append(sides, side{np: np, size: size, inSync: !failed(np.GetStatus().String())})
 	}
 	if len(sides) == 0 {
-		return false, nil
+		return false, warnings, nil
+	}
+	if o.anyID {
+		id, err := importedOwnerID(cluster, name, poolschema.MapSlice(sides, func(s side) *containerpb.NodePool { return s.np }))
+		if err != nil {
+			return false, warnings, err
+		}
+		m.OwnerID = id
 	}
 	r.flatten(m, sides, versionConfigured)
 	spec, _ := m.spec(ctx)
 	poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(sides[0].np), poolLabels(sides[0].np))
-	return true, nil
+	r.markInSync(ctx, m, sides)
+	return true, warnings, nil
+}
+
+// markInSync sets in_sync on the node pools read: whether each holds what the pool's settings, as
+// refresh read them (from the first node pool), give it (sideInSync). The first node pool is
+// compared too: what the pool's attributes cannot show (a failed status, the owner label) can be
+// out of line on it as well.
+func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, sides []side) {
+	spec, diags := m.spec(ctx)
+	if !diags.HasError() && len(spec.Validate()) == 0 {
+		if d, err := pool.Derive(spec, r.Meta.Pool); err == nil {
+			want := map[string]sideConfig{}
+			for _, cfg := range sideConfigs(spec, d, spec.Zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), m.OwnerID.ValueString()) {
+				want[cfg.Name] = cfg
+			}
+			for i, s := range sides {
+				cfg, ok := want[s.np.GetName()]
+				sides[i].inSync = ok && sideInSync(s.np, s.size, cfg, m.KubernetesVersion.ValueString())
+			}
+		}
+	} // else a pool changed outside terraform beyond what gpufleet accepts: its attributes show it
+	m.NodePools = nodePoolList(poolschema.MapSlice(sides, nodePoolSideFrom))
 }
 
 // flatten writes what GKE reports into the model. Settings GKE does not hold (waivers, timeouts,
@@ -446,7 +588,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side, versionConfig
 	m.Region = types.StringValue(regionOf(m.Location.ValueString()))
 	m.MachineType = types.StringValue(cfg.GetMachineType())
 	m.NodeLocations = types.SetValueMust(types.StringType, poolschema.StringValues(primary.GetLocations()))
-	m.KubernetesVersion = kubernetesVersion(primary.GetVersion(), m.KubernetesVersion, versionConfigured)
+	m.KubernetesVersion = kubernetesVersion(oldestVersion(sides), m.KubernetesVersion, versionConfigured)
 
 	labels := poolLabels(primary)
 	m.Client = poolschema.ClientFrom(primary.GetConfig().GetResourceLabels(), pool.TagKeysFor(catalog.GCP).Client, labels)
@@ -466,6 +608,18 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side, versionConfig
 	m.NodePools = nodePoolList(poolschema.MapSlice(sides, nodePoolSideFrom))
 }
 
+// oldestVersion is the oldest version the node pools run: what every node of the pool runs at
+// least. A side created later runs the control plane's version (createSide), which is not older.
+func oldestVersion(sides []side) string {
+	oldest := sides[0].np.GetVersion()
+	for _, s := range sides[1:] {
+		if v := s.np.GetVersion(); !versionAtLeast(v, oldest) {
+			oldest = v
+		}
+	}
+	return oldest
+}
+
 // kubernetesVersion is the version state holds. A configured version stays as configured while
 // the nodes run it or a later version (versionAtLeast): GKE resolves an alias ("1.31", "1.31.5") to
 // an explicit version, and node auto-upgrade moves the nodes past the configured one; neither is a
@@ -479,7 +633,8 @@ func kubernetesVersion(cloud string, prior types.String, configured bool) types.
 }
 
 // gpuFrom reads the gpu block back. What the machine type implies (its accelerator and count) and
-// the default driver stay unset when they were unset before.
+// the default driver stay unset when they were unset before; a node pool without a driver setting
+// reads as INSTALLATION_DISABLED (driverOf).
 func gpuFrom(cfg *containerpb.NodeConfig, prior *gpuModel) *gpuModel {
 	g := &gpuModel{Type: types.StringNull(), Count: types.Int64Null(), DriverVersion: types.StringNull()}
 	if prior != nil {
@@ -497,7 +652,7 @@ func gpuFrom(cfg *containerpb.NodeConfig, prior *gpuModel) *gpuModel {
 	if !g.Count.IsNull() {
 		g.Count = types.Int64Value(acc.GetAcceleratorCount())
 	}
-	if v := acc.GetGpuDriverInstallationConfig().GetGpuDriverVersion().String(); v != DriverDefault || !g.DriverVersion.IsNull() {
+	if v := driverOf(acc); v != DriverDefault || !g.DriverVersion.IsNull() {
 		g.DriverVersion = types.StringValue(v)
 	}
 	if size := acc.GetGpuPartitionSize(); size != "" {
@@ -567,88 +722,129 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 	configured := versionConfigured(ctx, req.Config, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, versionConfiguredKey, configured)...)
 	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *nodePoolModel, _ time.Duration) {
+		if plan.OwnerID.IsUnknown() {
+			// A pool made before owner ids gets one now: its node pools, which state records, carry
+			// it from this apply on (ownership.go).
+			id, err := pool.NewOwnerID()
+			if err != nil {
+				resp.Diagnostics.AddError("updating GKE node pool", err.Error())
+				return
+			}
+			plan.OwnerID = types.StringValue(id)
+		}
 		c, cfgs := r.prepareApply(ctx, plan, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		cluster := plan.cluster()
-		wanted := map[string]bool{}
-		// Grow or change what stays and create what is new before deleting what goes, so capacity does
-		// not dip while spot and on-demand sides swap.
+		cluster, o := plan.cluster(), plan.owner(ctx, state.NodePools)
+		subject := fmt.Sprintf("GKE node pool (%s/%s)", cluster, plan.Name.ValueString())
+		// Before any change: the pool's own node pools, and none of another's of a name it needs.
+		own, err := ownSides(ctx, c, cluster, o, sideNames(cfgs))
+		if err != nil {
+			resp.Diagnostics.AddError("updating "+subject, err.Error())
+			return
+		}
+		version := createVersion(plan, string(configured) == "true")
+		// Change what stays and create what comes, then check that all of it is healthy, and only
+		// then delete what goes: a side that fails (refused, ERROR, RUNNING_WITH_ERROR: a stockout)
+		// leaves the side it was to replace running, and state records both.
+		var errs []error
 		for _, cfg := range cfgs {
-			wanted[cfg.Name] = true
-			np, err := findNodePool(ctx, c.gke, cluster, cfg.Name)
-			switch {
-			case isNotFound(err):
-				if err := createSide(ctx, c, plan, cluster, cfg); err != nil {
-					resp.Diagnostics.AddError(fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
+			var err error
+			switch np := own[cfg.Name]; {
+			case np == nil:
+				err = createSide(ctx, c, cluster, o, cfg, version)
+			case np.GetStatus() == containerpb.NodePool_ERROR:
+				// A node pool in ERROR (its creation failed) is not repaired in place: delete it and
+				// create it again, as terraform-provider-google replaces one created in error.
+				tflog.Warn(ctx, "replacing a GKE node pool in ERROR", map[string]any{"node_pool": cfg.Name, "status_message": np.GetStatusMessage()}) //nolint:staticcheck // GKE's summary
+				if err = deleteSide(ctx, c, cluster, cfg.Name); err == nil {
+					err = createSide(ctx, c, cluster, o, cfg, version)
 				}
-			case err != nil:
-				resp.Diagnostics.AddError(fmt.Sprintf("reading GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
-			case !ownedBy(np, plan.Name.ValueString()):
-				resp.Diagnostics.AddError(fmt.Sprintf("updating GKE node pool (%s/%s)", cluster, cfg.Name), "the node pool was not created by gpufleet for this pool; gpufleet changes only node pools it owns")
 			default:
-				if err := updateSide(ctx, c, plan, cluster, np, cfg); err != nil {
-					resp.Diagnostics.AddError(fmt.Sprintf("updating GKE node pool (%s/%s)", cluster, cfg.Name), err.Error())
-				}
+				err = updateSide(ctx, c, plan, cluster, np, cfg)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", cfg.Name, err))
 			}
 		}
 		var gone []string
-		for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
-			if name := np.Name.ValueString(); !wanted[name] {
+		for name := range own {
+			if !slices.Contains(sideNames(cfgs), name) {
 				gone = append(gone, name)
 			}
 		}
-		if err := deleteSides(ctx, c, cluster, plan.Name.ValueString(), gone); err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pools of pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
+		slices.Sort(gone)
+		if len(gone) > 0 {
+			if len(errs) == 0 {
+				if err := allHealthy(ctx, c, cluster, cfgs); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			if len(errs) > 0 {
+				errs = append(errs, fmt.Errorf("%s kept: the node pools that replace it are not healthy; the next apply deletes it once they are", strings.Join(gone, " and ")))
+			} else if err := deleteOwnSides(ctx, c, cluster, o, gone); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		// State is what GKE holds now: the update, or as much of it as happened.
-		found, err := r.refresh(context.WithoutCancel(ctx), c, plan, string(configured) == "true")
-		if err != nil || !found {
-			resp.Diagnostics.AddWarning("State after the update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
-			return
+		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", state.NodePools, &resp.State, &resp.Diagnostics)
+		addWarnings(&resp.Diagnostics, subject, warnings)
+		if found && len(errs) == 0 {
+			errs = append(errs, notInSync(ctx, plan.NodePools)...)
 		}
-		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		if len(errs) > 0 {
+			resp.Diagnostics.AddError("updating "+subject, errors.Join(errs...).Error()+
+				"\n\nState records the node pools as GKE holds them; the next plan shows what is left to do.")
+		}
 	})
 }
 
-// deleteSides deletes node pools that gpufleet created for the pool; one that is already gone is
-// fine, one that is not gpufleet's is left alone and reported.
-func deleteSides(ctx context.Context, c *clients, cluster clusterRef, poolName string, names []string) error {
-	var errs []error
-	for _, name := range names {
-		np, err := findNodePool(ctx, c.gke, cluster, name)
-		switch {
-		case isNotFound(err):
-			continue
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
-		case !ownedBy(np, poolName):
-			errs = append(errs, fmt.Errorf("%s: not deleted: it was not created by gpufleet for pool %q", name, poolName))
-			continue
+// allHealthy checks that every node pool the pool keeps is RUNNING.
+func allHealthy(ctx context.Context, c *clients, cluster clusterRef, cfgs []sideConfig) error {
+	for _, cfg := range cfgs {
+		np, err := findNodePool(ctx, c.gke, cluster, cfg.Name)
+		if err != nil {
+			return err
 		}
-		err = mutate(ctx, c.gke, cluster, name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
-			return c.gke.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster.poolName(name)}, opts...)
-		})
-		if err != nil && !isNotFound(err) {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		if np.GetStatus() != containerpb.NodePool_RUNNING {
+			if herr := poolHealth(np); herr != nil {
+				return herr
+			}
+			return fmt.Errorf("node pool %s is %s", cfg.Name, np.GetStatus())
 		}
 	}
-	return errors.Join(errs...)
+	return nil
+}
+
+// notInSync lists the node pools refresh found out of line after an update that reported no error.
+func notInSync(ctx context.Context, l types.List) []error {
+	var errs []error
+	for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, l) {
+		if !np.InSync.ValueBool() {
+			errs = append(errs, fmt.Errorf("node pool %s is %s and not what the pool gives it after the update", np.Name.ValueString(), np.Status.ValueString()))
+		}
+	}
+	return errs
 }
 
 func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	configured, diags := req.Private.GetKey(ctx, versionConfiguredKey)
+	resp.Diagnostics.Append(diags...)
 	poolschema.Delete(ctx, req, resp, func(ctx context.Context, state *nodePoolModel, _ time.Duration) {
 		c := r.clients(ctx, &resp.Diagnostics)
 		if c == nil || resp.Diagnostics.HasError() {
 			return
 		}
-		name := state.Name.ValueString()
-		// Both sides, whatever state says: a side whose create failed half-way may not be in state;
-		// ownership is checked on each before it is deleted.
-		if err := deleteSides(ctx, c, state.cluster(), name, []string{name + pool.SuffixOnDemand, name + pool.SuffixSpot}); err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pool (%s/%s)", state.cluster(), name), err.Error())
+		name, cluster := state.Name.ValueString(), state.cluster()
+		// Both sides, whatever state says (a side in state may be one of them only): each is
+		// deleted when it is the pool's (ownership.go); another's of the name stays.
+		err := deleteOwnSides(ctx, c, cluster, state.owner(ctx, state.NodePools), []string{name + pool.SuffixOnDemand, name + pool.SuffixSpot})
+		if err == nil {
+			return
 		}
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pool (%s/%s)", cluster, name), err.Error())
+		// State keeps what is left.
+		r.refreshAfterApply(ctx, c, state, string(configured) != "false", state.NodePools, &resp.State, &resp.Diagnostics)
 	})
 }

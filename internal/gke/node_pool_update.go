@@ -83,57 +83,74 @@ var updateGroups = []updateGroup{
 }
 
 // updateSide brings an existing node pool to cfg: one UpdateNodePool per field group (updateGroups),
-// the limits through SetNodePoolAutoscaling, the size through SetNodePoolSize (an enforced desired
-// size, or a size the autoscaler owns that the new limits no longer hold). Each operation is waited
-// for; a node pool an operation leaves in error fails the update with GKE's message.
+// the limits through SetNodePoolAutoscaling, the size through SetNodePoolSize (targetSize). Each
+// operation is waited for and the node pool read again: an operation that leaves it ERROR or
+// RUNNING_WITH_ERROR (a resize or new limits that stock out) fails the update with GKE's message
+// (audit N13), and the later calls are not sent. A node pool RUNNING_WITH_ERROR that needs no
+// change gets its size sent again, the request GKE's status asks for ("Customer may need to reissue
+// a request or trigger a new update", container v1 API, NodePool.Status).
 func updateSide(ctx context.Context, c *clients, m *nodePoolModel, cluster clusterRef, np *containerpb.NodePool, cfg sideConfig) error {
 	version := m.KubernetesVersion.ValueString()
+	sent := false
 	for _, g := range updateGroups {
+		var changed bool
 		var err error
-		if np, err = updateGroupOf(ctx, c, cluster, np, cfg, version, g); err != nil {
+		if np, changed, err = updateGroupOf(ctx, c, cluster, np, cfg, version, g); err != nil {
 			return err
 		}
+		sent = sent || changed
 	}
-	want := cfg.NodePool.GetAutoscaling()
-	if a := np.GetAutoscaling(); !a.GetEnabled() || a.GetTotalMinNodeCount() != want.GetTotalMinNodeCount() ||
-		a.GetTotalMaxNodeCount() != want.GetTotalMaxNodeCount() || a.GetLocationPolicy() != want.GetLocationPolicy() {
-		if err := mutate(ctx, c.gke, cluster, cfg.Name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
+	if want := cfg.NodePool.GetAutoscaling(); autoscalingDiffers(np.GetAutoscaling(), want) {
+		var err error
+		np, err = mutateAndCheck(ctx, c, cluster, cfg.Name, "SetNodePoolAutoscaling", func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
 			return c.gke.SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: cluster.poolName(cfg.Name), Autoscaling: want}, opts...)
-		}); err != nil {
-			return fmt.Errorf("SetNodePoolAutoscaling: %w", err)
+		})
+		if err != nil {
+			return err
 		}
+		sent = true
 	}
 	current, err := currentSize(ctx, c.compute, np)
 	if err != nil {
 		return err
 	}
 	zones := len(np.GetLocations())
-	target := cfg.Sizes.Desired
-	if cfg.AutoscalerOwnsSize {
-		// GKE leaves a size outside new limits for the autoscaler to move when it next acts (GKE
-		// "Cluster autoscaler"); the plan promised it within them, so gpufleet moves it now.
-		target = pool.MoveIntoLimits(current, cfg.Sizes, zones)
+	target := targetSize(current, zones, cfg)
+	if current == target && (sent || np.GetStatus() != containerpb.NodePool_RUNNING_WITH_ERROR) {
+		return poolHealth(np)
 	}
-	if current == target {
-		return nil
-	}
-	if err := mutate(ctx, c.gke, cluster, cfg.Name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
+	_, err = mutateAndCheck(ctx, c, cluster, cfg.Name, "SetNodePoolSize", func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
 		return c.gke.SetNodePoolSize(ctx, &containerpb.SetNodePoolSizeRequest{Name: cluster.poolName(cfg.Name), NodeCount: int32(pool.PerZone(target, zones))}, opts...)
-	}); err != nil {
-		return fmt.Errorf("SetNodePoolSize: %w", err)
+	})
+	return err
+}
+
+// mutateAndCheck runs one operation on a node pool (call names it in errors) and returns the node
+// pool as GKE then holds it, or an error when the operation failed or left it in error.
+func mutateAndCheck(ctx context.Context, c *clients, cluster clusterRef, name, call string,
+	start func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error)) (*containerpb.NodePool, error) {
+	if err := mutate(ctx, c.gke, cluster, name, c.poll, start); err != nil {
+		return nil, withPoolHealth(ctx, c, cluster, name, fmt.Errorf("%s: %w", call, err))
 	}
-	return nil
+	np, err := findNodePool(ctx, c.gke, cluster, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := poolHealth(np); err != nil {
+		return np, fmt.Errorf("%s: %w", call, err)
+	}
+	return np, nil
 }
 
 // updateGroupOf sends one field group's UpdateNodePool when the node pool differs from cfg in it,
-// and returns the node pool as GKE then holds it. The request carries the etag of the node pool it
-// was built from: when someone changed the node pool in between, GKE answers ABORTED, and the
-// request is built again from a fresh read.
-func updateGroupOf(ctx context.Context, c *clients, cluster clusterRef, np *containerpb.NodePool, cfg sideConfig, version string, g updateGroup) (*containerpb.NodePool, error) {
+// and returns the node pool as GKE then holds it, and whether it sent one. The request carries the
+// etag of the node pool it was built from: when someone changed the node pool in between, GKE
+// answers ABORTED, and the request is built again from a fresh read.
+func updateGroupOf(ctx context.Context, c *clients, cluster clusterRef, np *containerpb.NodePool, cfg sideConfig, version string, g updateGroup) (*containerpb.NodePool, bool, error) {
 	for attempt := 1; ; attempt++ {
 		in := g.build(np, cfg, version)
 		if in == nil {
-			return np, nil
+			return np, attempt > 1, nil
 		}
 		in.Name, in.Etag = cluster.poolName(cfg.Name), np.GetEtag()
 		err := mutate(ctx, c.gke, cluster, cfg.Name, c.poll, func(ctx context.Context, opts ...gax.CallOption) (*containerpb.Operation, error) {
@@ -141,17 +158,17 @@ func updateGroupOf(ctx context.Context, c *clients, cluster clusterRef, np *cont
 		})
 		conflict := status.Code(err) == codes.Aborted && attempt < maxEtagAttempts
 		if err != nil && !conflict {
-			return np, withPoolHealth(ctx, c, cluster, cfg.Name, fmt.Errorf("UpdateNodePool (%s): %w", g.field, err))
+			return np, true, withPoolHealth(ctx, c, cluster, cfg.Name, fmt.Errorf("UpdateNodePool (%s): %w", g.field, err))
 		}
 		// Re-read: after a conflict, and after an update (a new etag; new zones bring new instance
 		// groups).
 		fresh, err := findNodePool(ctx, c.gke, cluster, cfg.Name)
 		if err != nil {
-			return np, err
+			return np, true, err
 		}
 		np = fresh
 		if herr := poolHealth(np); herr != nil && !conflict {
-			return np, fmt.Errorf("UpdateNodePool (%s): %w", g.field, herr)
+			return np, true, fmt.Errorf("UpdateNodePool (%s): %w", g.field, herr)
 		}
 	}
 }
@@ -178,10 +195,10 @@ func withoutGKETaint(current []pool.Taint, want *containerpb.NodeConfig) []pool.
 }
 
 // acceleratorSettingsEqual compares what UpdateNodePoolRequest.accelerators changes in place:
-// driver, partition size and sharing.
+// driver (as driverOf reads it), partition size and sharing.
 func acceleratorSettingsEqual(a, b *containerpb.AcceleratorConfig) bool {
 	sa, sb := a.GetGpuSharingConfig(), b.GetGpuSharingConfig()
-	return a.GetGpuDriverInstallationConfig().GetGpuDriverVersion() == b.GetGpuDriverInstallationConfig().GetGpuDriverVersion() &&
+	return driverOf(a) == driverOf(b) &&
 		a.GetGpuPartitionSize() == b.GetGpuPartitionSize() &&
 		(sa == nil) == (sb == nil) && sa.GetGpuSharingStrategy() == sb.GetGpuSharingStrategy() && sa.GetMaxSharedClientsPerGpu() == sb.GetMaxSharedClientsPerGpu()
 }

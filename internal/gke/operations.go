@@ -45,10 +45,22 @@ func (c clusterRef) String() string { return c.project + "/" + c.location + "/" 
 // done."), when too many run at once or requests are throttled
 // (RESOURCE_EXHAUSTED), and UNAVAILABLE, with gax's jittered exponential backoff until the
 // context's deadline (the resource's timeout). ABORTED (an etag mismatch) is not: the request must
-// be built again from a fresh read (updateSide).
+// be built again from a fresh read (updateSide). An update, resize or delete sent again after an
+// UNAVAILABLE that did start meets the running operation (FAILED_PRECONDITION, retried) and then
+// finds its change made, or the node pool gone (success); CreateNodePool is different (createRetry).
 func mutationRetry() gax.CallOption {
 	return gax.WithRetry(func() gax.Retryer {
 		return gax.OnCodes([]codes.Code{codes.FailedPrecondition, codes.ResourceExhausted, codes.Unavailable},
+			gax.Backoff{Initial: 200 * time.Millisecond, Max: 30 * time.Second, Multiplier: 2})
+	})
+}
+
+// createRetry retries CreateNodePool where GKE refused it before it started: FAILED_PRECONDITION
+// (another operation runs) and RESOURCE_EXHAUSTED (throttled). UNAVAILABLE does not say whether
+// the create started: createNodePool looks the node pool up before it sends the create again.
+func createRetry() gax.CallOption {
+	return gax.WithRetry(func() gax.Retryer {
+		return gax.OnCodes([]codes.Code{codes.FailedPrecondition, codes.ResourceExhausted},
 			gax.Backoff{Initial: 200 * time.Millisecond, Max: 30 * time.Second, Multiplier: 2})
 	})
 }
