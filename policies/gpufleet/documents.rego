@@ -15,6 +15,7 @@
 # documents_gke.rego.
 package gpufleet.documents
 
+import data.gpufleet.inputs
 import data.gpufleet.lib
 
 # The pool documents of a plan, an array of [address, document]: one per current GPU pool. (An
@@ -42,14 +43,16 @@ else := doc
 _carried_fits_hold if lib.memory_headroom_percent == data.gpufleet.catalog.fit_model.default_memory_headroom_percent
 
 # The input is a documents file of the version this bundle reads (gpufleet-policy documents of the
-# same release; plandoc.FormatVersion).
+# same release; plandoc.FormatVersion; inputs.documents_file).
 documents_file if input.gpufleet_pool_documents.version == 1
 
-# The input holds a whole plan's pools, as a plan or as a documents file (not the one pool document
-# the provider evaluates).
+# The input holds a whole plan's pools, as a plan or as a documents file, or several files of them
+# (conftest --combine): not the one pool document the provider evaluates.
 whole_plan if is_array(input.resource_changes)
 
 whole_plan if documents_file
+
+whole_plan if inputs.combined
 
 # gpufleet pools carry the document the provider computed (the policy_document attribute): it is
 # used as it is; its address is the provider's name for the pool, the plan's address goes beside
@@ -303,33 +306,8 @@ convention_mig_config(labels) := v if {
 else := null
 
 # ---------------------------------------------------------------------------------------------
-# Input that is not a plan (GF-INPUT-001) and resources that cannot be judged
+# Resources that cannot be judged (input that is not a plan is inputs.rego's GF-INPUT-001)
 # ---------------------------------------------------------------------------------------------
-
-# Why the input is not the JSON of a Terraform plan of a format this bundle knows (1.x), nor a
-# documents file of the version it reads; undefined for either.
-not_a_plan := why if {
-	not is_object(object.get(input, "gpufleet_pool_documents", null))
-	why := _not_a_plan
-}
-
-not_a_plan := sprintf("the pool documents were written by a gpufleet-policy whose documents (version %v) this bundle does not read (version 1); write them with the gpufleet-policy of the bundle's release, or run conftest on the plan's JSON itself", [input.gpufleet_pool_documents.version]) if {
-	is_object(input.gpufleet_pool_documents)
-	not documents_file
-}
-
-_not_a_plan := "the input is not a JSON object" if {
-	not is_object(input)
-} else := "the input is Terraform state (terraform show -json without a plan file), not a plan" if {
-	is_object(input.values)
-} else := "the input has no format_version: it is not the JSON of a Terraform plan" if {
-	not is_string(object.get(input, "format_version", null))
-} else := sprintf("the plan's format_version %q is not one this bundle knows (1.x)", [input.format_version]) if {
-	not startswith(input.format_version, "1.")
-} else := "the input has no planned_values or resource_changes: it is not the JSON of a Terraform plan" if {
-	not is_object(object.get(input, "planned_values", null))
-	not is_array(object.get(input, "resource_changes", null))
-}
 
 # [rule, address, attribute, text] of official resources the bundle could not judge.
 unjudged := input.unjudged if {
