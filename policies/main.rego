@@ -145,6 +145,24 @@ _plan_warn contains {
 	doc.region == null
 }
 
+# GF-DATA-004: a gpufleet.io/* convention label of an official resource whose value the builders
+# cannot read ("prod", "40GB", "yes"): its workload field is null, so the rules that need it could
+# not judge the pool by it. Said, never a silent null. (Most pools have none: one step each.)
+_plan_warn contains {
+	"msg": sprintf("GF-DATA-004: %s: the label %s = %s is not a value the bundle reads (%s), so the pool's %s is unknown and the rules that need it could not judge the pool; set %s", [
+		address, key, json.marshal(value), documents.convention_forms[key][1], documents.convention_forms[key][0], documents.convention_forms[key][2],
+	]),
+	"rule": "GF-DATA-004",
+	"address": address,
+	"attribute": sprintf(_label_attributes[doc.resource_type], [json.marshal(key)]),
+	"severity": "warn",
+} if {
+	some [address, doc] in documents.pools
+	some [key, value] in doc.unread_labels
+}
+
+_label_attributes := {"aws_eks_node_group": "labels[%s]", "google_container_node_pool": "node_config[0].labels[%s]"}
+
 # Official resources the bundle could not judge (documents.unjudged): said once, never silent.
 _plan_warn contains {
 	"msg": sprintf("%s: %s: %s", [rule, address, text]),

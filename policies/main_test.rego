@@ -234,3 +234,33 @@ test_what_an_input_is if {
 	not data.gpufleet.inputs.combined with input as []
 	not data.gpufleet.inputs.combined with input as documents_plan
 }
+
+# ---------------------------------------------------------------------------------------------
+# Convention labels written the Kubernetes way (GF-DATA-004 for what cannot be read)
+# ---------------------------------------------------------------------------------------------
+
+# The issue's node group: production inference on spot whose 40Gi need does not fit an L4 (24 GB,
+# one per g6.xlarge). Before, "Production", "Inference" and "40Gi" were null: neither GF-COST-001
+# nor GF-RS-001 fired.
+test_kubernetes_way_labels_are_judged if {
+	after := object.union(dt.eks_after, {"capacity_type": "SPOT", "instance_types": ["g6.xlarge"], "labels": {
+		"gpufleet.io/client": "globex", "gpufleet.io/workload": "Inference", "gpufleet.io/environment": "Production",
+		"gpufleet.io/gpu-memory-gib": "40Gi", "gpufleet.io/interruptible": "False",
+	}})
+	deny := main.deny with input as dt.plan([dt.rc("aws_eks_node_group", after)])
+	{f.rule | some f in deny} >= {"GF-COST-001", "GF-RS-001"}
+	warn := main.warn with input as dt.plan([dt.rc("aws_eks_node_group", after)])
+	count([f | some f in warn; f.rule == "GF-DATA-004"]) == 0
+}
+
+test_unreadable_label_is_a_data_finding if {
+	eks := object.union(dt.eks_after, {"labels": object.union(dt.eks_after.labels, {"gpufleet.io/environment": "prod", "gpufleet.io/gpu-memory-gib": "40GB"})})
+	gke := json.patch(dt.gke_after, [{"op": "add", "path": "/node_config/0/labels/gpufleet.io~1interruptible", "value": "yes"}])
+	plan := dt.plan([dt.rc("aws_eks_node_group", eks), object.union(dt.rc("google_container_node_pool", gke), {"address": "google_container_node_pool.y"})])
+	fs := {[f.address, f.attribute, f.msg] | some f in main.warn; f.rule == "GF-DATA-004"} with input as plan with data.gpufleet.catalog as fx.catalog
+	fs == {
+		["aws_eks_node_group.x", `labels["gpufleet.io/environment"]`, `GF-DATA-004: aws_eks_node_group.x: the label gpufleet.io/environment = "prod" is not a value the bundle reads (production, staging or development, in any case), so the pool's workload environment is unknown and the rules that need it could not judge the pool; set one of those`],
+		["aws_eks_node_group.x", `labels["gpufleet.io/gpu-memory-gib"]`, `GF-DATA-004: aws_eks_node_group.x: the label gpufleet.io/gpu-memory-gib = "40GB" is not a value the bundle reads (a number of GiB such as 40 or 39.5, or a Kubernetes quantity of bytes such as 40Gi or 40G (10^9 bytes: 37.25 GiB)), so the pool's GPU memory need is unknown and the rules that need it could not judge the pool; set the GiB one replica needs`],
+		["google_container_node_pool.y", `node_config[0].labels["gpufleet.io/interruptible"]`, `GF-DATA-004: google_container_node_pool.y: the label gpufleet.io/interruptible = "yes" is not a value the bundle reads (true or false, in any case), so the pool's workload interruptibility is unknown and the rules that need it could not judge the pool; set true or false`],
+	}
+}

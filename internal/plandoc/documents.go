@@ -246,10 +246,7 @@ func (p *Plan) eks(rc *resourceChange, c change) (map[string]any, bool) {
 		return nil, false
 	}
 	labels := eksMap(a, u, "labels")
-	workload, ok := conventionWorkload(labels)
-	if !ok {
-		return nil, false
-	}
+	workload := conventionWorkload(labels)
 	tags := eksTags(a, u)
 	region := p.eksRegion(rc, a)
 	s, isObj := get(a, map[string]any{}, "scaling_config", 0).(map[string]any)
@@ -284,6 +281,7 @@ func (p *Plan) eks(rc *resourceChange, c change) (map[string]any, bool) {
 		"tags":           tags,
 		"client":         conventionClient(labels, tags),
 		"workload":       workload,
+		"unread_labels":  conventionUnread(labels),
 		"waivers":        conventionWaivers(tags),
 		"taints":         eksTaints(a, u),
 		"instance_types": types,

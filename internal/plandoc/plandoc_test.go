@@ -283,7 +283,8 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 	var plans []map[string]any
 	values := map[string][]any{} // attribute name -> values the fixtures give it
 	for _, name := range []string{"aws_eks_node_group_compliant.json", "aws_eks_node_group_violating.json", "aws_eks_node_group_real_world.json",
-		"google_container_node_pool_compliant.json", "google_container_node_pool_violating.json", "unknown_values.json", "real_module_plans.json"} {
+		"google_container_node_pool_compliant.json", "google_container_node_pool_violating.json", "unknown_values.json", "real_module_plans.json",
+		"aws_eks_node_group_kubernetes_labels.json"} {
 		raw, err := os.ReadFile(filepath.Join(fixtures, name))
 		if err != nil {
 			t.Fatal(err)
@@ -301,7 +302,9 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 		"all-1g.10gb", "mps-sharing", "", "us-central1", "us-central1-a", "europe-west4", "NoSchedule", "PreferNoSchedule", 0.0, 3.0, true, false,
 		"SPECIFIC_RESERVATION", "ANY_RESERVATION", "projects/p/reservations/r", "TIME_SHARING", "MPS", "nvidia-l4", "nvidia-tesla-t4", "n1-standard-8",
 		"g2-standard-8", "a2-highgpu-1g", "a3-edgegpu-8g", "a4x-highgpu-4g", "p5.48xlarge", "m5.large", "7", "fp16", "int4", "lora", "qlora", "training", "inference", "development",
-		"bf16", "fp8", "2", "8", "1.5"}...)
+		"bf16", "fp8", "2", "8", "1.5",
+		// convention labels written the Kubernetes way, and what the bundle cannot read
+		"Production", "STAGING", "Inference", "Training", "True", "BF16", "LoRA", "40Gi", "40G", "39.5G", "40960Mi", "1Ti", "40GB", "40gi", "prod", "7B"}...)
 	rng := rand.New(rand.NewPCG(13, 2026))
 	variants, pools := 0, 0
 	var counts fitCounts

@@ -24,6 +24,7 @@ build("aws_eks_node_group", rc) := {
 	"tags": tags,
 	"client": convention_client(labels, tags),
 	"workload": convention_workload(labels),
+	"unread_labels": convention_unread(labels),
 	"waivers": convention_waivers(tags),
 	"taints": _eks_taints(object.get(a, "taint", null), object.get(u, "taint", false)),
 	"instance_types": types,

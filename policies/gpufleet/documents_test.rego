@@ -226,6 +226,7 @@ test_eks_document if {
 		"name": "train",
 		"client": "globex",
 		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null},
+		"unread_labels": [],
 		"gpu": {
 			"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8,
 			"mig_profile": null, "mig_config": null, "slice_memory_gib": 40, "sharing": null,
@@ -419,6 +420,7 @@ test_gke_document if {
 		"name": "infer",
 		"client": "initech",
 		"workload": {"kind": "inference", "environment": null, "gpu_memory_gib": 12.5, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": null},
+		"unread_labels": [],
 		"gpu": {
 			"model": "T4", "class": "inference", "memory_gib": 16, "per_node": 2,
 			"mig_profile": null, "mig_config": null, "slice_memory_gib": 16,
@@ -760,4 +762,70 @@ test_null_taint_is_no_taints if {
 	gke_nc := object.union(gke_after.node_config[0], {"taint": null})
 	[gke] := pool_docs with input as plan([rc("google_container_node_pool", object.union(gke_after, {"node_config": [gke_nc]}))]) with data.gpufleet.catalog as fx.catalog
 	gke.taints == []
+}
+
+# ---------------------------------------------------------------------------------------------
+# Convention labels written the Kubernetes way
+# ---------------------------------------------------------------------------------------------
+
+# Names in any case and memory as Kubernetes quantities are read; before, "Production", "Inference"
+# and "40Gi" were null, and the rules that need them never fired.
+test_convention_labels_the_kubernetes_way if {
+	labels := {
+		"gpufleet.io/workload": "Inference", "gpufleet.io/environment": "PRODUCTION", "gpufleet.io/interruptible": "True",
+		"gpufleet.io/gpu-memory-gib": "40Gi", "gpufleet.io/precision": "BF16", "gpufleet.io/replicas": "3",
+	}
+	documents.convention_workload(labels) == {
+		"kind": "inference", "environment": "production", "gpu_memory_gib": 40, "interruptible": true,
+		"precision": "bf16", "gpus_per_replica": null, "replicas": 3,
+	}
+	documents.convention_unread(labels) == []
+}
+
+test_memory_quantities if {
+	every value, gib in {
+		"40": 40, "39.5": 39.5, "40Gi": 40, "40960Mi": 40, "41943040Ki": 40, "1Ti": 1024, "0.5Gi": 0.5,
+		"40G": 37.252902984619140625, "40000M": 37.252902984619140625, "1T": 931.322574615478515625, "39.5G": 36.78724169731140137,
+	} {
+		abs(data.gpufleet.lib.memory_gib(value) - gib) < 0.000000001
+	}
+	every value in ["40GB", "40GiB", "40gi", "40 Gi", "4e1", "-40", "40m", "Gi", "", "forty"] {
+		not data.gpufleet.lib.memory_gib(value)
+	}
+}
+
+# What cannot be read is null in the document and named in unread_labels, in the labels' order;
+# an unreadable memory label is not replaced by the estimate from the model labels.
+test_unreadable_convention_labels if {
+	labels := {
+		"gpufleet.io/workload": "serving", "gpufleet.io/environment": "prod", "gpufleet.io/interruptible": "yes",
+		"gpufleet.io/gpu-memory-gib": "40GB", "gpufleet.io/precision": "bfloat16", "gpufleet.io/model-parameters-billion": "7B",
+		"gpufleet.io/training-method": "LoRA", "gpufleet.io/gpus-per-replica": "two", "gpufleet.io/replicas": "3",
+	}
+	w := documents.convention_workload(labels)
+	w == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": 3}
+	documents.convention_unread(labels) == [
+		["gpufleet.io/workload", "serving"], ["gpufleet.io/environment", "prod"], ["gpufleet.io/gpu-memory-gib", "40GB"],
+		["gpufleet.io/interruptible", "yes"], ["gpufleet.io/precision", "bfloat16"], ["gpufleet.io/model-parameters-billion", "7B"],
+		["gpufleet.io/gpus-per-replica", "two"],
+	]
+	documents.convention_unread(null) == []
+
+	# the estimate from the model labels, with names in any case; not when the method cannot be read
+	model := {"gpufleet.io/workload": "Training", "gpufleet.io/model-parameters-billion": "7", "gpufleet.io/precision": "BF16", "gpufleet.io/training-method": "LoRA"}
+	documents.convention_memory(model) == documents.convention_memory({"gpufleet.io/workload": "training", "gpufleet.io/model-parameters-billion": "7", "gpufleet.io/precision": "bf16", "gpufleet.io/training-method": "lora"})
+	is_number(documents.convention_memory(model))
+	documents.convention_memory(object.union(model, {"gpufleet.io/training-method": "dora"})) == null
+	documents.convention_memory(object.union(model, {"gpufleet.io/gpu-memory-gib": "lots"})) == null
+}
+
+test_unread_labels_in_both_official_documents if {
+	eks := json.patch(eks_after, [{"op": "add", "path": "/labels/gpufleet.io~1environment", "value": "Prod"}])
+	[a] := pool_docs with input as plan([rc("aws_eks_node_group", eks)]) with data.gpufleet.catalog as fx.catalog
+	a.unread_labels == [["gpufleet.io/environment", "Prod"]]
+	a.workload.environment == null
+	gke := json.patch(gke_after, [{"op": "add", "path": "/node_config/0/labels/gpufleet.io~1gpu-memory-gib", "value": "12.5GB"}])
+	[b] := pool_docs with input as plan([rc("google_container_node_pool", gke)]) with data.gpufleet.catalog as fx.catalog
+	b.unread_labels == [["gpufleet.io/gpu-memory-gib", "12.5GB"]]
+	b.workload.gpu_memory_gib == null
 }
