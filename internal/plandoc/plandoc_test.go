@@ -284,7 +284,7 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 	values := map[string][]any{} // attribute name -> values the fixtures give it
 	for _, name := range []string{"aws_eks_node_group_compliant.json", "aws_eks_node_group_violating.json", "aws_eks_node_group_real_world.json",
 		"google_container_node_pool_compliant.json", "google_container_node_pool_violating.json", "unknown_values.json", "real_module_plans.json",
-		"aws_eks_node_group_kubernetes_labels.json"} {
+		"aws_eks_node_group_kubernetes_labels.json", "aws_eks_node_group_for_each_templates.json"} {
 		raw, err := os.ReadFile(filepath.Join(fixtures, name))
 		if err != nil {
 			t.Fatal(err)

@@ -829,3 +829,53 @@ test_unread_labels_in_both_official_documents if {
 	b.unread_labels == [["gpufleet.io/gpu-memory-gib", "12.5GB"]]
 	b.workload.gpu_memory_gib == null
 }
+
+# ---------------------------------------------------------------------------------------------
+# Launch templates of for_each and count
+# ---------------------------------------------------------------------------------------------
+
+keyed_group(name, index, refs, extra) := {
+	"change": object.union(rc("aws_eks_node_group", object.union(json.remove(eks_after, ["instance_types"]), {"ami_type": "AL2023_x86_64_NVIDIA", "launch_template": [{}]})), {
+		"address": sprintf("aws_eks_node_group.%s[%s]", [name, json.marshal(index)]), "name": name, "index": index,
+	}),
+	"config": object.union(
+		{
+			"address": concat(".", ["aws_eks_node_group", name]), "mode": "managed", "type": "aws_eks_node_group", "name": name,
+			"expressions": {"launch_template": [{"id": {"references": refs}}]},
+		},
+		extra,
+	),
+}
+
+keyed_template(name, index, instance_type) := {
+	"address": sprintf("aws_launch_template.%s[%s]", [name, json.marshal(index)]), "mode": "managed", "type": "aws_launch_template", "name": name, "index": index,
+	"change": {"actions": ["create"], "after": {"instance_type": instance_type}, "after_unknown": {"id": true}},
+}
+
+# A node group takes the launch template of its own key: aws_launch_template.gpu[each.key].id
+# (references [aws_launch_template.gpu, each.key]), [count.index], or each.value.id of a for_each
+# over the templates. Before, each was GF-DATA-002 "not in this plan", and judged as a GPU pool of
+# unknown model.
+test_eks_templates_of_for_each_and_count if {
+	groups := [
+		keyed_group("gpu", "small", ["aws_launch_template.gpu", "each.key"], {}),
+		keyed_group("gpu", "medium", ["aws_launch_template.gpu", "each.key"], {}),
+		keyed_group("counted", 1, ["aws_launch_template.ltc", "count.index"], {}),
+		keyed_group("by_template", "large", ["each.value.id", "each.value"], {"for_each_expression": {"references": ["aws_launch_template.gpu"]}}),
+		keyed_group("picked", "x", ["aws_launch_template.gpu", "var.pick", "each.key"], {}),
+	]
+	templates := [keyed_template("gpu", "small", "g6.xlarge"), keyed_template("gpu", "large", "p4d.24xlarge"), keyed_template("ltc", 1, "g6.xlarge")]
+	input_ := object.union(plan(array.concat([g.change | some g in groups], templates)), {"configuration": {"root_module": {"resources": [g.config | some g in groups]}}})
+	types := {address: doc.instance_types | some [address, doc] in documents.pools} with input as input_ with data.gpufleet.catalog as fx.catalog
+	types == {
+		`aws_eks_node_group.gpu["small"]`: ["g6.xlarge"],
+		"aws_eks_node_group.counted[1]": ["g6.xlarge"],
+		`aws_eks_node_group.by_template["large"]`: ["p4d.24xlarge"],
+		`aws_eks_node_group.gpu["medium"]`: null,
+		`aws_eks_node_group.picked["x"]`: null,
+	}
+	unjudged := {address: text | some [_, address, _, text] in documents.unjudged} with input as input_ with data.gpufleet.catalog as fx.catalog
+	count(unjudged) == 2
+	contains(unjudged["aws_eks_node_group.gpu[\"medium\"]"], `its launch template (id = aws_launch_template.gpu["medium"] in the configuration) is not in this plan`)
+	contains(unjudged["aws_eks_node_group.picked[\"x\"]"], "the configuration picks its launch template among the instances of aws_launch_template.gpu by var.pick, each.key (launch_template.id), which the plan does not resolve")
+}
