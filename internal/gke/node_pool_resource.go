@@ -112,6 +112,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	addLocationProblems(&resp.Diagnostics, plan, spec)
+	addAcceleratorZoneProblem(&resp.Diagnostics, plan, spec)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -261,3 +261,74 @@ func TestConftest_combine(t *testing.T) {
 		}
 	}
 }
+
+// The guide "Policy in CI" quotes a run of conftest --combine over envs/*/plan.json: the line of
+// the violating fixture's GF-ISO-001 as envs/prod/plan.json, up to its ellipsis.
+func TestConftest_combineAsThePolicyInCIGuideQuotes(t *testing.T) {
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	raw, err := os.ReadFile("../../templates/guides/policy-in-ci.md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "```\nFAIL - Combined - main - ")
+	quote, _, _ := strings.Cut(rest, "\n")
+	quote, _ = strings.CutSuffix(quote, " …")
+	if !ok || quote == "" {
+		t.Fatal("the guide quotes no conftest --combine line")
+	}
+	out := violatingFixtureAs(t, bin, "envs/prod/plan.json", "--combine")
+	if !strings.Contains(string(out), "FAIL - Combined - main - "+quote) {
+		t.Fatalf("conftest --combine printed\n%s\nthe guide quotes\nFAIL - Combined - main - %s …", out, quote)
+	}
+}
+
+// policies/README.md's example output: each line is one conftest prints for the violating EKS
+// fixture saved as plan.json.
+func TestConftest_readmeExampleOutput(t *testing.T) {
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	raw, err := os.ReadFile("../../policies/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "Example output")
+	_, rest, _ = strings.Cut(rest, "```\n")
+	quote, _, _ := strings.Cut(rest, "```")
+	if !ok || !strings.HasPrefix(quote, "FAIL - plan.json") {
+		t.Fatal("policies/README.md has no example output")
+	}
+	out := violatingFixtureAs(t, bin, "plan.json")
+	for _, line := range strings.Split(strings.TrimSpace(quote), "\n") {
+		if !slices.Contains(strings.Split(string(out), "\n"), line) {
+			t.Errorf("policies/README.md quotes\n%s\nwhich conftest does not print:\n%s", line, out)
+		}
+	}
+}
+
+// violatingFixtureAs runs conftest (with the example policy data and flags) on the violating EKS
+// fixture saved as path, a relative path as a user names it, and returns what conftest prints.
+func violatingFixtureAs(t *testing.T, conftest, path string, flags ...string) []byte {
+	t.Helper()
+	policies, _ := filepath.Abs("../../policies")
+	dir := t.TempDir()
+	plan, err := os.ReadFile(filepath.Join(policies, "testdata", "aws_eks_node_group_violating.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, path), plan, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"test", "--no-color", "--policy", policies, "--data", filepath.Join(policies, "examples", "policy-data.yaml")}, flags...)
+	cmd := exec.Command(conftest, append(args, path)...)
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	return out
+}
