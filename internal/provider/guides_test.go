@@ -309,13 +309,13 @@ func TestAccGuide_spotMixesZoneErrors(t *testing.T) {
 	}
 	g := readGuide(t, "spot-mixes")
 	pool := g.block(t, "terraform", "resource \"gpufleet_gke_node_pool\" \"tune\"")
-	sizes := func(min, max int64, desired ...int64) func(*hclwrite.Body) {
+	sizes := func(minSize, maxSize int64, desired ...int64) func(*hclwrite.Body) {
 		return func(b *hclwrite.Body) {
 			b.RemoveBlock(b.FirstMatchingBlock("capacity", nil))
 			s := b.FirstMatchingBlock("scaling", nil).Body()
 			s.RemoveAttribute("desired_size")
-			s.SetAttributeValue("min_size", cty.NumberIntVal(min))
-			s.SetAttributeValue("max_size", cty.NumberIntVal(max))
+			s.SetAttributeValue("min_size", cty.NumberIntVal(minSize))
+			s.SetAttributeValue("max_size", cty.NumberIntVal(maxSize))
 			if len(desired) > 0 {
 				s.SetAttributeValue("desired_size", cty.NumberIntVal(desired[0]))
 			}
