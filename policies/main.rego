@@ -2,6 +2,7 @@
 #
 #   terraform show -json plan.out > plan.json
 #   conftest test --policy policies --data policy-data.yaml plan.json
+#   conftest test --combine --policy policies --data policy-data.yaml plans/*.json   # one run, many plans
 #
 # deny -> failures, warn -> warnings. Results are objects; conftest prints their msg and keeps
 # rule, address, attribute and severity as metadata (conftest --output json).
@@ -10,22 +11,77 @@
 # pool (data.gpufleet.rules, with the pool's document as input), and reported under its plan
 # address with the waiver handling of findings.rego. The rules are called directly, not through
 # data.gpufleet.findings: every extra rule layer would be evaluated again for every pool.
+#
+# What the input is, is decided in gpufleet/inputs.rego: one plan or documents file (judged by
+# _plan_deny and _plan_warn as it is), conftest --combine's array of files (each plan or documents
+# file judged on its own, with input as that file, its findings naming the file), and what is not a
+# plan (GF-INPUT-001, per file).
 package main
 
 import data.gpufleet.documents
 import data.gpufleet.findings
+import data.gpufleet.inputs
 import data.gpufleet.lib
 import data.gpufleet.rules
 
+# One plan or documents file: its findings as they are. (Not combined: the input is the file.)
+deny contains f if {
+	not inputs.combined
+	some f in _plan_deny
+}
+
+warn contains f if {
+	not inputs.combined
+	some f in _plan_warn
+}
+
+# conftest --combine: every plan and documents file judged on its own, as if it were the input
+# (GF-COST-004's budget is per plan, as in a run over that file alone), its findings naming it.
+deny contains inputs.in_file(f, path) if {
+	inputs.combined
+	some [path, doc] in inputs.files
+	inputs.kind(doc) != "other"
+	some f in _plan_deny with input as doc
+}
+
+warn contains inputs.in_file(f, path) if {
+	inputs.combined
+	some [path, doc] in inputs.files
+	inputs.kind(doc) != "other"
+	some f in _plan_warn with input as doc
+}
+
+# Input that is not a Terraform plan nor a documents file (state, {}, another format, a string, a
+# number, an array that is not conftest --combine's): one clear failure per such file instead of
+# passing checks.
+deny contains _input_failure(path, why) if {
+	some [path, why] in inputs.not_judged
+}
+
+_input_failure(path, why) := f if {
+	not inputs.combined
+	f := _input_finding(path, why)
+} else := object.union(_input_finding(path, why), {"file": path})
+
+_input_finding(path, why) := {
+	"msg": sprintf("GF-INPUT-001: %s: %s; run conftest on the JSON of a plan: terraform show -json plan.out > plan.json", [path, why]),
+	"rule": "GF-INPUT-001",
+	"address": "",
+	"attribute": "",
+	"severity": "deny",
+}
+
+# The findings of the plan or documents file in input.
+
 # GF-COST-004 judges a pool against its client's total over the plan: the totals are computed once,
 # over the plan, and pinned while each pool is judged.
-deny contains findings.judged_deny(f, doc, address) if {
+_plan_deny contains findings.judged_deny(f, doc, address) if {
 	totals := rules.client_totals
 	some [address, doc] in documents.pools
 	some f in rules.deny with input as doc with rules.client_totals as totals
 }
 
-warn contains findings.judged_warn(f, doc, address) if {
+_plan_warn contains findings.judged_warn(f, doc, address) if {
 	some [address, doc] in documents.pools
 	some f in rules.warn with input as doc
 	findings.well_formed(f) # a malformed result is a deny (below)
@@ -35,7 +91,7 @@ warn contains findings.judged_warn(f, doc, address) if {
 # broken custom rule never passes as a warning. Only a team's own rules can be malformed: with
 # data.gpufleet.rules.own_warn_rules_only pinned to true, the bundle's own warn rules stop at their one guard
 # (rules/bundle.rego), so this costs a plan without custom rules about 5 µs a pool.
-deny contains findings.malformed(f, address) if {
+_plan_deny contains findings.malformed(f, address) if {
 	some [address, doc] in documents.pools
 	some f in rules.warn with input as doc with data.gpufleet.rules.own_warn_rules_only as true
 	not findings.well_formed(f)
@@ -44,7 +100,7 @@ deny contains findings.malformed(f, address) if {
 # Only pools with waivers have their deny rules evaluated here, and their waivers checked; not those
 # whose waivers all name rules that only warn (lib.rules_that_only_warn) or cannot be waived
 # (lib.non_waivable): no deny of theirs can be waived.
-warn contains findings.waived(f, address, reason, doc.resource_type) if {
+_plan_warn contains findings.waived(f, address, reason, doc.resource_type) if {
 	some [address, doc] in _waiving_pools
 	_may_waive_a_deny(doc.waivers)
 	totals := rules.client_totals
@@ -52,7 +108,7 @@ warn contains findings.waived(f, address, reason, doc.resource_type) if {
 	reason := findings.waiver(doc, f)
 }
 
-warn contains f if {
+_plan_warn contains f if {
 	some [address, doc] in _waiving_pools
 	some f in findings.ineffective_waivers(doc, address)
 }
@@ -69,7 +125,7 @@ _may_waive_a_deny(waivers) if {
 	not upper(rule) in lib.non_waivable
 }
 
-warn contains findings.inactive_registry if {
+_plan_warn contains findings.inactive_registry if {
 	not lib.has_registry
 	count(documents.pools) > 0
 }
@@ -78,7 +134,7 @@ warn contains findings.inactive_registry if {
 # from the environment, AWS_REGION or a profile, or a location known at apply only). Residency and
 # the cost estimates cannot judge it: said once, as a warning, never silently. (A check of the plan:
 # the provider itself knows its region.)
-warn contains {
+_plan_warn contains {
 	"msg": sprintf("GF-DATA-003: %s: %s", [address, documents.no_region_text]),
 	"rule": "GF-DATA-003",
 	"address": address,
@@ -89,8 +145,26 @@ warn contains {
 	doc.region == null
 }
 
+# GF-DATA-004: a gpufleet.io/* convention label of an official resource whose value the builders
+# cannot read ("prod", "40GB", "yes"): its workload field is null, so the rules that need it could
+# not judge the pool by it. Said, never a silent null. (Most pools have none: one step each.)
+_plan_warn contains {
+	"msg": sprintf("GF-DATA-004: %s: the label %s = %s is not a value the bundle reads (%s), so the pool's %s is unknown and the rules that need it could not judge the pool; set %s", [
+		address, key, json.marshal(value), documents.convention_forms[key][1], documents.convention_forms[key][0], documents.convention_forms[key][2],
+	]),
+	"rule": "GF-DATA-004",
+	"address": address,
+	"attribute": sprintf(_label_attributes[doc.resource_type], [json.marshal(key)]),
+	"severity": "warn",
+} if {
+	some [address, doc] in documents.pools
+	some [key, value] in doc.unread_labels
+}
+
+_label_attributes := {"aws_eks_node_group": "labels[%s]", "google_container_node_pool": "node_config[0].labels[%s]"}
+
 # Official resources the bundle could not judge (documents.unjudged): said once, never silent.
-warn contains {
+_plan_warn contains {
 	"msg": sprintf("%s: %s: %s", [rule, address, text]),
 	"rule": rule,
 	"address": address,
@@ -99,19 +173,3 @@ warn contains {
 } if {
 	some [rule, address, attribute, text] in documents.unjudged
 }
-
-# Input that is not a Terraform plan (state, {}, another format): one clear failure instead of
-# passing checks.
-deny contains {
-	"msg": sprintf("GF-INPUT-001: %s: %s; run conftest on the JSON of a plan: terraform show -json plan.out > plan.json", [_file, why]),
-	"rule": "GF-INPUT-001",
-	"address": "",
-	"attribute": "",
-	"severity": "deny",
-} if {
-	why := documents.not_a_plan
-}
-
-default _file := "input"
-
-_file := data.conftest.file.name

@@ -149,7 +149,7 @@ test_documents_file_of_another_version_is_refused if {
 }
 
 test_documents_file_is_a_plan if {
-	not data.gpufleet.documents.not_a_plan with input as documents_file
+	data.gpufleet.inputs.kind(documents_file) == "documents"
 	data.gpufleet.documents.whole_plan with input as documents_file
 	not data.gpufleet.documents.whole_plan with input as fx.doc
 }
@@ -157,4 +157,110 @@ test_documents_file_is_a_plan if {
 test_wrong_namespace_on_a_documents_file if {
 	data.gpufleet.findings.deny_plan == {lib.wrong_namespace} with input as documents_file
 	data.gpufleet.rules.deny_plan == {lib.wrong_namespace} with input as documents_file
+}
+
+# ---------------------------------------------------------------------------------------------
+# What is not a plan, and conftest --combine (inputs.rego)
+# ---------------------------------------------------------------------------------------------
+
+# Every JSON value that is not an object is refused with what it is; before, none was (an array,
+# a string or a number passed with no finding at all).
+test_values_that_are_not_objects_are_not_plans if {
+	every value in [42, "plan.json", [1, 2], [], null, true, [{"format_version": "1.2", "resource_changes": []}]] {
+		input_rules(value) == {["GF-INPUT-001", "deny"]}
+	}
+	[f] := [f | some f in main.deny] with input as 42 with data.conftest.file.name as "plan.json"
+	f.msg == "GF-INPUT-001: plan.json: the input is a JSON number, not the JSON object of a Terraform plan; run conftest on the JSON of a plan: terraform show -json plan.out > plan.json"
+	[g] := [f | some f in main.deny] with input as [1, 2]
+	startswith(g.msg, "GF-INPUT-001: input: the input is a JSON array, not the JSON object of a Terraform plan")
+}
+
+# conftest test --combine a.json b.json … gives [{"path", "contents"}, …].
+combine(files) := [{"path": path, "contents": contents} | some path, contents in files]
+
+combined_plans := combine({
+	"plans/eu/plan.json": documents_plan,
+	"plans/empty/plan.json": {"format_version": "1.2", "planned_values": {}},
+	"plans/state.json": {"format_version": "1.0", "values": {"root_module": {}}},
+	"plans/note.json": "not a plan",
+})
+
+# Every plan of a combined input is judged as it is alone, its findings naming its file; what is not a
+# plan is a GF-INPUT-001 failure naming its file; GF-DATA-001 (no policy data) is said once.
+test_combined_plans_are_each_judged if {
+	alone_deny := main.deny with input as documents_plan with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	alone_warn := main.warn with input as documents_plan with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	deny := main.deny with input as combined_plans with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	warn := main.warn with input as combined_plans with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	count(alone_deny) > 0
+	{f | some f in deny; f.rule != "GF-INPUT-001"} == {data.gpufleet.inputs.in_file(f, "plans/eu/plan.json") | some f in alone_deny}
+	warn == {data.gpufleet.inputs.in_file(f, "plans/eu/plan.json") | some f in alone_warn}
+	{[f.file, f.address] | some f in deny; f.rule == "GF-INPUT-001"} == {["plans/state.json", ""], ["plans/note.json", ""]}
+	some f in deny
+	f.rule == "GF-DR-001"
+	f.file == "plans/eu/plan.json"
+	startswith(f.msg, "GF-DR-001: plans/eu/plan.json: aws_eks_node_group.x: ")
+	some g in deny
+	g.file == "plans/note.json"
+	g.msg == "GF-INPUT-001: plans/note.json: the input is a JSON string, not the JSON object of a Terraform plan; run conftest on the JSON of a plan: terraform show -json plan.out > plan.json"
+	[d] := [d | some d in main.warn; d.rule == "GF-DATA-001"] with input as combine({"a.json": documents_plan, "b.json": documents_plan})
+		with data.gpufleet.catalog as fx.catalog
+	not d.file
+}
+
+# Documents files (gpufleet-policy documents of each plan) combined give the plans' findings; a plan
+# and its documents file side by side give each finding twice, once per file.
+test_combined_documents_files if {
+	by_plan := main.deny with input as combine({"a.json": documents_plan}) with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	by_file := main.deny with input as combine({"a.json": documents_file}) with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	count(by_plan) > 0
+	by_plan == by_file
+	both := main.deny with input as combine({"a.json": documents_plan, "b.json": documents_file}) with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	count(both) == 2 * count(by_plan)
+}
+
+test_wrong_namespace_on_a_combined_input if {
+	data.gpufleet.rules.deny_plan == {lib.wrong_namespace} with input as combined_plans
+	data.gpufleet.findings.deny_plan == {lib.wrong_namespace} with input as combined_plans
+}
+
+test_what_an_input_is if {
+	data.gpufleet.inputs.kind(documents_plan) == "plan"
+	data.gpufleet.inputs.kind(documents_file) == "documents"
+	data.gpufleet.inputs.kind({"format_version": "1.0", "values": {}}) == "other"
+	data.gpufleet.inputs.kind("x") == "other"
+	data.gpufleet.inputs.combined with input as combined_plans
+	not data.gpufleet.inputs.combined with input as [{"path": "a.json"}]
+	not data.gpufleet.inputs.combined with input as []
+	not data.gpufleet.inputs.combined with input as documents_plan
+}
+
+# ---------------------------------------------------------------------------------------------
+# Convention labels written the Kubernetes way (GF-DATA-004 for what cannot be read)
+# ---------------------------------------------------------------------------------------------
+
+# The issue's node group: production inference on spot whose 40Gi need does not fit an L4 (24 GB,
+# one per g6.xlarge). Before, "Production", "Inference" and "40Gi" were null: neither GF-COST-001
+# nor GF-RS-001 fired.
+test_kubernetes_way_labels_are_judged if {
+	after := object.union(dt.eks_after, {"capacity_type": "SPOT", "instance_types": ["g6.xlarge"], "labels": {
+		"gpufleet.io/client": "globex", "gpufleet.io/workload": "Inference", "gpufleet.io/environment": "Production",
+		"gpufleet.io/gpu-memory-gib": "40Gi", "gpufleet.io/interruptible": "False",
+	}})
+	deny := main.deny with input as dt.plan([dt.rc("aws_eks_node_group", after)])
+	{f.rule | some f in deny} >= {"GF-COST-001", "GF-RS-001"}
+	warn := main.warn with input as dt.plan([dt.rc("aws_eks_node_group", after)])
+	count([f | some f in warn; f.rule == "GF-DATA-004"]) == 0
+}
+
+test_unreadable_label_is_a_data_finding if {
+	eks := object.union(dt.eks_after, {"labels": object.union(dt.eks_after.labels, {"gpufleet.io/environment": "prod", "gpufleet.io/gpu-memory-gib": "40GB"})})
+	gke := json.patch(dt.gke_after, [{"op": "add", "path": "/node_config/0/labels/gpufleet.io~1interruptible", "value": "yes"}])
+	plan := dt.plan([dt.rc("aws_eks_node_group", eks), object.union(dt.rc("google_container_node_pool", gke), {"address": "google_container_node_pool.y"})])
+	fs := {[f.address, f.attribute, f.msg] | some f in main.warn; f.rule == "GF-DATA-004"} with input as plan with data.gpufleet.catalog as fx.catalog
+	fs == {
+		["aws_eks_node_group.x", `labels["gpufleet.io/environment"]`, `GF-DATA-004: aws_eks_node_group.x: the label gpufleet.io/environment = "prod" is not a value the bundle reads (production, staging or development, in any case), so the pool's workload environment is unknown and the rules that need it could not judge the pool; set one of those`],
+		["aws_eks_node_group.x", `labels["gpufleet.io/gpu-memory-gib"]`, `GF-DATA-004: aws_eks_node_group.x: the label gpufleet.io/gpu-memory-gib = "40GB" is not a value the bundle reads (a number of GiB such as 40 or 39.5, or a Kubernetes quantity of bytes such as 40Gi or 40G (10^9 bytes: 37.25 GiB)), so the pool's GPU memory need is unknown and the rules that need it could not judge the pool; set the GiB one replica needs`],
+		["google_container_node_pool.y", `node_config[0].labels["gpufleet.io/interruptible"]`, `GF-DATA-004: google_container_node_pool.y: the label gpufleet.io/interruptible = "yes" is not a value the bundle reads (true or false, in any case), so the pool's workload interruptibility is unknown and the rules that need it could not judge the pool; set true or false`],
+	}
 }

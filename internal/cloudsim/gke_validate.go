@@ -234,6 +234,13 @@ func countList(m map[int64]int) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+// acceleratorInZones: Compute Engine offers each GPU in some zones of a region only (Google Cloud,
+// "GPU regions and zones", cloud.google.com/compute/docs/gpus/gpu-regions-zones), and GKE creates a
+// node pool's nodes in every one of its zones, so CreateNodePool fails for a zone that does not
+// offer the accelerator. The seed's "accelerators" say what each zone offers; the example world's
+// agree with the catalog's per-zone table (catalog.GKEAcceleratorZones, from SkyPilot's GCP
+// catalog, which lists machine types per zone; TestAcceleratorZones_seedAgrees), which the
+// provider checks at plan when a pool's zones are known.
 func acceleratorInZones(accel string, zones []string, project *GCPProjectSeed) error {
 	for _, z := range zones {
 		if !project.acceleratorInZone(accel, z) {

@@ -94,7 +94,7 @@ func TestAccGKENodePool_migPartitions(t *testing.T) {
     environment    = "staging"
     gpu_memory_gib = 4
   }
-  node_locations = ["europe-west4-a"]
+  node_locations = ["`+gpuZone(t, tc.machineType)+`"]
   gpu {
     mig {
       profile = "`+tc.profile+`"

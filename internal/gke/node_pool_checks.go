@@ -42,6 +42,26 @@ func addLocationProblems(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec)
 	}
 }
 
+// addAcceleratorZoneProblem checks, when the pool's zones are known at plan (node_locations, or a
+// zonal location), that each offers the pool's GPU (catalog.GKEAcceleratorZones, from GCP's "GPU
+// regions and zones"): GKE creates a node pool's nodes in every one of its zones, and
+// CreateNodePool fails for a zone that does not offer the accelerator ("Accelerator type … is not
+// available in zone …", a rule of cloudsim too). Zones the catalog does not cover are not judged.
+func addAcceleratorZoneProblem(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
+	node, problem, known := s.NodeType()
+	if problem != nil || !known || len(s.Zones) == 0 {
+		return
+	}
+	if p := catalog.GKEAcceleratorZoneProblem(node.Accelerator, s.Zones); p != "" {
+		attr := "node_locations"
+		if loc := m.Location.ValueString(); zonePattern.MatchString(loc) && slices.Equal(s.Zones, []string{loc}) {
+			attr = "location" // a zonal pool in its location's zone
+		}
+		diags.AddAttributeError(path.Root(attr), "GPU not offered in a zone of the pool",
+			fmt.Sprintf("%s: the GPU of %s, %s, and GKE creates the pool's nodes in each of its zones. Set node_locations to zones that offer it.", attr, node.Name, p))
+	}
+}
+
 // addZoneSplitProblem checks that an enforced desired size splits evenly over the zones: GKE sizes
 // a node pool per zone. At plan time when node_locations are set, else at apply with the cluster's.
 func addZoneSplitProblem(diags *diag.Diagnostics, s pool.Spec, d pool.Derived, zones []string) {

@@ -493,7 +493,7 @@ func TestAccGKENodePool_consumptionModels(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config:      providerConfig(sim, "") + poolConfig("infer", tc.machineType, training+"  node_locations = [\"europe-west4-a\"]\n"+tc.body),
+					Config:      providerConfig(sim, "") + poolConfig("infer", tc.machineType, training+"  node_locations = [\""+gpuZone(t, tc.machineType)+"\"]\n"+tc.body),
 					ExpectError: acctest.ExpectErrorParts(tc.want...),
 				}},
 			})
@@ -507,7 +507,7 @@ func TestAccGKENodePool_consumptionModels(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config:             providerConfig(sim, "") + poolConfig("infer", name, training+"  node_locations = [\"europe-west4-a\"]\n"+body),
+					Config:             providerConfig(sim, "") + poolConfig("infer", name, training+"  node_locations = [\""+gpuZone(t, name)+"\"]\n"+body),
 					PlanOnly:           true,
 					ExpectNonEmptyPlan: true,
 				}},

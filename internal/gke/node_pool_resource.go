@@ -118,6 +118,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodePools, spec)
 	}
 	addLocationProblems(&resp.Diagnostics, plan, spec)
+	addAcceleratorZoneProblem(&resp.Diagnostics, plan, spec)
 	if resp.Diagnostics.HasError() {
 		return
 	}

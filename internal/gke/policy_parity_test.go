@@ -52,6 +52,7 @@ func parityPools() []pool.Spec {
 	train := base("train", "acme", "g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, GPUMemoryGiB: 20, Interruptible: true})
 	serve := base("serve", "acme", "a3-highgpu-8g", // sold on demand (a3-highgpu-1g is Spot or flex-start only)
 		pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16})
+	serve.Zones = []string{testZoneB} // europe-west4's H100 zones are b and c (catalog.GKEAcceleratorZones)
 	serve.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 2}
 	spot := base("spotserve", "acme", "g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 16})
 	spot.Capacity = pool.Capacity{SpotPercentage: 50}

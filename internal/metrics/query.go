@@ -129,10 +129,18 @@ func (q Query) Expr(metric string) string {
 	return metric + strings.TrimSpace(q.Selector)
 }
 
-// Range is the evaluation range: Window/Step points, the last at End truncated to the step, each
-// point standing for the step before it.
+// Range is the evaluation range: Window/Step points, the last at End truncated to a multiple of
+// the step since the Unix epoch, each point standing for the step before it. Query frontends that
+// align a range query with its step for caching (Cortex and Mimir's align_queries_with_step, as in
+// grafana/mimir pkg/frontend/querymiddleware/step_align.go: start/step*step in Unix milliseconds;
+// Thanos's --query-range.align-range-with-step) then evaluate at the same points. (Go's
+// Time.Truncate counts from year 1, which differs for steps that do not divide its offset to 1970,
+// such as 7m.) Compute matches samples of servers that still shift them to the nearest step.
 func (q Query) Range() (start, end time.Time) {
-	end = q.End.Truncate(q.Step)
+	step := q.Step.Milliseconds()
+	ms := q.End.UnixMilli()
+	ms -= ((ms % step) + step) % step
+	end = time.UnixMilli(ms).In(q.End.Location())
 	return end.Add(-q.Window + q.Step), end
 }
 

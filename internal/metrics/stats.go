@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -119,37 +120,67 @@ func MIGWeight(profile, model string) float64 {
 	return math.Min(1, float64(n)/total)
 }
 
-// Compute reduces the range query results of q to the pool's statistics.
+// samples counts, per metric, what its samples were: the warnings say why a figure is unknown or
+// what was left out.
+type samples struct {
+	name    string
+	series  int
+	used    int // finite, matched to a step of the window
+	invalid int // NaN or ±Inf
+	shifted int // matched to the nearest step, not on it
+	outside int // more than half a step outside the window
+}
+
+// Compute reduces the range query results of q to the pool's statistics. Samples that are NaN or
+// ±Inf (dcgm-exporter exports NaN for a field DCGM has no value for) are left out, with a
+// warning; samples that are not on the query's steps (a query frontend that aligns the range with
+// the step on its own terms) are matched to the nearest step, with a warning. A figure nothing
+// usable reported is unknown, its warning says why, and no statistic is ever NaN or ±Inf.
 func Compute(q Query, s Series) (Utilization, error) {
 	start, _ := q.Range()
 	n := q.Points()
 	stepHours := q.Step.Hours()
-	index := func(t model.Time) (int, bool) {
+	// index is the step nearest to t, whether t is on it, and whether it is one of the window's.
+	index := func(t model.Time) (i int, exact, ok bool) {
 		d := t.Time().Sub(start)
-		if d < 0 || d%q.Step != 0 {
-			return 0, false
+		k, r := d/q.Step, d%q.Step
+		if r < 0 {
+			k, r = k-1, r+q.Step
 		}
-		i := int(d / q.Step)
-		return i, i < n
+		if 2*r > q.Step {
+			k, r = k+1, r-q.Step
+		}
+		return int(k), r == 0, k >= 0 && k < time.Duration(n)
 	}
 
 	// Per step: each device's utilisation (percent), engine activity winning over GPU_UTIL.
 	util := make([]map[string]float64, n)
 	seen := make([]map[string]bool, n)
 	devices := map[string]device{}
-	add := func(m model.Matrix, f func(i int, d device, v float64)) {
+	add := func(m model.Matrix, c *samples, f func(i int, d device, v float64)) {
 		for _, ss := range m {
 			d := deviceOf(ss.Metric)
 			devices[d.key] = d
+			c.series++
 			for _, p := range ss.Values {
 				v := float64(p.Value)
-				if i, ok := index(p.Timestamp); ok && !math.IsNaN(v) {
-					if seen[i] == nil {
-						seen[i] = map[string]bool{}
-					}
-					seen[i][d.key] = true
-					f(i, d, v)
+				i, exact, ok := index(p.Timestamp)
+				switch {
+				case math.IsNaN(v) || math.IsInf(v, 0):
+					c.invalid++
+					continue
+				case !ok:
+					c.outside++
+					continue
+				case !exact:
+					c.shifted++
 				}
+				c.used++
+				if seen[i] == nil {
+					seen[i] = map[string]bool{}
+				}
+				seen[i][d.key] = true
+				f(i, d, v)
 			}
 		}
 	}
@@ -164,11 +195,12 @@ func Compute(q Query, s Series) (Utilization, error) {
 		util[i][d.key] = math.Max(0, math.Min(100, pct))
 		engine[i][d.key] = engine[i][d.key] || fromEngine
 	}
-	add(s.GPUUtil, func(i int, d device, v float64) { setUtil(i, d, v, false) })
-	add(s.EngineActive, func(i int, d device, v float64) { setUtil(i, d, v*100, true) })
+	counts := []*samples{{name: MetricGPUUtil}, {name: MetricEngineActive}, {name: MetricFBUsed}}
+	add(s.GPUUtil, counts[0], func(i int, d device, v float64) { setUtil(i, d, v, false) })
+	add(s.EngineActive, counts[1], func(i int, d device, v float64) { setUtil(i, d, v*100, true) })
 	// Framebuffer used per step and device (a device's series overlap when its pod labels change).
 	fb := make([]map[string]float64, n)
-	add(s.FBUsed, func(i int, d device, v float64) {
+	add(s.FBUsed, counts[2], func(i int, d device, v float64) {
 		if fb[i] == nil {
 			fb[i] = map[string]float64{}
 		}
@@ -189,12 +221,14 @@ func Compute(q Query, s Series) (Utilization, error) {
 	u.Devices = len(devices)
 	utilDevices := map[string]bool{}
 	var poolUtil []float64
-	u.GPUsMin = math.MaxInt
 	total := 0
 	for i := range n {
 		c := len(seen[i])
 		if c == 0 {
 			continue
+		}
+		if u.StepsObserved == 0 {
+			u.GPUsMin = c
 		}
 		u.StepsObserved++
 		total += c
@@ -203,14 +237,17 @@ func Compute(q Query, s Series) (Utilization, error) {
 			continue
 		}
 		var sum, weights float64
-		for k, pct := range util[i] {
+		// In the devices' order, not the map's: the same samples always give the same figures,
+		// to the last bit.
+		for _, k := range slices.Sorted(maps.Keys(util[i])) {
+			pct := util[i][k]
 			w := devices[k].weight
 			sum += pct * w
 			weights += w
 			u.IdleGPUHours += (1 - pct/100) * w * stepHours
 			utilDevices[k] = true
 		}
-		p := sum / weights
+		p := math.Min(100, sum/weights) // slice weights such as 3/7 round: 100.00000000000001 is 100
 		poolUtil = append(poolUtil, p)
 		if p < 10 {
 			u.HoursUnder10Percent += stepHours
@@ -220,7 +257,9 @@ func Compute(q Query, s Series) (Utilization, error) {
 		}
 	}
 	u.HoursObserved = float64(u.StepsObserved) * stepHours
-	u.GPUsAvg = float64(total) / float64(u.StepsObserved)
+	if u.StepsObserved > 0 {
+		u.GPUsAvg = float64(total) / float64(u.StepsObserved)
+	}
 	var migNoUtil int
 	for k, d := range devices {
 		if d.mig {
@@ -231,13 +270,23 @@ func Compute(q Query, s Series) (Utilization, error) {
 		}
 	}
 
+	for _, c := range counts {
+		if c.invalid > 0 {
+			u.Warnings = append(u.Warnings, fmt.Sprintf("%d %s sample(s) of %d series were NaN or ±Inf (dcgm-exporter exports NaN where DCGM has no value): left out",
+				c.invalid, c.name, c.series))
+		}
+	}
+	if shifted := counts[0].shifted + counts[1].shifted + counts[2].shifted; shifted > 0 {
+		u.Warnings = append(u.Warnings, fmt.Sprintf("%d sample(s) were not on the query's %s steps (the server aligned the range otherwise): each was matched to the nearest step",
+			shifted, StepDuration(q.Step)))
+	}
 	if len(poolUtil) > 0 {
 		u.UtilizationKnown = true
-		u.UtilizationMeanPercent = mean(poolUtil)
+		u.UtilizationMeanPercent = math.Min(100, mean(poolUtil))
 		u.UtilizationP95Percent = Percentile(poolUtil, 95)
 	} else {
-		u.Warnings = append(u.Warnings, fmt.Sprintf("no %s or %s series match %s: utilisation, hours under 10 %%/30 %% and idle GPU-hours are unknown",
-			MetricGPUUtil, MetricEngineActive, q.Selector))
+		u.Warnings = append(u.Warnings, fmt.Sprintf("%s: utilisation, hours under 10 %%/30 %% and idle GPU-hours are unknown",
+			unusable(q, counts[0], counts[1])))
 	}
 	if migNoUtil > 0 && u.UtilizationKnown {
 		u.Warnings = append(u.Warnings, fmt.Sprintf("%d MIG device(s) report no %s (dcgm-exporter has no %s for MIG devices; enable its profiling counters): their utilisation and idle hours are unknown and left out",
@@ -249,13 +298,29 @@ func Compute(q Query, s Series) (Utilization, error) {
 		u.MemoryUsedP99GiB = Percentile(memGiB, 99)
 		u.MemoryUsedMaxGiB = slices.Max(memGiB)
 	} else {
-		u.Warnings = append(u.Warnings, fmt.Sprintf("no %s series match %s: memory used is unknown", MetricFBUsed, q.Selector))
+		u.Warnings = append(u.Warnings, fmt.Sprintf("%s: memory used is unknown", unusable(q, counts[2])))
 	}
 	if u.StepsObserved < n {
 		u.Warnings = append(u.Warnings, fmt.Sprintf("devices reported in %d of the window's %d steps (%.1f of %.1f hours): statistics cover only those",
 			u.StepsObserved, n, u.HoursObserved, q.Window.Hours()))
 	}
 	return u, nil
+}
+
+// unusable says why metrics gave no usable sample: no series matched, or every sample of the
+// series that did was NaN, ±Inf or outside the window.
+func unusable(q Query, counts ...*samples) string {
+	var names []string
+	series := 0
+	for _, c := range counts {
+		names = append(names, c.name)
+		series += c.series
+	}
+	what := strings.Join(names, " or ")
+	if series == 0 {
+		return fmt.Sprintf("no %s series match %s", what, q.Selector)
+	}
+	return fmt.Sprintf("the %d %s series matching %s have no usable sample in the window (NaN, ±Inf or outside it)", series, what, q.Selector)
 }
 
 func mean(v []float64) float64 {

@@ -246,10 +246,7 @@ func (p *Plan) eks(rc *resourceChange, c change) (map[string]any, bool) {
 		return nil, false
 	}
 	labels := eksMap(a, u, "labels")
-	workload, ok := conventionWorkload(labels)
-	if !ok {
-		return nil, false
-	}
+	workload := conventionWorkload(labels)
 	tags := eksTags(a, u)
 	region := p.eksRegion(rc, a)
 	s, isObj := get(a, map[string]any{}, "scaling_config", 0).(map[string]any)
@@ -284,6 +281,7 @@ func (p *Plan) eks(rc *resourceChange, c change) (map[string]any, bool) {
 		"tags":           tags,
 		"client":         conventionClient(labels, tags),
 		"workload":       workload,
+		"unread_labels":  conventionUnread(labels),
 		"waivers":        conventionWaivers(tags),
 		"taints":         eksTaints(a, u),
 		"instance_types": types,
@@ -380,12 +378,16 @@ func (p *Plan) eksTemplate(rc *resourceChange, c change, a map[string]any) (stri
 	if expressions, ok := at(cfg, "expressions", "launch_template", 0); ok {
 		for _, key := range []string{"id", "name"} {
 			refs, _ := at(expressions, key, "references")
+			var addresses []string
 			for _, ref := range arr(refs) {
-				r, ok := ref.(string)
-				if !ok {
-					continue
+				if r, ok := ref.(string); ok {
+					addresses = append(addresses, templateAddress(rc, r))
 				}
-				address := templateAddress(rc, r)
+			}
+			if keyed, ok := keyedTemplate(rc, cfg, refs); ok {
+				addresses = append(addresses, keyed)
+			}
+			for _, address := range addresses {
 				if t, ok := templates[address]; ok {
 					return address, t, true
 				}
@@ -415,6 +417,81 @@ func (p *Plan) eksTemplate(rc *resourceChange, c change, a map[string]any) (stri
 		}
 	}
 	return "", launchTemplate{}, false
+}
+
+var (
+	templateResource = regexp.MustCompile(`^aws_launch_template\.[^.\[]+$`)
+	eachValue        = regexp.MustCompile(`^each\.value(\.|$)`)
+)
+
+// keyedTemplate is documents._keyed_template: for a node group of for_each or count, the address of
+// the launch template instance of its own key when the references say it takes that one
+// (aws_launch_template.gpu[each.key].id, aws_launch_template.gpu[count.index].id, or each.value.id
+// with for_each = aws_launch_template.gpu).
+func keyedTemplate(rc *resourceChange, cfg any, refs any) (string, bool) {
+	var index any
+	if len(rc.Index) == 0 || json.Unmarshal(rc.Index, &index) != nil {
+		return "", false
+	}
+	key, _ := json.Marshal(index)
+	if base, ok := templateResourceRef(refs); ok {
+		own := map[string]string{"string": "each.key", "number": "count.index"}[jsonType(index)]
+		set := map[string]bool{}
+		for _, r := range arr(refs) {
+			set[fmt.Sprint(r)+"\x00"+jsonType(r)] = true
+		}
+		if own != "" && len(set) == 2 && set[base+"\x00string"] && set[own+"\x00string"] {
+			return templateAddress(rc, base) + "[" + string(key) + "]", true
+		}
+		return "", false
+	}
+	forEach, _ := at(cfg, "for_each_expression", "references")
+	list := arr(forEach)
+	if _, isStr := index.(string); !isStr || len(list) != 1 || len(arr(refs)) == 0 {
+		return "", false
+	}
+	base, ok := list[0].(string)
+	if !ok || !templateResource.MatchString(base) {
+		return "", false
+	}
+	for _, r := range arr(refs) {
+		if s, ok := r.(string); !ok || !eachValue.MatchString(s) {
+			return "", false
+		}
+	}
+	return templateAddress(rc, base) + "[" + string(key) + "]", true
+}
+
+// templateResourceRef is documents._template_resource_ref: the one reference to a whole
+// aws_launch_template resource among refs.
+func templateResourceRef(refs any) (string, bool) {
+	var found []string
+	for _, r := range arr(refs) {
+		if s, ok := r.(string); ok && templateResource.MatchString(s) {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
+}
+
+// jsonType is OPA's type_name of a decoded JSON value.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
 }
 
 // templateAddress is documents._template_address.
@@ -567,10 +644,32 @@ func (p *Plan) eksTemplateMissing(rc *resourceChange, c change, a map[string]any
 	}
 	if cfg, ok := p.configResource(rc); ok {
 		if expressions, ok := at(cfg, "expressions", "launch_template", 0); ok {
+			for _, key := range []string{"id", "name"} {
+				refs, _ := at(expressions, key, "references")
+				base, ok := templateResourceRef(refs)
+				if !ok {
+					continue
+				}
+				if _, keyed := keyedTemplate(rc, cfg, refs); keyed {
+					continue
+				}
+				var others []string
+				strs := true // concat in Rego: a reference that is not a string drops this key
+				for _, r := range arr(refs) {
+					s, isStr := r.(string)
+					if s != base && !strings.HasPrefix(s, base+".") {
+						others = append(others, s)
+						strs = strs && isStr
+					}
+				}
+				if len(others) > 0 && strs {
+					return fmt.Sprintf("the configuration picks its launch template among the instances of %s by %s (launch_template.%s), which the plan does not resolve", base, strings.Join(others, ", "), key)
+				}
+			}
 			var refs []string
 			for _, key := range []string{"id", "name"} {
 				if e, ok := at(expressions, key); ok && isObject(e) {
-					refs = append(refs, key+" = "+expressionText(e))
+					refs = append(refs, key+" = "+expressionText(rc, cfg, e))
 				}
 			}
 			if len(refs) > 0 {
@@ -586,7 +685,11 @@ func (p *Plan) eksTemplateMissing(rc *resourceChange, c change, a map[string]any
 }
 
 // expressionText is documents._expression_text.
-func expressionText(e any) string {
+func expressionText(rc *resourceChange, cfg, e any) string {
+	refs, _ := at(e, "references")
+	if keyed, ok := keyedTemplate(rc, cfg, refs); ok {
+		return keyed
+	}
 	if r, ok := at(e, "references", 0); ok {
 		if s, ok := r.(string); ok {
 			return s

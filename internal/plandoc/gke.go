@@ -30,10 +30,7 @@ func (p *Plan) gke(rc *resourceChange, c change) (map[string]any, bool) {
 	perNode := gkeGPUs(acc, machineType)
 	ncu := get(u, map[string]any{}, "node_config", 0)
 	labels := gkeMap(nc, ncu, "labels")
-	workload, ok := conventionWorkload(labels)
-	if !ok {
-		return nil, false
-	}
+	workload := conventionWorkload(labels)
 	tags := gkeMap(nc, ncu, "resource_labels")
 	var region any
 	if l, ok := location.(string); ok {
@@ -70,6 +67,7 @@ func (p *Plan) gke(rc *resourceChange, c change) (map[string]any, bool) {
 		"tags":           tags,
 		"client":         conventionClient(labels, tags),
 		"workload":       workload,
+		"unread_labels":  conventionUnread(labels),
 		"waivers":        conventionWaivers(tags),
 		"taints":         gkeTaints(a, u),
 		"instance_types": shapes,

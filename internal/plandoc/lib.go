@@ -361,8 +361,6 @@ func conventionClient(labels, tags any) any {
 	return ""
 }
 
-var booleans = map[string]any{"true": true, "false": false}
-
 var numericLabel = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
 // numLabel is lib.num_label.
@@ -378,53 +376,157 @@ func numLabel(v any) any {
 	return f
 }
 
-// conventionWorkload is documents.convention_workload; false where Rego's is undefined (lower() of
-// a gpufleet.io/interruptible value that is not a string), and so is the document.
-func conventionWorkload(labels any) (map[string]any, bool) {
+var memoryQuantity = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$`)
+
+// quantityBytes is lib._quantity_bytes: bytes per unit of the Kubernetes quantity suffixes.
+var quantityBytes = map[string]float64{
+	"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+	"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40,
+}
+
+// memoryGiB is lib.memory_gib: a number of GiB, or a Kubernetes quantity of bytes in GiB (bytes /
+// 2^30: "40G" is 40*10^9 bytes, 37.252902984619140625 GiB); false for anything else.
+func memoryGiB(v any) (float64, bool) {
+	if n, ok := numLabel(v).(float64); ok {
+		return n, true
+	}
+	s, _ := v.(string)
+	m := memoryQuantity.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, false
+	}
+	return n * quantityBytes[m[3]] / (1 << 30), true
+}
+
+// The gpufleet.io/* convention labels (documents.convention_keys), in the order GF-DATA-004 names
+// them.
+const (
+	labelWorkload        = "gpufleet.io/workload"
+	labelEnvironment     = "gpufleet.io/environment"
+	labelGPUMemory       = "gpufleet.io/gpu-memory-gib"
+	labelInterruptible   = "gpufleet.io/interruptible"
+	labelPrecision       = "gpufleet.io/precision"
+	labelModelParameters = "gpufleet.io/model-parameters-billion"
+	labelTrainingMethod  = "gpufleet.io/training-method"
+	labelGPUsPerReplica  = "gpufleet.io/gpus-per-replica"
+	labelReplicas        = "gpufleet.io/replicas"
+)
+
+var conventionKeys = []string{labelWorkload, labelEnvironment, labelGPUMemory, labelInterruptible, labelPrecision,
+	labelModelParameters, labelTrainingMethod, labelGPUsPerReplica, labelReplicas}
+
+var conventionNames = map[string]map[string]any{
+	labelWorkload:       {"training": "training", "inference": "inference", "development": "development", "batch": "batch"},
+	labelEnvironment:    {"production": "production", "staging": "staging", "development": "development"},
+	labelInterruptible:  {"true": true, "false": false},
+	labelTrainingMethod: {"full": "full", "lora": "lora", "qlora": "qlora"},
+}
+
+// labelValue is documents.label_value: a convention label's value as the rules read it (names in
+// any case, memory as GiB or a Kubernetes quantity, counts as numbers); false when it cannot be
+// read.
+func labelValue(key string, v any) (any, bool) {
+	switch key {
+	case labelWorkload, labelEnvironment, labelInterruptible, labelTrainingMethod:
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		x, ok := conventionNames[key][strings.ToLower(s)]
+		return x, ok
+	case labelPrecision:
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		p := strings.ToLower(s)
+		if c, ok := catalogAt("fit_model", "min_compute_capability", p); !ok || !truthy(c, ok) {
+			return nil, false
+		}
+		return p, true
+	case labelGPUMemory:
+		n, ok := memoryGiB(v)
+		return n, ok
+	case labelModelParameters, labelGPUsPerReplica, labelReplicas:
+		n := numLabel(v)
+		return n, n != nil
+	}
+	return nil, false
+}
+
+// label is documents._label: the value of label key in l, nil when absent or unreadable.
+func label(l map[string]any, key string) any {
+	if v, ok := l[key]; ok {
+		if x, ok := labelValue(key, v); ok {
+			return x
+		}
+	}
+	return nil
+}
+
+// conventionWorkload is documents.convention_workload.
+func conventionWorkload(labels any) map[string]any {
 	l, ok := labels.(map[string]any)
 	if !ok {
 		return map[string]any{"kind": nil, "environment": nil, "gpu_memory_gib": nil, "interruptible": nil,
-			"precision": nil, "gpus_per_replica": nil, "replicas": nil}, true
-	}
-	v, ok := get(l, "", "gpufleet.io/interruptible").(string)
-	if !ok {
-		return nil, false
+			"precision": nil, "gpus_per_replica": nil, "replicas": nil}
 	}
 	return map[string]any{
-		"kind":           get(l, nil, "gpufleet.io/workload"),
-		"environment":    get(l, nil, "gpufleet.io/environment"),
+		"kind":           label(l, labelWorkload),
+		"environment":    label(l, labelEnvironment),
 		"gpu_memory_gib": conventionMemory(l),
-		"interruptible":  booleans[strings.ToLower(v)],
+		"interruptible":  label(l, labelInterruptible),
 		// GF-RS-001/004/005 on official resources: the precision, the GPUs of one replica and
-		// the replicas the pool holds (documents.convention_workload).
-		"precision":        get(l, nil, "gpufleet.io/precision"),
-		"gpus_per_replica": numLabel(get(l, nil, "gpufleet.io/gpus-per-replica")),
-		"replicas":         numLabel(get(l, nil, "gpufleet.io/replicas")),
-	}, true
+		// the replicas the pool holds.
+		"precision":        label(l, labelPrecision),
+		"gpus_per_replica": label(l, labelGPUsPerReplica),
+		"replicas":         label(l, labelReplicas),
+	}
+}
+
+// conventionUnread is documents.convention_unread: [label, value] of the convention labels whose
+// value cannot be read, in conventionKeys' order (GF-DATA-004); [] while the labels are unknown.
+func conventionUnread(labels any) []any {
+	out := []any{}
+	l, _ := labels.(map[string]any)
+	for _, key := range conventionKeys {
+		if v, ok := l[key]; ok {
+			if x, ok := labelValue(key, v); !ok || x == nil {
+				out = append(out, []any{key, v})
+			}
+		}
+	}
+	return out
 }
 
 var memoryKinds = map[string]string{"training": "training", "inference": "inference", "development": "inference", "batch": "inference"}
 
-// conventionMemory is documents.convention_memory: the gpufleet.io/gpu-memory-gib label, else the
-// estimate from the model labels (lib.memory_required_gib, the formulas of
+// conventionMemory is documents.convention_memory: the gpufleet.io/gpu-memory-gib label, else (when
+// it is absent) the estimate from the model labels (lib.memory_required_gib, the formulas of
 // catalog.GPUMemoryRequired), else null.
 func conventionMemory(l map[string]any) any {
-	if m := numLabel(l["gpufleet.io/gpu-memory-gib"]); m != nil {
-		return m
+	if v, ok := l[labelGPUMemory]; ok {
+		if m, ok := memoryGiB(v); ok {
+			return m
+		}
+		return nil // present but unreadable: the need is not guessed from the model labels
 	}
-	params, _ := numLabel(l["gpufleet.io/model-parameters-billion"]).(float64)
-	workload, _ := l["gpufleet.io/workload"].(string)
+	params, _ := label(l, labelModelParameters).(float64)
+	workload, _ := label(l, labelWorkload).(string)
 	kind, okKind := memoryKinds[workload]
-	precision, okPrecision := l["gpufleet.io/precision"].(string)
+	precision, okPrecision := label(l, labelPrecision).(string)
 	method := ""
-	if m, ok := l["gpufleet.io/training-method"]; ok {
-		// lib.memory_required_gib takes a method only for training, and only full, lora or qlora
-		// (an empty or non-string label matches none of its definitions).
-		s, isStr := m.(string)
-		if !isStr || s == "" || kind != "training" {
+	if _, ok := l[labelTrainingMethod]; ok {
+		// lib.memory_required_gib takes a method only for training, and only one it reads.
+		m, isStr := label(l, labelTrainingMethod).(string)
+		if !isStr || kind != "training" {
 			return nil
 		}
-		method = s
+		method = m
 	}
 	if params <= 0 || !okKind || !okPrecision {
 		return nil

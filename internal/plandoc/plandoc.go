@@ -82,7 +82,7 @@ func Read(r io.Reader) (*Plan, error) {
 	}
 	raw := buf.Bytes()
 	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return nil, errors.New("the input is not a JSON object")
+		return nil, notAnObject(t)
 	}
 	top, err := objectMembers(raw)
 	if err != nil {
@@ -135,6 +135,27 @@ func Read(r io.Reader) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// notAnObject is why JSON that is not an object is not a plan, in the words of the bundle's
+// inputs.why_not (the JSON type as OPA's type_name names it).
+func notAnObject(t []byte) error {
+	var v any
+	if len(t) == 0 || json.Unmarshal(t, &v) != nil {
+		return errors.New("the input is not a JSON object")
+	}
+	kind := "number"
+	switch v.(type) {
+	case []any:
+		kind = "array"
+	case string:
+		kind = "string"
+	case bool:
+		kind = "boolean"
+	case nil:
+		kind = "null"
+	}
+	return fmt.Errorf("the input is a JSON %s, not the JSON object of a Terraform plan", kind)
 }
 
 // forEach calls f for 0..n-1 on every core, and returns the first error.

@@ -283,7 +283,8 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 	var plans []map[string]any
 	values := map[string][]any{} // attribute name -> values the fixtures give it
 	for _, name := range []string{"aws_eks_node_group_compliant.json", "aws_eks_node_group_violating.json", "aws_eks_node_group_real_world.json",
-		"google_container_node_pool_compliant.json", "google_container_node_pool_violating.json", "unknown_values.json", "real_module_plans.json"} {
+		"google_container_node_pool_compliant.json", "google_container_node_pool_violating.json", "unknown_values.json", "real_module_plans.json",
+		"aws_eks_node_group_kubernetes_labels.json", "aws_eks_node_group_for_each_templates.json"} {
 		raw, err := os.ReadFile(filepath.Join(fixtures, name))
 		if err != nil {
 			t.Fatal(err)
@@ -301,7 +302,9 @@ func TestDocuments_sameAsTheBundleOnVariants(t *testing.T) {
 		"all-1g.10gb", "mps-sharing", "", "us-central1", "us-central1-a", "europe-west4", "NoSchedule", "PreferNoSchedule", 0.0, 3.0, true, false,
 		"SPECIFIC_RESERVATION", "ANY_RESERVATION", "projects/p/reservations/r", "TIME_SHARING", "MPS", "nvidia-l4", "nvidia-tesla-t4", "n1-standard-8",
 		"g2-standard-8", "a2-highgpu-1g", "a3-edgegpu-8g", "a4x-highgpu-4g", "p5.48xlarge", "m5.large", "7", "fp16", "int4", "lora", "qlora", "training", "inference", "development",
-		"bf16", "fp8", "2", "8", "1.5"}...)
+		"bf16", "fp8", "2", "8", "1.5",
+		// convention labels written the Kubernetes way, and what the bundle cannot read
+		"Production", "STAGING", "Inference", "Training", "True", "BF16", "LoRA", "40Gi", "40G", "39.5G", "40960Mi", "1Ti", "40GB", "40gi", "prod", "7B"}...)
 	rng := rand.New(rand.NewPCG(13, 2026))
 	variants, pools := 0, 0
 	var counts fitCounts
@@ -443,8 +446,12 @@ func deepCopyValue(v any) any {
 // Input that is not a plan is refused with what it is, in the bundle's words (GF-INPUT-001).
 func TestRead(t *testing.T) {
 	cases := map[string]string{
-		`[]`: "the input is not a JSON object",
-		`{}`: "the input has no format_version: it is not the JSON of a Terraform plan",
+		`[]`:     "the input is a JSON array, not the JSON object of a Terraform plan",
+		` 42 `:   "the input is a JSON number, not the JSON object of a Terraform plan",
+		`"plan"`: "the input is a JSON string, not the JSON object of a Terraform plan",
+		``:       "the input is not a JSON object",
+		`[1, 2`:  "the input is not a JSON object",
+		`{}`:     "the input has no format_version: it is not the JSON of a Terraform plan",
 		`{"format_version": "1.0", "values": {}}`:         "the input is Terraform state (terraform show -json without a plan file), not a plan",
 		`{"format_version": "2.0", "planned_values": {}}`: `the plan's format_version "2.0" is not one this bundle knows (1.x)`,
 		`{"format_version": "1.2"}`:                       "the input has no planned_values or resource_changes: it is not the JSON of a Terraform plan",
@@ -476,6 +483,43 @@ func TestRead(t *testing.T) {
 	}
 	if d, err := p.Build(); err != nil || len(d.Pools) != 0 {
 		t.Errorf("an empty plan: %v, %d pools", err, len(d.Pools))
+	}
+}
+
+// gpufleet-policy documents refuses what the bundle refuses (GF-INPUT-001), in the same words
+// (inputs.why_not): JSON of every type that is not an object, state, other formats, objects that
+// are not plans; and it reads what the bundle judges as a plan.
+func TestRead_sameAsTheBundle(t *testing.T) {
+	q, err := rego.New(
+		rego.Query(`x := data.gpufleet.inputs.why_not(input)`),
+		rego.Load([]string{"../../policies/gpufleet"}, func(_ string, info os.FileInfo, _ int) bool {
+			return strings.HasSuffix(info.Name(), "_test.rego")
+		}),
+	).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, input := range []string{`[]`, `[{"format_version": "1.2", "resource_changes": []}]`, `[{"path": "a.json", "contents": {}}]`, `42`, `-1.5`, `"plan.json"`,
+		`true`, `false`, `null`, `{}`, `{"a": 1}`, `{"format_version": "1.0", "values": {}}`, `{"format_version": 1}`, `{"format_version": "2.0", "planned_values": {}}`,
+		`{"format_version": "1.2"}`, `{"format_version": "1.2", "resource_changes": {}}`, `{"format_version": "1.2", "planned_values": {}}`,
+		`{"format_version": "1.2", "resource_changes": []}`} {
+		var v any
+		if err := json.Unmarshal([]byte(input), &v); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := q.Eval(context.Background(), rego.EvalInput(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, readErr := Read(strings.NewReader(input))
+		switch {
+		case len(rs) == 0 && readErr != nil:
+			t.Errorf("%s: the bundle judges it as a plan, gpufleet-policy documents refuses it: %v", input, readErr)
+		case len(rs) == 1 && readErr == nil:
+			t.Errorf("%s: the bundle refuses it (%v), gpufleet-policy documents reads it", input, rs[0].Bindings["x"])
+		case len(rs) == 1 && rs[0].Bindings["x"] != readErr.Error():
+			t.Errorf("%s: the bundle says %q, gpufleet-policy documents %q", input, rs[0].Bindings["x"], readErr)
+		}
 	}
 }
 

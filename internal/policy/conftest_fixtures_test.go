@@ -70,28 +70,10 @@ func TestConftest_fixtures(t *testing.T) {
 
 			// The plan's documents file (gpufleet-policy documents) gets the same findings, to the
 			// letter, and the same exit status.
-			plan, readErr := os.Open(args[len(args)-1])
-			if readErr != nil {
-				t.Fatal(readErr)
-			}
-			defer plan.Close()
-			p, readErr := plandoc.Read(plan)
-			if readErr != nil {
+			documents, ok := documentsFile(t, args[len(args)-1])
+			if !ok {
 				return // not a plan: gpufleet-policy documents refuses it (its own test)
 			}
-			documents := filepath.Join(t.TempDir(), "pools.json")
-			f, createErr := os.Create(documents)
-			if createErr != nil {
-				t.Fatal(createErr)
-			}
-			d, buildErr := p.Build()
-			if buildErr != nil {
-				t.Fatal(buildErr)
-			}
-			if err := d.WriteFile(f, p); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
 			args[len(args)-1] = documents
 			viaDocuments, docErr := exec.Command(bin, args...).Output()
 			if docErr != nil && (!errors.As(docErr, &exitErr) || exitErr.ExitCode() != 1) {
@@ -102,6 +84,35 @@ func TestConftest_fixtures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// documentsFile writes what gpufleet-policy documents writes for the plan at path, in a
+// temporary pools.json; false when the file is not a plan.
+func documentsFile(t *testing.T, path string) (string, bool) {
+	t.Helper()
+	plan, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plan.Close()
+	p, err := plandoc.Read(plan)
+	if err != nil {
+		return "", false
+	}
+	d, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	documents := filepath.Join(t.TempDir(), "pools.json")
+	f, err := os.Create(documents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := d.WriteFile(f, p); err != nil {
+		t.Fatal(err)
+	}
+	return documents, true
 }
 
 // conftestMessages are conftest's failures and warnings, each with its metadata, sorted.
@@ -157,4 +168,167 @@ func sortResults(rs []expectedResult) {
 	slices.SortFunc(rs, func(a, b expectedResult) int {
 		return strings.Compare(a.Rule+"\x00"+a.Address+"\x00"+a.Severity+"\x00"+a.Attribute, b.Rule+"\x00"+b.Address+"\x00"+b.Severity+"\x00"+b.Attribute)
 	})
+}
+
+// conftest test --combine (one run over a repository's plans) judges every plan and documents file
+// of the run as conftest judges it alone: the same failures and warnings, to the letter, each
+// naming its file after the rule id and in its "file" metadata; a file that is not a plan (state, a
+// string, a number) is a GF-INPUT-001 failure naming it. Before, a combined input found no pool and
+// no GF-INPUT-001: "9 passed", exit 0, on the bundle's violating fixtures.
+func TestConftest_combine(t *testing.T) {
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	policies, _ := filepath.Abs("../../policies")
+	expected, _ := filepath.Glob(filepath.Join(policies, "testdata", "expected", "*.json"))
+	var files []string
+	for _, file := range expected {
+		var want struct {
+			Fixture string   `json:"fixture"`
+			Data    []string `json:"data"`
+		}
+		raw, err := os.ReadFile(file)
+		if err != nil || json.Unmarshal(raw, &want) != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if slices.Equal(want.Data, []string{"examples/policy-data.yaml"}) {
+			files = append(files, filepath.Join("testdata", want.Fixture))
+		}
+	}
+	// A documents file of a violating plan, and files that are JSON but no object.
+	documents, ok := documentsFile(t, filepath.Join(policies, "testdata", "aws_eks_node_group_violating.json"))
+	if !ok {
+		t.Fatal("the violating fixture is not a plan")
+	}
+	files = append(files, documents)
+	dir := t.TempDir()
+	for name, contents := range map[string]string{"note.json": `"not a plan"`, "count.json": `42`} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(contents), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, path)
+	}
+	if len(files) < 10 {
+		t.Fatalf("only %d files", len(files))
+	}
+	conftest := func(args ...string) ([]string, bool) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"test", "--no-color", "--show-builtin-errors", "--output", "json", "--policy", ".",
+			"--data", "examples/policy-data.yaml"}, args...)...)
+		cmd.Dir = policies
+		out, err := cmd.Output()
+		var exitErr *exec.ExitError
+		if err != nil && (!errors.As(err, &exitErr) || exitErr.ExitCode() != 1) {
+			t.Fatalf("conftest %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return conftestMessages(t, out), err != nil
+	}
+	plans := files[:len(files)-3] // the fixtures only
+	if _, failed := conftest(append([]string{"--combine"}, plans...)...); !failed {
+		t.Fatalf("conftest --combine passed %d plan fixtures, violating ones among them", len(plans))
+	}
+	var want []string
+	for _, file := range files {
+		alone, _ := conftest(file)
+		for _, m := range alone {
+			kind, raw, _ := strings.Cut(m, " ")
+			var f map[string]any
+			if err := json.Unmarshal([]byte(raw), &f); err != nil {
+				t.Fatal(err)
+			}
+			meta := f["metadata"].(map[string]any)
+			rule := meta["rule"].(string)
+			meta["file"] = file
+			if rule == "GF-INPUT-001" { // alone, it names the file by its base name
+				f["msg"] = strings.Replace(f["msg"].(string), filepath.Base(file), file, 1)
+			} else {
+				f["msg"] = rule + ": " + file + ": " + strings.TrimPrefix(f["msg"].(string), rule+": ")
+			}
+			b, _ := json.Marshal(f)
+			want = append(want, kind+" "+string(b))
+		}
+	}
+	slices.Sort(want)
+	got, failed := conftest(append([]string{"--combine"}, files...)...)
+	if !slices.Equal(got, want) || !failed {
+		t.Fatalf("conftest --combine over %d files (failed: %v):\n%s\nwant (each file alone, naming it):\n%s", len(files), failed, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, name := range []string{"note.json", "count.json", "not_a_plan_state.json", "not_a_plan_empty.json", "aws_eks_node_group_violating.json", "pools.json"} {
+		if !slices.ContainsFunc(got, func(m string) bool { return strings.Contains(m, name+": ") && strings.HasPrefix(m, "failure ") }) {
+			t.Errorf("no failure names %s", name)
+		}
+	}
+}
+
+// The guide "Policy in CI" quotes a run of conftest --combine over envs/*/plan.json: the line of
+// the violating fixture's GF-ISO-001 as envs/prod/plan.json, up to its ellipsis.
+func TestConftest_combineAsThePolicyInCIGuideQuotes(t *testing.T) {
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	raw, err := os.ReadFile("../../templates/guides/policy-in-ci.md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "```\nFAIL - Combined - main - ")
+	quote, _, _ := strings.Cut(rest, "\n")
+	quote, _ = strings.CutSuffix(quote, " …")
+	if !ok || quote == "" {
+		t.Fatal("the guide quotes no conftest --combine line")
+	}
+	out := violatingFixtureAs(t, bin, "envs/prod/plan.json", "--combine")
+	if !strings.Contains(string(out), "FAIL - Combined - main - "+quote) {
+		t.Fatalf("conftest --combine printed\n%s\nthe guide quotes\nFAIL - Combined - main - %s …", out, quote)
+	}
+}
+
+// policies/README.md's example output: each line is one conftest prints for the violating EKS
+// fixture saved as plan.json.
+func TestConftest_readmeExampleOutput(t *testing.T) {
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	raw, err := os.ReadFile("../../policies/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "Example output")
+	_, rest, _ = strings.Cut(rest, "```\n")
+	quote, _, _ := strings.Cut(rest, "```")
+	if !ok || !strings.HasPrefix(quote, "FAIL - plan.json") {
+		t.Fatal("policies/README.md has no example output")
+	}
+	out := violatingFixtureAs(t, bin, "plan.json")
+	for _, line := range strings.Split(strings.TrimSpace(quote), "\n") {
+		if !slices.Contains(strings.Split(string(out), "\n"), line) {
+			t.Errorf("policies/README.md quotes\n%s\nwhich conftest does not print:\n%s", line, out)
+		}
+	}
+}
+
+// violatingFixtureAs runs conftest (with the example policy data and flags) on the violating EKS
+// fixture saved as path, a relative path as a user names it, and returns what conftest prints.
+func violatingFixtureAs(t *testing.T, conftest, path string, flags ...string) []byte {
+	t.Helper()
+	policies, _ := filepath.Abs("../../policies")
+	dir := t.TempDir()
+	plan, err := os.ReadFile(filepath.Join(policies, "testdata", "aws_eks_node_group_violating.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, path), plan, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"test", "--no-color", "--policy", policies, "--data", filepath.Join(policies, "examples", "policy-data.yaml")}, flags...)
+	cmd := exec.Command(conftest, append(args, path)...)
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -299,6 +300,39 @@ func TestDataSchema_agreesWithBundleAndResources(t *testing.T) {
 			if !strings.Contains(rego.String(), "."+k) {
 				t.Errorf("the schema allows %s.%s, which no rule reads", c.what, k)
 			}
+		}
+	}
+}
+
+// The policy data reference (and policies/README.md) quote the messages of a file with a misspelt
+// key and an isolation the schema does not allow: each line is what the check prints for it.
+func TestLoadData_messagesTheDocsQuote(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "policy-data.yaml")
+	if err := os.WriteFile(file, []byte("gpufleet:\n  clients:\n    acme:\n      cost_centre: cc-1001\n      isolation: private\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := policy.LoadData([]string{file})
+	if err == nil {
+		t.Fatal("the file is valid")
+	}
+	got := strings.ReplaceAll(err.Error(), file, "policy-data.yaml")
+	for _, doc := range []string{"../../templates/guides/policy-data-reference.md.tmpl", "../../policies/README.md"} {
+		raw, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quoted := 0
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.HasPrefix(line, `policy data file "policy-data.yaml": gpufleet.clients.acme.`) && (strings.Contains(line, "cost_centre") || strings.Contains(line, `"private"`)) {
+				quoted++
+				if !strings.Contains(got, line) {
+					t.Errorf("%s quotes %q; the check prints:\n%s", doc, line, got)
+				}
+			}
+		}
+		if quoted != 2 {
+			t.Errorf("%s quotes %d of the two messages", doc, quoted)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package poolschema
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -38,6 +39,21 @@ var PolicyDocumentType = func() types.ObjectType {
 		"waivers": strMap,
 	})
 }()
+
+// Decimal is f as the decimal it prints as, at the 512 bits Terraform keeps numbers in: what
+// Terraform reads back from state, where it writes numbers in decimal. A float64 handed to Terraform
+// as it is (types.Float64Value) keeps its binary value, which is not that decimal (54534.43 is
+// 54534.430000000000291… in binary): the value compares equal to the state's, as Terraform compares
+// numbers by their shortest text, but arithmetic on it does not, so a module output that sums costs
+// showed a change after every apply (issue #36: terraform plan -detailed-exitcode exited 2 while
+// printing "No changes").
+func Decimal(f float64) *big.Float {
+	d, _, err := big.ParseFloat(strconv.FormatFloat(f, 'g', -1, 64), 10, 512, big.ToNearestEven)
+	if err != nil { // NaN or ±Inf: a programming error upstream; keep the value as it is
+		return big.NewFloat(f)
+	}
+	return d
+}
 
 // DocumentValue converts a policy document to the attribute's type.
 func DocumentValue(doc map[string]any) (types.Object, error) {
@@ -141,7 +157,7 @@ func toValue(t attr.Type, v any) (attr.Value, error) {
 		case int:
 			return types.NumberValue(new(big.Float).SetInt64(int64(n))), nil
 		case float64:
-			return types.NumberValue(big.NewFloat(n)), nil
+			return types.NumberValue(Decimal(n)), nil
 		}
 		return nil, fmt.Errorf("want a number, got %T", v)
 	}

@@ -42,8 +42,8 @@ type Model struct {
 	EffectiveLabels         types.Map     `tfsdk:"effective_labels"`
 	EffectiveTags           types.Map     `tfsdk:"effective_tags"`
 	DevicePluginConfig      types.String  `tfsdk:"device_plugin_config"`
-	EstimatedHourlyCostUSD  types.Float64 `tfsdk:"estimated_hourly_cost_usd"`
-	EstimatedMonthlyCostUSD types.Float64 `tfsdk:"estimated_monthly_cost_usd"`
+	EstimatedHourlyCostUSD  types.Number  `tfsdk:"estimated_hourly_cost_usd"`
+	EstimatedMonthlyCostUSD types.Number  `tfsdk:"estimated_monthly_cost_usd"`
 	PolicyDocument          types.Object  `tfsdk:"policy_document"`
 	PolicyFindings          types.List    `tfsdk:"policy_findings"`
 }

@@ -144,13 +144,15 @@ func (m *Model) SetDerived(d pool.Derived, doc map[string]any) {
 	m.EffectiveLabels = StringMapValue(d.Labels)
 	m.EffectiveTags = StringMapValue(d.Tags)
 	m.DevicePluginConfig = NullableString(d.DevicePluginConfig)
-	m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = types.Float64Null(), types.Float64Null()
+	m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = types.NumberNull(), types.NumberNull()
 	switch {
 	case d.CostUnknown:
-		m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = types.Float64Unknown(), types.Float64Unknown()
+		m.EstimatedHourlyCostUSD, m.EstimatedMonthlyCostUSD = types.NumberUnknown(), types.NumberUnknown()
 	case d.PriceErr == nil:
-		m.EstimatedHourlyCostUSD = types.Float64Value(d.HourlyUSD)
-		m.EstimatedMonthlyCostUSD = types.Float64Value(d.MonthlyUSD)
+		// Rounded where they are computed (pool.Derive: the hour to 1/100 cent, the month to the
+		// cent), and handed to Terraform as those decimals: what it reads back from state.
+		m.EstimatedHourlyCostUSD = types.NumberValue(Decimal(d.HourlyUSD))
+		m.EstimatedMonthlyCostUSD = types.NumberValue(Decimal(d.MonthlyUSD))
 	}
 	// The document only holds values derived above: a conversion error is a programming error
 	// that the acceptance tests catch, and leaves the attribute null.
@@ -166,8 +168,8 @@ func (m *Model) SetDerivedUnknown() {
 	m.EffectiveLabels = types.MapUnknown(types.StringType)
 	m.EffectiveTags = types.MapUnknown(types.StringType)
 	m.DevicePluginConfig = types.StringUnknown()
-	m.EstimatedHourlyCostUSD = types.Float64Unknown()
-	m.EstimatedMonthlyCostUSD = types.Float64Unknown()
+	m.EstimatedHourlyCostUSD = types.NumberUnknown()
+	m.EstimatedMonthlyCostUSD = types.NumberUnknown()
 	m.PolicyDocument = types.ObjectUnknown(PolicyDocumentType.AttrTypes)
 }
 

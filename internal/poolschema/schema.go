@@ -96,12 +96,12 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 			MarkdownDescription: "NVIDIA device plugin config (YAML) for GPU sharing, to put in the device plugin's ConfigMap under the name in the `nvidia.com/device-plugin.config` label; null without sharing.",
 			Computed:            true,
 		},
-		"estimated_hourly_cost_usd": schema.Float64Attribute{
-			MarkdownDescription: "Estimated cost per hour at the desired size, spot share at the spot estimate, after the provider's pricing settings; null when the region has no price.",
+		"estimated_hourly_cost_usd": schema.NumberAttribute{
+			MarkdownDescription: "Estimated cost per hour at the desired size, spot share at the spot estimate, after the provider's pricing settings, rounded to 1/100 cent; null when the region has no price. An exact decimal, as Terraform keeps it in state, so sums of costs in a module's outputs are the same at every plan.",
 			Computed:            true,
 		},
-		"estimated_monthly_cost_usd": schema.Float64Attribute{
-			MarkdownDescription: "`estimated_hourly_cost_usd` × 730 hours.",
+		"estimated_monthly_cost_usd": schema.NumberAttribute{
+			MarkdownDescription: "`estimated_hourly_cost_usd` × 730 hours, rounded to the cent (an exact decimal, as the hourly cost).",
 			Computed:            true,
 		},
 		"policy_findings": schema.ListNestedAttribute{

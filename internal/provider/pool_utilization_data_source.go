@@ -71,7 +71,7 @@ func computedFloat(desc string) schema.Float64Attribute {
 }
 
 func (d *PoolUtilizationDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	unknownNote := " Null (with a warning) when no series reports it: a missing series is never read as zero."
+	unknownNote := " Null (with a warning that says why) when no series reports it, or no sample of theirs is usable (NaN, ±Inf): a missing series is never read as zero."
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "What a GPU pool's GPUs actually did over a window, from NVIDIA dcgm-exporter series in the Prometheus-compatible query API of the " +
 			"provider's `metrics` block (Prometheus, Amazon Managed Service for Prometheus, Google Cloud Managed Service for Prometheus). " +
@@ -80,6 +80,9 @@ func (d *PoolUtilizationDataSource) Schema(_ context.Context, _ datasource.Schem
 			"identified by node and UUID, so pods coming and going on a GPU do not multiply it. Where a device reports `DCGM_FI_PROF_GR_ENGINE_ACTIVE` it is its " +
 			"utilisation (it is the only one MIG devices report), else `DCGM_FI_DEV_GPU_UTIL`. In means and idle GPU-hours a MIG device weighs its share of the GPU's " +
 			"compute slices (`3g.40gb` = 3/7). Steps in which no device reports are left out (`hours_observed`), with a warning. " +
+			"Samples that are NaN or ±Inf (dcgm-exporter exports NaN for a field DCGM has no value for) are left out, with a warning; samples that are " +
+			"not on the query's steps (a query frontend that aligns the range with the step its own way) count at the nearest step, with a warning. " +
+			"No figure is ever NaN. " +
 			"See the guide *Right-sizing from utilisation*.",
 		Attributes: map[string]schema.Attribute{
 			"selector": schema.StringAttribute{
@@ -95,7 +98,7 @@ func (d *PoolUtilizationDataSource) Schema(_ context.Context, _ datasource.Schem
 				Optional:            true,
 			},
 			"end_time": schema.StringAttribute{
-				MarkdownDescription: "End of the window (RFC 3339, e.g. `2026-11-20T00:00:00Z`), for a reproducible report. Defaults to now, truncated to the step.",
+				MarkdownDescription: "End of the window (RFC 3339, e.g. `2026-11-20T00:00:00Z`), for a reproducible report. Defaults to now. Truncated to a multiple of the step since the Unix epoch, as query frontends that align ranges with their step (Cortex, Mimir, Thanos) do.",
 				Optional:            true,
 				Validators:          []validator.String{rfc3339Validator{}},
 			},

@@ -117,6 +117,37 @@ data "gpufleet_pool_utilization" %q {
 	})
 }
 
+// Series that report only NaN (the real Prometheus serves them as dcgm-exporter exported them):
+// the figures are null, never NaN, and the read succeeds with a warning. Before, the provider
+// panicked on types.Float64Value(NaN) (gpus_avg was 0/0).
+func TestAccPoolUtilizationDataSource_onlyNaNSamples(t *testing.T) {
+	srv := metricstest.Shared(t)
+	addr := "data.gpufleet_pool_utilization.nan"
+	check := func(attr string, c knownvalue.Check) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), c)
+	}
+	var checks []statecheck.StateCheck
+	for _, attr := range []string{"utilization_mean_percent", "utilization_p95_percent", "hours_under_10_percent", "hours_under_30_percent",
+		"idle_gpu_hours", "idle_monthly_usd", "memory_used_p95_gib", "memory_used_p99_gib", "memory_used_max_gib"} {
+		checks = append(checks, check(attr, knownvalue.Null()))
+	}
+	checks = append(checks, check("devices", knownvalue.Int64Exact(2)), check("gpus_avg", knownvalue.Float64Exact(0)),
+		check("gpus_max", knownvalue.Int64Exact(0)), check("hours_observed", knownvalue.Float64Exact(0)))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: metricsProvider(srv, "") + fmt.Sprintf(`
+data "gpufleet_pool_utilization" "nan" {
+  selector           = "{gpufleet_pool=\"nan\"}"
+  end_time           = %q
+  hourly_usd_per_gpu = 4
+}
+`, srv.End.Format(time.RFC3339)),
+			ConfigStateChecks: checks,
+		}},
+	})
+}
+
 // Without hourly_usd_per_gpu, idle GPU-hours are priced at node_type's on-demand price per GPU.
 func TestAccPoolUtilizationDataSource_priceFromNodeType(t *testing.T) {
 	srv := metricstest.Shared(t)

@@ -98,3 +98,16 @@ func TestRecommend_workedExamplesNaive70B(t *testing.T) {
 		t.Errorf("the guide does not name the p6-b200.48xlarge's %s", want)
 	}
 }
+
+// The right-sizing guide quotes the error for client acme (eu-*, europe-*) asking for us-*.
+func TestRecommend_residencyErrorInTheGuide(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join("..", "..", workedExamplesGuide))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, GPUMemoryGiB: 14}, Clouds: both, Regions: []string{"us-*"}, Client: "acme"}
+	_, err = Recommend(context.Background(), req, env(t, catalog.Pricing{}))
+	if err == nil || !strings.Contains(string(guide), "```\n"+err.Error()+"\n```") {
+		t.Errorf("%s does not quote the error %v", workedExamplesGuide, err)
+	}
+}

@@ -15,6 +15,7 @@
 # documents_gke.rego.
 package gpufleet.documents
 
+import data.gpufleet.inputs
 import data.gpufleet.lib
 
 # The pool documents of a plan, an array of [address, document]: one per current GPU pool. (An
@@ -42,14 +43,16 @@ else := doc
 _carried_fits_hold if lib.memory_headroom_percent == data.gpufleet.catalog.fit_model.default_memory_headroom_percent
 
 # The input is a documents file of the version this bundle reads (gpufleet-policy documents of the
-# same release; plandoc.FormatVersion).
+# same release; plandoc.FormatVersion; inputs.documents_file).
 documents_file if input.gpufleet_pool_documents.version == 1
 
-# The input holds a whole plan's pools, as a plan or as a documents file (not the one pool document
-# the provider evaluates).
+# The input holds a whole plan's pools, as a plan or as a documents file, or several files of them
+# (conftest --combine): not the one pool document the provider evaluates.
 whole_plan if is_array(input.resource_changes)
 
 whole_plan if documents_file
+
+whole_plan if inputs.combined
 
 # gpufleet pools carry the document the provider computed (the policy_document attribute): it is
 # used as it is; its address is the provider's name for the pool, the plan's address goes beside
@@ -243,38 +246,125 @@ convention_client(labels, tags) := c if {
 	null in [labels, tags]
 } else := ""
 
-# Workload fields from the gpufleet.io/* node labels (an object); null where a label is absent, and
-# all null while the labels are unknown (null).
+# Workload fields from the gpufleet.io/* node labels (an object), read as Kubernetes users write
+# them (label_value); null where a label is absent or cannot be read (convention_unread names those:
+# GF-DATA-004), and all null while the labels are unknown (null).
 convention_workload(null) := {
 	"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null,
 	"precision": null, "gpus_per_replica": null, "replicas": null,
 }
 
 convention_workload(l) := {
-	"kind": object.get(l, "gpufleet.io/workload", null),
-	"environment": object.get(l, "gpufleet.io/environment", null),
+	"kind": _label(l, lib.label_workload),
+	"environment": _label(l, lib.label_environment),
 	"gpu_memory_gib": convention_memory(l),
-	"interruptible": object.get(_booleans, [lower(object.get(l, "gpufleet.io/interruptible", ""))], null),
-	"precision": object.get(l, lib.label_precision, null),
-	"gpus_per_replica": lib.num_label(object.get(l, "gpufleet.io/gpus-per-replica", null)),
-	"replicas": lib.num_label(object.get(l, "gpufleet.io/replicas", null)),
+	"interruptible": _label(l, lib.label_interruptible),
+	"precision": _label(l, lib.label_precision),
+	"gpus_per_replica": _label(l, lib.label_gpus_per_replica),
+	"replicas": _label(l, lib.label_replicas),
 } if {
-	is_object(l) # null is the definition above; object.get would fail on it
+	is_object(l) # null is the definition above
 }
+
+# The value of label key in l, read by label_value; null when absent or unreadable.
+_label(l, key) := v if {
+	v := label_value(key, l[key])
+} else := null
+
+# The gpufleet.io/* convention labels, in the order GF-DATA-004 names them.
+convention_keys := [
+	lib.label_workload, lib.label_environment, lib.label_gpu_memory, lib.label_interruptible, lib.label_precision,
+	lib.label_model_parameters, lib.label_training_method, lib.label_gpus_per_replica, lib.label_replicas,
+]
+
+# A convention label's value as the rules read it, or undefined when it is not one the bundle can
+# read: names in any case (Kubernetes label values are case-sensitive, and teams write
+# "Production"); the memory need as a number of GiB or a Kubernetes quantity of bytes
+# (lib.memory_gib: 40Gi is 40 GiB, 40G is 40*10^9 bytes, 37.25 GiB); counts as numbers.
+label_value("gpufleet.io/workload", v) := _workloads[lower(v)] if is_string(v)
+
+label_value("gpufleet.io/environment", v) := _environments[lower(v)] if is_string(v)
+
+label_value("gpufleet.io/interruptible", v) := _booleans[lower(v)] if is_string(v)
+
+label_value("gpufleet.io/precision", v) := p if {
+	is_string(v)
+	p := lower(v)
+	data.gpufleet.catalog.fit_model.min_compute_capability[p]
+}
+
+label_value("gpufleet.io/training-method", v) := _methods[lower(v)] if is_string(v)
+
+label_value("gpufleet.io/gpu-memory-gib", v) := lib.memory_gib(v)
+
+label_value("gpufleet.io/model-parameters-billion", v) := n if {
+	n := lib.num_label(v)
+	n != null
+}
+
+label_value("gpufleet.io/gpus-per-replica", v) := n if {
+	n := lib.num_label(v)
+	n != null
+}
+
+label_value("gpufleet.io/replicas", v) := n if {
+	n := lib.num_label(v)
+	n != null
+}
+
+_workloads := {"training": "training", "inference": "inference", "development": "development", "batch": "batch"}
+
+_environments := {"production": "production", "staging": "staging", "development": "development"}
 
 _booleans := {"true": true, "false": false}
 
-# The memory need: the gpufleet.io/gpu-memory-gib label, else the estimate from the model labels
-# gpufleet.io/model-parameters-billion, gpufleet.io/precision and, for training,
-# gpufleet.io/training-method (lib.memory_required_gib); null when neither gives a number.
+_methods := {"full": "full", "lora": "lora", "qlora": "qlora"}
+
+# [label, value] of every convention label of l whose value label_value cannot read (GF-DATA-004:
+# never a silent null); [] while the labels are unknown.
+convention_unread(l) := [[key, l[key]] |
+	some key in convention_keys
+	not _readable(key, l[key])
+] if {
+	is_object(l)
+} else := []
+
+_readable(key, v) if label_value(key, v) != null
+
+# Per convention label, for GF-DATA-004's message: what it sets, the values the bundle reads, how
+# to fix it.
+convention_forms := {
+	lib.label_workload: ["workload kind", "training, inference, development or batch, in any case", "one of those"],
+	lib.label_environment: ["workload environment", "production, staging or development, in any case", "one of those"],
+	lib.label_gpu_memory: ["GPU memory need", "a number of GiB such as 40 or 39.5, or a Kubernetes quantity of bytes such as 40Gi or 40G (10^9 bytes: 37.25 GiB)", "the GiB one replica needs"],
+	lib.label_interruptible: ["workload interruptibility", "true or false, in any case", "true or false"],
+	lib.label_precision: ["workload precision", "fp32, bf16, fp16, fp8, int8 or int4, in any case", "one of those"],
+	lib.label_model_parameters: ["memory estimate (its model size)", "a number of billions of parameters such as 7 or 70.6", "the model's parameters in billions"],
+	lib.label_training_method: ["memory estimate (its training method)", "full, lora or qlora, in any case", "one of those"],
+	lib.label_gpus_per_replica: ["GPUs per replica", "a number such as 2", "the GPUs one replica uses"],
+	lib.label_replicas: ["replica count", "a number such as 3", "the replicas the pool holds"],
+}
+
+# The memory need: the gpufleet.io/gpu-memory-gib label, else (when it is absent, not when it cannot
+# be read) the estimate from the model labels gpufleet.io/model-parameters-billion,
+# gpufleet.io/precision and, for training, gpufleet.io/training-method (lib.memory_required_gib);
+# null when neither gives a number.
 convention_memory(l) := m if {
-	m := lib.num_label(l[lib.label_gpu_memory])
-	is_number(m)
+	m := label_value(lib.label_gpu_memory, l[lib.label_gpu_memory])
+} else := null if {
+	lib.label_gpu_memory in object.keys(l)
 } else := m if {
-	params := lib.num_label(l[lib.label_model_parameters])
-	kind := _memory_kind[l[lib.label_workload]]
-	m := lib.memory_required_gib(params, l[lib.label_precision], kind, object.get(l, lib.label_training_method, null))
+	params := label_value(lib.label_model_parameters, l[lib.label_model_parameters])
+	kind := _memory_kind[label_value(lib.label_workload, l[lib.label_workload])]
+	precision := label_value(lib.label_precision, l[lib.label_precision])
+	m := lib.memory_required_gib(params, precision, kind, _method(l))
 } else := null
+
+# The training method for the estimate: null when the label is absent, undefined when it cannot be
+# read (no estimate then).
+_method(l) := null if {
+	not lib.label_training_method in object.keys(l)
+} else := label_value(lib.label_training_method, l[lib.label_training_method])
 
 # Workload kinds as the memory estimate counts them: only training keeps gradients and optimizer state.
 _memory_kind := {"training": "training", "inference": "inference", "development": "inference", "batch": "inference"}
@@ -303,33 +393,8 @@ convention_mig_config(labels) := v if {
 else := null
 
 # ---------------------------------------------------------------------------------------------
-# Input that is not a plan (GF-INPUT-001) and resources that cannot be judged
+# Resources that cannot be judged (input that is not a plan is inputs.rego's GF-INPUT-001)
 # ---------------------------------------------------------------------------------------------
-
-# Why the input is not the JSON of a Terraform plan of a format this bundle knows (1.x), nor a
-# documents file of the version it reads; undefined for either.
-not_a_plan := why if {
-	not is_object(object.get(input, "gpufleet_pool_documents", null))
-	why := _not_a_plan
-}
-
-not_a_plan := sprintf("the pool documents were written by a gpufleet-policy whose documents (version %v) this bundle does not read (version 1); write them with the gpufleet-policy of the bundle's release, or run conftest on the plan's JSON itself", [input.gpufleet_pool_documents.version]) if {
-	is_object(input.gpufleet_pool_documents)
-	not documents_file
-}
-
-_not_a_plan := "the input is not a JSON object" if {
-	not is_object(input)
-} else := "the input is Terraform state (terraform show -json without a plan file), not a plan" if {
-	is_object(input.values)
-} else := "the input has no format_version: it is not the JSON of a Terraform plan" if {
-	not is_string(object.get(input, "format_version", null))
-} else := sprintf("the plan's format_version %q is not one this bundle knows (1.x)", [input.format_version]) if {
-	not startswith(input.format_version, "1.")
-} else := "the input has no planned_values or resource_changes: it is not the JSON of a Terraform plan" if {
-	not is_object(object.get(input, "planned_values", null))
-	not is_array(object.get(input, "resource_changes", null))
-}
 
 # [rule, address, attribute, text] of official resources the bundle could not judge.
 unjudged := input.unjudged if {

@@ -24,6 +24,7 @@ build("aws_eks_node_group", rc) := {
 	"tags": tags,
 	"client": convention_client(labels, tags),
 	"workload": convention_workload(labels),
+	"unread_labels": convention_unread(labels),
 	"waivers": convention_waivers(tags),
 	"taints": _eks_taints(object.get(a, "taint", null), object.get(u, "taint", false)),
 	"instance_types": types,
@@ -121,8 +122,8 @@ _eks_template_of(rc, cfg) := templates[0] if {
 	expressions := cfg.expressions.launch_template[0]
 	templates := [[address, tmpl] |
 		some key in ["id", "name"]
-		some ref in expressions[key].references
-		address := _template_address(rc, ref)
+		refs := expressions[key].references
+		some address in array.concat([_template_address(rc, ref) | some ref in refs], [a | a := _keyed_template(rc, cfg, refs)])
 		tmpl := _launch_templates[address]
 	]
 	count(templates) > 0
@@ -135,6 +136,34 @@ _eks_template_of(rc, cfg) := templates[0] if {
 		tmpl := _launch_templates[address]
 	]
 	count(templates) > 0
+}
+
+# For a node group of for_each or count, the address of the launch template instance of its own key,
+# when its launch_template expression's references say that it takes that one: the templates indexed
+# by the node group's key (aws_launch_template.gpu[each.key].id: references aws_launch_template.gpu
+# and each.key, nothing else; aws_launch_template.gpu[count.index].id), or each.value of a for_each
+# over the templates (for_each = aws_launch_template.gpu, id = each.value.id). In the node group's
+# module instance. Undefined when the references say anything else (another index, a variable).
+_keyed_template(rc, cfg, refs) := sprintf("%s[%s]", [_template_address(rc, base), json.marshal(rc.index)]) if {
+	base := _template_resource_ref(refs)
+	{r | some r in refs} == {base, _own_key[type_name(rc.index)]}
+} else := sprintf("%s[%s]", [_template_address(rc, base), json.marshal(rc.index)]) if {
+	is_string(rc.index)
+	[base] := cfg.for_each_expression.references
+	regex.match(`^aws_launch_template\.[^.\[]+$`, base)
+	count(refs) > 0
+	every r in refs {
+		regex.match(`^each\.value(\.|$)`, r)
+	}
+}
+
+# How a node group's own instance key is written: each.key (for_each: string keys), count.index.
+_own_key := {"string": "each.key", "number": "count.index"}
+
+# The one reference to a whole aws_launch_template resource (aws_launch_template.gpu, no key) among
+# refs; undefined when there is none or more than one.
+_template_resource_ref(refs) := base if {
+	[base] := [r | some r in refs; regex.match(`^aws_launch_template\.[^.\[]+$`, r)]
 }
 
 _template_address(rc, ref) := concat(".", [rc.module_address, ref]) if {
@@ -323,16 +352,31 @@ _eks_template_missing(rc, a) := sprintf("the instance_type of its launch templat
 	object.get(t[1].after_unknown, "instance_type", false) == true
 } else := sprintf("its launch template %s sets no instance_type (and the node group's instance_types is empty)", [t[0]]) if {
 	t := _eks_template(rc, a)
+} else := picked[0] if {
+	cfg := _config_resource(rc)
+	expressions := cfg.expressions.launch_template[0]
+	picked := [sprintf("the configuration picks its launch template among the instances of %s by %s (launch_template.%s), which the plan does not resolve", [base, concat(", ", others), key]) |
+		some key in ["id", "name"]
+		refs := expressions[key].references
+		base := _template_resource_ref(refs)
+		not _keyed_template(rc, cfg, refs)
+		others := [r | some r in refs; r != base; not startswith(r, concat("", [base, "."]))]
+		count(others) > 0
+	]
+	count(picked) > 0
 } else := sprintf("its launch template (%s in the configuration) is not in this plan", [concat(", ", refs)]) if {
-	expressions := _config_resource(rc).expressions.launch_template[0]
-	refs := [sprintf("%s = %s", [key, _expression_text(expressions[key])]) |
+	cfg := _config_resource(rc)
+	expressions := cfg.expressions.launch_template[0]
+	refs := [sprintf("%s = %s", [key, _expression_text(rc, cfg, expressions[key])]) |
 		some key in ["id", "name"]
 		is_object(expressions[key])
 	]
 	count(refs) > 0
 } else := sprintf("the plan's configuration does not say which template (a dynamic launch_template block, as terraform-aws-modules/eks writes it), and %s has no single aws_launch_template in this plan to take it from", [_module_name(rc)])
 
-_expression_text(e) := e.references[0] if {
+_expression_text(rc, cfg, e) := t if {
+	t := _keyed_template(rc, cfg, e.references)
+} else := e.references[0] if {
 	is_string(e.references[0])
 } else := json.marshal(e.constant_value) if {
 	"constant_value" in object.keys(e)

@@ -22,6 +22,7 @@ build("google_container_node_pool", rc) := {
 	"tags": tags,
 	"client": convention_client(labels, tags),
 	"workload": convention_workload(labels),
+	"unread_labels": convention_unread(labels),
 	"waivers": convention_waivers(tags),
 	"taints": _gke_taints(nc, ncu, object.get(u, "node_config", false)),
 	"instance_types": _gke_shapes(machine_type),

@@ -226,6 +226,7 @@ test_eks_document if {
 		"name": "train",
 		"client": "globex",
 		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null},
+		"unread_labels": [],
 		"gpu": {
 			"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8,
 			"mig_profile": null, "mig_config": null, "slice_memory_gib": 40, "sharing": null,
@@ -419,6 +420,7 @@ test_gke_document if {
 		"name": "infer",
 		"client": "initech",
 		"workload": {"kind": "inference", "environment": null, "gpu_memory_gib": 12.5, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": null},
+		"unread_labels": [],
 		"gpu": {
 			"model": "T4", "class": "inference", "memory_gib": 16, "per_node": 2,
 			"mig_profile": null, "mig_config": null, "slice_memory_gib": 16,
@@ -760,4 +762,120 @@ test_null_taint_is_no_taints if {
 	gke_nc := object.union(gke_after.node_config[0], {"taint": null})
 	[gke] := pool_docs with input as plan([rc("google_container_node_pool", object.union(gke_after, {"node_config": [gke_nc]}))]) with data.gpufleet.catalog as fx.catalog
 	gke.taints == []
+}
+
+# ---------------------------------------------------------------------------------------------
+# Convention labels written the Kubernetes way
+# ---------------------------------------------------------------------------------------------
+
+# Names in any case and memory as Kubernetes quantities are read; before, "Production", "Inference"
+# and "40Gi" were null, and the rules that need them never fired.
+test_convention_labels_the_kubernetes_way if {
+	labels := {
+		"gpufleet.io/workload": "Inference", "gpufleet.io/environment": "PRODUCTION", "gpufleet.io/interruptible": "True",
+		"gpufleet.io/gpu-memory-gib": "40Gi", "gpufleet.io/precision": "BF16", "gpufleet.io/replicas": "3",
+	}
+	documents.convention_workload(labels) == {
+		"kind": "inference", "environment": "production", "gpu_memory_gib": 40, "interruptible": true,
+		"precision": "bf16", "gpus_per_replica": null, "replicas": 3,
+	}
+	documents.convention_unread(labels) == []
+}
+
+test_memory_quantities if {
+	every value, gib in {
+		"40": 40, "39.5": 39.5, "40Gi": 40, "40960Mi": 40, "41943040Ki": 40, "1Ti": 1024, "0.5Gi": 0.5,
+		"40G": 37.252902984619140625, "40000M": 37.252902984619140625, "1T": 931.322574615478515625, "39.5G": 36.78724169731140137,
+	} {
+		abs(data.gpufleet.lib.memory_gib(value) - gib) < 0.000000001
+	}
+	every value in ["40GB", "40GiB", "40gi", "40 Gi", "4e1", "-40", "40m", "Gi", "", "forty"] {
+		not data.gpufleet.lib.memory_gib(value)
+	}
+}
+
+# What cannot be read is null in the document and named in unread_labels, in the labels' order;
+# an unreadable memory label is not replaced by the estimate from the model labels.
+test_unreadable_convention_labels if {
+	labels := {
+		"gpufleet.io/workload": "serving", "gpufleet.io/environment": "prod", "gpufleet.io/interruptible": "yes",
+		"gpufleet.io/gpu-memory-gib": "40GB", "gpufleet.io/precision": "bfloat16", "gpufleet.io/model-parameters-billion": "7B",
+		"gpufleet.io/training-method": "LoRA", "gpufleet.io/gpus-per-replica": "two", "gpufleet.io/replicas": "3",
+	}
+	w := documents.convention_workload(labels)
+	w == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": 3}
+	documents.convention_unread(labels) == [
+		["gpufleet.io/workload", "serving"], ["gpufleet.io/environment", "prod"], ["gpufleet.io/gpu-memory-gib", "40GB"],
+		["gpufleet.io/interruptible", "yes"], ["gpufleet.io/precision", "bfloat16"], ["gpufleet.io/model-parameters-billion", "7B"],
+		["gpufleet.io/gpus-per-replica", "two"],
+	]
+	documents.convention_unread(null) == []
+
+	# the estimate from the model labels, with names in any case; not when the method cannot be read
+	model := {"gpufleet.io/workload": "Training", "gpufleet.io/model-parameters-billion": "7", "gpufleet.io/precision": "BF16", "gpufleet.io/training-method": "LoRA"}
+	documents.convention_memory(model) == documents.convention_memory({"gpufleet.io/workload": "training", "gpufleet.io/model-parameters-billion": "7", "gpufleet.io/precision": "bf16", "gpufleet.io/training-method": "lora"})
+	is_number(documents.convention_memory(model))
+	documents.convention_memory(object.union(model, {"gpufleet.io/training-method": "dora"})) == null
+	documents.convention_memory(object.union(model, {"gpufleet.io/gpu-memory-gib": "lots"})) == null
+}
+
+test_unread_labels_in_both_official_documents if {
+	eks := json.patch(eks_after, [{"op": "add", "path": "/labels/gpufleet.io~1environment", "value": "Prod"}])
+	[a] := pool_docs with input as plan([rc("aws_eks_node_group", eks)]) with data.gpufleet.catalog as fx.catalog
+	a.unread_labels == [["gpufleet.io/environment", "Prod"]]
+	a.workload.environment == null
+	gke := json.patch(gke_after, [{"op": "add", "path": "/node_config/0/labels/gpufleet.io~1gpu-memory-gib", "value": "12.5GB"}])
+	[b] := pool_docs with input as plan([rc("google_container_node_pool", gke)]) with data.gpufleet.catalog as fx.catalog
+	b.unread_labels == [["gpufleet.io/gpu-memory-gib", "12.5GB"]]
+	b.workload.gpu_memory_gib == null
+}
+
+# ---------------------------------------------------------------------------------------------
+# Launch templates of for_each and count
+# ---------------------------------------------------------------------------------------------
+
+keyed_group(name, index, refs, extra) := {
+	"change": object.union(rc("aws_eks_node_group", object.union(json.remove(eks_after, ["instance_types"]), {"ami_type": "AL2023_x86_64_NVIDIA", "launch_template": [{}]})), {
+		"address": sprintf("aws_eks_node_group.%s[%s]", [name, json.marshal(index)]), "name": name, "index": index,
+	}),
+	"config": object.union(
+		{
+			"address": concat(".", ["aws_eks_node_group", name]), "mode": "managed", "type": "aws_eks_node_group", "name": name,
+			"expressions": {"launch_template": [{"id": {"references": refs}}]},
+		},
+		extra,
+	),
+}
+
+keyed_template(name, index, instance_type) := {
+	"address": sprintf("aws_launch_template.%s[%s]", [name, json.marshal(index)]), "mode": "managed", "type": "aws_launch_template", "name": name, "index": index,
+	"change": {"actions": ["create"], "after": {"instance_type": instance_type}, "after_unknown": {"id": true}},
+}
+
+# A node group takes the launch template of its own key: aws_launch_template.gpu[each.key].id
+# (references [aws_launch_template.gpu, each.key]), [count.index], or each.value.id of a for_each
+# over the templates. Before, each was GF-DATA-002 "not in this plan", and judged as a GPU pool of
+# unknown model.
+test_eks_templates_of_for_each_and_count if {
+	groups := [
+		keyed_group("gpu", "small", ["aws_launch_template.gpu", "each.key"], {}),
+		keyed_group("gpu", "medium", ["aws_launch_template.gpu", "each.key"], {}),
+		keyed_group("counted", 1, ["aws_launch_template.ltc", "count.index"], {}),
+		keyed_group("by_template", "large", ["each.value.id", "each.value"], {"for_each_expression": {"references": ["aws_launch_template.gpu"]}}),
+		keyed_group("picked", "x", ["aws_launch_template.gpu", "var.pick", "each.key"], {}),
+	]
+	templates := [keyed_template("gpu", "small", "g6.xlarge"), keyed_template("gpu", "large", "p4d.24xlarge"), keyed_template("ltc", 1, "g6.xlarge")]
+	input_ := object.union(plan(array.concat([g.change | some g in groups], templates)), {"configuration": {"root_module": {"resources": [g.config | some g in groups]}}})
+	types := {address: doc.instance_types | some [address, doc] in documents.pools} with input as input_ with data.gpufleet.catalog as fx.catalog
+	types == {
+		`aws_eks_node_group.gpu["small"]`: ["g6.xlarge"],
+		"aws_eks_node_group.counted[1]": ["g6.xlarge"],
+		`aws_eks_node_group.by_template["large"]`: ["p4d.24xlarge"],
+		`aws_eks_node_group.gpu["medium"]`: null,
+		`aws_eks_node_group.picked["x"]`: null,
+	}
+	unjudged := {address: text | some [_, address, _, text] in documents.unjudged} with input as input_ with data.gpufleet.catalog as fx.catalog
+	count(unjudged) == 2
+	contains(unjudged["aws_eks_node_group.gpu[\"medium\"]"], `its launch template (id = aws_launch_template.gpu["medium"] in the configuration) is not in this plan`)
+	contains(unjudged["aws_eks_node_group.picked[\"x\"]"], "the configuration picks its launch template among the instances of aws_launch_template.gpu by var.pick, each.key (launch_template.id), which the plan does not resolve")
 }

@@ -43,7 +43,7 @@ rules_that_only_warn := {"GF-RS-002", "GF-RS-003", "GF-RS-005", "GF-RS-006", "GF
 rule_ids := {
 	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-RS-004", "GF-RS-005", "GF-RS-006", "GF-RS-007", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
 	"GF-DR-001", "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-TAG-001",
-	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-INPUT-001", "GF-INPUT-002", "GF-RULE-001", "GF-WAIVE-001",
+	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-DATA-004", "GF-INPUT-001", "GF-INPUT-002", "GF-RULE-001", "GF-WAIVE-001",
 }
 
 # conftest run with --namespace gpufleet.rules or gpufleet.findings (or --all-namespaces) asks these
@@ -210,6 +210,25 @@ num_label(x) := to_number(x) if {
 	regex.match(`^[0-9]+(\.[0-9]+)?$`, x)
 } else := null
 
+# The gpufleet.io/gpu-memory-gib label's value in GiB: a number of GiB ("40", "39.5"), or a
+# Kubernetes quantity of bytes with a binary or decimal suffix, as Kubernetes reads it ("40Gi" is
+# 40 x 2^30 bytes, 40 GiB; "40G" is 40 x 10^9 bytes, 37.252902984619140625 GiB; "40960Mi" 40 GiB),
+# converted from bytes (bytes / 2^30: exact for the byte counts such labels give). Undefined for
+# anything else (other suffixes, "40GB", "40gi", exponents, signs).
+memory_gib(x) := to_number(x) if {
+	is_string(x)
+	regex.match(`^[0-9]+(\.[0-9]+)?$`, x)
+} else := (to_number(q[1]) * _quantity_bytes[q[3]]) / 1073741824 if {
+	is_string(x)
+	[q] := regex.find_all_string_submatch_n(`^([0-9]+(\.[0-9]+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$`, x, 1)
+}
+
+# Bytes per unit of the Kubernetes quantity suffixes (k8s.io/apimachinery resource.Quantity).
+_quantity_bytes := {
+	"k": 1000, "M": 1000000, "G": 1000000000, "T": 1000000000000,
+	"Ki": 1024, "Mi": 1048576, "Gi": 1073741824, "Ti": 1099511627776,
+}
+
 # ---------------------------------------------------------------------------------------------
 # Spot mix: with base b and percentage p, a size s splits into
 #   spot = floor(max(s - b, 0) * p / 100), on_demand = s - spot.
@@ -285,6 +304,10 @@ label_model_parameters := "gpufleet.io/model-parameters-billion"
 label_precision := "gpufleet.io/precision"
 
 label_training_method := "gpufleet.io/training-method"
+
+label_gpus_per_replica := "gpufleet.io/gpus-per-replica"
+
+label_replicas := "gpufleet.io/replicas"
 
 label_mig_config := "nvidia.com/mig.config"
 

@@ -41,13 +41,14 @@ resource "gpufleet_gke_node_pool" "serve" {
 }
 
 # A fine-tuning pool of A100 80GB slices: every GPU partitioned into 3g.40gb, half of the nodes
-# above one on-demand node on Spot VMs.
+# above one on-demand node on Spot VMs, in the one zone of europe-west4 that offers the A100 80GB.
 resource "gpufleet_gke_node_pool" "tune" {
-  location     = "europe-west4"
-  cluster      = "ml"
-  name         = "acme-tune"
-  client       = "acme"
-  machine_type = "a2-ultragpu-1g"
+  location       = "europe-west4"
+  cluster        = "ml"
+  name           = "acme-tune"
+  client         = "acme"
+  machine_type   = "a2-ultragpu-1g"
+  node_locations = ["europe-west4-a"]
 
   workload {
     kind           = "training"

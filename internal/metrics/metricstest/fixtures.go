@@ -1,7 +1,7 @@
 // Package metricstest runs a real Prometheus server for tests, backfilled with two weeks of
 // dcgm-exporter-shaped series (promtool tsdb create-blocks-from openmetrics) for a few pools whose
 // behaviour is known: steady, idle, bursty, a MIG pool, a pool that loses a GPU, and the guide's
-// worked example (acme-train). Tests compute
+// worked example (acme-train), and one whose every sample is NaN (UnusablePools). Tests compute
 // the figures they expect from Pools directly, not through package metrics.
 package metricstest
 
@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -122,6 +123,19 @@ func Pools() map[string][]Device {
 		}
 	}
 	return pools
+}
+
+// UnusablePools are fixture pools whose series exist but give no usable figure, by their
+// gpufleet_pool label: "nan", two GPUs whose every sample of every metric is NaN (dcgm-exporter
+// exports NaN for a field DCGM has no value for). They are backfilled with Pools, apart from them:
+// Want has nothing to compute for them.
+func UnusablePools() map[string][]Device {
+	nan := func(int) float64 { return math.NaN() }
+	var pool []Device
+	for i := range 2 {
+		pool = append(pool, Device{Pool: "nan", Host: "ip-10-0-6-10", UUID: fmt.Sprintf("GPU-0a0a%04d", i), GPU: i, From: 0, To: Steps, Util: nan, FBMiB: nan})
+	}
+	return map[string][]Device{"nan": pool}
 }
 
 // WriteOpenMetrics writes every device's series, the last sample at end (on a Step boundary), in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -91,7 +92,9 @@ func (s *Server) start(prometheus, promtool string) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteOpenMetrics(f, Pools(), s.End); err != nil {
+	all := Pools()
+	maps.Copy(all, UnusablePools())
+	if err := WriteOpenMetrics(f, all, s.End); err != nil {
 		f.Close()
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -142,4 +144,71 @@ func TestRun_BadArguments(t *testing.T) {
 			t.Errorf("run(%v) succeeded", args)
 		}
 	}
+}
+
+// The guide "Offline testing with cloudsim" quotes what the command prints with -listen
+// 127.0.0.1:41001: the same lines, here on five free ports from another base.
+func TestRun_printsWhatTheGuideQuotes(t *testing.T) {
+	raw, err := os.ReadFile("../../../../templates/guides/offline-testing-with-cloudsim.md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "```\nEKS_ENDPOINT=")
+	quote, _, _ := strings.Cut(rest, "```")
+	if !ok || !strings.Contains(string(raw), "-listen 127.0.0.1:41001") {
+		t.Fatal("the guide no longer quotes cloudsim's output for -listen 127.0.0.1:41001")
+	}
+	quote = "EKS_ENDPOINT=" + quote
+	base := freePorts(t, 5)
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-seed", seed, "-state", filepath.Join(t.TempDir(), "state.json"), "-listen", fmt.Sprintf("127.0.0.1:%d", base), "-delay", "10ms"}, &stdout, &stderr)
+	}()
+	var printed string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(printed, "ready"); time.Sleep(10 * time.Millisecond) {
+		stdout.mu.Lock()
+		stderr.mu.Lock()
+		printed = stdout.b.String() + stderr.b.String()
+		stderr.mu.Unlock()
+		stdout.mu.Unlock()
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := quote
+	for i := 4; i >= 0; i-- {
+		want = strings.ReplaceAll(want, fmt.Sprint(41001+i), fmt.Sprint(base+i))
+	}
+	if printed != want {
+		t.Fatalf("cloudsim printed\n%s\nthe guide quotes (for base port %d)\n%s", printed, base, want)
+	}
+}
+
+// freePorts finds a base port p such that p to p+n-1 are free on the loopback interface.
+func freePorts(t *testing.T, n int) int {
+	t.Helper()
+	for range 50 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		free := base+n < 65536
+		for i := 1; i < n && free; i++ {
+			if c, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+i)); err != nil {
+				free = false
+			} else {
+				c.Close()
+			}
+		}
+		if free {
+			return base
+		}
+	}
+	t.Fatal("no five consecutive free ports")
+	return 0
 }

@@ -80,6 +80,43 @@ func TestUtilization_writesObservedFigures(t *testing.T) {
 	}
 }
 
+// A pool whose series report only NaN: the file holds null figures and no NaN (encoding/json
+// refused NaN: "json: unsupported value: NaN", exit 1), is valid policy data, and the warnings say
+// why on standard error.
+func TestUtilization_onlyNaNSamples(t *testing.T) {
+	srv := metricstest.Shared(t)
+	out := filepath.Join(t.TempDir(), "util.json")
+	code, _, stderr := runUtilization(t, srv, "--pool", "nan", "--hourly-usd-per-gpu", "6.88", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]map[string]map[string]map[string]map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	obs := doc["gpufleet"]["utilization"]["pools"]["nan"]
+	for _, name := range []string{"utilization_p95_percent", "utilization_mean_percent", "idle_gpu_hours", "idle_monthly_usd", "memory_used_p99_gib"} {
+		if v, ok := obs[name]; !ok || v != nil {
+			t.Errorf("%s = %v, want null", name, v)
+		}
+	}
+	if obs["devices"] != 2.0 || obs["gpus_avg"] != 0.0 || obs["hours_observed"] != 0.0 {
+		t.Errorf("devices %v, gpus_avg %v, hours_observed %v", obs["devices"], obs["gpus_avg"], obs["hours_observed"])
+	}
+	for _, want := range []string{"DCGM_FI_DEV_GPU_UTIL sample(s) of 2 series were NaN or ±Inf", "utilisation, hours under 10 %/30 % and idle GPU-hours are unknown", "memory used is unknown"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no warning %q in %s", want, stderr)
+		}
+	}
+	if _, err := policy.LoadData([]string{out}); err != nil {
+		t.Errorf("the file is not valid policy data: %v", err)
+	}
+}
+
 // GF-RS-006 from the same utilisation file gives the same finding in conftest (on a plan) and in
 // the provider's engine (on the pool's document), and none for a busy pool.
 func TestUtilization_sameFindingInConftestAndProvider(t *testing.T) {

@@ -1,0 +1,97 @@
+# What the bundle was given, decided in one place: the input documents and what each one is.
+#
+# - conftest test FILE gives one document, the file's JSON, as input (a JSON array file is split by
+#   conftest itself, each element judged as its own input);
+# - conftest test --combine FILE... gives every file at once, as an array of {"path", "contents"}
+#   (conftest's parser.CombineConfigurations: one entry per file, or per element of a file that is
+#   an array), one run over a repository's plans;
+# - OPA servers (POST /v1/data/main) and opa eval give the input as it is.
+#
+# Each input document is a Terraform plan, a documents file of gpufleet-policy documents, or
+# something else, which GF-INPUT-001 names (kind below). main.rego judges every plan and documents
+# file on its own, with the findings of a combined input naming the file they are about.
+# Another kind of input (Kubernetes objects, issue #38) is another branch of kind, and its own
+# judgement in main.rego.
+package gpufleet.inputs
+
+# The input is conftest --combine's: a non-empty array whose every entry is a {path, contents}
+# object. (An array of anything else is a single input that is not a plan.)
+combined if {
+	is_array(input)
+	count(input) > 0
+	every entry in input {
+		_combined_entry(entry)
+	}
+}
+
+_combined_entry(entry) if {
+	is_object(entry)
+	is_string(entry.path)
+	"contents" in object.keys(entry)
+}
+
+# [path, document] of every input document: conftest --combine's entries under their paths, else the
+# input itself under its file's name (conftest's data.conftest.file.name; "input" elsewhere).
+files := [[entry.path, entry.contents] | some entry in input] if combined
+
+else := [[file_name, input]]
+
+default file_name := "input"
+
+file_name := data.conftest.file.name
+
+# What an input document is: "documents" (a documents file of the version this bundle reads),
+# "plan" (the JSON of a Terraform plan of format 1.x), or "other" (not_judged says why). The only
+# place that decides it.
+kind(doc) := "documents" if {
+	documents_file(doc)
+} else := "other" if {
+	why_not(doc)
+} else := "plan"
+
+# A documents file of the version this bundle reads (gpufleet-policy documents of the same release;
+# plandoc.FormatVersion).
+documents_file(doc) if {
+	is_object(doc)
+	doc.gpufleet_pool_documents.version == 1
+}
+
+# [path, why] of every input document that is not a plan nor a documents file: each is one
+# GF-INPUT-001 failure.
+not_judged := [[path, why] |
+	some [path, doc] in files
+	why := why_not(doc)
+]
+
+# Why a document is not the JSON of a Terraform plan of a format this bundle knows (1.x), nor a
+# documents file of the version it reads; undefined for either. gpufleet-policy documents refuses
+# the same inputs with the same words (internal/plandoc's Read, TestRead_sameAsTheBundle).
+why_not(doc) := sprintf("the input is a JSON %s, not the JSON object of a Terraform plan", [type_name(doc)]) if {
+	not is_object(doc)
+} else := why if {
+	not is_object(object.get(doc, "gpufleet_pool_documents", null))
+	why := _not_a_plan(doc)
+} else := sprintf("the pool documents were written by a gpufleet-policy whose documents (version %v) this bundle does not read (version 1); write them with the gpufleet-policy of the bundle's release, or run conftest on the plan's JSON itself", [doc.gpufleet_pool_documents.version]) if {
+	not documents_file(doc)
+}
+
+_not_a_plan(doc) := "the input is Terraform state (terraform show -json without a plan file), not a plan" if {
+	is_object(doc.values)
+} else := "the input has no format_version: it is not the JSON of a Terraform plan" if {
+	not is_string(object.get(doc, "format_version", null))
+} else := sprintf("the plan's format_version %q is not one this bundle knows (1.x)", [doc.format_version]) if {
+	not startswith(doc.format_version, "1.")
+} else := "the input has no planned_values or resource_changes: it is not the JSON of a Terraform plan" if {
+	not is_object(object.get(doc, "planned_values", null))
+	not is_array(object.get(doc, "resource_changes", null))
+}
+
+# A finding of one file of a combined input: its message names the file after the rule id
+# ("<rule>: <path>: <address>: …"), and "file" holds it. GF-DATA-001, about the policy data rather
+# than a file, is said once for the whole run.
+in_file(f, path) := f if {
+	f.rule == "GF-DATA-001"
+} else := object.union(f, {
+	"msg": concat("", [f.rule, ": ", path, ": ", trim_prefix(f.msg, concat("", [f.rule, ": "]))]),
+	"file": path,
+})
