@@ -119,7 +119,9 @@
 //	}
 //
 // A cluster may also name "valid_node_versions" (default: a built-in list within the version skew
-// of its version) and "resource_labels".
+// of its version), "resource_labels", and its Kubernetes API server: "endpoint" (host or host:port)
+// and "ca_certificate" (PEM), which GetCluster returns as endpoint and masterAuth.
+// clusterCaCertificate (tests point them at a real API server).
 //
 // Instance types are offered in a region when listed for one of its zones; an EKS node group with
 // a type the region does not offer fails (CREATE_FAILED), and at least one subnet zone must offer

@@ -2,6 +2,7 @@ package cloudsim
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -300,6 +301,14 @@ func clusterProto(w *world, ref clusterRef, cl *GKEClusterSeed) *containerpb.Clu
 		CurrentMasterVersion: cl.Version, CurrentNodeVersion: cl.Version, InitialClusterVersion: cl.Version,
 		SelfLink: containerAPIBase + ref.path(), Endpoint: "34.118.0.1", Network: "default", Subnetwork: "default",
 		CreateTime: "2025-01-01T00:00:00+00:00", ResourceLabels: maps.Clone(cl.ResourceLabels),
+	}
+	if cl.Endpoint != "" {
+		c.Endpoint = cl.Endpoint
+	}
+	if cl.CACertificate != "" {
+		// GKE API Reference: MasterAuth.cluster_ca_certificate, "Output only. Base64-encoded
+		// public certificate that is the root of trust for the cluster."
+		c.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString([]byte(cl.CACertificate))}
 	}
 	for _, r := range poolsOf(w, ref) {
 		c.NodePools = append(c.NodePools, proto.Clone(r.Pool).(*containerpb.NodePool))

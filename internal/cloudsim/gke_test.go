@@ -1,6 +1,7 @@
 package cloudsim
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -29,6 +30,29 @@ func TestGKE_GetCluster_ReturnsSeededCluster(t *testing.T) {
 	}
 	_, err = c.GetCluster(ctxT(t), &containerpb.GetClusterRequest{Name: "projects/acme-ml/locations/us-east1/clusters/ml"})
 	wantCode(t, err, codes.NotFound, "Not found: projects/acme-ml/locations/us-east1/clusters/ml.")
+}
+
+// GKE API Reference: Cluster.endpoint and Cluster.masterAuth.clusterCaCertificate (base64 of the
+// PEM): a seeded cluster's API server, which tests point at a real one.
+func TestGKE_GetCluster_APIServerEndpointAndCA(t *testing.T) {
+	t.Parallel()
+	const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+	sim := newSim(t, func(o *Options) {
+		cl := &o.Seed.GCP.Projects["acme-ml"].Clusters[0]
+		cl.Endpoint, cl.CACertificate = "127.0.0.1:6443", pem
+	})
+	cl, err := gkeClient(t, sim).GetCluster(ctxT(t), &containerpb.GetClusterRequest{Name: gkeParent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
+	if cl.GetEndpoint() != "127.0.0.1:6443" || err != nil || string(ca) != pem {
+		t.Fatalf("endpoint %q, CA %q (%v)", cl.GetEndpoint(), ca, err)
+	}
+	unseeded, err := gkeClient(t, newSim(t)).GetCluster(ctxT(t), &containerpb.GetClusterRequest{Name: gkeParent})
+	if err != nil || unseeded.GetEndpoint() != "34.118.0.1" || unseeded.GetMasterAuth() != nil {
+		t.Fatalf("unseeded cluster: %v %v", unseeded, err)
+	}
 }
 
 // GKE API Reference: CreateNodePool, GetNodePool, ListNodePools, GetOperation, ListOperations —
