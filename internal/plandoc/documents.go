@@ -66,7 +66,7 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 	var doc map[string]any
 	var unjudged *Unjudged
 	switch rc.Type {
-	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool":
+	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_gke_compute_class":
 		if raw, ok := providedDocument(rc); ok {
 			return &Pool{Address: rc.Address, Document: raw}, nil, nil
 		}
@@ -75,7 +75,7 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 			return nil, nil, nil
 		}
 		cloud := "aws"
-		if rc.Type == "gpufleet_gke_node_pool" {
+		if rc.Type != "gpufleet_eks_node_pool" {
 			cloud = "gcp"
 		}
 		doc, _ = ours(rc, c, cloud)
@@ -121,7 +121,8 @@ func providedDocument(rc *resourceChange) (json.RawMessage, bool) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// gpufleet_eks_node_pool / gpufleet_gke_node_pool whose document is unknown at plan time
+// gpufleet_eks_node_pool / gpufleet_gke_node_pool / gpufleet_gke_compute_class whose document is
+// unknown at plan time
 // ---------------------------------------------------------------------------------------------
 
 // ours is documents.ours.

@@ -106,7 +106,7 @@ cpu_node_groups := {rc.address |
 # a plan of thousands of resources that are not pools would pay for).
 plan_changes := [rc |
 	some rc in input.resource_changes
-	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
+	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_gke_compute_class", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
 ]
 
 # A gpufleet pool is built here only when its policy_document is unknown at plan time (the first
@@ -114,6 +114,10 @@ plan_changes := [rc |
 build("gpufleet_eks_node_pool", rc) := ours(rc, "aws") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
 
 build("gpufleet_gke_node_pool", rc) := ours(rc, "gcp") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
+
+# A ComputeClass's capacity is a ladder, which its policy_document shows as a spot share: while that
+# document is unknown, the ladder's spot share is too (null, ours reads no spot_percentage).
+build("gpufleet_gke_compute_class", rc) := ours(rc, "gcp") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
 
 # build("aws_eks_node_group", rc) is in documents_eks.rego, build("google_container_node_pool", rc)
 # in documents_gke.rego: the builders themselves, not calls of them (a call with the resource change
