@@ -28,6 +28,22 @@ func (s *Sim) controlHandler() http.Handler {
 	})
 	mux.HandleFunc("DELETE /requests", func(w http.ResponseWriter, _ *http.Request) { s.ResetRequests(); w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /state", s.ctlState)
+	mux.HandleFunc("POST /eks/cluster-kubernetes", func(w http.ResponseWriter, r *http.Request) {
+		var b struct {
+			Region  string `json:"region"`
+			Cluster string `json:"cluster"`
+			KubernetesAPI
+		}
+		if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+			writeCtlError(w, err)
+			return
+		}
+		if err := s.SetClusterKubernetes(b.Region, b.Cluster, b.KubernetesAPI); err != nil {
+			writeCtlError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc("POST /oob/eks/delete-nodegroup", s.ctlOOB(func(b oobBody) error { return s.DeleteNodegroup(b.Region, b.Cluster, b.Nodegroup) }))
 	mux.HandleFunc("POST /oob/eks/scale-nodegroup", s.ctlOOB(func(b oobBody) error {
 		return s.ScaleNodegroup(b.Region, b.Cluster, b.Nodegroup, b.DesiredSize)

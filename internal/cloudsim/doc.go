@@ -162,6 +162,8 @@
 //	GET    /requests?service=&operation=   the request log
 //	DELETE /requests                       empty the request log
 //	GET    /state                          node groups, launch templates and node pools
+//	POST   /eks/cluster-kubernetes         {"region","cluster","endpoint","ca_pem"}: DescribeCluster's
+//	                                       endpoint and CA become the API server's (a real one)
 //	POST   /oob/eks/delete-nodegroup       {"region","cluster","nodegroup"}
 //	POST   /oob/eks/scale-nodegroup        {"region","cluster","nodegroup","desired_size"}
 //	POST   /oob/eks/set-nodegroup-label    {"region","cluster","nodegroup","key","value"}
