@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/eks"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
 )
@@ -49,6 +50,7 @@ func (p *GPUFleetProvider) DataSources(context.Context) []func() datasource.Data
 		NewGPUCatalogDataSource,
 		NewRecommendationDataSource,
 		NewPoolUtilizationDataSource,
+		computeclass.NewManifestDataSource,
 	}
 }
 
