@@ -119,9 +119,9 @@
 //	}
 //
 // A cluster may also name "valid_node_versions" (default: a built-in list within the version skew
-// of its version), "resource_labels", and its Kubernetes API server: "endpoint" (host or host:port)
-// and "ca_certificate" (PEM), which GetCluster returns as endpoint and masterAuth.
-// clusterCaCertificate (tests point them at a real API server).
+// of its version), "resource_labels", and "kubernetes" ({"endpoint", "ca_pem"}: a real API server
+// that plays the cluster, whose address and CA GetCluster returns as endpoint and
+// masterAuth.clusterCaCertificate).
 //
 // Instance types are offered in a region when listed for one of its zones; an EKS node group with
 // a type the region does not offer fails (CREATE_FAILED), and at least one subnet zone must offer
@@ -163,6 +163,8 @@
 //	DELETE /requests                       empty the request log
 //	GET    /state                          node groups, launch templates and node pools
 //	POST   /eks/cluster-kubernetes         {"region","cluster","endpoint","ca_pem"}: DescribeCluster's
+//	                                       endpoint and CA become the API server's (a real one)
+//	POST   /gke/cluster-kubernetes         {"project","location","cluster","endpoint","ca_pem"}: GetCluster's
 //	                                       endpoint and CA become the API server's (a real one)
 //	POST   /oob/eks/delete-nodegroup       {"region","cluster","nodegroup"}
 //	POST   /oob/eks/scale-nodegroup        {"region","cluster","nodegroup","desired_size"}

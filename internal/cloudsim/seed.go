@@ -151,13 +151,9 @@ type GKEClusterSeed struct {
 	ValidNodeVersions []string `json:"valid_node_versions,omitempty"`
 	// ResourceLabels are the cluster's resource labels, which its nodes' VMs carry too.
 	ResourceLabels map[string]string `json:"resource_labels,omitempty"`
-	// Endpoint is the address of the cluster's Kubernetes API server, as GKE's Cluster.endpoint
-	// holds it (an IP, served on 443; here host or host:port), and CACertificate the PEM of the CA
-	// that signed its serving certificate (Cluster.masterAuth.clusterCaCertificate, which carries
-	// it base64-encoded). Tests point them at a real API server. Default: 34.118.0.1, an address
-	// nothing answers on, and no CA.
-	Endpoint      string `json:"endpoint,omitempty"`
-	CACertificate string `json:"ca_certificate,omitempty"`
+	// Kubernetes is the cluster's API server, when a real one plays it (the tests' and the demo's
+	// CRD-serving API server); GetCluster then returns its endpoint and CA.
+	Kubernetes *KubernetesAPI `json:"kubernetes,omitempty"`
 }
 
 // GKENodePoolSeed describes a node pool of a seeded cluster. GKE fills in the rest as on
