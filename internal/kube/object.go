@@ -2,6 +2,7 @@ package kube
 
 import (
 	"encoding/json"
+	"sigs.k8s.io/yaml"
 	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -29,4 +30,22 @@ func FieldErrors(errs []FieldError) string {
 		out[i] = e.Error()
 	}
 	return strings.Join(out, "; ")
+}
+
+// YAML renders objects as gpufleet shows them (the manifests attribute): YAML documents with
+// sorted keys, separated by "---".
+func YAML(objs ...map[string]any) string {
+	var b strings.Builder
+	for i, o := range objs {
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		out, err := yaml.Marshal(normalizeJSON(o))
+		if err != nil {
+			b.WriteString("# " + err.Error() + "\n")
+			continue
+		}
+		b.Write(out)
+	}
+	return b.String()
 }
