@@ -33,19 +33,8 @@ var (
 
 func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attributes := poolschema.Attributes("node_pools")
+	maps.Copy(attributes, ClusterAttributes())
 	maps.Copy(attributes, map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			MarkdownDescription: "`<project>/<location>/<cluster>/<name>`, also the import id.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
-		"project": schema.StringAttribute{
-			MarkdownDescription: "Google Cloud project of the cluster. Defaults to the provider's `gcp.project`.",
-			Optional:            true,
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			Validators:          []validator.String{stringvalidator.RegexMatches(projectPattern, "must be a Google Cloud project id: 6-30 lowercase letters, digits or hyphens, starting with a letter")},
-		},
 		"location": schema.StringAttribute{
 			MarkdownDescription: "Location of the cluster: a region (`europe-west4`) for a regional cluster, a zone (`europe-west4-a`) for a zonal one.",
 			Required:            true,
