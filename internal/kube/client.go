@@ -53,6 +53,8 @@ var resources = map[schema.GroupKind]string{
 	{Group: "karpenter.sh", Kind: "NodeOverlay"}:       "nodeoverlays",
 	{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass"}: "ec2nodeclasses",
 	{Group: "eks.amazonaws.com", Kind: "NodeClass"}:    "nodeclasses",
+	// GKE's ComputeClass (internal/computeclass/crd, gpufleet's reconstruction of GKE's CRD).
+	{Group: "cloud.google.com", Kind: "ComputeClass"}: "computeclasses",
 }
 
 // Resource is the resource of a kind gpufleet manages.
