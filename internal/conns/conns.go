@@ -112,6 +112,8 @@ type Meta struct {
 	compute     *compute.Service
 	computeErr  error
 
+	google googleTokens
+
 	shown sync.Map
 }
 
