@@ -14,9 +14,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/kubetest"
 )
 
-func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := acctest.Main(m)
+	kubetest.StopShared()
+	os.Exit(code)
+}
 
 // offlineProvider is a provider block whose cloud endpoints are closed loopback ports: any cloud
 // call would fail. The example policy data, enforcement "deny".

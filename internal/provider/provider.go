@@ -42,6 +42,7 @@ func (p *GPUFleetProvider) Resources(context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		eks.NewNodePoolResource,
 		gke.NewNodePoolResource,
+		computeclass.NewComputeClassResource,
 	}
 }
 
