@@ -66,7 +66,7 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 	var doc map[string]any
 	var unjudged *Unjudged
 	switch rc.Type {
-	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool":
+	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool":
 		if raw, ok := providedDocument(rc); ok {
 			return &Pool{Address: rc.Address, Document: raw}, nil, nil
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/eks"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter"
 )
 
 var (
@@ -41,6 +42,7 @@ func (p *GPUFleetProvider) Resources(context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		eks.NewNodePoolResource,
 		gke.NewNodePoolResource,
+		karpenter.NewNodePoolResource,
 	}
 }
 
@@ -49,6 +51,7 @@ func (p *GPUFleetProvider) DataSources(context.Context) []func() datasource.Data
 		NewGPUCatalogDataSource,
 		NewRecommendationDataSource,
 		NewPoolUtilizationDataSource,
+		karpenter.NewManifestsDataSource,
 	}
 }
 
