@@ -204,6 +204,16 @@ func (m *Meta) EKS(ctx context.Context) (*eks.Client, error) {
 	}), nil
 }
 
+// STS returns an STS client, honouring the endpoint override: EKS tokens are presigned
+// GetCallerIdentity requests of it.
+func (m *Meta) STS(ctx context.Context) (*sts.Client, error) {
+	cfg, err := m.AWSConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sts.NewFromConfig(cfg, m.stsOptions), nil
+}
+
 // EC2 returns an EC2 client, honouring the endpoint override.
 func (m *Meta) EC2(ctx context.Context) (*ec2.Client, error) {
 	cfg, err := m.AWSConfig(ctx)

@@ -67,7 +67,7 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 	var doc map[string]any
 	var unjudged *Unjudged
 	switch rc.Type {
-	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_gke_compute_class":
+	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool", "gpufleet_gke_compute_class":
 		if raw, ok := providedDocument(rc); ok {
 			return &Pool{Address: rc.Address, Document: raw}, nil, nil
 		}
@@ -76,7 +76,7 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 			return nil, nil, nil
 		}
 		cloud := "aws"
-		if rc.Type != "gpufleet_eks_node_pool" {
+		if rc.Type == "gpufleet_gke_node_pool" || rc.Type == "gpufleet_gke_compute_class" {
 			cloud = "gcp"
 		}
 		if rc.Type == "gpufleet_gke_compute_class" {

@@ -13,6 +13,7 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/eks"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter"
 )
 
 var (
@@ -42,6 +43,7 @@ func (p *GPUFleetProvider) Resources(context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		eks.NewNodePoolResource,
 		gke.NewNodePoolResource,
+		karpenter.NewNodePoolResource,
 		computeclass.NewComputeClassResource,
 	}
 }
@@ -51,6 +53,7 @@ func (p *GPUFleetProvider) DataSources(context.Context) []func() datasource.Data
 		NewGPUCatalogDataSource,
 		NewRecommendationDataSource,
 		NewPoolUtilizationDataSource,
+		karpenter.NewManifestsDataSource,
 		computeclass.NewManifestDataSource,
 	}
 }

@@ -1,8 +1,9 @@
 # Pool documents: one per GPU node pool. The rules only ever read these documents.
 #
 # - conftest passes plan JSON (terraform show -json): one document is built per current GPU pool
-#   in resource_changes[] (gpufleet_eks_node_pool, gpufleet_gke_node_pool, aws_eks_node_group,
-#   google_container_node_pool). Resources being deleted are skipped; for a replacement
+#   in resource_changes[] (gpufleet_eks_node_pool, gpufleet_gke_node_pool,
+#   gpufleet_karpenter_node_pool, aws_eks_node_group, google_container_node_pool). Resources being
+#   deleted are skipped; for a replacement
 #   (["delete","create"] / ["create","delete"]) the new object is checked.
 # - or conftest passes the documents file `gpufleet-policy documents` wrote from a plan: the same
 #   documents, built once, in Go (internal/plandoc, checked against the builders here); they are
@@ -106,7 +107,7 @@ cpu_node_groups := {rc.address |
 # a plan of thousands of resources that are not pools would pay for).
 plan_changes := [rc |
 	some rc in input.resource_changes
-	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_gke_compute_class", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
+	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool", "gpufleet_gke_compute_class", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
 ]
 
 # A gpufleet pool is built here only when its policy_document is unknown at plan time (the first
@@ -114,6 +115,8 @@ plan_changes := [rc |
 build("gpufleet_eks_node_pool", rc) := ours(rc, "aws") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
 
 build("gpufleet_gke_node_pool", rc) := ours(rc, "gcp") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
+
+build("gpufleet_karpenter_node_pool", rc) := ours(rc, "aws") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
 
 build("gpufleet_gke_compute_class", rc) := ours(_ladder_mix(rc), "gcp") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
 
