@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -236,3 +239,33 @@ func verifyAssertion(assertion string, pub *rsa.PublicKey, aud string) error {
 	}
 	return nil
 }
+
+// stateIs checks one attribute of addr in state: the path's first step is an attribute, the others
+// map keys; want is a string, an int, a bool or a map of strings.
+func stateIs(addr string, want any, path ...string) statecheck.StateCheck {
+	p := tfjsonpath.New(path[0])
+	for _, k := range path[1:] {
+		p = p.AtMapKey(k)
+	}
+	var check knownvalue.Check
+	switch v := want.(type) {
+	case string:
+		check = knownvalue.StringExact(v)
+	case int:
+		check = knownvalue.Int64Exact(int64(v))
+	case bool:
+		check = knownvalue.Bool(v)
+	case map[string]string:
+		m := map[string]knownvalue.Check{}
+		for k, x := range v {
+			m[k] = knownvalue.StringExact(x)
+		}
+		check = knownvalue.MapExact(m)
+	default:
+		panic(fmt.Sprintf("stateIs: %T", want))
+	}
+	return statecheck.ExpectKnownValue(addr, p, check)
+}
+
+// stateChecks is a step's ConfigStateChecks.
+func stateChecks(checks ...statecheck.StateCheck) []statecheck.StateCheck { return checks }

@@ -73,11 +73,7 @@ func (r *ComputeClassResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			Required:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		"owner_id": schema.StringAttribute{
-			MarkdownDescription: "Random id made when the class is created, written as its label `" + kube.LabelOwner + "`: gpufleet changes and deletes only the ComputeClass that carries it, never one of the same name that another state or a person made.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
+		"owner_id": kube.OwnerIDAttribute("the ComputeClass"),
 	})
 	attributes["manifests"] = schema.StringAttribute{
 		MarkdownDescription: "The ComputeClass as YAML, as gpufleet applies it but for the ownership labels it adds (`" + kube.LabelOwner + "`, `" + kube.LabelResource + "`). After a refresh, what of the class gpufleet still manages in the cluster: a field changed by hand shows here, and the next apply puts it back.",

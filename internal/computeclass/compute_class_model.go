@@ -21,11 +21,15 @@ import (
 type classModel struct {
 	poolschema.Model
 
-	Name                      types.String `tfsdk:"name"`
-	Location                  types.String `tfsdk:"location"`
-	Region                    types.String `tfsdk:"region"`
-	MachineType               types.String `tfsdk:"machine_type"`
-	Zones                     types.Set    `tfsdk:"zones"`
+	// Where the class is and what it runs.
+	Name        types.String `tfsdk:"name"`
+	Location    types.String `tfsdk:"location"`
+	Region      types.String `tfsdk:"region"`
+	MachineType types.String `tfsdk:"machine_type"`
+	Zones       types.Set    `tfsdk:"zones"`
+
+	// The class's own settings (spec.whenUnsatisfiable, activeMigration, autoscalingPolicy,
+	// nodePoolAutoCreation, description).
 	WhenUnsatisfiable         types.String `tfsdk:"when_unsatisfiable"`
 	ActiveMigration           types.Bool   `tfsdk:"active_migration"`
 	ConsolidationDelayMinutes types.Int64  `tfsdk:"consolidation_delay_minutes"`

@@ -3,16 +3,12 @@ package computeclass_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -130,13 +126,13 @@ func TestAccGKEComputeClass_basic(t *testing.T) {
 					}
 					return nil
 				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(testProject+"/"+testLocation+"/"+testCluster+"/"+name)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("pod_spec").AtMapKey("node_selector").AtMapKey("cloud.google.com/compute-class"), knownvalue.StringExact(name)),
-				},
+				ConfigStateChecks: stateChecks(
+					stateIs(addr, testProject+"/"+testLocation+"/"+testCluster+"/"+name, "id"),
+					stateIs(addr, name, "pod_spec", "node_selector", "cloud.google.com/compute-class"),
+				),
 			},
 			{Config: config(publishedLadder), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-			{Config: config(`["on_demand", "flex_start"]`), ExpectError: regexp.MustCompile(`Reservation without a rung`)},
+			{Config: config(`["on_demand", "flex_start"]`), ExpectError: acctest.ExpectErrorParts(`Reservation without a rung`)},
 			{
 				Config: strings.Replace(config(`["on_demand", "flex_start"]`), "reservation {\n      type = \"any\"\n    }", "", 1),
 				Check: func(*terraform.State) error {
@@ -173,7 +169,7 @@ func TestAccGKEComputeClass_planSendsNoRequests(t *testing.T) {
 		{strings.Replace(l4Body(publishedLadder, ""), `"g2-standard-24"`, `"a3-highgpu-1g"`, 1), `Rung the machine type is not sold as`},
 		{strings.Replace(l4Body(publishedLadder, ""), `"staging"`, `"production"`, 1), `GF-COST-001`},
 	} {
-		steps = append(steps, resource.TestStep{Config: w.providerConfig("") + classConfig("cc-bad", bad.body), ExpectError: regexp.MustCompile(bad.err)})
+		steps = append(steps, resource.TestStep{Config: w.providerConfig("") + classConfig("cc-bad", bad.body), ExpectError: acctest.ExpectErrorParts(bad.err)})
 	}
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, Steps: steps})
 	if n := w.requests(t) - before; n != 0 {

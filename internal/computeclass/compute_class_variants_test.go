@@ -6,11 +6,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
@@ -65,7 +63,7 @@ func TestAccGKEComputeClass_variants(t *testing.T) {
 		}
 	}
 	selector := func(key, want string) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("pod_spec").AtMapKey("node_selector").AtMapKey(key), knownvalue.StringExact(want))
+		return stateIs(addr, want, "pod_spec", "node_selector", key)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -79,11 +77,11 @@ func TestAccGKEComputeClass_variants(t *testing.T) {
 					}
 					return nil
 				}),
-				ConfigStateChecks: []statecheck.StateCheck{selector(render.LabelPartitionSize, "3g.20gb")},
+				ConfigStateChecks: stateChecks(selector(render.LabelPartitionSize, "3g.20gb")),
 			},
 			{ // time-sharing on the same GPUs
 				Config:            config(variantBody("a2-highgpu-1g", "  gpu {\n    sharing {\n      strategy = \"time-slicing\"\n      replicas = 4\n    }\n  }", `    ladder = ["on_demand", "spot"]`)),
-				ConfigStateChecks: []statecheck.StateCheck{selector(render.LabelSharingStrategy, "time-sharing"), selector(render.LabelMaxSharedClients, "4")},
+				ConfigStateChecks: stateChecks(selector(render.LabelSharingStrategy, "time-sharing"), selector(render.LabelMaxSharedClients, "4")),
 			},
 			{ // a specific reservation in its own zone, then on-demand in the class's
 				Config: config(variantBody("g2-standard-8", "", `    ladder = ["reservation", "on_demand"]
@@ -124,9 +122,7 @@ func TestAccGKEComputeClass_variants(t *testing.T) {
 					}
 					return nil
 				}),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_document").AtMapKey("capacity").AtMapKey("spot_percentage"), knownvalue.Int64Exact(100)),
-				},
+				ConfigStateChecks: stateChecks(stateIs(addr, 100, "policy_document", "capacity", "spot_percentage")),
 			},
 		},
 	})

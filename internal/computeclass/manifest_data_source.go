@@ -13,35 +13,23 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/render"
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
-)
-
-var (
-	_ datasource.DataSource              = &ManifestDataSource{}
-	_ datasource.DataSourceWithConfigure = &ManifestDataSource{}
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
 // ManifestDataSource is gpufleet_gke_compute_class_manifest: a ComputeClass rendered, validated and
 // judged by policy exactly as gpufleet_gke_compute_class plans it, managing nothing, for
 // GitOps repositories.
 type ManifestDataSource struct {
-	meta *conns.Meta
+	poolschema.DataSource
 }
+
+var _ datasource.DataSourceWithConfigure = &ManifestDataSource{}
 
 // NewManifestDataSource is the data source factory.
 func NewManifestDataSource() datasource.DataSource { return &ManifestDataSource{} }
 
 func (d *ManifestDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_gke_compute_class_manifest"
-}
-
-func (d *ManifestDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	meta, err := conns.FromProviderData(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	d.meta = meta
 }
 
 // classSchema is the schema of exactly classModel: what a ComputeClass has wherever it is rendered.
@@ -63,8 +51,7 @@ func (d *ManifestDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 }
 
 func (d *ManifestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.meta == nil {
-		resp.Diagnostics.AddError("Provider not configured", "the gpufleet provider was not configured before the data source was read")
+	if !d.Configured(&resp.Diagnostics) {
 		return
 	}
 	schema := classSchema(ctx)
@@ -85,7 +72,7 @@ func (d *ManifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if m.NodePoolAutoCreation.IsNull() {
 		m.NodePoolAutoCreation = types.BoolValue(true)
 	}
-	planClass(ctx, d.meta, &m, cfg, false, nil, &resp.Diagnostics)
+	planClass(ctx, d.Meta, &m, cfg, false, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

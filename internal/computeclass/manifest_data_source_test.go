@@ -8,20 +8,13 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/kubetest"
 )
 
-func TestMain(m *testing.M) {
-	code := acctest.Main(m)
-	kubetest.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m, acctest.Main)) }
 
 // offlineProvider is a provider block whose cloud endpoints are closed loopback ports: any cloud
 // call would fail. The example policy data, enforcement "deny".
@@ -87,17 +80,14 @@ func TestAccGKEComputeClassManifest_renders(t *testing.T) {
 				manifestHas(addr, "apiVersion: cloud.google.com/v1", "kind: ComputeClass", "affinity: AnyBestEffort", "machineType: g2-standard-24",
 					"type: nvidia-l4", "maxRunDurationSeconds: 604800", "whenUnsatisfiable: DoNotScaleUp", "- us-central1-a", "gpufleet.io/client: initech"),
 			),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("pod_spec").AtMapKey("node_selector"), knownvalue.MapExact(map[string]knownvalue.Check{
-					"cloud.google.com/compute-class":   knownvalue.StringExact("initech-l4"),
-					"cloud.google.com/gke-accelerator": knownvalue.StringExact("nvidia-l4"),
-				})),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("active_migration"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("consolidation_delay_minutes"), knownvalue.Int64Exact(15)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_document").AtMapKey("capacity").AtMapKey("spot_percentage"), knownvalue.Int64Exact(100)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_document").AtMapKey("resource_type"), knownvalue.StringExact("gpufleet_gke_compute_class")),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpus_per_node"), knownvalue.Int64Exact(2)),
-			},
+			ConfigStateChecks: stateChecks(
+				stateIs(addr, map[string]string{"cloud.google.com/compute-class": "initech-l4", "cloud.google.com/gke-accelerator": "nvidia-l4"}, "pod_spec", "node_selector"),
+				stateIs(addr, true, "active_migration"),
+				stateIs(addr, 15, "consolidation_delay_minutes"),
+				stateIs(addr, 100, "policy_document", "capacity", "spot_percentage"),
+				stateIs(addr, "gpufleet_gke_compute_class", "policy_document", "resource_type"),
+				stateIs(addr, 2, "gpus_per_node"),
+			),
 		}},
 	})
 }
