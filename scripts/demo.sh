@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make demo: the gpufleet story on both clouds, offline, on examples/quickstart. cloudsim plays EKS,
+# make demo: the gpufleet story on both clouds, offline, on examples/quickstart (and, beside its GKE
+# pool, examples/computeclass: a GKE ComputeClass planned with no cluster). cloudsim plays EKS,
 # EC2, GKE and Compute on their real wire protocols; terraform runs the provider from bin/ through a
 # dev_overrides CLI config (no registry, no init); conftest runs the same policy bundle on the plan
 # JSON, as CI does. Every step checks what it shows: the demo exits non-zero when one misbehaves.
@@ -238,5 +239,35 @@ show 'Destroy complete' 1
 shows 'Destroy complete! Resources: 3 destroyed' "the destroy did not remove the three pools"
 state_is_empty || fail "left behind in cloudsim: $(ctl "$CONTROL_ENDPOINT/state")"
 echo "cloudsim holds no node group, launch template or GKE node pool"
+
+say "10. globex's L4s as a GKE ComputeClass (reservation, on-demand, spot) beside its node pool: rendered, checked against the ComputeClass schema and judged at plan, with no cluster"
+# examples/computeclass, next to the quickstart's copy (it reads the quickstart's policy data).
+qs_pool="$qs" qs="$work/computeclass"
+cp -r "$root/examples/computeclass" "$qs"
+printf 'gke_endpoint = "%s"\n' "$GKE_ENDPOINT" >"$qs/cloudsim.auto.tfvars"
+before=$(ctl "$CONTROL_ENDPOINT/requests" | grep -c '"operation"' || true)
+tf plan -input=false || fail "the ComputeClass plan failed"
+awk '/manifests *= <<-EOT/ {p = 1} p {print} p && /EOT$/ && !/<<-EOT/ {exit}' "$work/last.txt" | sed -n '1,72p'
+show '"cloud.google.com/compute-class"|Plan:' 3
+warnings
+shows 'affinity: Specific' "the class has no Specific reservation rung"
+shows 'whenUnsatisfiable: DoNotScaleUp' "the GPU class does not leave pods Pending when no rung is satisfied"
+shows 'Plan: 1 to add, 0 to change, 0 to destroy' "the plan does not create the class"
+shows 'Warning: Policy GF-COST-003' "the plan does not warn of the spot rung under a workload that is not interruptible (GF-COST-003)"
+shows 'Resource labels not carried by a ComputeClass' "the plan does not say that the class cannot carry the billing labels"
+echo "... and a taint value the ComputeClass schema refuses (two characters) fails the plan at the attribute:"
+cat >"$qs/bad_override.tf" <<'HCL'
+resource "gpufleet_gke_compute_class" "globex_serve" {
+  taints = [{ key = "team", value = "ml", effect = "NO_SCHEDULE" }]
+}
+HCL
+rc=0; tf plan -input=false || rc=$?
+[ "$rc" = 1 ] || fail "a taint value the ComputeClass schema refuses did not fail the plan"
+show 'Error|taints\[1\]|should match' 4
+shows 'ComputeClass refused by its CRD' "the error does not say the CRD refuses the class"
+[ "$(ctl "$CONTROL_ENDPOINT/requests" | grep -c '"operation"' || true)" = "$before" ] || fail "planning the ComputeClass called GKE"
+echo "neither plan called GKE or a cluster"
+qs="$qs_pool"
+
 stop_cloudsim
 say "Done in $((SECONDS - started)) s; cloudsim stopped."
