@@ -266,3 +266,22 @@ func driverVersion(d string) string {
 	}
 	return ""
 }
+
+// RecommendedLadder is the ladder gpufleet recommends for a pool (gpufleet_recommendation's
+// gke_capacity_ladder): the cheapest rung first where the workload allows it, and only rungs the
+// machine type is sold as. Interruptible work starts on Spot VMs, then flex-start VMs (discounted,
+// for a limited run time), then on-demand VMs. Work that does not checkpoint, and production
+// inference, whose floor must not sit on Spot (GF-COST-001), run on demand first, then flex-start,
+// and take no spot rung (GF-COST-003). A reservation rung is the user's to add: the recommendation
+// knows no reservation.
+func RecommendedLadder(s pool.Spec) []string {
+	ladder := []string{RungOnDemand, RungFlexStart}
+	productionInference := s.Workload.Kind == pool.KindInference && s.Workload.Environment == pool.EnvProduction
+	if s.Workload.Interruptible && !productionInference {
+		ladder = []string{RungSpot, RungFlexStart, RungOnDemand}
+	}
+	sold := catalog.GKEProvisioningOf(s.MachineType)
+	return slices.DeleteFunc(ladder, func(r string) bool {
+		return r == RungOnDemand && !sold.OnDemand || r == RungFlexStart && !sold.FlexStart || r == RungSpot && !sold.Spot
+	})
+}

@@ -309,3 +309,24 @@ func TestWarnings_sizesAndScaleUpAnyway(t *testing.T) {
 		t.Errorf("warnings %v", got)
 	}
 }
+
+// The recommended ladder: cheapest first where the workload allows, rungs the type is sold as.
+func TestRecommendedLadder(t *testing.T) {
+	for _, tc := range []struct {
+		machineType string
+		w           pool.Workload
+		want        []string
+	}{
+		{"g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungFlexStart, RungOnDemand}},
+		{"g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction}, []string{RungOnDemand, RungFlexStart}},
+		{"g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, Interruptible: true}, []string{RungOnDemand, RungFlexStart}},
+		{"g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungFlexStart, RungOnDemand}},
+		{"a3-highgpu-1g", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging}, []string{RungFlexStart}},
+		{"n1-standard-8", pool.Workload{Kind: pool.KindBatch, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungOnDemand}},
+	} {
+		s := pool.Spec{MachineType: tc.machineType, Workload: tc.w}
+		if got := RecommendedLadder(s); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s %+v: %v, want %v", tc.machineType, tc.w, got, tc.want)
+		}
+	}
+}
