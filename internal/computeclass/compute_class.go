@@ -124,7 +124,7 @@ func (r *ComputeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	plan.Kubernetes.Validate(path.Root("kubernetes"), &resp.Diagnostics)
 	set := configured{activeMigration: !cfg.ActiveMigration.IsNull(), consolidationDelay: !cfg.ConsolidationDelayMinutes.IsNull()}
-	planClass(ctx, r.Meta, &plan.classModel, set, unchanged, nil, &resp.Diagnostics)
+	planClass(ctx, r.Meta, &plan.classModel, set, unchanged, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

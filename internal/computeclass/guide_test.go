@@ -18,7 +18,7 @@ func TestGuide_figures(t *testing.T) {
 		t.Fatal(err)
 	}
 	guide := string(raw)
-	row := regexp.MustCompile("(?m)^\\| (training|inference|batch|development) \\| (.*) \\| ([0-9]+) \\|$")
+	row := regexp.MustCompile(`(?m)^\| (training|inference|batch|development) \| (.*) \| ([0-9]+) \|$`)
 	rows := row.FindAllStringSubmatch(guide, -1)
 	if len(rows) != 4 {
 		t.Fatalf("%d rows of defaults in the guide, want 4", len(rows))

@@ -72,7 +72,7 @@ func (d *ManifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if m.NodePoolAutoCreation.IsNull() {
 		m.NodePoolAutoCreation = types.BoolValue(true)
 	}
-	planClass(ctx, d.Meta, &m, cfg, false, nil, &resp.Diagnostics)
+	planClass(ctx, d.Meta, &m, cfg, false, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -22,15 +22,6 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
-// planned is what planning a class gives: the rendered class (nil while a value it needs is
-// unknown, or when the plan has errors).
-type planned struct {
-	spec     pool.Spec
-	class    render.Class
-	derived  *pool.Derived
-	rendered *render.Rendered
-}
-
 // configured says which optional settings the configuration sets; the others take the values that
 // suit the workload (render.Defaults), shown in the plan.
 type configured struct {
@@ -40,8 +31,9 @@ type configured struct {
 // planClass is the plan-time core of the resource's ModifyPlan and the data source's Read: it
 // validates the pool and its ladder, derives every computed value into m, checks the pool's policy
 // document, renders the class and its pod stanza, and validates the rendered object against the
-// ComputeClass CRD. It never calls a cluster or a cloud. labels are the object's metadata labels.
-func planClass(ctx context.Context, meta *conns.Meta, m *classModel, cfg configured, unchanged bool, labels map[string]string, diags *diag.Diagnostics) planned {
+// ComputeClass CRD. It never calls a cluster or a cloud. The rendered class carries no ownership
+// labels: the resource adds them when it applies it.
+func planClass(ctx context.Context, meta *conns.Meta, m *classModel, cfg configured, unchanged bool, diags *diag.Diagnostics) {
 	m.Region = types.StringUnknown()
 	if !m.Location.IsUnknown() {
 		m.Region = types.StringValue(gke.RegionOf(m.Location.ValueString()))
@@ -55,16 +47,15 @@ func planClass(ctx context.Context, meta *conns.Meta, m *classModel, cfg configu
 	spec, class, ds := m.spec(ctx)
 	diags.Append(ds...)
 	if diags.HasError() {
-		return planned{}
+		return
 	}
 	hooks := poolschema.Hooks{
 		Validate: func(s pool.Spec) []pool.Problem { return append(render.ValidatePool(s), render.Validate(s, class)...) },
 		Derive:   func(s pool.Spec, env pool.Environment) (pool.Derived, error) { return render.Derive(s, env, class) },
 	}
 	derived, ok := poolschema.PlanWith(ctx, meta, spec, &m.Model, unchanged, hooks, diags)
-	out := planned{spec: spec, class: class, derived: derived}
 	if !ok {
-		return out
+		return
 	}
 	addWarnings(diags, render.Warnings(spec, class))
 	if spec.Known(pool.P("workload")) {
@@ -77,20 +68,18 @@ func planClass(ctx context.Context, meta *conns.Meta, m *classModel, cfg configu
 	if derived == nil {
 		m.Manifests = types.StringUnknown()
 		m.PodSpec = types.ObjectUnknown(podSpecAttrTypes)
-		return out
+		return
 	}
-	rendered, err := render.Render(spec, *derived, class, labels, nil)
+	rendered, err := render.Render(spec, *derived, class, nil, nil)
 	if err != nil {
 		diags.AddError("Rendering the ComputeClass", err.Error())
-		return out
+		return
 	}
 	if !validateObject(ctx, rendered, diags) {
-		return out
+		return
 	}
-	out.rendered = &rendered
 	m.Manifests = types.StringValue(rendered.YAML)
 	m.PodSpec = podSpecValue(rendered.Pod)
-	return out
 }
 
 func unknownUnless(v types.Bool, set bool) types.Bool {

@@ -45,13 +45,13 @@ func Derive(s pool.Spec, env pool.Environment, c Class) (pool.Derived, error) {
 	}
 	// A class has no per-zone node pool sizes to round (pool.Spec.StartSizeKnown): its cost is known.
 	d.HourlyUSD, d.MonthlyUSD, d.PriceErr, d.CostUnknown = 0, 0, nil, false
-	hourly, err := HourlyCost(s, d.Node, c, env.Pricing)
-	if err != nil {
-		d.PriceErr = err
-		return d, nil
+	// No price row is no error of the pool: the cost shows as unknown, with a warning (PriceErr).
+	if hourly, priceErr := HourlyCost(s, d.Node, c, env.Pricing); priceErr != nil {
+		d.PriceErr = priceErr
+	} else {
+		d.HourlyUSD = math.Round(hourly*10000) / 10000
+		d.MonthlyUSD = math.Round(d.HourlyUSD*catalog.HoursPerMonth*100) / 100
 	}
-	d.HourlyUSD = math.Round(hourly*10000) / 10000
-	d.MonthlyUSD = math.Round(d.HourlyUSD*catalog.HoursPerMonth*100) / 100
 	return d, nil
 }
 
