@@ -255,4 +255,63 @@ func TestAccGKEComputeClass_foreignObject(t *testing.T) {
 	if u == nil || spec(t, u, "whenUnsatisfiable") != "ScaleUpAnyway" || len(u.GetLabels()) != 0 {
 		t.Fatalf("the foreign class changed: %v", u)
 	}
+
+	// A class this resource made, replaced by hand with another of the name: this resource's class
+	// is gone, and destroying the resource leaves the other alone.
+	const replaced = "cc-replaced"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: w.providerConfig("") + classConfig(replaced, l4Body(publishedLadder, ""))},
+			{
+				PreConfig: func() {
+					if err := w.admin.Resource(computeClassGVR).Delete(context.Background(), replaced, metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					other := foreign.DeepCopy()
+					other.SetName(replaced)
+					if _, err := w.admin.Resource(computeClassGVR).Create(context.Background(), other, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:  w.providerConfig("") + classConfig(replaced, l4Body(publishedLadder, "")),
+				Destroy: true,
+			},
+		},
+	})
+	t.Cleanup(func() { _ = w.admin.Resource(computeClassGVR).Delete(context.Background(), replaced, metav1.DeleteOptions{}) })
+	if u := w.live(t, replaced); u == nil || len(u.GetLabels()) != 0 {
+		t.Fatalf("destroying the resource touched the class that replaced its own: %v", u)
+	}
+}
+
+// Bad input fails the plan at the attribute, before any call to GKE or the cluster.
+func TestAccGKEComputeClass_badInput(t *testing.T) {
+	w := newWorld(t)
+	before := w.requests(t)
+	for name, tc := range map[string]struct{ body, err string }{
+		"reserved name": {l4Body(publishedLadder, ""), "Reserved ComputeClass name"},
+		"driver the class cannot carry": {l4Body(publishedLadder, "  gpu {\n    driver_version = \"INSTALLATION_DISABLED\"\n  }\n"),
+			"Driver version a ComputeClass cannot carry"},
+		"zone of another region":     {l4Body(publishedLadder, "  zones = [\"europe-west4-a\"]\n"), "Zone outside the cluster's region"},
+		"rung twice":                 {l4Body(`["on_demand", "spot", "on_demand"]`, ""), "Rung listed twice"},
+		"MIG on a GPU without it":    {l4Body(publishedLadder, "  gpu {\n    mig {\n      profile = \"1g.5gb\"\n    }\n  }\n"), "MIG not supported"},
+	} {
+		className := "cc-bad-input"
+		if name == "reserved name" {
+			className = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps:                    []resource.TestStep{{Config: w.providerConfig("") + classConfig(className, tc.body), ExpectError: acctest.ExpectErrorParts(tc.err)}},
+			})
+		})
+	}
+	if n := w.requests(t) - before; n != 0 {
+		t.Fatalf("bad input sent %d requests to the API server", n)
+	}
+	if n := len(w.sim.Requests()); n != 0 {
+		t.Fatalf("bad input sent %d requests to GKE", n)
+	}
 }
