@@ -279,7 +279,9 @@ func TestAccGKEComputeClass_foreignObject(t *testing.T) {
 			},
 		},
 	})
-	t.Cleanup(func() { _ = w.admin.Resource(computeClassGVR).Delete(context.Background(), replaced, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = w.admin.Resource(computeClassGVR).Delete(context.Background(), replaced, metav1.DeleteOptions{})
+	})
 	if u := w.live(t, replaced); u == nil || len(u.GetLabels()) != 0 {
 		t.Fatalf("destroying the resource touched the class that replaced its own: %v", u)
 	}
@@ -293,9 +295,9 @@ func TestAccGKEComputeClass_badInput(t *testing.T) {
 		"reserved name": {l4Body(publishedLadder, ""), "Reserved ComputeClass name"},
 		"driver the class cannot carry": {l4Body(publishedLadder, "  gpu {\n    driver_version = \"INSTALLATION_DISABLED\"\n  }\n"),
 			"Driver version a ComputeClass cannot carry"},
-		"zone of another region":     {l4Body(publishedLadder, "  zones = [\"europe-west4-a\"]\n"), "Zone outside the cluster's region"},
-		"rung twice":                 {l4Body(`["on_demand", "spot", "on_demand"]`, ""), "Rung listed twice"},
-		"MIG on a GPU without it":    {l4Body(publishedLadder, "  gpu {\n    mig {\n      profile = \"1g.5gb\"\n    }\n  }\n"), "MIG not supported"},
+		"zone of another region":  {l4Body(publishedLadder, "  zones = [\"europe-west4-a\"]\n"), "Zone outside the cluster's region"},
+		"rung twice":              {l4Body(`["on_demand", "spot", "on_demand"]`, ""), "Rung listed twice"},
+		"MIG on a GPU without it": {l4Body(publishedLadder, "  gpu {\n    mig {\n      profile = \"1g.5gb\"\n    }\n  }\n"), "MIG not supported"},
 	} {
 		className := "cc-bad-input"
 		if name == "reserved name" {
