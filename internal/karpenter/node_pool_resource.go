@@ -102,6 +102,12 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 		spec.Unknown["config"] = true
 	}
+	// The objects a change updates are validated as updates of state's (CEL transition rules);
+	// a replacement creates new ones.
+	old := previousObjects(state)
+	if replaced(plan, state) {
+		old = nil
+	}
 	var rendering render.Rendering
 	check := func(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 		rendering = render.Render(s, d, set)
@@ -109,7 +115,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		if diags.HasError() || unchanged {
 			return
 		}
-		validateObjects(ctx, set, rendering, previousObjects(state), diags)
+		validateObjects(ctx, set, rendering, old, diags)
 	}
 	derived, ok := poolschema.Plan(ctx, r.Meta, spec, &plan.Model, unchanged, check, &resp.Diagnostics)
 	if !ok {
@@ -126,6 +132,13 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.NodePools = nodePoolList(rendering.NodePools)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// replaced reports whether the plan replaces the pool: an argument that requires replacement
+// changes (the framework tells ModifyPlan nothing of its attributes' RequiresReplace).
+func replaced(plan, state *nodePoolModel) bool {
+	return state != nil && (!plan.ClusterName.Equal(state.ClusterName) || !plan.Name.Equal(state.Name) ||
+		!plan.Mode.Equal(state.Mode) || !plan.Region.Equal(state.Region))
 }
 
 // drifted reports whether the objects state read from the cluster differ from what state's
