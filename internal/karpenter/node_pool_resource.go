@@ -42,6 +42,15 @@ func (r *NodePoolResource) Metadata(_ context.Context, req resource.MetadataRequ
 	resp.TypeName = req.ProviderTypeName + "_karpenter_node_pool"
 }
 
+// Configure hands the resource the provider's settings and starts compiling the latest Karpenter
+// release's CRDs in the background: the first plan-time validation then finds them ready.
+func (r *NodePoolResource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.Resource.Configure(ctx, req, resp)
+	if r.Meta != nil && r.Meta.Once("karpenter-crds-warm") {
+		kube.Warm(render.CRDSet(render.ModeKarpenter, render.LatestKarpenter))
+	}
+}
+
 func poolID(cluster, name string) string { return cluster + ":" + name }
 
 func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -112,7 +121,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	check := func(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 		rendering = render.Render(s, d, set)
 		addNotes(diags, rendering.Notes)
-		if diags.HasError() || unchanged {
+		if diags.HasError() || unchanged || skipValidation {
 			return
 		}
 		validateObjects(ctx, set, rendering, old, diags)
