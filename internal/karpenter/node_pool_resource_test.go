@@ -56,12 +56,12 @@ func TestAccKarpenterNodePool_basic(t *testing.T) {
 						return fmt.Errorf("owner labels %v %v", owner, nested(nc, "metadata", "labels", kube.LabelOwner))
 					}
 					for key, want := range map[string]string{
-						"karpenter.sh/capacity-type":              "In on-demand",
-						"node.kubernetes.io/instance-type":        "In g6.xlarge,g6.2xlarge",
-						"karpenter.k8s.aws/instance-gpu-name":     "In l4",
-						"karpenter.k8s.aws/instance-gpu-count":    "In 1",
-						"karpenter.k8s.aws/instance-gpu-memory":   "Gt 16383",
-						"karpenter.k8s.aws/instance-family":       "In g6",
+						"karpenter.sh/capacity-type":                  "In on-demand",
+						"node.kubernetes.io/instance-type":            "In g6.xlarge,g6.2xlarge",
+						"karpenter.k8s.aws/instance-gpu-name":         "In l4",
+						"karpenter.k8s.aws/instance-gpu-count":        "In 1",
+						"karpenter.k8s.aws/instance-gpu-memory":       "Gt 16383",
+						"karpenter.k8s.aws/instance-family":           "In g6",
 						"karpenter.k8s.aws/instance-gpu-manufacturer": "In nvidia",
 					} {
 						if got := requirement(np, key); got != want {
