@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ provider "gpufleet" {
 
 // pool renders one gpufleet_karpenter_node_pool named name with body (blocks and arguments beyond
 // the cluster and network ones).
-func pool(name, instanceTypes, body string) string {
+func poolHCL(name, instanceTypes, body string) string {
 	return fmt.Sprintf(`
 resource "gpufleet_karpenter_node_pool" %[1]q {
   cluster_name = %[2]q
@@ -196,3 +197,5 @@ func requirement(np map[string]any, key string) string {
 	}
 	return ""
 }
+
+func regexpMust(s string) *regexp.Regexp { return regexp.MustCompile(s) }

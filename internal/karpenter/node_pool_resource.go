@@ -42,6 +42,15 @@ func (r *NodePoolResource) Metadata(_ context.Context, req resource.MetadataRequ
 	resp.TypeName = req.ProviderTypeName + "_karpenter_node_pool"
 }
 
+// Configure hands the resource the provider's settings and starts compiling the latest Karpenter
+// release's CRDs in the background: the first plan-time validation then finds them ready.
+func (r *NodePoolResource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.Resource.Configure(ctx, req, resp)
+	if r.Meta != nil && r.Meta.Once("karpenter-crds-warm") {
+		kube.Warm(render.CRDSet(render.ModeKarpenter, render.LatestKarpenter))
+	}
+}
+
 func poolID(cluster, name string) string { return cluster + ":" + name }
 
 func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -102,14 +111,20 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 		spec.Unknown["config"] = true
 	}
+	// The objects a change updates are validated as updates of state's (CEL transition rules);
+	// a replacement creates new ones.
+	old := previousObjects(state)
+	if replaced(plan, state) {
+		old = nil
+	}
 	var rendering render.Rendering
 	check := func(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 		rendering = render.Render(s, d, set)
 		addNotes(diags, rendering.Notes)
-		if diags.HasError() || unchanged {
+		if diags.HasError() || unchanged || skipValidation {
 			return
 		}
-		validateObjects(ctx, set, rendering, previousObjects(state), diags)
+		validateObjects(ctx, set, rendering, old, diags)
 	}
 	derived, ok := poolschema.Plan(ctx, r.Meta, spec, &plan.Model, unchanged, check, &resp.Diagnostics)
 	if !ok {
@@ -126,6 +141,13 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.NodePools = nodePoolList(rendering.NodePools)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// replaced reports whether the plan replaces the pool: an argument that requires replacement
+// changes (the framework tells ModifyPlan nothing of its attributes' RequiresReplace).
+func replaced(plan, state *nodePoolModel) bool {
+	return state != nil && (!plan.ClusterName.Equal(state.ClusterName) || !plan.Name.Equal(state.Name) ||
+		!plan.Mode.Equal(state.Mode) || !plan.Region.Equal(state.Region))
 }
 
 // drifted reports whether the objects state read from the cluster differ from what state's

@@ -29,7 +29,7 @@ func check(f func() error) resource.TestCheckFunc {
 // after the apply.
 func TestAccKarpenterNodePool_basic(t *testing.T) {
 	e := newEnv(t)
-	cfg := e.provider("") + pool("basic", `["g6.xlarge", "g6.2xlarge"]`, inference+scaling(0, 4))
+	cfg := e.provider("") + poolHCL("basic", `["g6.xlarge", "g6.2xlarge"]`, inference+scaling(0, 4))
 	addr := "gpufleet_karpenter_node_pool.basic"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -56,12 +56,12 @@ func TestAccKarpenterNodePool_basic(t *testing.T) {
 						return fmt.Errorf("owner labels %v %v", owner, nested(nc, "metadata", "labels", kube.LabelOwner))
 					}
 					for key, want := range map[string]string{
-						"karpenter.sh/capacity-type":              "In on-demand",
-						"node.kubernetes.io/instance-type":        "In g6.xlarge,g6.2xlarge",
-						"karpenter.k8s.aws/instance-gpu-name":     "In l4",
-						"karpenter.k8s.aws/instance-gpu-count":    "In 1",
-						"karpenter.k8s.aws/instance-gpu-memory":   "Gt 16383",
-						"karpenter.k8s.aws/instance-family":       "In g6",
+						"karpenter.sh/capacity-type":                  "In on-demand",
+						"node.kubernetes.io/instance-type":            "In g6.xlarge,g6.2xlarge",
+						"karpenter.k8s.aws/instance-gpu-name":         "In l4",
+						"karpenter.k8s.aws/instance-gpu-count":        "In 1",
+						"karpenter.k8s.aws/instance-gpu-memory":       "Gt 16383",
+						"karpenter.k8s.aws/instance-family":           "In g6",
 						"karpenter.k8s.aws/instance-gpu-manufacturer": "In nvidia",
 					} {
 						if got := requirement(np, key); got != want {
@@ -95,7 +95,7 @@ func TestAccKarpenterNodePool_basic(t *testing.T) {
 // call to EKS or STS: the objects are rendered and validated in process.
 func TestAccKarpenterNodePool_planSendsNoRequests(t *testing.T) {
 	e := newEnv(t)
-	cfg := e.provider("") + pool("noreq", `["g6.xlarge"]`, strings.Replace(inference, "16", "4", 1)+scaling(1, 4)+acctest.Capacity(50, 0)+
+	cfg := e.provider("") + poolHCL("noreq", `["g6.xlarge"]`, strings.Replace(inference, "16", "4", 1)+scaling(1, 4)+acctest.Capacity(50, 0)+
 		"  gpu {\n    sharing {\n      strategy = \"time-slicing\"\n      replicas = 4\n    }\n  }\n")
 	before := e.requests(t)
 	resource.Test(t, resource.TestCase{
@@ -127,7 +127,7 @@ func TestAccKarpenterNodePool_planSendsNoRequests(t *testing.T) {
 func TestAccKarpenterNodePool_update(t *testing.T) {
 	e := newEnv(t)
 	addr := "gpufleet_karpenter_node_pool.upd"
-	cfg := func(body string) string { return e.provider("") + pool("upd", `["g6.xlarge"]`, inference+body) }
+	cfg := func(body string) string { return e.provider("") + poolHCL("upd", `["g6.xlarge"]`, inference+body) }
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             e.gone("upd"),
@@ -169,7 +169,7 @@ func TestAccKarpenterNodePool_update(t *testing.T) {
 func TestAccKarpenterNodePool_import(t *testing.T) {
 	e := newEnv(t)
 	addr := "gpufleet_karpenter_node_pool.imp"
-	cfg := e.provider("") + pool("imp", `["p5.48xlarge"]`, `  workload {
+	cfg := e.provider("") + poolHCL("imp", `["p5.48xlarge"]`, `  workload {
     kind           = "training"
     environment    = "production"
     gpu_memory_gib = 30
@@ -215,7 +215,7 @@ func TestAccKarpenterNodePool_import(t *testing.T) {
 func TestAccKarpenterNodePool_drift(t *testing.T) {
 	e := newEnv(t)
 	addr := "gpufleet_karpenter_node_pool.drift"
-	cfg := e.provider("") + pool("drift", `["g6.xlarge"]`, inference+scaling(0, 4))
+	cfg := e.provider("") + poolHCL("drift", `["g6.xlarge"]`, inference+scaling(0, 4))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             e.gone("drift"),
@@ -270,7 +270,7 @@ func TestAccKarpenterNodePool_drift(t *testing.T) {
 func TestAccKarpenterNodePool_disappears(t *testing.T) {
 	e := newEnv(t)
 	addr := "gpufleet_karpenter_node_pool.gone"
-	cfg := e.provider("") + pool("gone", `["g6.xlarge"]`, inference+scaling(0, 2))
+	cfg := e.provider("") + poolHCL("gone", `["g6.xlarge"]`, inference+scaling(0, 2))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             e.gone("gone"),
@@ -311,7 +311,7 @@ func TestAccKarpenterNodePool_foreignObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.deleteObject(t, nodePoolGVK, "taken-od") })
-	cfg := e.provider("") + pool("taken", `["g6.xlarge"]`, inference+scaling(0, 2))
+	cfg := e.provider("") + poolHCL("taken", `["g6.xlarge"]`, inference+scaling(0, 2))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -351,7 +351,7 @@ func TestAccKarpenterNodePool_badInput(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config:      e.provider("") + pool("bad-"+c.name, types, c.body),
+					Config:      e.provider("") + poolHCL("bad-"+c.name, types, c.body),
 					PlanOnly:    true,
 					ExpectError: acctest.ExpectErrorParts(c.want...),
 				}},

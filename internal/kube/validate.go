@@ -88,6 +88,10 @@ type compiled struct {
 	err     error
 }
 
+// Warm compiles a set's schemas in the background, so that the first validation finds them ready
+// (a provider calls it when a resource that validates is first configured).
+func Warm(set crds.Set) { go func() { _, _ = SchemasFor(set) }() }
+
 // SchemasFor returns the compiled schemas of a CRD set: compiled on first use, once per process.
 func SchemasFor(set crds.Set) (*Schemas, error) {
 	setOnce.Lock()
@@ -201,7 +205,7 @@ func (s *Schemas) Kinds() []schema.GroupVersionKind {
 // nil when it accepts the object. defaulted is the object as the server would store it (defaults
 // applied, status dropped), for display and as the old object of a later update.
 func (s *Schemas) Validate(ctx context.Context, obj, old map[string]any) (defaulted map[string]any, errs []FieldError, err error) {
-	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(normalizeJSON(obj))}
+	u := &unstructured.Unstructured{Object: normalizeJSON(obj)}
 	gvk := u.GroupVersionKind()
 	ks, ok := s.kinds[gvk]
 	if !ok {
@@ -221,7 +225,7 @@ func (s *Schemas) Validate(ctx context.Context, obj, old map[string]any) (defaul
 		rest.FillObjectMetaSystemFields(u)
 		verr = rest.BeforeCreate(ks.strategy, ctx, u)
 	} else {
-		o := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(normalizeJSON(old))}
+		o := &unstructured.Unstructured{Object: normalizeJSON(old)}
 		if unknown := ks.decode(o); len(unknown) > 0 {
 			return nil, nil, fmt.Errorf("the old object has unknown fields: %s", strings.Join(unknown, ", "))
 		}
