@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make demo: the gpufleet story on both clouds, offline, on examples/quickstart (and, beside its GKE
-# pool, examples/computeclass: a GKE ComputeClass planned with no cluster). cloudsim plays EKS,
-# EC2, GKE and Compute on their real wire protocols; terraform runs the provider from bin/ through a
-# dev_overrides CLI config (no registry, no init); conftest runs the same policy bundle on the plan
+# pool, examples/computeclass: a GKE ComputeClass planned with no cluster, then applied). cloudsim
+# plays EKS, EC2, GKE and Compute on their real wire protocols; terraform runs the provider from
+# bin/ through a dev_overrides CLI config (no registry, no init); conftest runs the same policy bundle on the plan
 # JSON, as CI does. Every step checks what it shows: the demo exits non-zero when one misbehaves.
 #
 # DEMO_DELAY (default 500ms) is how long cloudsim keeps objects in transitional statuses; the test
@@ -311,7 +311,7 @@ shows 'Destroy complete! Resources: 3 destroyed' "the destroy did not remove the
 state_is_empty || fail "left behind in cloudsim: $(ctl "$CONTROL_ENDPOINT/state")"
 echo "cloudsim holds no node group, launch template or GKE node pool"
 
-say "10. globex's L4s as a GKE ComputeClass (reservation, on-demand, spot) beside its node pool: rendered, checked against the ComputeClass schema and judged at plan, with no cluster"
+say "12. globex's L4s as a GKE ComputeClass (reservation, on-demand, spot) beside its node pool: rendered, checked against the ComputeClass schema and judged at plan, with no cluster"
 # examples/computeclass, next to the quickstart's copy (it reads the quickstart's policy data).
 qs_pool="$qs" qs="$work/computeclass"
 cp -r "$root/examples/computeclass" "$qs"
@@ -338,6 +338,36 @@ show 'Error|taints\[1\]|should match' 4
 shows 'ComputeClass refused by its CRD' "the error does not say the CRD refuses the class"
 [ "$(ctl "$CONTROL_ENDPOINT/requests" | grep -c '"operation"' || true)" = "$before" ] || fail "planning the ComputeClass called GKE"
 echo "neither plan called GKE or a cluster"
+rm "$qs/bad_override.tf"
+
+say "13. The ComputeClass applied to a real API server that serves gpufleet's ComputeClass CRD (as GKE serves its own), through a kubernetes block; planned empty; destroyed"
+"$bin/kubeapi" -etcd "$bin/etcd" -apiserver "$bin/apiextensions-apiserver" -env-file "$work/kube-cc.env" >"$work/kubeapi-cc.log" 2>&1 &
+kube_pid=$!
+for _ in $(seq 300); do [ -s "$work/kube-cc.env" ] && break; kill -0 "$kube_pid" 2>/dev/null || break; sleep 0.1; done
+[ -s "$work/kube-cc.env" ] || fail "the API server did not start: $(tail -20 "$work/kubeapi-cc.log")"
+# shellcheck disable=SC1091
+source "$work/kube-cc.env"
+curl -fsS --cacert "$KUBE_CA_FILE" --cert "$KUBE_ADMIN_CERT" --key "$KUBE_ADMIN_KEY" -H 'Content-Type: application/yaml' \
+  --data-binary @"$root/internal/computeclass/crd/computeclasses.cloud.google.com.yaml" \
+  "$KUBE_ENDPOINT/apis/apiextensions.k8s.io/v1/customresourcedefinitions" >/dev/null || fail "the API server did not take the ComputeClass CRD"
+for _ in $(seq 100); do kubeget /apis/cloud.google.com/v1/computeclasses >/dev/null 2>&1 && break; sleep 0.1; done
+cat >"$qs/kube.auto.tfvars" <<VARS
+kube_host  = "$KUBE_ENDPOINT"
+kube_files = { ca = "$KUBE_CA_FILE", cert = "$KUBE_ADMIN_CERT", key = "$KUBE_ADMIN_KEY" }
+VARS
+tf apply -input=false -auto-approve || fail "the ComputeClass apply failed"
+shows 'Apply complete! Resources: 1 added, 0 changed, 0 destroyed' "the apply did not create the ComputeClass"
+kubeget /apis/cloud.google.com/v1/computeclasses/globex-l4-serve >"$work/computeclass.json" || fail "the API server holds no ComputeClass globex-l4-serve"
+grep -q '"gpufleet.io/owner"' "$work/computeclass.json" && grep -q '"affinity": *"Specific"' "$work/computeclass.json" ||
+  fail "the ComputeClass in the API server is not gpufleet's, or has no Specific reservation rung"
+echo "in the cluster: ComputeClass globex-l4-serve, labelled gpufleet.io/owner, with globex's reservation first"
+rc=0; tf plan -input=false -detailed-exitcode || rc=$?
+[ "$rc" = 0 ] || fail "the plan after the ComputeClass apply is not empty (exit $rc)"
+tf destroy -input=false -auto-approve || fail "the ComputeClass destroy failed"
+shows 'Destroy complete! Resources: 1 destroyed' "the destroy did not remove the ComputeClass"
+kubeget /apis/cloud.google.com/v1/computeclasses | grep -q 'globex-l4-serve' && fail "the ComputeClass is left behind in the API server"
+echo "terraform destroy removed it; the API server is stopped"
+stop_kubeapi
 qs="$qs_pool"
 
 stop_cloudsim
