@@ -25,6 +25,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
 	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/api/impersonate"
 	"google.golang.org/api/option"
@@ -295,6 +297,44 @@ func (m *Meta) gcpOptions(ctx context.Context, endpoint string, insecureOpts ...
 }
 
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
+// GoogleTokenSource makes OAuth 2.0 access tokens of the provider's Google credentials (scope
+// cloud-platform), which a GKE cluster's API server takes as bearer tokens: the gcp block's
+// credentials (a key file's JSON or its path), the impersonated service account when set, else
+// application default credentials.
+func (m *Meta) GoogleTokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	s := m.GCPSettings
+	ctx = context.WithoutCancel(ctx)
+	if s.ImpersonateServiceAccount != "" {
+		ts, err := impersonate.CredentialsTokenSource(ctx, impersonate.CredentialsConfig{
+			TargetPrincipal: s.ImpersonateServiceAccount,
+			Scopes:          []string{cloudPlatformScope},
+		}, credentialOptions(s.Credentials)...)
+		if err != nil {
+			return nil, fmt.Errorf("impersonating %s: %w", s.ImpersonateServiceAccount, err)
+		}
+		return ts, nil
+	}
+	if s.Credentials == "" {
+		creds, err := google.FindDefaultCredentials(ctx, cloudPlatformScope)
+		if err != nil {
+			return nil, fmt.Errorf("finding Google application default credentials: %w", err)
+		}
+		return creds.TokenSource, nil
+	}
+	data := []byte(s.Credentials)
+	if !strings.HasPrefix(strings.TrimSpace(s.Credentials), "{") {
+		var err error
+		if data, err = os.ReadFile(s.Credentials); err != nil {
+			return nil, fmt.Errorf("reading gcp.credentials: %w", err)
+		}
+	}
+	creds, err := google.CredentialsFromJSONWithType(ctx, data, google.CredentialsType(CredentialsType(data, "")), cloudPlatformScope)
+	if err != nil {
+		return nil, fmt.Errorf("reading gcp.credentials: %w", err)
+	}
+	return creds.TokenSource, nil
+}
 
 // credentialOptions turns the gcp.credentials setting (a key file's JSON or its path) into client
 // options; none means application default credentials.
