@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	seedPath := fs.String("seed", "", "seed file (JSON); optional when -state already holds a world")
 	statePath := fs.String("state", "", "state file, loaded at start and rewritten after every change")
-	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3, Compute p+4")
+	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3, Compute p+4, STS p+5")
 	delay := fs.Duration("delay", 2*time.Second, "how long transitional statuses (CREATING, UPDATING, ...) last")
 	envFile := fs.String("env-file", "", "also write the endpoint lines to this file")
 	if err := fs.Parse(args); err != nil {

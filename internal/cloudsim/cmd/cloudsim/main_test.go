@@ -159,7 +159,7 @@ func TestRun_printsWhatTheGuideQuotes(t *testing.T) {
 		t.Fatal("the guide no longer quotes cloudsim's output for -listen 127.0.0.1:41001")
 	}
 	quote = "EKS_ENDPOINT=" + quote
-	base := freePorts(t, 5)
+	base := freePorts(t, 6)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
@@ -179,7 +179,7 @@ func TestRun_printsWhatTheGuideQuotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := quote
-	for i := 4; i >= 0; i-- {
+	for i := 5; i >= 0; i-- {
 		want = strings.ReplaceAll(want, fmt.Sprint(41001+i), fmt.Sprint(base+i))
 	}
 	if printed != want {
