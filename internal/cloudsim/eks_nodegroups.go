@@ -123,13 +123,10 @@ func buildNodegroup(region string, cl *EKSClusterSeed, in *eksCreateNodegroupInp
 		Resources:        &NodegroupResources{AutoScalingGroups: []AutoScalingGroup{{Name: "eks-" + in.NodegroupName + "-" + id}}},
 		DiskSize:         in.DiskSize,
 		Health:           NodegroupHealth{Issues: []HealthIssue{}},
-		UpdateConfig:     in.UpdateConfig,
 		NodeRepairConfig: in.NodeRepairConfig,
 		Tags:             cloneMap(in.Tags),
 	}
-	if ng.UpdateConfig == nil {
-		ng.UpdateConfig = &NodegroupUpdateConfig{MaxUnavailable: ptr[int32](1)}
-	}
+	ng.UpdateConfig = withDefaultStrategy(in.UpdateConfig)
 	if lt == nil {
 		if len(ng.InstanceTypes) == 0 {
 			ng.InstanceTypes = []string{"t3.medium"}
@@ -148,6 +145,26 @@ func buildNodegroup(region string, cl *EKSClusterSeed, in *eksCreateNodegroupInp
 		ng.AmiType = defaultAMIType(ng.InstanceTypes, lt)
 	}
 	return ng
+}
+
+// withDefaultStrategy is a node group's update config as EKS reports it: maxUnavailable 1 when none
+// was given, and the DEFAULT strategy when none was named. Audit eks-vs-real.md S1: EKS reports
+// updateStrategy DEFAULT for a node group created without one (terraform-aws-modules/terraform-aws-eks
+// #3625, "diff from "DEFAULT" to null" on every plan once terraform-provider-aws 6.28 read the field
+// back; aws-sdk-go-v2 service/eks types.NodegroupUpdateConfig.UpdateStrategy: "The default strategy
+// ... launches the new instances first").
+func withDefaultStrategy(in *NodegroupUpdateConfig) *NodegroupUpdateConfig {
+	out := &NodegroupUpdateConfig{MaxUnavailable: ptr[int32](1), UpdateStrategy: "DEFAULT"}
+	if in == nil {
+		return out
+	}
+	if in.MaxUnavailable != nil || in.MaxUnavailablePercentage != nil {
+		out.MaxUnavailable, out.MaxUnavailablePercentage = in.MaxUnavailable, in.MaxUnavailablePercentage
+	}
+	if in.UpdateStrategy != "" {
+		out.UpdateStrategy = in.UpdateStrategy
+	}
+	return out
 }
 
 // scalingWithDefaults fills the EKS defaults for an omitted scaling config (min 1, max 2,
@@ -555,7 +572,7 @@ func (ch *ngChange) apply(ng *Nodegroup) {
 		ng.ScalingConfig = ch.Scaling
 	}
 	if ch.UpdateConfig != nil {
-		ng.UpdateConfig = ch.UpdateConfig
+		ng.UpdateConfig = withDefaultStrategy(ch.UpdateConfig)
 	}
 	if len(ch.NodeRepairConfig) > 0 {
 		ng.NodeRepairConfig = ch.NodeRepairConfig
