@@ -135,8 +135,8 @@ func (v *eksValidator) taint(t Taint) *apiError {
 	if len(t.Key) < 1 || len(t.Key) > 63 {
 		return v.invalid("Taint key %q is invalid: the key must be 1-63 characters long", t.Key)
 	}
-	if len(t.Value) > 63 {
-		return v.invalid("Taint value %q is invalid: the value must be at most 63 characters long", t.Value)
+	if len(t.TaintValue()) > 63 {
+		return v.invalid("Taint value %q is invalid: the value must be at most 63 characters long", t.TaintValue())
 	}
 	return nil
 }

@@ -405,14 +405,16 @@ func reservationOf(data *ec2types.ResponseLaunchTemplateData) *pool.Reservation 
 	return &pool.Reservation{ID: id, Type: typ}
 }
 
-// eksTaints converts taints to the EKS API's type.
+// eksTaints converts taints to the EKS API's type. Every taint carries a value, "" for a taint
+// without one, as terraform-provider-aws sends them (internal/service/eks/node_group.go,
+// expandTaints): the cluster autoscaler builds a node group's scale-from-zero template only from
+// DescribeNodegroup taints whose value is not null (kubernetes/autoscaler
+// cluster-autoscaler/cloudprovider/aws/aws_wrapper.go, getManagedNodegroupInfo), and whether EKS
+// echoes an omitted value as "" is not documented (audit eks-vs-real.md D5, Q1).
 func eksTaints(taints []pool.Taint) []types.Taint {
 	out := make([]types.Taint, len(taints))
 	for i, t := range taints {
-		out[i] = types.Taint{Key: aws.String(t.Key), Effect: types.TaintEffect(t.Effect)}
-		if t.Value != "" {
-			out[i].Value = aws.String(t.Value)
-		}
+		out[i] = types.Taint{Key: aws.String(t.Key), Value: aws.String(t.Value), Effect: types.TaintEffect(t.Effect)}
 	}
 	return out
 }

@@ -579,10 +579,25 @@ func TestAccEKSNodePool_emptyBlocks(t *testing.T) {
 	}
 }
 
-// A taint with an empty value (value = "") reads back as written: no change after apply.
+// A taint with an empty value (value = "") reads back as written: no change after apply. EKS gets
+// both taints with a value, "" (audit D5): the cluster autoscaler drops a DescribeNodegroup taint
+// whose value is null from its scale-from-zero template, and cloudsim echoes an omitted value as null.
 func TestAccEKSNodePool_emptyTaintValue(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+acctest.EmptyTaintValue), checkNothingLeft(t, sim)))
+	tc := acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+acctest.EmptyTaintValue), checkNothingLeft(t, sim))
+	tc.Steps[0].Check = checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+		var errs []error
+		for _, taint := range ng.Taints {
+			if taint.Value == nil {
+				errs = append(errs, fmt.Errorf("taint %s:%s has no value: the cluster autoscaler ignores it", aws.ToString(taint.Key), taint.Effect))
+			}
+		}
+		if len(ng.Taints) != 3 {
+			errs = append(errs, fmt.Errorf("taints %d, want 3 (the GPU taint and two of the pool's)", len(ng.Taints)))
+		}
+		return errors.Join(errs...)
+	})
+	resource.Test(t, tc)
 }
 
 // A derived node label changed outside terraform (gpufleet.io/client) is drift to undo, not a new
