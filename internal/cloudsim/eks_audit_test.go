@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 )
 
@@ -50,5 +51,31 @@ func TestEKS_Taints_ValueEchoedAsSent(t *testing.T) {
 	}
 	if v, ok := values["batch"]; !ok || v != nil {
 		t.Errorf("batch: value %v (present %t), want null", v, ok)
+	}
+}
+
+// S4: a Bottlerocket node group gets a Bottlerocket release, and a requested one must be offered
+// for its Kubernetes version (a release serves several versions); an Amazon Linux-looking release
+// of another kind, or one of versions the node group does not run, is refused.
+func TestEKS_BottlerocketRelease_ValidatedForVersion(t *testing.T) {
+	sim := newSim(t)
+	c := eksClient(sim, "us-east-1")
+	bottlerocket := func(name, release string) *eks.CreateNodegroupInput {
+		in := gpuNodegroup(name)
+		in.AmiType = ekstypes.AMITypesBottlerocketX8664Nvidia
+		if release != "" {
+			in.ReleaseVersion = aws.String(release)
+		}
+		return in
+	}
+	if got := aws.ToString(createNodegroup(t, c, bottlerocket("latest", "")).ReleaseVersion); got != "1.31.0-7f3e2a10" {
+		t.Errorf("release without a request %s, want the newest for 1.31, 1.31.0-7f3e2a10", got)
+	}
+	if got := aws.ToString(createNodegroup(t, c, bottlerocket("digits", "1.29.0-31415926")).ReleaseVersion); got != "1.29.0-31415926" {
+		t.Errorf("release %s, want 1.29.0-31415926 (a Bottlerocket release for 1.30-1.32)", got)
+	}
+	for _, release := range []string{"1.32.0-0b5d9c44", "1.31.7-20250620"} {
+		_, err := c.CreateNodegroup(ctxT(t), bottlerocket("refused", release))
+		wantAPIError(t, err, "InvalidParameterException", "not valid for kubernetes version 1.31")
 	}
 }
