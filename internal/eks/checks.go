@@ -84,9 +84,9 @@ type checkProblem struct {
 	warn bool
 }
 
-// createProblems are the problems of creating node groups in this cluster: pinned, the pool's
-// kubernetes_version when the configuration sets it.
-func (f cloudFacts) createProblems(pinned, amiType string) []checkProblem {
+// createProblems are the problems of creating node groups in this cluster: pinned and release, the
+// pool's kubernetes_version and release_version when the configuration sets them.
+func (f cloudFacts) createProblems(pinned, release, amiType string) []checkProblem {
 	var out []checkProblem
 	if f.clusterVersion == "" {
 		return nil
@@ -102,6 +102,9 @@ func (f cloudFacts) createProblems(pinned, amiType string) []checkProblem {
 		version = f.clusterVersion
 	}
 	if p := amiProblem(amiType, version); p != nil {
+		out = append(out, checkProblem{Problem: *p})
+	}
+	if p := releaseProblem(amiType, release, version); p != nil {
 		out = append(out, checkProblem{Problem: *p})
 	}
 	return out

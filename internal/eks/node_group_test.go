@@ -145,31 +145,58 @@ func TestUpdateConfig_implicitMinimalOnReservations(t *testing.T) {
 	}
 }
 
-// A node group keeps its Kubernetes version and AMI release unless the configuration moves them, and
-// a configured release of another Kubernetes version is not sent.
+// A node group keeps its Kubernetes version and AMI release unless the configuration moves them; a
+// configured Amazon Linux release of another Kubernetes version is an error (the plan refuses it,
+// audit D13), never dropped; a Bottlerocket release is Bottlerocket's, of no Kubernetes version (D14).
 func TestSideVersions(t *testing.T) {
-	ng := &ekstypes.Nodegroup{Version: aws.String("1.31"), ReleaseVersion: aws.String("1.31.4-20250301")}
 	cases := []struct {
 		name                         string
+		amiType                      ekstypes.AMITypes
 		pinnedVersion, pinnedRelease string
 		version, release             string
 		fails                        bool
 	}{
-		{"follows the cluster: keeps both", "", "", "1.31", "1.31.4-20250301", false},
-		{"a newer release", "", "1.31.9-20250801", "1.31", "1.31.9-20250801", false},
-		{"a newer version: the latest release of it", "1.32", "", "1.32", "", false},
-		{"a newer version with its release", "1.32", "1.32.1-20250901", "1.32", "1.32.1-20250901", false},
-		{"a release of another version", "1.32", "1.31.9-20250801", "1.32", "", false},
-		{"a Bottlerocket release", "", "1.40.0-ab12cd34", "1.31", "1.40.0-ab12cd34", false},
-		{"an older version", "1.30", "", "", "", true},
+		{"follows the cluster: keeps both", "", "", "", "1.31", "1.31.4-20250301", false},
+		{"a newer release", "", "", "1.31.9-20250801", "1.31", "1.31.9-20250801", false},
+		{"a newer version: the latest release of it", "", "1.32", "", "1.32", "", false},
+		{"a newer version with its release", "", "1.32", "1.32.1-20250901", "1.32", "1.32.1-20250901", false},
+		{"a release of another version", "", "1.32", "1.31.9-20250801", "", "", true},
+		{"a Bottlerocket release", ekstypes.AMITypesBottlerocketX8664Nvidia, "", "1.40.0-ab12cd34", "1.31", "1.40.0-ab12cd34", false},
+		{"a Bottlerocket release with an all-digit commit", ekstypes.AMITypesBottlerocketX8664Nvidia, "", "1.29.0-31415926", "1.31", "1.29.0-31415926", false},
+		{"a Bottlerocket release on Amazon Linux", ekstypes.AMITypesAl2023X8664Nvidia, "", "1.40.0-ab12cd34", "", "", true},
+		{"an older version", "", "1.30", "", "", "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ng := &ekstypes.Nodegroup{Version: aws.String("1.31"), ReleaseVersion: aws.String("1.31.4-20250301"), AmiType: tc.amiType}
 			version, release, err := sideVersions(ng, sideConfig{PinnedVersion: tc.pinnedVersion, PinnedRelease: tc.pinnedRelease})
 			if (err != nil) != tc.fails || version != tc.version || release != tc.release {
 				t.Fatalf("sideVersions = %q, %q, %v; want %q, %q, fails %t", version, release, err, tc.version, tc.release, tc.fails)
 			}
 		})
+	}
+}
+
+// Releases are read as their AMI type's: an Amazon Linux release is of one Kubernetes minor; a
+// Bottlerocket one, all-digit commit or not, of none, and ordered by Bottlerocket version.
+func TestParseRelease(t *testing.T) {
+	br := string(ekstypes.AMITypesBottlerocketX8664Nvidia)
+	if r, ok := parseRelease("AL2023_x86_64_NVIDIA", "1.31.7-20250620"); !ok || r.bottlerocket || r.minor != 31 {
+		t.Errorf("Amazon Linux release read as %+v, %t", r, ok)
+	}
+	if r, ok := parseRelease(br, "1.29.0-31415926"); !ok || !r.bottlerocket {
+		t.Errorf("Bottlerocket release with an all-digit commit read as %+v, %t", r, ok)
+	}
+	if !releaseFits(br, "1.29.0-31415926", "1.31") || releaseFits("AL2023_x86_64_NVIDIA", "1.29.0-31415926", "1.31") {
+		t.Error("1.29.0-31415926 fits 1.31 as a Bottlerocket release, not as an Amazon Linux one")
+	}
+	older, _ := parseRelease(br, "1.29.0-31415926")
+	newer, _ := parseRelease(br, "1.30.0-ca9b9399")
+	if !older.comparable(newer) || !older.before(newer) || newer.before(older) {
+		t.Error("Bottlerocket 1.29.0 is before 1.30.0")
+	}
+	if p := releaseProblem("AL2023_x86_64_NVIDIA", "1.32.1-20250301", "1.31"); p == nil || p.Path.String() != "release_version" {
+		t.Errorf("release of 1.32 for 1.31: %v, want a problem at release_version", p)
 	}
 }
 

@@ -117,6 +117,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups, spec) && len(behind) == 0
 		addProblems(&resp.Diagnostics, noRollback(ctx, cfg, state))
 	}
+	addProblems(&resp.Diagnostics, releaseAtPlan(cfg, plan, state))
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -473,7 +474,7 @@ func applyChecks(ctx context.Context, c *clients, m *nodePoolModel, s pool.Spec,
 	}
 	var problems []checkProblem
 	if creating && len(sides) > 0 {
-		problems = append(problems, facts.createProblems(sides[0].PinnedVersion, m.AMIType.ValueString())...)
+		problems = append(problems, facts.createProblems(sides[0].PinnedVersion, sides[0].PinnedRelease, m.AMIType.ValueString())...)
 	}
 	problems = append(problems, facts.reservationProblems(s, subnets)...)
 	if err := joinProblems(problems); err != nil {
@@ -481,8 +482,8 @@ func applyChecks(ctx context.Context, c *clients, m *nodePoolModel, s pool.Spec,
 	}
 	for i := range sides {
 		switch release := sides[i].PinnedRelease; {
-		case release != "" && releaseFits(release, facts.clusterVersion):
-			sides[i].CreateRelease = release
+		case release != "":
+			sides[i].CreateRelease = release // createProblems refused one that does not fit
 		case release == "" && knownString(m.ReleaseVersion) && m.KubernetesVersion.ValueString() == facts.clusterVersion:
 			sides[i].CreateRelease = m.ReleaseVersion.ValueString()
 		}
@@ -1358,23 +1359,16 @@ func sideVersions(ng *types.Nodegroup, cfg sideConfig) (version, release string,
 		}
 	}
 	switch {
-	case cfg.PinnedRelease != "" && releaseFits(cfg.PinnedRelease, version):
+	case cfg.PinnedRelease != "":
+		// The plan refused a release of another version (releaseProblem); never drop it silently.
+		if p := releaseProblem(string(ng.AmiType), cfg.PinnedRelease, version); p != nil {
+			return "", "", errors.New(p.Detail)
+		}
 		release = cfg.PinnedRelease
 	case version == aws.ToString(ng.Version):
 		release = aws.ToString(ng.ReleaseVersion)
 	}
 	return version, release, nil
-}
-
-// releaseFits reports whether an AMI release is of a Kubernetes version; a release gpufleet cannot
-// read (Bottlerocket's) fits any.
-func releaseFits(release, version string) bool {
-	r, ok := parseRelease(release)
-	if !ok {
-		return true
-	}
-	m, ok := k8sMinor(version)
-	return !ok || r.minor == m
 }
 
 // configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.

@@ -347,14 +347,7 @@ func TestAccEKSNodePool_releaseVersionPinned(t *testing.T) {
 		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
 			"  tags = { Project = \""+project+"\" }\n"+release)
 	}
-	release := func(want string) func(*terraform.State) error {
-		return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-			if got := aws.ToString(ng.ReleaseVersion); got != want {
-				return fmt.Errorf("node group release %s, want %s", got, want)
-			}
-			return nil
-		})
-	}
+	release := func(want string) func(*terraform.State) error { return wantRelease(t, sim, "train-od", want) }
 	resource.Test(t, poolTest(t, sim,
 		resource.TestStep{
 			Config: cfg("vision", ""),
@@ -382,6 +375,81 @@ func TestAccEKSNodePool_releaseVersionPinned(t *testing.T) {
 		},
 		resource.TestStep{
 			Config:      cfg("llm", "  release_version = \"1.31.0-20250101\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "cannot roll", "back"),
+		},
+	))
+}
+
+// wantRelease checks the AMI release a node group runs.
+func wantRelease(t *testing.T, sim *cloudsim.Sim, name, want string) func(*terraform.State) error {
+	return checkNodegroup(t, sim, name, func(ng *ekstypes.Nodegroup) error {
+		if got := aws.ToString(ng.ReleaseVersion); got != want {
+			return fmt.Errorf("node group %s release %s, want %s", name, got, want)
+		}
+		return nil
+	})
+}
+
+// A release_version EKS would refuse is a plan error at the attribute, before any change (audit
+// D13): an Amazon Linux release of another Kubernetes version than the node groups run (a new pool's,
+// the cluster's, read at plan; a pinned pool's, its kubernetes_version), or no release at all. gpufleet
+// used to drop such a pin silently, and state and the nodes then disagreed on every refresh.
+func TestAccEKSNodePool_releaseOfAnotherVersion(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(extra string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+extra)
+	}
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config:      cfg("  release_version = \"1.32.1-20250301\"\n"),
+			PlanOnly:    true,
+			ExpectError: acctest.ExpectErrorParts("release_version", "1.32.1-20250301", "another Kubernetes version", "1.31"),
+		},
+		resource.TestStep{Config: cfg("")},
+		resource.TestStep{
+			Config:      cfg("  kubernetes_version = \"1.31\"\n  release_version = \"1.30.4-20250301\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "1.30.4-20250301", "another Kubernetes version", "1.31"),
+		},
+		resource.TestStep{
+			Config:      cfg("  release_version = \"1.32.1-20250301\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "another Kubernetes version", "change kubernetes_version with it"),
+		},
+		resource.TestStep{
+			Config:      cfg("  release_version = \"latest\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "not an EKS optimized AMI release"),
+		},
+	))
+}
+
+// A Bottlerocket release is Bottlerocket's version and a commit, one release for several
+// Kubernetes versions (audit D14). One whose commit is all digits, 1.29.0-31415926, reads like an
+// Amazon Linux release of Kubernetes 1.29: on the 1.31 cluster it is created as pinned and plans no
+// change after; raising it is an update, and going back to it is refused at plan, as EKS refuses a
+// roll back.
+func TestAccEKSNodePool_bottlerocketRelease(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(release string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
+			"  ami_type        = \"BOTTLEROCKET_x86_64_NVIDIA\"\n  release_version = \""+release+"\"\n")
+	}
+	release := func(want string) func(*terraform.State) error { return wantRelease(t, sim, "train-od", want) }
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config:            cfg("1.29.0-31415926"),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("release_version"), knownvalue.StringExact("1.29.0-31415926"))},
+			Check:             release("1.29.0-31415926"),
+		},
+		resource.TestStep{
+			Config: cfg("1.30.0-ca9b9399"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: release("1.30.0-ca9b9399"),
+		},
+		resource.TestStep{
+			Config:      cfg("1.29.0-31415926"),
 			ExpectError: acctest.ExpectErrorParts("release_version", "cannot roll", "back"),
 		},
 	))
