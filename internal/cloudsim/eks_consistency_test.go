@@ -20,8 +20,8 @@ func TestEKS_ReadAfterWriteLag(t *testing.T) {
 	const lag = 400 * time.Millisecond
 	sim := newSim(t, func(o *Options) { o.ReadAfterWriteLag = lag })
 	c := eksClient(sim, "us-east-1")
-	created := time.Now()
 	createNodegroup(t, c, gpuNodegroup("gpu-od"))
+	created := time.Now() // after the call: the lag runs from when cloudsim served it
 	_, err := c.DescribeNodegroup(ctxT(t), &eks.DescribeNodegroupInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-od")})
 	wantAPIError(t, err, "ResourceNotFoundException", "No node group found for name: gpu-od")
 	if names := listNodegroups(t, c); slices.Contains(names, "gpu-od") {
@@ -35,12 +35,12 @@ func TestEKS_ReadAfterWriteLag(t *testing.T) {
 		t.Fatalf("ListNodegroups after the lag: %v", names)
 	}
 
-	started := time.Now()
 	out, err := c.UpdateNodegroupConfig(ctxT(t), &eks.UpdateNodegroupConfigInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-od"),
 		ScalingConfig: &ekstypes.NodegroupScalingConfig{DesiredSize: aws.Int32(3)}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	started := time.Now()
 	describe := &eks.DescribeUpdateInput{Name: aws.String("ml"), NodegroupName: aws.String("gpu-od"), UpdateId: out.Update.Id}
 	_, err = c.DescribeUpdate(ctxT(t), describe)
 	wantAPIError(t, err, "ResourceNotFoundException", "No update found for ID")
