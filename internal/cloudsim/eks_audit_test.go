@@ -1,9 +1,13 @@
 package cloudsim
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 )
@@ -77,5 +81,51 @@ func TestEKS_BottlerocketRelease_ValidatedForVersion(t *testing.T) {
 	for _, release := range []string{"1.32.0-0b5d9c44", "1.31.7-20250620"} {
 		_, err := c.CreateNodegroup(ctxT(t), bottlerocket("refused", release))
 		wantAPIError(t, err, "InvalidParameterException", "not valid for kubernetes version 1.31")
+	}
+}
+
+// S6 and D15: a future-dated ODCR is scheduled before its start (assessing or delayed when the seed
+// says so) and a node group on it is ACTIVE and launches nothing until then; a dedicated-tenancy one
+// takes no node group instance (they are default tenancy).
+func TestEKS_CapacityReservation_FutureDatedAndTenancy(t *testing.T) {
+	start := time.Now().Add(48 * time.Hour).UTC()
+	sim := newSim(t, func(o *Options) {
+		rs := o.Seed.AWS.Regions["us-east-1"]
+		rs.CapacityReservations = append(rs.CapacityReservations,
+			CapacityReservationSeed{ID: "cr-0f0f0f0f0f0f00001", InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 2, AvailableInstanceCount: 2, StartDate: &start},
+			CapacityReservationSeed{ID: "cr-0f0f0f0f0f0f00002", InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 2, AvailableInstanceCount: 2, State: "delayed", StartDate: &start},
+			CapacityReservationSeed{ID: "cr-0f0f0f0f0f0f00003", InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 2, AvailableInstanceCount: 2, Tenancy: "dedicated"})
+	})
+	c, e := eksClient(sim, "us-east-1"), ec2Client(sim, "us-east-1")
+	out, err := e.DescribeCapacityReservations(ctxT(t), &ec2.DescribeCapacityReservationsInput{CapacityReservationIds: []string{"cr-0f0f0f0f0f0f00001", "cr-0f0f0f0f0f0f00002", "cr-0f0f0f0f0f0f00003"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		state   ec2types.CapacityReservationState
+		tenancy ec2types.CapacityReservationTenancy
+	}{{"scheduled", "default"}, {"delayed", "default"}, {"active", "dedicated"}} {
+		if cr := out.CapacityReservations[i]; cr.State != want.state || cr.Tenancy != want.tenancy {
+			t.Errorf("%s: %s %s, want %s %s", aws.ToString(cr.CapacityReservationId), cr.State, cr.Tenancy, want.state, want.tenancy)
+		}
+	}
+	on := func(name, reservation string) *eks.CreateNodegroupInput {
+		createLaunchTemplate(t, e, name, &ec2types.RequestLaunchTemplateData{InstanceType: ec2types.InstanceTypeP548xlarge,
+			CapacityReservationSpecification: &ec2types.LaunchTemplateCapacityReservationSpecificationRequest{
+				CapacityReservationTarget: &ec2types.CapacityReservationTarget{CapacityReservationId: aws.String(reservation)}}})
+		in := gpuNodegroup(name)
+		in.InstanceTypes, in.Subnets = nil, []string{"subnet-0a1a1a1a1a1a1a1a1"}
+		in.LaunchTemplate = &ekstypes.LaunchTemplateSpecification{Name: aws.String(name)}
+		return in
+	}
+	createNodegroup(t, c, on("future", "cr-0f0f0f0f0f0f00001"))
+	if ng := waitSettled(t, c, "ml", "future"); ng.Status != ekstypes.NodegroupStatusActive || len(ng.Health.Issues) == 0 ||
+		!strings.Contains(aws.ToString(ng.Health.Issues[0].Message), "is scheduled and has no capacity before") {
+		t.Errorf("a node group on a future-dated ODCR = %+v", ng)
+	}
+	createNodegroup(t, c, on("dedicated", "cr-0f0f0f0f0f0f00003"))
+	if ng := waitSettled(t, c, "ml", "dedicated"); ng.Status != ekstypes.NodegroupStatusCreateFailed ||
+		!strings.Contains(aws.ToString(ng.Health.Issues[0].Message), "dedicated tenancy") {
+		t.Errorf("a node group on a dedicated-tenancy ODCR = %+v", ng)
 	}
 }
