@@ -227,6 +227,10 @@ func TestAccEKSNodePool_reservationChecks(t *testing.T) {
 			[]string{"scaling.min_size", "capacity block", "0"}},
 		{"a block without its price", "p5.48xlarge", limits + block(""), true, false,
 			[]string{"capacity.reservation.hourly_price_usd", "capacity block"}},
+		{"more nodes than the reservation has free", "p5.48xlarge", acctest.Scaling(0, 2, 4) + reservation(usedODCR, "capacity-reservation"), true, true,
+			[]string{"scaling.desired_size", usedODCR, "1 of its 4 instances free", "starts 2 nodes"}},
+		{"a dedicated-tenancy reservation", "p5.48xlarge", acctest.Scaling(0, 1, 4) + reservation(dedicatedODCR, "capacity-reservation"), true, true,
+			[]string{"capacity.reservation.id", dedicatedODCR, "dedicated tenancy", "default tenancy"}},
 		{"a price on a reservation", "p5.48xlarge", acctest.Scaling(0, 2, 4) + fmt.Sprintf("  capacity {\n    reservation {\n      id   = %q\n      type = \"capacity-reservation\"\n%s    }\n  }\n", odcrID, price), true, false,
 			[]string{"capacity.reservation.hourly_price_usd", "capacity block"}},
 	}
@@ -250,6 +254,48 @@ func TestAccEKSNodePool_reservationChecks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A future-dated On-Demand Capacity Reservation (scheduled until its start) is accepted with a
+// warning at plan, as a capacity block before its start is (audit D10): the pool is created, its node
+// group ACTIVE, and it launches once the reservation is active. One partly used by other instances
+// warns that the pool grows past its free instances only as they are released (D15).
+func TestAccEKSNodePool_reservationNotStarted(t *testing.T) {
+	sim := startSim(t)
+	var diags acctest.ApplyDiagnostics
+	cfg := func(id string, desired int) string {
+		return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, 4)+fmt.Sprintf(`
+  policy_waivers = { "GF-COST-002" = "reserved capacity is prepaid, ends 2027-01-01" }
+  capacity {
+    reservation {
+      id   = %q
+      type = "capacity-reservation"
+    }
+  }
+`, id)))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:         diags.Reset,
+				Config:            cfg(futureODCR, 2),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 2, 4),
+				Check: func(*terraform.State) error {
+					return diags.ExpectPlanWarning("capacity.reservation.id", futureODCR, "future-dated", "scheduled", "launches no instance")
+				},
+			},
+			{
+				PreConfig: diags.Reset,
+				Config:    cfg(usedODCR, 1),
+				Check: func(*terraform.State) error {
+					return diags.ExpectPlanWarning("scaling.max_size", usedODCR, "1 of its 4 instances free", "only as they are released")
+				},
+			},
+		},
+	})
 }
 
 // Subnets unknown at plan (another resource's output): the reservation is checked at apply, when they

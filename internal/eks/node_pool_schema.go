@@ -153,7 +153,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 		"capacity": poolschema.CapacityBlock(schema.SingleNestedBlock{
 			MarkdownDescription: "An EC2 capacity reservation (ODCR) or capacity block for the on-demand side, targeted through the launch template. " +
-				"Checked before anything is created: at plan with read-only calls (`ec2:DescribeCapacityReservations`, `ec2:DescribeSubnets`) when the credentials allow and the subnets are known, else at apply: the reservation exists, is of this type and active (a capacity block may be scheduled), is for `instance_types[0]`, holds the on-demand side's `max_size`, and every subnet is in its Availability Zone.",
+				"Checked before anything is created: at plan with read-only calls (`ec2:DescribeCapacityReservations`, `ec2:DescribeSubnets`) when the credentials allow and the subnets are known, else at apply: the reservation exists, is of this type and active, is for `instance_types[0]` and default tenancy (the node groups' instances are), holds the on-demand side's `max_size`, has its starting size free (a warning when other instances leave less than `max_size` free), and every subnet is in its Availability Zone. A capacity block before its start, and a future-dated capacity reservation (`assessing`, `scheduled` or `delayed`), are accepted with a warning: the node group exists and launches once the capacity is there.",
 			Attributes: map[string]schema.Attribute{
 				"id":   schema.StringAttribute{MarkdownDescription: "Reservation id, `cr-…`.", Optional: true},
 				"type": schema.StringAttribute{MarkdownDescription: "`capacity-reservation` or `capacity-block`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.EKSReservation...)}},
