@@ -129,3 +129,33 @@ func TestEKS_CapacityReservation_FutureDatedAndTenancy(t *testing.T) {
 		t.Errorf("a node group on a dedicated-tenancy ODCR = %+v", ng)
 	}
 }
+
+// S3: a label key that is no Kubernetes qualified name passes the EKS API and fails when nodes
+// register: CREATE_FAILED, or an update Failed with the node group DEGRADED, KubernetesLabelInvalid.
+func TestEKS_Labels_KubeletRejectedKeysFailLater(t *testing.T) {
+	sim := newSim(t)
+	c := eksClient(sim, "us-east-1")
+	in := gpuNodegroup("badkey")
+	in.Labels["Team_Name/role"] = "ml"
+	createNodegroup(t, c, in)
+	if ng := waitSettled(t, c, "ml", "badkey"); ng.Status != ekstypes.NodegroupStatusCreateFailed || ng.Health.Issues[0].Code != ekstypes.NodegroupIssueCodeKubernetesLabelInvalid {
+		t.Errorf("a node group with label key Team_Name/role = %s %+v", ng.Status, ng.Health)
+	}
+	activeNodegroup(t, c, gpuNodegroup("good"))
+	out, err := c.UpdateNodegroupConfig(ctxT(t), &eks.UpdateNodegroupConfigInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("good"),
+		Labels: &ekstypes.UpdateLabelsPayload{AddOrUpdateLabels: map[string]string{"-bad": "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ng := waitSettled(t, c, "ml", "good")
+	du, err := c.DescribeUpdate(ctxT(t), &eks.DescribeUpdateInput{Name: aws.String("ml"), NodegroupName: aws.String("good"), UpdateId: out.Update.Id})
+	if err != nil || du.Update.Status != ekstypes.UpdateStatusFailed || ng.Status != ekstypes.NodegroupStatusDegraded || ng.Labels["-bad"] != "" {
+		t.Errorf("an update adding label key -bad: update %+v (%v), node group %s %v", du, err, ng.Status, ng.Labels)
+	}
+	_, err = c.CreateNodegroup(ctxT(t), func() *eks.CreateNodegroupInput {
+		in := gpuNodegroup("badvalue")
+		in.Labels["mig"] = "1g.10gb+me"
+		return in
+	}())
+	wantAPIError(t, err, "InvalidParameterException", "a valid label must be")
+}

@@ -88,6 +88,8 @@ func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
 		r.FailIssues = issuesOrDefault(c.failed.HealthIssues, IssueInsufficientCapacity, r.Nodegroup.Resources)
 	case lt != nil && len(lt.warnings) > 0:
 		r.FailIssues = launchTemplateIssues(lt.warnings, r.Nodegroup.Resources)
+	case len(kubeletRejectedLabels(in.Labels)) > 0:
+		r.FailIssues = labelIssues(kubeletRejectedLabels(in.Labels), r.Nodegroup.Resources)
 	case len(unknown) > 0:
 		// EKS takes the request and fails the node group (EKS API Reference: Issue, code
 		// Ec2InstanceTypeDoesNotExist).
@@ -427,6 +429,8 @@ func (s *Sim) startUpdate(c *call, r *ngRecord, typ string, ch ngChange, params 
 		VisibleAt: s.visibleAfter(c.now), Update: Update{ID: newUUID(), Status: updInProgress, Type: typ, Params: params, CreatedAt: epoch(c.now), Errors: []ErrorDetail{}}}
 	if c.failed != nil {
 		u.FailIssues = issuesOrDefault(c.failed.HealthIssues, IssueInsufficientCapacity, r.Nodegroup.Resources)
+	} else if bad := kubeletRejectedLabels(ch.AddLabels); len(bad) > 0 {
+		u.FailIssues = labelIssues(bad, r.Nodegroup.Resources)
 	} else if warnings := s.w.launchTemplateWarnings(c.region, ch.LaunchTemplate); len(warnings) > 0 {
 		u.FailIssues = launchTemplateIssues(warnings, r.Nodegroup.Resources)
 	} else if typ == "VersionUpdate" && ch.replacesNodes(r.Nodegroup) {
