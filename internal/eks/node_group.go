@@ -103,15 +103,20 @@ func sideConfigs(owner poolOwner, s pool.Spec, d pool.Derived) []sideConfig {
 	return out
 }
 
-// advertisedResources is what the NVIDIA device plugin advertises on one node, by resource name:
-// nvidia.com/gpu for the GPUs, or their MIG slices under the single strategy, times the sharing
-// replicas; with the mixed layout all-balanced (mixed strategy), nvidia.com/mig-<profile> per slice
-// size: two of the smallest and one of each larger per GPU (the GPU Operator's all-balanced,
-// gpu-operator assets/state-mig-manager/0400_configmap.yaml).
+// advertisedResources is what the NVIDIA device plugin advertises on one node, by resource name, as
+// the cluster autoscaler's node-template resource tags say it. Under the GPU Operator's single MIG
+// strategy: nvidia.com/gpu for the GPUs, or their MIG slices, times the sharing replicas. Under the
+// mixed strategy (pool.MIGStrategyMixed; all-balanced needs it) each slice size is
+// nvidia.com/mig-<profile> (all-balanced: two of the smallest and one of each larger per GPU, the
+// GPU Operator's all-balanced, gpu-operator assets/state-mig-manager/0400_configmap.yaml), and
+// nvidia.com/gpu is 0: the autoscaler takes a node's GPU count from its instance type and only
+// overrides resources its tags name (kubernetes/autoscaler cloudprovider/aws/aws_manager.go), so
+// without it the template would offer whole GPUs the node never advertises (audit eks-vs-real.md D3).
 func advertisedResources(s pool.Spec, d pool.Derived) map[string]int {
 	m := s.GPU.MIG
-	if m != nil && m.Config == pool.MIGConfigBalanced && len(d.GPU.BalancedMIG) > 0 {
-		out := map[string]int{}
+	switch {
+	case m != nil && m.Config == pool.MIGConfigBalanced && len(d.GPU.BalancedMIG) > 0:
+		out := map[string]int{"nvidia.com/gpu": 0}
 		for i, profile := range d.GPU.BalancedMIG {
 			n := 1
 			if i == 0 {
@@ -120,6 +125,9 @@ func advertisedResources(s pool.Spec, d pool.Derived) map[string]int {
 			out["nvidia.com/mig-"+profile] = n * d.Node.GPUCount
 		}
 		return out
+	case m != nil && s.GPU.Mixed():
+		p, _ := pool.SliceProfile(d.GPU, *m)
+		return map[string]int{"nvidia.com/gpu": 0, "nvidia.com/mig-" + p.Name: d.Node.GPUCount * p.MaxInstances}
 	}
 	perGPU := 1
 	if m != nil {

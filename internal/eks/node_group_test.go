@@ -201,13 +201,17 @@ func TestParseRelease(t *testing.T) {
 }
 
 // The autoscaler's resource tags count what the device plugin advertises: GPUs or slices (single
-// strategy) times sharing replicas, or nvidia.com/mig-* per size for all-balanced (mixed strategy).
+// strategy) times sharing replicas; under the mixed strategy nvidia.com/mig-* per size and no
+// nvidia.com/gpu on MIG nodes (audit D3: the autoscaler would take whole GPUs from the instance type).
 func TestAdvertisedResources(t *testing.T) {
 	spec := pool.Spec{Cloud: catalog.AWS, ResourceType: ResourceType, Name: "train", Region: "us-east-1", Client: "acme", InstanceTypes: []string{"p5.48xlarge"},
 		Workload: pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 8}, Scaling: pool.Sizes{Max: 1}}
-	derive := func(mig *pool.MIG, sharing *pool.Sharing) map[string]int {
+	derive := func(mig *pool.MIG, sharing *pool.Sharing, strategy ...string) map[string]int {
 		s := spec
 		s.GPU.MIG, s.GPU.Sharing = mig, sharing
+		if len(strategy) > 0 {
+			s.GPU.MIGStrategy = strategy[0]
+		}
 		d, err := pool.Derive(s, pool.Environment{})
 		if err != nil {
 			t.Fatal(err)
@@ -217,11 +221,14 @@ func TestAdvertisedResources(t *testing.T) {
 	for name, tc := range map[string]struct {
 		got, want map[string]int
 	}{
-		"whole GPUs":             {derive(nil, nil), map[string]int{"nvidia.com/gpu": 8}},
-		"slices":                 {derive(&pool.MIG{Profile: "2g.20gb"}, nil), map[string]int{"nvidia.com/gpu": 24}},
-		"shared slices":          {derive(&pool.MIG{Profile: "3g.40gb"}, &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}), map[string]int{"nvidia.com/gpu": 64}},
-		"one media slice a GPU":  {derive(&pool.MIG{Profile: "1g.10gb+me"}, nil), map[string]int{"nvidia.com/gpu": 8}},
-		"mixed layout, per size": {derive(&pool.MIG{Config: pool.MIGConfigBalanced}, nil), map[string]int{"nvidia.com/mig-1g.10gb": 16, "nvidia.com/mig-2g.20gb": 8, "nvidia.com/mig-3g.40gb": 8}},
+		"whole GPUs":            {derive(nil, nil), map[string]int{"nvidia.com/gpu": 8}},
+		"slices":                {derive(&pool.MIG{Profile: "2g.20gb"}, nil), map[string]int{"nvidia.com/gpu": 24}},
+		"shared slices":         {derive(&pool.MIG{Profile: "3g.40gb"}, &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}), map[string]int{"nvidia.com/gpu": 64}},
+		"one media slice a GPU": {derive(&pool.MIG{Profile: "1g.10gb+me"}, nil), map[string]int{"nvidia.com/gpu": 8}},
+		"mixed layout, per size, no whole GPU": {derive(&pool.MIG{Config: pool.MIGConfigBalanced}, nil, pool.MIGStrategyMixed),
+			map[string]int{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb": 16, "nvidia.com/mig-2g.20gb": 8, "nvidia.com/mig-3g.40gb": 8}},
+		"slices under the mixed strategy":     {derive(&pool.MIG{Profile: "2g.20gb"}, nil, pool.MIGStrategyMixed), map[string]int{"nvidia.com/gpu": 0, "nvidia.com/mig-2g.20gb": 24}},
+		"whole GPUs under the mixed strategy": {derive(nil, nil, pool.MIGStrategyMixed), map[string]int{"nvidia.com/gpu": 8}},
 	} {
 		if !maps.Equal(tc.got, tc.want) {
 			t.Errorf("%s: %v, want %v", name, tc.got, tc.want)

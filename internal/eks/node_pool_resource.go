@@ -1015,6 +1015,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, ver
 	m.Client = poolschema.ClientFrom(ownedTags, pool.TagKeysFor(catalog.AWS).Client, labels)
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.GPU = gpuFromLabels(labels, m.GPU)
+	m.MIGStrategy = migStrategyFrom(primary.Tags, labels, m.MIGStrategy)
 	m.Labels = poolschema.UserLabels(labels, m.Labels, func(k string) bool { return k == pool.LabelAccelerator })
 	m.Taints = poolschema.UserTaints(poolTaints(primary.Taints), m.Taints)
 	m.Tags = poolschema.UserTags(primary.Tags, r.Meta.Pool.DefaultTags, m.Tags, ownDefaults, isDerivedTag)
@@ -1031,6 +1032,21 @@ func regionOfARN(arn string) string {
 		return ""
 	}
 	return parts[3]
+}
+
+// migStrategyFrom reads the MIG strategy a pool was made for from its node group's autoscaler tags:
+// mixed when they advertise nvidia.com/mig-* resources, single for another MIG pool. A pool without
+// MIG advertises the same under both and keeps what state says (single when it says nothing).
+func migStrategyFrom(tags, labels map[string]string, prior fwtypes.String) fwtypes.String {
+	for k := range tags {
+		if strings.HasPrefix(k, autoscalerResourcePrefix+"nvidia.com/mig-") {
+			return fwtypes.StringValue(pool.MIGStrategyMixed)
+		}
+	}
+	if labels[pool.LabelMIGConfig] != "" || !knownString(prior) {
+		return fwtypes.StringValue(pool.MIGStrategySingle)
+	}
+	return prior
 }
 
 func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {

@@ -126,6 +126,13 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Computed:            true,
 			Validators:          []validator.String{stringvalidator.LengthBetween(1, 64)},
 		},
+		"mig_strategy": schema.StringAttribute{
+			MarkdownDescription: "The MIG strategy of the NVIDIA GPU Operator in the cluster (its Helm value `mig.strategy`), `single` (the default) or `mixed`. The operator gives every device plugin of the cluster that strategy, whatever a node's own device plugin config says, so it decides what MIG nodes advertise and the cluster autoscaler tags must agree: under `single` each slice is an `nvidia.com/gpu`; under `mixed` each size is its own `nvidia.com/mig-<profile>`, and the nodes advertise no `nvidia.com/gpu` (the node groups' autoscaler tags say `0`). `gpu.mig.config = \"all-balanced\"` needs `mixed`; sharing MIG slices needs `single`. Set the same value on every pool of a cluster; it changes nothing on pools without `gpu.mig`. See the MIG and GPU sharing guide.",
+			Optional:            true,
+			Computed:            true,
+			Default:             stringdefault.StaticString(pool.MIGStrategySingle),
+			Validators:          []validator.String{stringvalidator.OneOf(pool.MIGStrategies...)},
+		},
 		"node_groups": schema.ListNestedAttribute{
 			MarkdownDescription: "The EKS node groups behind the pool: on-demand (or capacity block) first, then spot.",
 			Computed:            true,
