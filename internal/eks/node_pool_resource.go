@@ -806,13 +806,17 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	var templateTags map[string]string // the first owned template's tags: what gpufleet wrote and owns
 	versions := map[string]*ec2types.LaunchTemplateVersion{}
 	ownerIDs := map[string]bool{} // import: the owner ids the pool's objects carry
+	var foreign []error           // import: node groups of the sides' names that are not the pool's
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
 		ngName := name + suffix
 		o := owner.side(ngName)
 		p, recorded := prior[ngName]
 		ng, err := findOwnedNodegroup(ctx, c, o, p.ARN.ValueString())
-		if isNotOwned(err) && recorded && knownString(p.ARN) {
+		switch {
+		case isNotOwned(err) && recorded && knownString(p.ARN):
 			drift = append(drift, err.Error()+" It is no longer part of the pool's state.")
+		case isNotOwned(err) && owner.anyID:
+			foreign = append(foreign, err)
 		}
 		if isNotFound(err) || isNotOwned(err) {
 			// A template recorded without its node group (a create whose cleanup failed, a node
@@ -860,7 +864,15 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		entries = append(entries, entry)
 	}
 	if len(entries) == 0 {
+		if len(foreign) > 0 {
+			// An import finds node groups by name and adopts none by its name alone (audit
+			// eks-vs-real.md D8): say what makes one the pool's rather than "no such object".
+			return false, nil, fmt.Errorf("%w\n\nTo import a node group that another tool created (aws_eks_node_group), tag it first, in that tool's configuration, with gpufleet:owner = \"<cluster_name>/<name>/<node group>\" (here %q), apply, and import again; gpufleet then replaces it, at the first apply, with a node group on a launch template of the pool's. See the migration guide", errors.Join(foreign...), owner.side(name+pool.SuffixOnDemand).legacyValue())
+		}
 		return false, drift, nil
+	}
+	for _, err := range foreign {
+		drift = append(drift, err.Error()+" The import leaves it out of the pool.")
 	}
 	if owner.anyID {
 		if len(ownerIDs) > 1 {
