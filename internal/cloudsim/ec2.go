@@ -104,6 +104,8 @@ var ec2Ops = map[string]ec2Op{
 	"DescribeCapacityReservations":   {false, (*Sim).ec2DescribeCapacityReservations},
 	"DescribeInstanceTypeOfferings":  {false, (*Sim).ec2DescribeInstanceTypeOfferings},
 	"DescribeSubnets":                {false, (*Sim).ec2DescribeSubnets},
+	"DescribeInstances":              {false, (*Sim).ec2DescribeInstances},
+	"DescribeVolumes":                {false, (*Sim).ec2DescribeVolumes},
 }
 
 func (s *Sim) serveEC2(w http.ResponseWriter, r *http.Request) {

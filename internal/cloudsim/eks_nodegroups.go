@@ -97,6 +97,10 @@ func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
 			Message: "The following supplied instance types do not exist: [" + strings.Join(unknown, ", ") + "]"}}, HealthIssue{}, r.Nodegroup.Resources)
 	}
 	s.w.Nodegroups[key] = r
+	s.w.createASG(key, r, c.now)
+	if len(r.FailIssues) == 0 {
+		r.FailIssues = s.w.tagLimitIssues(r)
+	}
 	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
 }
 
@@ -521,6 +525,9 @@ func (w *world) finishUpdate(r *ngRecord) {
 		return
 	}
 	u.Update.Status = updSuccessful
+	if u.Change.replacesNodes(*ng) {
+		r.Generation++ // every node is replaced (eks_fleet.go)
+	}
 	u.Change.apply(ng)
 	if len(r.Degraded) > 0 {
 		// The update succeeded, but what degraded the node group has not gone away.

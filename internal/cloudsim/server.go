@@ -39,8 +39,8 @@ type Options struct {
 	// read.
 	TransitionDelay time.Duration
 	// Addr is the listen address, "127.0.0.1:0" by default: every service gets a free port.
-	// With a fixed port p, EKS listens on p, EC2 on p+1, GKE on p+2, control on p+3 and
-	// Compute on p+4.
+	// With a fixed port p, EKS listens on p, EC2 on p+1, GKE on p+2, control on p+3, Compute on
+	// p+4 and EC2 Auto Scaling on p+5.
 	Addr string
 	// Logf, when set, receives diagnostic messages (e.g. failures to write the state file).
 	Logf func(format string, args ...any)
@@ -58,6 +58,9 @@ type Endpoints struct {
 	// Compute is the Compute Engine API's base path, http://127.0.0.1:port/compute/v1/, for
 	// option.WithEndpoint with google.golang.org/api/compute/v1 (see ComputeClientOptions).
 	Compute string `json:"compute"`
+	// AutoScaling is http://127.0.0.1:port, for autoscaling.Options.BaseEndpoint: the Auto
+	// Scaling groups of EKS node groups (autoscaling.go).
+	AutoScaling string `json:"autoscaling"`
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
@@ -84,21 +87,23 @@ func Start(opts Options) (*Sim, error) {
 	}
 	s := &Sim{opts: opts, w: w, faults: newFaultSet(), log: &requestLog{}}
 	s.SetReadAfterWriteLag(opts.ReadAfterWriteLag)
-	listeners, err := listen(opts.Addr, 5)
+	listeners, err := listen(opts.Addr, 6)
 	if err != nil {
 		return nil, err
 	}
 	s.endpoints = Endpoints{
-		EKS:     "http://" + listeners[0].Addr().String(),
-		EC2:     "http://" + listeners[1].Addr().String(),
-		GKE:     listeners[2].Addr().String(),
-		Control: "http://" + listeners[3].Addr().String(),
-		Compute: "http://" + listeners[4].Addr().String() + computePathPrefix,
+		EKS:         "http://" + listeners[0].Addr().String(),
+		EC2:         "http://" + listeners[1].Addr().String(),
+		GKE:         listeners[2].Addr().String(),
+		Control:     "http://" + listeners[3].Addr().String(),
+		Compute:     "http://" + listeners[4].Addr().String() + computePathPrefix,
+		AutoScaling: "http://" + listeners[5].Addr().String(),
 	}
 	s.serveHTTP(listeners[0], http.HandlerFunc(s.serveEKS))
 	s.serveHTTP(listeners[1], http.HandlerFunc(s.serveEC2))
 	s.serveHTTP(listeners[3], s.controlHandler())
 	s.serveHTTP(listeners[4], http.HandlerFunc(s.serveCompute))
+	s.serveHTTP(listeners[5], http.HandlerFunc(s.serveAutoScaling))
 	s.grpcServer = grpc.NewServer(grpc.UnaryInterceptor(s.gkeInterceptor))
 	containerpb.RegisterClusterManagerServer(s.grpcServer, &gkeServer{sim: s})
 	go s.grpcServer.Serve(listeners[2]) //nolint:errcheck // returns on Stop
@@ -301,6 +306,14 @@ func awsFaultError(service string, f *Fault) *apiError {
 		e.status, e.code, e.message = 503, "ServiceUnavailableException", "Service is unavailable. Please try again later."
 	case service == "eks":
 		e.status, e.code, e.message = 500, "ServerException", "An internal error occurred. Please try again."
+	case service == "autoscaling" && f.Kind == Throttle:
+		// awsQuery services answer throttling with HTTP 400 Throttling (aws/retry
+		// DefaultThrottleErrorCodes lists it).
+		e.status, e.code, e.message = 400, "Throttling", "Rate exceeded"
+	case service == "autoscaling" && f.Kind == Unavailable:
+		e.status, e.code, e.message = 503, "ServiceUnavailable", "Service is unavailable. Please try again later."
+	case service == "autoscaling":
+		e.status, e.code, e.message = 500, "InternalFailure", "An internal error occurred."
 	case f.Kind == Throttle:
 		// EC2 API Reference: Error codes — RequestLimitExceeded is returned with HTTP 503.
 		e.status, e.code, e.message = 503, "RequestLimitExceeded", "Request limit exceeded."
