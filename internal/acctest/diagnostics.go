@@ -80,6 +80,14 @@ func (d *ApplyDiagnostics) ExpectPlanWarning(parts ...string) error {
 	return expectWarning("plan", d.PlanWarnings(), parts)
 }
 
+// ExpectNoPlanWarning fails when a plan warned with every part, in order.
+func (d *ApplyDiagnostics) ExpectNoPlanWarning(parts ...string) error {
+	if err := d.ExpectPlanWarning(parts...); err == nil {
+		return fmt.Errorf("a plan warned %q", parts)
+	}
+	return nil
+}
+
 func expectWarning(kind string, warnings, parts []string) error {
 	re := ExpectErrorParts(parts...)
 	for _, w := range warnings {

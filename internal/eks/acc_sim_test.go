@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -116,13 +117,14 @@ provider "gpufleet" {
     region                      = %q
     skip_credentials_validation = true
     endpoints {
-      eks = %q
-      ec2 = %q
+      eks         = %q
+      ec2         = %q
+      autoscaling = %q
     }
   }
 %s
 }
-`, testRegion, e.EKS, e.EC2, extra)
+`, testRegion, e.EKS, e.EC2, e.AutoScaling, extra)
 }
 
 // poolConfig renders one gpufleet_eks_node_pool with the usual arguments and body for the rest.
@@ -151,8 +153,9 @@ resource "gpufleet_eks_node_pool" %[1]q {
 }
 
 type awsClients struct {
-	eks *eks.Client
-	ec2 *ec2.Client
+	eks         *eks.Client
+	ec2         *ec2.Client
+	autoscaling *autoscaling.Client
 }
 
 // clients are real SDK clients on the simulator, for checking what the provider left in the cloud.
@@ -171,8 +174,9 @@ func clientsIn(t *testing.T, sim *cloudsim.Sim, region string) awsClients {
 	}
 	e := sim.Endpoints()
 	return awsClients{
-		eks: eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(e.EKS) }),
-		ec2: ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(e.EC2) }),
+		eks:         eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(e.EKS) }),
+		ec2:         ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(e.EC2) }),
+		autoscaling: autoscaling.NewFromConfig(cfg, func(o *autoscaling.Options) { o.BaseEndpoint = aws.String(e.AutoScaling) }),
 	}
 }
 

@@ -38,10 +38,26 @@ const (
 // maxNodegroupTags is how many tags EKS takes on a node group (EKS API Reference: TagResource).
 const maxNodegroupTags = 50
 
-// nodegroupTagsProblem explains a node group that would carry more tags than EKS takes: besides
-// the pool's effective tags, a node group carries the owner tag, the spot mix and the cluster
-// autoscaler's resource tags. "" when every node group fits.
+// eksInstanceTags is how many tags EKS's Auto Scaling group adds to every instance of a node group,
+// which count against the instance's 50 (EC2 User Guide, "Tag restrictions": aws: tags do not):
+// eks:cluster-name, eks:nodegroup-name, k8s.io/cluster-autoscaler/enabled,
+// k8s.io/cluster-autoscaler/<cluster> and kubernetes.io/cluster/<cluster>. EKS documents no list
+// (audit eks-vs-real.md D12, Q11); these are the ones its groups are seen with
+// (aws/containers-roadmap#608 and the workarounds there), and a launch over the limit fails the
+// node group, so gpufleet counts all five.
+const eksInstanceTags = 5
+
+// maxInstanceTags is how many tags an EC2 instance takes.
+const maxInstanceTags = 50
+
+// nodegroupTagsProblem explains a node group, or its instances, that would carry more tags than EKS
+// or EC2 takes: besides the pool's effective tags, a node group carries the owner tag, the spot mix
+// and the cluster autoscaler's resource tags, and an instance EKS's own. "" when everything fits.
 func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
+	if n := len(d.Tags) + eksInstanceTags; n > maxInstanceTags {
+		return fmt.Sprintf("the node groups' instances would carry %d tags, and EC2 takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and the %d that EKS's Auto Scaling group adds to every instance (eks:cluster-name, eks:nodegroup-name, kubernetes.io/cluster/<cluster> and the cluster autoscaler's discovery tags). A launch over the limit fails. Remove tags.",
+			n, maxInstanceTags, len(d.Tags), eksInstanceTags)
+	}
 	for _, cfg := range sideConfigs(poolOwner{}, s, d) {
 		if n := len(cfg.Tags); n > maxNodegroupTags {
 			return fmt.Sprintf("node group %s would carry %d tags, and EKS takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and %d that gpufleet adds (the owner tag, the spot mix and the cluster autoscaler's resources). Remove tags.",
@@ -54,7 +70,7 @@ func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
 // nodegroupTagsCheck is the plan-time check of the tag limit, at the tags attribute.
 func nodegroupTagsCheck(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 	if problem := nodegroupTagsProblem(s, d); problem != "" {
-		diags.AddAttributeError(path.Root("tags"), "Too many tags for an EKS node group", problem)
+		diags.AddAttributeError(path.Root("tags"), "Too many tags for an EKS node group or its instances", problem)
 	}
 }
 
@@ -219,10 +235,12 @@ func nodegroupOnlyTag(key string) bool {
 	return key == tagSpotMix || key == tagOwner || strings.HasPrefix(key, autoscalerPrefix)
 }
 
-// launchTemplateData carries what EKS does not manage itself: tags for instances, volumes and network
-// interfaces (so per-client cost allocation reaches EC2), the reservation target, and IMDSv2. No
-// AMI or user data, and no instance type but a capacity block's: EKS sets those from the node group
-// (EKS User Guide, "Customizing managed nodes with launch templates").
+// launchTemplateData carries what EKS does not manage itself: tags for instances and volumes (so
+// per-client cost allocation reaches EC2), the reservation target, and IMDSv2. No AMI or user data,
+// and no instance type but a capacity block's: EKS sets those from the node group (EKS User Guide,
+// "Customizing managed nodes with launch templates"). No network-interface tags: EKS's copy of the
+// template drops them (aws/containers-roadmap#1496, terraform-provider-aws#32151; audit
+// eks-vs-real.md D6), and the VPC CNI's secondary interfaces never see a template's.
 func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 	tags := ec2Tags(cfg.InstanceTags)
 	data := &ec2types.RequestLaunchTemplateData{
@@ -234,7 +252,6 @@ func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 		TagSpecifications: []ec2types.LaunchTemplateTagSpecificationRequest{
 			{ResourceType: ec2types.ResourceTypeInstance, Tags: tags},
 			{ResourceType: ec2types.ResourceTypeVolume, Tags: tags},
-			{ResourceType: ec2types.ResourceTypeNetworkInterface, Tags: tags},
 		},
 	}
 	if r := cfg.Reservation; r != nil {
@@ -358,22 +375,23 @@ func deleteOwnedLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwne
 	return nil
 }
 
-// launchTemplateDiffers reports whether the template version in use lacks the side's current data.
+// launchTemplateDiffers reports whether the template version in use lacks the side's current data,
+// its tags aside (they reach the nodes without a new version, fleet.go): a new version, and a roll.
 func launchTemplateDiffers(v *ec2types.LaunchTemplateVersion, cfg sideConfig) bool {
 	if v == nil || v.LaunchTemplateData == nil {
 		return true
 	}
 	data := v.LaunchTemplateData
-	var instanceTags map[string]string
-	for _, ts := range data.TagSpecifications {
-		if ts.ResourceType == ec2types.ResourceTypeInstance {
-			instanceTags = tagMap(ts.Tags)
-		}
-	}
-	if !maps.Equal(instanceTags, cfg.InstanceTags) || string(data.InstanceType) != cfg.InstanceType {
+	if string(data.InstanceType) != cfg.InstanceType {
 		return true
 	}
 	return reservationFromTemplate(data) != reservationKey(cfg.Reservation)
+}
+
+// templateTagsDiffer reports whether the template version in use tags instances otherwise than the
+// side's tags: brought up to date by the next roll that happens anyway.
+func templateTagsDiffer(v *ec2types.LaunchTemplateVersion, cfg sideConfig) bool {
+	return !maps.Equal(templateInstanceTags(v), cfg.InstanceTags)
 }
 
 func tagMap(tags []ec2types.Tag) map[string]string {

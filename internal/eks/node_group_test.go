@@ -19,12 +19,13 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
-// A node group takes 50 tags: the pool's tags plus the ones gpufleet adds to node groups. The limit
-// is checked at plan time, to the tag.
+// A node group takes 50 tags: the pool's tags plus the ones gpufleet adds to node groups; an
+// instance takes 50: the pool's tags plus the five EKS's Auto Scaling group adds (audit D12). Both
+// limits are checked at plan time, to the tag, the tighter one first.
 func TestNodegroupTagsProblem_limit(t *testing.T) {
 	// Both node groups of a spot mix carry the same tags; the on-demand one is reported first.
 	spec := pool.Spec{Cloud: catalog.AWS, ResourceType: ResourceType, Name: "train", Region: "eu-west-1", Client: "acme"}
-	spec.Workload = pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 40, Interruptible: true}
+	spec.Workload = pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 4, Interruptible: true}
 	spec.InstanceTypes = []string{"p4d.24xlarge"}
 	spec.Scaling = pool.Sizes{Min: 0, Max: 8, Desired: 2}
 	spec.Capacity = pool.Capacity{SpotPercentage: 50}
@@ -40,11 +41,25 @@ func TestNodegroupTagsProblem_limit(t *testing.T) {
 		}
 		return d
 	}
+	derived := len(derive(0).Tags)
+	// Instances: the pool's effective tags and EKS's five.
+	if problem := nodegroupTagsProblem(spec, derive(maxInstanceTags-eksInstanceTags-derived)); problem != "" {
+		t.Fatalf("45 effective tags fit: %s", problem)
+	}
+	if problem := nodegroupTagsProblem(spec, derive(maxInstanceTags-eksInstanceTags-derived+1)); !strings.Contains(problem, "instances would carry 51 tags, and EC2 takes at most 50") {
+		t.Fatalf("46 effective tags do not fit on an instance: %q", problem)
+	}
+	// Node groups: with all-balanced MIG slices they carry more of gpufleet's own than an instance
+	// carries of EKS's, and that limit binds first.
+	spec.GPU = pool.GPU{MIG: &pool.MIG{Config: pool.MIGConfigBalanced}, MIGStrategy: pool.MIGStrategyMixed}
 	sides := sideConfigs(poolOwner{}, spec, derive(0))
 	if len(sides) != 2 || len(sides[0].Tags) != len(sides[1].Tags) {
 		t.Fatalf("want two node groups with as many tags: %+v", sides)
 	}
 	base := len(sides[0].Tags)
+	if base-derived <= eksInstanceTags {
+		t.Fatalf("gpufleet adds %d tags to the node groups, want more than EKS's %d on instances for this case", base-derived, eksInstanceTags)
+	}
 	if problem := nodegroupTagsProblem(spec, derive(maxNodegroupTags-base)); problem != "" {
 		t.Fatalf("%d tags fit: %s", maxNodegroupTags, problem)
 	}
@@ -236,7 +251,8 @@ func TestAdvertisedResources(t *testing.T) {
 	}
 }
 
-// The plan says which node groups an apply rolls, and why; a change of sizes or labels rolls none.
+// The plan says which node groups an apply rolls, and why; a change of sizes, labels or tags rolls
+// none (tags reach the instances in place).
 func TestWarnNodesReplaced(t *testing.T) {
 	ctx := t.Context()
 	side := func(name string) nodeGroupModel {
@@ -250,14 +266,14 @@ func TestWarnNodesReplaced(t *testing.T) {
 	}
 	state := model(map[string]string{"Project": "vision"}, "1.31.4-20250301")
 	var none diag.Diagnostics
-	warnNodesReplaced(ctx, &none, model(map[string]string{"Project": "vision"}, "1.31.4-20250301"), state)
+	warnNodesReplaced(ctx, &none, model(map[string]string{"Project": "llm"}, "1.31.4-20250301"), state)
 	if len(none) != 0 {
-		t.Fatalf("no roll, but %v", none)
+		t.Fatalf("a tag change rolls nothing, but %v", none)
 	}
 	var diags diag.Diagnostics
 	warnNodesReplaced(ctx, &diags, model(map[string]string{"Project": "llm"}, "1.31.9-20250801"), state)
 	if len(diags) != 1 || !strings.Contains(diags[0].Summary(), "train-od, train-spot") ||
-		!strings.Contains(diags[0].Detail(), "effective_tags") || !strings.Contains(diags[0].Detail(), "AMI release changes to 1.31.9-20250801") {
+		strings.Contains(diags[0].Detail(), "effective_tags") || !strings.Contains(diags[0].Detail(), "AMI release changes to 1.31.9-20250801") {
 		t.Fatalf("warnings %v", diags)
 	}
 }

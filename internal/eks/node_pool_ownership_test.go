@@ -179,9 +179,9 @@ func TestAccEKSNodePool_launchTemplateDeletedOutOfBand(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
-				}),
+				Check: func(*terraform.State) error {
+					return wantFleetTags(t, sim, "train-od", map[string]string{"Project": "llm"})
+				},
 			},
 		},
 	})

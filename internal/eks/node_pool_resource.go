@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -187,9 +188,10 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, s
 		for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups) {
 			prior[ng.Name.ValueString()] = ng
 		}
-		ltChanges = !state.EffectiveTags.Equal(poolschema.StringMapValue(d.Tags))
 		versionChanges = plan.KubernetesVersion.IsUnknown() || !plan.KubernetesVersion.Equal(state.KubernetesVersion)
 		releaseChanges = plan.ReleaseVersion.IsUnknown() || !plan.ReleaseVersion.Equal(state.ReleaseVersion)
+		// A tag change makes no template version (fleet.go); a roll may, with the pool's tags.
+		ltChanges = versionChanges || releaseChanges
 	}
 	var out []nodeGroupModel
 	for _, side := range d.Sides {
@@ -307,10 +309,11 @@ func nodeGroupFrom(ng *types.Nodegroup) nodeGroupModel {
 }
 
 type clients struct {
-	eks    *eks.Client
-	ec2    *ec2.Client
-	poll   time.Duration
-	region string
+	eks         *eks.Client
+	ec2         *ec2.Client
+	autoscaling *autoscaling.Client
+	poll        time.Duration
+	region      string
 }
 
 // clients are the AWS clients of the pool's region (recordedRegion), or reports why there are none.
@@ -336,7 +339,11 @@ func (r *NodePoolResource) clientsIn(ctx context.Context, region string) (*clien
 	if err != nil {
 		return nil, err
 	}
-	return &clients{eks: eksConn, ec2: ec2Conn, poll: r.Meta.AWSSettings.PollInterval(), region: eksConn.Options().Region}, nil
+	asConn, err := r.Meta.AutoScalingIn(ctx, region)
+	if err != nil {
+		return nil, err
+	}
+	return &clients{eks: eksConn, ec2: ec2Conn, autoscaling: asConn, poll: r.Meta.AWSSettings.PollInterval(), region: eksConn.Options().Region}, nil
 }
 
 // recordedRegion is the region a pool lives in: the one its state or plan records, else, for a
@@ -894,7 +901,11 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		r.flatten(m, found, versions, readReservation(found, versions, priorReservation), ownDefaults, templateTags)
 		spec, _ := m.spec(ctx)
 		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags), poolLabels(found[0]))
-		r.markInSync(ctx, m, found, versions, entries)
+		fleets, err := readFleets(ctx, c, found)
+		if err != nil {
+			return false, nil, err
+		}
+		r.markInSync(ctx, m, found, versions, fleets, entries)
 	}
 	m.NodeGroups = nodeGroupList(entries)
 	return true, drift, nil
@@ -904,7 +915,8 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 // pool's settings, as refresh read them (from the first node group), give it. The first node group
 // is compared too: what the pool's attributes cannot show (the launch template in use, tags only
 // node groups carry) can be out of line on it as well.
-func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, found []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion, entries []nodeGroupModel) {
+func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, found []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion,
+	fleets map[string]*fleet, entries []nodeGroupModel) {
 	spec, diags := m.spec(ctx)
 	if diags.HasError() || len(spec.Validate()) > 0 {
 		return // a pool changed outside terraform beyond what gpufleet accepts: its attributes show it
@@ -921,13 +933,14 @@ func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, fou
 		name := aws.ToString(ng.NodegroupName)
 		i := slices.IndexFunc(entries, func(e nodeGroupModel) bool { return e.Name.ValueString() == name })
 		cfg, ok := want[name]
-		entries[i].InSync = fwtypes.BoolValue(ok && sideInSync(ng, versions[name], cfg, m.UpdateConfig))
+		entries[i].InSync = fwtypes.BoolValue(ok && sideInSync(ng, versions[name], cfg, m.UpdateConfig) &&
+			fleetInSync(ng, versions[name], fleets[name], cfg.InstanceTags))
 	}
 }
 
 // sideInSync reports whether a node group holds everything cfg gives it: no failed creation, its
 // capacity type, sizes, labels, taints, update config and tags, and a launch template version with
-// the side's data.
+// the side's data (its tags aside: fleetInSync judges those where they matter, on the instances).
 func sideInSync(ng *types.Nodegroup, v *ec2types.LaunchTemplateVersion, cfg sideConfig, uc *updateConfigModel) bool {
 	return ng.Status != types.NodegroupStatusCreateFailed && string(ng.CapacityType) == cfg.CapacityType &&
 		configUpdate(ng, cfg, uc) == nil && maps.Equal(ng.Tags, cfg.Tags) && !launchTemplateDiffers(v, cfg)
@@ -1315,8 +1328,12 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 	if err != nil {
 		return ng, err
 	}
-	newTemplate := ltID != "" && launchTemplateDiffers(current, cfg)
-	rolls := newTemplate || version != aws.ToString(ng.Version) || (release != "" && release != aws.ToString(ng.ReleaseVersion))
+	// A new template version only for what cannot reach the nodes otherwise, or when the nodes roll
+	// anyway: then it brings the template's tags up to date too. A tag change alone rolls nothing
+	// (fleet.go).
+	versionRolls := version != aws.ToString(ng.Version) || (release != "" && release != aws.ToString(ng.ReleaseVersion))
+	newTemplate := ltID != "" && (launchTemplateDiffers(current, cfg) || (versionRolls && templateTagsDiffer(current, cfg)))
+	rolls := newTemplate || versionRolls
 	if sc := ng.ScalingConfig; rolls && ng.CapacityType == types.CapacityTypesCapacityBlock && sc != nil && aws.ToInt32(sc.DesiredSize) > 0 {
 		// EKS User Guide, capacity-blocks-mng: "When upgrading managed node groups with Capacity
 		// Blocks, make sure that the desired size of the node group is set to 0."
@@ -1324,6 +1341,18 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 	}
 	if err := syncLaunchTemplateTags(ctx, c.ec2, lt, sideOwnerOf(m, cfg.Name).templateTags(cfg)); err != nil {
 		return ng, err
+	}
+	// The Auto Scaling group first: every instance launched from here on, a roll's included, gets
+	// the pool's tags.
+	f, err := readFleet(ctx, c, ng)
+	if err != nil {
+		return ng, err
+	}
+	managed := managedTags(ng, current, cfg.InstanceTags)
+	if d := driftOf(f, managed, cfg.InstanceTags, templateInstanceTags(current)); len(d.groupPut) > 0 || len(d.groupDelete) > 0 {
+		if err := syncGroupTags(ctx, c, f, d); err != nil {
+			return ng, err
+		}
 	}
 	if newTemplate {
 		if ltVersion, err = createLaunchTemplateVersion(ctx, c.ec2, ltID, cfg); err != nil {
@@ -1359,6 +1388,16 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 			return ng, err
 		}
 	}
+	// Then what runs: the instances and volumes the group has now (after a roll, the new ones).
+	f, err = readFleet(ctx, c, ng)
+	if err != nil {
+		return ng, err
+	}
+	if err := syncResourceTags(ctx, c, driftOf(f, managed, cfg.InstanceTags, cfg.InstanceTags), cfg.InstanceTags); err != nil {
+		return ng, err
+	}
+	// The node group's own tags last: they record the pool's, so a change that failed before here is
+	// planned again.
 	if err := updateTags(ctx, c.eks, aws.ToString(ng.NodegroupArn), ng.Tags, cfg.Tags); err != nil {
 		return ng, err
 	}

@@ -189,7 +189,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GPU node pool on an EKS cluster: up to two EKS managed node groups, `<name>-od` (on-demand, or " +
 			"`CAPACITY_BLOCK` with a capacity block) and `<name>-spot` (spot over every instance type), each with a " +
-			"provider-managed launch template that carries the per-client tags to instances, volumes and network interfaces. " +
+			"provider-managed launch template that carries the per-client tags to instances and volumes; a tag change reaches the running instances and volumes and the node groups' Auto Scaling groups in place, and replaces no node. " +
 			"gpufleet derives the GPU taint, client isolation taint, node labels (client, workload, MIG config, device-plugin " +
 			"config), cluster-autoscaler node-template tags and a cost estimate, and checks the pool against the policy bundle " +
 			"at plan time.\n\nA failure never costs what is running: when one node group of a new pool fails to come up (`CREATE_FAILED` " +

@@ -224,13 +224,11 @@ func planReleaseVersion(cfg configuredVersions, plan, state *nodePoolModel) {
 }
 
 // warnNodesReplaced says in the plan which node groups the apply rolls, replacing every node: a new
-// launch template version (the instances' tags), a new Kubernetes version or AMI release (EKS User
-// Guide, launch-templates: "all nodes in the group are recycled"; managed-node-update-behavior).
+// Kubernetes version or AMI release (EKS User Guide, launch-templates: "all nodes in the group are
+// recycled"; managed-node-update-behavior). A tag change rolls nothing: it reaches the running
+// instances and their volumes, and the Auto Scaling group, in place (fleet.go).
 func warnNodesReplaced(ctx context.Context, diags *diag.Diagnostics, plan, state *nodePoolModel) {
 	var why []string
-	if !plan.EffectiveTags.IsUnknown() && !plan.EffectiveTags.Equal(state.EffectiveTags) {
-		why = append(why, "the instances' tags change (effective_tags), which is a new launch template version")
-	}
 	if plan.KubernetesVersion.IsUnknown() || !plan.KubernetesVersion.Equal(state.KubernetesVersion) {
 		why = append(why, "the Kubernetes version changes")
 	}
