@@ -40,7 +40,7 @@ func (s *Sim) serveAutoScaling(w http.ResponseWriter, r *http.Request) {
 		writeAutoScaling(w, action, nil, aerr)
 		return
 	}
-	c := &call{service: "autoscaling", op: action, region: region, form: tree}
+	c := &call{service: "autoscaling", op: action, region: region, form: tree, accessKey: accessKeyFromAuth(r.Header.Get("Authorization"))}
 	out, aerr := s.invokeAWS(r.Context(), c, autoscalingResource(tree), tree, op.mutating, op.h)
 	writeAutoScaling(w, action, out, aerr)
 }

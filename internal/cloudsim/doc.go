@@ -137,6 +137,17 @@
 // file is loaded); without them a cluster has no node pools.
 // examples/cloudsim/seed.json is a complete example.
 //
+// # IAM
+//
+// Options.IAM (or Sim.SetIAM) names one identity, by the access key it signs with, and its
+// identity-based policy (a JSON policy document): every EKS, EC2 and EC2 Auto Scaling call it signs is
+// allowed only as the policy allows it, and refused otherwise with the service's own error (EKS 403
+// AccessDeniedException, EC2 403 UnauthorizedOperation, Auto Scaling 403 AccessDenied), whose
+// message names the action. CreateNodegroup also needs iam:PassRole on the node role, ec2:RunInstances
+// and ec2:CreateTags with a launch template (as UpdateNodegroupVersion does), and, in a fresh account
+// (IAMIdentity.FreshAccount), iam:CreateServiceLinkedRole for the node group service-linked role
+// (iam.go). Calls signed with another key are not checked.
+//
 // # Faults
 //
 // A Fault names a service (eks, ec2, autoscaling, gke, compute), an operation ("" for all) and a Kind:

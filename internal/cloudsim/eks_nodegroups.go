@@ -56,6 +56,10 @@ func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
 		return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
 	}
 	v := &eksValidator{cluster: clusterName, nodegroup: in.NodegroupName, seed: s.w.Seed.awsRegion(c.region)}
+	createsSLR, aerr := s.authorizeCreateNodegroup(c, in.NodeRole, in.LaunchTemplate != nil)
+	if aerr != nil {
+		return nil, aerr
+	}
 	lt, aerr := s.validateCreateNodegroup(c.region, cl, &in, v)
 	if aerr != nil {
 		return nil, aerr
@@ -97,6 +101,9 @@ func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
 			Message: "The following supplied instance types do not exist: [" + strings.Join(unknown, ", ") + "]"}}, HealthIssue{}, r.Nodegroup.Resources)
 	}
 	s.w.Nodegroups[key] = r
+	if createsSLR {
+		s.createdSLR()
+	}
 	s.w.createASG(key, r, c.now)
 	if len(r.FailIssues) == 0 {
 		r.FailIssues = s.w.tagLimitIssues(r)
@@ -377,6 +384,11 @@ func (s *Sim) eksUpdateNodegroupVersion(c *call) ([]byte, *apiError) {
 	r, done, aerr := s.nodegroupToUpdate(c, &in, &in.ClientRequestToken)
 	if aerr != nil || done != nil {
 		return done, aerr
+	}
+	if in.LaunchTemplate != nil {
+		if aerr := s.authorize(c, s.launchTemplateActions(c)...); aerr != nil {
+			return nil, aerr
+		}
 	}
 	cl, _ := s.eksCluster(c.region, cluster)
 	ch, params, aerr := s.versionChange(c.region, cl, r.Nodegroup, &in)

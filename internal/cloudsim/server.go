@@ -47,6 +47,9 @@ type Options struct {
 	// ReadAfterWriteLag keeps new EKS node groups and updates unreadable for that long (see
 	// eks_consistency.go); Sim.SetReadAfterWriteLag changes it.
 	ReadAfterWriteLag time.Duration
+	// IAM, when set, checks the calls of one identity against its policy (iam.go); Sim.SetIAM
+	// changes it.
+	IAM *IAMIdentity
 }
 
 // Endpoints are the addresses of the simulated services.
@@ -71,6 +74,7 @@ type Sim struct {
 	faults *faultSet
 	log    *requestLog
 	eksLag atomic.Int64 // read-after-write lag, eks_consistency.go
+	iam    iamState     // the IAM check, iam.go
 
 	httpServers []*http.Server
 	grpcServer  *grpc.Server
@@ -87,6 +91,9 @@ func Start(opts Options) (*Sim, error) {
 	}
 	s := &Sim{opts: opts, w: w, faults: newFaultSet(), log: &requestLog{}}
 	s.SetReadAfterWriteLag(opts.ReadAfterWriteLag)
+	if err := s.SetIAM(opts.IAM); err != nil {
+		return nil, err
+	}
 	listeners, err := listen(opts.Addr, 6)
 	if err != nil {
 		return nil, err
@@ -230,9 +237,11 @@ type call struct {
 	query   url.Values
 	body    []byte
 	form    map[string]any // EC2 request tree
-	failed  *Fault         // CreateFailed fault to apply to the object created/updated
-	stuck   time.Duration  // a Stuck fault's transition, instead of the transition delay
-	now     time.Time
+	// accessKey is the access key id the call was signed with (its SigV4 credential).
+	accessKey string
+	failed    *Fault        // CreateFailed fault to apply to the object created/updated
+	stuck     time.Duration // a Stuck fault's transition, instead of the transition delay
+	now       time.Time
 }
 
 // awsHandler serves one operation with the world locked and advanced to c.now; it returns the
@@ -243,6 +252,10 @@ type awsHandler func(s *Sim, c *call) ([]byte, *apiError)
 // the call), then the handler under the lock, then the request log.
 func (s *Sim) invokeAWS(ctx context.Context, c *call, resource string, params map[string]any, mutating bool, h awsHandler) ([]byte, *apiError) {
 	start := time.Now()
+	if aerr := s.authorize(c, callRequest(c)); aerr != nil {
+		s.log.add(Request{Service: c.service, Operation: c.op, Region: c.region, Params: params, Time: start, Error: aerr.code})
+		return nil, aerr
+	}
 	p := s.faults.pick(c.service, c.op, resource)
 	sleepCtx(ctx, p.latency)
 	var out []byte
@@ -368,6 +381,16 @@ func regionFromAuth(h string) string {
 		return defaultRegion
 	}
 	return parts[2]
+}
+
+// accessKeyFromAuth returns the access key id of a SigV4 Authorization header's credential.
+func accessKeyFromAuth(h string) string {
+	i := strings.Index(h, "Credential=")
+	if i < 0 {
+		return ""
+	}
+	key, _, _ := strings.Cut(h[i+len("Credential="):], "/")
+	return key
 }
 
 // randomHex returns n random hex digits.
