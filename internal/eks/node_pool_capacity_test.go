@@ -257,15 +257,10 @@ func TestAccEKSNodePool_reservationChecks(t *testing.T) {
 	}
 }
 
-// A future-dated On-Demand Capacity Reservation (scheduled until its start) is accepted with a
-// warning at plan, as a capacity block before its start is (audit D10): the pool is created, its node
-// group ACTIVE, and it launches once the reservation is active. One partly used by other instances
-// warns that the pool grows past its free instances only as they are released (D15).
-func TestAccEKSNodePool_reservationNotStarted(t *testing.T) {
-	sim := startSim(t)
-	var diags acctest.ApplyDiagnostics
-	cfg := func(id string, desired int) string {
-		return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, 4)+fmt.Sprintf(`
+// reservedPool is a p5.48xlarge pool in us-east-1a on the capacity reservation id, sized
+// 0/desired/max, with extra in its body.
+func reservedPool(sim *cloudsim.Sim, id string, desired, maxSize int, extra string) string {
+	return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, maxSize)+fmt.Sprintf(`
   policy_waivers = { "GF-COST-002" = "reserved capacity is prepaid, ends 2027-01-01" }
   capacity {
     reservation {
@@ -273,8 +268,17 @@ func TestAccEKSNodePool_reservationNotStarted(t *testing.T) {
       type = "capacity-reservation"
     }
   }
-`, id)))
-	}
+`, id)+extra))
+}
+
+// A future-dated On-Demand Capacity Reservation (scheduled until its start) is accepted with a
+// warning at plan, as a capacity block before its start is (audit D10): the pool is created, its node
+// group ACTIVE, and it launches once the reservation is active. One partly used by other instances
+// warns that the pool grows past its free instances only as they are released (D15).
+func TestAccEKSNodePool_reservationNotStarted(t *testing.T) {
+	sim := startSim(t)
+	var diags acctest.ApplyDiagnostics
+	cfg := func(id string, desired int) string { return reservedPool(sim, id, desired, 4, "") }
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: diags.ProviderFactories(),
 		CheckDestroy:             checkNothingLeft(t, sim),
