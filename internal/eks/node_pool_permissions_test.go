@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
@@ -148,6 +149,22 @@ func TestAccEKSNodePool_permissionsMissingAction(t *testing.T) {
 			resource.TestStep{
 				Config:      permissionsPool(sim, 1, "  tags = { Project = \"llm\" }\n"),
 				ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-od", "autoscaling:CreateOrUpdateTags", "AccessDenied", "not authorized to perform: autoscaling:CreateOrUpdateTags"),
+			},
+		))
+	})
+	// A role made for an earlier version, without the reads of the node groups' Auto Scaling groups:
+	// refresh does without them (a warning), and only a tag change, which needs them, fails.
+	t.Run("autoscaling:DescribeAutoScalingGroups", func(t *testing.T) {
+		sim := underPolicy(t, without(t, guidePolicy(t), "autoscaling:DescribeAutoScalingGroups"))
+		resource.Test(t, poolTest(t, sim,
+			resource.TestStep{
+				Config:           permissionsPool(sim, 1, "  tags = { Project = \"vision\" }\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			resource.TestStep{Config: permissionsPool(sim, 2, "  tags = { Project = \"vision\" }\n"), ConfigPlanChecks: updateThenNothing()},
+			resource.TestStep{
+				Config:      permissionsPool(sim, 2, "  tags = { Project = \"llm\" }\n"),
+				ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-od", "autoscaling:DescribeAutoScalingGroups", "AccessDenied"),
 			},
 		))
 	})

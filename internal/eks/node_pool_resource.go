@@ -902,7 +902,14 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		spec, _ := m.spec(ctx)
 		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags), poolLabels(found[0]))
 		fleets, err := readFleets(ctx, c, found)
-		if err != nil {
+		switch {
+		case isAccessDenied(err):
+			// A role made for an earlier version may lack the reads of Auto Scaling groups, instances
+			// and volumes: refresh does without them, and says what it cannot see; a tag change
+			// needs them and fails, naming the action.
+			drift = append(drift, fmt.Sprintf("%v. Until the identity terraform runs as may read them (see the permissions guide), refresh cannot tell whether the node groups' instances and volumes carry the pool's tags.", err))
+			fleets = nil
+		case err != nil:
 			return false, nil, err
 		}
 		r.markInSync(ctx, m, found, versions, fleets, entries)
@@ -1343,9 +1350,14 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 		return ng, err
 	}
 	// The Auto Scaling group first: every instance launched from here on, a roll's included, gets
-	// the pool's tags.
+	// the pool's tags. Without the reads (a role made for an earlier version) an update that changes
+	// no tag goes on, as refresh does; a tag change needs them.
+	tagChange := !maps.Equal(effectiveTagsOf(ng.Tags), cfg.InstanceTags)
 	f, err := readFleet(ctx, c, ng)
-	if err != nil {
+	switch {
+	case isAccessDenied(err) && !tagChange:
+		f = nil
+	case err != nil:
 		return ng, err
 	}
 	managed := managedTags(ng, current, cfg.InstanceTags)
@@ -1389,9 +1401,10 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 		}
 	}
 	// Then what runs: the instances and volumes the group has now (after a roll, the new ones).
-	f, err = readFleet(ctx, c, ng)
-	if err != nil {
-		return ng, err
+	if f != nil {
+		if f, err = readFleet(ctx, c, ng); err != nil {
+			return ng, err
+		}
 	}
 	if err := syncResourceTags(ctx, c, driftOf(f, managed, cfg.InstanceTags, cfg.InstanceTags), cfg.InstanceTags); err != nil {
 		return ng, err
