@@ -28,7 +28,7 @@ var autoscalingOps = map[string]ec2Op{
 func (s *Sim) serveAutoScaling(w http.ResponseWriter, r *http.Request) {
 	region := regionFromAuth(r.Header.Get("Authorization"))
 	if err := r.ParseForm(); err != nil {
-		writeAutoScaling(w, "", nil, &apiError{status: 400, code: "MalformedQueryString", message: err.Error()})
+		writeAutoScaling(w, nil, &apiError{status: 400, code: "MalformedQueryString", message: err.Error()})
 		return
 	}
 	action := r.Form.Get("Action")
@@ -37,12 +37,12 @@ func (s *Sim) serveAutoScaling(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		aerr := &apiError{status: 400, code: "InvalidAction", message: fmt.Sprintf("The action %s is not valid for this web service.", action)}
 		s.log.add(Request{Service: "autoscaling", Operation: firstNonEmpty(action, "UnknownOperation"), Region: region, Params: tree, Time: time.Now(), Error: aerr.code})
-		writeAutoScaling(w, action, nil, aerr)
+		writeAutoScaling(w, nil, aerr)
 		return
 	}
 	c := &call{service: "autoscaling", op: action, region: region, form: tree, accessKey: accessKeyFromAuth(r.Header.Get("Authorization"))}
 	out, aerr := s.invokeAWS(r.Context(), c, autoscalingResource(tree), tree, op.mutating, op.h)
-	writeAutoScaling(w, action, out, aerr)
+	writeAutoScaling(w, out, aerr)
 }
 
 // autoscalingResource is the name a fault's Match is tested against: the group the call names.
@@ -55,7 +55,7 @@ func autoscalingResource(tree map[string]any) string {
 	return ""
 }
 
-func writeAutoScaling(w http.ResponseWriter, action string, out []byte, aerr *apiError) {
+func writeAutoScaling(w http.ResponseWriter, out []byte, aerr *apiError) {
 	w.Header().Set("Content-Type", "text/xml")
 	if aerr != nil {
 		w.WriteHeader(aerr.status)
@@ -137,8 +137,7 @@ func asgFilterValues(g *ScalingGroup, name string) ([]string, bool) {
 	for k, t := range g.Tags {
 		tags[k] = t.Value
 	}
-	switch {
-	case name == "tag-value":
+	if name == "tag-value" {
 		var values []string
 		for _, k := range sortedKeys(tags) {
 			values = append(values, tags[k])

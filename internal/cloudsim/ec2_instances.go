@@ -79,14 +79,14 @@ func (s *Sim) selectInstances(c *call, idParam string, valid *regexp.Regexp, fin
 }
 
 func instanceFilterValues(i *Instance, name string) ([]string, bool) {
-	switch {
-	case name == "instance-id":
+	switch name {
+	case "instance-id":
 		return []string{i.ID}, true
-	case name == "instance-state-name":
+	case "instance-state-name":
 		return []string{"running"}, true
-	case name == "instance-type":
+	case "instance-type":
 		return []string{i.InstanceType}, true
-	case name == "availability-zone":
+	case "availability-zone":
 		return []string{i.Zone}, true
 	}
 	return tagFilterValues(i.Tags, name)

@@ -361,7 +361,7 @@ func (c iamCondition) holds(ctx map[string]string) bool {
 		return c.ifExists
 	}
 	negated := strings.Contains(c.op, "Not")
-	any := slices.ContainsFunc(c.values, func(want string) bool {
+	matched := slices.ContainsFunc(c.values, func(want string) bool {
 		switch c.op {
 		case "StringEquals", "StringNotEquals", "ArnEquals", "ArnNotEquals", "Bool":
 			return v == want
@@ -370,7 +370,7 @@ func (c iamCondition) holds(ctx map[string]string) bool {
 		}
 		return globMatch(want, v) // the Like operators
 	})
-	return any != negated
+	return matched != negated
 }
 
 // globMatch matches IAM's wildcards, * (any run, / included) and ?.
