@@ -108,6 +108,7 @@ type CapacityReservationSeed struct {
 	ReservationType        string            `json:"reservation_type,omitempty"`        // default|capacity-block
 	InstancePlatform       string            `json:"instance_platform,omitempty"`       // default "Linux/UNIX"
 	InstanceMatchCriteria  string            `json:"instance_match_criteria,omitempty"` // open|targeted
+	Tenancy                string            `json:"tenancy,omitempty"`                 // default|dedicated; default "default"
 	StartDate              *time.Time        `json:"start_date,omitempty"`
 	EndDate                *time.Time        `json:"end_date,omitempty"`
 	Tags                   map[string]string `json:"tags,omitempty"`

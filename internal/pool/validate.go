@@ -173,7 +173,13 @@ func (v *validator) gpu(node catalog.NodeType) {
 			v.add(P("gpu", "sharing", "strategy"), "MPS on MIG slices", "the NVIDIA device plugin does not share MIG devices with MPS (its nodes would advertise no nvidia.com/gpu); use strategy \"time-slicing\" on MIG slices, or drop gpu.mig.")
 		case v.spec.Cloud == catalog.AWS && g.MIG != nil && g.MIG.Config == MIGConfigBalanced:
 			v.add(P("gpu", "sharing"), "Sharing on a mixed MIG layout", "all-balanced puts slices of several sizes on each GPU, which the device plugin advertises only with the mixed MIG strategy, as nvidia.com/mig-<profile>; gpufleet's sharing config shares nvidia.com/gpu under the single strategy. Use gpu.mig.profile (one size) with sharing, or all-balanced without it.")
+		case v.spec.Cloud == catalog.AWS && g.MIG != nil && g.Mixed():
+			v.add(P("gpu", "sharing"), "Sharing MIG slices under the mixed strategy", "mig_strategy is \"mixed\": the device plugin advertises the slices as nvidia.com/mig-<profile>, and gpufleet's sharing config shares nvidia.com/gpu, as the single strategy advertises slices. Share MIG slices in a cluster whose GPU Operator runs the single strategy (mig_strategy = \"single\"), or share whole GPUs.")
 		}
+	}
+	if v.spec.Cloud == catalog.AWS && g.MIG != nil && g.MIG.Config == MIGConfigBalanced && !g.Mixed() && v.known(P("gpu", "mig")) {
+		v.add(P("gpu", "mig", "config"), "all-balanced needs the mixed MIG strategy",
+			"all-balanced puts slices of several sizes on each GPU, which the NVIDIA device plugin refuses under the single MIG strategy (the node advertises nothing), and the GPU Operator's mig.strategy is one for the whole cluster: it overrides a node's own device plugin config. Install the operator with mig.strategy=mixed and set mig_strategy = \"mixed\" on the cluster's pools, or use gpu.mig.profile (one size).")
 	}
 }
 

@@ -43,9 +43,14 @@ func TestValidate_valid(t *testing.T) {
 			s.GPU.MIG = &MIG{Profile: "3g.40gb"}
 			return s
 		}(),
-		"eks mig balanced": func() Spec {
+		"eks mig balanced under the mixed strategy": func() Spec {
 			s := eksSpec()
-			s.GPU.MIG = &MIG{Config: MIGConfigBalanced}
+			s.GPU.MIG, s.GPU.MIGStrategy = &MIG{Config: MIGConfigBalanced}, MIGStrategyMixed
+			return s
+		}(),
+		"eks mig profile under the mixed strategy": func() Spec {
+			s := eksSpec()
+			s.GPU.MIG, s.GPU.MIGStrategy = &MIG{Profile: "3g.40gb"}, MIGStrategyMixed
 			return s
 		}(),
 		"eks capacity block sized by the autoscaler, at its price": func() Spec {
@@ -151,8 +156,12 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 			s.GPU.MIG, s.GPU.Sharing = &MIG{Profile: "3g.40gb"}, &Sharing{Strategy: SharingMPS, Replicas: 2}
 		}, "gpu.sharing.strategy", "does not share MIG devices with MPS"},
 		{"sharing on all-balanced on EKS", func(s *Spec) {
-			s.GPU.MIG, s.GPU.Sharing = &MIG{Config: MIGConfigBalanced}, &Sharing{Strategy: SharingTimeSlicing, Replicas: 2}
+			s.GPU.MIG, s.GPU.Sharing, s.GPU.MIGStrategy = &MIG{Config: MIGConfigBalanced}, &Sharing{Strategy: SharingTimeSlicing, Replicas: 2}, MIGStrategyMixed
 		}, "gpu.sharing", "mixed MIG strategy"},
+		{"all-balanced under the single strategy on EKS", func(s *Spec) { s.GPU.MIG = &MIG{Config: MIGConfigBalanced} }, "gpu.mig.config", "set mig_strategy = \"mixed\""},
+		{"shared slices under the mixed strategy on EKS", func(s *Spec) {
+			s.GPU.MIG, s.GPU.Sharing, s.GPU.MIGStrategy = &MIG{Profile: "3g.40gb"}, &Sharing{Strategy: SharingTimeSlicing, Replicas: 2}, MIGStrategyMixed
+		}, "gpu.sharing", "nvidia.com/mig-<profile>"},
 		{"instance types of different sizes the autoscaler sizes", func(s *Spec) {
 			s.InstanceTypes, s.AutoscalerOwnsSize = []string{"g5.xlarge", "g5.2xlarge"}, true
 		}, "instance_types[1]", "8 vCPUs"},

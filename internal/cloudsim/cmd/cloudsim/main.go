@@ -7,6 +7,7 @@
 //	CONTROL_ENDPOINT=http://127.0.0.1:41004
 //	COMPUTE_ENDPOINT=http://127.0.0.1:41005/compute/v1/
 //	STS_ENDPOINT=http://127.0.0.1:41006
+//	AUTOSCALING_ENDPOINT=http://127.0.0.1:41007
 //
 // and runs until SIGINT or SIGTERM, then shuts down cleanly, writing the state file.
 package main
@@ -43,7 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	seedPath := fs.String("seed", "", "seed file (JSON); optional when -state already holds a world")
 	statePath := fs.String("state", "", "state file, loaded at start and rewritten after every change")
-	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3, Compute p+4, STS p+5")
+	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3, Compute p+4, STS p+5, Auto Scaling p+6")
 	delay := fs.Duration("delay", 2*time.Second, "how long transitional statuses (CREATING, UPDATING, ...) last")
 	envFile := fs.String("env-file", "", "also write the endpoint lines to this file")
 	if err := fs.Parse(args); err != nil {
@@ -81,8 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func endpointLines(ep cloudsim.Endpoints) string {
-	return fmt.Sprintf("EKS_ENDPOINT=%s\nEC2_ENDPOINT=%s\nGKE_ENDPOINT=%s\nCONTROL_ENDPOINT=%s\nCOMPUTE_ENDPOINT=%s\nSTS_ENDPOINT=%s\n",
-		ep.EKS, ep.EC2, ep.GKE, ep.Control, ep.Compute, ep.STS)
+	return fmt.Sprintf("EKS_ENDPOINT=%s\nEC2_ENDPOINT=%s\nGKE_ENDPOINT=%s\nCONTROL_ENDPOINT=%s\nCOMPUTE_ENDPOINT=%s\nSTS_ENDPOINT=%s\nAUTOSCALING_ENDPOINT=%s\n",
+		ep.EKS, ep.EC2, ep.GKE, ep.Control, ep.Compute, ep.STS, ep.AutoScaling)
 }
 
 // writeFileAtomic writes via a temp file and rename, so a script polling for the file never
