@@ -47,6 +47,10 @@ type Options struct {
 	// ReadAfterWriteLag keeps new EKS node groups and updates unreadable for that long (see
 	// eks_consistency.go); Sim.SetReadAfterWriteLag changes it.
 	ReadAfterWriteLag time.Duration
+	// GCPPermissions, when not nil, are the only IAM permissions the GKE and Compute Engine
+	// callers hold: a call that needs another is refused (iam.go); Sim.SetGCPPermissions changes
+	// them.
+	GCPPermissions []string
 }
 
 // Endpoints are the addresses of the simulated services.
@@ -63,11 +67,14 @@ type Endpoints struct {
 // Sim is a running simulator. All methods are safe for concurrent use.
 type Sim struct {
 	opts   Options
-	mu     sync.Mutex // guards w
+	mu     sync.Mutex // guards w and gcpPermissions
 	w      *world
 	faults *faultSet
 	log    *requestLog
 	eksLag atomic.Int64 // read-after-write lag, eks_consistency.go
+	// gcpPermissions are the GKE and Compute Engine caller's permissions (iam.go); nil allows
+	// every call.
+	gcpPermissions []string
 
 	httpServers []*http.Server
 	grpcServer  *grpc.Server
@@ -84,6 +91,7 @@ func Start(opts Options) (*Sim, error) {
 	}
 	s := &Sim{opts: opts, w: w, faults: newFaultSet(), log: &requestLog{}}
 	s.SetReadAfterWriteLag(opts.ReadAfterWriteLag)
+	s.SetGCPPermissions(opts.GCPPermissions)
 	listeners, err := listen(opts.Addr, 5)
 	if err != nil {
 		return nil, err
