@@ -30,8 +30,9 @@ import (
 //   - Compute Engine: instanceGroupManagers.get → compute.instanceGroupManagers.get,
 //     reservations.get → compute.reservations.get (Compute Engine IAM permissions reference).
 //
-// There is no container.nodePools.* permission in these tables: a role made of such names
-// authorises no node pool call (audit N3).
+// Neither names a container.nodePools.* permission for any node pool method: a role made of such
+// names authorises no node pool call here (audit N3; whether IAM knows such names at all is Part D
+// Q8).
 
 // gkePermissions are the permissions of each implemented GKE RPC.
 var gkePermissions = map[string][]string{
