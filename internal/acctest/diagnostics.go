@@ -13,11 +13,13 @@ import (
 )
 
 // ApplyDiagnostics records the diagnostics the provider returns from its applies (creates, updates
-// and deletes), which terraform prints but the testing framework does not show a test: a warning
-// that an apply succeeded with is checked through it.
+// and deletes), and apart from them those of its plans, which terraform prints but the testing
+// framework does not show a test: a warning that an apply succeeded with, or that a plan carries,
+// is checked through it.
 type ApplyDiagnostics struct {
 	mu    sync.Mutex
 	diags []*tfprotov6.Diagnostic
+	plans []*tfprotov6.Diagnostic // what the provider's plans (PlanResourceChange) report
 }
 
 // ProviderFactories serves the provider in-process, as the package's ProviderFactories do, and
@@ -39,15 +41,26 @@ func (d *ApplyDiagnostics) ProviderFactories() map[string]func() (tfprotov6.Prov
 func (d *ApplyDiagnostics) Reset() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.diags = nil
+	d.diags, d.plans = nil, nil
 }
 
 // Warnings are the warnings recorded, each as "summary: detail".
 func (d *ApplyDiagnostics) Warnings() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return warnings(d.diags)
+}
+
+// PlanWarnings are the warnings the provider's plans returned, each as "summary: detail".
+func (d *ApplyDiagnostics) PlanWarnings() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return warnings(d.plans)
+}
+
+func warnings(diags []*tfprotov6.Diagnostic) []string {
 	var out []string
-	for _, diag := range d.diags {
+	for _, diag := range diags {
 		if diag.Severity == tfprotov6.DiagnosticSeverityWarning {
 			out = append(out, diag.Summary+": "+diag.Detail)
 		}
@@ -58,14 +71,22 @@ func (d *ApplyDiagnostics) Warnings() []string {
 // ExpectWarning fails unless one recorded warning contains every part, in order (spaces match as
 // ExpectErrorParts's do).
 func (d *ApplyDiagnostics) ExpectWarning(parts ...string) error {
+	return expectWarning("apply", d.Warnings(), parts)
+}
+
+// ExpectPlanWarning is ExpectWarning for the warnings of the provider's plans.
+func (d *ApplyDiagnostics) ExpectPlanWarning(parts ...string) error {
+	return expectWarning("plan", d.PlanWarnings(), parts)
+}
+
+func expectWarning(what string, warnings, parts []string) error {
 	re := ExpectErrorParts(parts...)
-	warnings := d.Warnings()
 	for _, w := range warnings {
 		if re.MatchString(w) {
 			return nil
 		}
 	}
-	return fmt.Errorf("no apply warning matches %q; the applies warned:\n%s", parts, strings.Join(warnings, "\n"))
+	return fmt.Errorf("no %s warning matches %q; the %ss warned:\n%s", what, parts, what, strings.Join(warnings, "\n"))
 }
 
 type recordingServer struct {
@@ -78,6 +99,16 @@ func (s recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6
 	if resp != nil {
 		s.rec.mu.Lock()
 		s.rec.diags = append(s.rec.diags, resp.Diagnostics...)
+		s.rec.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (s recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	if resp != nil {
+		s.rec.mu.Lock()
+		s.rec.plans = append(s.rec.plans, resp.Diagnostics...)
 		s.rec.mu.Unlock()
 	}
 	return resp, err

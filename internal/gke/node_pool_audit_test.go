@@ -4,6 +4,7 @@ package gke_test
 // (../shared/audits/gke-vs-real.md, Part A, issue #35 §2), each against the rule cloudsim holds.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -197,8 +198,9 @@ func TestAccGKENodePool_upgradeSettings(t *testing.T) {
 		}
 	}
 	driver := func(v string) string { return fmt.Sprintf("  gpu {\n    driver_version = %q\n  }\n", v) }
+	var diags acctest.ApplyDiagnostics
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{Config: reservedFour(sim, ""), Check: checkNodePool(t, sim, "infer-od", wantUpgrade(containerpb.NodePoolUpdateStrategy_SURGE, 0, 1))},
@@ -219,7 +221,11 @@ func TestAccGKENodePool_upgradeSettings(t *testing.T) {
 			{
 				// Blue-green needs a second set of nodes, which the reservation does not have: the plan
 				// warns, and the rollout fails with GKE's answer.
-				Config:      reservedFour(sim, driver("DEFAULT")+"  upgrade_settings {\n    strategy = \"BLUE_GREEN\"\n  }\n"),
+				PreConfig: diags.Reset,
+				Config:    reservedFour(sim, driver("DEFAULT")+"  upgrade_settings {\n    strategy = \"BLUE_GREEN\"\n  }\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					planWarning{&diags, []string{"needs room in the reservation", reservation, "as many unused VMs as the on-demand node pool has nodes"}},
+				}},
 				ExpectError: acctest.ExpectErrorParts("infer-od", `UpdateNodePool \(accelerators\)`, "blue-green upgrade", reservation),
 			},
 			{
@@ -360,8 +366,12 @@ func TestAccGKENodePool_reservationChangeReplacesItsSideOnly(t *testing.T) {
 		return errors.Join(errs...)
 	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
+	var diags acctest.ApplyDiagnostics
+	warned := func(*terraform.State) error {
+		return diags.ExpectPlanWarning("replaces a node pool", "Node pool infer-od consumes another reservation", "spot node pool", "keeps running")
+	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{Config: cfg(""), Check: resource.ComposeTestCheckFunc(ids, checkNodePool(t, sim, "infer-spot", func(np *containerpb.NodePool) error {
@@ -373,14 +383,66 @@ func TestAccGKENodePool_reservationChangeReplacesItsSideOnly(t *testing.T) {
 			}))},
 			{
 				Config: cfg(specific), ConfigPlanChecks: update,
-				Check: resource.ComposeTestCheckFunc(sameSpot, checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
+				Check: resource.ComposeTestCheckFunc(sameSpot, warned, checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
 					if v := np.GetConfig().GetReservationAffinity().GetValues(); len(v) != 1 || v[0] != reservation {
 						return fmt.Errorf("reservation affinity %v", np.GetConfig().GetReservationAffinity())
 					}
 					return nil
 				}), ids),
 			},
-			{Config: cfg(""), ConfigPlanChecks: update, Check: sameSpot},
+			{PreConfig: diags.Reset, Config: cfg(""), ConfigPlanChecks: update, Check: resource.ComposeTestCheckFunc(sameSpot, warned)},
 		},
 	})
+}
+
+// Audit N8: each change that recreates the nodes is a rollout of its own (one UpdateNodePool field
+// group per call): a plan that makes two says so, with how many.
+func TestAccGKENodePool_rolloutsWarned(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(machineType, driver string) string {
+		return providerConfig(sim, "") + poolConfig("infer", machineType, inferenceWorkload+acctest.Scaling(0, 1, 2)+
+			"  node_locations = [\"europe-west4-a\"]\n  gpu {\n    driver_version = \""+driver+"\"\n  }\n")
+	}
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg("g2-standard-8", "DEFAULT")},
+			{
+				PreConfig: diags.Reset,
+				Config:    cfg("g2-standard-12", "LATEST"),
+				Check: func(*terraform.State) error {
+					if n := len(upgradeCalls(sim)); n != 2 {
+						return fmt.Errorf("%d node-recreating UpdateNodePool calls, want 2", n)
+					}
+					return diags.ExpectPlanWarning("recreates the nodes more than once", "machine type, GPU driver or sharing", "2 times")
+				},
+			},
+		},
+	})
+}
+
+// upgradeCalls are the UpdateNodePool calls that recreate nodes (machine type, accelerators,
+// version).
+func upgradeCalls(sim *cloudsim.Sim) []cloudsim.Request {
+	var out []cloudsim.Request
+	for _, r := range sim.RequestsFor("gke", "UpdateNodePool") {
+		for _, g := range updateGroups(r) {
+			if g == "machineType" || g == "accelerators" || g == "nodeVersion" {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// planWarning checks, once a plan is made, that the provider's plans warned with parts.
+type planWarning struct {
+	diags *acctest.ApplyDiagnostics
+	parts []string
+}
+
+func (c planWarning) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	resp.Error = c.diags.ExpectPlanWarning(c.parts...)
 }
