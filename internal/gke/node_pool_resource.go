@@ -216,13 +216,7 @@ func replacedSides(ctx context.Context, s pool.Spec, state *nodePoolModel) []str
 	if diags.HasError() || !s.Known(pool.P("capacity", "reservation")) {
 		return nil
 	}
-	norm := func(r *pool.Reservation) pool.Reservation {
-		if r == nil || r.Type == "" {
-			return pool.Reservation{Type: pool.ReservationNone}
-		}
-		return pool.Reservation{Type: r.Type, Name: r.Name, Project: r.Project}
-	}
-	if norm(prior.Capacity.Reservation) == norm(s.Capacity.Reservation) {
+	if !reservationReplaces(prior.Capacity.Reservation, s.Capacity.Reservation) {
 		return nil
 	}
 	od := s.Name + pool.SuffixOnDemand

@@ -217,18 +217,31 @@ func autoscalingDiffers(a, want *containerpb.NodePoolAutoscaling) bool {
 		a.GetTotalMaxNodeCount() != want.GetTotalMaxNodeCount() || a.GetLocationPolicy() != want.GetLocationPolicy()
 }
 
-// affinityChanged reports whether a node pool consumes another reservation than cfg gives it (no
-// affinity and NO_RESERVATION are the same). UpdateNodePoolRequest has no reservation affinity, so
-// such a node pool is deleted and created again (Update); a reservation is the on-demand node
-// pool's alone, so the pool's other node pool stays as it is (audit N17).
+// affinityChanged reports whether a node pool consumes another reservation than cfg gives it.
+// UpdateNodePoolRequest has no reservation affinity, so such a node pool is deleted and created
+// again (Update); a reservation is the on-demand node pool's alone, so the pool's other node pool
+// stays as it is (audit N17).
 func affinityChanged(np *containerpb.NodePool, cfg sideConfig) bool {
+	return reservationReplaces(reservationOf(np.GetConfig().GetReservationAffinity()), reservationOf(cfg.NodePool.GetConfig().GetReservationAffinity()))
+}
+
+// reservationReplaces reports whether a node pool that consumes got must be created again to
+// consume want (nil: the configuration sets no reservation). A pool without a reservation block
+// asks for nothing: what GKE reports for a node pool created without an affinity (no affinity,
+// NO_RESERVATION, or ANY_RESERVATION, audit Part D Q3) is not a reason to delete its nodes; only a
+// specific reservation it no longer names is. With a block, no affinity and NO_RESERVATION are
+// the same.
+func reservationReplaces(got, want *pool.Reservation) bool {
+	if want == nil {
+		return got != nil && got.Type == pool.ReservationSpecific
+	}
 	norm := func(r *pool.Reservation) pool.Reservation {
-		if r == nil {
+		if r == nil || r.Type == "" {
 			return pool.Reservation{Type: pool.ReservationNone}
 		}
-		return *r
+		return pool.Reservation{Type: r.Type, Name: r.Name, Project: r.Project}
 	}
-	return norm(reservationOf(np.GetConfig().GetReservationAffinity())) != norm(reservationOf(cfg.NodePool.GetConfig().GetReservationAffinity()))
+	return norm(got) != norm(want)
 }
 
 // targetSize is the size an apply gives a node pool of current size over zones: an enforced
