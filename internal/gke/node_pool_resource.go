@@ -269,9 +269,9 @@ func addRolloutWarning(ctx context.Context, diags *diag.Diagnostics, s pool.Spec
 // is, moved into new limits, and is unknown when the zones change (GKE sizes new zones itself).
 // Status is unknown, and so are the instance groups of new node pools (an ERROR one the apply
 // creates again is new, as is one whose reservation changes: replaced) and of node pools whose
-// zones change. in_sync is true after an update
-// (which fails when a node pool ends otherwise), unknown for a new pool: a create that leaves a
-// side in error beside a running one succeeds with a warning, in_sync false (Create).
+// zones change. in_sync is true after an update (which fails when a node pool ends otherwise),
+// unknown for a new pool: a create that leaves a side in error beside a running one succeeds with
+// a warning, in_sync false (Create).
 func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones bool, replaced []string) types.List {
 	prior := map[string]nodePoolSideModel{}
 	if state != nil {
