@@ -121,7 +121,9 @@
 //	        "locations": ["us-central1-a"], "accelerator_type": "", "accelerator_count": 0}]}],
 //	    "accelerators": {"us-central1-a": ["nvidia-l4", "nvidia-tesla-t4"]},
 //	    "reservations": [{"name": "h100-reservation", "zone": "us-central1-a", "machine_type": "a3-highgpu-8g",
-//	      "accelerator_type": "nvidia-h100-80gb", "accelerator_count": 8, "count": 2, "share_with": ["other-project"]}],
+//	      "accelerator_type": "nvidia-h100-80gb", "accelerator_count": 8, "count": 2, "share_with": ["other-project"],
+//	      "share_type": "SPECIFIC_PROJECTS|ORGANIZATION|LOCAL"}],
+//	    "organization": "organizations/42",
 //	    "machine_types": {"us-central1-f": ["e2-standard-4", "n1-standard-8"]},
 //	    "gpu_quota": {"us-central1": {"NVIDIA_L4_GPUS": 16, "PREEMPTIBLE_NVIDIA_L4_GPUS": 64}}}}}
 //	}
@@ -168,6 +170,19 @@
 // (gke_faults.go). Stuck (EKS CreateNodegroup, UpdateNodegroupConfig, UpdateNodegroupVersion,
 // DeleteNodegroup) keeps the node group CREATING, UPDATING or DELETING for the fault's latency: an
 // operation that outlasts a caller's timeout.
+//
+// A reservation's "accelerator_type" may be a URL (projects/P/zones/Z/acceleratorTypes/nvidia-l4),
+// which reservations.get returns as given; "share_type" ORGANIZATION shares it with every project
+// of the same "organization".
+//
+// # IAM
+//
+// Options.GCPPermissions (or Sim.SetGCPPermissions, or the -gcp-permissions flag) limits the GKE
+// and Compute Engine caller to a set of IAM permissions: a call whose permission is not in it is
+// refused before it has any effect (PERMISSION_DENIED `Required "container.clusters.update"
+// permission(s) for "projects/…/clusters/…"`, Compute's 403 forbidden). The permission of each
+// method is GKE's "API permissions" table (iam.go). Sim.ClusterAutoscale resizes a node pool as
+// GKE's cluster autoscaler does: only with autoscaling on, within its limits.
 //
 // Options.ReadAfterWriteLag (or Sim.SetReadAfterWriteLag, or the control endpoint) makes EKS
 // eventually consistent: a node group CreateNodegroup made, and an update UpdateNodegroupConfig or

@@ -50,6 +50,10 @@ type Options struct {
 	// IAM, when set, checks the calls of one identity against its policy (iam.go); Sim.SetIAM
 	// changes it.
 	IAM *IAMIdentity
+	// GCPPermissions, when not nil, are the only IAM permissions the GKE and Compute Engine
+	// callers hold: a call that needs another is refused (gcp_iam.go); Sim.SetGCPPermissions changes
+	// them.
+	GCPPermissions []string
 }
 
 // Endpoints are the addresses of the simulated services.
@@ -70,12 +74,15 @@ type Endpoints struct {
 // Sim is a running simulator. All methods are safe for concurrent use.
 type Sim struct {
 	opts   Options
-	mu     sync.Mutex // guards w
+	mu     sync.Mutex // guards w and gcpPermissions
 	w      *world
 	faults *faultSet
 	log    *requestLog
 	eksLag atomic.Int64 // read-after-write lag, eks_consistency.go
 	iam    iamState     // the IAM check, iam.go
+	// gcpPermissions are the GKE and Compute Engine caller's permissions (gcp_iam.go); nil allows
+	// every call.
+	gcpPermissions []string
 
 	httpServers []*http.Server
 	grpcServer  *grpc.Server
@@ -95,6 +102,7 @@ func Start(opts Options) (*Sim, error) {
 	if err := s.SetIAM(opts.IAM); err != nil {
 		return nil, err
 	}
+	s.SetGCPPermissions(opts.GCPPermissions)
 	listeners, err := listen(opts.Addr, 7)
 	if err != nil {
 		return nil, err

@@ -234,8 +234,8 @@ func TestValidate_gkeProblems(t *testing.T) {
 		{"balanced MIG on GKE", func(s *Spec) { s.MachineType = "a2-highgpu-1g"; s.GPU.MIG = &MIG{Config: MIGConfigBalanced} }, "gpu.mig.config", "one profile size"},
 		{"specific reservation without name", func(s *Spec) { s.Capacity.Reservation = &Reservation{Type: ReservationSpecific} }, "capacity.reservation.name", "names the reservation"},
 		{"any reservation with a name", func(s *Spec) { s.Capacity.Reservation = &Reservation{Type: ReservationAny, Name: "x"} }, "capacity.reservation.name", "only a \"specific\""},
-		{"spot with a reservation", func(s *Spec) {
-			s.Capacity = Capacity{SpotPercentage: 50, Reservation: &Reservation{Type: ReservationAny}}
+		{"spot only with a reservation", func(s *Spec) {
+			s.Capacity = Capacity{SpotPercentage: 100, Reservation: &Reservation{Type: ReservationAny}}
 		}, "capacity.spot_percentage", "cannot consume reservations"},
 		{"gke name", func(s *Spec) { s.Name = "Infer" }, "name", "lowercase"},
 		{"gke tag key", func(s *Spec) { s.Tags = map[string]string{"Owner": "x"} }, "tags.Owner", "GKE resource label key"},

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,6 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3, Compute p+4, STS p+5, Auto Scaling p+6")
 	delay := fs.Duration("delay", 2*time.Second, "how long transitional statuses (CREATING, UPDATING, ...) last")
 	envFile := fs.String("env-file", "", "also write the endpoint lines to this file")
+	permissions := fs.String("gcp-permissions", "", "comma-separated IAM permissions the GKE and Compute Engine caller holds (a custom role's); calls they do not authorise are refused. Empty: every call is allowed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,6 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	opts := cloudsim.Options{StatePath: *statePath, TransitionDelay: *delay, Addr: *listen,
 		Logf: log.New(stderr, "cloudsim: ", log.LstdFlags).Printf}
+	if *permissions != "" {
+		opts.GCPPermissions = strings.Split(*permissions, ",")
+	}
 	if *seedPath != "" {
 		seed, err := cloudsim.LoadSeed(*seedPath)
 		if err != nil {
