@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make demo: the gpufleet story on both clouds, offline, on examples/quickstart. cloudsim plays EKS,
-# EC2, GKE and Compute on their real wire protocols; terraform runs the provider from bin/ through a
-# dev_overrides CLI config (no registry, no init); conftest runs the same policy bundle on the plan
+# make demo: the gpufleet story on both clouds, offline, on examples/quickstart (and, beside its GKE
+# pool, examples/computeclass: a GKE ComputeClass planned with no cluster, then applied). cloudsim
+# plays EKS, EC2, GKE and Compute on their real wire protocols; terraform runs the provider from
+# bin/ through a dev_overrides CLI config (no registry, no init); conftest runs the same policy bundle on the plan
 # JSON, as CI does. Every step checks what it shows: the demo exits non-zero when one misbehaves.
 #
 # DEMO_DELAY (default 500ms) is how long cloudsim keeps objects in transitional statuses; the test
@@ -11,7 +12,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/bin"
 work="$(mktemp -d "${TMPDIR:-/tmp}/gpufleet-demo.XXXXXX")"
 qs="$work/quickstart"
+kp="$work/karpenter"
 sim_pid=""
+kube_pid=""
 started=$SECONDS
 
 stop_cloudsim() {
@@ -21,7 +24,15 @@ stop_cloudsim() {
   fi
   sim_pid=""
 }
+stop_kubeapi() {
+  if [ -n "$kube_pid" ] && kill -0 "$kube_pid" 2>/dev/null; then
+    kill -TERM "$kube_pid"
+    wait "$kube_pid" 2>/dev/null || true
+  fi
+  kube_pid=""
+}
 cleanup() {
+  stop_kubeapi
   stop_cloudsim
   rm -rf "$work"
 }
@@ -41,6 +52,15 @@ tf() {
   sed -e '/Provider development overrides are in effect/,/^releases\.$/d' -e '/^[│╷╵ ]*$/d' "$work/raw.txt" >"$work/last.txt"
   return $rc
 }
+# tfk is tf in the Karpenter example's copy.
+tfk() {
+  local rc=0
+  terraform -chdir="$kp" "$@" -no-color >"$work/raw.txt" 2>&1 || rc=$?
+  sed -e '/Provider development overrides are in effect/,/^releases\.$/d' -e '/^[│╷╵ ]*$/d' "$work/raw.txt" >"$work/last.txt"
+  return $rc
+}
+# kubeget reads the API server as its admin.
+kubeget() { curl -fsS --cacert "$KUBE_CA_FILE" --cert "$KUBE_ADMIN_CERT" --key "$KUBE_ADMIN_KEY" "$KUBE_ENDPOINT$1"; }
 shows() { grep -Eq -- "$1" "$work/last.txt" || fail "${2:-expected output matching /$1/}"; }
 show() { grep -E -- "$1" "$work/last.txt" | head -"${2:-20}" || true; }
 # warnings prints the policy warnings of the last terraform output, each with its message.
@@ -79,7 +99,7 @@ for _ in $(seq 100); do [ -s "$work/endpoints.env" ] && break; sleep 0.1; done
 [ -s "$work/endpoints.env" ] || fail "cloudsim did not start: $(cat "$work/cloudsim.log")"
 # shellcheck disable=SC1091
 source "$work/endpoints.env"
-echo "EKS $EKS_ENDPOINT  EC2 $EC2_ENDPOINT  GKE $GKE_ENDPOINT  Compute $COMPUTE_ENDPOINT  control $CONTROL_ENDPOINT"
+echo "EKS $EKS_ENDPOINT  EC2 $EC2_ENDPOINT  STS $STS_ENDPOINT  GKE $GKE_ENDPOINT  Compute $COMPUTE_ENDPOINT  control $CONTROL_ENDPOINT"
 cp -r "$root/examples/quickstart" "$qs"
 cat >"$qs/cloudsim.auto.tfvars" <<VARS
 eks_endpoint     = "$EKS_ENDPOINT"
@@ -227,16 +247,128 @@ rc=0; tf plan -input=false -detailed-exitcode -var acme_spot_percentage=100 || r
 [ "$rc" = 0 ] || fail "the drift is still there after apply (exit $rc)"
 echo "terraform apply put both back: the next plan is empty"
 
+say "9. A GPU pool as Karpenter declares it (acme's batch jobs on spot L40S): a bad NodePool caught at plan, with no cluster at all"
+cp -r "$root/examples/karpenter" "$kp"
+cat >"$kp/cloudsim.auto.tfvars" <<VARS
+eks_endpoint = "$EKS_ENDPOINT"
+sts_endpoint = "$STS_ENDPOINT"
+VARS
+cat >"$kp/bad_override.tf" <<'HCL'
+resource "gpufleet_karpenter_node_pool" "acme_embed" {
+  disruption {
+    consolidate_after = "10 minutes" # Karpenter takes Go durations: 10m
+  }
+}
+HCL
+before=$(ctl "$CONTROL_ENDPOINT/requests" | grep -c '"operation"' || true)
+rc=0; tfk plan -input=false || rc=$?
+[ "$rc" = 1 ] || fail "a NodePool that Karpenter's CRD refuses did not fail the plan (exit $rc)"
+awk '/^Error/ {n++} n == 1' "$work/last.txt" | head -8
+shows 'disruption\.consolidate_after' "the error does not point at disruption.consolidate_after"
+shows 'spec\.disruption\.consolidateAfter' "the error does not name the NodePool field the CRD refuses"
+[ "$(ctl "$CONTROL_ENDPOINT/requests" | grep -c '"operation"' || true)" = "$before" ] || fail "the plan called a cloud API"
+echo "no API call, and no Kubernetes API server is running yet: the NodePools were validated in process against Karpenter 1.15's CRDs"
+rm "$kp/bad_override.tf"
+
+say "10. A real CRD-serving API server (etcd + apiextensions-apiserver, Karpenter's CRDs) plays EKS cluster ml; terraform apply"
+"$bin/kubeapi" -etcd "$bin/etcd" -apiserver "$bin/apiextensions-apiserver" -cluster ml -env-file "$work/kube.env" >"$work/kubeapi.log" 2>&1 &
+kube_pid=$!
+for _ in $(seq 300); do [ -s "$work/kube.env" ] && break; kill -0 "$kube_pid" 2>/dev/null || break; sleep 0.1; done
+[ -s "$work/kube.env" ] || fail "the API server did not start: $(tail -20 "$work/kubeapi.log")"
+# shellcheck disable=SC1091
+source "$work/kube.env"
+ca_json=$(awk '{printf "%s\\n", $0}' "$KUBE_CA_FILE")
+ctl -X POST "$CONTROL_ENDPOINT/eks/cluster-kubernetes" \
+  -d "{\"region\":\"us-east-1\",\"cluster\":\"ml\",\"endpoint\":\"$KUBE_ENDPOINT\",\"ca_pem\":\"$ca_json\"}" >/dev/null ||
+  fail "cloudsim did not take the API server's endpoint"
+echo "API server $KUBE_ENDPOINT; gpufleet reaches it through EKS DescribeCluster and a token made from the AWS credentials, checked by STS"
+tfk apply -input=false -auto-approve || fail "the Karpenter apply failed"
+shows 'Apply complete! Resources: 1 added, 0 changed, 0 destroyed' "the apply did not create the Karpenter pool"
+tfk output node_pools && show 'acme-embed' 5
+kubeget /apis/karpenter.sh/v1/nodepools >"$work/nodepools.json" || fail "cannot list the NodePools"
+grep -q '"name": *"acme-embed-od"' "$work/nodepools.json" && grep -q '"name": *"acme-embed-spot"' "$work/nodepools.json" ||
+  fail "the API server does not hold acme's NodePools"
+kubeget /apis/karpenter.sh/v1alpha1/nodeoverlays/acme-embed | grep -q '"nvidia.com/gpu": *"2"' ||
+  fail "the NodeOverlay does not advertise two nvidia.com/gpu per node"
+echo "in the cluster: EC2NodeClass acme-embed, NodePools acme-embed-od and acme-embed-spot, NodeOverlay acme-embed (2 nvidia.com/gpu per L40S)"
+rc=0; tfk plan -input=false -detailed-exitcode || rc=$?
+[ "$rc" = 0 ] || fail "the plan after the Karpenter apply is not empty (exit $rc)"
+tfk destroy -input=false -auto-approve || fail "the Karpenter destroy failed"
+shows 'Destroy complete! Resources: 1 destroyed' "the destroy did not remove the Karpenter pool"
+kubeget /apis/karpenter.sh/v1/nodepools | grep -q 'acme-embed' && fail "NodePools left behind in the API server"
+echo "terraform destroy removed every object; the API server is stopped"
+stop_kubeapi
+
 say "Summary: pools, clients, GPUs now and monthly cost (list prices less the agency's 10 % discount)"
 terraform -chdir="$qs" output -raw summary || fail "no summary output"
 echo
 echo "policy findings on the plan (conftest, with the client registry): $findings_deny deny, $findings_warn warn"
 
-say "9. terraform destroy: nothing is left behind"
+say "11. terraform destroy: nothing is left behind"
 tf destroy -input=false -auto-approve -var acme_spot_percentage=100 || fail "the destroy failed"
 show 'Destroy complete' 1
 shows 'Destroy complete! Resources: 3 destroyed' "the destroy did not remove the three pools"
 state_is_empty || fail "left behind in cloudsim: $(ctl "$CONTROL_ENDPOINT/state")"
 echo "cloudsim holds no node group, launch template or GKE node pool"
+
+say "12. globex's L4s as a GKE ComputeClass (reservation, on-demand, spot) beside its node pool: rendered, checked against the ComputeClass schema and judged at plan, with no cluster"
+# examples/computeclass, next to the quickstart's copy (it reads the quickstart's policy data).
+qs_pool="$qs" qs="$work/computeclass"
+cp -r "$root/examples/computeclass" "$qs"
+printf 'gke_endpoint = "%s"\n' "$GKE_ENDPOINT" >"$qs/cloudsim.auto.tfvars"
+before=$(ctl "$CONTROL_ENDPOINT/requests" | grep -c '"operation"' || true)
+tf plan -input=false || fail "the ComputeClass plan failed"
+awk '/manifests *= <<-EOT/ {p = 1} p {print} p && /EOT$/ && !/<<-EOT/ {exit}' "$work/last.txt" | sed -n '1,72p'
+show '"cloud.google.com/compute-class"|Plan:' 3
+warnings
+shows 'affinity: Specific' "the class has no Specific reservation rung"
+shows 'whenUnsatisfiable: DoNotScaleUp' "the GPU class does not leave pods Pending when no rung is satisfied"
+shows 'Plan: 1 to add, 0 to change, 0 to destroy' "the plan does not create the class"
+shows 'Warning: Policy GF-COST-003' "the plan does not warn of the spot rung under a workload that is not interruptible (GF-COST-003)"
+shows 'Resource labels not carried by a ComputeClass' "the plan does not say that the class cannot carry the billing labels"
+echo "... and a taint value the ComputeClass schema refuses (two characters) fails the plan at the attribute:"
+cat >"$qs/bad_override.tf" <<'HCL'
+resource "gpufleet_gke_compute_class" "globex_serve" {
+  taints = [{ key = "team", value = "ml", effect = "NO_SCHEDULE" }]
+}
+HCL
+rc=0; tf plan -input=false || rc=$?
+[ "$rc" = 1 ] || fail "a taint value the ComputeClass schema refuses did not fail the plan"
+show 'Error|taints\[1\]|should match' 4
+shows 'ComputeClass refused by its CRD' "the error does not say the CRD refuses the class"
+[ "$(ctl "$CONTROL_ENDPOINT/requests" | grep -c '"operation"' || true)" = "$before" ] || fail "planning the ComputeClass called GKE"
+echo "neither plan called GKE or a cluster"
+rm "$qs/bad_override.tf"
+
+say "13. The ComputeClass applied to a real API server that serves gpufleet's ComputeClass CRD (as GKE serves its own), through a kubernetes block; planned empty; destroyed"
+"$bin/kubeapi" -etcd "$bin/etcd" -apiserver "$bin/apiextensions-apiserver" -env-file "$work/kube-cc.env" >"$work/kubeapi-cc.log" 2>&1 &
+kube_pid=$!
+for _ in $(seq 300); do [ -s "$work/kube-cc.env" ] && break; kill -0 "$kube_pid" 2>/dev/null || break; sleep 0.1; done
+[ -s "$work/kube-cc.env" ] || fail "the API server did not start: $(tail -20 "$work/kubeapi-cc.log")"
+# shellcheck disable=SC1091
+source "$work/kube-cc.env"
+curl -fsS --cacert "$KUBE_CA_FILE" --cert "$KUBE_ADMIN_CERT" --key "$KUBE_ADMIN_KEY" -H 'Content-Type: application/yaml' \
+  --data-binary @"$root/internal/computeclass/crd/computeclasses.cloud.google.com.yaml" \
+  "$KUBE_ENDPOINT/apis/apiextensions.k8s.io/v1/customresourcedefinitions" >/dev/null || fail "the API server did not take the ComputeClass CRD"
+for _ in $(seq 100); do kubeget /apis/cloud.google.com/v1/computeclasses >/dev/null 2>&1 && break; sleep 0.1; done
+cat >"$qs/kube.auto.tfvars" <<VARS
+kube_host  = "$KUBE_ENDPOINT"
+kube_files = { ca = "$KUBE_CA_FILE", cert = "$KUBE_ADMIN_CERT", key = "$KUBE_ADMIN_KEY" }
+VARS
+tf apply -input=false -auto-approve || fail "the ComputeClass apply failed"
+shows 'Apply complete! Resources: 1 added, 0 changed, 0 destroyed' "the apply did not create the ComputeClass"
+kubeget /apis/cloud.google.com/v1/computeclasses/globex-l4-serve >"$work/computeclass.json" || fail "the API server holds no ComputeClass globex-l4-serve"
+grep -q '"gpufleet.io/owner"' "$work/computeclass.json" && grep -q '"affinity": *"Specific"' "$work/computeclass.json" ||
+  fail "the ComputeClass in the API server is not gpufleet's, or has no Specific reservation rung"
+echo "in the cluster: ComputeClass globex-l4-serve, labelled gpufleet.io/owner, with globex's reservation first"
+rc=0; tf plan -input=false -detailed-exitcode || rc=$?
+[ "$rc" = 0 ] || fail "the plan after the ComputeClass apply is not empty (exit $rc)"
+tf destroy -input=false -auto-approve || fail "the ComputeClass destroy failed"
+shows 'Destroy complete! Resources: 1 destroyed' "the destroy did not remove the ComputeClass"
+kubeget /apis/cloud.google.com/v1/computeclasses | grep -q 'globex-l4-serve' && fail "the ComputeClass is left behind in the API server"
+echo "terraform destroy removed it; the API server is stopped"
+stop_kubeapi
+qs="$qs_pool"
+
 stop_cloudsim
 say "Done in $((SECONDS - started)) s; cloudsim stopped."

@@ -34,6 +34,13 @@ type Finding struct{ Pool, Rule, Severity, Attribute string }
 // ProviderFindings evaluates each spec as the provider does at plan time, with the policy data file.
 func ProviderFindings(t *testing.T, dataFile string, defaultTags map[string]string, specs []pool.Spec) []Finding {
 	t.Helper()
+	return ProviderFindingsWith(t, dataFile, defaultTags, specs, pool.Derive)
+}
+
+// ProviderFindingsWith is ProviderFindings for a resource that derives its pools its own way (a
+// ComputeClass's ladder).
+func ProviderFindingsWith(t *testing.T, dataFile string, defaultTags map[string]string, specs []pool.Spec, derive func(pool.Spec, pool.Environment) (pool.Derived, error)) []Finding {
+	t.Helper()
 	data, err := policy.LoadData([]string{dataFile})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +51,7 @@ func ProviderFindings(t *testing.T, dataFile string, defaultTags map[string]stri
 	}
 	var out []Finding
 	for _, s := range specs {
-		d, err := pool.Derive(s, pool.Environment{Registry: data.Registry, DefaultTags: defaultTags})
+		d, err := derive(s, pool.Environment{Registry: data.Registry, DefaultTags: defaultTags})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -100,6 +100,10 @@ func (r Results) Markdown() string {
 		b.WriteString("\n## terraform plan of 200 pools\n\n`BenchmarkTerraformPlan`: `terraform plan` of 200 new pools, against the same plan by a provider built without gpufleet's plan-time work (validation, derivation, policy; build tag `gpufleet_bench_noplanwork`) and against 200 `terraform_data`. Peak memory is terraform's or the provider's, whichever is larger.\n\n")
 		table(&b, []string{"cloud", "pools s", "no plan work s", "terraform_data s", "× no plan work", "× terraform_data", "plan work ms/pool", "pools MiB", "memory × no plan work", "memory × terraform_data"}, rows)
 	}
+	if rows := r.karpenterPlanRows(); len(rows) > 0 {
+		b.WriteString("\n## terraform plan of 200 Karpenter pools\n\n`BenchmarkTerraformPlanKarpenter`: `terraform plan` of 200 new `gpufleet_karpenter_node_pool` (four objects each: an EC2NodeClass, two NodePools, a NodeOverlay), whose objects the provider validates in process against Karpenter's CRDs, against the same plan by a provider built without that validation (build tag `gpufleet_bench_novalidation`; rendering, derivation and policy stay). The CRDs are compiled once per provider process, in the figures.\n\n")
+		table(&b, []string{"pools s", "no validation s", "× no validation", "validation ms/pool", "pools MiB", "memory × no validation"}, rows)
+	}
 	r.utilizationSection(&b)
 	if rows := r.applyRows(); len(rows) > 0 {
 		b.WriteString("\n## terraform apply of 50 pools\n\n`BenchmarkTerraformApply`: `terraform apply -parallelism=10` of 50 new pools in one cluster, cloudsim answering every call after 200 ms, against the ideal: one pool's calls × 200 ms × ⌈50/10⌉, and at least, where the cloud runs some calls one at a time per cluster (none today: GKE runs the node pool operations of a cluster side by side), those calls of all 50 pools in a row.\n\n")
@@ -152,6 +156,15 @@ func (r Results) planRows() [][]string {
 			num(m[cloud+":MiB-plan-pools"], 0), num(m[cloud+":rss-pools/no-plan-work"], 2), num(m[cloud+":rss-pools/terraform_data"], 2)})
 	}
 	return rows
+}
+
+func (r Results) karpenterPlanRows() [][]string {
+	m, ok := r.Benchmarks["BenchmarkTerraformPlanKarpenter"]
+	if !ok {
+		return nil
+	}
+	return [][]string{{num(m["karpenter:s-plan-pools"], 2), num(m["karpenter:s-plan-no-validation"], 2), num(m["karpenter:pools/no-validation"], 2),
+		num(m["karpenter:ms-validation-per-pool"], 2), num(m["karpenter:MiB-plan-pools"], 0), num(m["karpenter:rss-pools/no-validation"], 2)}}
 }
 
 func (r Results) applyRows() [][]string {

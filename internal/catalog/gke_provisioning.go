@@ -1,5 +1,7 @@
 package catalog
 
+import "strings"
+
 // How Compute Engine sells the GKE machine types that are not sold on demand. Every other machine
 // type of the catalog runs on demand, as Spot VMs and on reservations.
 //
@@ -29,10 +31,19 @@ var gkeProvisioningExceptions = map[string]GKEProvisioning{
 	"a4-highgpu-8g":  {Spot: true, FlexStart: true, Reserved: true, Models: "Spot, flex-start or a reservation"},
 }
 
-// GKEProvisioningOf returns how Compute Engine sells a GKE machine type.
+// GKEProvisioningOf returns how Compute Engine sells a GKE machine type. Accelerator-optimized
+// types (A2, A3, A4, G2) also run as flex-start VMs: GoogleCloudPlatform/accelerated-platforms'
+// ComputeClasses give each of them a flex-start priority (platforms/gke/base/core/
+// custom_compute_class, gpu/l4-24gb with g2-standard-24, gpu/a100-40gb with a2-highgpu-2g,
+// gpu/h100-80gb with a3-highgpu-8g, read 2026-11-28). N1 types with attached GPUs are taken not
+// to: no source read offline shows flex-start on N1 (the safe side refuses a flex-start rung that
+// might never get a node).
 func GKEProvisioningOf(machineType string) GKEProvisioning {
 	if p, ok := gkeProvisioningExceptions[machineType]; ok {
 		return p
 	}
-	return GKEProvisioning{OnDemand: true, Spot: true, Reserved: true, Models: "on demand, Spot or a reservation"}
+	if strings.HasPrefix(machineType, "n1-") {
+		return GKEProvisioning{OnDemand: true, Spot: true, Reserved: true, Models: "on demand, Spot or a reservation"}
+	}
+	return GKEProvisioning{OnDemand: true, Spot: true, FlexStart: true, Reserved: true, Models: "on demand, Spot, flex-start or a reservation"}
 }

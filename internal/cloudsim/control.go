@@ -30,6 +30,39 @@ func (s *Sim) controlHandler() http.Handler {
 	mux.HandleFunc("GET /state", s.ctlState)
 	mux.HandleFunc("GET /eks/read-after-write-lag", s.ctlReadAfterWriteLag)
 	mux.HandleFunc("PUT /eks/read-after-write-lag", s.ctlReadAfterWriteLag)
+	mux.HandleFunc("POST /eks/cluster-kubernetes", func(w http.ResponseWriter, r *http.Request) {
+		var b struct {
+			Region  string `json:"region"`
+			Cluster string `json:"cluster"`
+			KubernetesAPI
+		}
+		if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+			writeCtlError(w, err)
+			return
+		}
+		if err := s.SetClusterKubernetes(b.Region, b.Cluster, b.KubernetesAPI); err != nil {
+			writeCtlError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST /gke/cluster-kubernetes", func(w http.ResponseWriter, r *http.Request) {
+		var b struct {
+			Project  string `json:"project"`
+			Location string `json:"location"`
+			Cluster  string `json:"cluster"`
+			KubernetesAPI
+		}
+		if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+			writeCtlError(w, err)
+			return
+		}
+		if err := s.SetGKEClusterKubernetes(b.Project, b.Location, b.Cluster, b.KubernetesAPI); err != nil {
+			writeCtlError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc("POST /oob/eks/delete-nodegroup", s.ctlOOB(func(b oobBody) error { return s.DeleteNodegroup(b.Region, b.Cluster, b.Nodegroup) }))
 	mux.HandleFunc("POST /oob/eks/scale-nodegroup", s.ctlOOB(func(b oobBody) error {
 		return s.ScaleNodegroup(b.Region, b.Cluster, b.Nodegroup, b.DesiredSize)

@@ -119,7 +119,9 @@
 //	}
 //
 // A cluster may also name "valid_node_versions" (default: a built-in list within the version skew
-// of its version), "retired_node_versions" (no longer offered) and "resource_labels". A seeded
+// of its version), "retired_node_versions" (no longer offered), "resource_labels", and
+// "kubernetes" ({"endpoint", "ca_pem"}: a real API server that plays the cluster, whose
+// address and CA GetCluster returns as endpoint and masterAuth.clusterCaCertificate). A seeded
 // node pool may also name "spot", "labels", "resource_labels", "total_min_node_count",
 // "total_max_node_count" and "created_version" (created before 1.30: no GPU driver setting).
 //
@@ -175,6 +177,10 @@
 //	GET    /state                          node groups, launch templates and node pools
 //	GET    /eks/read-after-write-lag       {"lag":"0s"}
 //	PUT    /eks/read-after-write-lag       {"lag":"2s"}: new node groups and updates unreadable that long (204)
+//	POST   /eks/cluster-kubernetes         {"region","cluster","endpoint","ca_pem"}: DescribeCluster's
+//	                                       endpoint and CA become the API server's (a real one)
+//	POST   /gke/cluster-kubernetes         {"project","location","cluster","endpoint","ca_pem"}: GetCluster's
+//	                                       endpoint and CA become the API server's (a real one)
 //	POST   /oob/eks/delete-nodegroup       {"region","cluster","nodegroup"}
 //	POST   /oob/eks/scale-nodegroup        {"region","cluster","nodegroup","desired_size"}
 //	POST   /oob/eks/set-nodegroup-label    {"region","cluster","nodegroup","key","value"}

@@ -251,12 +251,21 @@ func (s *Sim) clusterJSON(region string, cl *EKSClusterSeed) map[string]any {
 		subnets = append(subnets, sn.ID)
 		vpc = sn.VpcID
 	}
+	endpoint := fmt.Sprintf("https://%s.gr7.%s.eks.amazonaws.com", id, region)
+	ca := base64.StdEncoding.EncodeToString([]byte("cloudsim-ca-" + id))
+	if k := s.clusterKubernetes(region, cl); k != nil {
+		// A real API server plays the cluster: DescribeCluster gives its endpoint and the base64 of
+		// its CA certificate's PEM, as EKS gives certificateAuthority.data (EKS API Reference:
+		// Certificate — "the Base64-encoded certificate data required to communicate with your
+		// cluster").
+		endpoint, ca = k.Endpoint, base64.StdEncoding.EncodeToString([]byte(k.CAPEM))
+	}
 	return map[string]any{
 		"name":            cl.Name,
 		"arn":             clusterARN(region, cl.Name),
 		"createdAt":       epoch(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)),
 		"version":         cl.Version,
-		"endpoint":        fmt.Sprintf("https://%s.gr7.%s.eks.amazonaws.com", id, region),
+		"endpoint":        endpoint,
 		"roleArn":         fmt.Sprintf("arn:aws:iam::%s:role/eks-cluster-%s", AccountID, cl.Name),
 		"status":          clusterStatus(cl),
 		"platformVersion": "eks.1",
@@ -266,9 +275,34 @@ func (s *Sim) clusterJSON(region string, cl *EKSClusterSeed) map[string]any {
 			"subnetIds": subnets, "vpcId": vpc, "endpointPublicAccess": true, "endpointPrivateAccess": false,
 		},
 		"kubernetesNetworkConfig": map[string]any{"serviceIpv4Cidr": "10.100.0.0/16", "ipFamily": "ipv4"},
-		"certificateAuthority":    map[string]any{"data": base64.StdEncoding.EncodeToString([]byte("cloudsim-ca-" + id))},
+		"certificateAuthority":    map[string]any{"data": ca},
 		"health":                  map[string]any{"issues": []any{}},
 	}
+}
+
+// clusterKubernetes is the API server that plays the cluster, if any: set at run time
+// (SetClusterKubernetes), else the seed's.
+func (s *Sim) clusterKubernetes(region string, cl *EKSClusterSeed) *KubernetesAPI {
+	if k, ok := s.w.ClusterKubernetes[region+"/"+cl.Name]; ok {
+		return k
+	}
+	return cl.Kubernetes
+}
+
+// SetClusterKubernetes points an EKS cluster at a real API server: DescribeCluster returns its
+// endpoint and CA from now on.
+func (s *Sim) SetClusterKubernetes(region, cluster string, api KubernetesAPI) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w.Seed.awsRegion(region).cluster(cluster) == nil {
+		return fmt.Errorf("%w: EKS cluster %s in %s", ErrNotFound, cluster, region)
+	}
+	if s.w.ClusterKubernetes == nil {
+		s.w.ClusterKubernetes = map[string]*KubernetesAPI{}
+	}
+	s.w.ClusterKubernetes[region+"/"+cluster] = &api
+	s.persistLocked()
+	return nil
 }
 
 func (s *Sim) clusterTags(region string, cl *EKSClusterSeed) map[string]string {

@@ -2,6 +2,7 @@ package cloudsim
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -304,10 +305,46 @@ func clusterProto(w *world, ref clusterRef, cl *GKEClusterSeed) *containerpb.Clu
 		SelfLink: containerAPIBase + ref.path(), Endpoint: "34.118.0.1", Network: "default", Subnetwork: "default",
 		CreateTime: "2025-01-01T00:00:00+00:00", ResourceLabels: maps.Clone(cl.ResourceLabels),
 	}
+	if k := gkeClusterKubernetes(w, ref, cl); k != nil {
+		// A real API server plays the cluster. GKE API Reference: Cluster.endpoint, "The IP address of
+		// this cluster's master endpoint. The endpoint can be accessed from the internet at
+		// https://username:password@endpoint/" (an address without scheme; here host:port), and
+		// MasterAuth.cluster_ca_certificate, "Base64-encoded public certificate that is the root of
+		// trust for the cluster".
+		c.Endpoint = strings.TrimPrefix(k.Endpoint, "https://")
+		c.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString([]byte(k.CAPEM))}
+	}
 	for _, r := range poolsOf(w, ref) {
 		c.NodePools = append(c.NodePools, proto.Clone(r.Pool).(*containerpb.NodePool))
 	}
 	return c
+}
+
+// gkeClusterKubernetes is the API server that plays a GKE cluster, if any: set at run time
+// (SetGKEClusterKubernetes), else the seed's.
+func gkeClusterKubernetes(w *world, ref clusterRef, cl *GKEClusterSeed) *KubernetesAPI {
+	if k, ok := w.ClusterKubernetes[ref.path()]; ok {
+		return k
+	}
+	return cl.Kubernetes
+}
+
+// SetGKEClusterKubernetes points a GKE cluster at a real API server: GetCluster returns its endpoint
+// and CA from now on.
+func (s *Sim) SetGKEClusterKubernetes(project, location, cluster string, api KubernetesAPI) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref := clusterRef{project, location, cluster}
+	p := s.w.Seed.gcpProject(project)
+	if p == nil || p.cluster(location, cluster) == nil {
+		return fmt.Errorf("%w: GKE cluster %s", ErrNotFound, ref.path())
+	}
+	if s.w.ClusterKubernetes == nil {
+		s.w.ClusterKubernetes = map[string]*KubernetesAPI{}
+	}
+	s.w.ClusterKubernetes[ref.path()] = &api
+	s.persistLocked()
+	return nil
 }
 
 // poolsOf returns a cluster's node pools sorted by name.

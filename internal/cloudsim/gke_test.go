@@ -1,6 +1,8 @@
 package cloudsim
 
 import (
+	"encoding/base64"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,6 +31,40 @@ func TestGKE_GetCluster_ReturnsSeededCluster(t *testing.T) {
 	}
 	_, err = c.GetCluster(ctxT(t), &containerpb.GetClusterRequest{Name: "projects/acme-ml/locations/us-east1/clusters/ml"})
 	wantCode(t, err, codes.NotFound, "Not found: projects/acme-ml/locations/us-east1/clusters/ml.")
+}
+
+// GKE API Reference: Cluster.endpoint (an address without scheme) and
+// Cluster.masterAuth.clusterCaCertificate (base64 of the PEM): a real API server that plays the
+// cluster, from the seed or set at run time.
+func TestGKE_GetCluster_KubernetesAPIServer(t *testing.T) {
+	t.Parallel()
+	const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+	sim := newSim(t, func(o *Options) {
+		o.Seed.GCP.Projects["acme-ml"].Clusters[0].Kubernetes = &KubernetesAPI{Endpoint: "https://127.0.0.1:6443", CAPEM: pem}
+	})
+	check := func(endpoint string) {
+		t.Helper()
+		cl, err := gkeClient(t, sim).GetCluster(ctxT(t), &containerpb.GetClusterRequest{Name: gkeParent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
+		if cl.GetEndpoint() != endpoint || err != nil || string(ca) != pem {
+			t.Fatalf("endpoint %q, CA %q (%v)", cl.GetEndpoint(), ca, err)
+		}
+	}
+	check("127.0.0.1:6443")
+	if code, body := ctl(t, sim, "POST", "/gke/cluster-kubernetes", `{"project":"acme-ml","location":"us-central1","cluster":"ml","endpoint":"https://127.0.0.1:7443","ca_pem":`+strconv.Quote(pem)+`}`); code != 204 {
+		t.Fatalf("set: %d %s", code, body)
+	}
+	check("127.0.0.1:7443")
+	if code, _ := ctl(t, sim, "POST", "/gke/cluster-kubernetes", `{"project":"acme-ml","location":"us-east1","cluster":"ml"}`); code != 404 {
+		t.Fatalf("unknown cluster: %d", code)
+	}
+	unseeded, err := gkeClient(t, newSim(t)).GetCluster(ctxT(t), &containerpb.GetClusterRequest{Name: gkeParent})
+	if err != nil || unseeded.GetEndpoint() != "34.118.0.1" || unseeded.GetMasterAuth() != nil {
+		t.Fatalf("unseeded cluster: %v %v", unseeded, err)
+	}
 }
 
 // GKE API Reference: CreateNodePool, GetNodePool, ListNodePools, GetOperation, ListOperations —

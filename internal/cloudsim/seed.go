@@ -24,6 +24,9 @@ type Seed struct {
 // AWSSeed holds the AWS side of the seed, per region (e.g. "us-east-1").
 type AWSSeed struct {
 	Regions map[string]*AWSRegionSeed `json:"regions"`
+	// Identities are the IAM principals STS knows, by access key (sts.go): an EKS token signed with
+	// another key, or with the wrong secret, does not authenticate.
+	Identities []IdentitySeed `json:"identities,omitempty"`
 }
 
 // AWSRegionSeed is what exists in one AWS region.
@@ -71,6 +74,16 @@ type EKSClusterSeed struct {
 	Status         string            `json:"status,omitempty"`
 	ReleaseVersion string            `json:"release_version,omitempty"`
 	Tags           map[string]string `json:"tags,omitempty"`
+	// Kubernetes is the cluster's API server, when a real one plays it (the tests' and the demo's
+	// CRD-serving API server); DescribeCluster then returns its endpoint and CA.
+	Kubernetes *KubernetesAPI `json:"kubernetes,omitempty"`
+}
+
+// KubernetesAPI is an API server DescribeCluster points at: its https URL and its CA certificate
+// (PEM).
+type KubernetesAPI struct {
+	Endpoint string `json:"endpoint"`
+	CAPEM    string `json:"ca_pem"`
 }
 
 // SubnetSeed describes a VPC subnet.
@@ -142,6 +155,9 @@ type GKEClusterSeed struct {
 	// RetiredNodeVersions are versions GKE no longer offers for new node pools or upgrades
 	// (Sim.RetireGKENodeVersions); node pools that run one keep running it.
 	RetiredNodeVersions []string `json:"retired_node_versions,omitempty"`
+	// Kubernetes is the cluster's API server, when a real one plays it (the tests' and the demo's
+	// CRD-serving API server); GetCluster then returns its endpoint and CA.
+	Kubernetes *KubernetesAPI `json:"kubernetes,omitempty"`
 }
 
 // GKENodePoolSeed describes a node pool of a seeded cluster. GKE fills in the rest as on

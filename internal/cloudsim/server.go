@@ -39,8 +39,8 @@ type Options struct {
 	// read.
 	TransitionDelay time.Duration
 	// Addr is the listen address, "127.0.0.1:0" by default: every service gets a free port.
-	// With a fixed port p, EKS listens on p, EC2 on p+1, GKE on p+2, control on p+3 and
-	// Compute on p+4.
+	// With a fixed port p, EKS listens on p, EC2 on p+1, GKE on p+2, control on p+3,
+	// Compute on p+4 and STS on p+5.
 	Addr string
 	// Logf, when set, receives diagnostic messages (e.g. failures to write the state file).
 	Logf func(format string, args ...any)
@@ -58,6 +58,7 @@ type Endpoints struct {
 	// Compute is the Compute Engine API's base path, http://127.0.0.1:port/compute/v1/, for
 	// option.WithEndpoint with google.golang.org/api/compute/v1 (see ComputeClientOptions).
 	Compute string `json:"compute"`
+	STS     string `json:"sts"` // http://127.0.0.1:port, for sts.Options.BaseEndpoint
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
@@ -84,7 +85,7 @@ func Start(opts Options) (*Sim, error) {
 	}
 	s := &Sim{opts: opts, w: w, faults: newFaultSet(), log: &requestLog{}}
 	s.SetReadAfterWriteLag(opts.ReadAfterWriteLag)
-	listeners, err := listen(opts.Addr, 5)
+	listeners, err := listen(opts.Addr, 6)
 	if err != nil {
 		return nil, err
 	}
@@ -94,11 +95,13 @@ func Start(opts Options) (*Sim, error) {
 		GKE:     listeners[2].Addr().String(),
 		Control: "http://" + listeners[3].Addr().String(),
 		Compute: "http://" + listeners[4].Addr().String() + computePathPrefix,
+		STS:     "http://" + listeners[5].Addr().String(),
 	}
 	s.serveHTTP(listeners[0], http.HandlerFunc(s.serveEKS))
 	s.serveHTTP(listeners[1], http.HandlerFunc(s.serveEC2))
 	s.serveHTTP(listeners[3], s.controlHandler())
 	s.serveHTTP(listeners[4], http.HandlerFunc(s.serveCompute))
+	s.serveHTTP(listeners[5], http.HandlerFunc(s.serveSTS))
 	s.grpcServer = grpc.NewServer(grpc.UnaryInterceptor(s.gkeInterceptor))
 	containerpb.RegisterClusterManagerServer(s.grpcServer, &gkeServer{sim: s})
 	go s.grpcServer.Serve(listeners[2]) //nolint:errcheck // returns on Stop

@@ -22,6 +22,10 @@ type world struct {
 	Updates    map[string]*updRecord `json:"updates"`
 	// ClusterTags holds EKS cluster tags changed through TagResource, keyed "region/cluster".
 	ClusterTags map[string]map[string]string `json:"cluster_tags"`
+	// ClusterKubernetes points EKS clusters at a real API server after the start (the seed's
+	// kubernetes, replaced), keyed "region/cluster", and GKE clusters, keyed by their resource name
+	// "projects/<project>/locations/<location>/clusters/<cluster>".
+	ClusterKubernetes map[string]*KubernetesAPI `json:"cluster_kubernetes,omitempty"`
 	// AMIReleases is the latest AMI release version per "region/<Kubernetes version>", where one was
 	// published (PublishAMIRelease); see latestRelease.
 	AMIReleases map[string]string `json:"ami_releases"`

@@ -113,6 +113,7 @@ type Meta struct {
 	computeErr  error
 
 	awsClients sync.Map // "<service>/<region>" → *eks.Client or *ec2.Client
+	google googleTokens
 
 	shown sync.Map
 }
@@ -224,6 +225,16 @@ func (m *Meta) EC2In(ctx context.Context, region string) (*ec2.Client, error) {
 func (m *Meta) AWSRegion(ctx context.Context) (string, error) {
 	cfg, err := m.AWSConfig(ctx)
 	return cfg.Region, err
+}
+
+// STS returns an STS client, honouring the endpoint override: EKS tokens are presigned
+// GetCallerIdentity requests of it.
+func (m *Meta) STS(ctx context.Context) (*sts.Client, error) {
+	cfg, err := m.AWSConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sts.NewFromConfig(cfg, m.stsOptions), nil
 }
 
 // awsClient returns the cached client of service in region, building it with build from the

@@ -63,15 +63,7 @@ func (m *nodePoolModel) cluster() clusterRef {
 }
 
 func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts := strings.Split(req.ID, "/")
-	if len(parts) != 4 || slices.Contains(parts, "") {
-		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("%q: import gpufleet_gke_node_pool as <project>/<location>/<cluster>/<name>, e.g. my-project/europe-west4/ml/infer.", req.ID))
-		return
-	}
-	for i, name := range []string{"project", "location", "cluster", "name"} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), parts[i])...)
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	ImportClusterID(ctx, ResourceType, "my-project/europe-west4/ml/infer", req, resp)
 }
 
 // ModifyPlan validates the pool, fills every derived attribute so that the plan shows it, and runs
@@ -81,16 +73,8 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if plan == nil {
 		return
 	}
-	if plan.Project.IsUnknown() || plan.Project.IsNull() {
-		switch {
-		case state != nil && !state.Project.IsNull():
-			plan.Project = state.Project
-		case r.Meta.GCPSettings.Project != "":
-			plan.Project = types.StringValue(r.Meta.GCPSettings.Project)
-		default:
-			resp.Diagnostics.AddAttributeError(path.Root("project"), "Missing project", "set project on the pool or gcp.project in the provider block.")
-			return
-		}
+	if !PlanProject(&plan.Project, state != nil, func() types.String { return state.Project }, r.Meta, "the pool", &resp.Diagnostics) {
+		return
 	}
 	plan.Region = types.StringUnknown()
 	if !plan.Location.IsUnknown() {

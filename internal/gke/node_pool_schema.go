@@ -33,22 +33,11 @@ var (
 
 func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attributes := poolschema.Attributes("node_pools")
+	maps.Copy(attributes, ClusterAttributes())
 	maps.Copy(attributes, map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			MarkdownDescription: "`<project>/<location>/<cluster>/<name>`, also the import id.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
 		"owner_id": schema.StringAttribute{
 			MarkdownDescription: "Random id gpufleet made when it created the pool, written into the `gpufleet_owner` resource label of its node pools (beside `gpufleet_pool`, the pool's name): gpufleet changes and deletes only node pools with both, so two pools that declare the same `project`, `location`, `cluster` and `name` (two states or workspaces) never take each other's node pools; a node pool of a side's name that is not the pool's stops an apply that needs that side before any change, and is ignored otherwise. Import takes it from the node pools' labels. Null for pools created before owner ids existed, whose node pools count as theirs only when state records them (by their instance groups); such a pool gets an owner id on its next apply.",
 			Computed:            true,
-		},
-		"project": schema.StringAttribute{
-			MarkdownDescription: "Google Cloud project of the cluster. Defaults to the provider's `gcp.project`.",
-			Optional:            true,
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			Validators:          []validator.String{stringvalidator.RegexMatches(projectPattern, "must be a Google Cloud project id: 6-30 lowercase letters, digits or hyphens, starting with a letter")},
 		},
 		"location": schema.StringAttribute{
 			MarkdownDescription: "Location of the cluster: a region (`europe-west4`) for a regional cluster, a zone (`europe-west4-a`) for a zonal one.",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 
 	json "github.com/segmentio/encoding/json"
@@ -66,7 +67,7 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 	var doc map[string]any
 	var unjudged *Unjudged
 	switch rc.Type {
-	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool":
+	case "gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool", "gpufleet_gke_compute_class":
 		if raw, ok := providedDocument(rc); ok {
 			return &Pool{Address: rc.Address, Document: raw}, nil, nil
 		}
@@ -75,8 +76,11 @@ func (p *Plan) build(rc *resourceChange) (*Pool, *Unjudged, error) {
 			return nil, nil, nil
 		}
 		cloud := "aws"
-		if rc.Type == "gpufleet_gke_node_pool" {
+		if rc.Type == "gpufleet_gke_node_pool" || rc.Type == "gpufleet_gke_compute_class" {
 			cloud = "gcp"
+		}
+		if rc.Type == "gpufleet_gke_compute_class" {
+			c = ladderMix(c)
 		}
 		doc, _ = ours(rc, c, cloud)
 	case "aws_eks_node_group", "google_container_node_pool":
@@ -121,7 +125,8 @@ func providedDocument(rc *resourceChange) (json.RawMessage, bool) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// gpufleet_eks_node_pool / gpufleet_gke_node_pool whose document is unknown at plan time
+// gpufleet_eks_node_pool / gpufleet_gke_node_pool / gpufleet_gke_compute_class whose document is
+// unknown at plan time
 // ---------------------------------------------------------------------------------------------
 
 // ours is documents.ours.
@@ -201,6 +206,58 @@ func ours(rc *resourceChange, c change, cloud string) (map[string]any, bool) {
 		},
 		"waivers": obj(get(a, nil, "policy_waivers")),
 	}, true
+}
+
+// ladderMix is documents._ladder_mix: a ComputeClass's planned attributes with the spot share its
+// ladder stands for (100 with a "spot" rung, else 0, null while the ladder is unknown) over no
+// on-demand base, and its zones with a specific reservation's.
+func ladderMix(c change) change {
+	a, ok := c.after.(map[string]any)
+	if !ok {
+		return c
+	}
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	capacity := map[string]any{}
+	if m, ok := a["capacity"].(map[string]any); ok {
+		for k, v := range m {
+			capacity[k] = v
+		}
+	}
+	var pct, base any
+	if ladder, ok := capacity["ladder"].([]any); ok {
+		pct, base = 0.0, 0.0
+		for _, r := range ladder {
+			if r == "spot" {
+				pct = 100.0
+			}
+		}
+	}
+	capacity["spot_percentage"], capacity["on_demand_base"] = pct, base
+	out["capacity"] = capacity
+	if zones, ok := a["zones"].([]any); ok && len(zones) > 0 {
+		extra, known := get(a, []any{}, "capacity", "reservation", "zones").([]any)
+		if known {
+			seen := map[string]bool{}
+			var all []string
+			for _, z := range append(append([]any(nil), zones...), extra...) {
+				if s, ok := z.(string); ok && !seen[s] {
+					seen[s] = true
+					all = append(all, s)
+				}
+			}
+			sort.Strings(all)
+			merged := make([]any, len(all))
+			for i, z := range all {
+				merged[i] = z
+			}
+			out["zones"] = merged
+		}
+	}
+	c.after = out
+	return c
 }
 
 // migUnknown is documents._mig_unknown: true, or an object or array with a true leaf.

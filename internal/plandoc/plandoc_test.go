@@ -556,3 +556,39 @@ func TestAppendJSON(t *testing.T) {
 		}
 	}
 }
+
+// A ComputeClass whose document is unknown at plan time: the Go builder reads its ladder and zones
+// as the bundle does, for every ladder and zone spelling.
+func TestDocuments_computeClassSameAsTheBundle(t *testing.T) {
+	b := newBundleDocuments(t)
+	after := func(ladder, zones, reservationZones any) map[string]any {
+		return map[string]any{
+			"name": "serve", "client": "initech", "region": "us-central1", "machine_type": "g2-standard-8", "zones": zones,
+			"workload":  map[string]any{"kind": "inference", "environment": "production", "gpu_memory_gib": 16, "interruptible": false},
+			"scaling":   map[string]any{"min_size": 1, "max_size": 3, "desired_size": nil},
+			"capacity":  map[string]any{"ladder": ladder, "reservation": map[string]any{"type": "specific", "name": "r", "project": nil, "zones": reservationZones}, "flex_start": nil},
+			"gpu_model": "L4", "gpus_per_node": 1, "gpu_memory_gib": 22.35,
+			"effective_taints": []any{map[string]any{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}},
+		}
+	}
+	var changes []any
+	for i, a := range []map[string]any{
+		after([]any{"reservation", "on_demand", "spot"}, []any{"us-central1-c", "us-central1-a"}, []any{"us-central1-b"}),
+		after([]any{"on_demand"}, nil, nil),
+		after(nil, []any{"us-central1-a"}, nil),
+		after([]any{"spot", "flex_start"}, []any{"us-central1-a"}, []any{"us-central1-a"}),
+	} {
+		changes = append(changes, map[string]any{
+			"address": fmt.Sprintf("gpufleet_gke_compute_class.c%d", i), "mode": "managed", "type": "gpufleet_gke_compute_class", "name": fmt.Sprintf("c%d", i),
+			"change": map[string]any{"actions": []any{"create"}, "after": a, "after_unknown": map[string]any{"policy_document": true}},
+		})
+	}
+	raw, err := json.Marshal(map[string]any{"format_version": "1.2", "resource_changes": changes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts fitCounts
+	if n := compare(t, b, "compute classes", raw, &counts); n != 4 {
+		t.Fatalf("%d documents, want 4", n)
+	}
+}

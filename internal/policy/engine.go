@@ -36,7 +36,7 @@ const rulesQuery = `{"deny": data.gpufleet.rules.deny, "warn": data.gpufleet.rul
 // bundleConstantsQuery asks, once per engine, what does not depend on the pool: the rules that
 // waivers cannot cover, the bundle's rule ids, and the findings about no pool at all (GF-DATA-001
 // without a registry).
-const bundleConstantsQuery = `{"non_waivable": data.gpufleet.lib.non_waivable, "rule_ids": data.gpufleet.lib.rule_ids, "plan_wide": data.gpufleet.findings.warn}`
+const bundleConstantsQuery = `{"non_waivable": data.gpufleet.lib.non_waivable, "rule_ids": data.gpufleet.lib.rule_ids, "plan_wide": data.gpufleet.findings.warn, "settings": data.gpufleet.lib.official_settings, "fixes": data.gpufleet.lib._official_fixes}`
 
 // Severities of a finding.
 const (
@@ -59,6 +59,15 @@ type Engine struct {
 	nonWaivable map[string]bool
 	ruleIDs     map[string]bool // the bundle's rules: a waiver of another GF- id has no effect
 	planWide    []Finding       // reported with every pool; AddDiagnostics shows them once per plan
+	// wording is, per resource type whose settings are not the document's names
+	// (lib.official_settings: gpufleet_gke_compute_class's ladder), how findings name them.
+	wording map[string]wording
+}
+
+// wording is lib.official_attribute and lib.official_text for one resource type.
+type wording struct {
+	attributes   map[string]string
+	fixes, names *strings.Replacer
 }
 
 // Options say what to compile.
@@ -161,6 +170,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 			e.ruleIDs[rule] = true
 		}
 	}
+	e.wording = wordings(constants["settings"], constants["fixes"])
 	planWide, _ := constants["plan_wide"].([]any)
 	for _, item := range planWide {
 		f, err := findingFrom(item)
@@ -170,6 +180,47 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		e.planWide = append(e.planWide, f)
 	}
 	return e, nil
+}
+
+// wordings reads lib.official_settings and lib._official_fixes into replacers that do what
+// strings.replace_n does with them (pairs in sorted key order, one strings.Replacer).
+func wordings(settings, fixes any) map[string]wording {
+	replacer := func(m map[string]string) *strings.Replacer {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		pairs := make([]string, 0, 2*len(keys))
+		for _, k := range keys {
+			pairs = append(pairs, k, m[k])
+		}
+		return strings.NewReplacer(pairs...)
+	}
+	strs := func(v any) map[string]string {
+		out := map[string]string{}
+		m, _ := v.(map[string]any)
+		for k, x := range m {
+			if s, ok := x.(string); ok {
+				out[k] = s
+			}
+		}
+		return out
+	}
+	out := map[string]wording{}
+	all, _ := settings.(map[string]any)
+	fixesByType, _ := fixes.(map[string]any)
+	for typ, v := range all {
+		attributes := strs(v)
+		names := map[string]string{}
+		for name, setting := range attributes {
+			if strings.Contains(name, ".") && !strings.HasPrefix(name, "gpu.mig.") {
+				names[name] = setting
+			}
+		}
+		out[typ] = wording{attributes: attributes, fixes: replacer(strs(fixesByType[typ])), names: replacer(names)}
+	}
+	return out
 }
 
 // compile parses and compiles the embedded bundle and the user's bundle paths, once for every query
@@ -271,6 +322,8 @@ func (e *Engine) Evaluate(ctx context.Context, doc map[string]any) (findings []F
 	}
 	address, _ := doc["address"].(string)
 	waivers, _ := doc["waivers"].(map[string]any)
+	resourceType, _ := doc["resource_type"].(string)
+	w, reworded := e.wording[resourceType]
 	findings = slices.Clone(e.planWide)
 	for _, severity := range []string{SeverityDeny, SeverityWarn} {
 		items, _ := results[severity].([]any)
@@ -278,6 +331,12 @@ func (e *Engine) Evaluate(ctx context.Context, doc map[string]any) (findings []F
 			r, err := ruleResultFrom(item)
 			if err != nil {
 				return nil, err
+			}
+			if reworded {
+				if a, ok := w.attributes[r.attribute]; ok {
+					r.attribute = a
+				}
+				r.text = w.names.Replace(w.fixes.Replace(r.text))
 			}
 			if f, ok := e.report(r, address, severity, waivers); ok {
 				findings = append(findings, f)

@@ -183,6 +183,11 @@ func TestEngine_reportsWhatFindingsRegoReports(t *testing.T) {
 	unregistered.Client = "hooli"
 	inEurope := testSpec()
 	inEurope.Region = "eu-west-1"
+	// A ComputeClass's document: its spot share stands for a spot rung of its ladder, which its
+	// findings name (lib.official_settings).
+	computeClass := document(t, testSpec(), nil)
+	computeClass["resource_type"] = "gpufleet_gke_compute_class"
+	computeClass["capacity"].(map[string]any)["spot_percentage"] = 100
 
 	for name, c := range map[string]struct {
 		opts Options
@@ -194,6 +199,7 @@ func TestEngine_reportsWhatFindingsRegoReports(t *testing.T) {
 		"unregistered client":          {Options{Data: data}, document(t, unregistered, data.Registry)},
 		"waiver of an unknown rule":    {Options{Data: data}, waived(document(t, inEurope, data.Registry), map[string]any{"GF-COST-02": "typo, owner ml-platform", "ACME-001": "custom rule, owner ml-platform"})},
 		"compliant":                    {Options{Data: data}, document(t, inEurope, data.Registry)},
+		"compute class ladder":         {Options{}, computeClass},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := newEngine(t, c.opts).Evaluate(context.Background(), c.doc)

@@ -45,7 +45,7 @@ func (s Spec) eksNodeType() (catalog.NodeType, *Problem, bool) {
 			return catalog.NodeType{}, &Problem{Path: P("instance_types", i), Summary: "Instance types carry different GPUs",
 				Detail: fmt.Sprintf("%q has %d x %s but %q has %d x %s: every instance type of a pool must carry the same GPU model and count, so that scheduling, MIG and cost stay the same on every node.", name, n.GPUCount, n.GPUModel, first.Name, first.GPUCount, first.GPUModel)}, true
 		}
-		if s.AutoscalerOwnsSize && s.Known(P("scaling", "desired_size")) && (n.VCPU != first.VCPU || n.MemoryGiB != first.MemoryGiB) {
+		if s.AutoscalerOwnsSize && !s.Karpenter && s.Known(P("scaling", "desired_size")) && (n.VCPU != first.VCPU || n.MemoryGiB != first.MemoryGiB) {
 			// The cluster autoscaler builds a node group's scale-from-zero node from its first
 			// instance type and asks for "the same amount of RAM and number of CPU cores" across a
 			// mixed-instances group (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws

@@ -70,7 +70,10 @@ type Spec struct {
 	// (Scaling.Desired holds it) and later changes of the desired size are the autoscaler's, which
 	// gpufleet never reverts.
 	AutoscalerOwnsSize bool
-	Capacity           Capacity
+	// Karpenter says that Karpenter (or EKS Auto Mode) provisions the pool: it picks an instance
+	// type per launch for the pods it schedules, so instance types of different sizes are fine.
+	Karpenter bool
+	Capacity  Capacity
 
 	Taints  []Taint
 	Labels  map[string]string

@@ -27,17 +27,37 @@ type PlanCheck func(pool.Spec, pool.Derived, *diag.Diagnostics)
 // the plan has errors (then ok is false and the resource stops). unchanged says the plan leaves the
 // pool as it is: policy then only warns, so it never blocks destroying the pool or an unrelated apply.
 func Plan(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, unchanged bool, check PlanCheck, diags *diag.Diagnostics) (derived *pool.Derived, ok bool) {
+	return PlanWith(ctx, meta, spec, m, unchanged, Hooks{Check: check}, diags)
+}
+
+// Hooks are how a resource whose pool is not one node pool (an autoscaler object) validates and
+// derives it, for PlanWith; nil functions are pool.Spec.Validate and pool.Derive.
+type Hooks struct {
+	Validate func(pool.Spec) []pool.Problem
+	Derive   func(pool.Spec, pool.Environment) (pool.Derived, error)
+	Check    PlanCheck
+}
+
+// PlanWith is Plan with the resource's own validation and derivation.
+func PlanWith(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, unchanged bool, h Hooks, diags *diag.Diagnostics) (derived *pool.Derived, ok bool) {
 	if skipPlanWork {
 		m.SetDerivedUnknown()
 		m.PolicyFindings = types.ListUnknown(FindingType)
 		return nil, true
 	}
-	AddProblems(diags, spec.Validate())
+	validate, derive, check := (pool.Spec).Validate, pool.Derive, h.Check
+	if h.Validate != nil {
+		validate = h.Validate
+	}
+	if h.Derive != nil {
+		derive = h.Derive
+	}
+	AddProblems(diags, validate(spec))
 	if diags.HasError() {
 		return nil, false
 	}
 	if spec.AllKnown() {
-		d, err := pool.Derive(spec, meta.Pool)
+		d, err := derive(spec, meta.Pool)
 		if err != nil {
 			diags.AddError("Deriving the pool", err.Error())
 			return nil, false

@@ -10,8 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/eks"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter"
 )
 
 var (
@@ -41,6 +43,8 @@ func (p *GPUFleetProvider) Resources(context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		eks.NewNodePoolResource,
 		gke.NewNodePoolResource,
+		karpenter.NewNodePoolResource,
+		computeclass.NewComputeClassResource,
 	}
 }
 
@@ -49,6 +53,8 @@ func (p *GPUFleetProvider) DataSources(context.Context) []func() datasource.Data
 		NewGPUCatalogDataSource,
 		NewRecommendationDataSource,
 		NewPoolUtilizationDataSource,
+		karpenter.NewManifestsDataSource,
+		computeclass.NewManifestDataSource,
 	}
 }
 

@@ -23,8 +23,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/render"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/recommend"
 )
 
@@ -93,6 +95,7 @@ type recommendedPoolModel struct {
 	DecodeTokensPerSecond          types.Float64   `tfsdk:"decode_tokens_per_second"`
 	SpotPercentage                 types.Int64     `tfsdk:"spot_percentage"`
 	OnDemandBase                   types.Int64     `tfsdk:"on_demand_base"`
+	GKECapacityLadder              types.List      `tfsdk:"gke_capacity_ladder"`
 	MinSize                        types.Int64     `tfsdk:"min_size"`
 	HourlyUSD                      types.Float64   `tfsdk:"hourly_usd"`
 	MonthlyUSD                     types.Float64   `tfsdk:"monthly_usd"`
@@ -279,6 +282,7 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"nodes_per_zone":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`node_count` / `zones`: the nodes GKE runs in each zone."},
 		"spot_percentage":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size); else 100."},
 		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
+		"gke_capacity_ladder":      schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "For a `gpufleet_gke_compute_class` of the answer (`capacity.ladder`), the cheapest rung first where the workload allows it, and only rungs the machine type is sold as: interruptible work `[\"spot\", \"flex_start\", \"on_demand\"]`; work that does not checkpoint, and production inference, `[\"on_demand\", \"flex_start\"]` (no spot: GF-COST-001, GF-COST-003). Add a `reservation` rung first for a reservation of your own. Null on AWS."},
 		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
 		"hourly_usd":               schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
 		"monthly_usd":              schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
@@ -418,6 +422,7 @@ func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 		DecodeTokensPerSecond:          types.Float64Null(),
 		SpotPercentage:                 types.Int64Value(int64(b.SpotPercentage)),
 		OnDemandBase:                   types.Int64Value(int64(b.OnDemandBase)),
+		GKECapacityLadder:              types.ListNull(types.StringType),
 		MinSize:                        types.Int64Value(int64(b.Spec.Scaling.Min)),
 		HourlyUSD:                      types.Float64Value(b.HourlyUSD),
 		MonthlyUSD:                     types.Float64Value(b.MonthlyUSD),
@@ -428,6 +433,9 @@ func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 		SavingMonthlyUSD:               types.Float64Null(),
 		ObservedUtilizationMeanPercent: types.Float64Null(),
 		RunnersUp:                      make([]runnerUpModel, 0, len(res.RunnersUp)),
+	}
+	if b.Spec.Cloud == catalog.GCP {
+		out.GKECapacityLadder = types.ListValueMust(types.StringType, poolschema.StringValues(render.RecommendedLadder(b.Spec)))
 	}
 	if b.DecodeTokensPerSecond > 0 {
 		out.DecodeTokensPerSecond = types.Float64Value(math.Round(b.DecodeTokensPerSecond*10) / 10)

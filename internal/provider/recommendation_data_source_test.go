@@ -133,6 +133,7 @@ data "gpufleet_recommendation" "dev" {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_count"), knownvalue.Int64Exact(1)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("spot_percentage"), knownvalue.Int64Exact(0)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("on_demand_base"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("gke_capacity_ladder"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("hourly_usd"), knownvalue.Float64Exact(0.5)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("monthly_usd"), knownvalue.Float64Exact(146)), // $0.50/h x 292 h
 				// g6.xlarge's on-demand override is the rate paid: no commitment on top
@@ -221,7 +222,11 @@ data "gpufleet_recommendation" "train" {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("spot_percentage"), knownvalue.Int64Exact(100)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("on_demand_base"), knownvalue.Int64Exact(0)),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_type"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_type"), knownvalue.StringExact("n1-standard-4")),
+				// interruptible training: the cheapest rung first; no flex-start rung on N1
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("gke_capacity_ladder"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.StringExact("spot"), knownvalue.StringExact("on_demand"),
+				})),
 			},
 		}},
 	})

@@ -1,8 +1,9 @@
 # Pool documents: one per GPU node pool. The rules only ever read these documents.
 #
 # - conftest passes plan JSON (terraform show -json): one document is built per current GPU pool
-#   in resource_changes[] (gpufleet_eks_node_pool, gpufleet_gke_node_pool, aws_eks_node_group,
-#   google_container_node_pool). Resources being deleted are skipped; for a replacement
+#   in resource_changes[] (gpufleet_eks_node_pool, gpufleet_gke_node_pool,
+#   gpufleet_karpenter_node_pool, aws_eks_node_group, google_container_node_pool). Resources being
+#   deleted are skipped; for a replacement
 #   (["delete","create"] / ["create","delete"]) the new object is checked.
 # - or conftest passes the documents file `gpufleet-policy documents` wrote from a plan: the same
 #   documents, built once, in Go (internal/plandoc, checked against the builders here); they are
@@ -109,7 +110,7 @@ cpu_node_groups := {rc.address |
 # a plan of thousands of resources that are not pools would pay for).
 plan_changes := [rc |
 	some rc in input.resource_changes
-	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
+	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool", "gpufleet_gke_compute_class", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
 ]
 
 # A gpufleet pool is built here only when its policy_document is unknown at plan time (the first
@@ -117,6 +118,37 @@ plan_changes := [rc |
 build("gpufleet_eks_node_pool", rc) := ours(rc, "aws") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
 
 build("gpufleet_gke_node_pool", rc) := ours(rc, "gcp") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
+
+build("gpufleet_karpenter_node_pool", rc) := ours(rc, "aws") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
+
+build("gpufleet_gke_compute_class", rc) := ours(_ladder_mix(rc), "gcp") if not is_object(object.get(rc.change, ["after", "policy_document"], null))
+
+# A ComputeClass's capacity is a ladder (capacity.ladder), which its document shows as a spot share
+# (internal/computeclass/render.Capacity): a ladder with a "spot" rung may run every node on Spot
+# VMs, spot_percentage 100 over no on-demand base; one without, 0; unknown while the ladder is. Its
+# zones are the class's and a specific reservation's, or none (every zone of the region).
+_ladder_mix(rc) := object.union(rc, {"change": {"after": {
+	"capacity": {"spot_percentage": _ladder_pct(a), "on_demand_base": _ladder_base(a)},
+	"zones": _class_zones(a),
+}}}) if {
+	a := planned(rc)
+}
+
+_ladder_pct(a) := 100 if {
+	"spot" in a.capacity.ladder
+} else := 0 if {
+	is_array(a.capacity.ladder)
+} else := null
+
+_ladder_base(a) := 0 if is_array(a.capacity.ladder)
+
+else := null
+
+_class_zones(a) := sort({z | some z in array.concat(a.zones, object.get(a, ["capacity", "reservation", "zones"], []))}) if {
+	is_array(a.zones)
+	count(a.zones) > 0
+	is_array(object.get(a, ["capacity", "reservation", "zones"], []))
+} else := object.get(a, "zones", null)
 
 # build("aws_eks_node_group", rc) is in documents_eks.rego, build("google_container_node_pool", rc)
 # in documents_gke.rego: the builders themselves, not calls of them (a call with the resource change

@@ -117,6 +117,35 @@ test_ours_gke_document if {
 	doc.capacity.reservation == {"type": "specific", "id": null, "name": "res", "project": "p"}
 }
 
+# A ComputeClass: its ladder is the document's spot share, its zones the class's and a specific
+# reservation's (internal/computeclass/render.Capacity and the resource's spec).
+test_ours_compute_class_ladder if {
+	after := json.patch(json.remove(ours_after, ["instance_types", "cluster_name", "capacity"]), [
+		{"op": "add", "path": "/machine_type", "value": "g2-standard-8"},
+		{"op": "replace", "path": "/region", "value": "us-central1"},
+		{"op": "add", "path": "/zones", "value": ["us-central1-c", "us-central1-a"]},
+		{"op": "add", "path": "/capacity", "value": {"ladder": ["reservation", "on_demand", "spot"], "reservation": {"type": "specific", "name": "res", "project": null, "zones": ["us-central1-b"]}, "flex_start": null}},
+	])
+	[doc] := pool_docs with input as plan([rc("gpufleet_gke_compute_class", after)])
+		with data.gpufleet.catalog as fx.catalog
+	doc.capacity.spot_percentage == 100
+	doc.capacity.on_demand_base == 0
+	doc.capacity.spot == {"min": 1, "max": 5, "desired": 3}
+	doc.zones == ["us-central1-a", "us-central1-b", "us-central1-c"]
+	doc.capacity.reservation == {"type": "specific", "id": null, "name": "res", "project": null}
+
+	no_spot := json.patch(after, [{"op": "replace", "path": "/capacity/ladder", "value": ["on_demand"]}, {"op": "replace", "path": "/zones", "value": null}])
+	[d2] := pool_docs with input as plan([rc("gpufleet_gke_compute_class", no_spot)])
+		with data.gpufleet.catalog as fx.catalog
+	d2.capacity.spot_percentage == 0
+	d2.zones == null
+
+	unknown := json.patch(after, [{"op": "replace", "path": "/capacity/ladder", "value": null}])
+	[d3] := pool_docs with input as plan([rc("gpufleet_gke_compute_class", unknown)])
+		with data.gpufleet.catalog as fx.catalog
+	d3.capacity.spot_percentage == null
+}
+
 test_ours_mig_config_slices if {
 	balanced := object.union(ours_after, {"gpu": {"mig": {"profile": null, "config": "all-balanced"}}})
 	[a] := pool_docs with input as plan([rc("gpufleet_eks_node_pool", balanced)])

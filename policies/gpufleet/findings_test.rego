@@ -109,6 +109,16 @@ test_official_attribute_and_text if {
 	ours.attribute == "capacity.on_demand_base"
 }
 
+# A ComputeClass: the spot share of its document is its ladder's spot rung.
+test_compute_class_attribute_and_text if {
+	f := {"rule": "GF-COST-001", "attribute": "capacity.on_demand_base", "text": "production inference with capacity.spot_percentage 100 and capacity.on_demand_base 0: part of its guaranteed floor of 1 node(s) (max(1, scaling.min_size)) runs on spot and can be reclaimed at once; set capacity.on_demand_base to at least 1"}
+	cc := findings.report(f, "gpufleet_gke_compute_class.x", "deny", "gpufleet_gke_compute_class")
+	cc.attribute == "capacity.ladder"
+	cc.msg == `GF-COST-001: gpufleet_gke_compute_class.x: production inference with a "spot" rung in capacity.ladder: part of its guaranteed floor of 1 node(s) (max(1, scaling.min_size)) runs on spot and can be reclaimed at once; remove the "spot" rung from capacity.ladder (a ComputeClass has no on-demand base) for a floor of 1`
+	w := findings.report({"rule": "GF-COST-003", "attribute": "capacity.spot_percentage", "text": "capacity.spot_percentage is 100 but workload.interruptible is false: up to 4 node(s) run on spot and can be reclaimed at short notice; set capacity.spot_percentage = 0, or make the workload checkpoint and set workload.interruptible = true"}, "x", "warn", "gpufleet_gke_compute_class")
+	w.msg == `GF-COST-003: x: capacity.ladder has a "spot" rung but workload.interruptible is false: up to 4 node(s) run on spot and can be reclaimed at short notice; remove the "spot" rung from capacity.ladder, or make the workload checkpoint and set workload.interruptible = true`
+}
+
 # A plan whose gpufleet pools carry these documents (policy_document), at addresses "p0", "p1", ...
 plan_of(docs) := {"format_version": "1.2", "resource_changes": [rc |
 	some i, doc in docs

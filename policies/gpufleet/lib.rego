@@ -64,7 +64,13 @@ wrong_namespace := {
 # ---------------------------------------------------------------------------------------------
 
 # Per official resource type: the document attribute a rule names -> the resource's own setting.
+# gpufleet_gke_compute_class is here too: its document's spot share stands for its capacity ladder
+# (internal/computeclass/render.Capacity), which is the setting to change.
 official_settings := {
+	"gpufleet_gke_compute_class": {
+		"capacity.on_demand_base": "capacity.ladder",
+		"capacity.spot_percentage": "capacity.ladder",
+	},
 	"aws_eks_node_group": {
 		"capacity.on_demand_base": "capacity_type",
 		"capacity.spot_percentage": "capacity_type",
@@ -115,6 +121,15 @@ official_attribute(type, attribute) := object.get(official_settings, [type, attr
 official_text(type, text) := strings.replace_n(_official_names[type], strings.replace_n(_official_fixes[type], text))
 
 _official_fixes := {
+	"gpufleet_gke_compute_class": {
+		"capacity.spot_percentage 100 and capacity.on_demand_base 0": `a "spot" rung in capacity.ladder`,
+		"capacity.spot_percentage is 100 ": `capacity.ladder has a "spot" rung `,
+		"capacity.spot_percentage = 100": `a "spot" rung first in capacity.ladder`,
+		"set capacity.spot_percentage = 0": `remove the "spot" rung from capacity.ladder`,
+		"set capacity.spot_percentage (up to 100)": `add a "spot" rung to capacity.ladder`,
+		"set capacity.on_demand_base to at least": `remove the "spot" rung from capacity.ladder (a ComputeClass has no on-demand base) for a floor of`,
+		" node(s) above capacity.on_demand_base at": " node(s) at",
+	},
 	"aws_eks_node_group": {
 		"capacity.spot_percentage 100 and capacity.on_demand_base 0": `capacity_type "SPOT"`,
 		"capacity.spot_percentage is 100 ": `capacity_type is "SPOT" `,

@@ -6,6 +6,7 @@
 //	GKE_ENDPOINT=127.0.0.1:41003
 //	CONTROL_ENDPOINT=http://127.0.0.1:41004
 //	COMPUTE_ENDPOINT=http://127.0.0.1:41005/compute/v1/
+//	STS_ENDPOINT=http://127.0.0.1:41006
 //
 // and runs until SIGINT or SIGTERM, then shuts down cleanly, writing the state file.
 package main
@@ -80,8 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func endpointLines(ep cloudsim.Endpoints) string {
-	return fmt.Sprintf("EKS_ENDPOINT=%s\nEC2_ENDPOINT=%s\nGKE_ENDPOINT=%s\nCONTROL_ENDPOINT=%s\nCOMPUTE_ENDPOINT=%s\n",
-		ep.EKS, ep.EC2, ep.GKE, ep.Control, ep.Compute)
+	return fmt.Sprintf("EKS_ENDPOINT=%s\nEC2_ENDPOINT=%s\nGKE_ENDPOINT=%s\nCONTROL_ENDPOINT=%s\nCOMPUTE_ENDPOINT=%s\nSTS_ENDPOINT=%s\n",
+		ep.EKS, ep.EC2, ep.GKE, ep.Control, ep.Compute, ep.STS)
 }
 
 // writeFileAtomic writes via a temp file and rename, so a script polling for the file never

@@ -46,7 +46,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
-var lineRE = regexp.MustCompile(`^EKS_ENDPOINT=http://127\.0\.0\.1:\d+\nEC2_ENDPOINT=http://127\.0\.0\.1:\d+\nGKE_ENDPOINT=127\.0\.0\.1:\d+\nCONTROL_ENDPOINT=http://127\.0\.0\.1:\d+\nCOMPUTE_ENDPOINT=http://127\.0\.0\.1:\d+/compute/v1/\n$`)
+var lineRE = regexp.MustCompile(`^EKS_ENDPOINT=http://127\.0\.0\.1:\d+\nEC2_ENDPOINT=http://127\.0\.0\.1:\d+\nGKE_ENDPOINT=127\.0\.0\.1:\d+\nCONTROL_ENDPOINT=http://127\.0\.0\.1:\d+\nCOMPUTE_ENDPOINT=http://127\.0\.0\.1:\d+/compute/v1/\nSTS_ENDPOINT=http://127\.0\.0\.1:\d+\n$`)
 
 func parseEnv(text string) map[string]string {
 	out := map[string]string{}

@@ -1,0 +1,334 @@
+package computeclass
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/crd"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/render"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
+)
+
+var (
+	_ resource.Resource                = &ComputeClassResource{}
+	_ resource.ResourceWithConfigure   = &ComputeClassResource{}
+	_ resource.ResourceWithModifyPlan  = &ComputeClassResource{}
+	_ resource.ResourceWithImportState = &ComputeClassResource{}
+)
+
+// gvk is the ComputeClass kind.
+var gvk = k8sschema.GroupVersionKind{Group: crd.Group, Version: crd.Version, Kind: crd.Kind}
+
+// deletePoll is how often a deletion is checked for; tests shorten it.
+var deletePoll = 2 * time.Second
+
+// ComputeClassResource is gpufleet_gke_compute_class.
+type ComputeClassResource struct {
+	poolschema.Resource
+}
+
+// NewComputeClassResource is the resource factory.
+func NewComputeClassResource() resource.Resource { return &ComputeClassResource{} }
+
+// resourceModel is the resource's data: the class and its cluster.
+type resourceModel struct {
+	classModel
+
+	ID         types.String          `tfsdk:"id"`
+	Project    types.String          `tfsdk:"project"`
+	Cluster    types.String          `tfsdk:"cluster"`
+	OwnerID    types.String          `tfsdk:"owner_id"`
+	Kubernetes *kube.ConnectionModel `tfsdk:"kubernetes"`
+}
+
+func (r *ComputeClassResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_gke_compute_class"
+}
+
+func (r *ComputeClassResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attributes := classAttributes()
+	maps.Copy(attributes, gke.ClusterAttributes())
+	maps.Copy(attributes, map[string]schema.Attribute{
+		"cluster": schema.StringAttribute{
+			MarkdownDescription: "Name of the GKE cluster. gpufleet reaches its Kubernetes API server through GKE's GetCluster (endpoint and CA) with an access token of the provider's Google credentials, unless a `kubernetes` block says otherwise.",
+			Required:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"owner_id": kube.OwnerIDAttribute("the ComputeClass"),
+	})
+	attributes["manifests"] = schema.StringAttribute{
+		MarkdownDescription: "The ComputeClass as YAML, as gpufleet applies it but for the ownership labels it adds (`" + kube.LabelOwner + "`, `" + kube.LabelResource + "`). After a refresh, what of the class gpufleet still manages in the cluster: a field changed by hand shows here, and the next apply puts it back.",
+		Computed:            true,
+	}
+	blocks := classBlocks(ctx)
+	blocks["kubernetes"] = kube.ConnectionBlock("the GKE cluster's endpoint and CA (GetCluster) and an access token of the provider's Google credentials")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A GPU pool as a GKE custom ComputeClass (`cloud.google.com/v1`), managed in the cluster: a priority " +
+			"per rung of the capacity ladder (reservation, on-demand, flex-start, spot) with the machine type and GPU from the " +
+			"catalog, the GPU and client taints, node labels, and consolidation and migration settings that suit the workload. " +
+			"Validated at plan in process against the ComputeClass schema (no cluster call) and judged by the policy bundle; " +
+			"`pod_spec` is what workloads add to use it. See the guide \"GPU capacity on GKE with ComputeClasses\".",
+		Attributes: attributes,
+		Blocks:     blocks,
+	}
+}
+
+func classID(m *resourceModel) string {
+	return strings.Join([]string{m.Project.ValueString(), m.Location.ValueString(), m.Cluster.ValueString(), m.Name.ValueString()}, "/")
+}
+
+func (r *ComputeClassResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	gke.ImportClusterID(ctx, render.ResourceType, "ml-platform/us-central1/ml/globex-l4-serve", req, resp)
+}
+
+// ModifyPlan validates the class, fills every derived attribute so that the plan shows it, runs the
+// policy bundle on the pool and validates the rendered ComputeClass against its CRD, all in
+// process: it never calls the cluster or a cloud.
+func (r *ComputeClassResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	plan, state, unchanged := poolschema.PlanOf[resourceModel](ctx, &r.Resource, req, resp)
+	if plan == nil {
+		return
+	}
+	if !gke.PlanProject(&plan.Project, state != nil, func() types.String { return state.Project }, r.Meta, "the class", &resp.Diagnostics) {
+		return
+	}
+	var cfg resourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown() {
+		plan.ID = types.StringValue(classID(plan))
+	}
+	if state == nil {
+		plan.OwnerID = types.StringUnknown()
+	}
+	plan.Kubernetes.Validate(path.Root("kubernetes"), &resp.Diagnostics)
+	set := configured{activeMigration: !cfg.ActiveMigration.IsNull(), consolidationDelay: !cfg.ConsolidationDelayMinutes.IsNull()}
+	planClass(ctx, r.Meta, &plan.classModel, set, unchanged, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// client connects to the class's cluster: the kubernetes block, or GKE's GetCluster and a Google
+// access token.
+func (r *ComputeClassResource) client(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) *kube.Client {
+	var access kube.Access
+	if m.Kubernetes.Configured() {
+		a, ds := m.Kubernetes.Access(ctx)
+		diags.Append(ds...)
+		if diags.HasError() {
+			return nil
+		}
+		access = a
+	} else {
+		gkeClient, ok := poolschema.Connect(ctx, &r.Resource, "GKE", (*conns.Meta).GKE, diags)
+		if !ok {
+			return nil
+		}
+		ref := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", m.Project.ValueString(), m.Location.ValueString(), m.Cluster.ValueString())
+		c, err := gkeClient.GetCluster(ctx, &containerpb.GetClusterRequest{Name: ref})
+		if err != nil {
+			diags.AddError("Reading the GKE cluster", fmt.Sprintf("GetCluster %s: %v", ref, err))
+			return nil
+		}
+		tokens, err := r.Meta.GoogleTokenSource(ctx)
+		if err != nil {
+			diags.AddError("Google credentials for the cluster", err.Error())
+			return nil
+		}
+		access, err = kube.GKEAccess(kube.GKECluster{Name: ref, Endpoint: c.GetEndpoint(), CACertificateBase64: c.GetMasterAuth().GetClusterCaCertificate()}, tokens)
+		if err != nil {
+			diags.AddError("Reaching the GKE cluster", err.Error())
+			return nil
+		}
+	}
+	client, err := kube.NewClient(access, r.Meta.UserAgent)
+	if err != nil {
+		diags.AddError("Connecting to the cluster", err.Error())
+		return nil
+	}
+	return client
+}
+
+// desired is the object gpufleet applies: the planned class with its ownership labels.
+func desired(m *resourceModel) (map[string]any, error) {
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(m.Manifests.ValueString()), &obj); err != nil {
+		return nil, fmt.Errorf("reading the planned manifests: %w", err)
+	}
+	u := unstructured.Unstructured{Object: obj}
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[kube.LabelOwner] = m.OwnerID.ValueString()
+	labels[kube.LabelResource] = render.ResourceType
+	u.SetLabels(labels)
+	return u.Object, nil
+}
+
+func (r *ComputeClassResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	poolschema.Create(ctx, req, resp, func(ctx context.Context, plan *resourceModel, _ time.Duration) {
+		id, err := kube.NewOwnerID()
+		if err != nil {
+			resp.Diagnostics.AddError("Creating the ComputeClass", err.Error())
+			return
+		}
+		plan.OwnerID = types.StringValue(id)
+		if !r.apply(ctx, plan, &resp.Diagnostics) {
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	})
+}
+
+func (r *ComputeClassResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *resourceModel, _ time.Duration) {
+		plan.OwnerID = state.OwnerID
+		if !r.apply(ctx, plan, &resp.Diagnostics) {
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	})
+}
+
+// apply writes the planned class: never over an object of the same name that is not this
+// resource's, which is an error before any write.
+func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) bool {
+	client := r.client(ctx, m, diags)
+	if client == nil {
+		return false
+	}
+	obj, err := desired(m)
+	if err != nil {
+		diags.AddError("Applying the ComputeClass", err.Error())
+		return false
+	}
+	live, err := client.Get(ctx, gvk, m.Name.ValueString())
+	switch {
+	case err == nil:
+		if err := client.CheckOwned(live, m.OwnerID.ValueString()); err != nil {
+			diags.AddAttributeError(path.Root("name"), "ComputeClass of this name is not this resource's", err.Error())
+			return false
+		}
+	case !kube.IsNotFound(err):
+		diags.AddError("Reading the ComputeClass", err.Error())
+		return false
+	}
+	if _, err := client.Apply(ctx, obj, false); err != nil {
+		if causes := kube.Causes(err); len(causes) > 0 {
+			reportFieldErrors(diags, causes)
+			return false
+		}
+		diags.AddError("Applying the ComputeClass", err.Error())
+		return false
+	}
+	tflog.Info(ctx, "applied the ComputeClass", map[string]any{"name": m.Name.ValueString()})
+	return true
+}
+
+func (r *ComputeClassResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	poolschema.Read(ctx, req, resp, func(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) bool {
+		client := r.client(ctx, m, diags)
+		if client == nil {
+			return false
+		}
+		live, err := client.Get(ctx, gvk, m.Name.ValueString())
+		switch {
+		case kube.IsNotFound(err):
+			return false
+		case err != nil:
+			diags.AddError("Reading the ComputeClass", err.Error())
+			return false
+		}
+		if m.OwnerID.IsNull() || m.OwnerID.IsUnknown() || m.OwnerID.ValueString() == "" {
+			// An import: the class must be gpufleet's, and its owner id becomes this resource's.
+			if err := client.CheckOwned(live, ""); err != nil {
+				diags.AddError("ComputeClass is not gpufleet's", err.Error())
+				return false
+			}
+			if !importClass(ctx, r.Meta, live, m, diags) {
+				return false
+			}
+		} else if client.CheckOwned(live, m.OwnerID.ValueString()) != nil {
+			// Another object has taken the name: this resource's class is gone.
+			return false
+		}
+		manifests, err := managedManifests(live)
+		if err != nil {
+			diags.AddError("Reading the ComputeClass", err.Error())
+			return false
+		}
+		m.Manifests = types.StringValue(manifests)
+		return true
+	})
+}
+
+// managedManifests is the YAML of what gpufleet manages of the live class (kube.Managed), without
+// the ownership labels: equal to the planned manifests until someone changes a field by hand.
+func managedManifests(live *unstructured.Unstructured) (string, error) {
+	managed, err := kube.Managed(live, kube.FieldManager)
+	if err != nil {
+		return "", err
+	}
+	if managed == nil {
+		managed = map[string]any{"apiVersion": live.GetAPIVersion(), "kind": live.GetKind(), "metadata": map[string]any{"name": live.GetName()}}
+	}
+	u := unstructured.Unstructured{Object: managed}
+	labels := u.GetLabels()
+	delete(labels, kube.LabelOwner)
+	delete(labels, kube.LabelResource)
+	if len(labels) == 0 {
+		unstructured.RemoveNestedField(u.Object, "metadata", "labels")
+	} else {
+		u.SetLabels(labels)
+	}
+	out, err := yaml.Marshal(u.Object)
+	return string(out), err
+}
+
+func (r *ComputeClassResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	poolschema.Delete(ctx, req, resp, func(ctx context.Context, state *resourceModel, _ time.Duration) {
+		client := r.client(ctx, state, &resp.Diagnostics)
+		if client == nil {
+			return
+		}
+		live, err := client.Get(ctx, gvk, state.Name.ValueString())
+		switch {
+		case kube.IsNotFound(err):
+			return
+		case err != nil:
+			resp.Diagnostics.AddError("Reading the ComputeClass", err.Error())
+			return
+		}
+		if client.CheckOwned(live, state.OwnerID.ValueString()) != nil {
+			tflog.Warn(ctx, "the ComputeClass of this name is not this resource's: leaving it alone", map[string]any{"name": state.Name.ValueString()})
+			return
+		}
+		if err := client.Delete(ctx, gvk, live.GetName(), string(live.GetUID()), deletePoll); err != nil {
+			resp.Diagnostics.AddError("Deleting the ComputeClass", err.Error())
+		}
+	})
+}

@@ -1,0 +1,367 @@
+package karpenter_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
+)
+
+// check runs f on the test's world as a state check.
+func check(f func() error) resource.TestCheckFunc {
+	return func(*terraform.State) error { return f() }
+}
+
+// A plain GPU pool: a node class and one on-demand NodePool, with the GPU's requirements, the GPU
+// taint, the client's labels and tags, limits from max_size, all owned by the pool; an empty plan
+// after the apply.
+func TestAccKarpenterNodePool_basic(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.provider("") + poolHCL("basic", `["g6.xlarge", "g6.2xlarge"]`, inference+scaling(0, 4))
+	addr := "gpufleet_karpenter_node_pool.basic"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("basic"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools"), knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"name": knownvalue.StringExact("basic-od"), "capacity_type": knownvalue.StringExact("on-demand"),
+						"weight": knownvalue.Int64Exact(100), "nodes": knownvalue.Int64Exact(4), "static": knownvalue.Bool(false),
+					})})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu_model"), knownvalue.StringExact("L4")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("owner_id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{16}$`))),
+				},
+				Check: check(func() error {
+					nc := e.get(t, ec2NodeClassGVK, "basic")
+					np := e.get(t, nodePoolGVK, "basic-od")
+					if nc == nil || np == nil {
+						return fmt.Errorf("node class %v, NodePool %v", nc != nil, np != nil)
+					}
+					owner := nested(np, "metadata", "labels", kube.LabelOwner)
+					if owner == nil || owner != nested(nc, "metadata", "labels", kube.LabelOwner) {
+						return fmt.Errorf("owner labels %v %v", owner, nested(nc, "metadata", "labels", kube.LabelOwner))
+					}
+					for key, want := range map[string]string{
+						"karpenter.sh/capacity-type":                  "In on-demand",
+						"node.kubernetes.io/instance-type":            "In g6.xlarge,g6.2xlarge",
+						"karpenter.k8s.aws/instance-gpu-name":         "In l4",
+						"karpenter.k8s.aws/instance-gpu-count":        "In 1",
+						"karpenter.k8s.aws/instance-gpu-memory":       "Gt 16383",
+						"karpenter.k8s.aws/instance-family":           "In g6",
+						"karpenter.k8s.aws/instance-gpu-manufacturer": "In nvidia",
+					} {
+						if got := requirement(np, key); got != want {
+							return fmt.Errorf("requirement %s = %q, want %q", key, got, want)
+						}
+					}
+					if got := fmt.Sprint(nested(np, "spec", "limits")); got != "map[nodes:4 nvidia.com/gpu:4]" {
+						return fmt.Errorf("limits %s", got)
+					}
+					if got := fmt.Sprint(nested(np, "spec", "template", "spec", "taints")); !strings.Contains(got, "nvidia.com/gpu") {
+						return fmt.Errorf("taints %s", got)
+					}
+					if got := nested(nc, "spec", "tags", "gpufleet:client"); got != "acme" {
+						return fmt.Errorf("client tag %v", got)
+					}
+					if got := nested(nc, "spec", "tags", "ManagedBy"); got != "terraform" {
+						return fmt.Errorf("default tag %v", got)
+					}
+					if got := nested(np, "spec", "template", "metadata", "labels", "gpufleet.io/client"); got != "acme" {
+						return fmt.Errorf("client label %v", got)
+					}
+					return nil
+				}),
+			},
+			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
+
+// The plan of a new pool sends no request to the API server (its audit log counts them) and no
+// call to EKS or STS: the objects are rendered and validated in process.
+func TestAccKarpenterNodePool_planSendsNoRequests(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.provider("") + poolHCL("noreq", `["g6.xlarge"]`, strings.Replace(inference, "16", "4", 1)+scaling(1, 4)+acctest.Capacity(50, 0)+
+		"  gpu {\n    sharing {\n      strategy = \"time-slicing\"\n      replicas = 4\n    }\n  }\n")
+	before := e.requests(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:             cfg,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+	if n := e.requests(t) - before; n != 0 {
+		t.Fatalf("the plan sent %d requests to the API server", n)
+	}
+	if calls := e.sim.Requests(); len(calls) != 0 {
+		t.Fatalf("the plan called AWS: %+v", calls)
+	}
+	// The proof can fail: the apply does reach the cluster (and EKS and STS).
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("noreq"),
+		Steps:                    []resource.TestStep{{Config: cfg}},
+	})
+	if e.requests(t) == before || len(e.sim.RequestsFor("eks", "DescribeCluster")) == 0 {
+		t.Fatal("the apply did not reach the cluster: the count above proves nothing")
+	}
+}
+
+// A change of size and spot mix updates the NodePools in place; a rung that goes away is deleted.
+func TestAccKarpenterNodePool_update(t *testing.T) {
+	e := newEnv(t)
+	addr := "gpufleet_karpenter_node_pool.upd"
+	cfg := func(body string) string { return e.provider("") + poolHCL("upd", `["g6.xlarge"]`, inference+body) }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("upd"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(scaling(0, 10) + acctest.Capacity(70, 1)),
+				Check: check(func() error {
+					od, spot := e.get(t, nodePoolGVK, "upd-od"), e.get(t, nodePoolGVK, "upd-spot")
+					if od == nil || spot == nil {
+						return fmt.Errorf("rungs: od %v spot %v", od != nil, spot != nil)
+					}
+					if fmt.Sprintf("%v %v", nested(od, "spec", "limits", "nodes"), nested(spot, "spec", "limits", "nodes")) != "4 6" {
+						return fmt.Errorf("limits od %v spot %v, want 4 and 6 (base 1, 70 %% of 9 above it)", nested(od, "spec", "limits", "nodes"), nested(spot, "spec", "limits", "nodes"))
+					}
+					return nil
+				}),
+			},
+			{
+				Config: cfg(scaling(0, 6)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: check(func() error {
+					if e.get(t, nodePoolGVK, "upd-spot") != nil {
+						return fmt.Errorf("the spot NodePool is still there")
+					}
+					if got := nested(e.get(t, nodePoolGVK, "upd-od"), "spec", "limits", "nodes"); got != "6" {
+						return fmt.Errorf("od limit %v", got)
+					}
+					return nil
+				}),
+			},
+			{Config: cfg(scaling(0, 6)), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
+
+// Import by <cluster_name>:<name> reads the pool back as the configuration wrote it.
+func TestAccKarpenterNodePool_import(t *testing.T) {
+	e := newEnv(t)
+	addr := "gpufleet_karpenter_node_pool.imp"
+	cfg := e.provider("") + poolHCL("imp", `["p5.48xlarge"]`, `  workload {
+    kind           = "training"
+    environment    = "production"
+    gpu_memory_gib = 30
+    interruptible  = true
+  }
+  gpu {
+    mig {
+      profile = "3g.40gb"
+    }
+  }
+  labels = { "example.com/team" = "research" }
+  tags   = { CostCenter = "4711" }
+  taints = [{ key = "example.com/dedicated", value = "research", effect = "NO_SCHEDULE" }]
+  disruption {
+    consolidate_after = "30m"
+  }
+`+scaling(0, 6)+acctest.Capacity(50, 2))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("imp"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateId:           testCluster + ":imp",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"policy_findings", "timeouts"},
+			},
+			{
+				ResourceName:  addr,
+				ImportState:   true,
+				ImportStateId: testCluster + ":nothing-here",
+				ExpectError:   regexp.MustCompile(`Cannot import non-existent remote object`),
+			},
+			{ResourceName: addr, ImportState: true, ImportStateId: "no-colon", ExpectError: regexp.MustCompile(`Invalid import id`)},
+		},
+	})
+}
+
+// A hand edit of a field gpufleet applied (kubectl edit moves it to another field manager) shows
+// as a change of manifests, and the apply puts it back; an object deleted by hand is recreated.
+func TestAccKarpenterNodePool_drift(t *testing.T) {
+	e := newEnv(t)
+	addr := "gpufleet_karpenter_node_pool.drift"
+	cfg := e.provider("") + poolHCL("drift", `["g6.xlarge"]`, inference+scaling(0, 4))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("drift"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					live, err := e.admin.Get(context.Background(), nodePoolGVK, "drift-od")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := unstructured.SetNestedField(live.Object, "40", "spec", "limits", "nodes"); err != nil {
+						t.Fatal(err)
+					}
+					live.SetManagedFields(nil)
+					if _, err := e.srv.UpdateAs(context.Background(), live, "kubectl-edit"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("manifests"), knownvalue.StringRegexp(regexp.MustCompile(`nodes: "4"`))),
+				}},
+				Check: check(func() error {
+					if got := nested(e.get(t, nodePoolGVK, "drift-od"), "spec", "limits", "nodes"); got != "4" {
+						return fmt.Errorf("the apply left the hand edit: limits.nodes %v", got)
+					}
+					return nil
+				}),
+			},
+			{
+				PreConfig: func() { e.deleteObject(t, nodePoolGVK, "drift-od") },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: check(func() error {
+					if e.get(t, nodePoolGVK, "drift-od") == nil {
+						return fmt.Errorf("the deleted NodePool was not recreated")
+					}
+					return nil
+				}),
+			},
+			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
+
+// A pool whose objects were all deleted outside Terraform leaves the state on refresh, and the next
+// apply creates it again; a delete of what is already gone is a success.
+func TestAccKarpenterNodePool_disappears(t *testing.T) {
+	e := newEnv(t)
+	addr := "gpufleet_karpenter_node_pool.gone"
+	cfg := e.provider("") + poolHCL("gone", `["g6.xlarge"]`, inference+scaling(0, 2))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("gone"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: check(func() error {
+					e.deleteObject(t, nodePoolGVK, "gone-od")
+					e.deleteObject(t, ec2NodeClassGVK, "gone")
+					return nil
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
+}
+
+// An object of the pool's names that gpufleet did not make is never adopted: the apply fails before
+// writing anything, and the object is left as it was.
+func TestAccKarpenterNodePool_foreignObject(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	foreign := map[string]any{
+		"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+		"metadata": map[string]any{"name": "taken-od", "labels": map[string]any{"team": "platform"}},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+			"requirements": []any{map[string]any{"key": "karpenter.sh/capacity-type", "operator": "In", "values": []any{"spot"}}},
+		}}, "disruption": map[string]any{"consolidateAfter": "1m"}},
+	}
+	if _, err := e.admin.Apply(ctx, foreign, false); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.deleteObject(t, nodePoolGVK, "taken-od") })
+	cfg := e.provider("") + poolHCL("taken", `["g6.xlarge"]`, inference+scaling(0, 2))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      cfg,
+			ExpectError: acctest.ExpectErrorParts("NodePool taken-od", "is not this resource's", "no gpufleet.io/owner label", "written nothing"),
+		}},
+	})
+	if e.get(t, ec2NodeClassGVK, "taken") != nil {
+		t.Fatal("the failed apply wrote the node class")
+	}
+	if got := requirement(e.get(t, nodePoolGVK, "taken-od"), "karpenter.sh/capacity-type"); got != "In spot" {
+		t.Fatalf("the foreign NodePool was changed: %s", got)
+	}
+}
+
+// Bad input fails at plan, at the attribute, with no request to the cluster: what the CRDs refuse
+// (validated in process: a CEL rule, a schema pattern), and what the objects cannot carry.
+func TestAccKarpenterNodePool_badInput(t *testing.T) {
+	e := newEnv(t)
+	before := e.requests(t)
+	for _, c := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"ami", inference + scaling(0, 2) + `  ami_alias = "ubuntu@latest"` + "\n", []string{`ami_alias`, `EC2NodeClass`, `spec.amiSelectorTerms\[0\].alias`}},
+		{"consolidate", inference + scaling(0, 2) + "  disruption {\n    consolidate_after = \"5 minutes\"\n  }\n", []string{"disruption.consolidate_after", "NodePool", "spec.disruption.consolidateAfter"}},
+		{"budget", inference + scaling(0, 2) + "  disruption {\n    budgets = [{ nodes = \"1\", schedule = \"@daily\" }]\n  }\n", []string{"disruption.budgets", "'schedule' must be set with 'duration'"}},
+		{"tag", inference + scaling(0, 2) + "  tags = { \"karpenter.sh/nodepool\" = \"x\" }\n", []string{"tags", "restricted tag"}},
+		{"desired", inference + "  scaling {\n    min_size = 0\n    max_size = 2\n    desired_size = 1\n  }\n", []string{"scaling.desired_size", "Karpenter has no desired size"}},
+		{"automode-mig", inference + scaling(0, 2) + "  mode = \"auto_mode\"\n  gpu {\n    mig {\n      profile = \"1g.10gb\"\n    }\n  }\n", []string{"gpu.mig", "Auto Mode"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			types := `["g6.xlarge"]`
+			if c.name == "automode-mig" {
+				types = `["p5.48xlarge"]`
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      e.provider("") + poolHCL("bad-"+c.name, types, c.body),
+					PlanOnly:    true,
+					ExpectError: acctest.ExpectErrorParts(c.want...),
+				}},
+			})
+		})
+	}
+	if n := e.requests(t) - before; n != 0 {
+		t.Fatalf("bad input reached the cluster: %d requests", n)
+	}
+	if calls := e.sim.Requests(); len(calls) != 0 {
+		t.Fatalf("bad input called AWS: %+v", calls)
+	}
+}

@@ -1,0 +1,584 @@
+package karpenter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter/render"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
+)
+
+// placeholderOwner stands for the owner id in plan-time validation: a new pool's id is made at
+// apply, and the label's value has the same shape.
+const placeholderOwner = "0000000000000000"
+
+// withOwner is a copy of the manifest with the owner label.
+func withOwner(m map[string]any, ownerID string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	md := map[string]any{}
+	if old, ok := m["metadata"].(map[string]any); ok {
+		for k, v := range old {
+			md[k] = v
+		}
+	}
+	labels := map[string]any{}
+	if old, ok := md["labels"].(map[string]any); ok {
+		for k, v := range old {
+			labels[k] = v
+		}
+	}
+	labels[kube.LabelOwner] = ownerID
+	md["labels"] = labels
+	out["metadata"] = md
+	return out
+}
+
+// withoutOwner is m less the owner label (the manifests attribute's view of a live object).
+func withoutOwner(m map[string]any) map[string]any {
+	if md, ok := m["metadata"].(map[string]any); ok {
+		if labels, ok := md["labels"].(map[string]any); ok {
+			delete(labels, kube.LabelOwner)
+		}
+	}
+	return m
+}
+
+// validateObjects runs what the API server would do with each object, in process, against the CRDs
+// of the pool's Karpenter release (or Auto Mode's): a refused field is an error at the attribute
+// that produced it. old holds the objects the pool applied before, by kind/name, so that CEL
+// transition rules (oldSelf) see the update.
+func validateObjects(ctx context.Context, set render.Settings, rd render.Rendering, old map[string]map[string]any, diags *diag.Diagnostics) {
+	crdSet := render.CRDSet(set.Mode, set.KarpenterVersion)
+	schemas, err := kube.SchemasFor(crdSet)
+	if err != nil {
+		diags.AddError("Loading the Karpenter CRDs", err.Error())
+		return
+	}
+	for _, o := range rd.Objects {
+		var prev map[string]any
+		if p, ok := old[o.Kind()+"/"+o.Name()]; ok {
+			prev = withOwner(p, placeholderOwner)
+		}
+		_, errs, err := schemas.Validate(ctx, withOwner(o.Manifest, placeholderOwner), prev)
+		if err != nil {
+			diags.AddError("Validating the "+o.Kind()+" "+o.Name(), err.Error())
+			continue
+		}
+		for _, e := range errs {
+			if len(errs) > 1 && strings.Contains(e.Message, "some validation rules were not checked") {
+				continue // the server's note beside a schema error: the schema error says it
+			}
+			at := o.AttributeOf(e.Field)
+			diags.AddAttributeError(poolschema.ProblemPath(at), "The "+o.Kind()+" would be refused",
+				fmt.Sprintf("%s: %s %s: %s (validated at plan against the %s CRDs, with the API server's own validation code).", at, o.Kind(), o.Name(), e, crdSet))
+		}
+	}
+}
+
+// previousObjects are the objects state holds (the manifests read from the cluster), by kind/name.
+func previousObjects(state *nodePoolModel) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	if state == nil || state.Manifests.IsNull() || state.Manifests.IsUnknown() {
+		return out
+	}
+	for _, doc := range strings.Split(state.Manifests.ValueString(), "\n---\n") {
+		var m map[string]any
+		if yaml.Unmarshal([]byte(doc), &m) != nil || m == nil {
+			continue
+		}
+		o := render.Object{Manifest: m}
+		out[o.Kind()+"/"+o.Name()] = m
+	}
+	return out
+}
+
+func objectList(objs []render.Object) types.List {
+	elems := make([]attr.Value, len(objs))
+	for i, o := range objs {
+		elems[i] = types.ObjectValueMust(objectAttrTypes, map[string]attr.Value{
+			"api_version": types.StringValue(o.APIVersion()), "kind": types.StringValue(o.Kind()), "name": types.StringValue(o.Name()),
+		})
+	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: objectAttrTypes}, elems)
+}
+
+func nodePoolList(nps []render.NodePoolSummary) types.List {
+	elems := make([]attr.Value, len(nps))
+	for i, np := range nps {
+		elems[i] = types.ObjectValueMust(nodePoolAttrTypes, map[string]attr.Value{
+			"name": types.StringValue(np.Name), "capacity_type": types.StringValue(np.CapacityType),
+			"weight": types.Int64Value(int64(np.Weight)), "nodes": types.Int64Value(int64(np.Nodes)), "static": types.BoolValue(np.Static),
+		})
+	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: nodePoolAttrTypes}, elems)
+}
+
+// objectRef is an object in state.
+type objectRef struct {
+	gvk  schema.GroupVersionKind
+	name string
+}
+
+func refsOf(ctx context.Context, l types.List) []objectRef {
+	var out []objectRef
+	for _, o := range poolschema.ListOf[objectModel](ctx, l) {
+		out = append(out, objectRef{gvk: schema.FromAPIVersionAndKind(o.APIVersion.ValueString(), o.Kind.ValueString()), name: o.Name.ValueString()})
+	}
+	return out
+}
+
+func refOf(o render.Object) objectRef {
+	return objectRef{gvk: schema.FromAPIVersionAndKind(o.APIVersion(), o.Kind()), name: o.Name()}
+}
+
+// connect is a client of the pool's cluster: through the kubernetes block, else through EKS
+// (DescribeCluster, and tokens from the provider's AWS credentials). poll is how often deletions
+// are polled.
+func (r *NodePoolResource) connect(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (c *kube.Client, poll time.Duration) {
+	if r.Meta == nil {
+		diags.AddError("Provider not configured", "the gpufleet provider was not configured before the resource was used")
+		return nil, 0
+	}
+	var access kube.Access
+	if m.Kubernetes.Configured() {
+		var d diag.Diagnostics
+		access, d = m.Kubernetes.Access(ctx)
+		diags.Append(d...)
+	} else {
+		eksClient, ok := poolschema.Connect(ctx, &r.Resource, "EKS", (*conns.Meta).EKS, diags)
+		if !ok {
+			return nil, 0
+		}
+		stsClient, ok := poolschema.Connect(ctx, &r.Resource, "STS", (*conns.Meta).STS, diags)
+		if !ok {
+			return nil, 0
+		}
+		var err error
+		access, err = kube.EKSAccess(ctx, eksClient, stsClient, m.ClusterName.ValueString())
+		if err != nil {
+			diags.AddError("Reaching the cluster of "+subject(m), err.Error())
+			return nil, 0
+		}
+	}
+	if diags.HasError() {
+		return nil, 0
+	}
+	c, err := kube.NewClient(access, r.Meta.UserAgent)
+	if err != nil {
+		diags.AddError("Reaching the cluster of "+subject(m), err.Error())
+		return nil, 0
+	}
+	poll = 2 * time.Second
+	if conns.IsLoopbackEndpoint(access.Host) {
+		poll = 50 * time.Millisecond
+	}
+	return c, poll
+}
+
+// apply applies the planned objects and deletes the ones the pool no longer has (state's, when
+// updating). Before any write every object is checked: an object of a name the pool would write
+// that is not the pool's stops the apply with nothing written. A create that fails part-way deletes
+// what it applied, so that nothing is left behind; an update leaves what it applied in place (state
+// says what exists, and the next plan repairs the rest).
+func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getPlan func(context.Context, any) diag.Diagnostics, state *nodePoolModel, out *tfsdk.State, diags *diag.Diagnostics, create bool) {
+	plan := new(nodePoolModel)
+	diags.Append(getPlan(ctx, plan)...)
+	if diags.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, poolschema.DefaultUpdateTimeout)
+	if create {
+		timeout, d = plan.Timeouts.Create(ctx, poolschema.DefaultCreateTimeout)
+	}
+	diags.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	what := "updating "
+	if create {
+		what = "creating "
+	}
+	what += subject(plan)
+	record, err := recordConfig(config)
+	if err != nil {
+		diags.AddError(what, err.Error())
+		return
+	}
+	spec, d := plan.spec(ctx, &plan.Model, plan.Region)
+	diags.Append(d...)
+	set, d := plan.settings(ctx, record)
+	diags.Append(d...)
+	derived, ok := poolschema.Derive(&r.Resource, spec, nil, diags)
+	if !ok {
+		return
+	}
+	rendering := render.Render(spec, derived, set)
+	addNotes(diags, rendering.Notes)
+	if diags.HasError() {
+		return
+	}
+	if create || plan.OwnerID.IsNull() || plan.OwnerID.IsUnknown() {
+		id, err := kube.NewOwnerID()
+		if err != nil {
+			diags.AddError(what, err.Error())
+			return
+		}
+		plan.OwnerID = types.StringValue(id)
+	}
+	owner := plan.OwnerID.ValueString()
+	c, poll := r.connect(ctx, plan, diags)
+	if c == nil {
+		return
+	}
+	var stale []objectRef
+	if state != nil {
+		wanted := map[objectRef]bool{}
+		for _, o := range rendering.Objects {
+			wanted[refOf(o)] = true
+		}
+		for _, ref := range refsOf(ctx, state.Objects) {
+			if !wanted[ref] {
+				stale = append(stale, ref)
+			}
+		}
+	}
+	// Ownership first, for every object the apply writes or deletes.
+	staleLive := map[objectRef]*unstructured.Unstructured{}
+	for _, o := range rendering.Objects {
+		live, err := c.Get(ctx, refOf(o).gvk, o.Name())
+		switch {
+		case kube.IsNotFound(err):
+		case err != nil:
+			diags.AddError(what, err.Error())
+			return
+		default:
+			if err := c.CheckOwned(live, owner); err != nil {
+				diags.AddError(what, err.Error())
+				return
+			}
+		}
+	}
+	for _, ref := range stale {
+		live, err := c.Get(ctx, ref.gvk, ref.name)
+		switch {
+		case kube.IsNotFound(err):
+		case err != nil:
+			diags.AddError(what, err.Error())
+			return
+		case c.CheckOwned(live, owner) == nil:
+			staleLive[ref] = live
+		}
+	}
+	var applied []*unstructured.Unstructured
+	for _, o := range rendering.Objects {
+		live, err := c.Apply(ctx, withOwner(o.Manifest, owner), false)
+		if err != nil {
+			diags.AddError(what, applyError(o, err))
+			if create {
+				r.undo(ctx, c, applied, poll, diags)
+			} else {
+				r.saveApplied(ctx, plan, state, applied, out, diags)
+			}
+			return
+		}
+		applied = append(applied, live)
+	}
+	for _, ref := range stale {
+		live, ok := staleLive[ref]
+		if !ok {
+			continue
+		}
+		if err := c.Delete(ctx, ref.gvk, ref.name, string(live.GetUID()), poll); err != nil {
+			diags.AddError(what, err.Error())
+			r.saveApplied(ctx, plan, state, applied, out, diags)
+			return
+		}
+	}
+	setFromLive(plan, applied, diags)
+	diags.Append(out.Set(ctx, plan)...)
+}
+
+// applyError explains an apply the API server refused, naming the attribute behind each field.
+func applyError(o render.Object, err error) string {
+	causes := kube.Causes(err)
+	if len(causes) == 0 {
+		return err.Error()
+	}
+	var b strings.Builder
+	b.WriteString(err.Error())
+	for _, c := range causes {
+		fmt.Fprintf(&b, "\n  %s (from %s)", c, o.AttributeOf(c.Field))
+	}
+	return b.String()
+}
+
+// undo deletes what a failed create applied, so that nothing is left behind; what it cannot delete
+// it reports.
+func (r *NodePoolResource) undo(ctx context.Context, c *kube.Client, applied []*unstructured.Unstructured, poll time.Duration, diags *diag.Diagnostics) {
+	ctx = context.WithoutCancel(ctx)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for i := len(applied) - 1; i >= 0; i-- {
+		u := applied[i]
+		if err := c.Delete(ctx, u.GroupVersionKind(), u.GetName(), string(u.GetUID()), poll); err != nil {
+			diags.AddError("Removing what the failed create applied", fmt.Sprintf("%s %s was applied and could not be deleted: %v. Delete it by hand (it carries the label %s=%s).",
+				u.GetKind(), u.GetName(), err, kube.LabelOwner, u.GetLabels()[kube.LabelOwner]))
+		}
+	}
+}
+
+// saveApplied keeps in state, after a failed update, what exists: the objects state knew and the
+// ones applied, with manifests that differ from the configuration's, so that the next plan shows
+// the update again.
+func (r *NodePoolResource) saveApplied(ctx context.Context, plan, state *nodePoolModel, applied []*unstructured.Unstructured, out *tfsdk.State, diags *diag.Diagnostics) {
+	if state == nil {
+		return
+	}
+	known := map[objectRef]bool{}
+	var objs []render.Object
+	for _, u := range applied {
+		m, _ := kube.Managed(u, kube.FieldManager)
+		objs = append(objs, render.Object{Manifest: withoutOwner(m)})
+		known[objectRef{gvk: u.GroupVersionKind(), name: u.GetName()}] = true
+	}
+	prev := previousObjects(state)
+	for _, ref := range refsOf(ctx, state.Objects) {
+		if !known[ref] {
+			if m, ok := prev[ref.gvk.Kind+"/"+ref.name]; ok {
+				objs = append(objs, render.Object{Manifest: m})
+			}
+		}
+	}
+	st := *state
+	st.OwnerID = plan.OwnerID
+	st.Objects = objectList(objs)
+	st.Manifests = types.StringValue(manifests(objs))
+	diags.Append(out.Set(ctx, &st)...)
+}
+
+// setFromLive records the applied objects: their list, and the fields gpufleet applied as the
+// cluster holds them.
+func setFromLive(m *nodePoolModel, live []*unstructured.Unstructured, diags *diag.Diagnostics) {
+	objs := make([]render.Object, 0, len(live))
+	for _, u := range live {
+		man, err := kube.Managed(u, kube.FieldManager)
+		if err != nil {
+			diags.AddError("Reading the managed fields", err.Error())
+			return
+		}
+		if man == nil {
+			man = map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "metadata": map[string]any{"name": u.GetName()}}
+		}
+		objs = append(objs, render.Object{Manifest: withoutOwner(man)})
+	}
+	m.Objects = objectList(objs)
+	m.Manifests = types.StringValue(manifests(objs))
+}
+
+// read refreshes the pool from the cluster: the objects state lists (or, on import, the objects
+// labelled as the pool's), each that still exists and is still the pool's, with the fields
+// gpufleet applied as the cluster holds them. None left: the pool is gone.
+func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	m := new(nodePoolModel)
+	resp.Diagnostics.Append(req.State.Get(ctx, m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, _ := r.connect(ctx, m, &resp.Diagnostics)
+	if c == nil {
+		return
+	}
+	importing := m.Objects.IsNull()
+	var refs []objectRef
+	owner := m.OwnerID.ValueString()
+	if importing {
+		found, record, id, err := findPoolObjects(ctx, c, m.Name.ValueString())
+		if err != nil {
+			resp.Diagnostics.AddError("importing "+subject(m), err.Error())
+			return
+		}
+		if len(found) == 0 {
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		refs, owner = found, id
+		if !r.loadRecord(ctx, record, &resp.State, &resp.Diagnostics) {
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Get(ctx, m)...)
+		m.OwnerID = types.StringValue(owner)
+	} else {
+		refs = refsOf(ctx, m.Objects)
+	}
+	var live []*unstructured.Unstructured
+	for _, ref := range refs {
+		u, err := c.Get(ctx, ref.gvk, ref.name)
+		switch {
+		case kube.IsNotFound(err):
+			tflog.Warn(ctx, "object of the pool not found in the cluster", map[string]any{"kind": ref.gvk.Kind, "name": ref.name})
+			continue
+		case err != nil:
+			resp.Diagnostics.AddError("reading "+subject(m), err.Error())
+			return
+		}
+		if err := c.CheckOwned(u, owner); err != nil {
+			resp.Diagnostics.AddWarning("An object of "+subject(m)+" is no longer the pool's", err.Error())
+			continue
+		}
+		live = append(live, u)
+	}
+	if len(live) == 0 {
+		tflog.Warn(ctx, "none of the pool's objects is in the cluster, removing it from state")
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	setFromLive(m, live, &resp.Diagnostics)
+	if importing {
+		r.refreshDerived(ctx, m, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// refreshDerived fills the computed values of an imported pool from its recorded configuration.
+func (r *NodePoolResource) refreshDerived(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) {
+	if region := r.Meta.AWSSettings.RegionHint(); region != "" {
+		m.Region = types.StringValue(region)
+	}
+	m.ID = types.StringValue(poolID(m.ClusterName.ValueString(), m.Name.ValueString()))
+	spec, d := m.spec(ctx, &m.Model, m.Region)
+	diags.Append(d...)
+	derived, err := pool.Derive(spec, r.Meta.Pool)
+	if err != nil {
+		diags.AddWarning("The imported pool does not derive", err.Error())
+		return
+	}
+	m.SetDerived(derived, pool.Document(fmt.Sprintf("%s[%s]", spec.ResourceType, spec.Name), spec, &derived))
+	m.PolicyFindings = types.ListValueMust(poolschema.FindingType, nil)
+	set, _ := m.settings(ctx, "")
+	m.NodePools = nodePoolList(render.Render(spec, derived, set).NodePools)
+}
+
+// importKinds are the kinds a pool's objects may be of, node classes first.
+var importKinds = []schema.GroupVersionKind{
+	{Group: "karpenter.k8s.aws", Version: "v1", Kind: "EC2NodeClass"},
+	{Group: "eks.amazonaws.com", Version: "v1", Kind: "NodeClass"},
+	{Group: "karpenter.sh", Version: "v1", Kind: "NodePool"},
+	{Group: "karpenter.sh", Version: "v1alpha1", Kind: "NodeOverlay"},
+}
+
+// findPoolObjects lists the objects labelled as the pool's, and reads its owner id (all must agree)
+// and its recorded configuration (the node class's annotation).
+func findPoolObjects(ctx context.Context, c *kube.Client, name string) (refs []objectRef, record, owner string, err error) {
+	labels := map[string]string{render.LabelResource: render.ResourceType, render.LabelPool: name}
+	for _, gvk := range importKinds {
+		items, err := c.List(ctx, gvk, labels)
+		if err != nil {
+			if kube.IsNotFound(err) { // the kind's CRD is not installed (Auto Mode, or no NodeOverlay)
+				continue
+			}
+			return nil, "", "", err
+		}
+		for i := range items {
+			u := &items[i]
+			id := u.GetLabels()[kube.LabelOwner]
+			switch {
+			case id == "":
+				continue
+			case owner == "":
+				owner = id
+			case owner != id:
+				return nil, "", "", fmt.Errorf("the objects labelled as pool %s have two owner ids (%s and %s): two gpufleet resources claim them; import is ambiguous", name, owner, id)
+			}
+			if rec, ok := u.GetAnnotations()[annotationConfig]; ok && record == "" {
+				record = rec
+			}
+			refs = append(refs, objectRef{gvk: gvk, name: u.GetName()})
+		}
+	}
+	if len(refs) > 0 && record == "" {
+		return nil, "", "", errors.New("the pool's node class has no " + annotationConfig + " annotation: it was not made by gpufleet, which imports only pools it made")
+	}
+	return refs, record, owner, nil
+}
+
+// loadRecord puts the recorded configuration into the state being imported.
+func (r *NodePoolResource) loadRecord(ctx context.Context, record string, st *tfsdk.State, diags *diag.Diagnostics) bool {
+	objType, ok := st.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		diags.AddError("importing", "unexpected schema type")
+		return false
+	}
+	values, err := recordedValues(record, objType)
+	if err != nil {
+		diags.AddError("importing", err.Error())
+		return false
+	}
+	var attrs map[string]tftypes.Value
+	if err := st.Raw.As(&attrs); err != nil {
+		diags.AddError("importing", err.Error())
+		return false
+	}
+	for k, v := range values {
+		attrs[k] = v
+	}
+	st.Raw = tftypes.NewValue(objType, attrs)
+	return true
+}
+
+// delete deletes the pool's objects that exist and are still the pool's, NodePools and the
+// NodeOverlay before the node class (Karpenter drains a deleted NodePool's nodes; an EC2NodeClass
+// waits for its nodes to go), each waited for; one already gone is success.
+func (r *NodePoolResource) delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	m := new(nodePoolModel)
+	resp.Diagnostics.Append(req.State.Get(ctx, m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := m.Timeouts.Delete(ctx, poolschema.DefaultDeleteTimeout)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, poll := r.connect(ctx, m, &resp.Diagnostics)
+	if c == nil {
+		return
+	}
+	refs := refsOf(ctx, m.Objects)
+	for i := len(refs) - 1; i >= 0; i-- {
+		ref := refs[i]
+		live, err := c.Get(ctx, ref.gvk, ref.name)
+		switch {
+		case kube.IsNotFound(err):
+			continue
+		case err != nil:
+			resp.Diagnostics.AddError("deleting "+subject(m), err.Error())
+			return
+		}
+		if err := c.CheckOwned(live, m.OwnerID.ValueString()); err != nil {
+			resp.Diagnostics.AddWarning("Left alone: "+ref.gvk.Kind+" "+ref.name, err.Error())
+			continue
+		}
+		if err := c.Delete(ctx, ref.gvk, ref.name, string(live.GetUID()), poll); err != nil {
+			resp.Diagnostics.AddError("deleting "+subject(m), err.Error())
+			return
+		}
+	}
+}

@@ -1,0 +1,367 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// FieldManager is the server-side apply field manager of everything gpufleet writes.
+const FieldManager = "gpufleet"
+
+// Ownership: gpufleet changes and deletes only objects it created and can prove it owns. Each
+// carries LabelOwner with the owner id of the gpufleet resource that created it: random, made when
+// the resource is created and kept in its state, so two resources that render objects of the same
+// name (two states, two workspaces, create_before_destroy) never take each other's. An object of
+// the same name without the resource's owner id is never adopted, changed or deleted: applying
+// fails before any write. LabelResource names the resource, so that import can find its objects.
+const (
+	LabelOwner    = "gpufleet.io/owner"
+	LabelResource = "gpufleet.io/resource"
+)
+
+// NewOwnerID is a resource's owner id: 64 random bits, hex.
+func NewOwnerID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generating the owner id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// resources maps the kinds gpufleet manages to their resources (the CRDs' spec.names.plural;
+// TestResourcesMatchCRDs): the test API server has no discovery to ask, and gpufleet asks none.
+var resources = map[schema.GroupKind]string{
+	{Group: "karpenter.sh", Kind: "NodePool"}:          "nodepools",
+	{Group: "karpenter.sh", Kind: "NodeOverlay"}:       "nodeoverlays",
+	{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass"}: "ec2nodeclasses",
+	{Group: "eks.amazonaws.com", Kind: "NodeClass"}:    "nodeclasses",
+	// GKE's ComputeClass (internal/computeclass/crd, gpufleet's reconstruction of GKE's CRD).
+	{Group: "cloud.google.com", Kind: "ComputeClass"}: "computeclasses",
+}
+
+// Resource is the resource of a kind gpufleet manages.
+func Resource(gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+	plural, ok := resources[gvk.GroupKind()]
+	if !ok {
+		return schema.GroupVersionResource{}, fmt.Errorf("gpufleet does not manage %s", gvk)
+	}
+	return gvk.GroupVersion().WithResource(plural), nil
+}
+
+// Client talks to one cluster's API server.
+type Client struct {
+	dyn     dynamic.Interface
+	cluster string
+}
+
+// NewClient connects to the cluster of the access (no request is made until one is needed).
+func NewClient(a Access, userAgent string) (*Client, error) {
+	cfg, err := a.RESTConfig(userAgent)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", a.Cluster, err)
+	}
+	return &Client{dyn: dyn, cluster: a.Cluster}, nil
+}
+
+func (c *Client) resource(gvk schema.GroupVersionKind) (dynamic.ResourceInterface, error) {
+	gvr, err := Resource(gvk)
+	if err != nil {
+		return nil, err
+	}
+	return c.dyn.Resource(gvr), nil
+}
+
+// IsNotFound reports whether err says the object does not exist.
+func IsNotFound(err error) bool { return apierrors.IsNotFound(err) }
+
+// Get returns the object; an error IsNotFound reports when it does not exist.
+func (c *Client) Get(ctx context.Context, gvk schema.GroupVersionKind, name string) (*unstructured.Unstructured, error) {
+	r, err := c.resource(gvk)
+	if err != nil {
+		return nil, err
+	}
+	u, err := r.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, c.wrap("reading", gvk.Kind, name, err)
+	}
+	return u, nil
+}
+
+// List returns the objects of a kind that carry the labels.
+func (c *Client) List(ctx context.Context, gvk schema.GroupVersionKind, labels map[string]string) ([]unstructured.Unstructured, error) {
+	r, err := c.resource(gvk)
+	if err != nil {
+		return nil, err
+	}
+	var sel []string
+	for k, v := range labels {
+		sel = append(sel, k+"="+v)
+	}
+	sort.Strings(sel)
+	l, err := r.List(ctx, metav1.ListOptions{LabelSelector: strings.Join(sel, ",")})
+	if err != nil {
+		return nil, c.wrap("listing", gvk.Kind+"s", "", err)
+	}
+	return l.Items, nil
+}
+
+// Apply server-side applies obj as gpufleet (force: gpufleet's fields are gpufleet's, and a hand
+// change of one is drift that the apply undoes), with strict field validation. dryRun asks the
+// server to validate and answer without persisting anything.
+func (c *Client) Apply(ctx context.Context, obj map[string]any, dryRun bool) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{Object: obj}
+	r, err := c.resource(u.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	force := true
+	opts := metav1.PatchOptions{FieldManager: FieldManager, Force: &force, FieldValidation: "Strict"}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	out, err := r.Patch(ctx, u.GetName(), types.ApplyPatchType, data, opts)
+	if err != nil {
+		return nil, c.wrap("applying", u.GetKind(), u.GetName(), err)
+	}
+	return out, nil
+}
+
+// Delete deletes the object whose UID is uid (so that an object replaced meanwhile by another of
+// the same name is left alone), and waits until it is gone or ctx ends: a NodePool's nodes are
+// drained first, and an EC2NodeClass waits for its NodeClaims. An object already gone is success.
+func (c *Client) Delete(ctx context.Context, gvk schema.GroupVersionKind, name, uid string, poll time.Duration) error {
+	r, err := c.resource(gvk)
+	if err != nil {
+		return err
+	}
+	opts := metav1.DeleteOptions{}
+	if uid != "" {
+		u := types.UID(uid)
+		opts.Preconditions = &metav1.Preconditions{UID: &u}
+	}
+	// Background: the object goes at once (the garbage collector deletes dependents later; these
+	// kinds have none); its own finalizers (Karpenter's, which drain nodes) still hold it.
+	policy := metav1.DeletePropagationBackground
+	opts.PropagationPolicy = &policy
+	if err := r.Delete(ctx, name, opts); err != nil {
+		if IsNotFound(err) {
+			return nil
+		}
+		return c.wrap("deleting", gvk.Kind, name, err)
+	}
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	err = wait.PollUntilContextCancel(ctx, poll, true, func(ctx context.Context) (bool, error) {
+		live, err := r.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case IsNotFound(err):
+			return true, nil
+		case err != nil:
+			return false, err
+		}
+		return uid != "" && string(live.GetUID()) != uid, nil // replaced by another object: ours is gone
+	})
+	if err != nil {
+		return c.wrap("waiting for the deletion of", gvk.Kind, name, err)
+	}
+	return nil
+}
+
+func (c *Client) wrap(doing, kind, name string, err error) error {
+	what := kind
+	if name != "" {
+		what += " " + name
+	}
+	return &APIError{msg: fmt.Sprintf("%s %s in %s", doing, what, c.cluster), err: err}
+}
+
+// APIError is a failed request, naming what was asked of which cluster.
+type APIError struct {
+	msg string
+	err error
+}
+
+func (e *APIError) Error() string { return e.msg + ": " + e.err.Error() }
+func (e *APIError) Unwrap() error { return e.err }
+
+// Causes are the field errors an API server gave for refusing an object (422 Invalid).
+func Causes(err error) []FieldError {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return nil
+	}
+	var out []FieldError
+	for _, c := range status.Status().Details.Causes {
+		out = append(out, FieldError{Field: c.Field, Message: c.Message})
+	}
+	return out
+}
+
+// NotOwnedError is an object of a name gpufleet would write that is not the resource's: gpufleet
+// leaves it alone.
+type NotOwnedError struct {
+	Kind, Name, Cluster string
+	Owner               *string // the object's owner label, nil without one
+	Want                string
+}
+
+func (e *NotOwnedError) Error() string {
+	has := "it has no " + LabelOwner + " label"
+	if e.Owner != nil {
+		has = fmt.Sprintf("its %s label is %q", LabelOwner, *e.Owner)
+	}
+	return fmt.Sprintf("%s %s in %s is not this resource's: %s, and gpufleet changes and deletes only objects labelled %s=%s. "+
+		"gpufleet has written nothing; delete or rename the object if it is stale, or give the resource another name.",
+		e.Kind, e.Name, e.Cluster, has, LabelOwner, e.Want)
+}
+
+// IsNotOwned reports whether err is a NotOwnedError.
+func IsNotOwned(err error) bool {
+	var e *NotOwnedError
+	return errors.As(err, &e)
+}
+
+// CheckOwned returns a *NotOwnedError unless live carries owner id ownerID ("" accepts any owner id
+// of gpufleet: an import, which learns the id from the objects).
+func (c *Client) CheckOwned(live *unstructured.Unstructured, ownerID string) error {
+	v, ok := live.GetLabels()[LabelOwner]
+	if ok && (v == ownerID || ownerID == "" && v != "") {
+		return nil
+	}
+	e := &NotOwnedError{Kind: live.GetKind(), Name: live.GetName(), Cluster: c.cluster, Want: ownerID}
+	if ok {
+		e.Owner = &v
+	}
+	return e
+}
+
+// Managed is the part of live that the field manager set with server-side apply: its fields per
+// the object's managedFields, with their current values, plus apiVersion, kind and name. A field
+// another manager took over (a hand edit) is no longer the manager's and is left out, so comparing
+// Managed with what gpufleet would apply shows drift. nil when the manager owns nothing.
+func Managed(live *unstructured.Unstructured, manager string) (map[string]any, error) {
+	var set *fieldpath.Set
+	for _, e := range live.GetManagedFields() {
+		if e.Manager != manager || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" || e.FieldsV1 == nil {
+			continue
+		}
+		s := &fieldpath.Set{}
+		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			return nil, fmt.Errorf("reading the managed fields of %s %s: %w", live.GetKind(), live.GetName(), err)
+		}
+		set = s
+	}
+	if set == nil {
+		return nil, nil
+	}
+	out, _ := project(live.Object, set).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	out["apiVersion"], out["kind"] = live.GetAPIVersion(), live.GetKind()
+	md, _ := out["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		out["metadata"] = md
+	}
+	md["name"] = live.GetName()
+	if ns := live.GetNamespace(); ns != "" {
+		md["namespace"] = ns
+	}
+	return out, nil
+}
+
+// project keeps the parts of v that set names: a leaf of the set keeps the whole value under it; a
+// field with children keeps only them.
+func project(v any, set *fieldpath.Set) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for name, child := range x {
+			pe := fieldpath.PathElement{FieldName: &name}
+			sub, hasChildren := set.Children.Get(pe)
+			switch {
+			case hasChildren && !sub.Empty():
+				out[name] = project(child, sub)
+			case set.Members.Has(pe) || hasChildren:
+				out[name] = child
+			}
+		}
+		return out
+	case []any:
+		var out []any
+		for i, elem := range x {
+			matched := false
+			var sub *fieldpath.Set
+			check := func(pe fieldpath.PathElement) {
+				if matched || !elementMatches(pe, i, elem) {
+					return
+				}
+				matched = true
+				if s, ok := set.Children.Get(pe); ok && !s.Empty() {
+					sub = s
+				}
+			}
+			set.Members.Iterate(check)
+			set.Children.Iterate(check)
+			switch {
+			case sub != nil:
+				out = append(out, project(elem, sub))
+			case matched:
+				out = append(out, elem)
+			}
+		}
+		return out
+	}
+	return v
+}
+
+// elementMatches reports whether the path element pe names the list element elem at index i.
+func elementMatches(pe fieldpath.PathElement, i int, elem any) bool {
+	switch {
+	case pe.Index != nil:
+		return *pe.Index == i
+	case pe.Value != nil:
+		return value.Equals(*pe.Value, value.NewValueInterface(elem))
+	case pe.Key != nil:
+		m, ok := elem.(map[string]any)
+		if !ok {
+			return false
+		}
+		for _, f := range *pe.Key {
+			fv, ok := m[f.Name]
+			if !ok || !value.Equals(f.Value, value.NewValueInterface(fv)) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

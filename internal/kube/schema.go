@@ -1,0 +1,141 @@
+package kube
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// ConnectionModel is the kubernetes block of a resource that manages objects in a cluster: how to
+// reach a cluster the cloud does not describe (or not the way gpufleet should reach it). Token,
+// client_key and the exec plugin's env are secrets.
+type ConnectionModel struct {
+	Host                 types.String `tfsdk:"host"`
+	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
+	Token                types.String `tfsdk:"token"`
+	ClientCertificate    types.String `tfsdk:"client_certificate"`
+	ClientKey            types.String `tfsdk:"client_key"`
+	Exec                 *ExecModel   `tfsdk:"exec"`
+}
+
+// ExecModel is the kubernetes block's exec block: a client-go credential plugin.
+type ExecModel struct {
+	APIVersion types.String `tfsdk:"api_version"`
+	Command    types.String `tfsdk:"command"`
+	Args       types.List   `tfsdk:"args"`
+	Env        types.Map    `tfsdk:"env"`
+}
+
+// ConnectionBlock is the schema of the kubernetes block; about says what the cloud would give
+// otherwise (e.g. "the EKS cluster's endpoint and a token from the provider's AWS credentials").
+func ConnectionBlock(about string) schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "How to reach the cluster's API server, instead of " + about + ". The same settings as the `kubernetes` provider's; gpufleet reads them only at apply, never at plan. Secrets (`token`, `client_key`, the exec plugin's `env`) are sensitive and never logged.",
+		Attributes: map[string]schema.Attribute{
+			"host": schema.StringAttribute{
+				MarkdownDescription: "API server URL, `https://…`. Required in the block.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(hostPattern, "must be an https:// URL")},
+			},
+			"cluster_ca_certificate": schema.StringAttribute{
+				MarkdownDescription: "PEM of the certificate authority that signed the API server's certificate; the system's roots when unset.",
+				Optional:            true,
+			},
+			"token": schema.StringAttribute{
+				MarkdownDescription: "Bearer token.",
+				Optional:            true,
+				Sensitive:           true,
+				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("client_certificate"))},
+			},
+			"client_certificate": schema.StringAttribute{
+				MarkdownDescription: "PEM of a client certificate; needs `client_key`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_key"))},
+			},
+			"client_key": schema.StringAttribute{
+				MarkdownDescription: "PEM of the client certificate's private key.",
+				Optional:            true,
+				Sensitive:           true,
+				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_certificate"))},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"exec": schema.SingleNestedBlock{
+				MarkdownDescription: "A client-go credential plugin that prints an `ExecCredential`, e.g. `aws eks get-token` or `gke-gcloud-auth-plugin`.",
+				Attributes: map[string]schema.Attribute{
+					"api_version": schema.StringAttribute{
+						MarkdownDescription: "`client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`.",
+						Optional:            true,
+						Validators:          []validator.String{stringvalidator.OneOf("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")},
+					},
+					"command": schema.StringAttribute{MarkdownDescription: "The plugin's executable.", Optional: true},
+					"args": schema.ListAttribute{
+						MarkdownDescription: "Its arguments.",
+						ElementType:         types.StringType,
+						Optional:            true,
+						Validators:          []validator.List{listvalidator.SizeAtMost(64)},
+					},
+					"env": schema.MapAttribute{
+						MarkdownDescription: "Environment variables it gets besides gpufleet's own.",
+						ElementType:         types.StringType,
+						Optional:            true,
+						Sensitive:           true,
+					},
+				},
+			},
+		},
+	}
+}
+
+// Configured reports whether the block was written with a host (an empty block means none).
+func (m *ConnectionModel) Configured() bool {
+	return m != nil && !m.Host.IsNull()
+}
+
+// Validate reports what the block lacks, at its attributes; at plan.
+func (m *ConnectionModel) Validate(at path.Path, diags *diag.Diagnostics) {
+	if m == nil {
+		return
+	}
+	if m.Host.IsNull() && (!m.Token.IsNull() || !m.ClientCertificate.IsNull() || m.Exec != nil || !m.ClusterCACertificate.IsNull()) {
+		diags.AddAttributeError(at.AtName("host"), "Missing API server host", "the kubernetes block needs host, the API server's https:// URL.")
+	}
+	if e := m.Exec; e != nil && (e.Command.IsNull() || e.APIVersion.IsNull()) && !e.Command.IsUnknown() {
+		diags.AddAttributeError(at.AtName("exec"), "Incomplete exec plugin", "the exec block needs command and api_version.")
+	}
+}
+
+// Access is the block as an Access.
+func (m *ConnectionModel) Access(ctx context.Context) (Access, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	a := Access{
+		Host:       m.Host.ValueString(),
+		CAData:     []byte(m.ClusterCACertificate.ValueString()),
+		Token:      m.Token.ValueString(),
+		ClientCert: []byte(m.ClientCertificate.ValueString()),
+		ClientKey:  []byte(m.ClientKey.ValueString()),
+		Cluster:    "the cluster at " + m.Host.ValueString(),
+	}
+	if len(a.CAData) == 0 {
+		a.CAData = nil
+	}
+	if len(a.ClientCert) == 0 {
+		a.ClientCert, a.ClientKey = nil, nil
+	}
+	if e := m.Exec; e != nil {
+		a.Exec = &ExecConfig{APIVersion: e.APIVersion.ValueString(), Command: e.Command.ValueString()}
+		if !e.Args.IsNull() {
+			diags.Append(e.Args.ElementsAs(ctx, &a.Exec.Args, false)...)
+		}
+		if !e.Env.IsNull() {
+			diags.Append(e.Env.ElementsAs(ctx, &a.Exec.Env, false)...)
+		}
+	}
+	return a, diags
+}
