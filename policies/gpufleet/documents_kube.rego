@@ -137,6 +137,7 @@ _kube_cluster(obj, node_class) := c if {
 } else := c if {
 	c := _meta_cluster(node_class)
 } else := c if {
+	is_object(node_class)
 	cs := {t.tags["karpenter.sh/discovery"] | some t in lib.arr(object.get(node_class, ["spec", "subnetSelectorTerms"], null)); is_string(t.tags["karpenter.sh/discovery"])}
 	count(cs) == 1
 	some c in cs
@@ -501,13 +502,13 @@ _np_scaling(_, false, max_size) := {"min_size": 0, "max_size": max_size, "desire
 
 # A capacity-block rung: gpufleet's label gpufleet.io/capacity-type = capacity-block, or a
 # requirement karpenter.k8s.aws/capacity-reservation-type In [capacity-block].
-_np_capacity_block(labels, reqs) := true if {
+_np_capacity_block(labels, reqs) if {
 	labels["gpufleet.io/capacity-type"] == "capacity-block"
-} else := true if {
+} else if {
 	_np_capacity_block_required(reqs)
 } else := false
 
-_np_capacity_block_required(reqs) := true if {
+_np_capacity_block_required(reqs) if {
 	"capacity-block" in _req_in(reqs, "karpenter.k8s.aws/capacity-reservation-type")
 } else := false
 
@@ -569,7 +570,7 @@ _consolidates_busy(policy, budgets) := false if {
 	_covers_underutilized(object.get(b, "reasons", null))
 }
 
-_consolidates_busy(policy, budgets) := true if {
+_consolidates_busy(policy, budgets) if {
 	policy != "WhenEmpty"
 	not _blocked(budgets)
 }
@@ -594,6 +595,7 @@ _np_fallback_to(np, types) := sort([s.name |
 	s.static == false
 	s.class == me.class
 	s.gpu == me.gpu
+	s.labels == me.labels
 	s.weight <= me.weight
 ]) if {
 	kube_complete
@@ -607,7 +609,8 @@ _np_fallback_to(np, types) := sort([s.name |
 _np_summaries := [_np_summary(obj) | some [_, _, obj] in _nodepools]
 
 # What GF-AS-002 compares of a NodePool: its name, node class, capacity types, weight, whether it is
-# static, and its GPU requirements (the In values of the instance type, family and GPU name).
+# static, its GPU requirements (the In values of the instance type, family and GPU name) and its
+# template labels but gpufleet.io/capacity-type (the same workload).
 _np_summary(np) := {
 	"name": object.get(np, ["metadata", "name"], ""),
 	"class": object.get(tmpl, ["nodeClassRef", "name"], null),
@@ -615,6 +618,7 @@ _np_summary(np) := {
 	"weight": object.get(np, ["spec", "weight"], 0),
 	"static": is_number(object.get(np, ["spec", "replicas"], null)),
 	"gpu": [_req_in(reqs, "node.kubernetes.io/instance-type"), _req_in(reqs, concat("", [prefix, "instance-family"])), _req_in(reqs, concat("", [prefix, "instance-gpu-name"]))],
+	"labels": object.remove(lib.obj(object.get(np, ["spec", "template", "metadata", "labels"], {})), ["gpufleet.io/capacity-type"]),
 } if {
 	tmpl := object.get(np, ["spec", "template", "spec"], {})
 	reqs := lib.arr(object.get(tmpl, "requirements", []))

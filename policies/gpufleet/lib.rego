@@ -188,6 +188,9 @@ _official_fixes := {
 		" node(s) above capacity.on_demand_base at": " node(s) at",
 		"reduce its size": "lower spec.limits",
 		"reduce sizes": "lower spec.limits",
+		" to run nodes above capacity.on_demand_base on spot": " to run its nodes on spot",
+		"add the taint nvidia.com/gpu=present:NO_SCHEDULE": "add the taint {key: nvidia.com/gpu, value: present, effect: NoSchedule} to spec.template.spec.taints",
+		"max(1, scaling.min_size)": "at least 1",
 	},
 	"ComputeClass": {
 		"capacity.spot_percentage 100 and capacity.on_demand_base 0": "a priority with spot: true",
@@ -199,6 +202,9 @@ _official_fixes := {
 		"workload.interruptible = true": `the node label gpufleet.io/interruptible = "true" in nodePoolConfig.nodeLabels`,
 		"set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)": "set the node label gpufleet.io/client in spec.nodePoolConfig.nodeLabels",
 		" node(s) above capacity.on_demand_base at": " node(s) at",
+		" to run nodes above capacity.on_demand_base on spot": " to run its nodes on Spot VMs",
+		"add the taint nvidia.com/gpu=present:NO_SCHEDULE": "add the taint {key: nvidia.com/gpu, value: present, effect: NoSchedule} to spec.nodePoolConfig.taints",
+		"max(1, scaling.min_size)": "at least 1",
 	},
 	"gpufleet_gke_compute_class": {
 		"capacity.spot_percentage 100 and capacity.on_demand_base 0": `a "spot" rung in capacity.ladder`,

@@ -58,6 +58,7 @@ deny contains lib.finding("GF-AS-001", "spec.template.spec.requirements", text) 
 bundle_warn contains lib.finding("GF-AS-002", "spec.template.spec.requirements", text) if {
 	a := doc.autoscaler
 	a.kind == "NodePool"
+	is_array(a.fallback_to)
 	count(a.fallback_to) > 0
 	text := sprintf("spot-only NodePool (weight %v) with the on-demand NodePool(s) %s of the same node class and GPU at a lower or equal weight as its fallback: Karpenter does not fall back to a lower-weighted NodePool when spot launches fail for lack of capacity (aws/karpenter-provider-aws#8885), so pods stay Pending; allow both capacity types in one NodePool (karpenter.sh/capacity-type In [spot, on-demand]), within which Karpenter falls back to on-demand", [a.weight, concat(", ", a.fallback_to)])
 }
