@@ -113,7 +113,7 @@ type Meta struct {
 	computeErr  error
 
 	awsClients sync.Map // "<service>/<region>" → *eks.Client or *ec2.Client
-	google googleTokens
+	google     googleTokens
 
 	shown sync.Map
 }

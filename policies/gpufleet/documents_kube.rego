@@ -222,9 +222,11 @@ _one_admits(r, key, v) if {
 	to_number(v) < to_number(r.values[0])
 }
 
-# An operator the bundle does not know constrains nothing it can tell.
+# An operator the bundle does not know constrains nothing it can tell. (A requirement without an
+# operator, which the CRD refuses, admits nothing.)
 _one_admits(r, key, _) if {
 	r.key == key
+	is_string(r.operator)
 	not r.operator in {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}
 }
 
@@ -454,6 +456,7 @@ _overlay_selects(o, np) if {
 }
 
 _overlay_requirement(r, labels) if {
+	is_string(r.key) # (a requirement without a key, which the CRD refuses, selects nothing)
 	not labels[r.key]
 	r.operator != "DoesNotExist"
 }
@@ -596,7 +599,10 @@ _np_fallback_to(np, types) := sort([s.name |
 	s.class == me.class
 	s.gpu == me.gpu
 	s.labels == me.labels
+	is_number(s.weight)
+	is_number(me.weight)
 	s.weight <= me.weight
+	is_string(s.name)
 ]) if {
 	kube_complete
 	types == ["spot"]
@@ -703,6 +709,7 @@ _computeclass_document(address, cc) := {
 	zones := sort({z |
 		some p in priorities
 		some z in array.concat(lib.arr(object.get(p, ["location", "zones"], [])), [z | some s in lib.arr(object.get(p, ["reservations", "specific"], [])); some z in lib.arr(object.get(s, "zones", []))])
+		is_string(z)
 	})
 	region := _kube_region("gcp", zones, [], _kube_cluster(cc, null))
 	pct := _cc_spot_percentage(priorities)
@@ -712,7 +719,7 @@ _computeclass_document(address, cc) := {
 _cc_model(p) := data.gpufleet.catalog.gke_accelerators[p.gpu.type].gpu_model
 
 _cc_model(p) := m if {
-	not p.gpu.type
+	not object.get(p, ["gpu", "type"], false) # (not p.gpu.type is undefined, not true, when gpu is null)
 	m := data.gpufleet.catalog.gke_machine_types[p.machineType].gpu_model
 	is_string(m)
 }
@@ -720,7 +727,7 @@ _cc_model(p) := m if {
 _cc_count(p) := p.gpu.count if is_number(p.gpu.count)
 
 _cc_count(p) := n if {
-	not is_number(p.gpu.count)
+	not is_number(object.get(p, ["gpu", "count"], null))
 	n := data.gpufleet.catalog.gke_machine_types[p.machineType].gpu_count
 	n > 0
 }
