@@ -1146,3 +1146,12 @@ func LooksLikeManifests(data []byte) bool {
 	var v any
 	return json.Unmarshal(t, &v) == nil && isKubeObject(v)
 }
+
+// Objects are the Kubernetes objects read (ReadManifests) or found in the plan, in order.
+func (p *Plan) Objects() []map[string]any {
+	out := make([]map[string]any, len(p.objects))
+	for i, o := range p.objects {
+		out[i] = o.obj
+	}
+	return out
+}
