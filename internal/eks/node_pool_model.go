@@ -42,19 +42,10 @@ type gpuModel struct {
 	poolschema.GPUPartitioning
 }
 
-type capacityModel struct {
-	poolschema.CapacityMix
-	Reservation *reservationModel `tfsdk:"reservation"`
-}
-
-type reservationModel struct {
-	ID             types.String  `tfsdk:"id"`
-	Type           types.String  `tfsdk:"type"`
-	HourlyPriceUSD types.Float64 `tfsdk:"hourly_price_usd"`
-}
-
-// empty reports whether the reservation block was written empty: no reservation.
-func (r *reservationModel) empty() bool { return poolschema.Unset(r.ID, r.Type, r.HourlyPriceUSD) }
+type (
+	capacityModel    = poolschema.EC2Capacity
+	reservationModel = poolschema.EC2Reservation
+)
 
 type updateConfigModel struct {
 	MaxUnavailable           types.Int64  `tfsdk:"max_unavailable"`
@@ -101,16 +92,7 @@ func (m *nodePoolModel) spec(ctx context.Context) (pool.Spec, diag.Diagnostics) 
 	if m.GPU != nil {
 		gpu = &m.GPU.GPUPartitioning
 	}
-	var mix *poolschema.CapacityMix
-	if c := m.Capacity; c != nil {
-		mix = &c.CapacityMix
-		if r := c.Reservation; r != nil && !r.empty() {
-			b.Unknown(r.HourlyPriceUSD, "capacity", "reservation")
-			s.Capacity.Reservation = &pool.Reservation{ID: b.String(r.ID, "capacity", "reservation"), Type: b.String(r.Type, "capacity", "reservation"),
-				HourlyUSD: r.HourlyPriceUSD.ValueFloat64()}
-		}
-	}
-	b.Common(ctx, &m.Model, gpu, mix)
+	b.Common(ctx, &m.Model, gpu, b.EC2Capacity(m.Capacity))
 	s.GPU.MIGStrategy = b.String(m.MIGStrategy, "mig_strategy")
 	return b.Done()
 }

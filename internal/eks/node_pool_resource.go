@@ -1129,7 +1129,7 @@ func capacityFrom(ngs []*types.Nodegroup, reservation *pool.Reservation, prior *
 		}
 		c.Reservation = &reservationModel{ID: fwtypes.StringValue(reservation.ID), Type: fwtypes.StringValue(reservation.Type), HourlyPriceUSD: price}
 	} else if prior != nil {
-		c.Reservation = poolschema.KeepEmptyBlock(nil, prior.Reservation, (*reservationModel).empty)
+		c.Reservation = poolschema.KeepEmptyBlock(nil, prior.Reservation, (*reservationModel).Empty)
 	}
 	if !isSet && c.Reservation == nil {
 		return nil // nothing the block would say

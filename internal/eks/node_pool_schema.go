@@ -6,7 +6,6 @@ import (
 	"regexp"
 
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -161,15 +160,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		"capacity": poolschema.CapacityBlock(schema.SingleNestedBlock{
 			MarkdownDescription: "An EC2 capacity reservation (ODCR) or capacity block for the on-demand side, targeted through the launch template. " +
 				"Checked before anything is created: at plan with read-only calls (`ec2:DescribeCapacityReservations`, `ec2:DescribeSubnets`) when the credentials allow and the subnets are known, else at apply: the reservation exists, is of this type and active, is for `instance_types[0]` and default tenancy (the node groups' instances are), holds the on-demand side's `max_size`, has its starting size free (a warning when other instances leave less than `max_size` free), and every subnet is in its Availability Zone. A capacity block before its start, and a future-dated capacity reservation (`assessing`, `scheduled` or `delayed`), are accepted with a warning: the node group exists and launches once the capacity is there.",
-			Attributes: map[string]schema.Attribute{
-				"id":   schema.StringAttribute{MarkdownDescription: "Reservation id, `cr-…`.", Optional: true},
-				"type": schema.StringAttribute{MarkdownDescription: "`capacity-reservation` or `capacity-block`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.EKSReservation...)}},
-				"hourly_price_usd": schema.Float64Attribute{
-					MarkdownDescription: "Capacity blocks only, and required there: what the block costs per instance-hour (its upfront fee ÷ instances ÷ hours), which no EC2 API returns after the purchase. The cost estimate counts every instance of the block (`max_size`) at this price, running or not. Changing it changes only the estimate.",
-					Optional:            true,
-					Validators:          []validator.Float64{float64validator.AtLeast(0)},
-				},
-			},
+			Attributes: poolschema.EC2ReservationAttributes(" (its upfront fee ÷ instances ÷ hours), which no EC2 API returns after the purchase. The cost estimate counts every instance of the block (`max_size`) at this price, running or not. Changing it changes only the estimate."),
 			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(reservationChanged,
 				"Another reservation (id or type) replaces the pool.", "Another reservation (`id` or `type`) replaces the pool.")},
 		}),

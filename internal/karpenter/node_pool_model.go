@@ -51,18 +51,10 @@ type gpuModel struct {
 	poolschema.GPUPartitioning
 }
 
-type capacityModel struct {
-	poolschema.CapacityMix
-	Reservation *reservationModel `tfsdk:"reservation"`
-}
-
-type reservationModel struct {
-	ID             types.String  `tfsdk:"id"`
-	Type           types.String  `tfsdk:"type"`
-	HourlyPriceUSD types.Float64 `tfsdk:"hourly_price_usd"`
-}
-
-func (r *reservationModel) empty() bool { return poolschema.Unset(r.ID, r.Type, r.HourlyPriceUSD) }
+type (
+	capacityModel    = poolschema.EC2Capacity
+	reservationModel = poolschema.EC2Reservation
+)
 
 type disruptionModel struct {
 	ConsolidationPolicy    types.String `tfsdk:"consolidation_policy"`
@@ -102,16 +94,7 @@ func (a *poolArgs) spec(ctx context.Context, m *poolschema.Model, region types.S
 	if a.GPU != nil {
 		gpu = &a.GPU.GPUPartitioning
 	}
-	var mix *poolschema.CapacityMix
-	if c := a.Capacity; c != nil {
-		mix = &c.CapacityMix
-		if r := c.Reservation; r != nil && !r.empty() {
-			b.Unknown(r.HourlyPriceUSD, "capacity", "reservation")
-			s.Capacity.Reservation = &pool.Reservation{ID: b.String(r.ID, "capacity", "reservation"), Type: b.String(r.Type, "capacity", "reservation"),
-				HourlyUSD: r.HourlyPriceUSD.ValueFloat64()}
-		}
-	}
-	b.Common(ctx, m, gpu, mix)
+	b.Common(ctx, m, gpu, b.EC2Capacity(a.Capacity))
 	// The render settings must be known too: an unknown selector or role leaves the objects unknown.
 	for p, v := range map[string]attr.Value{
 		"mode": a.Mode, "karpenter_version": a.KarpenterVersion, "node_role": a.NodeRole, "instance_profile": a.InstanceProfile,

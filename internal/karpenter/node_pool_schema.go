@@ -5,7 +5,6 @@ import (
 	"maps"
 	"regexp"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter/render"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
@@ -153,15 +151,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 		"capacity": poolschema.CapacityBlock(schema.SingleNestedBlock{
 			MarkdownDescription: "An EC2 capacity reservation (ODCR) or capacity block for the on-demand rung, selected by the node class's `capacityReservationSelectorTerms`: the rung takes `reserved` capacity (and on-demand when an ODCR is full; a capacity block has no fallback).",
-			Attributes: map[string]schema.Attribute{
-				"id":   schema.StringAttribute{MarkdownDescription: "Reservation id, `cr-…`.", Optional: true},
-				"type": schema.StringAttribute{MarkdownDescription: "`capacity-reservation` or `capacity-block`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.EKSReservation...)}},
-				"hourly_price_usd": schema.Float64Attribute{
-					MarkdownDescription: "Capacity blocks only, and required there: what the block costs per instance-hour, for the cost estimate.",
-					Optional:            true,
-					Validators:          []validator.Float64{float64validator.AtLeast(0)},
-				},
-			},
+			Attributes:          poolschema.EC2ReservationAttributes(", for the cost estimate."),
 		}),
 		"disruption": schema.SingleNestedBlock{
 			MarkdownDescription: "How Karpenter may disrupt the pool's nodes. Unset values follow the workload: non-interruptible training and batch get `WhenEmpty` consolidation, no expiry and no replacement of drifted nodes that run pods; others get `WhenEmptyOrUnderutilized` after `5m`, expiry after `720h` and a budget of `10%`. The plan warns when a value would disrupt a non-interruptible training or batch run.",
