@@ -97,7 +97,14 @@ func matrix() []matrixCase {
 	add("mig_balanced", func(s *pool.Spec, _ *render.Settings) {
 		s.InstanceTypes = []string{"p4d.24xlarge"}
 		s.GPU.MIG = &pool.MIG{Config: pool.MIGConfigBalanced}
+		s.GPU.MIGStrategy = pool.MIGStrategyMixed
 		s.Workload.GPUMemoryGiB = 4
+	}, "", karp...)
+	add("mig_mixed", func(s *pool.Spec, _ *render.Settings) {
+		s.InstanceTypes = []string{"p5.48xlarge"}
+		s.GPU.MIG = &pool.MIG{Profile: "3g.40gb"}
+		s.GPU.MIGStrategy = pool.MIGStrategyMixed
+		s.Workload.GPUMemoryGiB = 30
 	}, "", karp...)
 	add("time_slicing", func(s *pool.Spec, _ *render.Settings) {
 		s.GPU.Sharing = &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}

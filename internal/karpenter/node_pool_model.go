@@ -36,6 +36,7 @@ type poolArgs struct {
 	Name                  types.String     `tfsdk:"name"`
 	Mode                  types.String     `tfsdk:"mode"`
 	KarpenterVersion      types.String     `tfsdk:"karpenter_version"`
+	MIGStrategy           types.String     `tfsdk:"mig_strategy"`
 	NodeRole              types.String     `tfsdk:"node_role"`
 	InstanceProfile       types.String     `tfsdk:"instance_profile"`
 	SubnetSelector        types.List       `tfsdk:"subnet_selector"`
@@ -95,6 +96,7 @@ func (a *poolArgs) spec(ctx context.Context, m *poolschema.Model, region types.S
 		gpu = &a.GPU.GPUPartitioning
 	}
 	b.Common(ctx, m, gpu, b.EC2Capacity(a.Capacity))
+	s.GPU.MIGStrategy = b.String(a.MIGStrategy, "mig_strategy")
 	// The render settings must be known too: an unknown selector or role leaves the objects unknown.
 	for p, v := range map[string]attr.Value{
 		"mode": a.Mode, "karpenter_version": a.KarpenterVersion, "node_role": a.NodeRole, "instance_profile": a.InstanceProfile,

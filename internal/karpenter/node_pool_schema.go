@@ -88,6 +88,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			Validators:          []validator.String{stringvalidator.OneOf(render.Modes...)},
 		},
+		"mig_strategy": poolschema.MIGStrategyAttribute("the NodeOverlay advertises the slices as `nvidia.com/mig-<profile>` and `nvidia.com/gpu` as `0`, and the NodePools limit the slices"),
 		"karpenter_version": schema.StringAttribute{
 			MarkdownDescription: "The Karpenter release the cluster runs, whose CRDs the objects are validated against at plan: `1.14` (the long-term support line) or `1.15` (the latest). Defaults to `" + render.LatestKarpenter + "`. Not for `auto_mode`, which AWS runs.",
 			Optional:            true,

@@ -76,7 +76,21 @@ func (r *renderer) nodePools() []Object {
 	return out
 }
 
-// advertisedGPUs is what one node advertises as nvidia.com/gpu: its GPUs, times the MIG slices of
+// advertised is the GPU resource one node of the pool advertises and how many: nvidia.com/gpu,
+// or under the GPU Operator's mixed MIG strategy with one slice size nvidia.com/mig-<profile>
+// (NVIDIA GPU Operator docs, "GPU Operator with MIG": the mixed strategy exposes each MIG device
+// type as nvidia.com/mig-<profile> and no nvidia.com/gpu).
+func (r *renderer) advertised() (resource string, perNode int) {
+	if m := r.spec.GPU.MIG; m != nil && m.Profile != "" && r.spec.GPU.Mixed() {
+		return "nvidia.com/mig-" + m.Profile, r.advertisedGPUs()
+	}
+	return resourceGPU, r.advertisedGPUs()
+}
+
+// resourceGPU is the extended resource of whole (or shared, or single-strategy MIG) GPUs.
+const resourceGPU = "nvidia.com/gpu"
+
+// advertisedGPUs is how many GPU devices one node advertises: its GPUs, times the MIG slices of
 // the profile each GPU is cut into, times the sharing replicas (the NodeOverlay's capacity).
 func (r *renderer) advertisedGPUs() int {
 	n := r.derived.Node.GPUCount
@@ -105,7 +119,8 @@ func (r *renderer) nodePool(rg rung, name string, nodes int, static bool) Object
 		spec["limits"] = map[string]any{"nodes": strconv.Itoa(nodes)}
 	} else {
 		spec["weight"] = int64(rg.weight)
-		spec["limits"] = map[string]any{"nodes": strconv.Itoa(nodes), "nvidia.com/gpu": strconv.Itoa(nodes * r.advertisedGPUs())}
+		resource, perNode := r.advertised()
+		spec["limits"] = map[string]any{"nodes": strconv.Itoa(nodes), resource: strconv.Itoa(nodes * perNode)}
 	}
 	r.summaries = append(r.summaries, NodePoolSummary{Name: name, CapacityType: rg.capacity, Weight: map[bool]int{false: rg.weight, true: 0}[static], Nodes: nodes, Static: static})
 	obj := map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": r.metadata(name), "spec": spec}

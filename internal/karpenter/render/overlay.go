@@ -8,7 +8,8 @@ import (
 
 // NodeOverlay. Karpenter sizes nodes for pending pods from each instance type's resources, where
 // nvidia.com/gpu is the number of physical GPUs (karpenter-provider-aws: nvidiaGPUs). A node whose
-// device plugin advertises more (time-slicing or MPS replicas, MIG slices under the single strategy)
+// device plugin advertises more (time-slicing or MPS replicas, MIG slices under the single strategy;
+// under the mixed one nvidia.com/mig-<profile> and no nvidia.com/gpu, see advertised)
 // is then undercounted: Karpenter launches a node per GPU where one node serves several pods, or
 // none at all for a pod that asks for more GPUs than the instance has (karpenter #729, aws #3376).
 // A NodeOverlay (karpenter.sh/v1alpha1) replaces the instance types' capacity in Karpenter's
@@ -39,17 +40,24 @@ func (r *renderer) nodeOverlay() (Object, bool) {
 	if sh == nil {
 		attr = pool.P("gpu", "mig")
 	}
+	resource, perNode := r.advertised()
+	capacity := map[string]any{resource: strconv.Itoa(perNode)}
+	if resource != resourceGPU {
+		// The instance type's nvidia.com/gpu (its physical GPUs) is what a mixed node does not
+		// advertise: zero it, so that Karpenter launches no node of the pool for a whole-GPU pod.
+		capacity[resourceGPU] = "0"
+	}
 	obj := map[string]any{
 		"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
 		"metadata": r.metadata(NodeOverlayName(r.spec)),
 		"spec": map[string]any{
 			"requirements": []any{map[string]any{"key": labelNodePool, "operator": "In", "values": anyStrings(names)}},
-			"capacity":     map[string]any{"nvidia.com/gpu": strconv.Itoa(r.advertisedGPUs())},
+			"capacity":     capacity,
 		},
 	}
 	r.note(Warning, attr, "NodeOverlay is alpha",
-		"gpufleet renders the NodeOverlay %s so that Karpenter counts %d nvidia.com/gpu per node of this pool; NodeOverlay is an alpha API of Karpenter %s, which acts on it only with --feature-gates NodeOverlay=true (FEATURE_GATES in the Helm chart).",
-		NodeOverlayName(r.spec), r.advertisedGPUs(), r.set.KarpenterVersion)
+		"gpufleet renders the NodeOverlay %s so that Karpenter counts %d %s per node of this pool; NodeOverlay is an alpha API of Karpenter %s, which acts on it only with --feature-gates NodeOverlay=true (FEATURE_GATES in the Helm chart).",
+		NodeOverlayName(r.spec), perNode, resource, r.set.KarpenterVersion)
 	return Object{Manifest: obj, Origins: []Origin{
 		{Field: "metadata", Attr: pool.P("name")},
 		{Field: "spec", Attr: attr},

@@ -56,3 +56,58 @@ func TestNodePoolsHoldTheSizes(t *testing.T) {
 		}
 	}
 }
+
+// Under the GPU Operator's mixed MIG strategy a node advertises its slices as
+// nvidia.com/mig-<profile> and no nvidia.com/gpu: the NodeOverlay says so (the instance type's
+// nvidia.com/gpu zeroed) and the NodePools limit the slices; under single, the slices are
+// nvidia.com/gpu.
+func TestMIGStrategyAdvertised(t *testing.T) {
+	set := render.Settings{NodeRole: "r", Subnets: []render.SelectorTerm{{ID: "subnet-1"}}, SecurityGroups: []render.SelectorTerm{{ID: "sg-1"}}}
+	for _, c := range []struct {
+		strategy string
+		capacity map[string]any
+		limit    [2]string
+	}{
+		{pool.MIGStrategySingle, map[string]any{"nvidia.com/gpu": "16"}, [2]string{"nvidia.com/gpu", "32"}},
+		{pool.MIGStrategyMixed, map[string]any{"nvidia.com/mig-3g.40gb": "16", "nvidia.com/gpu": "0"}, [2]string{"nvidia.com/mig-3g.40gb", "32"}},
+	} {
+		s := spec(0, 2, 0, 0)
+		s.InstanceTypes = []string{"p5.48xlarge"}
+		s.Workload.GPUMemoryGiB = 30
+		s.GPU = pool.GPU{MIG: &pool.MIG{Profile: "3g.40gb"}, MIGStrategy: c.strategy}
+		if problems := s.Validate(); len(problems) > 0 {
+			t.Fatalf("%s: %v", c.strategy, problems)
+		}
+		d, err := pool.Derive(s, pool.Environment{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var overlay, nodePool map[string]any
+		for _, o := range render.Render(s, d, set).Objects {
+			switch o.Manifest["kind"] {
+			case "NodeOverlay":
+				overlay = o.Manifest
+			case "NodePool":
+				nodePool = o.Manifest
+			}
+		}
+		if overlay == nil || nodePool == nil {
+			t.Fatalf("%s: no NodeOverlay or NodePool", c.strategy)
+		}
+		if got := overlay["spec"].(map[string]any)["capacity"]; fmt.Sprint(got) != fmt.Sprint(c.capacity) {
+			t.Errorf("%s: overlay capacity %v, want %v", c.strategy, got, c.capacity)
+		}
+		limits := nodePool["spec"].(map[string]any)["limits"].(map[string]any)
+		if limits[c.limit[0]] != c.limit[1] || len(limits) != 2 {
+			t.Errorf("%s: NodePool limits %v, want %s = %s and nodes", c.strategy, limits, c.limit[0], c.limit[1])
+		}
+	}
+	// all-balanced needs mixed; under single it is a plan error at gpu.mig.config.
+	s := spec(0, 2, 0, 0)
+	s.InstanceTypes = []string{"p4d.24xlarge"}
+	s.Workload.GPUMemoryGiB = 4
+	s.GPU = pool.GPU{MIG: &pool.MIG{Config: pool.MIGConfigBalanced}}
+	if problems := s.Validate(); len(problems) != 1 || problems[0].Path.String() != "gpu.mig.config" {
+		t.Errorf("all-balanced under single: %v", problems)
+	}
+}
