@@ -608,6 +608,24 @@ func npCapacityTypes(reqs []any) []string {
 var wholeNumberString = regexp.MustCompile(`^[0-9]+$`)
 
 // kubeCount is documents._count.
+// npGPULimit is a NodePool's GPU limit: nvidia.com/gpu, else the sum of its MIG slices' limits
+// (nvidia.com/mig-<profile>, what nodes advertise under the GPU Operator's mixed MIG strategy);
+// nil without either.
+func npGPULimit(limits any) any {
+	if g := kubeCount(get(limits, nil, "nvidia.com/gpu")); g != nil {
+		return g
+	}
+	m, _ := limits.(map[string]any)
+	var sum any
+	for k, v := range m {
+		if n, ok := kubeCount(v).(float64); ok && strings.HasPrefix(k, "nvidia.com/mig-") {
+			s, _ := sum.(float64)
+			sum = s + n
+		}
+	}
+	return sum
+}
+
 func kubeCount(q any) any {
 	switch v := q.(type) {
 	case float64:
@@ -707,7 +725,7 @@ func (p *Plan) nodePoolDocument(k *kubeIndex, address string, np map[string]any)
 	region := p.kubeRegion("aws", zones, reqIn(reqs, "topology.kubernetes.io/region"), kubeCluster(np, nc))
 	types := npCapacityTypes(reqs)
 	replicas, static := get(np, nil, "spec", "replicas").(float64)
-	gpuLimit := kubeCount(get(limits, nil, "nvidia.com/gpu"))
+	gpuLimit := npGPULimit(limits)
 	maxSize := npMaxNodes(np, limits, advertised)
 	scaling := map[string]any{"min_size": 0.0, "max_size": maxSize, "desired_size": nil}
 	if static {

@@ -387,7 +387,7 @@ _np_document(address, np, node_class, nc_known) := {
 	region := _kube_region("aws", zones, _req_in(reqs, "topology.kubernetes.io/region"), _kube_cluster(np, node_class))
 	types := _np_capacity_types(reqs)
 	static := is_number(object.get(np, ["spec", "replicas"], null))
-	gpu_limit := _count(object.get(limits, "nvidia.com/gpu", null))
+	gpu_limit := _gpu_limit(limits)
 	max_size := _np_max_nodes(np, limits, advertised)
 	scaling := _np_scaling(np, static, max_size)
 	capacity_block := _np_capacity_block(labels, reqs)
@@ -402,6 +402,22 @@ _np_document(address, np, node_class, nc_known) := {
 	}
 	[cost, assumptions] := _np_cost(catalog_types, per_node, region, types, max_size)
 }
+
+# The NodePool's GPU limit: nvidia.com/gpu, else the sum of its MIG slices' limits
+# (nvidia.com/mig-<profile>: under the GPU Operator's mixed MIG strategy the nodes advertise their
+# slices so, and no nvidia.com/gpu); null without either.
+_gpu_limit(limits) := g if {
+	g := _count(object.get(limits, "nvidia.com/gpu", null))
+	is_number(g)
+} else := sum(slices) if {
+	slices := [n |
+		some k, v in limits
+		startswith(k, "nvidia.com/mig-")
+		n := _count(v)
+		is_number(n)
+	]
+	count(slices) > 0
+} else := null
 
 # The instance types of the document: the catalog's that the requirements admit, else those the
 # requirements name (types the catalog does not know: model unknown).

@@ -93,3 +93,12 @@ test_computeclass if {
 	doc.capacity.reservation.type == "specific"
 	doc.client == "globex"
 }
+
+# Under the GPU Operator's mixed MIG strategy the nodes advertise nvidia.com/mig-<profile> and no
+# nvidia.com/gpu (gpufleet_karpenter_node_pool's mig_strategy = "mixed" renders such limits): the
+# slices' limits are the NodePool's GPU limit.
+test_mixed_mig_limits_are_the_gpu_limit if {
+	mixed := json.patch(gpu_nodepool, [{"op": "replace", "path": "/spec/limits", "value": {"nodes": "2", "nvidia.com/mig-3g.40gb": "32", "nvidia.com/mig-1g.10gb": "8"}}])
+	[[_, doc]] := documents.pools with input as mixed
+	doc.autoscaler.gpu_limit == 40
+}

@@ -138,7 +138,7 @@ deny contains lib.finding("GF-AS-007", "spec.limits", text) if {
 	a.kind == "NodePool"
 	a.static == false
 	a.gpu_limit == null
-	text := "the GPU NodePool has no nvidia.com/gpu limit, so Karpenter adds GPU nodes for as many pending pods as ask, with no bound on their cost; set spec.limits nvidia.com/gpu (and nodes)"
+	text := "the GPU NodePool has no nvidia.com/gpu limit (nor nvidia.com/mig-<profile> limits, under the mixed MIG strategy), so Karpenter adds GPU nodes for as many pending pods as ask, with no bound on their cost; set spec.limits nvidia.com/gpu (and nodes)"
 }
 
 # ---------------------------------------------------------------------------------------------
