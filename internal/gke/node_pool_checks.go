@@ -48,17 +48,24 @@ func addLocationProblems(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec)
 // CreateNodePool fails for a zone that does not offer the accelerator ("Accelerator type … is not
 // available in zone …", a rule of cloudsim too). Zones the catalog does not cover are not judged.
 func addAcceleratorZoneProblem(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
+	attr := "node_locations"
+	if loc := m.Location.ValueString(); zonePattern.MatchString(loc) && slices.Equal(s.Zones, []string{loc}) {
+		attr = "location" // a zonal pool in its location's zone
+	}
+	addZoneAcceleratorProblem(diags, s, s.Zones, attr, attr+":")
+}
+
+// addZoneAcceleratorProblem reports a zone of the pool that does not offer its GPU, at attr, the
+// detail starting with what; zones are the pool's own at plan, or at apply the cluster's, where
+// GKE puts a pool without node_locations.
+func addZoneAcceleratorProblem(diags *diag.Diagnostics, s pool.Spec, zones []string, attr, what string) {
 	node, problem, known := s.NodeType()
-	if problem != nil || !known || len(s.Zones) == 0 {
+	if problem != nil || !known || len(zones) == 0 {
 		return
 	}
-	if p := catalog.GKEAcceleratorZoneProblem(node.Accelerator, s.Zones); p != "" {
-		attr := "node_locations"
-		if loc := m.Location.ValueString(); zonePattern.MatchString(loc) && slices.Equal(s.Zones, []string{loc}) {
-			attr = "location" // a zonal pool in its location's zone
-		}
+	if p := catalog.GKEAcceleratorZoneProblem(node.Accelerator, zones); p != "" {
 		diags.AddAttributeError(path.Root(attr), "GPU not offered in a zone of the pool",
-			fmt.Sprintf("%s: the GPU of %s, %s, and GKE creates the pool's nodes in each of its zones. Set node_locations to zones that offer it.", attr, node.Name, p))
+			fmt.Sprintf("%s the GPU of %s, %s, and GKE creates the pool's nodes in each of its zones. Set node_locations to zones that offer it.", what, node.Name, p))
 	}
 }
 
@@ -165,6 +172,9 @@ func applyCheck(ctx context.Context, c *clients, project string, s pool.Spec, d 
 	addZoneSplitProblem(diags, s, d, zones)
 	addZoneStartProblem(diags, s, d, zones)
 	addReservationZoneProblem(diags, s, zones, len(s.Zones) == 0)
+	if len(s.Zones) == 0 {
+		addZoneAcceleratorProblem(diags, s, zones, "node_locations", "node_locations are unset, so the pool's zones are cluster "+clusterName+"'s ("+strings.Join(zones, ", ")+"):")
+	}
 	addLabelBudgetProblem(diags, d, clusterName, cl.resourceLabels)
 	if r := s.Capacity.Reservation; r != nil && r.Type == pool.ReservationSpecific && len(zones) == 1 && !diags.HasError() {
 		if err := checkReservation(ctx, c.compute, project, zones[0], r, d.Node); err != nil {
