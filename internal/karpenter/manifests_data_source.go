@@ -164,11 +164,13 @@ func isOutput(name string) bool {
 	return false
 }
 
-// withResourceDefaults applies the resource schema's defaults to the values: mode, and the capacity
-// block's spot_percentage and on_demand_base.
+// withResourceDefaults applies the resource schema's defaults to the values: mode, mig_strategy,
+// and the capacity block's spot_percentage and on_demand_base.
 func withResourceDefaults(vals map[string]tftypes.Value, t tftypes.Object) map[string]tftypes.Value {
-	if vals["mode"].IsNull() {
-		vals["mode"] = tftypes.NewValue(tftypes.String, render.ModeKarpenter)
+	for name, def := range map[string]string{"mode": render.ModeKarpenter, "mig_strategy": pool.MIGStrategySingle} {
+		if vals[name].IsNull() {
+			vals[name] = tftypes.NewValue(tftypes.String, def)
+		}
 	}
 	capType, _ := t.AttributeTypes["capacity"].(tftypes.Object)
 	if c := vals["capacity"]; !c.IsNull() && c.IsKnown() {

@@ -200,6 +200,6 @@ const annotationConfig = "gpufleet.io/pool-config"
 // recordedArguments are the arguments the annotation records.
 var recordedArguments = []string{
 	"client", "taints", "labels", "tags", "policy_waivers", "workload", "scaling", "gpu", "capacity", "disruption",
-	"mode", "karpenter_version", "node_role", "instance_profile", "subnet_selector", "security_group_selector",
+	"mode", "karpenter_version", "mig_strategy", "node_role", "instance_profile", "subnet_selector", "security_group_selector",
 	"ami_alias", "instance_types",
 }
