@@ -1102,7 +1102,7 @@ func (p *Plan) computeClassDocument(address string, cc map[string]any) map[strin
 		"name":           get(cc, nil, "metadata", "name"),
 		"labels":         labels,
 		"tags":           nil,
-		"client":         conventionClient(labels, nil),
+		"client":         conventionClient(labels, map[string]any{}), // a class has no tags: without the label, no client
 		"workload":       conventionWorkload(labels),
 		"unread_labels":  conventionUnread(labels),
 		"waivers":        kubeWaivers(get(cc, nil, "metadata", "annotations")),

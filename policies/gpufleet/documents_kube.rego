@@ -703,7 +703,7 @@ _computeclass_document(address, cc) := {
 	"name": object.get(cc, ["metadata", "name"], null),
 	"labels": labels,
 	"tags": null, # a ComputeClass carries no resource labels: GKE's cost allocation splits by namespace
-	"client": convention_client(labels, null),
+	"client": convention_client(labels, {}), # a class has no tags: without the label, no client
 	"workload": convention_workload(labels),
 	"unread_labels": convention_unread(labels),
 	"waivers": _kube_waivers(object.get(cc, ["metadata", "annotations"], null)),

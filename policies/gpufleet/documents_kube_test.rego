@@ -94,6 +94,18 @@ test_computeclass if {
 	doc.client == "globex"
 }
 
+# A ComputeClass has no tags to carry a client: without the label its client is "" (GF-TAG-001),
+# not unknown, even judged alone.
+test_computeclass_without_client_label if {
+	class := {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "l4"}, "spec": {
+		"priorities": [{"machineType": "g2-standard-8", "gpu": {"type": "nvidia-l4", "count": 1}}],
+		"nodePoolConfig": {"nodeLabels": {"gpufleet.io/workload": "inference"}},
+	}}
+	[[_, doc]] := documents.pools with input as class
+	doc.client == ""
+	doc.tags == null
+}
+
 # The overlays are looked up by the NodePool names their karpenter.sh/nodepool requirement admits;
 # an overlay without one is tried on every NodePool: the same overlays select a NodePool as when each
 # is tried on it.
