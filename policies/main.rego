@@ -39,15 +39,15 @@ warn contains f if {
 # (GF-COST-004's budget is per plan, as in a run over that file alone), its findings naming it.
 deny contains inputs.in_file(f, path) if {
 	inputs.combined
-	some [path, doc] in inputs.files
-	inputs.kind(doc) in {"plan", "documents"}
+	some [path, doc, kind] in inputs.classified
+	kind in {"plan", "documents"}
 	some f in _plan_deny with input as doc
 }
 
 warn contains inputs.in_file(f, path) if {
 	inputs.combined
-	some [path, doc] in inputs.files
-	inputs.kind(doc) in {"plan", "documents"}
+	some [path, doc, kind] in inputs.classified
+	kind in {"plan", "documents"}
 	some f in _plan_warn with input as doc
 }
 

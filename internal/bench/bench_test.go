@@ -47,6 +47,7 @@ BenchmarkEvaluate/no-data-2         	   39000	     30000 ns/op	   12000 B/op	   
 BenchmarkEvaluate/no-data-2         	   39000	     28000 ns/op	   12000 B/op	     200 allocs/op
 BenchmarkEvaluate/no-data-2         	   39000	     31000 ns/op	   12000 B/op	     200 allocs/op
 BenchmarkTerraformApply-2   	       1	90000000000 ns/op	        12.00 eks:calls-per-pool	         0 eks:one-at-a-time-calls-per-pool	        14.2 eks:s-apply-50	        12.00 eks:s-ideal	         1.183 eks:apply/ideal
+BenchmarkConftestManifests-2   	       1	16057390279 ns/op	        87.93 combine:MiB-floor	       125.7 combine:MiB-released	         2.091 combine:cpu-released/floor	         2.721 combine:released/floor	         1.430 combine:rss-released/floor	         0.9919 combine:s-floor	         2.699 combine:s-released
 --- BENCH: BenchmarkConftestPlan-2
 PASS
 ok  	github.com/gpufleet/terraform-provider-gpufleet/internal/bench	18.693s
@@ -73,7 +74,7 @@ func TestParseBenchOutputAndMarkdown(t *testing.T) {
 		t.Errorf("apply/ideal = %g, want 1.183", v)
 	}
 	md := Results{Date: "2026-11-24", Machine: Machine{CPUs: 2, MemoryGiB: 24, CPU: cpu, OS: "linux/amd64", Go: "go1.26", Terraform: "1.11.4"}, Benchmarks: got}.Markdown()
-	for _, want := range []string{"2026-11-24: 2 CPUs", "| no-data | 30.0 | 200 | 12.0 |", "| eks | 12 | 0 | 14.2 | 12.0 | 1.18 |"} {
+	for _, want := range []string{"2026-11-24: 2 CPUs", "| no-data | 30.0 | 200 | 12.0 |", "| eks | 12 | 0 | 14.2 | 12.0 | 1.18 |", "| combine | 0.99 | 2.70 | 2.72 | 2.09 | 88 | 126 | 1.43 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("BENCHMARKS.md lacks %q:\n%s", want, md)
 		}

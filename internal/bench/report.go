@@ -96,6 +96,10 @@ func (r Results) Markdown() string {
 		b.WriteString("\n## conftest on the pool documents of a plan\n\nThe same plans and floor, the way CI runs the bundle at its best: `gpufleet-policy bundle -o gpufleet-policies` (the bundle of the release, without its unit tests), `gpufleet-policy documents -o pools.json plan.json` (every pool document built once, in Go), then `conftest test --policy gpufleet-policies` on `pools.json` (the same findings as on the plan). Wall and CPU time of the three commands added up, the largest peak memory; target 1.5 (memory 1.0).\n\n")
 		table(&b, []string{"plan", "floor s", "documents + conftest s", "wall ×", "CPU ×", "floor MiB", "peak MiB", "memory ×"}, rows)
 	}
+	if rows := r.manifestRows(); len(rows) > 0 {
+		b.WriteString("\n## conftest on manifests\n\n`BenchmarkConftestManifests`: `conftest test` with the release's bundle (what `gpufleet-policy bundle` writes) against the floor, conftest with a one-deny-one-warn policy, on the same GitOps directory of 2 000 Kubernetes objects in multi-document YAML files, of which 100 (5 %) are GPU NodePools (Karpenter and EKS Auto Mode) or GKE ComputeClasses, beside their node classes and NodeOverlays, CPU NodePools and apps' Deployments, Services, ConfigMaps, ServiceAccounts and HorizontalPodAutoscalers, with policy data (clients and the cluster registry). *combine*: `conftest test --combine` on the directory, as the guide *Policy in CI* has teams run it (target 1.3); *separate*: without `--combine`, each YAML document judged alone.\n\n")
+		table(&b, []string{"run", "floor s", "bundle s", "wall ×", "CPU ×", "floor MiB", "bundle MiB", "memory ×"}, rows)
+	}
 	if rows := r.planRows(); len(rows) > 0 {
 		b.WriteString("\n## terraform plan of 200 pools\n\n`BenchmarkTerraformPlan`: `terraform plan` of 200 new pools, against the same plan by a provider built without gpufleet's plan-time work (validation, derivation, policy; build tag `gpufleet_bench_noplanwork`) and against 200 `terraform_data`. Peak memory is terraform's or the provider's, whichever is larger.\n\n")
 		table(&b, []string{"cloud", "pools s", "no plan work s", "terraform_data s", "× no plan work", "× terraform_data", "plan work ms/pool", "pools MiB", "memory × no plan work", "memory × terraform_data"}, rows)
@@ -140,6 +144,20 @@ func (r Results) conftestTable(way string) [][]string {
 		}
 		rows = append(rows, []string{plan, num(m[plan+":s-one-rule"], 2), num(m[plan+":s-"+way], 2), num(m[plan+":"+way+"/one-rule"], 2),
 			num(m[plan+":cpu-"+way+"/one-rule"], 2), num(m[plan+":MiB-one-rule"], 0), num(m[plan+":MiB-"+way], 0), num(m[plan+":rss-"+way+"/one-rule"], 2)})
+	}
+	return rows
+}
+
+// manifestRows is BenchmarkConftestManifests' figures, a row per way of running conftest.
+func (r Results) manifestRows() [][]string {
+	m := r.Benchmarks["BenchmarkConftestManifests"]
+	var rows [][]string
+	for _, way := range []string{"combine", "separate"} {
+		if _, ok := m[way+":s-released"]; !ok {
+			continue
+		}
+		rows = append(rows, []string{way, num(m[way+":s-floor"], 2), num(m[way+":s-released"], 2), num(m[way+":released/floor"], 2),
+			num(m[way+":cpu-released/floor"], 2), num(m[way+":MiB-floor"], 0), num(m[way+":MiB-released"], 0), num(m[way+":rss-released/floor"], 2)})
 	}
 	return rows
 }

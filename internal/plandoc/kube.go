@@ -99,7 +99,7 @@ func kubeItems(d any) ([]map[string]any, bool) {
 	list := []any{d}
 	if a, ok := d.([]any); ok {
 		list = a
-		if !slices.ContainsFunc(a, func(e any) bool { return isKubeObject(e) }) {
+		if !slices.ContainsFunc(a, isKubeObject) {
 			return nil, false
 		}
 	}
@@ -430,7 +430,7 @@ func oneAdmits(r any, key string, v any, vDefined bool) bool {
 	case op == "In":
 		return vDefined && isString(v) && values()[v.(string)]
 	case op == "NotIn":
-		return vDefined && !(isString(v) && values()[v.(string)])
+		return vDefined && (!isString(v) || !values()[v.(string)])
 	case op == "Exists":
 		return true
 	case op == "Gt" || op == "Lt":
@@ -567,7 +567,7 @@ func npGPU(reqs []any, prefix string, taints any, limits map[string]any) bool {
 			}
 		case prefix + "instance-gpu-count":
 			values, _ := at(r, "values")
-			if (op == "In" || op == "Gt") && !(isArray(values) && len(values.([]any)) == 1 && values.([]any)[0] == "0") {
+			if (op == "In" || op == "Gt") && (!isArray(values) || len(values.([]any)) != 1 || values.([]any)[0] != "0") {
 				return true
 			}
 		}
@@ -802,19 +802,19 @@ func (p *Plan) advertised(k *kubeIndex, np map[string]any, perNode any) any {
 	if !p.kubeComplete {
 		return nil
 	}
-	best, any_ := 0.0, false
+	best, found := 0.0, false
 	for _, o := range k.overlays {
 		if !overlaySelects(o, np) {
 			continue
 		}
 		if n, ok := kubeCount(get(o, nil, "spec", "capacity", "nvidia.com/gpu")).(float64); ok {
-			if !any_ || n > best {
+			if !found || n > best {
 				best = n
 			}
-			any_ = true
+			found = true
 		}
 	}
-	if any_ {
+	if found {
 		return best
 	}
 	return perNode
@@ -894,17 +894,17 @@ func npCost(catalogTypes []string, perNode, region any, types []string, nodes an
 		if slices.Equal(types, []string{"spot"}) {
 			key, name = "spot_usd", "spot"
 		}
-		lowest, any_ := 0.0, false
+		lowest, found := 0.0, false
 		for _, t := range catalogTypes {
 			if price, ok := get(policyCatalog(), nil, "aws_instance_types", t, "prices", r, key).(float64); ok {
-				if !any_ || price < lowest {
+				if !found || price < lowest {
 					lowest = price
 				}
-				any_ = true
+				found = true
 			}
 		}
 		hours, _ := get(policyCatalog(), 730.0, "hours_per_month").(float64)
-		if any_ {
+		if found {
 			hourly := n * lowest
 			return map[string]any{"hourly_usd": hourly, "monthly_usd": hourly * hours},
 				[]any{fmt.Sprintf("cost at the NodePool's limit of %s node(s), each at the lowest %s price of its instance types", regoV(n), name)}
@@ -1120,7 +1120,7 @@ func (p *Plan) computeClassDocument(address string, cc map[string]any) map[strin
 		"name":           get(cc, nil, "metadata", "name"),
 		"labels":         labels,
 		"tags":           nil,
-		"client":         conventionClient(labels, nil),
+		"client":         conventionClient(labels, map[string]any{}), // a class has no tags: without the label, no client
 		"workload":       conventionWorkload(labels),
 		"unread_labels":  conventionUnread(labels),
 		"waivers":        kubeWaivers(get(cc, nil, "metadata", "annotations")),
@@ -1158,7 +1158,7 @@ func LooksLikeManifests(data []byte) bool {
 	if len(t) == 0 {
 		return false
 	}
-	if t[0] != '{' && t[0] != '[' && t[0] != '"' && !(t[0] >= '0' && t[0] <= '9') && t[0] != '-' && !bytes.HasPrefix(t, []byte("null")) && !bytes.HasPrefix(t, []byte("true")) && !bytes.HasPrefix(t, []byte("false")) {
+	if t[0] != '{' && t[0] != '[' && t[0] != '"' && (t[0] < '0' || t[0] > '9') && t[0] != '-' && !bytes.HasPrefix(t, []byte("null")) && !bytes.HasPrefix(t, []byte("true")) && !bytes.HasPrefix(t, []byte("false")) {
 		return true
 	}
 	var v any

@@ -46,7 +46,7 @@ func bundleKubeDocuments(t *testing.T, clusters map[string]any) func(input any) 
 	q, err := rego.New(
 		rego.Query(fmt.Sprintf(`x := {
 			"pools": data.gpufleet.documents.pools,
-			"fits": {address: f | some [address, doc] in data.gpufleet.documents.pools; f := data.gpufleet.lib.doc_fit(doc)},
+			"fits": [[address, f] | some [address, doc] in data.gpufleet.documents.pools; f := data.gpufleet.lib.doc_fit(doc)],
 		} with data.gpufleet.clusters as %s`, c)),
 		rego.Load([]string{"../../policies/main.rego", "../../policies/gpufleet"}, func(_ string, info os.FileInfo, _ int) bool {
 			return strings.HasSuffix(info.Name(), "_test.rego")
@@ -65,12 +65,18 @@ func bundleKubeDocuments(t *testing.T, clusters map[string]any) func(input any) 
 			t.Fatalf("the bundle's documents are undefined: %v", rs)
 		}
 		x := normalise(t, rs[0].Bindings["x"]).(map[string]any)
-		pools := map[string]any{}
-		for _, p := range x["pools"].([]any) {
-			pair := p.([]any)
-			pools[pair[0].(string)] = pair[1]
+		// Pairs, not objects: two objects of one kind and name (a variant may give an object
+		// another's name) share an address as manifests; the last one's document counts, as in
+		// goKubeDocuments.
+		byAddress := func(pairs any) map[string]any {
+			m := map[string]any{}
+			for _, p := range pairs.([]any) {
+				pair := p.([]any)
+				m[pair[0].(string)] = pair[1]
+			}
+			return m
 		}
-		return pools, x["fits"].(map[string]any)
+		return byAddress(x["pools"]), byAddress(x["fits"])
 	}
 }
 

@@ -39,18 +39,7 @@ import (
 // 5), bundle and floor alternating, and the medians are reported. The gpufleet plans need
 // terraform; without it only the official plans are measured.
 func BenchmarkConftestPlan(b *testing.B) {
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		b.Skip("GPUFLEET_CONFTEST is not set (make bench sets it to the pinned conftest)")
-	}
-	dir := b.TempDir()
-	if keep := os.Getenv("GPUFLEET_BENCH_KEEP"); keep != "" { // keep the plans, e.g. for opa eval --profile
-		dir = keep
-	}
-	runs := 5
-	if n, err := strconv.Atoi(os.Getenv("GPUFLEET_BENCH_RUNS")); err == nil && n > 0 {
-		runs = n
-	}
+	bin, dir, runs := conftestBenchSetup(b)
 	data := filepath.Join(dir, "bench-data.json")
 	if err := writeBenchData(data); err != nil {
 		b.Fatal(err)
@@ -153,6 +142,25 @@ func BenchmarkConftestPlan(b *testing.B) {
 				bench.MedianRatio(withBundle.Wall, floor.Wall), bench.MedianRatio(withBundle.Peak, floor.Peak), bench.MedianRatio(withBundle.CPU, floor.CPU))
 		}
 	}
+}
+
+// conftestBenchSetup is what the conftest benchmarks start from: the pinned conftest (skipped
+// without it), their directory (GPUFLEET_BENCH_KEEP keeps what they write, e.g. for opa eval
+// --profile) and the runs of each command (GPUFLEET_BENCH_RUNS, default 5).
+func conftestBenchSetup(b *testing.B) (conftest, dir string, runs int) {
+	conftest = os.Getenv("GPUFLEET_CONFTEST")
+	if conftest == "" {
+		b.Skip("GPUFLEET_CONFTEST is not set (make bench sets it to the pinned conftest)")
+	}
+	dir = b.TempDir()
+	if keep := os.Getenv("GPUFLEET_BENCH_KEEP"); keep != "" {
+		dir = keep
+	}
+	runs = 5
+	if n, err := strconv.Atoi(os.Getenv("GPUFLEET_BENCH_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	return conftest, dir, runs
 }
 
 // writeBenchData writes the policy data of the benchmark: the clients of the plans, with budgets no

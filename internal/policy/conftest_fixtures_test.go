@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -411,4 +412,66 @@ func violatingFixtureAs(t *testing.T, conftest, path string, flags ...string) []
 	cmd.Dir = dir
 	out, _ := cmd.CombinedOutput()
 	return out
+}
+
+// The guide "Policy in CI" quotes conftest --combine on a cluster directory of manifests and on
+// helm template output: each line it quotes (up to its ellipsis) is one conftest prints for the
+// manifest fixtures laid out as the guide lays them out.
+func TestConftest_manifestsAsThePolicyInCIGuideQuotes(t *testing.T) {
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	raw, err := os.ReadFile("../../templates/guides/policy-in-ci.md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "## GitOps")
+	section, _, _ = strings.Cut(section, "\n## ")
+	if !ok {
+		t.Fatal("the guide has no GitOps section")
+	}
+	var quotes []string
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "FAIL - ") || strings.HasPrefix(line, "WARN - ") {
+			quote, _ := strings.CutSuffix(line, " …")
+			quotes = append(quotes, quote)
+		}
+	}
+	if len(quotes) < 3 {
+		t.Fatalf("the guide quotes %d lines", len(quotes))
+	}
+	policies, _ := filepath.Abs("../../policies")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "clusters", "ml-us"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for from, to := range map[string]string{"karpenter_time_slicing_without_overlay.yaml": "notebooks.yaml", "karpenter_training_disruption.yaml": "finetune.yaml"} {
+		b, err := os.ReadFile(filepath.Join(policies, "testdata", "kube", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "clusters", "ml-us", to), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conftest := func(stdin []byte, args ...string) string {
+		cmd := exec.Command(bin, append([]string{"test", "--no-color", "--combine", "--policy", policies, "--data", filepath.Join(policies, "examples", "policy-data.yaml")}, args...)...)
+		cmd.Dir = dir
+		if stdin != nil {
+			cmd.Stdin = bytes.NewReader(stdin)
+		}
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	helm, err := os.ReadFile(filepath.Join(policies, "testdata", "kube", "helm_template_output.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	printed := conftest(nil, "clusters/ml-us/") + conftest(helm, "-")
+	for _, q := range quotes {
+		if !strings.Contains(printed, q) {
+			t.Errorf("the guide quotes\n%s …\nconftest printed\n%s", q, printed)
+		}
+	}
 }

@@ -32,7 +32,7 @@ func TestLoadData_schemaViolations(t *testing.T) {
 		},
 		"unknown key under gpufleet": {
 			"gpufleet:\n  client: {}\n",
-			[]string{"gpufleet.client: unknown key; allowed: clients, thresholds, utilization"},
+			[]string{"gpufleet.client: unknown key; allowed: clients, clusters, thresholds, utilization"},
 		},
 		"unknown top-level key": {
 			"gpufleet: {}\nthresholds: { oversize_factor: 2 }\n",

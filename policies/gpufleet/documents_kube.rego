@@ -25,10 +25,15 @@ import data.gpufleet.lib
 # The objects
 # ---------------------------------------------------------------------------------------------
 
-# [address, path, object] of every Kubernetes object of the input: YAML documents with the file they
-# came from (their address, "<Kind>/<name>", is made for the few that are pools: _kube_of_kind); a
-# plan's kubernetes_manifest and kubectl_manifest objects under their resource address (path "").
-kube_objects := [[null, path, obj] | some [path, obj] in inputs.objects] if {
+# [address, path, object] of the input's Kubernetes objects of the kinds the builders read: YAML
+# documents with the file they came from (their address, "<Kind>/<name>", is made for the few that
+# are pools: _kube_of_kind); a plan's kubernetes_manifest and kubectl_manifest objects under their
+# resource address (path ""). The one pass over all the objects: a GitOps directory is mostly
+# Deployments, Services and ConfigMaps, one comparison each (BenchmarkConftestManifests).
+kube_objects := [[null, path, obj] |
+	some [path, obj] in inputs.objects
+	obj.kind in {"NodePool", "ComputeClass", "NodeOverlay", "EC2NodeClass", "NodeClass"}
+] if {
 	not plan_input
 } else := [[rc.address, "", obj] |
 	some rc in plan_changes
@@ -450,7 +455,7 @@ _reservation_terms(nc) := count(lib.arr(object.get(nc, ["spec", "capacityReserva
 _advertised(np, per_node) := max(gpus) if {
 	kube_complete
 	gpus := [n |
-		some o in _overlays
+		some o in array.concat(object.get(_overlays_by_nodepool, [object.get(np, ["metadata", "name"], null)], []), _overlays_of_any_nodepool)
 		_overlay_selects(o, np)
 		n := _count(o.spec.capacity["nvidia.com/gpu"])
 		is_number(n)
@@ -459,6 +464,28 @@ _advertised(np, per_node) := max(gpus) if {
 } else := per_node if {
 	kube_complete
 } else := null
+
+# The overlays that can select a NodePool, without trying each overlay on each NodePool: those with
+# a requirement karpenter.sh/nodepool In [names] under each of the names (no other NodePool's
+# name satisfies it), the others apart (they are tried on every NodePool).
+_overlays_by_nodepool := {name: overlays |
+	some [name, _] in _overlay_nodepool_pairs
+	overlays := [o | some [n, o] in _overlay_nodepool_pairs; n == name] # indexed by OPA: one pass
+}
+
+_overlay_nodepool_pairs := [[n, o] | some o in _overlays; some n in _overlay_nodepools(o)]
+
+_overlays_of_any_nodepool := [o | some o in _overlays; count(_overlay_nodepools(o)) == 0]
+
+# The NodePool names a karpenter.sh/nodepool In requirement of the overlay admits (as
+# _one_admits compares them), {} without one.
+_overlay_nodepools(o) := {n |
+	some r in lib.arr(object.get(o, ["spec", "requirements"], []))
+	r.key == "karpenter.sh/nodepool"
+	r.operator == "In"
+	some x in lib.arr(r.values)
+	n := sprintf("%v", [x])
+}
 
 # An overlay selects a NodePool when each of its requirements admits the NodePool's name
 # (karpenter.sh/nodepool) or one of its template labels of that key; a requirement of another key
@@ -609,12 +636,7 @@ _covers_underutilized(reasons) if "Underutilized" in reasons
 # same node class and GPU requirements, not static, weighted at most as high; null while the other
 # NodePools are not known (one object judged alone), [] for a NodePool that is not spot-only.
 _np_fallback_to(np, types) := sort([s.name |
-	some s in _np_summaries
-	s.types == ["on-demand"]
-	s.static == false
-	s.class == me.class
-	s.gpu == me.gpu
-	s.labels == me.labels
+	some s in object.get(_on_demand_summaries, [[me.class, me.gpu, me.labels]], []) # a path of one key, an array
 	is_number(s.weight)
 	is_number(me.weight)
 	s.weight <= me.weight
@@ -629,6 +651,20 @@ _np_fallback_to(np, types) := sort([s.name |
 } else := null
 
 _np_summaries := [_np_summary(obj) | some [_, _, obj] in _nodepools]
+
+# The on-demand-only, not static NodePools' summaries by [node class, GPU requirements, labels]: a
+# spot-only NodePool looks up those it may fall back to instead of comparing itself with every
+# NodePool (one pass: the inner comprehension is indexed by OPA).
+_on_demand_summaries := {key: summaries |
+	some [key, _] in _on_demand_keyed
+	summaries := [s | some [k, s] in _on_demand_keyed; k == key]
+}
+
+_on_demand_keyed := [[[s.class, s.gpu, s.labels], s] |
+	some s in _np_summaries
+	s.types == ["on-demand"]
+	s.static == false
+]
 
 # What GF-AS-002 compares of a NodePool: its name, node class, capacity types, weight, whether it is
 # static, its GPU requirements (the In values of the instance type, family and GPU name) and its
@@ -683,7 +719,7 @@ _computeclass_document(address, cc) := {
 	"name": object.get(cc, ["metadata", "name"], null),
 	"labels": labels,
 	"tags": null, # a ComputeClass carries no resource labels: GKE's cost allocation splits by namespace
-	"client": convention_client(labels, null),
+	"client": convention_client(labels, {}), # a class has no tags: without the label, no client
 	"workload": convention_workload(labels),
 	"unread_labels": convention_unread(labels),
 	"waivers": _kube_waivers(object.get(cc, ["metadata", "annotations"], null)),

@@ -94,6 +94,75 @@ test_computeclass if {
 	doc.client == "globex"
 }
 
+# A ComputeClass has no tags to carry a client: without the label its client is "" (GF-TAG-001),
+# not unknown, even judged alone.
+test_computeclass_without_client_label if {
+	class := {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "l4"}, "spec": {
+		"priorities": [{"machineType": "g2-standard-8", "gpu": {"type": "nvidia-l4", "count": 1}}],
+		"nodePoolConfig": {"nodeLabels": {"gpufleet.io/workload": "inference"}},
+	}}
+	[[_, doc]] := documents.pools with input as class
+	doc.client == ""
+	doc.tags == null
+}
+
+# The overlays are looked up by the NodePool names their karpenter.sh/nodepool requirement admits;
+# an overlay without one is tried on every NodePool: the same overlays select a NodePool as when each
+# is tried on it.
+test_overlays_select_by_nodepool_name_or_labels if {
+	other := json.patch(overlay, [
+		{"op": "replace", "path": "/metadata/name", "value": "other"},
+		{"op": "replace", "path": "/spec/requirements/0/values", "value": ["cpu", "gpu-b"]},
+		{"op": "replace", "path": "/spec/capacity/nvidia.com~1gpu", "value": "8"},
+	])
+	by_label := json.patch(overlay, [
+		{"op": "replace", "path": "/metadata/name", "value": "by-label"},
+		{"op": "replace", "path": "/spec/requirements", "value": [{"key": "gpufleet.io/client", "operator": "In", "values": ["acme"]}]},
+		{"op": "replace", "path": "/spec/capacity/nvidia.com~1gpu", "value": "2"},
+	])
+	named_too := json.patch(overlay, [
+		{"op": "replace", "path": "/metadata/name", "value": "named-too"},
+		{"op": "replace", "path": "/spec/requirements/0/values", "value": ["cpu", "gpu"]},
+		{"op": "replace", "path": "/spec/capacity/nvidia.com~1gpu", "value": "3"},
+	])
+	advertised(other) == 1 # names other NodePools only: the L4's own GPU
+	advertised(by_label) == 2
+	advertised(named_too) == 3
+	advertised([other, by_label]) == 2
+	advertised([other, by_label, named_too, overlay]) == 4
+	b := json.patch(gpu_nodepool, [{"op": "replace", "path": "/metadata/name", "value": "gpu-b"}])
+	docs := {a: d | some [a, d] in documents.pools} with input as {"apiVersion": "v1", "kind": "List", "items": [gpu_nodepool, b, node_class, other, named_too]}
+	docs["NodePool/gpu"].autoscaler.advertised_gpus_per_node == 3
+	docs["NodePool/gpu-b"].autoscaler.advertised_gpus_per_node == 8
+}
+
+advertised(overlays) := doc.autoscaler.advertised_gpus_per_node if {
+	[[_, doc]] := documents.pools with input as {"apiVersion": "v1", "kind": "List", "items": array.concat([gpu_nodepool, node_class], _arr(overlays))}
+}
+
+_arr(x) := x if is_array(x)
+
+else := [x]
+
+# A spot-only NodePool's fallbacks (GF-AS-002) are the on-demand-only NodePools of its node class,
+# GPU requirements and labels weighted at most as high, looked up by those.
+test_fallbacks_of_a_spot_nodepool if {
+	spot := json.patch(gpu_nodepool, [{"op": "add", "path": "/spec/weight", "value": 50}])
+	od := json.patch(spot, [
+		{"op": "replace", "path": "/metadata/name", "value": "od"},
+		{"op": "replace", "path": "/spec/template/spec/requirements/0/values", "value": ["on-demand"]},
+		{"op": "replace", "path": "/spec/weight", "value": 10},
+	])
+	od_heavier := json.patch(od, [{"op": "replace", "path": "/metadata/name", "value": "od-heavier"}, {"op": "replace", "path": "/spec/weight", "value": 90}])
+	od_other_labels := json.patch(od, [{"op": "replace", "path": "/metadata/name", "value": "od-other"}, {"op": "add", "path": "/spec/template/metadata/labels/team", "value": "x"}])
+	od_other_type := json.patch(od, [{"op": "replace", "path": "/metadata/name", "value": "od-g5"}, {"op": "replace", "path": "/spec/template/spec/requirements/1/values", "value": ["g5.xlarge"]}])
+	od_static := json.patch(od, [{"op": "replace", "path": "/metadata/name", "value": "od-static"}, {"op": "add", "path": "/spec/replicas", "value": 2}])
+	od_too := json.patch(od, [{"op": "replace", "path": "/metadata/name", "value": "od-too"}])
+	docs := {a: d | some [a, d] in documents.pools} with input as {"apiVersion": "v1", "kind": "List", "items": [spot, od, od_heavier, od_other_labels, od_other_type, od_static, od_too, node_class]}
+	docs["NodePool/gpu"].autoscaler.fallback_to == ["od", "od-too"]
+	docs["NodePool/od"].autoscaler.fallback_to == []
+}
+
 # Under the GPU Operator's mixed MIG strategy the nodes advertise nvidia.com/mig-<profile> and no
 # nvidia.com/gpu (gpufleet_karpenter_node_pool's mig_strategy = "mixed" renders such limits): the
 # slices' limits are the NodePool's GPU limit.

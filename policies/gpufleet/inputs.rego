@@ -29,7 +29,7 @@ combined if {
 _combined_entry(entry) if {
 	is_object(entry)
 	is_string(entry.path)
-	"contents" in object.keys(entry)
+	object.get(entry, "contents", entry) != entry # it has contents, whatever they are (null too), without allocating its keys
 }
 
 # [path, document] of every input document: conftest --combine's entries under their paths, else the
@@ -82,17 +82,25 @@ _object_or_null(null)
 
 _object_or_null(o) if kube_object(o)
 
+# [path, document, kind] of every input document, each classified once: main, objects and
+# not_judged read it (a GitOps directory given to conftest --combine is thousands of documents,
+# and classifying one costs more than the one comparison a floor policy makes of it).
+classified := [[path, doc, kind(doc)] | some [path, doc] in files]
+
 # [path, object] of every Kubernetes object of the input, a List's items as objects of their own.
 objects := [[path, o] |
-	some [path, doc] in files
-	manifests(doc)
-	some item in _items(doc)
-	some o in _list_items(item)
+	some [path, doc, "manifests"] in classified
+	some o in _objects_of(doc)
 ]
 
-_items(doc) := doc if is_array(doc)
-
-else := [doc]
+# The objects of a document of Kubernetes objects: most often the one object it is (decided by one
+# comparison: a document of manifests that has a kind is an object), else a List's items or the
+# objects of an array (and of the Lists in it).
+_objects_of(doc) := [doc] if {
+	doc.kind != "List"
+} else := [o | some item in doc; some o in _list_items(item)] if {
+	is_array(doc)
+} else := _list_items(doc)
 
 _list_items(o) := [i | some i in o.items; kube_object(i)] if {
 	o.kind == "List"
@@ -105,9 +113,8 @@ else := []
 # objects: each is one GF-INPUT-001 failure. An empty YAML document (null from a .yaml or .yml file,
 # or from standard input, where conftest gives YAML streams) is not judged.
 not_judged := [[path, why] |
-	some [path, doc] in files
+	some [path, doc, "other"] in classified
 	not _empty_yaml(path, doc)
-	not manifests(doc)
 	why := why_not(doc)
 ]
 

@@ -161,7 +161,7 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		manifests, kubeErr := plandoc.ReadManifests(files)
 		switch {
 		case kubeErr == nil:
-			plan, err = manifests, nil
+			plan = manifests
 			if len(files) > 1 {
 				name = fmt.Sprintf("%d files", len(files))
 			}
