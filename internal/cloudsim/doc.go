@@ -153,7 +153,8 @@
 // and ec2:CreateTags with a launch template (as UpdateNodegroupVersion does), and, in a fresh account
 // (IAMIdentity.FreshAccount), iam:CreateServiceLinkedRole for the node group service-linked role
 // (iam.go). A tagging call (EC2 CreateTags and DeleteTags, Auto Scaling CreateOrUpdateTags and
-// DeleteTags) is authorized on each resource it names. Calls signed with another key are not checked.
+// DeleteTags) is authorized on each resource it names, and a CreateLaunchTemplate with tags also needs
+// ec2:CreateTags (condition key ec2:CreateAction). Calls signed with another key are not checked.
 // The command takes the policy from a file (-aws-policy, -aws-access-key, -aws-fresh-account).
 //
 // # Faults

@@ -221,6 +221,14 @@ func callRequests(c *call) []iamRequest {
 			}
 		}
 	}
+	if c.service == "ec2" && c.op == "CreateLaunchTemplate" && len(treeList(c.form, "TagSpecification")) > 0 {
+		// Tags on create: "If tags are specified in the resource-creating action, AWS performs
+		// additional authorization" on the tagging action, with the CreateAction condition key (read in
+		// the ECS and ELB guides' "Grant permission to tag resources on creation", docs.aws.amazon.com,
+		// 2026-11-28; the EC2 User Guide's page of that name, not in the stored copies, describes the
+		// same for ec2:CreateTags and ec2:CreateAction).
+		return []iamRequest{first, {action: "ec2:CreateTags", resource: first.resource, context: map[string]string{"ec2:CreateAction": c.op}}}
+	}
 	if len(arns) == 0 {
 		return []iamRequest{first}
 	}

@@ -143,3 +143,34 @@ func TestIAM_TaggingCallAuthorizedOnEachResource(t *testing.T) {
 		t.Fatalf("denied %s", got)
 	}
 }
+
+// Tags on create need ec2:CreateTags beside ec2:CreateLaunchTemplate: a launch template with tags is
+// refused naming ec2:CreateTags, one without tags is not, and a CreateTags allowed only with
+// ec2:CreateAction = CreateLaunchTemplate is enough.
+func TestIAM_TagsOnCreateNeedCreateTags(t *testing.T) {
+	sim := newSim(t)
+	e := ec2.NewFromConfig(signedAs(iamKey), func(o *ec2.Options) { o.BaseEndpoint = aws.String(sim.Endpoints().EC2) })
+	tags := []ec2types.Tag{{Key: aws.String("Project"), Value: aws.String("llm")}}
+	data := &ec2types.RequestLaunchTemplateData{InstanceType: ec2types.InstanceTypeG5Xlarge}
+	create := `{"Effect": "Allow", "Action": "ec2:CreateLaunchTemplate", "Resource": "*"}`
+	if err := sim.SetIAM(&IAMIdentity{AccessKeyID: iamKey, Policy: `{"Version": "2012-10-17", "Statement": [` + create + `]}`}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.CreateLaunchTemplate(ctxT(t), &ec2.CreateLaunchTemplateInput{LaunchTemplateName: aws.String("gpu-lt"), LaunchTemplateData: data,
+		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: tags}}})
+	wantAPIError(t, err, "UnauthorizedOperation", "ec2:CreateTags on resource: arn:aws:ec2:us-east-1:123456789012:launch-template/*")
+	if _, err := e.CreateLaunchTemplate(ctxT(t), &ec2.CreateLaunchTemplateInput{LaunchTemplateName: aws.String("gpu-lt"), LaunchTemplateData: data}); err != nil {
+		t.Fatalf("a launch template without tags: %v", err)
+	}
+	withCreateAction := `{"Effect": "Allow", "Action": "ec2:CreateTags", "Resource": "*", "Condition": {"StringEquals": {"ec2:CreateAction": "CreateLaunchTemplate"}}}`
+	if err := sim.SetIAM(&IAMIdentity{AccessKeyID: iamKey, Policy: `{"Version": "2012-10-17", "Statement": [` + create + `, ` + withCreateAction + `]}`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateLaunchTemplate(ctxT(t), &ec2.CreateLaunchTemplateInput{LaunchTemplateName: aws.String("gpu-lt-2"), LaunchTemplateData: data,
+		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: tags}}}); err != nil {
+		t.Fatalf("tags on create, allowed by ec2:CreateAction: %v", err)
+	}
+	if got := strings.Join(sim.DeniedActions(), " "); got != "ec2:CreateTags" {
+		t.Fatalf("denied %s", got)
+	}
+}

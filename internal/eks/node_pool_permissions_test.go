@@ -151,14 +151,23 @@ func TestAccEKSNodePool_permissionsGuidePolicy(t *testing.T) {
 
 // One action missing from the guide's policy fails the apply with the error AWS gives, which names
 // the action: here iam:CreateServiceLinkedRole, in an account that never had a managed node group
-// (the first CreateNodegroup), and autoscaling:CreateOrUpdateTags, on a tag change; and ec2:CreateTags
-// narrowed to instances, which a tag change needs on volumes too.
+// (the first CreateNodegroup), ec2:CreateTags, which EC2 requires for a launch template created with
+// tags, and autoscaling:CreateOrUpdateTags, on a tag change; and ec2:CreateTags narrowed to instances,
+// which a tag change needs on volumes too.
 func TestAccEKSNodePool_permissionsMissingAction(t *testing.T) {
 	t.Run("iam:CreateServiceLinkedRole", func(t *testing.T) {
 		sim := underPolicy(t, without(t, guidePolicy(t), "iam:CreateServiceLinkedRole"))
 		resource.Test(t, poolTest(t, sim, resource.TestStep{
 			Config:      permissionsPool(sim, 1, ""),
 			ExpectError: acctest.ExpectErrorParts("creating EKS node group", "train-od", "AccessDeniedException", "not authorized to perform: iam:CreateServiceLinkedRole", "AWSServiceRoleForAmazonEKSNodegroup"),
+		}))
+	})
+	// EC2 authorizes tags on create as ec2:CreateTags: without it, the first launch template fails.
+	t.Run("ec2:CreateTags", func(t *testing.T) {
+		sim := underPolicy(t, without(t, guidePolicy(t), "ec2:CreateTags"))
+		resource.Test(t, poolTest(t, sim, resource.TestStep{
+			Config:      permissionsPool(sim, 1, ""),
+			ExpectError: acctest.ExpectErrorParts("creating launch template", "train-od", "UnauthorizedOperation", "not authorized to perform: ec2:CreateTags on resource: arn:aws:ec2:", ":launch-template/"),
 		}))
 	})
 	t.Run("autoscaling:CreateOrUpdateTags", func(t *testing.T) {
