@@ -152,7 +152,10 @@
 // message names the action. CreateNodegroup also needs iam:PassRole on the node role, ec2:RunInstances
 // and ec2:CreateTags with a launch template (as UpdateNodegroupVersion does), and, in a fresh account
 // (IAMIdentity.FreshAccount), iam:CreateServiceLinkedRole for the node group service-linked role
-// (iam.go). Calls signed with another key are not checked.
+// (iam.go). A tagging call (EC2 CreateTags and DeleteTags, Auto Scaling CreateOrUpdateTags and
+// DeleteTags) is authorized on each resource it names, and a CreateLaunchTemplate with tags also needs
+// ec2:CreateTags (condition key ec2:CreateAction). Calls signed with another key are not checked.
+// The command takes the policy from a file (-aws-policy, -aws-access-key, -aws-fresh-account).
 //
 // # Faults
 //

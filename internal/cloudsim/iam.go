@@ -182,22 +182,76 @@ func callRequest(c *call) iamRequest {
 			r.resource = clusterARN(c.region, cluster)
 		}
 	case "ec2":
-		switch id := firstNonEmpty(treeString(c.form, "LaunchTemplateId"), treeString(c.form, "ResourceId.1")); {
-		case strings.HasPrefix(id, "lt-"):
-			r.resource = fmt.Sprintf("arn:aws:ec2:%s:%s:launch-template/%s", c.region, AccountID, id)
-		case strings.HasPrefix(id, "i-"):
-			r.resource = fmt.Sprintf("arn:aws:ec2:%s:%s:instance/%s", c.region, AccountID, id)
-		case strings.HasPrefix(id, "vol-"):
-			r.resource = fmt.Sprintf("arn:aws:ec2:%s:%s:volume/%s", c.region, AccountID, id)
-		case strings.HasPrefix(c.op, "Create") || strings.HasPrefix(c.op, "Modify") || strings.HasPrefix(c.op, "Delete"):
+		if arn := ec2ResourceARN(c.region, firstNonEmpty(treeString(c.form, "LaunchTemplateId"), treeString(c.form, "ResourceId.1"))); arn != "" {
+			r.resource = arn
+		} else if strings.HasPrefix(c.op, "Create") || strings.HasPrefix(c.op, "Modify") || strings.HasPrefix(c.op, "Delete") {
 			r.resource = fmt.Sprintf("arn:aws:ec2:%s:%s:launch-template/*", c.region, AccountID)
 		}
 	case "autoscaling":
 		if name := autoscalingResource(c.form); name != "" && !strings.HasPrefix(c.op, "Describe") {
-			r.resource = fmt.Sprintf("arn:aws:autoscaling:%s:%s:autoScalingGroup:*:autoScalingGroupName/%s", c.region, AccountID, name)
+			r.resource = autoScalingGroupARN(c.region, name)
 		}
 	}
 	return r
+}
+
+// callRequests are the requests IAM authorizes for a call: one per resource it names. A tagging call
+// names several (EC2 CreateTags and DeleteTags take up to 1000 ResourceId.N, instances and volumes
+// alike; Auto Scaling CreateOrUpdateTags and DeleteTags a ResourceId per tag), and each is authorized
+// on its own ARN, so that a policy scoped to one resource type (as kubernetes-sigs/aws-ebs-csi-driver
+// docs/example-iam-policy.json scopes ec2:CreateTags to volume/*) refuses a call that also names
+// another. That IAM checks every resource of one request, not the first, is the stricter reading; the
+// Service Authorization Reference lists each of these types as a resource of the action.
+func callRequests(c *call) []iamRequest {
+	first := callRequest(c)
+	var arns []string
+	switch {
+	case c.service == "ec2" && (c.op == "CreateTags" || c.op == "DeleteTags"):
+		for _, id := range treeStrings(c.form, "ResourceId") {
+			if arn := ec2ResourceARN(c.region, id); arn != "" {
+				arns = append(arns, arn)
+			}
+		}
+	case c.service == "autoscaling" && (c.op == "CreateOrUpdateTags" || c.op == "DeleteTags"):
+		for _, t := range treeList(c.form, "Tags.member") {
+			if m, ok := t.(map[string]any); ok {
+				if name, _ := m["ResourceId"].(string); name != "" {
+					arns = append(arns, autoScalingGroupARN(c.region, name))
+				}
+			}
+		}
+	}
+	if c.service == "ec2" && c.op == "CreateLaunchTemplate" && len(treeList(c.form, "TagSpecification")) > 0 {
+		// Tags on create: "If tags are specified in the resource-creating action, AWS performs
+		// additional authorization" on the tagging action, with the CreateAction condition key (read in
+		// the ECS and ELB guides' "Grant permission to tag resources on creation", docs.aws.amazon.com,
+		// 2026-11-28; the EC2 User Guide's page of that name, not in the stored copies, describes the
+		// same for ec2:CreateTags and ec2:CreateAction).
+		return []iamRequest{first, {action: "ec2:CreateTags", resource: first.resource, context: map[string]string{"ec2:CreateAction": c.op}}}
+	}
+	if len(arns) == 0 {
+		return []iamRequest{first}
+	}
+	reqs := make([]iamRequest, 0, len(arns))
+	for _, arn := range slices.Compact(arns) {
+		reqs = append(reqs, iamRequest{action: first.action, resource: arn})
+	}
+	return reqs
+}
+
+// ec2ResourceARN is the ARN of a launch template, instance or volume id; "" for another id.
+func ec2ResourceARN(region, id string) string {
+	for prefix, typ := range map[string]string{"lt-": "launch-template", "i-": "instance", "vol-": "volume"} {
+		if strings.HasPrefix(id, prefix) {
+			return fmt.Sprintf("arn:aws:ec2:%s:%s:%s/%s", region, AccountID, typ, id)
+		}
+	}
+	return ""
+}
+
+// autoScalingGroupARN is an Auto Scaling group's ARN, its id left as a wildcard.
+func autoScalingGroupARN(region, name string) string {
+	return fmt.Sprintf("arn:aws:autoscaling:%s:%s:autoScalingGroup:*:autoScalingGroupName/%s", region, AccountID, name)
 }
 
 // iamPolicy is a parsed identity-based policy.

@@ -7,7 +7,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
+	astypes "github.com/aws/aws-sdk-go-v2/service/autoscaling/types"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 )
 
@@ -103,5 +105,72 @@ func TestIAM_UnevaluablePolicyRefused(t *testing.T) {
 		if err := sim.SetIAM(&IAMIdentity{AccessKeyID: iamKey, Policy: doc}); err == nil {
 			t.Errorf("policy taken: %s", doc)
 		}
+	}
+}
+
+// A tagging call is authorized on every resource it names, not on the first: ec2:CreateTags scoped
+// to instances refuses a call that also tags a volume, naming the volume, and
+// autoscaling:CreateOrUpdateTags scoped to one group refuses a call that also tags another.
+func TestIAM_TaggingCallAuthorizedOnEachResource(t *testing.T) {
+	sim := newSim(t, func(o *Options) {
+		o.IAM = &IAMIdentity{AccessKeyID: iamKey, Policy: `{
+  "Version": "2012-10-17",
+  "Statement": [
+    {"Effect": "Allow", "Action": ["ec2:CreateTags", "ec2:DeleteTags"], "Resource": "arn:aws:ec2:*:*:instance/*"},
+    {"Effect": "Allow", "Action": "autoscaling:CreateOrUpdateTags", "Resource": "arn:aws:autoscaling:*:*:autoScalingGroup:*:autoScalingGroupName/eks-train-*"}
+  ]
+}`}
+	})
+	cfg := signedAs(iamKey)
+	e := ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(sim.Endpoints().EC2) })
+	as := autoscaling.NewFromConfig(cfg, func(o *autoscaling.Options) { o.BaseEndpoint = aws.String(sim.Endpoints().AutoScaling) })
+	tags := []ec2types.Tag{{Key: aws.String("Project"), Value: aws.String("llm")}}
+	_, err := e.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{"i-0123456789abcdef0", "vol-0123456789abcdef0"}, Tags: tags})
+	wantAPIError(t, err, "UnauthorizedOperation", "ec2:CreateTags on resource: arn:aws:ec2:us-east-1:123456789012:volume/vol-0123456789abcdef0")
+	_, err = e.DeleteTags(ctxT(t), &ec2.DeleteTagsInput{Resources: []string{"i-0123456789abcdef0", "vol-0123456789abcdef0"}, Tags: tags})
+	wantAPIError(t, err, "UnauthorizedOperation", "ec2:DeleteTags on resource: arn:aws:ec2:us-east-1:123456789012:volume/vol-0123456789abcdef0")
+	// The instance alone passes the check (and is then not found).
+	_, err = e.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{"i-0123456789abcdef0"}, Tags: tags})
+	if code := apiErrorCode(err); code == "UnauthorizedOperation" {
+		t.Fatalf("tagging an instance the policy allows: %v", err)
+	}
+	tag := func(group string) astypes.Tag {
+		return astypes.Tag{ResourceId: aws.String(group), ResourceType: aws.String("auto-scaling-group"), Key: aws.String("Project"), Value: aws.String("llm"), PropagateAtLaunch: aws.Bool(true)}
+	}
+	_, err = as.CreateOrUpdateTags(ctxT(t), &autoscaling.CreateOrUpdateTagsInput{Tags: []astypes.Tag{tag("eks-train-od-1"), tag("eks-other-2")}})
+	wantAPIError(t, err, "AccessDenied", "autoscaling:CreateOrUpdateTags on resource: arn:aws:autoscaling:us-east-1:123456789012:autoScalingGroup:*:autoScalingGroupName/eks-other-2")
+	if got := strings.Join(sim.DeniedActions(), " "); got != "ec2:CreateTags ec2:DeleteTags autoscaling:CreateOrUpdateTags" {
+		t.Fatalf("denied %s", got)
+	}
+}
+
+// Tags on create need ec2:CreateTags beside ec2:CreateLaunchTemplate: a launch template with tags is
+// refused naming ec2:CreateTags, one without tags is not, and a CreateTags allowed only with
+// ec2:CreateAction = CreateLaunchTemplate is enough.
+func TestIAM_TagsOnCreateNeedCreateTags(t *testing.T) {
+	sim := newSim(t)
+	e := ec2.NewFromConfig(signedAs(iamKey), func(o *ec2.Options) { o.BaseEndpoint = aws.String(sim.Endpoints().EC2) })
+	tags := []ec2types.Tag{{Key: aws.String("Project"), Value: aws.String("llm")}}
+	data := &ec2types.RequestLaunchTemplateData{InstanceType: ec2types.InstanceTypeG5Xlarge}
+	create := `{"Effect": "Allow", "Action": "ec2:CreateLaunchTemplate", "Resource": "*"}`
+	if err := sim.SetIAM(&IAMIdentity{AccessKeyID: iamKey, Policy: `{"Version": "2012-10-17", "Statement": [` + create + `]}`}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.CreateLaunchTemplate(ctxT(t), &ec2.CreateLaunchTemplateInput{LaunchTemplateName: aws.String("gpu-lt"), LaunchTemplateData: data,
+		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: tags}}})
+	wantAPIError(t, err, "UnauthorizedOperation", "ec2:CreateTags on resource: arn:aws:ec2:us-east-1:123456789012:launch-template/*")
+	if _, err := e.CreateLaunchTemplate(ctxT(t), &ec2.CreateLaunchTemplateInput{LaunchTemplateName: aws.String("gpu-lt"), LaunchTemplateData: data}); err != nil {
+		t.Fatalf("a launch template without tags: %v", err)
+	}
+	withCreateAction := `{"Effect": "Allow", "Action": "ec2:CreateTags", "Resource": "*", "Condition": {"StringEquals": {"ec2:CreateAction": "CreateLaunchTemplate"}}}`
+	if err := sim.SetIAM(&IAMIdentity{AccessKeyID: iamKey, Policy: `{"Version": "2012-10-17", "Statement": [` + create + `, ` + withCreateAction + `]}`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateLaunchTemplate(ctxT(t), &ec2.CreateLaunchTemplateInput{LaunchTemplateName: aws.String("gpu-lt-2"), LaunchTemplateData: data,
+		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: tags}}}); err != nil {
+		t.Fatalf("tags on create, allowed by ec2:CreateAction: %v", err)
+	}
+	if got := strings.Join(sim.DeniedActions(), " "); got != "ec2:CreateTags" {
+		t.Fatalf("denied %s", got)
 	}
 }

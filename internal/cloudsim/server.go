@@ -263,7 +263,7 @@ type awsHandler func(s *Sim, c *call) ([]byte, *apiError)
 // the call), then the handler under the lock, then the request log.
 func (s *Sim) invokeAWS(ctx context.Context, c *call, resource string, params map[string]any, mutating bool, h awsHandler) ([]byte, *apiError) {
 	start := time.Now()
-	if aerr := s.authorize(c, callRequest(c)); aerr != nil {
+	if aerr := s.authorize(c, callRequests(c)...); aerr != nil {
 		s.log.add(Request{Service: c.service, Operation: c.op, Region: c.region, Params: params, Time: start, Error: aerr.code})
 		return nil, aerr
 	}

@@ -62,6 +62,24 @@ func without(t *testing.T, policy, action string) string {
 	return string(out)
 }
 
+// scoped is a policy whose actions are allowed on resources only, in a statement of their own.
+func scoped(t *testing.T, policy string, resources []string, actions ...string) string {
+	t.Helper()
+	for _, a := range actions {
+		policy = without(t, policy, a)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(policy), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["Statement"] = append(doc["Statement"].([]any), map[string]any{"Effect": "Allow", "Action": actions, "Resource": resources})
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
 // underPolicy starts cloudsim for a fresh account (no EKS node group service-linked role yet) whose
 // terraform identity has policy.
 func underPolicy(t *testing.T, policy string) *cloudsim.Sim {
@@ -133,13 +151,23 @@ func TestAccEKSNodePool_permissionsGuidePolicy(t *testing.T) {
 
 // One action missing from the guide's policy fails the apply with the error AWS gives, which names
 // the action: here iam:CreateServiceLinkedRole, in an account that never had a managed node group
-// (the first CreateNodegroup), and autoscaling:CreateOrUpdateTags, on a tag change.
+// (the first CreateNodegroup), ec2:CreateTags, which EC2 requires for a launch template created with
+// tags, and autoscaling:CreateOrUpdateTags, on a tag change; and ec2:CreateTags narrowed to instances,
+// which a tag change needs on volumes too.
 func TestAccEKSNodePool_permissionsMissingAction(t *testing.T) {
 	t.Run("iam:CreateServiceLinkedRole", func(t *testing.T) {
 		sim := underPolicy(t, without(t, guidePolicy(t), "iam:CreateServiceLinkedRole"))
 		resource.Test(t, poolTest(t, sim, resource.TestStep{
 			Config:      permissionsPool(sim, 1, ""),
 			ExpectError: acctest.ExpectErrorParts("creating EKS node group", "train-od", "AccessDeniedException", "not authorized to perform: iam:CreateServiceLinkedRole", "AWSServiceRoleForAmazonEKSNodegroup"),
+		}))
+	})
+	// EC2 authorizes tags on create as ec2:CreateTags: without it, the first launch template fails.
+	t.Run("ec2:CreateTags", func(t *testing.T) {
+		sim := underPolicy(t, without(t, guidePolicy(t), "ec2:CreateTags"))
+		resource.Test(t, poolTest(t, sim, resource.TestStep{
+			Config:      permissionsPool(sim, 1, ""),
+			ExpectError: acctest.ExpectErrorParts("creating launch template", "train-od", "UnauthorizedOperation", "not authorized to perform: ec2:CreateTags on resource: arn:aws:ec2:", ":launch-template/"),
 		}))
 	})
 	t.Run("autoscaling:CreateOrUpdateTags", func(t *testing.T) {
@@ -149,6 +177,20 @@ func TestAccEKSNodePool_permissionsMissingAction(t *testing.T) {
 			resource.TestStep{
 				Config:      permissionsPool(sim, 1, "  tags = { Project = \"llm\" }\n"),
 				ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-od", "autoscaling:CreateOrUpdateTags", "AccessDenied", "not authorized to perform: autoscaling:CreateOrUpdateTags"),
+			},
+		))
+	})
+	// The guide's narrowing by resource type: the Auto Scaling tag actions on the groups named eks-*
+	// are enough (the group is tagged first), but ec2:CreateTags without volume/* fails the retag of a
+	// tag change, which names the running instances and their volumes in one call, naming a volume.
+	t.Run("ec2:CreateTags on volumes", func(t *testing.T) {
+		policy := scoped(t, guidePolicy(t), []string{"arn:aws:autoscaling:*:*:autoScalingGroup:*:autoScalingGroupName/eks-*"}, "autoscaling:CreateOrUpdateTags", "autoscaling:DeleteTags")
+		sim := underPolicy(t, scoped(t, policy, []string{"arn:aws:ec2:*:*:launch-template/*", "arn:aws:ec2:*:*:instance/*"}, "ec2:CreateTags", "ec2:DeleteTags"))
+		resource.Test(t, poolTest(t, sim,
+			resource.TestStep{Config: permissionsPool(sim, 1, "  tags = { Project = \"vision\" }\n")},
+			resource.TestStep{
+				Config:      permissionsPool(sim, 1, "  tags = { Project = \"llm\" }\n"),
+				ExpectError: acctest.ExpectErrorParts("updating EKS node group", "train-od", "tagging instances and volumes", "UnauthorizedOperation", "not authorized to perform: ec2:CreateTags on resource: arn:aws:ec2:", ":volume/vol-"),
 			},
 		))
 	})

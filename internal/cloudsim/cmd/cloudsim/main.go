@@ -49,6 +49,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	delay := fs.Duration("delay", 2*time.Second, "how long transitional statuses (CREATING, UPDATING, ...) last")
 	envFile := fs.String("env-file", "", "also write the endpoint lines to this file")
 	permissions := fs.String("gcp-permissions", "", "comma-separated IAM permissions the GKE and Compute Engine caller holds (a custom role's); calls they do not authorise are refused. Empty: every call is allowed")
+	awsPolicy := fs.String("aws-policy", "", "IAM policy document (JSON file) of the AWS identity whose EKS, EC2 and Auto Scaling calls are checked: calls it does not allow are refused as AWS refuses them. Empty: every call is allowed")
+	awsKey := fs.String("aws-access-key", "offline", "with -aws-policy: the access key that identity signs with; calls signed with another key are not checked")
+	freshAccount := fs.Bool("aws-fresh-account", false, "with -aws-policy: the account has no EKS node group service-linked role yet, so the first CreateNodegroup also needs iam:CreateServiceLinkedRole")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,6 +62,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logf: log.New(stderr, "cloudsim: ", log.LstdFlags).Printf}
 	if *permissions != "" {
 		opts.GCPPermissions = strings.Split(*permissions, ",")
+	}
+	if *awsPolicy != "" {
+		doc, err := os.ReadFile(*awsPolicy)
+		if err != nil {
+			return err
+		}
+		opts.IAM = &cloudsim.IAMIdentity{AccessKeyID: *awsKey, Policy: string(doc), FreshAccount: *freshAccount}
 	}
 	if *seedPath != "" {
 		seed, err := cloudsim.LoadSeed(*seedPath)

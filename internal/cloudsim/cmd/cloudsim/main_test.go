@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
@@ -143,6 +144,53 @@ func TestRun_BadArguments(t *testing.T) {
 		if err := run(context.Background(), args, &out, &errb); err == nil {
 			t.Errorf("run(%v) succeeded", args)
 		}
+	}
+}
+
+// -aws-policy checks the calls signed with -aws-access-key (default offline, the key the guide
+// exports) against a policy file: an allowed call answers, another is refused with AWS's error naming
+// the action, and a policy cloudsim cannot evaluate stops the command.
+func TestRun_awsPolicy(t *testing.T) {
+	dir := t.TempDir()
+	policy, envFile := filepath.Join(dir, "policy.json"), filepath.Join(dir, "cloudsim.env")
+	doc := `{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "eks:DescribeCluster", "Resource": "*"}]}`
+	if err := os.WriteFile(policy, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	if err := run(context.Background(), []string{"-seed", seed, "-aws-policy", filepath.Join(dir, "missing.json")}, &stdout, &stderr); err == nil {
+		t.Fatal("a missing policy file was ignored")
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*", "Principal": "*"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), []string{"-seed", seed, "-aws-policy", bad}, &stdout, &stderr); err == nil {
+		t.Fatal("a policy cloudsim cannot evaluate was taken")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-seed", seed, "-env-file", envFile, "-delay", "10ms", "-aws-policy", policy}, &stdout, &stderr)
+	}()
+	var env []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && len(env) == 0; time.Sleep(10 * time.Millisecond) {
+		env, _ = os.ReadFile(envFile)
+	}
+	ep := parseEnv(string(env))
+	cfg := cloudsim.AWSConfig("us-east-1", 0)
+	cfg.Credentials = aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("offline", "offline", ""))
+	c := eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(ep["EKS_ENDPOINT"]) })
+	if _, err := c.DescribeCluster(context.Background(), &eks.DescribeClusterInput{Name: aws.String("ml")}); err != nil {
+		t.Errorf("an allowed call: %v", err)
+	}
+	_, err := c.ListNodegroups(context.Background(), &eks.ListNodegroupsInput{ClusterName: aws.String("ml")})
+	if err == nil || !strings.Contains(err.Error(), "AccessDeniedException") || !strings.Contains(err.Error(), "not authorized to perform: eks:ListNodegroups") {
+		t.Errorf("a call the policy does not allow: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 
