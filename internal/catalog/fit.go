@@ -31,7 +31,8 @@ import (
 //   - host memory: the node's memory holds the weights of every replica it runs (they pass
 //     through host memory when a model loads) plus HostMemoryReserveGiB for the OS, kubelet and
 //     system daemons. The weights are the model's when the recommendation knows the model, else
-//     the need / InferenceOverhead (HostGiBFor: the inference estimate read backwards);
+//     the need / InferenceOverhead (HostGiBFor: the inference estimate read backwards), less the
+//     KV cache the need includes (FitDemand.KVCacheGiB: it lives in GPU memory only, kvcache.go);
 //   - vCPUs: VCPUsPerReplica per replica the node runs, the core that feeds its GPU(s).
 //
 // A pool of N replicas then needs ceil(N / replicas per node) nodes; production inference with two
@@ -92,7 +93,8 @@ const (
 // FitDemand is what one replica needs and how many run.
 type FitDemand struct {
 	NeedGiB         float64 // GPU memory one replica needs in all (over all its GPUs)
-	HostGiB         float64 // host memory one replica needs; 0: NeedGiB / InferenceOverhead (its weights)
+	HostGiB         float64 // host memory one replica needs; 0: (NeedGiB − KVCacheGiB) / InferenceOverhead (its weights)
+	KVCacheGiB      float64 // of NeedGiB, the KV cache: GPU memory only, never in host memory
 	Precision       string  // "" when unknown: not checked
 	Kind            string  // training | inference | development | batch
 	Environment     string
@@ -249,7 +251,7 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 	}
 	host := d.HostGiB
 	if host == 0 {
-		host = HostGiBFor(d.NeedGiB)
+		host = HostGiBFor(max(d.NeedGiB-d.KVCacheGiB, 0))
 	}
 	reserve := HostMemoryReserveGiB(s.Cloud, s.NodeMemoryGiB)
 	f.HostNeedGiB = roundUp2(float64(onNode)*host + reserve)

@@ -28,6 +28,8 @@ func dataSourceAttribute(a rschema.Attribute) dschema.Attribute {
 		return dschema.Int64Attribute{MarkdownDescription: a.MarkdownDescription, Required: a.Required, Optional: a.Optional, Computed: a.Computed, Validators: a.Validators}
 	case rschema.Float64Attribute:
 		return dschema.Float64Attribute{MarkdownDescription: a.MarkdownDescription, Required: a.Required, Optional: a.Optional, Computed: a.Computed, Validators: a.Validators}
+	case rschema.NumberAttribute: // the pools' cost estimates (poolschema)
+		return dschema.NumberAttribute{MarkdownDescription: a.MarkdownDescription, Required: a.Required, Optional: a.Optional, Computed: a.Computed, Validators: a.Validators}
 	case rschema.BoolAttribute:
 		return dschema.BoolAttribute{MarkdownDescription: a.MarkdownDescription, Required: a.Required, Optional: a.Optional, Computed: a.Computed, Validators: a.Validators}
 	case rschema.MapAttribute:

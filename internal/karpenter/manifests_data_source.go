@@ -195,6 +195,8 @@ func dataSourceAttribute(a rsschema.Attribute, output bool) dsschema.Attribute {
 		return dsschema.Int64Attribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
 	case rsschema.Float64Attribute:
 		return dsschema.Float64Attribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
+	case rsschema.NumberAttribute: // the pools' cost estimates (poolschema)
+		return dsschema.NumberAttribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
 	case rsschema.BoolAttribute:
 		return dsschema.BoolAttribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
 	case rsschema.ListAttribute:

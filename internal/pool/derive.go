@@ -26,6 +26,7 @@ const (
 	LabelPrecision      = "gpufleet.io/precision"
 	LabelGPUsPerReplica = "gpufleet.io/gpus-per-replica"
 	LabelReplicas       = "gpufleet.io/replicas"
+	LabelKVCache        = "gpufleet.io/kv-cache-gib"
 	LabelCapacityType   = "gpufleet.io/capacity-type"
 	LabelMIGConfig      = "nvidia.com/mig.config"
 	LabelDevicePlugin   = "nvidia.com/device-plugin.config"
@@ -158,6 +159,9 @@ func deriveLabels(s Spec) map[string]string {
 	}
 	if s.Workload.Replicas != 0 {
 		labels[LabelReplicas] = strconv.Itoa(s.Workload.Replicas)
+	}
+	if s.Workload.KVCacheGiB != 0 {
+		labels[LabelKVCache] = strconv.FormatFloat(s.Workload.KVCacheGiB, 'f', -1, 64)
 	}
 	if s.GPU.MIG != nil && s.Cloud == catalog.AWS {
 		// GKE partitions through gpu_partition_size; on EKS the GPU Operator's MIG manager reads this label.

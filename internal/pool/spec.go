@@ -95,6 +95,9 @@ type Workload struct {
 	Precision      string // weights and compute: fp32, fp16, bf16, fp8, int8, int4
 	GPUsPerReplica int    // GPUs of one replica, on one node
 	Replicas       int    // replicas the pool holds at once
+	// KVCacheGiB is the share of GPUMemoryGiB that is the serving engine's KV cache: GPU memory
+	// only, so the fit's host-memory estimate leaves it out (catalog/kvcache.go).
+	KVCacheGiB float64
 }
 
 type GPU struct {

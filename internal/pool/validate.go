@@ -129,6 +129,13 @@ func (v *validator) workload() {
 	if p := P("workload", "replicas"); v.known(p) && w.Replicas < 0 {
 		v.add(p, "Invalid replicas", "%d: a pool holds 1 or more replicas.", w.Replicas)
 	}
+	switch p := P("workload", "kv_cache_gib"); {
+	case !v.known(p) || w.KVCacheGiB == 0:
+	case w.KVCacheGiB < 0:
+		v.add(p, "Invalid KV cache", "%g GiB: the KV cache of one replica is 0 GiB or more.", w.KVCacheGiB)
+	case v.known(P("workload", "gpu_memory_gib")) && w.GPUMemoryGiB > 0 && w.KVCacheGiB >= w.GPUMemoryGiB:
+		v.add(p, "Invalid KV cache", "%g GiB is not less than workload.gpu_memory_gib (%g GiB): kv_cache_gib is the share of the replica's GPU memory need that is KV cache, so gpu_memory_gib includes it (weights + overhead + KV cache).", w.KVCacheGiB, w.GPUMemoryGiB)
+	}
 }
 
 // nodeType resolves and checks the instance/machine types; ok is false when they are unknown or bad.

@@ -168,6 +168,13 @@ func Blocks(ctx context.Context) map[string]schema.Block {
 					Optional:   true,
 					Validators: []validator.Int64{int64validator.AtLeast(1)},
 				},
+				"kv_cache_gib": schema.Float64Attribute{
+					MarkdownDescription: "Of `gpu_memory_gib`, the GiB that are the serving engine's KV cache (`gpufleet_recommendation`'s `kv_cache_gib`, from `context_length` × `concurrent_sequences`). " +
+						"The KV cache lives in GPU memory only, so the host-memory check (GF-RS-007) counts `gpu_memory_gib` − this as the weights a node loads. " +
+						"0 or more and less than `gpu_memory_gib`. Written as the node label `gpufleet.io/kv-cache-gib`.",
+					Optional:   true,
+					Validators: []validator.Float64{float64validator.AtLeast(0)},
+				},
 			},
 		},
 		"scaling": schema.SingleNestedBlock{

@@ -57,6 +57,7 @@ type recommendationModel struct {
 	MemoryHeadroom         types.Float64                `tfsdk:"memory_headroom_percent"`
 	GPUModels              []types.String               `tfsdk:"gpu_models"`
 	RequiredGPUMemoryGiB   types.Float64                `tfsdk:"required_gpu_memory_gib"`
+	RequiredKVCacheGiB     types.Float64                `tfsdk:"required_kv_cache_gib"`
 	Observed               *recommendationObservedModel `tfsdk:"observed"`
 	ObservedMonthlyUSD     types.Float64                `tfsdk:"observed_monthly_usd"`
 	ObservedGPUEquivalents types.Float64                `tfsdk:"observed_gpu_equivalents"`
@@ -74,6 +75,10 @@ type recommendationWorkloadModel struct {
 	Method                 types.String  `tfsdk:"method"`
 	TokensPerSecond        types.Float64 `tfsdk:"tokens_per_second"`
 	GPUsPerReplica         types.Int64   `tfsdk:"gpus_per_replica"`
+	Model                  types.String  `tfsdk:"model"`
+	ContextLength          types.Int64   `tfsdk:"context_length"`
+	ConcurrentSequences    types.Int64   `tfsdk:"concurrent_sequences"`
+	KVCacheGiB             types.Float64 `tfsdk:"kv_cache_gib"`
 }
 
 type recommendedPoolModel struct {
@@ -183,7 +188,11 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			},
 			"observed": observedAttribute(),
 			"required_gpu_memory_gib": schema.Float64Attribute{
-				MarkdownDescription: "The GPU memory one replica needs: `observed.memory_used_p99_gib` when `observed` is given, else `workload.gpu_memory_gib` or the estimate from the model. Use it as the pool's `workload.gpu_memory_gib`.",
+				MarkdownDescription: "The GPU memory one replica needs: `observed.memory_used_p99_gib` when `observed` is given, else `workload.gpu_memory_gib` or the estimate from the model, plus the KV cache (`required_kv_cache_gib`). Use it as the pool's `workload.gpu_memory_gib`.",
+				Computed:            true,
+			},
+			"required_kv_cache_gib": schema.Float64Attribute{
+				MarkdownDescription: "Of `required_gpu_memory_gib`, the KV cache of one replica: `workload.kv_cache_gib`, or the estimate from `workload.context_length` × `concurrent_sequences`; 0 without either, and with `observed` (the measured memory holds it). Use it as the pool's `workload.kv_cache_gib`, so that the host-memory check counts only the weights.",
 				Computed:            true,
 			},
 			"aws": schema.SingleNestedAttribute{
@@ -246,6 +255,32 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 							"An answer must meet the rate as well as the memory: slower GPUs, slices and shared GPUs drop out. The estimate is for one stream; batching serves more streams per replica at nearly the same rate each.",
 						Optional:   true,
 						Validators: []validator.Float64{float64validator.AtLeast(0.001)},
+					},
+					"model": schema.StringAttribute{
+						MarkdownDescription: "A model whose attention shape the catalog knows, for the KV-cache estimate: `" + strings.Join(catalog.KVModelNames(), "`, `") + "` (layers, KV heads and head size from each model's published `config.json`). " +
+							"Sets `model_parameters_billion` to the model's when neither it nor `gpu_memory_gib` is given. Needs `precision`.",
+						Optional: true,
+						Validators: []validator.String{oneOfNearest(catalog.KVModelNames()...),
+							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("precision"))},
+					},
+					"context_length": schema.Int64Attribute{
+						MarkdownDescription: "Inference only: tokens of context one sequence holds (prompt + output), for the KV-cache estimate: " +
+							"2 (K and V) × layers × KV heads × head size × 2 bytes (4 for fp32 weights) × `context_length` × `concurrent_sequences`, added to the weights' estimate. " +
+							"The shape is the `model`'s; without `model` it is approximated from `model_parameters_billion` (the Llama 3.1 family's shape, interpolated by size: see the right-sizing guide). At most the model's context window.",
+						Optional: true,
+						Validators: []validator.Int64{int64validator.AtLeast(1),
+							int64validator.ConflictsWith(path.MatchRelative().AtParent().AtName("kv_cache_gib"))},
+					},
+					"concurrent_sequences": schema.Int64Attribute{
+						MarkdownDescription: "Inference only: sequences one replica serves at once (the serving engine's batch, e.g. vLLM's `max_num_seqs` in use); default 1. With `context_length`.",
+						Optional:            true,
+						Validators: []validator.Int64{int64validator.AtLeast(1),
+							int64validator.AlsoRequires(path.MatchRelative().AtParent().AtName("context_length"))},
+					},
+					"kv_cache_gib": schema.Float64Attribute{
+						MarkdownDescription: "Inference only: the KV cache one replica needs, GiB, added to the weights' estimate or `gpu_memory_gib`, when you know it (e.g. from the serving engine's logs) rather than `context_length`.",
+						Optional:            true,
+						Validators:          []validator.Float64{float64validator.AtLeast(0)},
 					},
 					"method": schema.StringAttribute{
 						MarkdownDescription: "Training only: `full` (default), `lora` or `qlora` (precision `int4`).",
@@ -311,7 +346,8 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 // ConfigValidators: the memory need is declared, estimated from the model, or observed.
 func (d *RecommendationDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{datasourcevalidator.AtLeastOneOf(
-		path.MatchRoot("workload").AtName("gpu_memory_gib"), path.MatchRoot("workload").AtName("model_parameters_billion"), path.MatchRoot("observed"))}
+		path.MatchRoot("workload").AtName("gpu_memory_gib"), path.MatchRoot("workload").AtName("model_parameters_billion"),
+		path.MatchRoot("workload").AtName("model"), path.MatchRoot("observed"))}
 }
 
 func (d *RecommendationDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
@@ -343,6 +379,7 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 		return
 	}
 	m.RequiredGPUMemoryGiB = types.Float64Value(answer.NeedGiB)
+	m.RequiredKVCacheGiB = types.Float64Value(answer.KVCacheGiB)
 	m.AWS, m.GCP = nil, nil
 	for cloud, res := range answer.Results {
 		if res.Best == nil {
@@ -377,6 +414,11 @@ func (m recommendationModel) request() recommend.Request {
 			Method:            w.Method.ValueString(),
 			TokensPerSecond:   w.TokensPerSecond.ValueFloat64(),
 			GPUsPerReplica:    int(w.GPUsPerReplica.ValueInt64()),
+
+			Model:               w.Model.ValueString(),
+			ContextLength:       int(w.ContextLength.ValueInt64()),
+			ConcurrentSequences: int(w.ConcurrentSequences.ValueInt64()),
+			KVCacheGiB:          w.KVCacheGiB.ValueFloat64(),
 		},
 		Replicas:      int(m.Replicas.ValueInt64()),
 		Client:        m.Client.ValueString(),

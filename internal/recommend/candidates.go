@@ -43,6 +43,7 @@ func (o Option) Label() string {
 // demand is one replica's memory: on the GPU, and its weights in host memory (0: the fit's estimate).
 type demand struct {
 	need, host float64
+	kv         float64 // of need, the KV cache: in GPU memory only
 }
 
 // shape is one way to use a node type: whole GPUs, one MIG profile, or shared GPUs.
@@ -61,7 +62,7 @@ func shapes(n catalog.NodeType, d demand, w Workload, replicas int, headroom flo
 	// Time-slicing gives replicas no isolation: never in production (GF-ISO-003).
 	if w.Environment != pool.EnvProduction && w.GPUsPerReplica <= 1 {
 		for per := min(int(g.MemoryGiB*(100-headroom)/100/d.need), maxSharingPerGPU, replicas); per >= 2; per-- {
-			if s := catalog.SharedGPUs(n, per); catalog.FitWorkload(s, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Kind: w.Kind, HeadroomPercent: headroom}).Fits() {
+			if s := catalog.SharedGPUs(n, per); catalog.FitWorkload(s, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, KVCacheGiB: d.kv, Kind: w.Kind, HeadroomPercent: headroom}).Fits() {
 				out = append(out, shape{fit: s, sharing: per, memory: g.MemoryGiB})
 				break
 			}
@@ -100,7 +101,7 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			continue
 		}
 		for _, sh := range shapes(n, d, w, req.maxSharing(req.Replicas), headroom) {
-			f := req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Precision: w.Precision, Kind: w.Kind,
+			f := req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, KVCacheGiB: d.kv, Precision: w.Precision, Kind: w.Kind,
 				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom}))
 			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
 			nodes, zones := f.Nodes, 1
@@ -122,7 +123,7 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			}
 			for _, region := range regions {
 				o.Region = region
-				o.Spec = candidateSpec(o, w, client, d.need, minSize, req.Replicas)
+				o.Spec = candidateSpec(o, w, client, d, minSize, req.Replicas)
 				if c, ok := price(o, env, req.HoursPerMonth); ok {
 					out = append(out, c)
 				}
@@ -153,15 +154,15 @@ func cheapestRegion(o Option, f catalog.Fit, regions []string) (exclusion, bool)
 	return best, found
 }
 
-func candidateSpec(o Option, w Workload, client string, need float64, minSize, replicas int) pool.Spec {
+func candidateSpec(o Option, w Workload, client string, d demand, minSize, replicas int) pool.Spec {
 	s := pool.Spec{
 		Cloud:        o.Cloud,
 		ResourceType: ResourceTypes[o.Cloud],
 		Name:         candidatePoolName,
 		Region:       o.Region,
 		Client:       client,
-		Workload: pool.Workload{Kind: w.Kind, Environment: w.Environment, GPUMemoryGiB: need, Interruptible: w.Interruptible,
-			Precision: w.Precision, GPUsPerReplica: o.GPUsPerReplica, Replicas: replicas},
+		Workload: pool.Workload{Kind: w.Kind, Environment: w.Environment, GPUMemoryGiB: d.need, Interruptible: w.Interruptible,
+			Precision: w.Precision, GPUsPerReplica: o.GPUsPerReplica, Replicas: replicas, KVCacheGiB: d.kv},
 		Scaling:  pool.Sizes{Min: min(minSize, o.Nodes), Max: o.Nodes, Desired: o.Nodes},
 		Capacity: pool.Capacity{SpotPercentage: o.SpotPercentage, OnDemandBase: o.OnDemandBase},
 	}

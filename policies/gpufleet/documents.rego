@@ -182,6 +182,7 @@ ours(rc, cloud) := {
 		"precision": object.get(a, ["workload", "precision"], null),
 		"gpus_per_replica": object.get(a, ["workload", "gpus_per_replica"], null),
 		"replicas": object.get(a, ["workload", "replicas"], null),
+		"kv_cache_gib": object.get(a, ["workload", "kv_cache_gib"], null),
 	},
 	"gpu": {
 		"model": model,
@@ -283,7 +284,7 @@ convention_client(labels, tags) := c if {
 # GF-DATA-004), and all null while the labels are unknown (null).
 convention_workload(null) := {
 	"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null,
-	"precision": null, "gpus_per_replica": null, "replicas": null,
+	"precision": null, "gpus_per_replica": null, "replicas": null, "kv_cache_gib": null,
 }
 
 convention_workload(l) := {
@@ -294,6 +295,7 @@ convention_workload(l) := {
 	"precision": _label(l, lib.label_precision),
 	"gpus_per_replica": _label(l, lib.label_gpus_per_replica),
 	"replicas": _label(l, lib.label_replicas),
+	"kv_cache_gib": _label(l, lib.label_kv_cache),
 } if {
 	is_object(l) # null is the definition above
 }
@@ -307,6 +309,7 @@ _label(l, key) := v if {
 convention_keys := [
 	lib.label_workload, lib.label_environment, lib.label_gpu_memory, lib.label_interruptible, lib.label_precision,
 	lib.label_model_parameters, lib.label_training_method, lib.label_gpus_per_replica, lib.label_replicas,
+	lib.label_kv_cache,
 ]
 
 # A convention label's value as the rules read it, or undefined when it is not one the bundle can
@@ -344,6 +347,8 @@ label_value("gpufleet.io/replicas", v) := n if {
 	n != null
 }
 
+label_value("gpufleet.io/kv-cache-gib", v) := lib.memory_gib(v)
+
 _workloads := {"training": "training", "inference": "inference", "development": "development", "batch": "batch"}
 
 _environments := {"production": "production", "staging": "staging", "development": "development"}
@@ -375,6 +380,7 @@ convention_forms := {
 	lib.label_training_method: ["memory estimate (its training method)", "full, lora or qlora, in any case", "one of those"],
 	lib.label_gpus_per_replica: ["GPUs per replica", "a number such as 2", "the GPUs one replica uses"],
 	lib.label_replicas: ["replica count", "a number such as 3", "the replicas the pool holds"],
+	lib.label_kv_cache: ["KV cache share of the memory need", "a number of GiB such as 16, or a Kubernetes quantity of bytes such as 16Gi", "the GiB of the need that are KV cache"],
 }
 
 # The memory need: the gpufleet.io/gpu-memory-gib label, else (when it is absent, not when it cannot
