@@ -57,6 +57,10 @@ func TestFitParity(t *testing.T) {
 		{NeedGiB: 33.95, KVCacheGiB: 16, Precision: "bf16", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 2},
 		{NeedGiB: 236.37, KVCacheGiB: 80, Precision: "fp16", Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 3},
 		{NeedGiB: 9.1, KVCacheGiB: 3.3, Precision: "fp8", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 16},
+		// Quantisation (issue #40, item 2): AWQ from Turing, GPTQ from Volta, fp4 on Blackwell only.
+		{NeedGiB: 39.12, Precision: "fp4", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 2},
+		{NeedGiB: 4.5, Precision: "awq", Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 4},
+		{NeedGiB: 4.5, Precision: "gptq", Kind: "development", Environment: "development", HeadroomPercent: 5, Replicas: 2},
 	}
 	checked, fits, failed := 0, 0, map[string]int{}
 	for _, s := range shapes {

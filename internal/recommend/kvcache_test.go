@@ -113,3 +113,14 @@ func TestRecommend_kvCacheFormulasInTheGuide(t *testing.T) {
 		t.Error("the guide does not give the 8B's need")
 	}
 }
+
+// Issue #40, item 2: AWQ does not run on Volta, so an AWQ model on V100s only fails at plan at
+// workload.precision, while the same model in GPTQ gets a V100 (the guide's worked examples).
+func TestRecommend_awqIsNotOnVolta(t *testing.T) {
+	w := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 8, Precision: "awq"}
+	_, err := Recommend(context.Background(), Request{Workload: w, Clouds: both, Regions: []string{"us-east-1", "us-central1"}, GPUModels: []string{"V100-16GB"}}, env(t, catalog.Pricing{}))
+	var ae *catalog.ArgumentError
+	if !errors.As(err, &ae) || ae.Argument != "workload.precision" || !strings.Contains(ae.Message, "does not compute in awq, which needs compute capability 7.5") {
+		t.Errorf("got %v", err)
+	}
+}

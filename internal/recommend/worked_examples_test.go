@@ -34,6 +34,10 @@ var workedExamples = []struct {
 	// Issue #40: the KV cache.
 	{"Llama 3.1 8B bf16 at 128k context", Request{Workload: serve8B128k}},
 	{"Llama 3.1 70B fp8, 32 sequences of 8k", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, Model: "llama-3.1-70b", Precision: "fp8", ContextLength: 8192, ConcurrentSequences: 32}}},
+	// Issue #40: quantisation by architecture.
+	{"8B AWQ inference", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 8, Precision: "awq"}}},
+	{"8B GPTQ inference on V100s only", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 8, Precision: "gptq"}, GPUModels: []string{"V100-16GB"}}},
+	{"405B fp4 inference", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}}},
 }
 
 // workedExampleRow is the guide's table row for an answer.

@@ -375,7 +375,7 @@ convention_forms := {
 	lib.label_environment: ["workload environment", "production, staging or development, in any case", "one of those"],
 	lib.label_gpu_memory: ["GPU memory need", "a number of GiB such as 40 or 39.5, or a Kubernetes quantity of bytes such as 40Gi or 40G (10^9 bytes: 37.25 GiB)", "the GiB one replica needs"],
 	lib.label_interruptible: ["workload interruptibility", "true or false, in any case", "true or false"],
-	lib.label_precision: ["workload precision", "fp32, bf16, fp16, fp8, int8 or int4, in any case", "one of those"],
+	lib.label_precision: ["workload precision", "fp32, bf16, fp16, fp8, int8, int4, awq, gptq or fp4, in any case", "one of those"],
 	lib.label_model_parameters: ["memory estimate (its model size)", "a number of billions of parameters such as 7 or 70.6", "the model's parameters in billions"],
 	lib.label_training_method: ["memory estimate (its training method)", "full, lora or qlora, in any case", "one of those"],
 	lib.label_gpus_per_replica: ["GPUs per replica", "a number such as 2", "the GPUs one replica uses"],
