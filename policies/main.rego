@@ -40,16 +40,35 @@ warn contains f if {
 deny contains inputs.in_file(f, path) if {
 	inputs.combined
 	some [path, doc] in inputs.files
-	inputs.kind(doc) != "other"
+	inputs.kind(doc) in {"plan", "documents"}
 	some f in _plan_deny with input as doc
 }
 
 warn contains inputs.in_file(f, path) if {
 	inputs.combined
 	some [path, doc] in inputs.files
-	inputs.kind(doc) != "other"
+	inputs.kind(doc) in {"plan", "documents"}
 	some f in _plan_warn with input as doc
 }
+
+# conftest --combine over Kubernetes manifests: the objects of every file are judged together (a
+# NodePool, its node class and its NodeOverlay may be in three files, as kubectl apply -f DIR
+# would apply them), each finding naming the file of the NodePool or ComputeClass it is about.
+deny contains _in_kube_file(f) if {
+	inputs.combined
+	count(documents.kube_files) > 0
+	some f in _plan_deny
+}
+
+warn contains _in_kube_file(f) if {
+	inputs.combined
+	count(documents.kube_files) > 0
+	some f in _plan_warn
+}
+
+_in_kube_file(f) := inputs.in_file(f, documents.kube_files[f.address]) if {
+	documents.kube_files[f.address]
+} else := f
 
 # Input that is not a Terraform plan nor a documents file (state, {}, another format, a string, a
 # number, an array that is not conftest --combine's): one clear failure per such file instead of
@@ -135,7 +154,7 @@ _plan_warn contains findings.inactive_registry if {
 # the cost estimates cannot judge it: said once, as a warning, never silently. (A check of the plan:
 # the provider itself knows its region.)
 _plan_warn contains {
-	"msg": sprintf("GF-DATA-003: %s: %s", [address, documents.no_region_text]),
+	"msg": sprintf("GF-DATA-003: %s: %s", [address, object.get(documents.no_region_texts, doc.resource_type, documents.no_region_text)]),
 	"rule": "GF-DATA-003",
 	"address": address,
 	"attribute": lib.official_attribute(doc.resource_type, {"aws": "region", "gcp": "location"}[doc.cloud]),
@@ -161,7 +180,12 @@ _plan_warn contains {
 	some [key, value] in doc.unread_labels
 }
 
-_label_attributes := {"aws_eks_node_group": "labels[%s]", "google_container_node_pool": "node_config[0].labels[%s]"}
+_label_attributes := {
+	"aws_eks_node_group": "labels[%s]",
+	"google_container_node_pool": "node_config[0].labels[%s]",
+	"NodePool": "spec.template.metadata.labels[%s]",
+	"ComputeClass": "spec.nodePoolConfig.nodeLabels[%s]",
+}
 
 # Official resources the bundle could not judge (documents.unjudged): said once, never silent.
 _plan_warn contains {

@@ -48,6 +48,7 @@ pools_that_only_warn := [
 	fx.pool({"workload": {"kind": "inference", "gpu_memory_gib": 4}, "gpu": {"model": "H100-80GB", "class": "training", "memory_gib": 80, "slice_memory_gib": 80}, "instance_types": ["p5.48xlarge"], "region": "us-east-1"}),
 	fx.pool({"workload": {"environment": "production"}, "capacity": {"spot_percentage": 50, "on_demand_base": 0}, "taints": []}),
 	fx.pool({"workload": {"environment": "production", "replicas": 3}, "scaling": {"min_size": 1, "max_size": 1, "desired_size": 1}}),
+	fx.pool({"autoscaler": {"kind": "NodePool", "weight": 100, "fallback_to": ["gpu-od"], "static": false, "gpu_limit": 8, "capacity_types": ["spot"]}}),
 ]
 
 # The fixture pools observed idle (GF-RS-006).

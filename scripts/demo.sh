@@ -99,11 +99,12 @@ for _ in $(seq 100); do [ -s "$work/endpoints.env" ] && break; sleep 0.1; done
 [ -s "$work/endpoints.env" ] || fail "cloudsim did not start: $(cat "$work/cloudsim.log")"
 # shellcheck disable=SC1091
 source "$work/endpoints.env"
-echo "EKS $EKS_ENDPOINT  EC2 $EC2_ENDPOINT  STS $STS_ENDPOINT  GKE $GKE_ENDPOINT  Compute $COMPUTE_ENDPOINT  control $CONTROL_ENDPOINT"
+echo "EKS $EKS_ENDPOINT  EC2 $EC2_ENDPOINT  STS $STS_ENDPOINT  Auto Scaling $AUTOSCALING_ENDPOINT  GKE $GKE_ENDPOINT  Compute $COMPUTE_ENDPOINT  control $CONTROL_ENDPOINT"
 cp -r "$root/examples/quickstart" "$qs"
 cat >"$qs/cloudsim.auto.tfvars" <<VARS
 eks_endpoint     = "$EKS_ENDPOINT"
 ec2_endpoint     = "$EC2_ENDPOINT"
+autoscaling_endpoint = "$AUTOSCALING_ENDPOINT"
 gke_endpoint     = "$GKE_ENDPOINT"
 compute_endpoint = "$COMPUTE_ENDPOINT"
 VARS

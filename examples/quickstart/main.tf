@@ -29,6 +29,11 @@ variable "ec2_endpoint" {
   type        = string
 }
 
+variable "autoscaling_endpoint" {
+  description = "EC2 Auto Scaling API endpoint (cloudsim's)."
+  type        = string
+}
+
 variable "gke_endpoint" {
   description = "GKE API endpoint, host:port (cloudsim's)."
   type        = string
@@ -52,8 +57,9 @@ provider "gpufleet" {
     region                      = "us-east-1"
     skip_credentials_validation = true
     endpoints {
-      eks = var.eks_endpoint
-      ec2 = var.ec2_endpoint
+      eks         = var.eks_endpoint
+      ec2         = var.ec2_endpoint
+      autoscaling = var.autoscaling_endpoint
     }
   }
   gcp {

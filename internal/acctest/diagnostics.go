@@ -14,10 +14,12 @@ import (
 
 // ApplyDiagnostics records the diagnostics the provider returns from its applies (creates, updates
 // and deletes), which terraform prints but the testing framework does not show a test: a warning
-// that an apply succeeded with is checked through it.
+// that an apply succeeded with is checked through it. It records the warnings of plans apart
+// (PlanWarnings), so that a test tells a plan's notice from an apply's.
 type ApplyDiagnostics struct {
 	mu    sync.Mutex
 	diags []*tfprotov6.Diagnostic
+	plans []*tfprotov6.Diagnostic
 }
 
 // ProviderFactories serves the provider in-process, as the package's ProviderFactories do, and
@@ -39,15 +41,27 @@ func (d *ApplyDiagnostics) ProviderFactories() map[string]func() (tfprotov6.Prov
 func (d *ApplyDiagnostics) Reset() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.diags = nil
+	d.diags, d.plans = nil, nil
 }
 
 // Warnings are the warnings recorded, each as "summary: detail".
 func (d *ApplyDiagnostics) Warnings() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return warnings(d.diags)
+}
+
+// PlanWarnings are the warnings the provider's plans gave (terraform plans before each apply and
+// again after it), each as "summary: detail".
+func (d *ApplyDiagnostics) PlanWarnings() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return warnings(d.plans)
+}
+
+func warnings(diags []*tfprotov6.Diagnostic) []string {
 	var out []string
-	for _, diag := range d.diags {
+	for _, diag := range diags {
 		if diag.Severity == tfprotov6.DiagnosticSeverityWarning {
 			out = append(out, diag.Summary+": "+diag.Detail)
 		}
@@ -55,17 +69,33 @@ func (d *ApplyDiagnostics) Warnings() []string {
 	return out
 }
 
-// ExpectWarning fails unless one recorded warning contains every part, in order (spaces match as
-// ExpectErrorParts's do).
+// ExpectWarning fails unless one recorded apply warning contains every part, in order (spaces match
+// as ExpectErrorParts's do).
 func (d *ApplyDiagnostics) ExpectWarning(parts ...string) error {
+	return expectWarning("apply", d.Warnings(), parts)
+}
+
+// ExpectPlanWarning is ExpectWarning for the plans' warnings.
+func (d *ApplyDiagnostics) ExpectPlanWarning(parts ...string) error {
+	return expectWarning("plan", d.PlanWarnings(), parts)
+}
+
+// ExpectNoPlanWarning fails when a plan warned with every part, in order.
+func (d *ApplyDiagnostics) ExpectNoPlanWarning(parts ...string) error {
+	if err := d.ExpectPlanWarning(parts...); err == nil {
+		return fmt.Errorf("a plan warned %q", parts)
+	}
+	return nil
+}
+
+func expectWarning(kind string, warnings, parts []string) error {
 	re := ExpectErrorParts(parts...)
-	warnings := d.Warnings()
 	for _, w := range warnings {
 		if re.MatchString(w) {
 			return nil
 		}
 	}
-	return fmt.Errorf("no apply warning matches %q; the applies warned:\n%s", parts, strings.Join(warnings, "\n"))
+	return fmt.Errorf("no %s warning matches %q; the %ss warned:\n%s", kind, parts, kind, strings.Join(warnings, "\n"))
 }
 
 type recordingServer struct {
@@ -76,9 +106,21 @@ type recordingServer struct {
 func (s recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
 	if resp != nil {
-		s.rec.mu.Lock()
-		s.rec.diags = append(s.rec.diags, resp.Diagnostics...)
-		s.rec.mu.Unlock()
+		s.rec.record(&s.rec.diags, resp.Diagnostics)
 	}
 	return resp, err
+}
+
+func (s recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	if resp != nil {
+		s.rec.record(&s.rec.plans, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (d *ApplyDiagnostics) record(into *[]*tfprotov6.Diagnostic, diags []*tfprotov6.Diagnostic) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	*into = append(*into, diags...)
 }

@@ -2,7 +2,9 @@ package acctest
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -81,4 +83,21 @@ func SharedBlocks(s pool.Spec) string {
 // StateAttribute is one flatmap attribute of a resource in state ("labels.team").
 func StateAttribute(s *terraform.State, addr, key string) string {
 	return s.RootModule().Resources[addr].Primary.Attributes[key]
+}
+
+// FencedBlock is the first fenced code block of language lang (```lang) after marker in the file
+// at path (a guide), for tests that run what a guide prints.
+func FencedBlock(t testing.TB, path, marker, lang string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, found := strings.Cut(string(b), marker)
+	_, block, opened := strings.Cut(rest, "```"+lang+"\n")
+	code, _, closed := strings.Cut(block, "```")
+	if !found || !opened || !closed {
+		t.Fatalf("%s has no ```%s block after %q", path, lang, marker)
+	}
+	return code
 }

@@ -31,7 +31,7 @@ var clouds = []struct {
 		name:     "eks",
 		services: []string{"eks", "ec2"},
 		provider: func(e cloudsim.Endpoints) string {
-			return fmt.Sprintf("  aws {\n    region = \"us-east-1\"\n    skip_credentials_validation = true\n    endpoints {\n      eks = %q\n      ec2 = %q\n    }\n  }\n", e.EKS, e.EC2)
+			return fmt.Sprintf("  aws {\n    region = \"us-east-1\"\n    skip_credentials_validation = true\n    endpoints {\n      eks = %q\n      ec2 = %q\n      autoscaling = %q\n    }\n  }\n", e.EKS, e.EC2, e.AutoScaling)
 		},
 		pool: func(i int) string {
 			return fmt.Sprintf(`resource "gpufleet_eks_node_pool" "p%04[1]d" {

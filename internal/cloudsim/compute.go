@@ -63,11 +63,17 @@ func (s *Sim) serveCompute(w http.ResponseWriter, r *http.Request) {
 	if kind == "reservations" {
 		op, param = opReservationGet, "reservation"
 	}
-	p := s.faults.pick("compute", op, name)
-	sleepCtx(r.Context(), p.latency)
+	denied := s.authorizeCompute(op, strings.Join(parts, "/")) // IAM answers before anything else
+	var p picked
+	if denied == nil {
+		p = s.faults.pick("compute", op, name)
+		sleepCtx(r.Context(), p.latency)
+	}
 	var out any
 	var cerr *apiError
 	switch {
+	case denied != nil:
+		cerr = denied
 	case p.err != nil:
 		cerr = computeFaultError(p.err)
 	case kind == "reservations":
@@ -160,11 +166,14 @@ func (w *world) reservationResource(project, zone, name string) (*reservation, *
 	if rsv.AcceleratorType != "" {
 		out.SpecificReservation.InstanceProperties.GuestAccelerators = []reservationAccelerator{{AcceleratorType: rsv.AcceleratorType, AcceleratorCount: rsv.AcceleratorCount}}
 	}
-	if len(rsv.ShareWith) > 0 {
-		out.ShareSettings = shareSettings{ShareType: "SPECIFIC_PROJECTS", ProjectMap: map[string]map[string]string{}}
+	switch rsv.shareType() {
+	case shareSpecificProjects:
+		out.ShareSettings = shareSettings{ShareType: shareSpecificProjects, ProjectMap: map[string]map[string]string{}}
 		for _, p := range rsv.ShareWith {
 			out.ShareSettings.ProjectMap[p] = map[string]string{"projectId": p}
 		}
+	case shareOrganization:
+		out.ShareSettings = shareSettings{ShareType: shareOrganization}
 	}
 	return out, nil
 }

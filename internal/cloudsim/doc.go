@@ -1,8 +1,9 @@
 // Package cloudsim is an offline cloud for tests and the demo: loopback servers that speak the
-// real wire protocols of the AWS EKS API (restJson1), the AWS EC2 API (ec2Query/XML), the GKE
-// API (google.container.v1 gRPC) and the part of the Compute Engine API (REST/JSON v1) that
-// reports node pool sizes, so the unchanged aws-sdk-go-v2, cloud.google.com/go/container and
-// google.golang.org/api/compute/v1 clients talk to it through endpoint overrides only.
+// real wire protocols of the AWS EKS API (restJson1), the AWS EC2 API (ec2Query/XML), the AWS EC2
+// Auto Scaling API (awsQuery/XML), the GKE API (google.container.v1 gRPC) and the part of the
+// Compute Engine API (REST/JSON v1) that reports node pool sizes, so the unchanged aws-sdk-go-v2,
+// cloud.google.com/go/container and google.golang.org/api/compute/v1 clients talk to it through
+// endpoint overrides only.
 //
 // It keeps state, moves objects through the real status transitions (node groups CREATING →
 // ACTIVE, UPDATING → ACTIVE, DELETING → gone; node pools PROVISIONING → RUNNING, RECONCILING →
@@ -15,8 +16,8 @@
 //	seed, err := cloudsim.LoadSeed("examples/cloudsim/seed.json")
 //	sim, err := cloudsim.Start(cloudsim.Options{Seed: seed, TransitionDelay: 50 * time.Millisecond})
 //	defer sim.Close()
-//	ep := sim.Endpoints() // EKS, EC2: "http://127.0.0.1:port"; GKE: "127.0.0.1:port"; Control;
-//	                      // Compute: "http://127.0.0.1:port/compute/v1/"
+//	ep := sim.Endpoints() // EKS, EC2, AutoScaling: "http://127.0.0.1:port"; GKE: "127.0.0.1:port";
+//	                      // Control; Compute: "http://127.0.0.1:port/compute/v1/"
 //
 //	cfg := cloudsim.AWSConfig("us-east-1", 0) // static credentials, fast standard retryer
 //	eksc := eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(ep.EKS) })
@@ -42,9 +43,16 @@
 //
 // EC2: CreateLaunchTemplate, CreateLaunchTemplateVersion, ModifyLaunchTemplate,
 // DescribeLaunchTemplates, DescribeLaunchTemplateVersions, DeleteLaunchTemplate, CreateTags and
-// DeleteTags (on launch templates), DescribeCapacityReservations, DescribeInstanceTypeOfferings,
-// DescribeSubnets. Any other action answers 400 InvalidAction. DryRun=true answers 412
-// DryRunOperation.
+// DeleteTags (on launch templates, instances and volumes), DescribeInstances, DescribeVolumes,
+// DescribeCapacityReservations, DescribeInstanceTypeOfferings, DescribeSubnets. Any other action
+// answers 400 InvalidAction. DryRun=true answers 412 DryRunOperation.
+//
+// EC2 Auto Scaling: DescribeAutoScalingGroups, CreateOrUpdateTags, DeleteTags, DescribeTags, on the
+// Auto Scaling group each EKS node group has. Any other action answers 400 InvalidAction. A node
+// group's instances (its desired size once ACTIVE, each with a root volume) launch with the group's
+// propagate-at-launch tags and the launch template's instance and volume tags, the template's value
+// winning a key both name (undocumented on AWS); EKS's five tags on the group count against an
+// instance's 50; an update that rolls the nodes replaces them all (eks_fleet.go, autoscaling.go).
 //
 // The EKS and EC2 rules gpufleet depends on are cloudsim's, each with its source in a comment
 // (eks_validate.go, eks_versions.go, eks_capacity.go): node groups only at the cluster's Kubernetes
@@ -113,7 +121,9 @@
 //	        "locations": ["us-central1-a"], "accelerator_type": "", "accelerator_count": 0}]}],
 //	    "accelerators": {"us-central1-a": ["nvidia-l4", "nvidia-tesla-t4"]},
 //	    "reservations": [{"name": "h100-reservation", "zone": "us-central1-a", "machine_type": "a3-highgpu-8g",
-//	      "accelerator_type": "nvidia-h100-80gb", "accelerator_count": 8, "count": 2, "share_with": ["other-project"]}],
+//	      "accelerator_type": "nvidia-h100-80gb", "accelerator_count": 8, "count": 2, "share_with": ["other-project"],
+//	      "share_type": "SPECIFIC_PROJECTS|ORGANIZATION|LOCAL"}],
+//	    "organization": "organizations/42",
 //	    "machine_types": {"us-central1-f": ["e2-standard-4", "n1-standard-8"]},
 //	    "gpu_quota": {"us-central1": {"NVIDIA_L4_GPUS": 16, "PREEMPTIBLE_NVIDIA_L4_GPUS": 64}}}}}
 //	}
@@ -133,9 +143,20 @@
 // file is loaded); without them a cluster has no node pools.
 // examples/cloudsim/seed.json is a complete example.
 //
+// # IAM
+//
+// Options.IAM (or Sim.SetIAM) names one identity, by the access key it signs with, and its
+// identity-based policy (a JSON policy document): every EKS, EC2 and EC2 Auto Scaling call it signs is
+// allowed only as the policy allows it, and refused otherwise with the service's own error (EKS 403
+// AccessDeniedException, EC2 403 UnauthorizedOperation, Auto Scaling 403 AccessDenied), whose
+// message names the action. CreateNodegroup also needs iam:PassRole on the node role, ec2:RunInstances
+// and ec2:CreateTags with a launch template (as UpdateNodegroupVersion does), and, in a fresh account
+// (IAMIdentity.FreshAccount), iam:CreateServiceLinkedRole for the node group service-linked role
+// (iam.go). Calls signed with another key are not checked.
+//
 // # Faults
 //
-// A Fault names a service (eks, ec2, gke, compute), an operation ("" for all) and a Kind:
+// A Fault names a service (eks, ec2, autoscaling, gke, compute), an operation ("" for all) and a Kind:
 // Throttle, ServerError, Unavailable, CreateFailed, Degraded, Latency or Stuck; Count fires it exactly n times,
 // Rate with a probability, Match restricts it to a resource name (path.Match pattern). Errors
 // are the ones the real services return, so the SDK retryers behave as in the cloud (see
@@ -149,6 +170,19 @@
 // (gke_faults.go). Stuck (EKS CreateNodegroup, UpdateNodegroupConfig, UpdateNodegroupVersion,
 // DeleteNodegroup) keeps the node group CREATING, UPDATING or DELETING for the fault's latency: an
 // operation that outlasts a caller's timeout.
+//
+// A reservation's "accelerator_type" may be a URL (projects/P/zones/Z/acceleratorTypes/nvidia-l4),
+// which reservations.get returns as given; "share_type" ORGANIZATION shares it with every project
+// of the same "organization".
+//
+// # IAM
+//
+// Options.GCPPermissions (or Sim.SetGCPPermissions, or the -gcp-permissions flag) limits the GKE
+// and Compute Engine caller to a set of IAM permissions: a call whose permission is not in it is
+// refused before it has any effect (PERMISSION_DENIED `Required "container.clusters.update"
+// permission(s) for "projects/…/clusters/…"`, Compute's 403 forbidden). The permission of each
+// method is GKE's "API permissions" table (iam.go). Sim.ClusterAutoscale resizes a node pool as
+// GKE's cluster autoscaler does: only with autoscaling on, within its limits.
 //
 // Options.ReadAfterWriteLag (or Sim.SetReadAfterWriteLag, or the control endpoint) makes EKS
 // eventually consistent: a node group CreateNodegroup made, and an update UpdateNodegroupConfig or
@@ -206,7 +240,7 @@
 //
 //	go run ./internal/cloudsim/cmd/cloudsim -seed examples/cloudsim/seed.json -state /tmp/cloudsim.json -delay 2s
 //
-// It prints EKS_ENDPOINT=..., EC2_ENDPOINT=..., GKE_ENDPOINT=..., CONTROL_ENDPOINT=... and
-// COMPUTE_ENDPOINT=... (also
+// It prints EKS_ENDPOINT=..., EC2_ENDPOINT=..., GKE_ENDPOINT=..., CONTROL_ENDPOINT=...,
+// COMPUTE_ENDPOINT=... and AUTOSCALING_ENDPOINT=... (also
 // to -env-file) and shuts down cleanly on SIGINT/SIGTERM, writing the state file.
 package cloudsim

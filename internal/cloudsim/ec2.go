@@ -104,6 +104,8 @@ var ec2Ops = map[string]ec2Op{
 	"DescribeCapacityReservations":   {false, (*Sim).ec2DescribeCapacityReservations},
 	"DescribeInstanceTypeOfferings":  {false, (*Sim).ec2DescribeInstanceTypeOfferings},
 	"DescribeSubnets":                {false, (*Sim).ec2DescribeSubnets},
+	"DescribeInstances":              {false, (*Sim).ec2DescribeInstances},
+	"DescribeVolumes":                {false, (*Sim).ec2DescribeVolumes},
 }
 
 func (s *Sim) serveEC2(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +135,7 @@ func (s *Sim) serveEC2(w http.ResponseWriter, r *http.Request) {
 			return nil, ec2Err(412, "DryRunOperation", "Request would have succeeded, but DryRun flag is set.")
 		}
 	}
-	c := &call{service: "ec2", op: action, region: region, form: tree}
+	c := &call{service: "ec2", op: action, region: region, form: tree, accessKey: accessKeyFromAuth(r.Header.Get("Authorization"))}
 	out, aerr := s.invokeAWS(r.Context(), c, ec2Resource(tree), tree, op.mutating, h)
 	writeEC2(w, out, aerr)
 }

@@ -77,7 +77,7 @@ func crFilterValues(cr *CapacityReservationSeed, name string, now time.Time) ([]
 	case name == "instance-platform":
 		return []string{crPlatform(cr)}, true
 	case name == "tenancy":
-		return []string{"default"}, true
+		return []string{crTenancy(cr)}, true
 	case name == "owner-id":
 		return []string{AccountID}, true
 	case name == "instance-match-criteria":
@@ -104,7 +104,7 @@ func writeCapacityReservation(b *xmlBuilder, region string, cr *CapacityReservat
 	b.leaf("instanceType", cr.InstanceType)
 	b.leaf("instancePlatform", crPlatform(cr))
 	b.leaf("availabilityZone", cr.AvailabilityZone)
-	b.leaf("tenancy", "default")
+	b.leaf("tenancy", crTenancy(cr))
 	b.leaf("totalInstanceCount", strconv.Itoa(cr.TotalInstanceCount))
 	b.leaf("availableInstanceCount", strconv.Itoa(available))
 	b.leaf("ebsOptimized", "true")

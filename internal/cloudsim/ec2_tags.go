@@ -8,9 +8,9 @@ import (
 // maxResourceTags is how many tags an EC2 resource takes (EC2 User Guide: "Tag restrictions").
 const maxResourceTags = 50
 
-// EC2 API Reference: CreateTags — adds or overwrites tags on resources. Launch templates (lt-…) are
-// the only taggable resources cloudsim stores. Every resource must exist and stay within 50 tags,
-// or nothing changes.
+// EC2 API Reference: CreateTags — adds or overwrites tags on resources: launch templates (lt-…), and
+// node group instances (i-…) and their volumes (vol-…), the taggable resources cloudsim stores. Every
+// resource must exist and stay within 50 tags (aws: ones not counted), or nothing changes.
 func (s *Sim) ec2CreateTags(c *call) ([]byte, *apiError) {
 	targets, aerr := s.tagTargets(c)
 	if aerr != nil {
@@ -31,21 +31,21 @@ func (s *Sim) ec2CreateTags(c *call) ([]byte, *apiError) {
 	if len(add) == 0 {
 		return nil, ec2Missing("Tag")
 	}
-	for _, lt := range targets {
-		merged := maps.Clone(lt.Tags)
+	for _, tags := range targets {
+		merged := maps.Clone(*tags)
 		if merged == nil {
 			merged = map[string]string{}
 		}
 		maps.Copy(merged, add)
-		if len(merged) > maxResourceTags {
+		if userTagCount(merged) > maxResourceTags {
 			return nil, ec2Err(400, "TagLimitExceeded", "The maximum number of Tags for a resource has been reached.")
 		}
 	}
-	for _, lt := range targets {
-		if lt.Tags == nil {
-			lt.Tags = map[string]string{}
+	for _, tags := range targets {
+		if *tags == nil {
+			*tags = map[string]string{}
 		}
-		maps.Copy(lt.Tags, add)
+		maps.Copy(*tags, add)
 	}
 	return tagsResponse("CreateTags"), nil
 }
@@ -58,43 +58,58 @@ func (s *Sim) ec2DeleteTags(c *call) ([]byte, *apiError) {
 		return nil, aerr
 	}
 	tags := treeList(c.form, "Tag")
-	for _, lt := range targets {
+	for _, target := range targets {
 		if len(tags) == 0 {
-			lt.Tags = nil
+			*target = nil
 			continue
 		}
 		for _, t := range tags {
 			tm, _ := t.(map[string]any)
 			key := treeString(tm, "Key")
-			if v, ok := tm["Value"]; ok && v != lt.Tags[key] {
+			if v, ok := tm["Value"]; ok && v != (*target)[key] {
 				continue
 			}
-			delete(lt.Tags, key)
+			delete(*target, key)
 		}
-		if len(lt.Tags) == 0 {
-			lt.Tags = nil
+		if len(*target) == 0 {
+			*target = nil
 		}
 	}
 	return tagsResponse("DeleteTags"), nil
 }
 
-// tagTargets resolves ResourceId.N: InvalidLaunchTemplateId.NotFound for a launch template that
-// does not exist, InvalidID for an id of a kind cloudsim does not store.
-func (s *Sim) tagTargets(c *call) ([]*LaunchTemplate, *apiError) {
+// tagTargets resolves ResourceId.N to the tags of each resource: InvalidLaunchTemplateId.NotFound,
+// InvalidInstanceID.NotFound or InvalidVolume.NotFound for one that does not exist, InvalidID for an
+// id of a kind cloudsim does not store.
+func (s *Sim) tagTargets(c *call) ([]*map[string]string, *apiError) {
 	ids := treeStrings(c.form, "ResourceId")
 	if len(ids) == 0 {
 		return nil, ec2Missing("ResourceId")
 	}
-	var out []*LaunchTemplate
+	var out []*map[string]string
 	for _, id := range ids {
-		if !ltIDRE.MatchString(id) {
+		switch {
+		case ltIDRE.MatchString(id):
+			r := s.w.launchTemplate(c.region, id, "")
+			if r == nil {
+				return nil, ec2Err(400, "InvalidLaunchTemplateId.NotFound", "The specified launch template, with template ID %s, does not exist.", id)
+			}
+			out = append(out, &r.LaunchTemplate.Tags)
+		case instanceIDRE.MatchString(id):
+			i := s.w.instanceByID(c.region, id)
+			if i == nil {
+				return nil, ec2Err(400, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id)
+			}
+			out = append(out, &i.Instance.Tags)
+		case volumeIDRE.MatchString(id):
+			i := s.w.instanceOfVolume(c.region, id)
+			if i == nil {
+				return nil, ec2Err(400, "InvalidVolume.NotFound", "The volume '%s' does not exist.", id)
+			}
+			out = append(out, &i.Instance.Volume.Tags)
+		default:
 			return nil, ec2Err(400, "InvalidID", "The ID '%s' is not valid", id)
 		}
-		r := s.w.launchTemplate(c.region, id, "")
-		if r == nil {
-			return nil, ec2Err(400, "InvalidLaunchTemplateId.NotFound", "The specified launch template, with template ID %s, does not exist.", id)
-		}
-		out = append(out, &r.LaunchTemplate)
 	}
 	return out, nil
 }

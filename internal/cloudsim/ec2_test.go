@@ -413,7 +413,9 @@ func TestEC2_CreateTagsDeleteTags_LaunchTemplate(t *testing.T) {
 	_, err := c.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{id, "lt-0123456789abcdef0"}, Tags: []ec2types.Tag{tag("x", "y")}})
 	wantAPIError(t, err, "InvalidLaunchTemplateId.NotFound", "lt-0123456789abcdef0")
 	_, err = c.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{"i-0123456789abcdef0"}, Tags: []ec2types.Tag{tag("x", "y")}})
-	wantAPIError(t, err, "InvalidID", "i-0123456789abcdef0")
+	wantAPIError(t, err, "InvalidInstanceID.NotFound", "i-0123456789abcdef0")
+	_, err = c.CreateTags(ctxT(t), &ec2.CreateTagsInput{Resources: []string{"sg-0123456789abcdef0"}, Tags: []ec2types.Tag{tag("x", "y")}})
+	wantAPIError(t, err, "InvalidID", "sg-0123456789abcdef0")
 	var many []ec2types.Tag
 	for i := range 48 {
 		many = append(many, tag(fmt.Sprintf("t%02d", i), "v"))

@@ -97,7 +97,7 @@ func (s *Sim) serveEKS(w http.ResponseWriter, r *http.Request) {
 		writeEKS(w, nil, &apiError{status: 404, code: "UnknownOperationException", message: "Unknown operation " + r.Method + " " + r.URL.Path})
 		return
 	}
-	c := &call{service: "eks", op: rt.op, region: region, labels: labels, query: r.URL.Query(), body: body}
+	c := &call{service: "eks", op: rt.op, region: region, labels: labels, query: r.URL.Query(), body: body, accessKey: accessKeyFromAuth(r.Header.Get("Authorization"))}
 	out, aerr := s.invokeAWS(r.Context(), c, eksResource(params), params, rt.mutating, rt.h)
 	writeEKS(w, out, aerr)
 }

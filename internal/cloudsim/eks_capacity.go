@@ -13,23 +13,31 @@ import (
 // User Guide, capacity-blocks-mng): most mistakes show as launch failures, the health issue
 // AsgInstanceLaunchFailures.
 
-// crStateAt is a reservation's state at now: the seed's, else, for a Capacity Block, scheduled
-// before its start and expired after its end (EC2 API Reference: CapacityReservation.State —
-// scheduled, active, expired, ...), else active.
+// crStateAt is a reservation's state at now: the seed's, else scheduled before its start date
+// (a Capacity Block, or a future-dated On-Demand Capacity Reservation), expired after its end, else
+// active (EC2 API Reference: CapacityReservation.State — assessing, scheduled, active, expired,
+// delayed, payment-pending, ...). Audit eks-vs-real.md S6: future-dated ODCRs pass through
+// assessing and scheduled, or delayed when EC2 cannot deliver on time (EC2 User Guide,
+// "Future-dated Capacity Reservations"); a seed names assessing or delayed as its state.
 func crStateAt(cr *CapacityReservationSeed, now time.Time) string {
-	if cr.State != "" {
+	switch {
+	case cr.State != "":
 		return cr.State
-	}
-	if crType(cr) == "capacity-block" {
-		switch {
-		case cr.StartDate != nil && now.Before(*cr.StartDate):
-			return "scheduled"
-		case cr.EndDate != nil && !now.Before(*cr.EndDate):
-			return "expired"
-		}
+	case cr.StartDate != nil && now.Before(*cr.StartDate):
+		return "scheduled"
+	case cr.EndDate != nil && !now.Before(*cr.EndDate):
+		return "expired"
 	}
 	return "active"
 }
+
+// crNotStarted reports the states of a reservation whose capacity is not there yet: a Capacity Block
+// before its start, a future-dated ODCR being assessed, scheduled or delayed.
+func crNotStarted(state string) bool {
+	return state == "scheduled" || state == "assessing" || state == "delayed" || state == "payment-pending"
+}
+
+func crTenancy(cr *CapacityReservationSeed) string { return firstNonEmpty(cr.Tenancy, "default") }
 
 // reservationUse is how many instances the node groups targeting a reservation hold: their desired
 // sizes (cloudsim launches a node group's desired size at once). skip leaves one node group out.
@@ -71,12 +79,22 @@ func (w *world) reservationLaunch(key string, r *ngRecord, now time.Time) (fail,
 	if cr == nil {
 		return launchFailure("InvalidCapacityReservationId.NotFound - The capacity reservation ID '%s' does not exist.", r.Reservation), nil, nil
 	}
-	switch state := crStateAt(cr, now); state {
-	case "active":
-	case "scheduled":
-		return nil, nil, launchFailure("ReservationCapacityExceeded - The Capacity Block %s starts at %s; it has no capacity before then.", cr.ID, cr.StartDate.UTC().Format(time.RFC3339))
+	switch state := crStateAt(cr, now); {
+	case state == "active":
+	case crNotStarted(state):
+		start := "its start"
+		if cr.StartDate != nil {
+			start = cr.StartDate.UTC().Format(time.RFC3339)
+		}
+		return nil, nil, launchFailure("ReservationCapacityExceeded - Capacity reservation %s is %s and has no capacity before %s.", cr.ID, state, start)
 	default:
 		return launchFailure("InvalidCapacityReservationId.Malformed - The capacity reservation %s is %s.", cr.ID, state), nil, nil
+	}
+	if crTenancy(cr) != "default" {
+		// A node group's launch template sets no tenancy, so its instances are default-tenancy, and
+		// an instance launches into a reservation only with matching tenancy (EC2 User Guide, "Use a
+		// Capacity Reservation"). Audit eks-vs-real.md D15.
+		return launchFailure("InvalidParameterValue - Capacity reservation %s is for %s tenancy instances; the node group launches default tenancy.", cr.ID, crTenancy(cr)), nil, nil
 	}
 	for _, t := range r.InstanceTypes {
 		if t != cr.InstanceType {

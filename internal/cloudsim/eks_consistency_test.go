@@ -23,7 +23,7 @@ func TestEKS_ReadAfterWriteLag(t *testing.T) {
 	sim := newSim(t, func(o *Options) { o.ReadAfterWriteLag = lag })
 	c := eksClient(sim, "us-east-1")
 	createNodegroup(t, c, gpuNodegroup("gpu-od"))
-	created := time.Now()
+	created := time.Now() // after the call: the lag runs from when cloudsim served it
 	_, err := c.DescribeNodegroup(ctxT(t), &eks.DescribeNodegroupInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-od")})
 	wantAPIError(t, err, "ResourceNotFoundException", "No node group found for name: gpu-od")
 	if names := listNodegroups(t, c); slices.Contains(names, "gpu-od") {

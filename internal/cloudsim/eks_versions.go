@@ -73,7 +73,8 @@ func (a amiRelease) older(b amiRelease) bool {
 }
 
 // amiHasReleases reports AMI types whose release versions follow the Kubernetes version (Amazon
-// Linux); Bottlerocket releases carry Bottlerocket's own version, CUSTOM has none.
+// Linux); Bottlerocket releases carry Bottlerocket's own version (bottlerocketReleaseFor), CUSTOM
+// has none.
 func amiHasReleases(amiType string) bool {
 	return strings.HasPrefix(amiType, "AL2")
 }
@@ -112,6 +113,9 @@ func (v *eksValidator) updateVersion(cl *EKSClusterSeed, current, requested stri
 // its Kubernetes version, published, and, for an update that keeps the version, not older than the
 // node group's (no rollback).
 func (s *Sim) releaseFor(region string, cl *EKSClusterSeed, v *eksValidator, amiType, version, requested, current string) (string, *apiError) {
+	if strings.HasPrefix(amiType, "BOTTLEROCKET_") {
+		return bottlerocketReleaseFor(v, version, requested, current)
+	}
 	latest := s.w.latestRelease(region, cl, version)
 	if requested == "" || !amiHasReleases(amiType) {
 		return firstNonEmpty(requested, latest), nil
@@ -139,4 +143,67 @@ func (v *eksValidator) amiForVersion(amiType, version string) *apiError {
 		return v.invalid("AMI type %s is not supported for Kubernetes version %s: Amazon Linux 2 AMIs are released up to Kubernetes 1.%d; use AL2023 or Bottlerocket", amiType, version, al2LastMinor)
 	}
 	return nil
+}
+
+// bottlerocketReleases are the Bottlerocket releases cloudsim offers and the Kubernetes versions
+// each serves. A Bottlerocket release version is Bottlerocket's own version and an 8-hex commit, and
+// one release serves several Kubernetes versions: 1.30.0-ca9b9399 for 1.29, 1.30 and 1.31
+// (terraform-provider-aws PR #40903). The others are cloudsim's, in that form; 1.29.0-31415926 has an
+// all-digit commit, as about 2 % of them do, and reads like an Amazon Linux release of Kubernetes 1.29
+// (audit eks-vs-real.md D14). Newest last.
+var bottlerocketReleases = []struct {
+	release  string
+	versions []string
+}{
+	{"1.29.0-31415926", []string{"1.30", "1.31", "1.32"}},
+	{"1.30.0-ca9b9399", []string{"1.29", "1.30", "1.31"}},
+	{"1.31.0-7f3e2a10", []string{"1.31", "1.32", "1.33"}},
+	{"1.32.0-0b5d9c44", []string{"1.32", "1.33", "1.34"}},
+}
+
+// bottlerocketReleaseFor checks a Bottlerocket release for a node group running version: one EKS
+// offers for that version (audit eks-vs-real.md S4: EKS refuses a release not valid for the version,
+// "Requested release version ... is not valid for kubernetes version ...", the error of
+// cloudposse/terraform-aws-eks-node-group#209), never older than the node group's (no rollback,
+// EKS API Reference: UpdateNodegroupVersion). Without one, the newest for the version.
+func bottlerocketReleaseFor(v *eksValidator, version, requested, current string) (string, *apiError) {
+	var offered []string
+	for _, r := range bottlerocketReleases {
+		if contains(r.versions, version) {
+			offered = append(offered, r.release)
+		}
+	}
+	if len(offered) == 0 {
+		return "", v.invalid("No Bottlerocket release is available for Kubernetes version %s", version)
+	}
+	if requested == "" {
+		return offered[len(offered)-1], nil
+	}
+	if !contains(offered, requested) {
+		return "", v.invalid("Requested release version %s is not valid for kubernetes version %s", requested, version)
+	}
+	if c, ok := bottlerocketVersion(current); ok {
+		if r, _ := bottlerocketVersion(requested); r < c {
+			return "", v.invalid("Requested release version %s is invalid: you cannot roll back a node group from AMI release %s to an earlier one", requested, current)
+		}
+	}
+	return requested, nil
+}
+
+// bottlerocketVersion orders a Bottlerocket release by its version: major, minor and patch.
+func bottlerocketVersion(release string) (int, bool) {
+	ver, _, ok := strings.Cut(release, "-")
+	parts := strings.Split(ver, ".")
+	if !ok || len(parts) != 3 {
+		return 0, false
+	}
+	n := 0
+	for _, p := range parts {
+		d, err := strconv.Atoi(p)
+		if err != nil {
+			return 0, false
+		}
+		n = n*1000 + d
+	}
+	return n, true
 }

@@ -57,7 +57,7 @@ const (
 	Stuck        FaultKind = "stuck"
 )
 
-// Fault describes an injected failure. Service is "eks", "ec2", "gke" or "compute"; Operation
+// Fault describes an injected failure. Service is "eks", "ec2", "autoscaling", "gke" or "compute"; Operation
 // is an API operation name ("" for every operation of the service; Compute's is
 // "instanceGroupManagers.get"). Match, when set, is a path.Match pattern on the resource named
 // by the request: the node group / node pool name, the launch template name or id, the
@@ -135,9 +135,9 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 
 func (f *Fault) validate() error {
 	switch f.Service {
-	case "eks", "ec2", "gke", "compute":
+	case "eks", "ec2", "autoscaling", "gke", "compute":
 	default:
-		return fmt.Errorf("fault: service must be eks, ec2, gke or compute, got %q", f.Service)
+		return fmt.Errorf("fault: service must be eks, ec2, autoscaling, gke or compute, got %q", f.Service)
 	}
 	switch f.Kind {
 	case Throttle, ServerError, Unavailable, CreateFailed, Degraded:

@@ -41,13 +41,18 @@ var gkeOps = map[string]bool{
 
 type failedKey struct{}
 
-// gkeInterceptor applies faults and records every call, implemented or not.
+// gkeInterceptor applies IAM (iam.go) and faults, and records every call, implemented or not.
 func (s *Sim) gkeInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	op := info.FullMethod[strings.LastIndex(info.FullMethod, "/")+1:]
 	start := time.Now()
 	var resp any
 	var err error
-	if _, known := gkeOps[op]; known {
+	_, known := gkeOps[op]
+	denied := s.authorizeGKE(op, req) // IAM answers before anything else
+	switch {
+	case denied != nil:
+		err = denied
+	case known:
 		p := s.faults.pick("gke", op, gkeResource(req))
 		sleepCtx(ctx, p.latency)
 		switch {
@@ -58,7 +63,7 @@ func (s *Sim) gkeInterceptor(ctx context.Context, req any, info *grpc.UnaryServe
 		default:
 			resp, err = handler(context.WithValue(ctx, failedKey{}, p.failed), req)
 		}
-	} else {
+	default:
 		resp, err = handler(ctx, req)
 	}
 	r := Request{Service: "gke", Operation: op, Region: gkeLocation(req), Params: protoParams(req), Time: start}

@@ -177,6 +177,7 @@ func (g *gkeServer) CreateNodePool(ctx context.Context, req *containerpb.CreateN
 		}
 		pool := proto.Clone(req.GetNodePool()).(*containerpb.NodePool)
 		applyPoolDefaults(pool, cl)
+		pool.Autoscaling = normalizeAutoscaling(pool.Autoscaling)
 		if pool.Version, err = cl.resolveNodeVersion(pool.Version); err != nil {
 			return err
 		}
@@ -193,6 +194,7 @@ func (g *gkeServer) CreateNodePool(ctx context.Context, req *containerpb.CreateN
 		}
 		fail := failureOf(ctx)
 		if pool.GetInitialNodeCount() > 0 {
+			fail = w.anyReservationFailure(ref, pool, fail)
 			fail = vmLabelFailure(ref, pool, cl, fail)
 		}
 		out = g.createPool(w, ref, pool, gpuTaint, now, fail)
@@ -262,8 +264,9 @@ func instanceGroupURLs(ref clusterRef, pool *containerpb.NodePool, old []string)
 // another operation runs on it, compute the pool as it will be, validate it and start the
 // operation. The pool is RECONCILING (or STOPPING) until the operation completes.
 // nodeCount, when set, is the per-zone size the operation sets (SetNodePoolSize).
+// rollout says that the operation recreates the node pool's nodes (upgradeFailure).
 func (g *gkeServer) mutatePool(ctx context.Context, ref clusterRef, name string, typ containerpb.Operation_Type,
-	nodeCount *int32, change func(next *containerpb.NodePool, cl *GKEClusterSeed) error) (*containerpb.Operation, error) {
+	nodeCount *int32, rollout bool, change func(next *containerpb.NodePool, cl *GKEClusterSeed) error) (*containerpb.Operation, error) {
 	var out *containerpb.Operation
 	err := g.do(true, func(w *world, now time.Time) error {
 		r, cl, project, err := g.pool(w, ref, name)
@@ -300,6 +303,9 @@ func (g *gkeServer) mutatePool(ctx context.Context, ref clusterRef, name string,
 		// only on the operations that can end so (gke_faults.go).
 		fail := failureOf(ctx)
 		if typ != containerpb.Operation_DELETE_NODE_POOL && count > 0 {
+			if rollout {
+				fail = w.upgradeFailure(ref, r, next, fail)
+			}
 			fail = vmLabelFailure(ref, next, cl, fail)
 		}
 		r.Pending, r.NextStatus, r.FailIssues, r.Degraded, r.PendingNodeCount = next, containerpb.NodePool_RUNNING, fail.issues, fail.degraded, nodeCount
@@ -329,7 +335,7 @@ func (g *gkeServer) UpdateNodePool(ctx context.Context, req *containerpb.UpdateN
 	if err := checkUpdateFieldGroups(req); err != nil {
 		return nil, err
 	}
-	return g.mutatePool(ctx, ref, name, containerpb.Operation_UPGRADE_NODES, nil,
+	return g.mutatePool(ctx, ref, name, containerpb.Operation_UPGRADE_NODES, nil, recreatesNodes(req),
 		func(next *containerpb.NodePool, cl *GKEClusterSeed) error { return applyPoolUpdate(next, req, cl) })
 }
 
@@ -351,11 +357,6 @@ func applyPoolUpdate(p *containerpb.NodePool, req *containerpb.UpdateNodePoolReq
 		return err
 	}
 	applyConfigUpdate(p.Config, req)
-	if len(req.GetAccelerators()) > 0 {
-		// New accelerator settings without a driver get the default as a create would (assumed:
-		// the API documents no other rule; gpufleet always names the driver).
-		fillDefaultDriver(p.Config, p.Version)
-	}
 	return nil
 }
 
@@ -396,7 +397,7 @@ func applyConfigUpdate(c *containerpb.NodeConfig, req *containerpb.UpdateNodePoo
 		}
 	}
 	if len(req.GetAccelerators()) > 0 {
-		c.Accelerators = req.GetAccelerators()
+		c.Accelerators = mergeAcceleratorUpdate(c.Accelerators, req.GetAccelerators())
 	}
 	c.DiskType = firstNonEmpty(req.GetDiskType(), c.DiskType)
 	if req.GetDiskSizeGb() > 0 {
@@ -427,7 +428,7 @@ func (g *gkeServer) SetNodePoolSize(ctx context.Context, req *containerpb.SetNod
 	if req.GetNodeCount() < 0 {
 		return nil, invalidArg("Invalid value for field 'node_count': %d. Must be non-negative.", req.GetNodeCount())
 	}
-	return g.mutatePool(ctx, ref, name, containerpb.Operation_SET_NODE_POOL_SIZE, ptr(req.GetNodeCount()),
+	return g.mutatePool(ctx, ref, name, containerpb.Operation_SET_NODE_POOL_SIZE, ptr(req.GetNodeCount()), false,
 		func(*containerpb.NodePool, *GKEClusterSeed) error { return nil })
 }
 
@@ -440,9 +441,9 @@ func (g *gkeServer) SetNodePoolAutoscaling(ctx context.Context, req *containerpb
 	if req.GetAutoscaling() == nil {
 		return nil, invalidArg("Invalid value for field 'autoscaling': required.")
 	}
-	return g.mutatePool(ctx, ref, name, containerpb.Operation_UPDATE_CLUSTER, nil,
+	return g.mutatePool(ctx, ref, name, containerpb.Operation_UPDATE_CLUSTER, nil, false,
 		func(next *containerpb.NodePool, _ *GKEClusterSeed) error {
-			next.Autoscaling = proto.Clone(req.GetAutoscaling()).(*containerpb.NodePoolAutoscaling)
+			next.Autoscaling = normalizeAutoscaling(proto.Clone(req.GetAutoscaling()).(*containerpb.NodePoolAutoscaling))
 			return nil
 		})
 }
@@ -456,7 +457,7 @@ func (g *gkeServer) SetNodePoolManagement(ctx context.Context, req *containerpb.
 	if req.GetManagement() == nil {
 		return nil, invalidArg("Invalid value for field 'management': required.")
 	}
-	return g.mutatePool(ctx, ref, name, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, nil,
+	return g.mutatePool(ctx, ref, name, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, nil, false,
 		func(next *containerpb.NodePool, _ *GKEClusterSeed) error {
 			next.Management = proto.Clone(req.GetManagement()).(*containerpb.NodeManagement)
 			return nil
@@ -470,6 +471,6 @@ func (g *gkeServer) DeleteNodePool(ctx context.Context, req *containerpb.DeleteN
 	if err != nil {
 		return nil, err
 	}
-	return g.mutatePool(ctx, ref, name, containerpb.Operation_DELETE_NODE_POOL, nil,
+	return g.mutatePool(ctx, ref, name, containerpb.Operation_DELETE_NODE_POOL, nil, false,
 		func(*containerpb.NodePool, *GKEClusterSeed) error { return nil })
 }

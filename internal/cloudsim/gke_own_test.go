@@ -176,9 +176,10 @@ func TestGKE_UpdateNodePool_KeepsGKEOwnLabels(t *testing.T) {
 		GpuSharingConfig:            &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 4, GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()}}}})
 	wantMap(t, "node labels after an accelerator change", nodeLabels(), map[string]string{"team": "ml", "cloud.google.com/gke-nodepool": "l4-od",
 		"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-gpu-sharing-strategy": "mps", "cloud.google.com/gke-max-shared-clients-per-gpu": "4"})
+	// An entry without gpu_sharing_config (or driver) leaves them as they are (mergeAcceleratorUpdate).
 	p = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "l4-od", Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1}}})
-	wantMap(t, "node labels after dropping sharing", nodeLabels(), map[string]string{"team": "ml", "cloud.google.com/gke-nodepool": "l4-od",
-		"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-gpu-driver-version": "default"})
+	wantMap(t, "node labels after an accelerator entry without sharing", nodeLabels(), map[string]string{"team": "ml", "cloud.google.com/gke-nodepool": "l4-od",
+		"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-gpu-sharing-strategy": "mps", "cloud.google.com/gke-max-shared-clients-per-gpu": "4"})
 	wantTaints(t, p.GetConfig().GetTaints(), gkeGPUTaint())
 }
 

@@ -33,23 +33,39 @@ func TestGKE_UpdateNodePool_OneFieldGroupPerRequest(t *testing.T) {
 	}
 }
 
-// UpdateNodePoolRequest.accelerators changes driver, partition size and sharing in place (gcloud
-// container node-pools update --accelerator); the accelerator type and count stay.
+// UpdateNodePoolRequest.accelerators changes the driver and sharing in place; the accelerator
+// type, count and partition size stay (magic-modules PR #18493, tested against GKE), and an entry
+// without sharing keeps it (mergeAcceleratorUpdate).
 func TestGKE_UpdateNodePool_AcceleratorSettingsInPlace(t *testing.T) {
 	t.Parallel()
 	sim := newSim(t)
 	c := gkeClient(t, sim)
-	p := &containerpb.NodePool{Name: "a100", InitialNodeCount: 1, Locations: []string{"us-central1-a"}, Config: &containerpb.NodeConfig{MachineType: "a2-highgpu-1g"}}
+	p := &containerpb.NodePool{Name: "a100", InitialNodeCount: 1, Locations: []string{"us-central1-a"}, Config: &containerpb.NodeConfig{MachineType: "a2-highgpu-1g",
+		Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 1, GpuPartitionSize: "1g.5gb"}}}}
 	runningPool(t, c, p)
-	mig := []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 1, GpuPartitionSize: "2g.10gb",
-		GpuSharingConfig: &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 2, GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()}}}
-	got := updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "a100", Accelerators: mig})
-	if acc := got.GetConfig().GetAccelerators()[0]; acc.GetGpuPartitionSize() != "2g.10gb" || acc.GetGpuSharingConfig().GetGpuSharingStrategy() != containerpb.GPUSharingConfig_MPS {
+	shared := []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 1, GpuPartitionSize: "1g.5gb",
+		GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: containerpb.GPUDriverInstallationConfig_LATEST.Enum()},
+		GpuSharingConfig:            &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 2, GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()}}}
+	got := updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "a100", Accelerators: shared})
+	if acc := got.GetConfig().GetAccelerators()[0]; acc.GetGpuPartitionSize() != "1g.5gb" || acc.GetGpuSharingConfig().GetGpuSharingStrategy() != containerpb.GPUSharingConfig_MPS ||
+		acc.GetGpuDriverInstallationConfig().GetGpuDriverVersion() != containerpb.GPUDriverInstallationConfig_LATEST {
 		t.Fatalf("accelerator = %v", acc)
 	}
-	_, err := c.UpdateNodePool(ctxT(t), &containerpb.UpdateNodePoolRequest{Name: gkeParent + "/nodePools/a100",
-		Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 2}}})
-	wantCode(t, err, codes.InvalidArgument, "accelerator type and count of a node pool (1 x \"nvidia-tesla-a100\") cannot be changed")
+	got = updatePool(t, c, &containerpb.UpdateNodePoolRequest{Name: "a100", Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 1}}})
+	if acc := got.GetConfig().GetAccelerators()[0]; acc.GetGpuSharingConfig().GetMaxSharedClientsPerGpu() != 2 || acc.GetGpuPartitionSize() != "1g.5gb" {
+		t.Fatalf("accelerator after an entry without sharing = %v, want sharing and partitions kept", acc)
+	}
+	for _, tc := range []struct {
+		acc  *containerpb.AcceleratorConfig
+		want string
+	}{
+		{&containerpb.AcceleratorConfig{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 2}, "Accelerator count: 1 should not be updated."},
+		{&containerpb.AcceleratorConfig{AcceleratorType: "nvidia-a100-80gb", AcceleratorCount: 1}, "Accelerator type: nvidia-tesla-a100 should not be updated."},
+		{&containerpb.AcceleratorConfig{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 1, GpuPartitionSize: "2g.10gb"}, "Accelerator gpu_partition_size: 1g.5gb should not be updated."},
+	} {
+		_, err := c.UpdateNodePool(ctxT(t), &containerpb.UpdateNodePoolRequest{Name: gkeParent + "/nodePools/a100", Accelerators: []*containerpb.AcceleratorConfig{tc.acc}})
+		wantCode(t, err, codes.InvalidArgument, tc.want)
+	}
 }
 
 // Versions resolve as the container v1 API says: "1.X" to the highest valid patch, "1.X.Y" to the

@@ -43,7 +43,8 @@ func validateNodePool(pool *containerpb.NodePool, cl *GKEClusterSeed, project *G
 	checks := []func() error{
 		func() error { return validateLocations(pool, cl) },
 		func() error { return validateVersion(pool.GetVersion(), cl) },
-		func() error { return validateAutoscaling(pool.GetAutoscaling()) },
+		func() error { return validateAutoscaling(pool.GetAutoscaling(), len(gkeZones(pool, cl))) },
+		func() error { return validateUpgradeSettings(pool.GetUpgradeSettings()) },
 		func() error { return validateNodeConfig(pool.GetConfig(), gkeZones(pool, cl), project) },
 		func() error { return validateReservationAffinity(pool.GetConfig(), gkeZones(pool, cl), consumer, seed) },
 	}
@@ -78,7 +79,10 @@ func zoneRegion(location string) string {
 }
 
 // validateVersion follows the GKE version skew policy: nodes no newer than the control plane
-// and at most two minor versions older.
+// and at most two minor versions older. Kubernetes itself lets a kubelet run three minor versions
+// behind its API server since 1.28; GKE's own current skew table was not re-read (audit N16,
+// unsure). cloudsim keeps two minors on purpose: the stricter side, as a client that creates node
+// pools three minors behind would meet a refusal on a GKE that keeps two.
 func validateVersion(v string, cl *GKEClusterSeed) error {
 	if v == "" || v == cl.Version {
 		return nil
@@ -91,9 +95,16 @@ func validateVersion(v string, cl *GKEClusterSeed) error {
 	return nil
 }
 
+// maxNodesPerZone is GKE's limit of nodes in one zone of a node pool (GKE "Quotas and limits":
+// 1,000 nodes per node pool zone). The container v1 API sets no bound on the total limits
+// (NodePoolAutoscaling: "There has to be enough quota to scale up the cluster"), so a node pool
+// over z zones may autoscale to 1000·z nodes (audit N16: cloudsim capped totals at 1000 before).
+const maxNodesPerZone = 1000
+
 // GKE API Reference: NodePoolAutoscaling — per-zone (min/max) or total (total_min/total_max)
-// limits, not both; 0 <= min <= max, max >= 1, at most 1000 nodes.
-func validateAutoscaling(a *containerpb.NodePoolAutoscaling) error {
+// limits, not both; 0 <= min <= max, max >= 1, at most maxNodesPerZone nodes per zone. Disabled
+// autoscaling carries no limits (normalizeAutoscaling).
+func validateAutoscaling(a *containerpb.NodePoolAutoscaling, zones int) error {
 	if a == nil || !a.GetEnabled() {
 		return nil
 	}
@@ -102,10 +113,10 @@ func validateAutoscaling(a *containerpb.NodePoolAutoscaling) error {
 	if perZone && total {
 		return invalidArg("Invalid autoscaling configuration: per-zone limits (min_node_count/max_node_count) and total limits (total_min_node_count/total_max_node_count) cannot be combined.")
 	}
-	lo, hi := a.GetMinNodeCount(), a.GetMaxNodeCount()
+	lo, hi, limit := a.GetMinNodeCount(), a.GetMaxNodeCount(), int32(maxNodesPerZone)
 	field := "max_node_count"
 	if total {
-		lo, hi, field = a.GetTotalMinNodeCount(), a.GetTotalMaxNodeCount(), "total_max_node_count"
+		lo, hi, field, limit = a.GetTotalMinNodeCount(), a.GetTotalMaxNodeCount(), "total_max_node_count", int32(maxNodesPerZone*max(zones, 1))
 	}
 	switch {
 	case lo < 0:
@@ -114,8 +125,57 @@ func validateAutoscaling(a *containerpb.NodePoolAutoscaling) error {
 		return invalidArg("Invalid value for field 'autoscaling.%s': %d. Must be greater than zero.", field, hi)
 	case lo > hi:
 		return invalidArg("Invalid autoscaling configuration: minimum node count %d is greater than maximum node count %d.", lo, hi)
-	case hi > 1000:
-		return invalidArg("Invalid value for field 'autoscaling.%s': %d. Must be at most 1000.", field, hi)
+	case hi > limit:
+		return invalidArg("Invalid value for field 'autoscaling.%s': %d. A node pool takes at most %d nodes per zone (%d over its %d zones).", field, hi, maxNodesPerZone, limit, max(zones, 1))
+	}
+	return nil
+}
+
+// normalizeAutoscaling is the autoscaling GKE keeps: with autoscaling disabled, none of its
+// limits. The API does not say what a disabled NodePoolAutoscaling keeps of the limits it was sent
+// with (terraform-provider-google reads an autoscaling block back only while it is enabled,
+// resource_container_node_pool.go); cloudsim drops them, the side a client must survive: it cannot
+// read a disabled node pool's limits back from GKE.
+func normalizeAutoscaling(a *containerpb.NodePoolAutoscaling) *containerpb.NodePoolAutoscaling {
+	if a == nil || a.GetEnabled() {
+		return a
+	}
+	return &containerpb.NodePoolAutoscaling{}
+}
+
+// validateUpgradeSettings checks a node pool's upgrade settings (container v1 API,
+// NodePool.UpgradeSettings, BlueGreenSettings): SURGE (the default) with max_surge and
+// max_unavailable, which cannot both be 0, as "(maxUnavailable + maxSurge) determines the level of
+// parallelism (how many nodes are being upgraded at the same time)" and an upgrade with none would
+// never move (GKE "Surge upgrades"; gcloud refuses --max-surge-upgrade=0 with
+// --max-unavailable-upgrade=0); BLUE_GREEN with its blue_green_settings, a batch of nodes or a
+// percentage of the pool in (0, 1].
+func validateUpgradeSettings(u *containerpb.NodePool_UpgradeSettings) error {
+	if u == nil {
+		return nil
+	}
+	if u.GetMaxSurge() < 0 || u.GetMaxUnavailable() < 0 {
+		return invalidArg("Invalid value for field 'upgrade_settings': max_surge (%d) and max_unavailable (%d) must be non-negative.", u.GetMaxSurge(), u.GetMaxUnavailable())
+	}
+	switch u.GetStrategy() {
+	case containerpb.NodePoolUpdateStrategy_BLUE_GREEN:
+		if p := u.GetBlueGreenSettings().GetStandardRolloutPolicy(); p != nil {
+			if pct := p.GetBatchPercentage(); p.GetUpdateBatchSize() != nil && p.GetBatchNodeCount() == 0 && (pct <= 0 || pct > 1) {
+				return invalidArg("Invalid value for field 'upgrade_settings.blue_green_settings.standard_rollout_policy': batch_percentage %g must be in (0, 1], or give batch_node_count.", pct)
+			}
+			if p.GetBatchNodeCount() < 0 {
+				return invalidArg("Invalid value for field 'upgrade_settings.blue_green_settings.standard_rollout_policy.batch_node_count': %d must be positive.", p.GetBatchNodeCount())
+			}
+		}
+	case containerpb.NodePoolUpdateStrategy_SURGE, containerpb.NodePoolUpdateStrategy_NODE_POOL_UPDATE_STRATEGY_UNSPECIFIED:
+		if u.GetBlueGreenSettings() != nil {
+			return invalidArg("Invalid value for field 'upgrade_settings.blue_green_settings': only with strategy BLUE_GREEN.")
+		}
+		if u.GetMaxSurge() == 0 && u.GetMaxUnavailable() == 0 {
+			return invalidArg("Invalid value for field 'upgrade_settings': max_surge and max_unavailable cannot both be 0.")
+		}
+	default:
+		return invalidArg("Invalid value for field 'upgrade_settings.strategy': %s; must be SURGE or BLUE_GREEN.", u.GetStrategy())
 	}
 	return nil
 }
@@ -430,7 +490,7 @@ func checkReservation(cfg *containerpb.NodeConfig, zones []string, consumer stri
 	if rsv == nil {
 		return status.Errorf(codes.NotFound, "Reservation %q not found in project %q.", name, owner)
 	}
-	if owner != consumer && !contains(rsv.ShareWith, consumer) {
+	if !seed.sharedWith(rsv, owner, consumer) {
 		// INVALID_ARGUMENT, not FAILED_PRECONDITION: GKE clients retry the latter (another operation
 		// running), and nothing changes by waiting here.
 		return invalidArg("Reservation %q of project %q is not shared with project %q.", name, owner, consumer)
@@ -445,7 +505,7 @@ func checkReservation(cfg *containerpb.NodeConfig, zones []string, consumer stri
 	}
 	if rsv.AcceleratorType != "" {
 		accs := cfg.GetAccelerators()
-		if len(accs) != 1 || accs[0].GetAcceleratorType() != rsv.AcceleratorType || accs[0].GetAcceleratorCount() != int64(rsv.AcceleratorCount) {
+		if len(accs) != 1 || accs[0].GetAcceleratorType() != acceleratorName(rsv.AcceleratorType) || accs[0].GetAcceleratorCount() != int64(rsv.AcceleratorCount) {
 			return invalidArg("Invalid value for field 'node_config.accelerators': reservation %q reserves %d x %q per VM.", value, rsv.AcceleratorCount, rsv.AcceleratorType)
 		}
 	}

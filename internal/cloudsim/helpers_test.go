@@ -10,6 +10,7 @@ import (
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -245,4 +246,8 @@ func wantCode(t *testing.T, err error, code codes.Code, msgPart string) {
 	if !strings.Contains(st.Message(), msgPart) {
 		t.Fatalf("message %q does not contain %q", st.Message(), msgPart)
 	}
+}
+
+func autoscalingClient(sim *Sim, region string) *autoscaling.Client {
+	return autoscaling.NewFromConfig(AWSConfig(region, 0), func(o *autoscaling.Options) { o.BaseEndpoint = aws.String(sim.Endpoints().AutoScaling) })
 }

@@ -8,7 +8,7 @@ import (
 // Request is one API call received by the simulator, recorded before validation so that tests
 // can assert both what the provider sent and that bad input produced no call at all.
 type Request struct {
-	Service   string `json:"service"`          // "eks", "ec2", "gke" or "compute"
+	Service   string `json:"service"`          // "eks", "ec2", "autoscaling", "gke" or "compute"
 	Operation string `json:"operation"`        // API operation name, e.g. "CreateNodegroup"
 	Region    string `json:"region,omitempty"` // AWS region from the SigV4 scope; GKE location; Compute zone
 	// Params holds the decoded request: for EKS the JSON body merged with path labels and query

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -108,6 +109,7 @@ type CapacityReservationSeed struct {
 	ReservationType        string            `json:"reservation_type,omitempty"`        // default|capacity-block
 	InstancePlatform       string            `json:"instance_platform,omitempty"`       // default "Linux/UNIX"
 	InstanceMatchCriteria  string            `json:"instance_match_criteria,omitempty"` // open|targeted
+	Tenancy                string            `json:"tenancy,omitempty"`                 // default|dedicated; default "default"
 	StartDate              *time.Time        `json:"start_date,omitempty"`
 	EndDate                *time.Time        `json:"end_date,omitempty"`
 	Tags                   map[string]string `json:"tags,omitempty"`
@@ -133,6 +135,9 @@ type GCPProjectSeed struct {
 	// GPUQuota is the project's regional GPU quota: region → metric (NVIDIA_L4_GPUS,
 	// PREEMPTIBLE_NVIDIA_L4_GPUS, …) → GPUs. A metric not listed is unlimited.
 	GPUQuota map[string]map[string]int `json:"gpu_quota,omitempty"`
+	// Organization is the organization the project belongs to: a reservation shared with the
+	// ORGANIZATION is open to every project of the owner's organization.
+	Organization string `json:"organization,omitempty"`
 }
 
 // GKEClusterSeed describes a GKE cluster. Location is a region or zone; Locations are the
@@ -185,15 +190,64 @@ type GKENodePoolSeed struct {
 
 // GCEReservationSeed describes a Compute Engine reservation.
 type GCEReservationSeed struct {
-	Name             string `json:"name"`
-	Zone             string `json:"zone"`
-	MachineType      string `json:"machine_type"`
+	Name        string `json:"name"`
+	Zone        string `json:"zone"`
+	MachineType string `json:"machine_type"`
+	// AcceleratorType is the reserved GPU as the reservation was made with it: a name
+	// (nvidia-l4) or "The full or partial URL of the accelerator type"
+	// (projects/P/zones/Z/acceleratorTypes/nvidia-l4), which reservations.get echoes as given
+	// (terraform-provider-google, resource_compute_reservation.go; audit N7).
 	AcceleratorType  string `json:"accelerator_type,omitempty"`
 	AcceleratorCount int    `json:"accelerator_count,omitempty"`
 	Count            int    `json:"count"`
 	// ShareWith lists the consumer projects of a shared reservation (Compute Engine
 	// Reservation.shareSettings.projectMap); other projects cannot consume it.
 	ShareWith []string `json:"share_with,omitempty"`
+	// ShareType is the reservation's shareSettings.shareType: LOCAL (the default, or
+	// SPECIFIC_PROJECTS with ShareWith) or ORGANIZATION ("Shared-reservation is open to entire
+	// Organization", Compute Engine API, ShareSettings.ShareType).
+	ShareType string `json:"share_type,omitempty"`
+}
+
+// Reservation share types (Compute Engine API, ShareSettings.ShareType).
+const (
+	shareLocal            = "LOCAL"
+	shareSpecificProjects = "SPECIFIC_PROJECTS"
+	shareOrganization     = "ORGANIZATION"
+)
+
+// shareType is the reservation's share type as reservations.get reports it.
+func (r *GCEReservationSeed) shareType() string {
+	switch {
+	case r.ShareType != "":
+		return r.ShareType
+	case len(r.ShareWith) > 0:
+		return shareSpecificProjects
+	}
+	return shareLocal
+}
+
+// sharedWith reports whether a consumer project may consume the reservation of project owner:
+// its own, one shared with it by name, or one shared with the owner's organization when the
+// consumer belongs to it too ("Shared reservations").
+func (s *Seed) sharedWith(r *GCEReservationSeed, owner, consumer string) bool {
+	switch r.shareType() {
+	case shareSpecificProjects:
+		return owner == consumer || contains(r.ShareWith, consumer)
+	case shareOrganization:
+		o, c := s.gcpProject(owner), s.gcpProject(consumer)
+		return owner == consumer || o != nil && c != nil && o.Organization != "" && o.Organization == c.Organization
+	}
+	return owner == consumer
+}
+
+// acceleratorName is an accelerator type given as a name or a full or partial URL
+// (…/acceleratorTypes/nvidia-l4): its name.
+func acceleratorName(t string) string {
+	if i := strings.LastIndex(t, "/acceleratorTypes/"); i >= 0 {
+		return t[i+len("/acceleratorTypes/"):]
+	}
+	return t
 }
 
 // LoadSeed reads and validates a seed file.
@@ -247,6 +301,11 @@ func (s *Seed) validate() error {
 	for project, p := range s.GCP.Projects {
 		if p == nil {
 			return fmt.Errorf("cloudsim: seed: gcp project %q is null", project)
+		}
+		for _, r := range p.Reservations {
+			if t := r.shareType(); t != shareLocal && t != shareSpecificProjects && t != shareOrganization {
+				return fmt.Errorf("cloudsim: seed: gcp reservation %s/%s: share_type must be LOCAL, SPECIFIC_PROJECTS or ORGANIZATION", project, r.Name)
+			}
 		}
 		for _, c := range p.Clusters {
 			if c.Name == "" || c.Location == "" || c.Version == "" {

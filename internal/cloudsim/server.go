@@ -40,13 +40,20 @@ type Options struct {
 	TransitionDelay time.Duration
 	// Addr is the listen address, "127.0.0.1:0" by default: every service gets a free port.
 	// With a fixed port p, EKS listens on p, EC2 on p+1, GKE on p+2, control on p+3,
-	// Compute on p+4 and STS on p+5.
+	// Compute on p+4, STS on p+5 and EC2 Auto Scaling on p+6.
 	Addr string
 	// Logf, when set, receives diagnostic messages (e.g. failures to write the state file).
 	Logf func(format string, args ...any)
 	// ReadAfterWriteLag keeps new EKS node groups and updates unreadable for that long (see
 	// eks_consistency.go); Sim.SetReadAfterWriteLag changes it.
 	ReadAfterWriteLag time.Duration
+	// IAM, when set, checks the calls of one identity against its policy (iam.go); Sim.SetIAM
+	// changes it.
+	IAM *IAMIdentity
+	// GCPPermissions, when not nil, are the only IAM permissions the GKE and Compute Engine
+	// callers hold: a call that needs another is refused (gcp_iam.go); Sim.SetGCPPermissions changes
+	// them.
+	GCPPermissions []string
 }
 
 // Endpoints are the addresses of the simulated services.
@@ -59,16 +66,23 @@ type Endpoints struct {
 	// option.WithEndpoint with google.golang.org/api/compute/v1 (see ComputeClientOptions).
 	Compute string `json:"compute"`
 	STS     string `json:"sts"` // http://127.0.0.1:port, for sts.Options.BaseEndpoint
+	// AutoScaling is http://127.0.0.1:port, for autoscaling.Options.BaseEndpoint: the Auto
+	// Scaling groups of EKS node groups (autoscaling.go).
+	AutoScaling string `json:"autoscaling"`
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
 type Sim struct {
 	opts   Options
-	mu     sync.Mutex // guards w
+	mu     sync.Mutex // guards w and gcpPermissions
 	w      *world
 	faults *faultSet
 	log    *requestLog
 	eksLag atomic.Int64 // read-after-write lag, eks_consistency.go
+	iam    iamState     // the IAM check, iam.go
+	// gcpPermissions are the GKE and Compute Engine caller's permissions (gcp_iam.go); nil allows
+	// every call.
+	gcpPermissions []string
 
 	httpServers []*http.Server
 	grpcServer  *grpc.Server
@@ -85,23 +99,29 @@ func Start(opts Options) (*Sim, error) {
 	}
 	s := &Sim{opts: opts, w: w, faults: newFaultSet(), log: &requestLog{}}
 	s.SetReadAfterWriteLag(opts.ReadAfterWriteLag)
-	listeners, err := listen(opts.Addr, 6)
+	if err := s.SetIAM(opts.IAM); err != nil {
+		return nil, err
+	}
+	s.SetGCPPermissions(opts.GCPPermissions)
+	listeners, err := listen(opts.Addr, 7)
 	if err != nil {
 		return nil, err
 	}
 	s.endpoints = Endpoints{
-		EKS:     "http://" + listeners[0].Addr().String(),
-		EC2:     "http://" + listeners[1].Addr().String(),
-		GKE:     listeners[2].Addr().String(),
-		Control: "http://" + listeners[3].Addr().String(),
-		Compute: "http://" + listeners[4].Addr().String() + computePathPrefix,
-		STS:     "http://" + listeners[5].Addr().String(),
+		EKS:         "http://" + listeners[0].Addr().String(),
+		EC2:         "http://" + listeners[1].Addr().String(),
+		GKE:         listeners[2].Addr().String(),
+		Control:     "http://" + listeners[3].Addr().String(),
+		Compute:     "http://" + listeners[4].Addr().String() + computePathPrefix,
+		STS:         "http://" + listeners[5].Addr().String(),
+		AutoScaling: "http://" + listeners[6].Addr().String(),
 	}
 	s.serveHTTP(listeners[0], http.HandlerFunc(s.serveEKS))
 	s.serveHTTP(listeners[1], http.HandlerFunc(s.serveEC2))
 	s.serveHTTP(listeners[3], s.controlHandler())
 	s.serveHTTP(listeners[4], http.HandlerFunc(s.serveCompute))
 	s.serveHTTP(listeners[5], http.HandlerFunc(s.serveSTS))
+	s.serveHTTP(listeners[6], http.HandlerFunc(s.serveAutoScaling))
 	s.grpcServer = grpc.NewServer(grpc.UnaryInterceptor(s.gkeInterceptor))
 	containerpb.RegisterClusterManagerServer(s.grpcServer, &gkeServer{sim: s})
 	go s.grpcServer.Serve(listeners[2]) //nolint:errcheck // returns on Stop
@@ -228,9 +248,11 @@ type call struct {
 	query   url.Values
 	body    []byte
 	form    map[string]any // EC2 request tree
-	failed  *Fault         // CreateFailed fault to apply to the object created/updated
-	stuck   time.Duration  // a Stuck fault's transition, instead of the transition delay
-	now     time.Time
+	// accessKey is the access key id the call was signed with (its SigV4 credential).
+	accessKey string
+	failed    *Fault        // CreateFailed fault to apply to the object created/updated
+	stuck     time.Duration // a Stuck fault's transition, instead of the transition delay
+	now       time.Time
 }
 
 // awsHandler serves one operation with the world locked and advanced to c.now; it returns the
@@ -241,6 +263,10 @@ type awsHandler func(s *Sim, c *call) ([]byte, *apiError)
 // the call), then the handler under the lock, then the request log.
 func (s *Sim) invokeAWS(ctx context.Context, c *call, resource string, params map[string]any, mutating bool, h awsHandler) ([]byte, *apiError) {
 	start := time.Now()
+	if aerr := s.authorize(c, callRequest(c)); aerr != nil {
+		s.log.add(Request{Service: c.service, Operation: c.op, Region: c.region, Params: params, Time: start, Error: aerr.code})
+		return nil, aerr
+	}
 	p := s.faults.pick(c.service, c.op, resource)
 	sleepCtx(ctx, p.latency)
 	var out []byte
@@ -304,6 +330,14 @@ func awsFaultError(service string, f *Fault) *apiError {
 		e.status, e.code, e.message = 503, "ServiceUnavailableException", "Service is unavailable. Please try again later."
 	case service == "eks":
 		e.status, e.code, e.message = 500, "ServerException", "An internal error occurred. Please try again."
+	case service == "autoscaling" && f.Kind == Throttle:
+		// awsQuery services answer throttling with HTTP 400 Throttling (aws/retry
+		// DefaultThrottleErrorCodes lists it).
+		e.status, e.code, e.message = 400, "Throttling", "Rate exceeded"
+	case service == "autoscaling" && f.Kind == Unavailable:
+		e.status, e.code, e.message = 503, "ServiceUnavailable", "Service is unavailable. Please try again later."
+	case service == "autoscaling":
+		e.status, e.code, e.message = 500, "InternalFailure", "An internal error occurred."
 	case f.Kind == Throttle:
 		// EC2 API Reference: Error codes — RequestLimitExceeded is returned with HTTP 503.
 		e.status, e.code, e.message = 503, "RequestLimitExceeded", "Request limit exceeded."
@@ -358,6 +392,16 @@ func regionFromAuth(h string) string {
 		return defaultRegion
 	}
 	return parts[2]
+}
+
+// accessKeyFromAuth returns the access key id of a SigV4 Authorization header's credential.
+func accessKeyFromAuth(h string) string {
+	i := strings.Index(h, "Credential=")
+	if i < 0 {
+		return ""
+	}
+	key, _, _ := strings.Cut(h[i+len("Credential="):], "/")
+	return key
 }
 
 // randomHex returns n random hex digits.

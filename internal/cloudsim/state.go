@@ -31,6 +31,10 @@ type world struct {
 	AMIReleases map[string]string `json:"ami_releases"`
 	// EC2 launch templates, keyed "region/lt-id".
 	LaunchTemplates map[string]*ltRecord `json:"launch_templates"`
+	// The node groups' Auto Scaling groups, keyed "region/name", and their instances, keyed
+	// "region/i-id" (eks_fleet.go).
+	ASGs      map[string]*asgRecord  `json:"asgs"`
+	Instances map[string]*instRecord `json:"instances"`
 	// GKE node pools and operations, keyed by their full resource names.
 	NodePools  map[string]*npRecord `json:"node_pools"`
 	Operations map[string]*opRecord `json:"operations"`
@@ -66,6 +70,12 @@ func (w *world) init(seed *Seed) {
 	if w.LaunchTemplates == nil {
 		w.LaunchTemplates = map[string]*ltRecord{}
 	}
+	if w.ASGs == nil {
+		w.ASGs = map[string]*asgRecord{}
+	}
+	if w.Instances == nil {
+		w.Instances = map[string]*instRecord{}
+	}
 	if w.NodePools == nil {
 		w.NodePools = map[string]*npRecord{}
 	}
@@ -94,6 +104,21 @@ type ngRecord struct {
 	Zones         []string `json:"zones,omitempty"`
 	// VisibleAt is when reads first see the new node group (eks_consistency.go); zero: at once.
 	VisibleAt time.Time `json:"visible_at,omitempty"`
+	// Generation counts the updates that rolled the node group's nodes; its instances of an earlier
+	// one are replaced (eks_fleet.go).
+	Generation int `json:"generation,omitempty"`
+}
+
+// asgRecord is a node group's Auto Scaling group.
+type asgRecord struct {
+	Region string       `json:"region"`
+	Group  ScalingGroup `json:"group"`
+}
+
+// instRecord is an instance of a node group.
+type instRecord struct {
+	Region   string   `json:"region"`
+	Instance Instance `json:"instance"`
 }
 
 // updRecord is a stored EKS update and the change it applies when it succeeds.
@@ -266,6 +291,7 @@ func (w *world) advance(now time.Time) {
 			w.scaleDownBeforeBlockEnd(r, now)
 		}
 	}
+	w.reconcileFleets(now)
 	for _, name := range sortedKeys(w.Operations) {
 		if r := w.Operations[name]; !r.Due.IsZero() && !now.Before(r.Due) {
 			finishOperation(r)

@@ -144,16 +144,6 @@ func presignedSignatureMatches(r *http.Request, id IdentitySeed, region string, 
 	return err == nil && got.Query().Get("X-Amz-Signature") == want
 }
 
-// accessKeyFromAuth is the access key of a SigV4 Authorization header.
-func accessKeyFromAuth(h string) string {
-	i := strings.Index(h, "Credential=")
-	if i < 0 {
-		return ""
-	}
-	key, _, _ := strings.Cut(h[i+len("Credential="):], "/")
-	return key
-}
-
 func (s *Seed) identity(accessKey string) *IdentitySeed {
 	for i := range s.AWS.Identities {
 		if id := &s.AWS.Identities[i]; id.AccessKeyID == accessKey && accessKey != "" {

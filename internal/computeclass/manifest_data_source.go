@@ -39,13 +39,13 @@ func classSchema(ctx context.Context) rschema.Schema {
 
 func (d *ManifestDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	s := classSchema(ctx)
-	blocks := dataSourceBlocks(s.Blocks)
+	blocks := poolschema.DataSourceBlocks(s.Blocks, poolschema.KeepFlags)
 	delete(blocks, "timeouts")
 	resp.Schema = dschema.Schema{
 		MarkdownDescription: "Renders a GPU pool as a GKE ComputeClass without managing anything: the same arguments, validation, " +
 			"policy checks, `manifests` and `pod_spec` as `gpufleet_gke_compute_class`, for ComputeClasses applied by GitOps " +
 			"(Argo CD, Flux) or `kubectl`. Nothing calls a cluster or a cloud; a policy deny fails the read, as it fails a plan of the resource.",
-		Attributes: dataSourceAttributes(s.Attributes),
+		Attributes: poolschema.DataSourceAttributes(s.Attributes, poolschema.KeepFlags),
 		Blocks:     blocks,
 	}
 }

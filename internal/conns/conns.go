@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -51,6 +52,7 @@ type AWSSettings struct {
 	AssumeRoleExternalID      string
 	EKSEndpoint               string
 	EC2Endpoint               string
+	AutoScalingEndpoint       string
 	STSEndpoint               string
 	SkipCredentialsValidation bool
 	// MaxAttempts is the SDK retryer's attempt count (0 = DefaultMaxAttempts).
@@ -112,8 +114,8 @@ type Meta struct {
 	compute     *compute.Service
 	computeErr  error
 
-	awsClients sync.Map // "<service>/<region>" → *eks.Client or *ec2.Client
-	google googleTokens
+	awsClients sync.Map // "<service>/<region>" → *eks.Client, *ec2.Client or *autoscaling.Client
+	google     googleTokens
 
 	shown sync.Map
 }
@@ -216,6 +218,23 @@ func (m *Meta) EC2In(ctx context.Context, region string) (*ec2.Client, error) {
 		return ec2.NewFromConfig(cfg, func(o *ec2.Options) {
 			if m.AWSSettings.EC2Endpoint != "" {
 				o.BaseEndpoint = aws.String(m.AWSSettings.EC2Endpoint)
+			}
+		})
+	})
+}
+
+// AutoScalingIn returns an EC2 Auto Scaling client in region ("" for the provider's), built once per
+// region. Endpoint overrides must name it when they name EKS or EC2 on this machine (a simulator):
+// a client that fell back to the real service from a simulated world would reach AWS.
+func (m *Meta) AutoScalingIn(ctx context.Context, region string) (*autoscaling.Client, error) {
+	s := m.AWSSettings
+	if s.AutoScalingEndpoint == "" && (IsLoopbackEndpoint(s.EKSEndpoint) || IsLoopbackEndpoint(s.EC2Endpoint)) {
+		return nil, errors.New("aws.endpoints names a local EKS or EC2 endpoint (a simulator such as cloudsim) but no autoscaling endpoint: set aws.endpoints.autoscaling too (cloudsim prints AUTOSCALING_ENDPOINT), or the EC2 Auto Scaling calls would go to AWS")
+	}
+	return awsClient(ctx, m, "autoscaling", region, func(cfg aws.Config) *autoscaling.Client {
+		return autoscaling.NewFromConfig(cfg, func(o *autoscaling.Options) {
+			if s.AutoScalingEndpoint != "" {
+				o.BaseEndpoint = aws.String(s.AutoScalingEndpoint)
 			}
 		})
 	})

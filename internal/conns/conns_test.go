@@ -40,4 +40,13 @@ func TestAWSClientsPerRegion(t *testing.T) {
 	if region, err := m.AWSRegion(ctx); err != nil || region != "us-east-1" {
 		t.Errorf("AWSRegion = %q, %v", region, err)
 	}
+	// A simulated EKS and EC2 without a simulated Auto Scaling: no client that would reach AWS.
+	if _, err := m.AutoScalingIn(ctx, ""); err == nil {
+		t.Error("an Auto Scaling client for AWS beside local EKS and EC2 endpoints")
+	}
+	m.AWSSettings.AutoScalingEndpoint = "http://127.0.0.1:3"
+	as, err := m.AutoScalingIn(ctx, "eu-west-1")
+	if err != nil || as.Options().Region != "eu-west-1" || *as.Options().BaseEndpoint != "http://127.0.0.1:3" {
+		t.Errorf("Auto Scaling client: %v", err)
+	}
 }

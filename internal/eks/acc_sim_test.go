@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -32,15 +33,22 @@ const (
 	testRole    = "arn:aws:iam::123456789012:role/gpu-nodes"
 	odcrID      = "cr-0a1b2c3d4e5f60718"
 	blockID     = "cr-0b1c2d3e4f5a60719"
+	// usedODCR has one of its four instances free (other instances run in it), dedicatedODCR is for
+	// dedicated-tenancy instances, futureODCR starts in two days (scheduled).
+	usedODCR      = "cr-0c2d3e4f5a6b70720"
+	dedicatedODCR = "cr-0d3e4f5a6b7c80721"
+	futureODCR    = "cr-0e4f5a6b7c8d90722"
 )
 
 // testSeed is the AWS world of the acceptance tests: clusters at 1.31 and one at 1.33 ("new"), two
 // subnets, GPU offerings for every family the tests use, an ODCR and a capacity block (started a
-// day ago, for a month) for p5.48xlarge in us-east-1a.
+// day ago, for a month) for p5.48xlarge in us-east-1a, and three more ODCRs there: one mostly used by
+// other instances, one for dedicated tenancy, one future-dated.
 func testSeed(t *testing.T) *cloudsim.Seed {
 	t.Helper()
 	start := time.Now().UTC().Add(-24 * time.Hour).Truncate(time.Hour)
 	end := start.AddDate(0, 1, 0)
+	future := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Hour)
 	types := []string{
 		"g4dn.xlarge", "g4dn.2xlarge", "g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.12xlarge", "g6.xlarge", "g6.2xlarge", "g6e.xlarge",
 		"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5.4xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "p3.2xlarge",
@@ -56,6 +64,9 @@ func testSeed(t *testing.T) *cloudsim.Seed {
 			CapacityReservations: []cloudsim.CapacityReservationSeed{
 				{ID: odcrID, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 4, InstanceMatchCriteria: "targeted"},
 				{ID: blockID, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 2, AvailableInstanceCount: 2, ReservationType: "capacity-block", InstanceMatchCriteria: "targeted", StartDate: &start, EndDate: &end},
+				{ID: usedODCR, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 1, InstanceMatchCriteria: "targeted"},
+				{ID: dedicatedODCR, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 4, InstanceMatchCriteria: "targeted", Tenancy: "dedicated"},
+				{ID: futureODCR, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 4, InstanceMatchCriteria: "targeted", StartDate: &future},
 			},
 			InstanceTypeOfferings: map[string][]string{"us-east-1a": types, "us-east-1b": types},
 		},
@@ -106,13 +117,14 @@ provider "gpufleet" {
     region                      = %q
     skip_credentials_validation = true
     endpoints {
-      eks = %q
-      ec2 = %q
+      eks         = %q
+      ec2         = %q
+      autoscaling = %q
     }
   }
 %s
 }
-`, testRegion, e.EKS, e.EC2, extra)
+`, testRegion, e.EKS, e.EC2, e.AutoScaling, extra)
 }
 
 // poolConfig renders one gpufleet_eks_node_pool with the usual arguments and body for the rest.
@@ -141,8 +153,9 @@ resource "gpufleet_eks_node_pool" %[1]q {
 }
 
 type awsClients struct {
-	eks *eks.Client
-	ec2 *ec2.Client
+	eks         *eks.Client
+	ec2         *ec2.Client
+	autoscaling *autoscaling.Client
 }
 
 // clients are real SDK clients on the simulator, for checking what the provider left in the cloud.
@@ -161,8 +174,9 @@ func clientsIn(t *testing.T, sim *cloudsim.Sim, region string) awsClients {
 	}
 	e := sim.Endpoints()
 	return awsClients{
-		eks: eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(e.EKS) }),
-		ec2: ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(e.EC2) }),
+		eks:         eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(e.EKS) }),
+		ec2:         ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(e.EC2) }),
+		autoscaling: autoscaling.NewFromConfig(cfg, func(o *autoscaling.Options) { o.BaseEndpoint = aws.String(e.AutoScaling) }),
 	}
 }
 

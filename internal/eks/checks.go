@@ -84,9 +84,9 @@ type checkProblem struct {
 	warn bool
 }
 
-// createProblems are the problems of creating node groups in this cluster: pinned, the pool's
-// kubernetes_version when the configuration sets it.
-func (f cloudFacts) createProblems(pinned, amiType string) []checkProblem {
+// createProblems are the problems of creating node groups in this cluster: pinned and release, the
+// pool's kubernetes_version and release_version when the configuration sets them.
+func (f cloudFacts) createProblems(pinned, release, amiType string) []checkProblem {
 	var out []checkProblem
 	if f.clusterVersion == "" {
 		return nil
@@ -102,6 +102,9 @@ func (f cloudFacts) createProblems(pinned, amiType string) []checkProblem {
 		version = f.clusterVersion
 	}
 	if p := amiProblem(amiType, version); p != nil {
+		out = append(out, checkProblem{Problem: *p})
+	}
+	if p := releaseProblem(amiType, release, version); p != nil {
 		out = append(out, checkProblem{Problem: *p})
 	}
 	return out
@@ -164,14 +167,33 @@ func (f cloudFacts) reservationProblems(s pool.Spec, subnets []string) []checkPr
 		out = append(out, at(false, "Reservation of another type", pool.P("capacity", "reservation", "type"),
 			"%s is a %s, not a %s: set type = %q. A capacity block takes capacity type CAPACITY_BLOCK and its own launch template settings; an on-demand capacity reservation neither.", r.ID, actual, r.Type, actual))
 	}
+	active := cr.State == ec2types.CapacityReservationStateActive
 	switch state := cr.State; {
-	case state == ec2types.CapacityReservationStateActive:
+	case active:
 	case isBlock && (state == ec2types.CapacityReservationStateScheduled || state == ec2types.CapacityReservationStatePaymentPending):
 		out = append(out, at(true, "Capacity block not started", pool.P("capacity", "reservation", "id"),
-			"capacity block %s starts at %s: until then its node group launches no instance (EKS User Guide, capacity-blocks-mng).", r.ID, aws.ToTime(cr.StartDate).UTC().Format("2006-01-02 15:04 MST")))
+			"capacity block %s starts at %s: until then its node group launches no instance (EKS User Guide, capacity-blocks-mng).", r.ID, startOf(cr)))
+	case !isBlock && (state == ec2types.CapacityReservationStateScheduled || state == ec2types.CapacityReservationStateAssessing || state == ec2types.CapacityReservationStateDelayed):
+		// A future-dated On-Demand Capacity Reservation is assessed, then scheduled (or delayed,
+		// when EC2 cannot deliver it on time) until its start (EC2 User Guide, "Future-dated
+		// Capacity Reservations"; ec2 types.CapacityReservationState). Accepted with a warning, as a
+		// capacity block before its start (audit eks-vs-real.md D10): the node group exists and
+		// launches once the capacity is there.
+		detail := "capacity reservation %s is a future-dated reservation, %s, starting %s: until it is active its node group launches no instance."
+		if state == ec2types.CapacityReservationStateDelayed {
+			detail += " EC2 has delayed its delivery: the start date may move."
+		}
+		out = append(out, at(true, "Capacity reservation not started", pool.P("capacity", "reservation", "id"), detail, r.ID, state, startOf(cr)))
 	default:
 		out = append(out, at(false, "Reservation not usable", pool.P("capacity", "reservation", "id"),
 			"capacity reservation %s is %s: no instance launches into it.", r.ID, state))
+	}
+	if t := cr.Tenancy; t != "" && t != ec2types.CapacityReservationTenancyDefault {
+		// An instance launches into a reservation only with matching attributes, tenancy included
+		// (EC2 User Guide, "Use a Capacity Reservation"), and the node group's launch template sets
+		// none: its instances are default-tenancy (audit eks-vs-real.md D15).
+		out = append(out, at(false, "Reservation of another tenancy", pool.P("capacity", "reservation", "id"),
+			"capacity reservation %s is for %s tenancy instances, and EKS node groups launch default tenancy: no node would launch into it. Use a default-tenancy reservation.", r.ID, t))
 	}
 	if len(s.InstanceTypes) > 0 && aws.ToString(cr.InstanceType) != s.InstanceTypes[0] {
 		out = append(out, at(false, "Instance type of another reservation", pool.P("instance_types"),
@@ -191,12 +213,34 @@ func (f cloudFacts) reservationProblems(s pool.Spec, subnets []string) []checkPr
 		if side.Spot() {
 			continue
 		}
-		if total := int(aws.ToInt32(cr.TotalInstanceCount)); side.Sizes.Max > total {
+		total, available := int(aws.ToInt32(cr.TotalInstanceCount)), int(aws.ToInt32(cr.AvailableInstanceCount))
+		switch {
+		case side.Sizes.Max > total:
 			out = append(out, at(false, "More nodes than the reservation holds", pool.P("scaling", "max_size"),
 				"capacity reservation %s holds %d instances, and the pool's %s node group may grow to %d, which could never launch: lower max_size (or the on-demand share) to %d.", r.ID, total, side.Name, side.Sizes.Max, total))
+		case !active || isBlock:
+			// Not started: nothing is available yet, and nothing launches before it is. A capacity
+			// block is the pool's alone and starts at 0 (validate.go).
+		case side.Sizes.Desired > available:
+			// A launch takes only the reservation's free instances (EC2 User Guide, "Use a Capacity
+			// Reservation"): other instances hold the rest, and the node group would come up
+			// DEGRADED with launch failures (audit eks-vs-real.md D15).
+			out = append(out, at(false, "More nodes than the reservation has free", pool.P("scaling", "desired_size"),
+				"capacity reservation %s has %d of its %d instances free (others run in it), and the pool's %s node group starts %d nodes: the rest would fail to launch. Start at %d or fewer, or free the reservation.", r.ID, available, total, side.Name, side.Sizes.Desired, available))
+		case side.Sizes.Max > available:
+			out = append(out, at(true, "Reservation partly in use", pool.P("scaling", "max_size"),
+				"capacity reservation %s has %d of its %d instances free (others run in it): the pool's %s node group grows past %d nodes only as they are released; until then those launches fail.", r.ID, available, total, side.Name, available))
 		}
 	}
 	return out
+}
+
+// startOf is a reservation's start date, as the checks print it.
+func startOf(cr *ec2types.CapacityReservation) string {
+	if cr.StartDate == nil {
+		return "(no start date given)"
+	}
+	return aws.ToTime(cr.StartDate).UTC().Format("2006-01-02 15:04 MST")
 }
 
 // joinProblems turns check problems into one error, for an apply; warnings are left out.

@@ -45,6 +45,16 @@ func apiErrorCode(err error) string {
 	return ""
 }
 
+// isAccessDenied reports an IAM denial, as EKS (AccessDeniedException), EC2 (UnauthorizedOperation)
+// and EC2 Auto Scaling (AccessDenied) answer one.
+func isAccessDenied(err error) bool {
+	switch apiErrorCode(err) {
+	case "AccessDeniedException", "UnauthorizedOperation", "AccessDenied":
+		return true
+	}
+	return false
+}
+
 func isAlreadyExists(err error) bool {
 	var apiErr smithy.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "InvalidLaunchTemplateName.AlreadyExistsException"

@@ -38,10 +38,26 @@ const (
 // maxNodegroupTags is how many tags EKS takes on a node group (EKS API Reference: TagResource).
 const maxNodegroupTags = 50
 
-// nodegroupTagsProblem explains a node group that would carry more tags than EKS takes: besides
-// the pool's effective tags, a node group carries the owner tag, the spot mix and the cluster
-// autoscaler's resource tags. "" when every node group fits.
+// eksInstanceTags is how many tags EKS's Auto Scaling group adds to every instance of a node group,
+// which count against the instance's 50 (EC2 User Guide, "Tag restrictions": aws: tags do not):
+// eks:cluster-name, eks:nodegroup-name, k8s.io/cluster-autoscaler/enabled,
+// k8s.io/cluster-autoscaler/<cluster> and kubernetes.io/cluster/<cluster>. EKS documents no list
+// (audit eks-vs-real.md D12, Q11); these are the ones its groups are seen with
+// (aws/containers-roadmap#608 and the workarounds there), and a launch over the limit fails the
+// node group, so gpufleet counts all five.
+const eksInstanceTags = 5
+
+// maxInstanceTags is how many tags an EC2 instance takes.
+const maxInstanceTags = 50
+
+// nodegroupTagsProblem explains a node group, or its instances, that would carry more tags than EKS
+// or EC2 takes: besides the pool's effective tags, a node group carries the owner tag, the spot mix
+// and the cluster autoscaler's resource tags, and an instance EKS's own. "" when everything fits.
 func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
+	if n := len(d.Tags) + eksInstanceTags; n > maxInstanceTags {
+		return fmt.Sprintf("the node groups' instances would carry %d tags, and EC2 takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and the %d that EKS's Auto Scaling group adds to every instance (eks:cluster-name, eks:nodegroup-name, kubernetes.io/cluster/<cluster> and the cluster autoscaler's discovery tags). A launch over the limit fails. Remove tags.",
+			n, maxInstanceTags, len(d.Tags), eksInstanceTags)
+	}
 	for _, cfg := range sideConfigs(poolOwner{}, s, d) {
 		if n := len(cfg.Tags); n > maxNodegroupTags {
 			return fmt.Sprintf("node group %s would carry %d tags, and EKS takes at most %d: the pool's %d effective tags (default_tags, tags and the derived gpufleet: tags) and %d that gpufleet adds (the owner tag, the spot mix and the cluster autoscaler's resources). Remove tags.",
@@ -54,7 +70,7 @@ func nodegroupTagsProblem(s pool.Spec, d pool.Derived) string {
 // nodegroupTagsCheck is the plan-time check of the tag limit, at the tags attribute.
 func nodegroupTagsCheck(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 	if problem := nodegroupTagsProblem(s, d); problem != "" {
-		diags.AddAttributeError(path.Root("tags"), "Too many tags for an EKS node group", problem)
+		diags.AddAttributeError(path.Root("tags"), "Too many tags for an EKS node group or its instances", problem)
 	}
 }
 
@@ -103,15 +119,20 @@ func sideConfigs(owner poolOwner, s pool.Spec, d pool.Derived) []sideConfig {
 	return out
 }
 
-// advertisedResources is what the NVIDIA device plugin advertises on one node, by resource name:
-// nvidia.com/gpu for the GPUs, or their MIG slices under the single strategy, times the sharing
-// replicas; with the mixed layout all-balanced (mixed strategy), nvidia.com/mig-<profile> per slice
-// size: two of the smallest and one of each larger per GPU (the GPU Operator's all-balanced,
-// gpu-operator assets/state-mig-manager/0400_configmap.yaml).
+// advertisedResources is what the NVIDIA device plugin advertises on one node, by resource name, as
+// the cluster autoscaler's node-template resource tags say it. Under the GPU Operator's single MIG
+// strategy: nvidia.com/gpu for the GPUs, or their MIG slices, times the sharing replicas. Under the
+// mixed strategy (pool.MIGStrategyMixed; all-balanced needs it) each slice size is
+// nvidia.com/mig-<profile> (all-balanced: two of the smallest and one of each larger per GPU, the
+// GPU Operator's all-balanced, gpu-operator assets/state-mig-manager/0400_configmap.yaml), and
+// nvidia.com/gpu is 0: the autoscaler takes a node's GPU count from its instance type and only
+// overrides resources its tags name (kubernetes/autoscaler cloudprovider/aws/aws_manager.go), so
+// without it the template would offer whole GPUs the node never advertises (audit eks-vs-real.md D3).
 func advertisedResources(s pool.Spec, d pool.Derived) map[string]int {
 	m := s.GPU.MIG
-	if m != nil && m.Config == pool.MIGConfigBalanced && len(d.GPU.BalancedMIG) > 0 {
-		out := map[string]int{}
+	switch {
+	case m != nil && m.Config == pool.MIGConfigBalanced && len(d.GPU.BalancedMIG) > 0:
+		out := map[string]int{"nvidia.com/gpu": 0}
 		for i, profile := range d.GPU.BalancedMIG {
 			n := 1
 			if i == 0 {
@@ -120,6 +141,9 @@ func advertisedResources(s pool.Spec, d pool.Derived) map[string]int {
 			out["nvidia.com/mig-"+profile] = n * d.Node.GPUCount
 		}
 		return out
+	case m != nil && s.GPU.Mixed():
+		p, _ := pool.SliceProfile(d.GPU, *m)
+		return map[string]int{"nvidia.com/gpu": 0, "nvidia.com/mig-" + p.Name: d.Node.GPUCount * p.MaxInstances}
 	}
 	perGPU := 1
 	if m != nil {
@@ -211,10 +235,12 @@ func nodegroupOnlyTag(key string) bool {
 	return key == tagSpotMix || key == tagOwner || strings.HasPrefix(key, autoscalerPrefix)
 }
 
-// launchTemplateData carries what EKS does not manage itself: tags for instances, volumes and network
-// interfaces (so per-client cost allocation reaches EC2), the reservation target, and IMDSv2. No
-// AMI or user data, and no instance type but a capacity block's: EKS sets those from the node group
-// (EKS User Guide, "Customizing managed nodes with launch templates").
+// launchTemplateData carries what EKS does not manage itself: tags for instances and volumes (so
+// per-client cost allocation reaches EC2), the reservation target, and IMDSv2. No AMI or user data,
+// and no instance type but a capacity block's: EKS sets those from the node group (EKS User Guide,
+// "Customizing managed nodes with launch templates"). No network-interface tags: EKS's copy of the
+// template drops them (aws/containers-roadmap#1496, terraform-provider-aws#32151; audit
+// eks-vs-real.md D6), and the VPC CNI's secondary interfaces never see a template's.
 func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 	tags := ec2Tags(cfg.InstanceTags)
 	data := &ec2types.RequestLaunchTemplateData{
@@ -226,7 +252,6 @@ func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 		TagSpecifications: []ec2types.LaunchTemplateTagSpecificationRequest{
 			{ResourceType: ec2types.ResourceTypeInstance, Tags: tags},
 			{ResourceType: ec2types.ResourceTypeVolume, Tags: tags},
-			{ResourceType: ec2types.ResourceTypeNetworkInterface, Tags: tags},
 		},
 	}
 	if r := cfg.Reservation; r != nil {
@@ -350,22 +375,23 @@ func deleteOwnedLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwne
 	return nil
 }
 
-// launchTemplateDiffers reports whether the template version in use lacks the side's current data.
+// launchTemplateDiffers reports whether the template version in use lacks the side's current data,
+// its tags aside (they reach the nodes without a new version, fleet.go): a new version, and a roll.
 func launchTemplateDiffers(v *ec2types.LaunchTemplateVersion, cfg sideConfig) bool {
 	if v == nil || v.LaunchTemplateData == nil {
 		return true
 	}
 	data := v.LaunchTemplateData
-	var instanceTags map[string]string
-	for _, ts := range data.TagSpecifications {
-		if ts.ResourceType == ec2types.ResourceTypeInstance {
-			instanceTags = tagMap(ts.Tags)
-		}
-	}
-	if !maps.Equal(instanceTags, cfg.InstanceTags) || string(data.InstanceType) != cfg.InstanceType {
+	if string(data.InstanceType) != cfg.InstanceType {
 		return true
 	}
 	return reservationFromTemplate(data) != reservationKey(cfg.Reservation)
+}
+
+// templateTagsDiffer reports whether the template version in use tags instances otherwise than the
+// side's tags: brought up to date by the next roll that happens anyway.
+func templateTagsDiffer(v *ec2types.LaunchTemplateVersion, cfg sideConfig) bool {
+	return !maps.Equal(templateInstanceTags(v), cfg.InstanceTags)
 }
 
 func tagMap(tags []ec2types.Tag) map[string]string {
@@ -405,14 +431,16 @@ func reservationOf(data *ec2types.ResponseLaunchTemplateData) *pool.Reservation 
 	return &pool.Reservation{ID: id, Type: typ}
 }
 
-// eksTaints converts taints to the EKS API's type.
+// eksTaints converts taints to the EKS API's type. Every taint carries a value, "" for a taint
+// without one, as terraform-provider-aws sends them (internal/service/eks/node_group.go,
+// expandTaints): the cluster autoscaler builds a node group's scale-from-zero template only from
+// DescribeNodegroup taints whose value is not null (kubernetes/autoscaler
+// cluster-autoscaler/cloudprovider/aws/aws_wrapper.go, getManagedNodegroupInfo), and whether EKS
+// echoes an omitted value as "" is not documented (audit eks-vs-real.md D5, Q1).
 func eksTaints(taints []pool.Taint) []types.Taint {
 	out := make([]types.Taint, len(taints))
 	for i, t := range taints {
-		out[i] = types.Taint{Key: aws.String(t.Key), Effect: types.TaintEffect(t.Effect)}
-		if t.Value != "" {
-			out[i].Value = aws.String(t.Value)
-		}
+		out[i] = types.Taint{Key: aws.String(t.Key), Value: aws.String(t.Value), Effect: types.TaintEffect(t.Effect)}
 	}
 	return out
 }

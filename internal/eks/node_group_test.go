@@ -19,12 +19,13 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
-// A node group takes 50 tags: the pool's tags plus the ones gpufleet adds to node groups. The limit
-// is checked at plan time, to the tag.
+// A node group takes 50 tags: the pool's tags plus the ones gpufleet adds to node groups; an
+// instance takes 50: the pool's tags plus the five EKS's Auto Scaling group adds (audit D12). Both
+// limits are checked at plan time, to the tag, the tighter one first.
 func TestNodegroupTagsProblem_limit(t *testing.T) {
 	// Both node groups of a spot mix carry the same tags; the on-demand one is reported first.
 	spec := pool.Spec{Cloud: catalog.AWS, ResourceType: ResourceType, Name: "train", Region: "eu-west-1", Client: "acme"}
-	spec.Workload = pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 40, Interruptible: true}
+	spec.Workload = pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 4, Interruptible: true}
 	spec.InstanceTypes = []string{"p4d.24xlarge"}
 	spec.Scaling = pool.Sizes{Min: 0, Max: 8, Desired: 2}
 	spec.Capacity = pool.Capacity{SpotPercentage: 50}
@@ -40,11 +41,25 @@ func TestNodegroupTagsProblem_limit(t *testing.T) {
 		}
 		return d
 	}
+	derived := len(derive(0).Tags)
+	// Instances: the pool's effective tags and EKS's five.
+	if problem := nodegroupTagsProblem(spec, derive(maxInstanceTags-eksInstanceTags-derived)); problem != "" {
+		t.Fatalf("45 effective tags fit: %s", problem)
+	}
+	if problem := nodegroupTagsProblem(spec, derive(maxInstanceTags-eksInstanceTags-derived+1)); !strings.Contains(problem, "instances would carry 51 tags, and EC2 takes at most 50") {
+		t.Fatalf("46 effective tags do not fit on an instance: %q", problem)
+	}
+	// Node groups: with all-balanced MIG slices they carry more of gpufleet's own than an instance
+	// carries of EKS's, and that limit binds first.
+	spec.GPU = pool.GPU{MIG: &pool.MIG{Config: pool.MIGConfigBalanced}, MIGStrategy: pool.MIGStrategyMixed}
 	sides := sideConfigs(poolOwner{}, spec, derive(0))
 	if len(sides) != 2 || len(sides[0].Tags) != len(sides[1].Tags) {
 		t.Fatalf("want two node groups with as many tags: %+v", sides)
 	}
 	base := len(sides[0].Tags)
+	if base-derived <= eksInstanceTags {
+		t.Fatalf("gpufleet adds %d tags to the node groups, want more than EKS's %d on instances for this case", base-derived, eksInstanceTags)
+	}
 	if problem := nodegroupTagsProblem(spec, derive(maxNodegroupTags-base)); problem != "" {
 		t.Fatalf("%d tags fit: %s", maxNodegroupTags, problem)
 	}
@@ -145,26 +160,30 @@ func TestUpdateConfig_implicitMinimalOnReservations(t *testing.T) {
 	}
 }
 
-// A node group keeps its Kubernetes version and AMI release unless the configuration moves them, and
-// a configured release of another Kubernetes version is not sent.
+// A node group keeps its Kubernetes version and AMI release unless the configuration moves them; a
+// configured Amazon Linux release of another Kubernetes version is an error (the plan refuses it,
+// audit D13), never dropped; a Bottlerocket release is Bottlerocket's, of no Kubernetes version (D14).
 func TestSideVersions(t *testing.T) {
-	ng := &ekstypes.Nodegroup{Version: aws.String("1.31"), ReleaseVersion: aws.String("1.31.4-20250301")}
 	cases := []struct {
 		name                         string
+		amiType                      ekstypes.AMITypes
 		pinnedVersion, pinnedRelease string
 		version, release             string
 		fails                        bool
 	}{
-		{"follows the cluster: keeps both", "", "", "1.31", "1.31.4-20250301", false},
-		{"a newer release", "", "1.31.9-20250801", "1.31", "1.31.9-20250801", false},
-		{"a newer version: the latest release of it", "1.32", "", "1.32", "", false},
-		{"a newer version with its release", "1.32", "1.32.1-20250901", "1.32", "1.32.1-20250901", false},
-		{"a release of another version", "1.32", "1.31.9-20250801", "1.32", "", false},
-		{"a Bottlerocket release", "", "1.40.0-ab12cd34", "1.31", "1.40.0-ab12cd34", false},
-		{"an older version", "1.30", "", "", "", true},
+		{"follows the cluster: keeps both", "", "", "", "1.31", "1.31.4-20250301", false},
+		{"a newer release", "", "", "1.31.9-20250801", "1.31", "1.31.9-20250801", false},
+		{"a newer version: the latest release of it", "", "1.32", "", "1.32", "", false},
+		{"a newer version with its release", "", "1.32", "1.32.1-20250901", "1.32", "1.32.1-20250901", false},
+		{"a release of another version", "", "1.32", "1.31.9-20250801", "", "", true},
+		{"a Bottlerocket release", ekstypes.AMITypesBottlerocketX8664Nvidia, "", "1.40.0-ab12cd34", "1.31", "1.40.0-ab12cd34", false},
+		{"a Bottlerocket release with an all-digit commit", ekstypes.AMITypesBottlerocketX8664Nvidia, "", "1.29.0-31415926", "1.31", "1.29.0-31415926", false},
+		{"a Bottlerocket release on Amazon Linux", ekstypes.AMITypesAl2023X8664Nvidia, "", "1.40.0-ab12cd34", "", "", true},
+		{"an older version", "", "1.30", "", "", "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ng := &ekstypes.Nodegroup{Version: aws.String("1.31"), ReleaseVersion: aws.String("1.31.4-20250301"), AmiType: tc.amiType}
 			version, release, err := sideVersions(ng, sideConfig{PinnedVersion: tc.pinnedVersion, PinnedRelease: tc.pinnedRelease})
 			if (err != nil) != tc.fails || version != tc.version || release != tc.release {
 				t.Fatalf("sideVersions = %q, %q, %v; want %q, %q, fails %t", version, release, err, tc.version, tc.release, tc.fails)
@@ -173,14 +192,41 @@ func TestSideVersions(t *testing.T) {
 	}
 }
 
+// Releases are read as their AMI type's: an Amazon Linux release is of one Kubernetes minor; a
+// Bottlerocket one, all-digit commit or not, of none, and ordered by Bottlerocket version.
+func TestParseRelease(t *testing.T) {
+	br := string(ekstypes.AMITypesBottlerocketX8664Nvidia)
+	if r, ok := parseRelease("AL2023_x86_64_NVIDIA", "1.31.7-20250620"); !ok || r.bottlerocket || r.minor != 31 {
+		t.Errorf("Amazon Linux release read as %+v, %t", r, ok)
+	}
+	if r, ok := parseRelease(br, "1.29.0-31415926"); !ok || !r.bottlerocket {
+		t.Errorf("Bottlerocket release with an all-digit commit read as %+v, %t", r, ok)
+	}
+	if !releaseFits(br, "1.29.0-31415926", "1.31") || releaseFits("AL2023_x86_64_NVIDIA", "1.29.0-31415926", "1.31") {
+		t.Error("1.29.0-31415926 fits 1.31 as a Bottlerocket release, not as an Amazon Linux one")
+	}
+	older, _ := parseRelease(br, "1.29.0-31415926")
+	newer, _ := parseRelease(br, "1.30.0-ca9b9399")
+	if !older.comparable(newer) || !older.before(newer) || newer.before(older) {
+		t.Error("Bottlerocket 1.29.0 is before 1.30.0")
+	}
+	if p := releaseProblem("AL2023_x86_64_NVIDIA", "1.32.1-20250301", "1.31"); p == nil || p.Path.String() != "release_version" {
+		t.Errorf("release of 1.32 for 1.31: %v, want a problem at release_version", p)
+	}
+}
+
 // The autoscaler's resource tags count what the device plugin advertises: GPUs or slices (single
-// strategy) times sharing replicas, or nvidia.com/mig-* per size for all-balanced (mixed strategy).
+// strategy) times sharing replicas; under the mixed strategy nvidia.com/mig-* per size and no
+// nvidia.com/gpu on MIG nodes (audit D3: the autoscaler would take whole GPUs from the instance type).
 func TestAdvertisedResources(t *testing.T) {
 	spec := pool.Spec{Cloud: catalog.AWS, ResourceType: ResourceType, Name: "train", Region: "us-east-1", Client: "acme", InstanceTypes: []string{"p5.48xlarge"},
 		Workload: pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 8}, Scaling: pool.Sizes{Max: 1}}
-	derive := func(mig *pool.MIG, sharing *pool.Sharing) map[string]int {
+	derive := func(mig *pool.MIG, sharing *pool.Sharing, strategy ...string) map[string]int {
 		s := spec
 		s.GPU.MIG, s.GPU.Sharing = mig, sharing
+		if len(strategy) > 0 {
+			s.GPU.MIGStrategy = strategy[0]
+		}
 		d, err := pool.Derive(s, pool.Environment{})
 		if err != nil {
 			t.Fatal(err)
@@ -190,11 +236,14 @@ func TestAdvertisedResources(t *testing.T) {
 	for name, tc := range map[string]struct {
 		got, want map[string]int
 	}{
-		"whole GPUs":             {derive(nil, nil), map[string]int{"nvidia.com/gpu": 8}},
-		"slices":                 {derive(&pool.MIG{Profile: "2g.20gb"}, nil), map[string]int{"nvidia.com/gpu": 24}},
-		"shared slices":          {derive(&pool.MIG{Profile: "3g.40gb"}, &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}), map[string]int{"nvidia.com/gpu": 64}},
-		"one media slice a GPU":  {derive(&pool.MIG{Profile: "1g.10gb+me"}, nil), map[string]int{"nvidia.com/gpu": 8}},
-		"mixed layout, per size": {derive(&pool.MIG{Config: pool.MIGConfigBalanced}, nil), map[string]int{"nvidia.com/mig-1g.10gb": 16, "nvidia.com/mig-2g.20gb": 8, "nvidia.com/mig-3g.40gb": 8}},
+		"whole GPUs":            {derive(nil, nil), map[string]int{"nvidia.com/gpu": 8}},
+		"slices":                {derive(&pool.MIG{Profile: "2g.20gb"}, nil), map[string]int{"nvidia.com/gpu": 24}},
+		"shared slices":         {derive(&pool.MIG{Profile: "3g.40gb"}, &pool.Sharing{Strategy: pool.SharingTimeSlicing, Replicas: 4}), map[string]int{"nvidia.com/gpu": 64}},
+		"one media slice a GPU": {derive(&pool.MIG{Profile: "1g.10gb+me"}, nil), map[string]int{"nvidia.com/gpu": 8}},
+		"mixed layout, per size, no whole GPU": {derive(&pool.MIG{Config: pool.MIGConfigBalanced}, nil, pool.MIGStrategyMixed),
+			map[string]int{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb": 16, "nvidia.com/mig-2g.20gb": 8, "nvidia.com/mig-3g.40gb": 8}},
+		"slices under the mixed strategy":     {derive(&pool.MIG{Profile: "2g.20gb"}, nil, pool.MIGStrategyMixed), map[string]int{"nvidia.com/gpu": 0, "nvidia.com/mig-2g.20gb": 24}},
+		"whole GPUs under the mixed strategy": {derive(nil, nil, pool.MIGStrategyMixed), map[string]int{"nvidia.com/gpu": 8}},
 	} {
 		if !maps.Equal(tc.got, tc.want) {
 			t.Errorf("%s: %v, want %v", name, tc.got, tc.want)
@@ -202,7 +251,8 @@ func TestAdvertisedResources(t *testing.T) {
 	}
 }
 
-// The plan says which node groups an apply rolls, and why; a change of sizes or labels rolls none.
+// The plan says which node groups an apply rolls, and why; a change of sizes, labels or tags rolls
+// none (tags reach the instances in place).
 func TestWarnNodesReplaced(t *testing.T) {
 	ctx := t.Context()
 	side := func(name string) nodeGroupModel {
@@ -216,14 +266,14 @@ func TestWarnNodesReplaced(t *testing.T) {
 	}
 	state := model(map[string]string{"Project": "vision"}, "1.31.4-20250301")
 	var none diag.Diagnostics
-	warnNodesReplaced(ctx, &none, model(map[string]string{"Project": "vision"}, "1.31.4-20250301"), state)
+	warnNodesReplaced(ctx, &none, model(map[string]string{"Project": "llm"}, "1.31.4-20250301"), state)
 	if len(none) != 0 {
-		t.Fatalf("no roll, but %v", none)
+		t.Fatalf("a tag change rolls nothing, but %v", none)
 	}
 	var diags diag.Diagnostics
 	warnNodesReplaced(ctx, &diags, model(map[string]string{"Project": "llm"}, "1.31.9-20250801"), state)
 	if len(diags) != 1 || !strings.Contains(diags[0].Summary(), "train-od, train-spot") ||
-		!strings.Contains(diags[0].Detail(), "effective_tags") || !strings.Contains(diags[0].Detail(), "AMI release changes to 1.31.9-20250801") {
+		strings.Contains(diags[0].Detail(), "effective_tags") || !strings.Contains(diags[0].Detail(), "AMI release changes to 1.31.9-20250801") {
 		t.Fatalf("warnings %v", diags)
 	}
 }

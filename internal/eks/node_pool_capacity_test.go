@@ -3,6 +3,7 @@ package eks_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -227,6 +228,10 @@ func TestAccEKSNodePool_reservationChecks(t *testing.T) {
 			[]string{"scaling.min_size", "capacity block", "0"}},
 		{"a block without its price", "p5.48xlarge", limits + block(""), true, false,
 			[]string{"capacity.reservation.hourly_price_usd", "capacity block"}},
+		{"more nodes than the reservation has free", "p5.48xlarge", acctest.Scaling(0, 2, 4) + reservation(usedODCR, "capacity-reservation"), true, true,
+			[]string{"scaling.desired_size", usedODCR, "1 of its 4 instances free", "starts 2 nodes"}},
+		{"a dedicated-tenancy reservation", "p5.48xlarge", acctest.Scaling(0, 1, 4) + reservation(dedicatedODCR, "capacity-reservation"), true, true,
+			[]string{"capacity.reservation.id", dedicatedODCR, "dedicated tenancy", "default tenancy"}},
 		{"a price on a reservation", "p5.48xlarge", acctest.Scaling(0, 2, 4) + fmt.Sprintf("  capacity {\n    reservation {\n      id   = %q\n      type = \"capacity-reservation\"\n%s    }\n  }\n", odcrID, price), true, false,
 			[]string{"capacity.reservation.hourly_price_usd", "capacity block"}},
 	}
@@ -250,6 +255,52 @@ func TestAccEKSNodePool_reservationChecks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reservedPool is a p5.48xlarge pool in us-east-1a on the capacity reservation id, sized
+// 0/desired/max, with extra in its body.
+func reservedPool(sim *cloudsim.Sim, id string, desired, maxSize int, extra string) string {
+	return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, maxSize)+fmt.Sprintf(`
+  policy_waivers = { "GF-COST-002" = "reserved capacity is prepaid, ends 2027-01-01" }
+  capacity {
+    reservation {
+      id   = %q
+      type = "capacity-reservation"
+    }
+  }
+`, id)+extra))
+}
+
+// A future-dated On-Demand Capacity Reservation (scheduled until its start) is accepted with a
+// warning at plan, as a capacity block before its start is (audit D10): the pool is created, its node
+// group ACTIVE, and it launches once the reservation is active. One partly used by other instances
+// warns that the pool grows past its free instances only as they are released (D15).
+func TestAccEKSNodePool_reservationNotStarted(t *testing.T) {
+	sim := startSim(t)
+	var diags acctest.ApplyDiagnostics
+	cfg := func(id string, desired int) string { return reservedPool(sim, id, desired, 4, "") }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:         diags.Reset,
+				Config:            cfg(futureODCR, 2),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: nodeGroupCheck(0, "train-od", "ON_DEMAND", 0, 2, 4),
+				Check: func(*terraform.State) error {
+					return diags.ExpectPlanWarning("capacity.reservation.id", futureODCR, "future-dated", "scheduled", "launches no instance")
+				},
+			},
+			{
+				PreConfig: diags.Reset,
+				Config:    cfg(usedODCR, 1),
+				Check: func(*terraform.State) error {
+					return diags.ExpectPlanWarning("scaling.max_size", usedODCR, "1 of its 4 instances free", "only as they are released")
+				},
+			},
+		},
+	})
 }
 
 // Subnets unknown at plan (another resource's output): the reservation is checked at apply, when they
@@ -374,37 +425,75 @@ func TestAccEKSNodePool_migMediaExtensions(t *testing.T) {
 	}))
 }
 
+// wantResourceTags checks that a node group's cluster autoscaler resource tags are exactly want,
+// by resource name.
+func wantResourceTags(ng *ekstypes.Nodegroup, want map[string]string) error {
+	got := map[string]string{}
+	for k, v := range ng.Tags {
+		if name, ok := strings.CutPrefix(k, "k8s.io/cluster-autoscaler/node-template/resources/"); ok {
+			got[name] = v
+		}
+	}
+	if !maps.Equal(got, want) {
+		return fmt.Errorf("node group %s advertises %v to the autoscaler, want %v", aws.ToString(ng.NodegroupName), got, want)
+	}
+	return nil
+}
+
 // all-balanced puts slices of several sizes on each GPU, which only the mixed MIG strategy
-// advertises (as nvidia.com/mig-<profile>): the pool's nodes get a device plugin config of their
-// own with that strategy, and the autoscaler tags count the mig-* resources, not nvidia.com/gpu.
+// advertises (as nvidia.com/mig-<profile>), and the GPU Operator's strategy is one for the cluster
+// (audit D2): without mig_strategy = "mixed" the plan fails at gpu.mig.config. With it, the pool's
+// nodes get a device plugin config with that strategy, and the autoscaler tags count the mig-*
+// resources and no whole GPU (D3: nvidia.com/gpu = 0, or the autoscaler takes the instance type's 8).
+// A single-profile pool in the same cluster advertises its slices as mig-<profile> too.
 func TestAccEKSNodePool_migBalancedMixedStrategy(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, poolTest(t, sim, resource.TestStep{
-		Config: providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, `
+	cfg := func(mig, strategy string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["p5.48xlarge"]`, `
   workload {
     kind           = "development"
     environment    = "staging"
     gpu_memory_gib = 8
   }
   gpu {
-    mig { config = "all-balanced" }
+    mig { `+mig+` }
   }
-`+acctest.Scaling(0, 1, 1)),
-		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-		ConfigStateChecks: []statecheck.StateCheck{
-			statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_plugin_config"), knownvalue.StringRegexp(regexp.MustCompile(`migStrategy: mixed`))),
+`+strategy+acctest.Scaling(0, 1, 1))
+	}
+	const mixed = "  mig_strategy = \"mixed\"\n"
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config:      cfg(`config = "all-balanced"`, ""),
+			ExpectError: acctest.ExpectErrorParts("all-balanced needs the mixed MIG strategy", "gpu.mig.config", `mig_strategy = "mixed"`),
 		},
-		Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-			if _, ok := ng.Tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"]; ok {
-				return fmt.Errorf("all-balanced nodes advertise no nvidia.com/gpu under the mixed strategy: %v", ng.Tags)
-			}
-			return errors.Join(
-				wantLabel(ng, "nvidia.com/mig.config", "all-balanced"),
-				wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-mig-mixed"),
-				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-1g.10gb", "16"),
-				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-2g.20gb", "8"),
-				wantTag(ng, "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb", "8"),
-			)
-		}),
-	}))
+		resource.TestStep{
+			Config:           cfg(`config = "all-balanced"`, mixed),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_plugin_config"), knownvalue.StringRegexp(regexp.MustCompile(`migStrategy: mixed`))),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("mig_strategy"), knownvalue.StringExact("mixed")),
+			},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				return errors.Join(
+					wantLabel(ng, "nvidia.com/mig.config", "all-balanced"),
+					wantLabel(ng, "nvidia.com/device-plugin.config", "gpufleet-mig-mixed"),
+					wantResourceTags(ng, map[string]string{"nvidia.com/gpu": "0", "nvidia.com/mig-1g.10gb": "16", "nvidia.com/mig-2g.20gb": "8", "nvidia.com/mig-3g.40gb": "8"}),
+				)
+			}),
+		},
+		resource.TestStep{
+			ResourceName:            addr,
+			ImportState:             true,
+			ImportStateId:           "ml:train",
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		resource.TestStep{
+			Config:           cfg(`profile = "3g.40gb"`, mixed),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				return wantResourceTags(ng, map[string]string{"nvidia.com/gpu": "0", "nvidia.com/mig-3g.40gb": "16"})
+			}),
+		},
+	))
 }

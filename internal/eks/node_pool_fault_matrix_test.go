@@ -1,6 +1,7 @@
 package eks_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
+	astypes "github.com/aws/aws-sdk-go-v2/service/autoscaling/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -135,19 +139,49 @@ func timeouts(op string) string {
 	return fmt.Sprintf("  timeouts {\n    %s = %q\n  }\n", op, matrixTimeout)
 }
 
+// A newer AMI release (publishRelease makes it exist): a roll, which also brings the launch
+// template's tags up to date.
+const newRelease = "  release_version = \"1.31.9-20250801\"\n"
+
+func publishRelease(sim *cloudsim.Sim) error {
+	return sim.PublishAMIRelease(testRegion, "1.31", "1.31.9-20250801")
+}
+
+// asgOf is the name pattern of a side's Auto Scaling group, for faults on the calls that name it.
+func asgOf(side string) string { return "eks-" + side + "-*" }
+
+// tagGroup tags a side's Auto Scaling group as an earlier tag change would have: Team = ml, for the
+// instances it launches.
+func tagGroup(side string) func(*cloudsim.Sim) error {
+	return func(sim *cloudsim.Sim) error {
+		g, ok := sim.AutoScalingGroupOf(testRegion, testCluster, side)
+		if !ok {
+			return fmt.Errorf("%s has no Auto Scaling group", side)
+		}
+		c := autoscaling.NewFromConfig(cloudsim.AWSConfig(testRegion, 0), func(o *autoscaling.Options) { o.BaseEndpoint = aws.String(sim.Endpoints().AutoScaling) })
+		_, err := c.CreateOrUpdateTags(context.Background(), &autoscaling.CreateOrUpdateTagsInput{Tags: []astypes.Tag{{
+			ResourceId: aws.String(g.Name), ResourceType: aws.String("auto-scaling-group"), Key: aws.String("Team"), Value: aws.String("ml"), PropagateAtLaunch: aws.Bool(true)}}})
+		return err
+	}
+}
+
 const (
 	costCenter = "  tags = { CostCenter = \"cc-42\" }\n"
 	twoTags    = "  tags = { CostCenter = \"cc-42\", Team = \"ml\" }\n"
 	labels     = "  labels = { team = \"ml\" }\n  taints = [{ key = \"team\", value = \"ml\", effect = \"NO_SCHEDULE\" }]\n"
 )
 
-// refused is an IAM denial of one call, as EKS (403 AccessDeniedException) and EC2 (403
-// UnauthorizedOperation) answer it: a client error no retryer retries.
+// refused is an IAM denial of one call, as EKS (403 AccessDeniedException), EC2 (403
+// UnauthorizedOperation) and EC2 Auto Scaling (403 AccessDenied) answer it: a client error no retryer
+// retries.
 func refused(service, op, match string) cloudsim.Fault {
 	f := cloudsim.Fault{Service: service, Operation: op, Kind: cloudsim.ServerError, Count: 1, Match: match, Status: 403,
 		Code: "AccessDeniedException", Message: "User: arn:aws:iam::123456789012:user/ci is not authorized to perform: eks:" + op}
-	if service == "ec2" {
+	switch service {
+	case "ec2":
 		f.Code, f.Message = "UnauthorizedOperation", "You are not authorized to perform this operation. (ec2:"+op+")"
+	case "autoscaling":
+		f.Code, f.Message = "AccessDenied", "User: arn:aws:iam::123456789012:user/ci is not authorized to perform: autoscaling:"+op
 	}
 	return f
 }
@@ -259,8 +293,9 @@ func faultMatrix() []matrixRow {
 			err:    []string{"updating EKS node group", od, "Failed"},
 			repair: update(od, spot)},
 
-		// Tags: the launch template's own tags (CreateTags, DeleteTags) and the node group's
-		// (TagResource, UntagResource).
+		// Tags, which roll nothing: the launch template's own tags (CreateTags, DeleteTags), the
+		// Auto Scaling group's (CreateOrUpdateTags, DeleteTags), the running instances' and volumes'
+		// (CreateTags, DeleteTags), and last the node group's (TagResource, UntagResource).
 		{name: "CreateTags/tags/refused", before: mix(""), after: tagged,
 			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
 				return []cloudsim.Fault{refused("ec2", "CreateTags", ltOf(sim, od))}
@@ -273,6 +308,22 @@ func faultMatrix() []matrixRow {
 			},
 			err:    []string{"updating EKS node group", spot, "DeleteTags", "UnauthorizedOperation"},
 			repair: update(od, spot)},
+		{name: "CreateOrUpdateTags/auto-scaling-group/refused", before: mix(""), after: tagged,
+			faults: faults(refused("autoscaling", "CreateOrUpdateTags", asgOf(od))),
+			err:    []string{"updating EKS node group", od, "autoscaling:CreateOrUpdateTags", "AccessDenied"},
+			repair: update(od, spot)},
+		{name: "DeleteTags/auto-scaling-group/refused", before: mix(twoTags), after: tagged, setup: tagGroup(spot),
+			faults: faults(refused("autoscaling", "DeleteTags", asgOf(spot))),
+			err:    []string{"updating EKS node group", spot, "autoscaling:DeleteTags", "AccessDenied"},
+			repair: update(od, spot)},
+		{name: "CreateTags/instances/refused", before: mix(""), after: tagged,
+			faults: faults(refused("ec2", "CreateTags", "i-*")),
+			err:    []string{"updating EKS node group", od, "tagging instances and volumes", "UnauthorizedOperation"},
+			repair: update(od, spot)},
+		{name: "DeleteTags/instances/refused", before: mix(twoTags), after: tagged,
+			faults: faults(refused("ec2", "DeleteTags", "i-*")),
+			err:    []string{"updating EKS node group", od, "removing tags from instances and volumes", "UnauthorizedOperation"},
+			repair: update(od, spot)},
 		{name: "TagResource/tags/refused", before: mix(""), after: tagged,
 			faults: faults(refused("eks", "TagResource", arnMatch(spot))),
 			err:    []string{"updating EKS node group", spot, "TagResource", "AccessDeniedException"},
@@ -282,28 +333,29 @@ func faultMatrix() []matrixRow {
 			err:    []string{"updating EKS node group", od, "UntagResource", "AccessDeniedException"},
 			repair: update(od, spot)},
 
-		// The launch template: a tag change is a new version of it, which the node group rolls to.
-		{name: "CreateLaunchTemplateVersion/launch-template/refused", before: mix(""), after: tagged,
+		// The launch template: a roll (a newer AMI release) with a tag change gets a new version of
+		// it, with the pool's tags, and the node group rolls to it.
+		{name: "CreateLaunchTemplateVersion/launch-template/refused", before: mix(""), after: mix(newRelease + costCenter), setup: publishRelease,
 			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
 				return []cloudsim.Fault{refused("ec2", "CreateLaunchTemplateVersion", ltOf(sim, spot))}
 			},
 			err:    []string{"updating EKS node group", spot, "UnauthorizedOperation"},
 			repair: update(od, spot)},
-		{name: "ModifyLaunchTemplate/launch-template/refused", before: mix(""), after: tagged,
+		{name: "ModifyLaunchTemplate/launch-template/refused", before: mix(""), after: mix(newRelease + costCenter), setup: publishRelease,
 			faults: func(sim *cloudsim.Sim) []cloudsim.Fault {
 				return []cloudsim.Fault{refused("ec2", "ModifyLaunchTemplate", ltOf(sim, od))}
 			},
 			err:    []string{"updating EKS node group", od, "UnauthorizedOperation"},
 			repair: update(od, spot)},
-		{name: "UpdateNodegroupVersion/launch-template/refused", before: mix(""), after: tagged,
+		{name: "UpdateNodegroupVersion/launch-template/refused", before: mix(""), after: mix(newRelease + costCenter), setup: publishRelease,
 			faults: faults(refused("eks", "UpdateNodegroupVersion", spot)),
 			err:    []string{"updating EKS node group", spot, "UpdateNodegroupVersion", "AccessDeniedException"},
 			repair: update(od, spot)},
-		{name: "UpdateNodegroupVersion/launch-template/failed-update", before: mix(""), after: tagged,
+		{name: "UpdateNodegroupVersion/launch-template/failed-update", before: mix(""), after: mix(newRelease + costCenter), setup: publishRelease,
 			faults: faults(failedLater("UpdateNodegroupVersion", od, issueNodes)),
 			err:    []string{"updating EKS node group", od, "Failed", "NodeCreationFailure"},
 			repair: update(od, spot)},
-		{name: "UpdateNodegroupVersion/launch-template/timeout", before: mix(""), after: mix(costCenter + timeouts("update")), stuck: true,
+		{name: "UpdateNodegroupVersion/launch-template/timeout", before: mix(""), after: mix(newRelease + costCenter + timeouts("update")), setup: publishRelease, stuck: true,
 			faults: faults(stuck("UpdateNodegroupVersion", spot)),
 			err:    []string{"updating EKS node group", spot, "(timed out|deadline exceeded)"},
 			repair: update(od, spot)}, // the node group's own tags follow once the roll is done
@@ -376,7 +428,7 @@ func faultMatrix() []matrixRow {
 			faults: faults(refused("eks", "UpdateNodegroupConfig", od)),
 			err:    []string{"updating EKS node group", od, "AccessDeniedException"},
 			repair: update(od)},
-		{name: "UpdateNodegroupVersion/reservation/failed-update", before: reserved(1, ""), after: reserved(1, costCenter),
+		{name: "UpdateNodegroupVersion/reservation/failed-update", before: reserved(1, ""), after: reserved(1, newRelease), setup: publishRelease,
 			faults: faults(failedLater("UpdateNodegroupVersion", od, issueNodes)),
 			err:    []string{"updating EKS node group", od, "Failed", "NodeCreationFailure"},
 			repair: update(od)},

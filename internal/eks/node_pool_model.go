@@ -28,6 +28,7 @@ type nodePoolModel struct {
 	AMIType           types.String `tfsdk:"ami_type"`
 	KubernetesVersion types.String `tfsdk:"kubernetes_version"`
 	ReleaseVersion    types.String `tfsdk:"release_version"`
+	MIGStrategy       types.String `tfsdk:"mig_strategy"`
 
 	GPU          *gpuModel          `tfsdk:"gpu"`
 	Capacity     *capacityModel     `tfsdk:"capacity"`
@@ -110,5 +111,6 @@ func (m *nodePoolModel) spec(ctx context.Context) (pool.Spec, diag.Diagnostics) 
 		}
 	}
 	b.Common(ctx, &m.Model, gpu, mix)
+	s.GPU.MIGStrategy = b.String(m.MIGStrategy, "mig_strategy")
 	return b.Done()
 }

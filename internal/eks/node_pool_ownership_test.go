@@ -179,9 +179,9 @@ func TestAccEKSNodePool_launchTemplateDeletedOutOfBand(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
-				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-					return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
-				}),
+				Check: func(*terraform.State) error {
+					return wantFleetTags(t, sim, "train-od", map[string]string{"Project": "llm"})
+				},
 			},
 		},
 	})
@@ -489,4 +489,79 @@ func TestAccEKSNodePool_legacyPoolKeepsWorking(t *testing.T) {
 			}),
 		},
 	))
+}
+
+// Migrating a node group that aws_eks_node_group made (audit D8): import finds it by its name, and
+// adopts it only once the user has tagged it for the pool, gpufleet:owner = <cluster>/<pool>/<node
+// group>, the explicit step the migration guide gives (a tag written in the old resource's
+// configuration). Without the tag the import fails, naming the tag to write, and nothing changes.
+// With it, the import succeeds; the node group has no launch template of the pool's, so the first
+// apply replaces it, and then plans nothing.
+func TestAccEKSNodePool_importAdoptsOnlyTaggedNodegroup(t *testing.T) {
+	sim := startSim(t)
+	c := clients(t, sim)
+	// The pool as the migration guide has it written: the old node group's settings (foreignNodegroup's
+	// subnet, instance type and sizes).
+	cfg := providerConfig(sim, "") + inZoneA(poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 3)))
+	foreign := c.foreignNodegroup(t, "train-od", map[string]string{"team": "ml"})
+	importStep := resource.TestStep{Config: cfg, ResourceName: addr, ImportState: true, ImportStateId: "ml:train", ImportStatePersist: true}
+	refused := importStep
+	refused.ExpectError = acctest.ExpectErrorParts("EKS node group", "ml/train-od", "no gpufleet:owner", "tag", "import a node group", `gpufleet:owner = "<cluster_name>/<name>/<node group>"`, `"ml/train/train-od"`, "migration guide")
+	resource.Test(t, poolTest(t, sim,
+		refused,
+		resource.TestStep{
+			PreConfig: func() {
+				if calls := mutatingCalls(sim); len(calls) > 1 { // the test's own CreateNodegroup
+					t.Fatalf("the refused import changed the cloud: %v", calls)
+				}
+				// The user's step: the tag, as aws_eks_node_group's tags would write it.
+				if _, err := c.eks.TagResource(context.Background(), &eks.TagResourceInput{ResourceArn: foreign.NodegroupArn,
+					Tags: map[string]string{"gpufleet:owner": "ml/train/train-od"}}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: importStep.Config, ResourceName: addr, ImportState: true, ImportStateId: "ml:train", ImportStatePersist: true,
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				return wantAttr(states[0], "node_groups.0.arn", aws.ToString(foreign.NodegroupArn))
+			},
+		},
+		resource.TestStep{
+			Config:           cfg,
+			ConfigPlanChecks: updateThenNothing(),
+			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+				if aws.ToString(ng.NodegroupArn) == aws.ToString(foreign.NodegroupArn) || ng.LaunchTemplate == nil {
+					return fmt.Errorf("the adopted node group was not replaced with one on the pool's launch template: %+v", ng)
+				}
+				// An adopted pool has no owner id, as a pool made before owner ids: its owner tag is
+				// the one the user wrote, on the new node group and its template.
+				lt, err := c.launchTemplate(aws.ToString(ng.LaunchTemplate.Id))
+				if err != nil {
+					return err
+				}
+				for _, tag := range lt.Tags {
+					if aws.ToString(tag.Key) == "gpufleet:owner" && aws.ToString(tag.Value) == "ml/train/train-od" {
+						return wantTag(ng, "gpufleet:owner", "ml/train/train-od")
+					}
+				}
+				return fmt.Errorf("launch template %s is not tagged gpufleet:owner = ml/train/train-od: %v", aws.ToString(lt.LaunchTemplateId), lt.Tags)
+			}),
+		},
+	))
+}
+
+// updateThenNothing are the plan checks of an in-place update that converges: the apply updates the
+// pool, and the plan after it is empty.
+func updateThenNothing() resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{
+		PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+	}
+}
+
+// wantAttr checks one attribute of an imported state.
+func wantAttr(st *terraform.InstanceState, key, want string) error {
+	if got := st.Attributes[key]; got != want {
+		return fmt.Errorf("imported %s = %q, want %q", key, got, want)
+	}
+	return nil
 }

@@ -28,12 +28,13 @@ provider "gpufleet" {
     %s
     skip_credentials_validation = true
     endpoints {
-      eks = %q
-      ec2 = %q
+      eks         = %q
+      ec2         = %q
+      autoscaling = %q
     }
   }
 }
-`, region, e.EKS, e.EC2)
+`, region, e.EKS, e.EC2, e.AutoScaling)
 }
 
 // regionalPool is a one-node-group pool whose subnets are the region's (local.subnets[region]).

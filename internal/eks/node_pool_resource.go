@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -117,6 +118,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodeGroups, spec) && len(behind) == 0
 		addProblems(&resp.Diagnostics, noRollback(ctx, cfg, state))
 	}
+	addProblems(&resp.Diagnostics, releaseAtPlan(cfg, plan, state))
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -186,9 +188,10 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, s
 		for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups) {
 			prior[ng.Name.ValueString()] = ng
 		}
-		ltChanges = !state.EffectiveTags.Equal(poolschema.StringMapValue(d.Tags))
 		versionChanges = plan.KubernetesVersion.IsUnknown() || !plan.KubernetesVersion.Equal(state.KubernetesVersion)
 		releaseChanges = plan.ReleaseVersion.IsUnknown() || !plan.ReleaseVersion.Equal(state.ReleaseVersion)
+		// A tag change makes no template version (fleet.go); a roll may, with the pool's tags.
+		ltChanges = versionChanges || releaseChanges
 	}
 	var out []nodeGroupModel
 	for _, side := range d.Sides {
@@ -306,10 +309,11 @@ func nodeGroupFrom(ng *types.Nodegroup) nodeGroupModel {
 }
 
 type clients struct {
-	eks    *eks.Client
-	ec2    *ec2.Client
-	poll   time.Duration
-	region string
+	eks         *eks.Client
+	ec2         *ec2.Client
+	autoscaling *autoscaling.Client
+	poll        time.Duration
+	region      string
 }
 
 // clients are the AWS clients of the pool's region (recordedRegion), or reports why there are none.
@@ -335,7 +339,11 @@ func (r *NodePoolResource) clientsIn(ctx context.Context, region string) (*clien
 	if err != nil {
 		return nil, err
 	}
-	return &clients{eks: eksConn, ec2: ec2Conn, poll: r.Meta.AWSSettings.PollInterval(), region: eksConn.Options().Region}, nil
+	asConn, err := r.Meta.AutoScalingIn(ctx, region)
+	if err != nil {
+		return nil, err
+	}
+	return &clients{eks: eksConn, ec2: ec2Conn, autoscaling: asConn, poll: r.Meta.AWSSettings.PollInterval(), region: eksConn.Options().Region}, nil
 }
 
 // recordedRegion is the region a pool lives in: the one its state or plan records, else, for a
@@ -473,7 +481,7 @@ func applyChecks(ctx context.Context, c *clients, m *nodePoolModel, s pool.Spec,
 	}
 	var problems []checkProblem
 	if creating && len(sides) > 0 {
-		problems = append(problems, facts.createProblems(sides[0].PinnedVersion, m.AMIType.ValueString())...)
+		problems = append(problems, facts.createProblems(sides[0].PinnedVersion, sides[0].PinnedRelease, m.AMIType.ValueString())...)
 	}
 	problems = append(problems, facts.reservationProblems(s, subnets)...)
 	if err := joinProblems(problems); err != nil {
@@ -481,8 +489,8 @@ func applyChecks(ctx context.Context, c *clients, m *nodePoolModel, s pool.Spec,
 	}
 	for i := range sides {
 		switch release := sides[i].PinnedRelease; {
-		case release != "" && releaseFits(release, facts.clusterVersion):
-			sides[i].CreateRelease = release
+		case release != "":
+			sides[i].CreateRelease = release // createProblems refused one that does not fit
 		case release == "" && knownString(m.ReleaseVersion) && m.KubernetesVersion.ValueString() == facts.clusterVersion:
 			sides[i].CreateRelease = m.ReleaseVersion.ValueString()
 		}
@@ -805,13 +813,17 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	var templateTags map[string]string // the first owned template's tags: what gpufleet wrote and owns
 	versions := map[string]*ec2types.LaunchTemplateVersion{}
 	ownerIDs := map[string]bool{} // import: the owner ids the pool's objects carry
+	var foreign []error           // import: node groups of the sides' names that are not the pool's
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
 		ngName := name + suffix
 		o := owner.side(ngName)
 		p, recorded := prior[ngName]
 		ng, err := findOwnedNodegroup(ctx, c, o, p.ARN.ValueString())
-		if isNotOwned(err) && recorded && knownString(p.ARN) {
+		switch {
+		case isNotOwned(err) && recorded && knownString(p.ARN):
 			drift = append(drift, err.Error()+" It is no longer part of the pool's state.")
+		case isNotOwned(err) && owner.anyID:
+			foreign = append(foreign, err)
 		}
 		if isNotFound(err) || isNotOwned(err) {
 			// A template recorded without its node group (a create whose cleanup failed, a node
@@ -859,7 +871,15 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		entries = append(entries, entry)
 	}
 	if len(entries) == 0 {
+		if len(foreign) > 0 {
+			// An import finds node groups by name and adopts none by its name alone (audit
+			// eks-vs-real.md D8): say what makes one the pool's rather than "no such object".
+			return false, nil, fmt.Errorf("%w\n\nTo import a node group that another tool created (aws_eks_node_group), tag it first, in that tool's configuration, with gpufleet:owner = \"<cluster_name>/<name>/<node group>\" (here %q), apply, and import again; gpufleet then replaces it, at the first apply, with a node group on a launch template of the pool's. See the migration guide", errors.Join(foreign...), owner.side(name+pool.SuffixOnDemand).legacyValue())
+		}
 		return false, drift, nil
+	}
+	for _, err := range foreign {
+		drift = append(drift, err.Error()+" The import leaves it out of the pool.")
 	}
 	if owner.anyID {
 		if len(ownerIDs) > 1 {
@@ -881,7 +901,18 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		r.flatten(m, found, versions, readReservation(found, versions, priorReservation), ownDefaults, templateTags)
 		spec, _ := m.spec(ctx)
 		poolschema.Refresh(ctx, r.Meta, spec, &m.Model, effectiveTagsOf(found[0].Tags), poolLabels(found[0]))
-		r.markInSync(ctx, m, found, versions, entries)
+		fleets, err := readFleets(ctx, c, found)
+		switch {
+		case isAccessDenied(err):
+			// A role made for an earlier version may lack the reads of Auto Scaling groups, instances
+			// and volumes: refresh does without them, and says what it cannot see; a tag change
+			// needs them and fails, naming the action.
+			drift = append(drift, fmt.Sprintf("%v. Until the identity terraform runs as may read them (see the permissions guide), refresh cannot tell whether the node groups' instances and volumes carry the pool's tags.", err))
+			fleets = nil
+		case err != nil:
+			return false, nil, err
+		}
+		r.markInSync(ctx, m, found, versions, fleets, entries)
 	}
 	m.NodeGroups = nodeGroupList(entries)
 	return true, drift, nil
@@ -891,7 +922,8 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 // pool's settings, as refresh read them (from the first node group), give it. The first node group
 // is compared too: what the pool's attributes cannot show (the launch template in use, tags only
 // node groups carry) can be out of line on it as well.
-func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, found []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion, entries []nodeGroupModel) {
+func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, found []*types.Nodegroup, versions map[string]*ec2types.LaunchTemplateVersion,
+	fleets map[string]*fleet, entries []nodeGroupModel) {
 	spec, diags := m.spec(ctx)
 	if diags.HasError() || len(spec.Validate()) > 0 {
 		return // a pool changed outside terraform beyond what gpufleet accepts: its attributes show it
@@ -908,13 +940,14 @@ func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, fou
 		name := aws.ToString(ng.NodegroupName)
 		i := slices.IndexFunc(entries, func(e nodeGroupModel) bool { return e.Name.ValueString() == name })
 		cfg, ok := want[name]
-		entries[i].InSync = fwtypes.BoolValue(ok && sideInSync(ng, versions[name], cfg, m.UpdateConfig))
+		entries[i].InSync = fwtypes.BoolValue(ok && sideInSync(ng, versions[name], cfg, m.UpdateConfig) &&
+			fleetInSync(ng, versions[name], fleets[name], cfg.InstanceTags))
 	}
 }
 
 // sideInSync reports whether a node group holds everything cfg gives it: no failed creation, its
 // capacity type, sizes, labels, taints, update config and tags, and a launch template version with
-// the side's data.
+// the side's data (its tags aside: fleetInSync judges those where they matter, on the instances).
 func sideInSync(ng *types.Nodegroup, v *ec2types.LaunchTemplateVersion, cfg sideConfig, uc *updateConfigModel) bool {
 	return ng.Status != types.NodegroupStatusCreateFailed && string(ng.CapacityType) == cfg.CapacityType &&
 		configUpdate(ng, cfg, uc) == nil && maps.Equal(ng.Tags, cfg.Tags) && !launchTemplateDiffers(v, cfg)
@@ -1014,6 +1047,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, ver
 	m.Client = poolschema.ClientFrom(ownedTags, pool.TagKeysFor(catalog.AWS).Client, labels)
 	m.Workload = poolschema.WorkloadFrom(labels, m.Workload)
 	m.GPU = gpuFromLabels(labels, m.GPU)
+	m.MIGStrategy = migStrategyFrom(primary.Tags, labels, m.MIGStrategy)
 	m.Labels = poolschema.UserLabels(labels, m.Labels, func(k string) bool { return k == pool.LabelAccelerator })
 	m.Taints = poolschema.UserTaints(poolTaints(primary.Taints), m.Taints)
 	m.Tags = poolschema.UserTags(primary.Tags, r.Meta.Pool.DefaultTags, m.Tags, ownDefaults, isDerivedTag)
@@ -1030,6 +1064,21 @@ func regionOfARN(arn string) string {
 		return ""
 	}
 	return parts[3]
+}
+
+// migStrategyFrom reads the MIG strategy a pool was made for from its node group's autoscaler tags:
+// mixed when they advertise nvidia.com/mig-* resources, single for another MIG pool. A pool without
+// MIG advertises the same under both and keeps what state says (single when it says nothing).
+func migStrategyFrom(tags, labels map[string]string, prior fwtypes.String) fwtypes.String {
+	for k := range tags {
+		if strings.HasPrefix(k, autoscalerResourcePrefix+"nvidia.com/mig-") {
+			return fwtypes.StringValue(pool.MIGStrategyMixed)
+		}
+	}
+	if labels[pool.LabelMIGConfig] != "" || !knownString(prior) {
+		return fwtypes.StringValue(pool.MIGStrategySingle)
+	}
+	return prior
 }
 
 func gpuFromLabels(labels map[string]string, prior *gpuModel) *gpuModel {
@@ -1286,8 +1335,12 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 	if err != nil {
 		return ng, err
 	}
-	newTemplate := ltID != "" && launchTemplateDiffers(current, cfg)
-	rolls := newTemplate || version != aws.ToString(ng.Version) || (release != "" && release != aws.ToString(ng.ReleaseVersion))
+	// A new template version only for what cannot reach the nodes otherwise, or when the nodes roll
+	// anyway: then it brings the template's tags up to date too. A tag change alone rolls nothing
+	// (fleet.go).
+	versionRolls := version != aws.ToString(ng.Version) || (release != "" && release != aws.ToString(ng.ReleaseVersion))
+	newTemplate := ltID != "" && (launchTemplateDiffers(current, cfg) || (versionRolls && templateTagsDiffer(current, cfg)))
+	rolls := newTemplate || versionRolls
 	if sc := ng.ScalingConfig; rolls && ng.CapacityType == types.CapacityTypesCapacityBlock && sc != nil && aws.ToInt32(sc.DesiredSize) > 0 {
 		// EKS User Guide, capacity-blocks-mng: "When upgrading managed node groups with Capacity
 		// Blocks, make sure that the desired size of the node group is set to 0."
@@ -1295,6 +1348,23 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 	}
 	if err := syncLaunchTemplateTags(ctx, c.ec2, lt, sideOwnerOf(m, cfg.Name).templateTags(cfg)); err != nil {
 		return ng, err
+	}
+	// The Auto Scaling group first: every instance launched from here on, a roll's included, gets
+	// the pool's tags. Without the reads (a role made for an earlier version) an update that changes
+	// no tag goes on, as refresh does; a tag change needs them.
+	tagChange := !maps.Equal(effectiveTagsOf(ng.Tags), cfg.InstanceTags)
+	f, err := readFleet(ctx, c, ng)
+	switch {
+	case isAccessDenied(err) && !tagChange:
+		f = nil
+	case err != nil:
+		return ng, err
+	}
+	managed := managedTags(ng, current, cfg.InstanceTags)
+	if d := driftOf(f, managed, cfg.InstanceTags, templateInstanceTags(current)); len(d.groupPut) > 0 || len(d.groupDelete) > 0 {
+		if err := syncGroupTags(ctx, c, f, d); err != nil {
+			return ng, err
+		}
 	}
 	if newTemplate {
 		if ltVersion, err = createLaunchTemplateVersion(ctx, c.ec2, ltID, cfg); err != nil {
@@ -1330,6 +1400,17 @@ func updateSide(ctx context.Context, c *clients, m *nodePoolModel, ng *types.Nod
 			return ng, err
 		}
 	}
+	// Then what runs: the instances and volumes the group has now (after a roll, the new ones).
+	if f != nil {
+		if f, err = readFleet(ctx, c, ng); err != nil {
+			return ng, err
+		}
+	}
+	if err := syncResourceTags(ctx, c, driftOf(f, managed, cfg.InstanceTags, cfg.InstanceTags), cfg.InstanceTags); err != nil {
+		return ng, err
+	}
+	// The node group's own tags last: they record the pool's, so a change that failed before here is
+	// planned again.
 	if err := updateTags(ctx, c.eks, aws.ToString(ng.NodegroupArn), ng.Tags, cfg.Tags); err != nil {
 		return ng, err
 	}
@@ -1358,23 +1439,16 @@ func sideVersions(ng *types.Nodegroup, cfg sideConfig) (version, release string,
 		}
 	}
 	switch {
-	case cfg.PinnedRelease != "" && releaseFits(cfg.PinnedRelease, version):
+	case cfg.PinnedRelease != "":
+		// The plan refused a release of another version (releaseProblem); never drop it silently.
+		if p := releaseProblem(string(ng.AmiType), cfg.PinnedRelease, version); p != nil {
+			return "", "", errors.New(p.Detail)
+		}
 		release = cfg.PinnedRelease
 	case version == aws.ToString(ng.Version):
 		release = aws.ToString(ng.ReleaseVersion)
 	}
 	return version, release, nil
-}
-
-// releaseFits reports whether an AMI release is of a Kubernetes version; a release gpufleet cannot
-// read (Bottlerocket's) fits any.
-func releaseFits(release, version string) bool {
-	r, ok := parseRelease(release)
-	if !ok {
-		return true
-	}
-	m, ok := k8sMinor(version)
-	return !ok || r.minor == m
 }
 
 // configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.

@@ -3,6 +3,7 @@ package eks_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -113,8 +114,9 @@ func wantTag(ng *ekstypes.Nodegroup, key, value string) error {
 	return nil
 }
 
-// wantInstanceTags checks that the launch template tags instances, volumes and network interfaces,
-// which is what carries per-client cost allocation to EC2 billing.
+// wantInstanceTags checks that the launch template tags instances and volumes, which is what carries
+// per-client cost allocation to EC2 billing, and has no network-interface tag specification: EKS's
+// copy of the template drops it (audit D6).
 func wantInstanceTags(t *testing.T, sim *cloudsim.Sim, ng *ekstypes.Nodegroup, want map[string]string) error {
 	data, err := clients(t, sim).launchTemplateData(ng)
 	if err != nil {
@@ -133,12 +135,141 @@ func wantInstanceTags(t *testing.T, sim *cloudsim.Sim, ng *ekstypes.Nodegroup, w
 			}
 		}
 	}
-	for _, rt := range []ec2types.ResourceType{ec2types.ResourceTypeInstance, ec2types.ResourceTypeVolume, ec2types.ResourceTypeNetworkInterface} {
+	for _, rt := range []ec2types.ResourceType{ec2types.ResourceTypeInstance, ec2types.ResourceTypeVolume} {
 		if !seen[rt] {
 			return fmt.Errorf("launch template has no tag specification for %s", rt)
 		}
 	}
+	if seen[ec2types.ResourceTypeNetworkInterface] {
+		return fmt.Errorf("launch template tags network interfaces, which EKS's copy of it drops: %+v", data.TagSpecifications)
+	}
 	return nil
+}
+
+// wantFleetTags checks what the node group's instances carry: every running instance and its
+// volume have want's tags (a value "" is a tag they must not have), and so does its Auto Scaling
+// group for the instances it launches next, when it carries any of them.
+func wantFleetTags(t *testing.T, sim *cloudsim.Sim, name string, want map[string]string) error {
+	instances := sim.Instances(testRegion, testCluster, name)
+	if len(instances) == 0 {
+		return fmt.Errorf("node group %s has no instances", name)
+	}
+	var errs []error
+	has := func(what string, tags map[string]string) {
+		for k, v := range want {
+			if got, ok := tags[k]; got != v || (v == "" && ok) {
+				errs = append(errs, fmt.Errorf("%s: tag %s = %q (present %t), want %q", what, k, got, ok, v))
+			}
+		}
+	}
+	for _, i := range instances {
+		has("instance "+i.ID, i.Tags)
+		has("volume "+i.Volume.ID, i.Volume.Tags)
+	}
+	g, _ := sim.AutoScalingGroupOf(testRegion, testCluster, name)
+	group := map[string]string{}
+	for k, tag := range g.Tags {
+		if tag.PropagateAtLaunch {
+			group[k] = tag.Value
+		}
+	}
+	if slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(k string) bool { _, ok := group[k]; return ok }) {
+		has("Auto Scaling group "+g.Name, group)
+	}
+	return errors.Join(errs...)
+}
+
+// instanceIDs are a node group's instances, to tell a roll (every one replaced) from none.
+func instanceIDs(sim *cloudsim.Sim, name string) []string {
+	var ids []string
+	for _, i := range sim.Instances(testRegion, testCluster, name) {
+		ids = append(ids, i.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// A tag change (a cost centre, a client tag) rolls no node: the Auto Scaling group propagates the new
+// tags to the instances it launches, the running instances and their volumes are retagged, and the
+// launch template keeps its version until a roll happens anyway. Instances launched later from the
+// old template (the autoscaler scales up) carry its tags: refresh finds them out of step, and the
+// next apply retags them, again without a roll.
+func TestAccEKSNodePool_tagChangeRollsNothing(t *testing.T) {
+	sim := startSim(t)
+	var diags acctest.ApplyDiagnostics
+	cfg := func(tags string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+`
+  scaling {
+    min_size = 2
+    max_size = 4
+  }
+`+tags)
+	}
+	var ids []string
+	var version string
+	noRoll := func(*terraform.State) error {
+		if requestCount(sim, "UpdateNodegroupVersion") > 0 || requestCount(sim, "CreateLaunchTemplateVersion") > 0 {
+			return fmt.Errorf("the tag change rolled the nodes: %v", mutatingCalls(sim))
+		}
+		if got := instanceIDs(sim, "train-od"); !slices.Equal(got, ids) {
+			return fmt.Errorf("instances %v, want the ones that ran, %v", got, ids)
+		}
+		ng, _ := sim.Nodegroup(testRegion, testCluster, "train-od")
+		if ng.LaunchTemplate.Version != version {
+			return fmt.Errorf("launch template version %s, want %s", ng.LaunchTemplate.Version, version)
+		}
+		return diags.ExpectNoPlanWarning("replaces every node")
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg("  tags = { Project = \"vision\" }\n"),
+				Check: func(*terraform.State) error {
+					ids = instanceIDs(sim, "train-od")
+					ng, _ := sim.Nodegroup(testRegion, testCluster, "train-od")
+					version = ng.LaunchTemplate.Version
+					sim.ResetRequests()
+					diags.Reset()
+					return wantFleetTags(t, sim, "train-od", map[string]string{"Project": "vision", "gpufleet:client": "acme"})
+				},
+			},
+			{
+				Config:           cfg("  tags = { Project = \"llm\", Team = \"ml\" }\n"),
+				ConfigPlanChecks: updateThenNothing(),
+				Check: func(s *terraform.State) error {
+					return errors.Join(noRoll(s), wantFleetTags(t, sim, "train-od", map[string]string{"Project": "llm", "Team": "ml"}),
+						checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error { return wantTag(ng, "Project", "llm") })(s))
+				},
+			},
+			{
+				Config:           cfg("  tags = { Project = \"llm\" }\n"),
+				ConfigPlanChecks: updateThenNothing(),
+				Check: func(s *terraform.State) error {
+					return errors.Join(noRoll(s), wantFleetTags(t, sim, "train-od", map[string]string{"Project": "llm", "Team": ""}))
+				},
+			},
+			{
+				// The autoscaler adds a node, launched from the template, which still tags Project =
+				// vision: refresh finds it out of step, and the apply retags it.
+				PreConfig: func() {
+					if err := sim.ScaleNodegroup(testRegion, testCluster, "train-od", 3); err != nil {
+						t.Fatal(err)
+					}
+					if err := wantFleetTags(t, sim, "train-od", map[string]string{"Project": "llm"}); err == nil {
+						t.Fatal("the new instance carries the new tags already: the step proves nothing")
+					}
+					ids = instanceIDs(sim, "train-od")
+				},
+				Config:           cfg("  tags = { Project = \"llm\" }\n"),
+				ConfigPlanChecks: updateThenNothing(),
+				Check: func(s *terraform.State) error {
+					return errors.Join(noRoll(s), wantFleetTags(t, sim, "train-od", map[string]string{"Project": "llm"}))
+				},
+			},
+		},
+	})
 }
 
 // Each in-place change is an update, never a replacement, and lands in EKS.
@@ -176,12 +307,13 @@ func TestAccEKSNodePool_update(t *testing.T) {
 				}),
 			},
 			{
-				// Labels and taints removed again; tags change the launch template (a new version).
+				// Labels and taints removed again; tags reach the instances and their volumes (no
+				// new launch template version: no roll).
 				Config:           base(acctest.Scaling(1, 2, 5) + `  tags = { Project = "llm" }`),
 				ConfigPlanChecks: update,
 				Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
 					return errors.Join(noLabel(ng, "team"), wantTag(ng, "Project", "llm"),
-						wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"}))
+						wantFleetTags(t, sim, "train-od", map[string]string{"Project": "llm"}))
 				}),
 			},
 			{
@@ -215,9 +347,9 @@ func TestAccEKSNodePool_update(t *testing.T) {
 	})
 }
 
-// A tag change on a pool pinned below the cluster's version (the cluster was upgraded since) sends
-// UpdateNodegroupVersion with the pinned version, so that the node group is not upgraded with its
-// launch template (EKS moves a node group updated without a version to the cluster's).
+// A tag change on a pool pinned below the cluster's version (the cluster was upgraded since) moves
+// nothing: it sends no UpdateNodegroupVersion at all (which, without a version, would move the node
+// group to the cluster's), and the instances get the tags in place.
 func TestAccEKSNodePool_pinnedVersionOnTagChange(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(project string) string {
@@ -230,30 +362,21 @@ func TestAccEKSNodePool_pinnedVersionOnTagChange(t *testing.T) {
 			Check:  func(*terraform.State) error { return sim.UpgradeCluster(testRegion, testCluster, "1.32", "") },
 		},
 		resource.TestStep{
-			PreConfig: sim.ResetRequests,
-			Config:    cfg("llm"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
+			PreConfig:        sim.ResetRequests,
+			Config:           cfg("llm"),
+			ConfigPlanChecks: updateThenNothing(),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.31")),
 			},
 			Check: func(*terraform.State) error {
-				reqs := sim.RequestsFor("eks", "UpdateNodegroupVersion")
-				if len(reqs) == 0 {
-					return fmt.Errorf("the tag change sent no UpdateNodegroupVersion")
-				}
-				for _, r := range reqs {
-					if v := r.Params["version"]; v != "1.31" {
-						return fmt.Errorf("UpdateNodegroupVersion with version %v, want the pinned 1.31: %v", v, r.Params)
-					}
+				if n := requestCount(sim, "UpdateNodegroupVersion"); n > 0 {
+					return fmt.Errorf("the tag change sent %d UpdateNodegroupVersion", n)
 				}
 				return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
 					if v := aws.ToString(ng.Version); v != "1.31" {
 						return fmt.Errorf("node group version %s, want 1.31", v)
 					}
-					return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+					return wantFleetTags(t, sim, "train-od", map[string]string{"Project": "llm"})
 				})(nil)
 			},
 		},
@@ -338,23 +461,16 @@ func TestAccEKSNodePool_sidesOnDifferentVersions(t *testing.T) {
 	))
 }
 
-// The AMI release is recorded and pinned: a tag change (a new launch template version) keeps the
-// node groups on their release although AWS published a newer one, which EKS would otherwise roll
-// out with it; raising release_version upgrades them, as a planned change.
+// The AMI release is recorded and pinned: a change (here of tags) keeps the node groups on their
+// release although AWS published a newer one; raising release_version upgrades them, as a planned
+// change, and the roll brings the launch template's tags up to date with it.
 func TestAccEKSNodePool_releaseVersionPinned(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(project, release string) string {
 		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
 			"  tags = { Project = \""+project+"\" }\n"+release)
 	}
-	release := func(want string) func(*terraform.State) error {
-		return checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
-			if got := aws.ToString(ng.ReleaseVersion); got != want {
-				return fmt.Errorf("node group release %s, want %s", got, want)
-			}
-			return nil
-		})
-	}
+	release := func(want string) func(*terraform.State) error { return wantRelease(t, sim, "train-od", want) }
 	resource.Test(t, poolTest(t, sim,
 		resource.TestStep{
 			Config: cfg("vision", ""),
@@ -373,12 +489,13 @@ func TestAccEKSNodePool_releaseVersionPinned(t *testing.T) {
 			Check: release("1.31.0-20250101"),
 		},
 		resource.TestStep{
-			Config: cfg("llm", "  release_version = \"1.31.9-20250801\"\n"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			Config:           cfg("llm", "  release_version = \"1.31.9-20250801\"\n"),
+			ConfigPlanChecks: updateThenNothing(),
+			Check: func(s *terraform.State) error {
+				return errors.Join(release("1.31.9-20250801")(s), checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+					return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+				})(s))
 			},
-			Check: release("1.31.9-20250801"),
 		},
 		resource.TestStep{
 			Config:      cfg("llm", "  release_version = \"1.31.0-20250101\"\n"),
@@ -387,33 +504,113 @@ func TestAccEKSNodePool_releaseVersionPinned(t *testing.T) {
 	))
 }
 
-// A pool that fills its capacity reservation rolls its nodes (a tag change is a new launch template
-// version) with the MINIMAL update strategy, old nodes first: the DEFAULT strategy launches new
-// nodes before it drains the old ones, into a reservation that has no room for them.
+// wantRelease checks the AMI release a node group runs.
+func wantRelease(t *testing.T, sim *cloudsim.Sim, name, want string) func(*terraform.State) error {
+	return checkNodegroup(t, sim, name, func(ng *ekstypes.Nodegroup) error {
+		if got := aws.ToString(ng.ReleaseVersion); got != want {
+			return fmt.Errorf("node group %s release %s, want %s", name, got, want)
+		}
+		return nil
+	})
+}
+
+// A release_version EKS would refuse is a plan error at the attribute, before any change (audit
+// D13): an Amazon Linux release of another Kubernetes version than the node groups run (a new pool's,
+// the cluster's, read at plan; a pinned pool's, its kubernetes_version), or no release at all. gpufleet
+// used to drop such a pin silently, and state and the nodes then disagreed on every refresh.
+func TestAccEKSNodePool_releaseOfAnotherVersion(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(extra string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+extra)
+	}
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config:      cfg("  release_version = \"1.32.1-20250301\"\n"),
+			PlanOnly:    true,
+			ExpectError: acctest.ExpectErrorParts("release_version", "1.32.1-20250301", "another Kubernetes version", "1.31"),
+		},
+		resource.TestStep{Config: cfg("")},
+		resource.TestStep{
+			Config:      cfg("  kubernetes_version = \"1.31\"\n  release_version = \"1.30.4-20250301\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "1.30.4-20250301", "another Kubernetes version", "1.31"),
+		},
+		resource.TestStep{
+			Config:      cfg("  release_version = \"1.32.1-20250301\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "another Kubernetes version", "change kubernetes_version with it"),
+		},
+		resource.TestStep{
+			Config:      cfg("  release_version = \"latest\"\n"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "not an EKS optimized AMI release"),
+		},
+	))
+}
+
+// A Bottlerocket release is Bottlerocket's version and a commit, one release for several
+// Kubernetes versions (audit D14). One whose commit is all digits, 1.29.0-31415926, reads like an
+// Amazon Linux release of Kubernetes 1.29: on the 1.31 cluster it is created as pinned and plans no
+// change after; raising it is an update, and going back to it is refused at plan, as EKS refuses a
+// roll back.
+func TestAccEKSNodePool_bottlerocketRelease(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(release string) string {
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
+			"  ami_type        = \"BOTTLEROCKET_x86_64_NVIDIA\"\n  release_version = \""+release+"\"\n")
+	}
+	release := func(want string) func(*terraform.State) error { return wantRelease(t, sim, "train-od", want) }
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config:            cfg("1.29.0-31415926"),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("release_version"), knownvalue.StringExact("1.29.0-31415926"))},
+			Check:             release("1.29.0-31415926"),
+		},
+		resource.TestStep{
+			Config: cfg("1.30.0-ca9b9399"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: release("1.30.0-ca9b9399"),
+		},
+		resource.TestStep{
+			Config:      cfg("1.29.0-31415926"),
+			ExpectError: acctest.ExpectErrorParts("release_version", "cannot roll", "back"),
+		},
+	))
+}
+
+// A pool that fills its capacity reservation rolls its nodes (a newer AMI release) with the MINIMAL
+// update strategy, old nodes first: the DEFAULT strategy launches new nodes before it drains the old
+// ones, into a reservation that has no room for them.
 func TestAccEKSNodePool_reservationRollsWithoutSurge(t *testing.T) {
 	sim := startSim(t)
-	cfg := func(project string) string {
-		return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 4, 4)+fmt.Sprintf(`
+	cfg := func(release string) string {
+		return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 4, 4)+release+fmt.Sprintf(`
   policy_waivers = { "GF-COST-002" = "reserved capacity is prepaid, ends 2027-01-01" }
-  tags           = { Project = %q }
   capacity {
     reservation {
       id   = %q
       type = "capacity-reservation"
     }
   }
-`, project, odcrID)))
+`, odcrID)))
 	}
 	resource.Test(t, poolTest(t, sim,
-		resource.TestStep{Config: cfg("vision")},
 		resource.TestStep{
-			Config:           cfg("llm"),
+			Config: cfg(""),
+			Check:  func(*terraform.State) error { return sim.PublishAMIRelease(testRegion, "1.31", "1.31.9-20250801") },
+		},
+		resource.TestStep{
+			Config:           cfg("  release_version = \"1.31.9-20250801\"\n"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
 				if ng.UpdateConfig == nil || ng.UpdateConfig.UpdateStrategy != ekstypes.NodegroupUpdateStrategiesMinimal {
 					return fmt.Errorf("update config %+v, want MINIMAL on a reservation", ng.UpdateConfig)
 				}
-				return wantInstanceTags(t, sim, ng, map[string]string{"Project": "llm"})
+				if got := aws.ToString(ng.ReleaseVersion); got != "1.31.9-20250801" {
+					return fmt.Errorf("release %s: the roll did not happen", got)
+				}
+				return nil
 			}),
 		},
 	))
@@ -579,10 +776,25 @@ func TestAccEKSNodePool_emptyBlocks(t *testing.T) {
 	}
 }
 
-// A taint with an empty value (value = "") reads back as written: no change after apply.
+// A taint with an empty value (value = "") reads back as written: no change after apply. EKS gets
+// both taints with a value, "" (audit D5): the cluster autoscaler drops a DescribeNodegroup taint
+// whose value is null from its scale-from-zero template, and cloudsim echoes an omitted value as null.
 func TestAccEKSNodePool_emptyTaintValue(t *testing.T) {
 	sim := startSim(t)
-	resource.Test(t, acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+acctest.EmptyTaintValue), checkNothingLeft(t, sim)))
+	tc := acctest.ApplyThenEmptyPlan(providerConfig(sim, "")+poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+acctest.EmptyTaintValue), checkNothingLeft(t, sim))
+	tc.Steps[0].Check = checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+		var errs []error
+		for _, taint := range ng.Taints {
+			if taint.Value == nil {
+				errs = append(errs, fmt.Errorf("taint %s:%s has no value: the cluster autoscaler ignores it", aws.ToString(taint.Key), taint.Effect))
+			}
+		}
+		if len(ng.Taints) != 3 {
+			errs = append(errs, fmt.Errorf("taints %d, want 3 (the GPU taint and two of the pool's)", len(ng.Taints)))
+		}
+		return errors.Join(errs...)
+	})
+	resource.Test(t, tc)
 }
 
 // A derived node label changed outside terraform (gpufleet.io/client) is drift to undo, not a new

@@ -121,10 +121,17 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Validators:          []validator.String{stringvalidator.RegexMatches(k8sVersion, "must be a Kubernetes minor version such as 1.31")},
 		},
 		"release_version": schema.StringAttribute{
-			MarkdownDescription: "EKS AMI release of the nodes, e.g. `1.31.7-20250620` (its NVIDIA driver and kernel). Unset, new node groups get the latest release of their Kubernetes version and keep it: gpufleet sends the recorded release with every update, so a launch template change (a tag change) never upgrades the AMI with it. Set it to a newer release to upgrade the nodes, a planned change; lowering it is a plan-time error (EKS cannot roll a node group back). A change of `kubernetes_version` moves an unset `release_version` to the latest release of the new version.",
+			MarkdownDescription: "EKS AMI release of the nodes, e.g. `1.31.7-20250620` (its NVIDIA driver and kernel). Unset, new node groups get the latest release of their Kubernetes version and keep it: gpufleet sends the recorded release with every update, so a launch template change (a tag change) never upgrades the AMI with it. Set it to a newer release to upgrade the nodes, a planned change; lowering it is a plan-time error (EKS cannot roll a node group back). A change of `kubernetes_version` moves an unset `release_version` to the latest release of the new version. An Amazon Linux release must be of the Kubernetes version the node groups run (`kubernetes_version`, else the pool's, or for a new pool the cluster's): another is a plan-time error, as EKS refuses it. With a `BOTTLEROCKET_*` `ami_type` releases are Bottlerocket's (`<Bottlerocket version>-<commit>`, e.g. `1.30.0-ca9b9399`), one release for several Kubernetes versions: gpufleet orders them by Bottlerocket version, and EKS refuses, at apply, one not offered for the Kubernetes version.",
 			Optional:            true,
 			Computed:            true,
 			Validators:          []validator.String{stringvalidator.LengthBetween(1, 64)},
+		},
+		"mig_strategy": schema.StringAttribute{
+			MarkdownDescription: "The MIG strategy of the NVIDIA GPU Operator in the cluster (its Helm value `mig.strategy`), `single` (the default) or `mixed`. The operator gives every device plugin of the cluster that strategy, whatever a node's own device plugin config says, so it decides what MIG nodes advertise and the cluster autoscaler tags must agree: under `single` each slice is an `nvidia.com/gpu`; under `mixed` each size is its own `nvidia.com/mig-<profile>`, and the nodes advertise no `nvidia.com/gpu` (the node groups' autoscaler tags say `0`). `gpu.mig.config = \"all-balanced\"` needs `mixed`; sharing MIG slices needs `single`. Set the same value on every pool of a cluster; it changes nothing on pools without `gpu.mig`. See the MIG and GPU sharing guide.",
+			Optional:            true,
+			Computed:            true,
+			Default:             stringdefault.StaticString(pool.MIGStrategySingle),
+			Validators:          []validator.String{stringvalidator.OneOf(pool.MIGStrategies...)},
 		},
 		"node_groups": schema.ListNestedAttribute{
 			MarkdownDescription: "The EKS node groups behind the pool: on-demand (or capacity block) first, then spot.",
@@ -153,7 +160,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 		"capacity": poolschema.CapacityBlock(schema.SingleNestedBlock{
 			MarkdownDescription: "An EC2 capacity reservation (ODCR) or capacity block for the on-demand side, targeted through the launch template. " +
-				"Checked before anything is created: at plan with read-only calls (`ec2:DescribeCapacityReservations`, `ec2:DescribeSubnets`) when the credentials allow and the subnets are known, else at apply: the reservation exists, is of this type and active (a capacity block may be scheduled), is for `instance_types[0]`, holds the on-demand side's `max_size`, and every subnet is in its Availability Zone.",
+				"Checked before anything is created: at plan with read-only calls (`ec2:DescribeCapacityReservations`, `ec2:DescribeSubnets`) when the credentials allow and the subnets are known, else at apply: the reservation exists, is of this type and active, is for `instance_types[0]` and default tenancy (the node groups' instances are), holds the on-demand side's `max_size`, has its starting size free (a warning when other instances leave less than `max_size` free), and every subnet is in its Availability Zone. A capacity block before its start, and a future-dated capacity reservation (`assessing`, `scheduled` or `delayed`), are accepted with a warning: the node group exists and launches once the capacity is there.",
 			Attributes: map[string]schema.Attribute{
 				"id":   schema.StringAttribute{MarkdownDescription: "Reservation id, `cr-…`.", Optional: true},
 				"type": schema.StringAttribute{MarkdownDescription: "`capacity-reservation` or `capacity-block`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.EKSReservation...)}},
@@ -182,7 +189,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GPU node pool on an EKS cluster: up to two EKS managed node groups, `<name>-od` (on-demand, or " +
 			"`CAPACITY_BLOCK` with a capacity block) and `<name>-spot` (spot over every instance type), each with a " +
-			"provider-managed launch template that carries the per-client tags to instances, volumes and network interfaces. " +
+			"provider-managed launch template that carries the per-client tags to instances and volumes; a tag change reaches the running instances and volumes and the node groups' Auto Scaling groups in place, and replaces no node. " +
 			"gpufleet derives the GPU taint, client isolation taint, node labels (client, workload, MIG config, device-plugin " +
 			"config), cluster-autoscaler node-template tags and a cost estimate, and checks the pool against the policy bundle " +
 			"at plan time.\n\nA failure never costs what is running: when one node group of a new pool fails to come up (`CREATE_FAILED` " +

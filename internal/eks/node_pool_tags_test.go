@@ -2,11 +2,13 @@ package eks_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 )
@@ -81,4 +83,48 @@ func TestAccEKSNodePool_refreshOnlyNoTagChange(t *testing.T) {
 			},
 		},
 	})
+}
+
+// An instance takes 50 tags, and EKS's Auto Scaling group gives every instance five of its own (audit
+// D12): a pool whose effective tags leave no room for them fails at plan, at tags, before any call;
+// one that fits launches instances that carry all of them.
+func TestAccEKSNodePool_instanceTagLimit(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(userTags int) string {
+		var tags []string
+		for i := range userTags {
+			tags = append(tags, fmt.Sprintf("t%02d = \"x\"", i))
+		}
+		return providerConfig(sim, "") + poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, 1, 2)+
+			"  tags = { "+strings.Join(tags, ", ")+" }\n")
+	}
+	// Effective tags: the user's, default_tags' ManagedBy and gpufleet:client, pool and workload.
+	resource.Test(t, poolTest(t, sim,
+		resource.TestStep{
+			Config:      cfg(42),
+			ExpectError: acctest.ExpectErrorParts("tags", "instances would carry 51 tags", "EC2 takes at most 50", "46 effective tags", "5 that EKS"),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				if calls := mutatingCalls(sim); len(calls) > 0 {
+					t.Fatalf("the refused plan reached the cloud: %v", calls)
+				}
+			},
+			Config: cfg(41),
+			Check: func(*terraform.State) error {
+				for _, i := range sim.Instances(testRegion, testCluster, "train-od") {
+					n := 0
+					for k := range i.Tags {
+						if !strings.HasPrefix(k, "aws:") {
+							n++
+						}
+					}
+					if n != 50 {
+						return fmt.Errorf("instance %s carries %d tags, want the pool's 45 and EKS's 5", i.ID, n)
+					}
+				}
+				return nil
+			},
+		},
+	))
 }

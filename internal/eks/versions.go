@@ -3,6 +3,7 @@ package eks
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,34 +36,127 @@ func (c configuredVersions) pinned() string {
 	return c.kubernetes.ValueString()
 }
 
-// amiRelease is an EKS optimized Amazon Linux AMI release, "1.31.7-20250620": the Kubernetes version
-// with its patch, and the build date (awslabs/amazon-eks-ami releases). Bottlerocket's releases
-// carry Bottlerocket's own version and are not compared.
-type amiRelease struct {
-	minor, patch int
-	date         string
+// pinnedRelease is release_version as configured, "" when unset or unknown.
+func (c configuredVersions) pinnedRelease() string {
+	if c.release.IsUnknown() {
+		return ""
+	}
+	return c.release.ValueString()
 }
 
-func parseRelease(s string) (amiRelease, bool) {
-	k8s, date, ok := strings.Cut(s, "-")
-	fields := strings.Split(k8s, ".")
-	if !ok || len(fields) != 3 || fields[0] != "1" || len(date) != 8 {
+// releaseAtPlan refuses, at plan, a configured release EKS would refuse: not a release of the AMI
+// type, or an Amazon Linux release of another Kubernetes version than the node groups will run: the
+// pinned version, else, for a pool that follows the cluster, the one state records (a new pool's is
+// the cluster's, checked by planTimeChecks and at apply).
+func releaseAtPlan(cfg configuredVersions, plan, state *nodePoolModel) []checkProblem {
+	if plan.AMIType.IsUnknown() {
+		return nil
+	}
+	version := cfg.pinned()
+	if version == "" && cfg.kubernetes.IsNull() && state != nil {
+		version = state.KubernetesVersion.ValueString()
+	}
+	if p := releaseProblem(plan.AMIType.ValueString(), cfg.pinnedRelease(), version); p != nil {
+		return []checkProblem{{Problem: *p}}
+	}
+	return nil
+}
+
+// amiRelease is an EKS AMI release version. Amazon Linux's, "1.31.7-20250620", are the Kubernetes
+// version with its patch and the build date (awslabs/amazon-eks-ami releases): a release is of one
+// Kubernetes minor. Bottlerocket's, "1.30.0-ca9b9399", are Bottlerocket's own version and an 8-hex
+// commit, and one release serves several Kubernetes versions (terraform-provider-aws PR #40903:
+// 1.30.0-ca9b9399 for aws-k8s-1.29, 1.30 and 1.31). About 2 % of those commits are all digits, so the
+// AMI type, not the text, says which kind a release is (audit eks-vs-real.md D14).
+type amiRelease struct {
+	bottlerocket        bool
+	major, minor, patch int
+	build               string // Amazon Linux: yyyymmdd; Bottlerocket: the commit
+}
+
+// bottlerocketAMI reports the Bottlerocket AMI types, whose releases are Bottlerocket's.
+func bottlerocketAMI(amiType string) bool { return strings.HasPrefix(amiType, "BOTTLEROCKET_") }
+
+var (
+	alReleasePattern           = regexp.MustCompile(`^1\.([0-9]+)\.([0-9]+)-([0-9]{8})$`)
+	bottlerocketReleasePattern = regexp.MustCompile(`^([0-9]+)\.([0-9]+)\.([0-9]+)-([0-9a-f]{8})$`)
+)
+
+// parseRelease reads a release of an AMI type; false when it is not one.
+func parseRelease(amiType, s string) (amiRelease, bool) {
+	if bottlerocketAMI(amiType) {
+		m := bottlerocketReleasePattern.FindStringSubmatch(s)
+		if m == nil {
+			return amiRelease{}, false
+		}
+		major, _ := strconv.Atoi(m[1])
+		minor, _ := strconv.Atoi(m[2])
+		patch, _ := strconv.Atoi(m[3])
+		return amiRelease{bottlerocket: true, major: major, minor: minor, patch: patch, build: m[4]}, true
+	}
+	m := alReleasePattern.FindStringSubmatch(s)
+	if m == nil {
 		return amiRelease{}, false
 	}
-	minor, err1 := strconv.Atoi(fields[1])
-	patch, err2 := strconv.Atoi(fields[2])
-	_, err3 := strconv.Atoi(date)
-	return amiRelease{minor, patch, date}, err1 == nil && err2 == nil && err3 == nil
+	minor, _ := strconv.Atoi(m[1])
+	patch, _ := strconv.Atoi(m[2])
+	return amiRelease{major: 1, minor: minor, patch: patch, build: m[3]}, true
 }
 
+// before reports whether a is an earlier release than b: by version, then, for Amazon Linux, by
+// build date. Two Bottlerocket builds of one version are not ordered.
 func (a amiRelease) before(b amiRelease) bool {
-	if a.minor != b.minor {
+	switch {
+	case a.major != b.major:
+		return a.major < b.major
+	case a.minor != b.minor:
 		return a.minor < b.minor
-	}
-	if a.patch != b.patch {
+	case a.patch != b.patch:
 		return a.patch < b.patch
 	}
-	return a.date < b.date
+	return !a.bottlerocket && a.build < b.build
+}
+
+// comparable reports whether EKS's no-rollback rule orders a against b: Bottlerocket releases
+// always (one line of versions), Amazon Linux releases within one Kubernetes minor.
+func (a amiRelease) comparable(b amiRelease) bool {
+	return a.bottlerocket == b.bottlerocket && (a.bottlerocket || a.minor == b.minor)
+}
+
+// releaseFits reports whether an AMI release can run a Kubernetes version: an Amazon Linux release
+// only its own minor; a Bottlerocket release, as far as gpufleet can tell (EKS publishes no list of
+// them), any.
+func releaseFits(amiType, release, version string) bool {
+	r, ok := parseRelease(amiType, release)
+	if !ok || r.bottlerocket {
+		return ok
+	}
+	m, ok := k8sMinor(version)
+	return !ok || r.minor == m
+}
+
+// releaseProblem explains, at release_version, a release EKS would refuse for a node group of
+// amiType running version ("" when unknown): not a release of the AMI type, or an Amazon Linux
+// release of another Kubernetes version ("Requested release version 1.34.0 is not valid for
+// kubernetes version 1.32", EKS's InvalidParameterException, cloudposse/terraform-aws-eks-node-group
+// #209). Audit eks-vs-real.md D13: dropping such a pin silently left state and the nodes apart.
+func releaseProblem(amiType, release, version string) *pool.Problem {
+	if release == "" {
+		return nil
+	}
+	at := func(format string, args ...any) *pool.Problem {
+		return &pool.Problem{Path: pool.P("release_version"), Summary: "AMI release EKS would refuse", Detail: fmt.Sprintf(format, args...)}
+	}
+	if _, ok := parseRelease(amiType, release); !ok {
+		if bottlerocketAMI(amiType) {
+			return at("%q is not a Bottlerocket release of the form <version>-<commit>, e.g. 1.30.0-ca9b9399 (ami_type %s).", release, amiType)
+		}
+		return at("%q is not an EKS optimized AMI release of the form <Kubernetes version>.<patch>-<yyyymmdd>, e.g. 1.31.7-20250620 (ami_type %s).", release, amiType)
+	}
+	if version != "" && !releaseFits(amiType, release, version) {
+		return at("%s is an AMI release of another Kubernetes version than the node groups run (%s): EKS refuses it (\"Requested release version %s is not valid for kubernetes version %s\"). Set a %s.<patch>-<date> release, or change kubernetes_version with it.", release, version, release, version, version)
+	}
+	return nil
 }
 
 // noRollback refuses, at plan, a configured version or release older than a node group runs: EKS
@@ -71,7 +165,7 @@ func (a amiRelease) before(b amiRelease) bool {
 func noRollback(ctx context.Context, cfg configuredVersions, state *nodePoolModel) []checkProblem {
 	var out []checkProblem
 	want, wantOK := k8sMinor(cfg.kubernetes.ValueString())
-	release, releaseOK := parseRelease(cfg.release.ValueString())
+	release, releaseOK := parseRelease(state.AMIType.ValueString(), cfg.release.ValueString())
 	for _, ng := range poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups) {
 		have, ok := k8sMinor(ng.KubernetesVersion.ValueString())
 		if wantOK && ok && want < have {
@@ -79,8 +173,8 @@ func noRollback(ctx context.Context, cfg configuredVersions, state *nodePoolMode
 				Detail: fmt.Sprintf("node group %s runs Kubernetes %s, and EKS cannot roll a node group back from %s to %s. Keep kubernetes_version at %s or above, or replace the pool (terraform apply -replace) to run %s.",
 					ng.Name.ValueString(), ng.KubernetesVersion.ValueString(), ng.KubernetesVersion.ValueString(), cfg.kubernetes.ValueString(), ng.KubernetesVersion.ValueString(), cfg.kubernetes.ValueString())}})
 		}
-		current, ok := parseRelease(ng.ReleaseVersion.ValueString())
-		if releaseOK && ok && release.minor == current.minor && release.before(current) {
+		current, ok := parseRelease(state.AMIType.ValueString(), ng.ReleaseVersion.ValueString())
+		if releaseOK && ok && release.comparable(current) && release.before(current) {
 			out = append(out, checkProblem{Problem: pool.Problem{Path: pool.P("release_version"), Summary: "AMI release older than the nodes run",
 				Detail: fmt.Sprintf("node group %s runs AMI release %s, and EKS cannot roll a node group back to %s. Keep release_version at %s or later, or replace the pool (terraform apply -replace).",
 					ng.Name.ValueString(), ng.ReleaseVersion.ValueString(), cfg.release.ValueString(), ng.ReleaseVersion.ValueString())}})
@@ -108,7 +202,7 @@ func versionsBehind(ctx context.Context, cfg configuredVersions, state *nodePool
 		switch {
 		case version != "" && have != version:
 			out[ng.Name.ValueString()] = true
-		case release != "" && releaseFits(release, have) && ng.ReleaseVersion.ValueString() != release:
+		case release != "" && releaseFits(state.AMIType.ValueString(), release, have) && ng.ReleaseVersion.ValueString() != release:
 			out[ng.Name.ValueString()] = true
 		}
 	}
@@ -130,13 +224,11 @@ func planReleaseVersion(cfg configuredVersions, plan, state *nodePoolModel) {
 }
 
 // warnNodesReplaced says in the plan which node groups the apply rolls, replacing every node: a new
-// launch template version (the instances' tags), a new Kubernetes version or AMI release (EKS User
-// Guide, launch-templates: "all nodes in the group are recycled"; managed-node-update-behavior).
+// Kubernetes version or AMI release (EKS User Guide, launch-templates: "all nodes in the group are
+// recycled"; managed-node-update-behavior). A tag change rolls nothing: it reaches the running
+// instances and their volumes, and the Auto Scaling group, in place (fleet.go).
 func warnNodesReplaced(ctx context.Context, diags *diag.Diagnostics, plan, state *nodePoolModel) {
 	var why []string
-	if !plan.EffectiveTags.IsUnknown() && !plan.EffectiveTags.Equal(state.EffectiveTags) {
-		why = append(why, "the instances' tags change (effective_tags), which is a new launch template version")
-	}
 	if plan.KubernetesVersion.IsUnknown() || !plan.KubernetesVersion.Equal(state.KubernetesVersion) {
 		why = append(why, "the Kubernetes version changes")
 	}
@@ -196,9 +288,9 @@ func addProblems(diags *diag.Diagnostics, problems []checkProblem) {
 // cluster's version when the configuration pins one or the AMI type depends on it, the reservation.
 // Reads that fail (no credentials at plan, no permission) defer the check to the apply.
 func (r *NodePoolResource) planTimeChecks(ctx context.Context, plan *nodePoolModel, s pool.Spec, cfg configuredVersions) []checkProblem {
-	withCluster := cfg.pinned() != "" || strings.HasPrefix(plan.AMIType.ValueString(), "AL2_")
+	withCluster := cfg.pinned() != "" || strings.HasPrefix(plan.AMIType.ValueString(), "AL2_") || cfg.pinnedRelease() != ""
 	subnets := subnetsOf(plan)
-	if (!withCluster && s.Capacity.Reservation == nil) || plan.ClusterName.IsUnknown() || plan.AMIType.IsUnknown() || cfg.kubernetes.IsUnknown() {
+	if (!withCluster && s.Capacity.Reservation == nil) || plan.ClusterName.IsUnknown() || plan.AMIType.IsUnknown() || cfg.kubernetes.IsUnknown() || cfg.release.IsUnknown() {
 		return nil
 	}
 	c, err := r.readOnlyClients(ctx, plan)
@@ -213,7 +305,7 @@ func (r *NodePoolResource) planTimeChecks(ctx context.Context, plan *nodePoolMod
 		tflog.Info(ctx, "could not read the cloud at plan: the checks run at apply", map[string]any{"error": err.Error()})
 		return nil
 	}
-	out := facts.createProblems(cfg.pinned(), plan.AMIType.ValueString())
+	out := facts.createProblems(cfg.pinned(), cfg.pinnedRelease(), plan.AMIType.ValueString())
 	if subnets != nil {
 		out = append(out, facts.reservationProblems(s, subnets)...)
 	}

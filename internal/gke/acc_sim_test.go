@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,4 +235,16 @@ func requestCount(sim *cloudsim.Sim, operation string) int {
 		}
 	}
 	return n
+}
+
+// wantEnforced checks a node pool whose size the pool enforces: GKE's autoscaling off (audit N14),
+// and the side's limits, which GKE keeps none of, in gpufleet's spot-mix resource label.
+func wantEnforced(np *containerpb.NodePool, minSize, maxSize int) error {
+	if a := np.GetAutoscaling(); a.GetEnabled() {
+		return fmt.Errorf("node pool %s autoscaling %v, want off for an enforced size", np.GetName(), a)
+	}
+	if v, want := np.GetConfig().GetResourceLabels()["gpufleet_spot_mix"], fmt.Sprintf("_min%d_max%d", minSize, maxSize); !strings.HasSuffix(v, want) {
+		return fmt.Errorf("node pool %s gpufleet_spot_mix = %q, want the limits %s", np.GetName(), v, want)
+	}
+	return nil
 }

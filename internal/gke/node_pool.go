@@ -14,7 +14,9 @@ import (
 
 const (
 	// labelSpotMix records the spot mix on each node pool's resource labels, so that import and
-	// refresh can tell how the two node pools' sizes came about. It is not part of effective_tags.
+	// refresh can tell how the two node pools' sizes came about, and, on a node pool whose size is
+	// enforced (autoscaling off, GKE keeps no limits), the side's limits (formatSpotMix). It is not
+	// part of effective_tags.
 	labelSpotMix = "gpufleet_spot_mix"
 	// reservationKey is the reservation affinity key of a specific reservation (GKE API
 	// Reference: ReservationAffinity).
@@ -46,16 +48,17 @@ type sideConfig struct {
 }
 
 // sideConfigs expands a pool into its node pools. zones are the node locations (the cluster's when
-// node_locations is unset), needed to turn the pool's total sizes into GKE's per-zone counts.
-func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string, ownerID string) []sideConfig {
+// node_locations is unset), needed to turn the pool's total sizes into GKE's per-zone counts;
+// upgrade is the upgrade_settings block.
+func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string, ownerID string, upgrade *upgradeSettingsModel) []sideConfig {
 	var out []sideConfig
 	for _, side := range d.Sides {
 		labels := pool.SideLabels(d.Labels, side)
-		if own := poolschema.JoinWithin(ownDefaults, ".", maxLabelValue); own != "" {
+		if own := ownDefaultsLabel(ownDefaults); own != "" {
 			labels[labelOwnDefaults] = own
 		}
 		resourceLabels := maps.Clone(d.Tags)
-		resourceLabels[labelSpotMix] = formatSpotMix(s.Capacity)
+		resourceLabels[labelSpotMix] = formatSpotMix(s.Capacity, s.AutoscalerOwnsSize, side.Sizes)
 		if ownerID != "" {
 			resourceLabels[labelOwner] = ownerID
 		}
@@ -87,23 +90,66 @@ func sideConfigs(s pool.Spec, d pool.Derived, zones, ownDefaults []string, owner
 				Accelerators:   []*containerpb.AcceleratorConfig{acc},
 				Spot:           side.Spot(),
 			},
-			Locations: slices.Clone(s.Zones),
-			Autoscaling: &containerpb.NodePoolAutoscaling{
-				Enabled:           true,
-				TotalMinNodeCount: int32(side.Sizes.Min),
-				TotalMaxNodeCount: int32(side.Sizes.Max),
-				LocationPolicy:    containerpb.NodePoolAutoscaling_BALANCED,
-			},
+			Locations:       slices.Clone(s.Zones),
+			Autoscaling:     autoscaling(s, side),
+			UpgradeSettings: upgradeSettings(upgrade, !side.Spot() && reserved(s)),
 		}
-		if side.Spot() {
-			// Spot capacity comes and goes per zone: let the autoscaler take it where it is.
-			np.Autoscaling.LocationPolicy = containerpb.NodePoolAutoscaling_ANY
-		} else if r := s.Capacity.Reservation; r != nil {
-			np.Config.ReservationAffinity = reservationAffinity(r)
+		if !side.Spot() {
+			if r := s.Capacity.Reservation; r != nil {
+				np.Config.ReservationAffinity = reservationAffinity(r)
+			}
 		}
 		out = append(out, sideConfig{Side: side, AutoscalerOwnsSize: s.AutoscalerOwnsSize, Zones: zones, NodePool: np})
 	}
 	return out
+}
+
+// autoscaling is a side's NodePoolAutoscaling. GKE's cluster autoscaler resizes every node pool
+// that has autoscaling on, within its limits ("Cluster autoscaler"), and terraform-provider-google
+// says of a fixed node_count that it "should not be used alongside autoscaling": a pool whose size
+// gpufleet enforces (desired_size) has autoscaling off, so that neither undoes the other's resizes
+// apply after apply (audit N14); GKE then keeps no limits (cloudsim's normalizeAutoscaling), and
+// the pool's are in state. Without desired_size the autoscaler owns the size within the side's
+// limits, in total over the zones; spot capacity comes and goes per zone, so a spot side lets the
+// autoscaler take it where it is (location policy ANY), an on-demand side balances its zones.
+func autoscaling(s pool.Spec, side pool.Side) *containerpb.NodePoolAutoscaling {
+	if !s.AutoscalerOwnsSize {
+		return &containerpb.NodePoolAutoscaling{Enabled: false}
+	}
+	a := &containerpb.NodePoolAutoscaling{
+		Enabled:           true,
+		TotalMinNodeCount: int32(side.Sizes.Min),
+		TotalMaxNodeCount: int32(side.Sizes.Max),
+		LocationPolicy:    containerpb.NodePoolAutoscaling_BALANCED,
+	}
+	if side.Spot() {
+		a.LocationPolicy = containerpb.NodePoolAutoscaling_ANY
+	}
+	return a
+}
+
+// ownDefaultsLabel is the value of the labelOwnDefaults node label: the keys, dot-joined, within
+// a label value's 63 characters. A Kubernetes label value begins and ends with a letter or digit
+// (GKE refuses the node pool otherwise, audit N11); tag keys begin with a letter but may end in
+// '-' or '_', so a value that would end so ends in ".0" instead, which no tag key can be (they
+// begin with a letter) and ownDefaultsOf drops.
+func ownDefaultsLabel(keys []string) string {
+	v := poolschema.JoinWithin(keys, ".", maxLabelValue)
+	if v == "" || isAlphanumeric(v[len(v)-1]) {
+		return v
+	}
+	v = poolschema.JoinWithin(keys, ".", maxLabelValue-len(ownDefaultsEnd))
+	if v == "" || isAlphanumeric(v[len(v)-1]) {
+		return v
+	}
+	return v + ownDefaultsEnd
+}
+
+// ownDefaultsEnd ends a labelOwnDefaults value whose last key ends in '-' or '_'.
+const ownDefaultsEnd = ".0"
+
+func isAlphanumeric(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // driverOf is an accelerator's driver setting as gpu.driver_version says it. A node pool created
@@ -181,8 +227,24 @@ func poolTaints(taints []*containerpb.NodeTaint) []pool.Taint {
 	return out
 }
 
-func formatSpotMix(c pool.Capacity) string {
-	return fmt.Sprintf("pct%d_base%d", c.SpotPercentage, c.OnDemandBase)
+// formatSpotMix is the labelSpotMix value of a side: the mix, and the side's limits when the pool
+// enforces its size (audit N14: GKE's autoscaling is off then and holds none).
+func formatSpotMix(c pool.Capacity, autoscaled bool, sizes pool.Sizes) string {
+	v := fmt.Sprintf("pct%d_base%d", c.SpotPercentage, c.OnDemandBase)
+	if !autoscaled {
+		v += fmt.Sprintf("_min%d_max%d", sizes.Min, sizes.Max)
+	}
+	return v
+}
+
+// parseLimits reads a side's limits from its labelSpotMix value; ok is false when it has none.
+func parseLimits(v string) (limits pool.Sizes, ok bool) {
+	_, rest, found := strings.Cut(v, "_min")
+	if !found {
+		return pool.Sizes{}, false
+	}
+	_, err := fmt.Sscanf(rest, "%d_max%d", &limits.Min, &limits.Max)
+	return limits, err == nil
 }
 
 func parseSpotMix(v string) (pct, base int, ok bool) {
@@ -222,10 +284,10 @@ func effectiveTagsOf(np *containerpb.NodePool) map[string]string {
 	return labels
 }
 
-// ownDefaultsOf reads back the pool's tags that repeat a default_tags value.
+// ownDefaultsOf reads back the pool's tags that repeat a default_tags value (ownDefaultsLabel).
 func ownDefaultsOf(np *containerpb.NodePool) []string {
 	if v := np.GetConfig().GetLabels()[labelOwnDefaults]; v != "" {
-		return strings.Split(v, ".")
+		return strings.Split(strings.TrimSuffix(v, ownDefaultsEnd), ".")
 	}
 	return nil
 }

@@ -49,9 +49,10 @@ func TestAccGKENodePool_spotMix(t *testing.T) {
 				ConfigStateChecks: append(nodePoolCheck(0, "infer-od", false, 0, 2, 3), nodePoolCheck(1, "infer-spot", true, 0, 2, 7)...),
 				Check: checkNodePool(t, sim, "infer-spot", func(np *containerpb.NodePool) error {
 					errs := []error{wantLabel(np, "gpufleet.io/capacity-type", "spot"), wantNodeLabel(sim, testCluster, "infer-spot", "cloud.google.com/gke-spot", "true")}
-					if !np.GetConfig().GetSpot() || np.GetAutoscaling().GetLocationPolicy() != containerpb.NodePoolAutoscaling_ANY {
-						errs = append(errs, fmt.Errorf("spot %t, location policy %s; want spot with ANY", np.GetConfig().GetSpot(), np.GetAutoscaling().GetLocationPolicy()))
+					if !np.GetConfig().GetSpot() {
+						errs = append(errs, fmt.Errorf("spot %t, want spot", np.GetConfig().GetSpot()))
 					}
+					errs = append(errs, wantEnforced(np, 0, 7))
 					return errors.Join(errs...)
 				}),
 			},
@@ -115,19 +116,10 @@ func TestAccGKENodePool_migPartitions(t *testing.T) {
 }
 
 // Time-sharing and MPS (also on MIG partitions: "About GPUs in GKE" lists multi-instance GPUs with
-// NVIDIA MPS) through gpu_sharing_config; sharing and partition changes in place.
+// NVIDIA MPS) through gpu_sharing_config; sharing changes in place.
 func TestAccGKENodePool_sharing(t *testing.T) {
 	sim := startSim(t)
-	cfg := func(gpu string) string {
-		return providerConfig(sim, "") + poolConfig("infer", "a2-highgpu-1g", `
-  workload {
-    kind           = "development"
-    environment    = "development"
-    gpu_memory_gib = 1
-  }
-  node_locations = ["europe-west4-a"]
-`+acctest.Scaling(0, 1, 2)+gpu)
-	}
+	cfg := func(gpu string) string { return a100Pool(sim, gpu) }
 	sharing := func(strategy, mig string) string {
 		return fmt.Sprintf("  gpu {\n%s    sharing {\n      strategy = %q\n      replicas = 4\n    }\n  }\n", mig, strategy)
 	}
@@ -154,22 +146,22 @@ func TestAccGKENodePool_sharing(t *testing.T) {
 				Check: checkNodePool(t, sim, "infer-od", wantSharing(containerpb.GPUSharingConfig_MPS)),
 			},
 			{
-				// GKE changes the partition size in place (gcloud container node-pools update
-				// --accelerator=…,gpu-partition-size=…): no replacement, no capacity lost.
+				// Sharing on MIG partitions: the partitions replace the pool (TestAccGKENodePool_migChangeReplaces),
+				// the strategy then changes in place.
 				Config: cfg(sharing("time-slicing", mig("1g.5gb"))),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
 				Check: checkNodePool(t, sim, "infer-od", wantSharing(containerpb.GPUSharingConfig_TIME_SHARING)),
 			},
 			{
-				Config: cfg(sharing("mps", mig("2g.10gb"))),
+				Config: cfg(sharing("mps", mig("1g.5gb"))),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
 				Check: checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
-					if acc := np.GetConfig().GetAccelerators()[0]; acc.GetGpuPartitionSize() != "2g.10gb" || acc.GetGpuSharingConfig().GetGpuSharingStrategy() != containerpb.GPUSharingConfig_MPS {
-						return fmt.Errorf("accelerator %v, want 2g.10gb partitions shared with MPS", acc)
+					if acc := np.GetConfig().GetAccelerators()[0]; acc.GetGpuPartitionSize() != "1g.5gb" || acc.GetGpuSharingConfig().GetGpuSharingStrategy() != containerpb.GPUSharingConfig_MPS {
+						return fmt.Errorf("accelerator %v, want 1g.5gb partitions shared with MPS", acc)
 					}
 					return nil
 				}),
@@ -178,7 +170,8 @@ func TestAccGKENodePool_sharing(t *testing.T) {
 	})
 }
 
-// Reservation affinity on the on-demand node pool, for each type; changing it replaces the pool.
+// Reservation affinity on the on-demand node pool, for each type; changing it replaces that node
+// pool.
 func TestAccGKENodePool_reservations(t *testing.T) {
 	sim := startSim(t)
 	cfg := func(reservation string) string {
@@ -194,7 +187,8 @@ func TestAccGKENodePool_reservations(t *testing.T) {
 			return nil
 		}
 	}
-	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)}}
+	// The on-demand node pool is deleted and created again within an update (audit N17).
+	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),

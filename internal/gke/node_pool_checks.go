@@ -195,14 +195,8 @@ func checkReservation(ctx context.Context, conn *compute.Service, project, zone 
 	case err != nil:
 		return fmt.Errorf("capacity.reservation: reading reservation %q in zone %s of project %s: %w", r.Name, zone, owner, err)
 	}
-	if owner != project {
-		shared := false
-		if ss := rsv.ShareSettings; ss != nil && ss.ShareType == "SPECIFIC_PROJECTS" {
-			_, shared = ss.ProjectMap[project]
-		}
-		if !shared {
-			return fmt.Errorf("capacity.reservation: reservation %q of project %s is not shared with project %s: share it with the project (share settings) or use a reservation of the pool's own project", r.Name, owner, project)
-		}
+	if owner != project && !sharedWith(rsv.ShareSettings, project) {
+		return fmt.Errorf("capacity.reservation: reservation %q of project %s is not shared with project %s: share it with the project (share settings) or use a reservation of the pool's own project", r.Name, owner, project)
 	}
 	props := rsv.SpecificReservation
 	if props == nil || props.InstanceProperties == nil {
@@ -212,9 +206,41 @@ func checkReservation(ctx context.Context, conn *compute.Service, project, zone 
 		return fmt.Errorf("capacity.reservation: reservation %q reserves %s VMs, and a VM consumes a reservation only with its exact machine type: the pool's machine_type %s cannot consume it", r.Name, mt, node.Name)
 	}
 	for _, acc := range props.InstanceProperties.GuestAccelerators {
-		if acc.AcceleratorType != node.Accelerator || int(acc.AcceleratorCount) != node.GPUCount {
-			return fmt.Errorf("capacity.reservation: reservation %q reserves VMs with %d x %s, the pool's nodes have %d x %s", r.Name, acc.AcceleratorCount, acc.AcceleratorType, node.GPUCount, node.Accelerator)
+		if acceleratorName(acc.AcceleratorType) != node.Accelerator || int(acc.AcceleratorCount) != node.GPUCount {
+			return fmt.Errorf("capacity.reservation: reservation %q reserves VMs with %d x %s, the pool's nodes have %d x %s", r.Name, acc.AcceleratorCount, acceleratorName(acc.AcceleratorType), node.GPUCount, node.Accelerator)
 		}
 	}
 	return nil
+}
+
+// sharedWith reports whether a reservation's share settings let project consume it: shared with it
+// by name (SPECIFIC_PROJECTS and its projectMap), or with the owner's whole organization
+// (ORGANIZATION: "Shared-reservation is open to entire Organization", Compute Engine API,
+// ShareSettings.ShareType; audit N7). Whether the pool's project is in the owner's organization
+// gpufleet cannot read with the permissions it asks for (resourcemanager): it takes an
+// organization-shared reservation as consumable, and GKE refuses the node pool at the request if
+// the projects are in different organizations, before anything is created.
+func sharedWith(ss *compute.ShareSettings, project string) bool {
+	if ss == nil {
+		return false
+	}
+	switch ss.ShareType {
+	case "ORGANIZATION":
+		return true
+	case "SPECIFIC_PROJECTS":
+		_, ok := ss.ProjectMap[project]
+		return ok
+	}
+	return false
+}
+
+// acceleratorName is an accelerator type given as a name or as "The full or partial URL of the
+// accelerator type … 'projects/my-project/zones/us-central1-c/acceleratorTypes/nvidia-tesla-p100'",
+// as a reservation may be made with it and reservations.get returns it
+// (terraform-provider-google, resource_compute_reservation.go; audit N7): its name.
+func acceleratorName(t string) string {
+	if i := strings.LastIndex(t, "/acceleratorTypes/"); i >= 0 {
+		return t[i+len("/acceleratorTypes/"):]
+	}
+	return t
 }

@@ -140,6 +140,7 @@ func matrixRows() []matrixRow {
 	rows = append(rows, updateRows("accelerators", "  gpu {\n    driver_version = \"LATEST\"\n  }\n", nil)...)
 	rows = append(rows, updateRows("node_version", "  kubernetes_version = \"1.31.9\"\n", upgradeControlPlane)...)
 	rows = append(rows, updateRows("locations", "", nil)...)
+	rows = append(rows, updateRows("upgrade_settings", "  upgrade_settings {\n    max_surge = 2\n  }\n", nil)...)
 	// Sizes, limits, the spot mix, the reservation, and the pool's destroy.
 	bigger := strings.Replace(enforced, "desired_size = 2", "desired_size = 4", 1)
 	wider := mixBody(50, limits(2, 6), "")
@@ -159,6 +160,11 @@ func matrixRows() []matrixRow {
 			err: []string{"infer-spot", "SetNodePoolAutoscaling", "Internal error while updating"}, repair: plancheck.ResourceActionUpdate},
 		matrixRow{name: "SetNodePoolAutoscaling/left-in-error", before: autoscaledMix, after: wider, faults: []cloudsim.Fault{leftInError("SetNodePoolAutoscaling", "infer-od")},
 			err: []string{"infer-od", "SetNodePoolAutoscaling", "RUNNING_WITH_ERROR"}, repair: plancheck.ResourceActionUpdate},
+		// An enforced size turns GKE's autoscaling off (audit N14).
+		matrixRow{name: "SetNodePoolAutoscaling/autoscaling-off/refused", before: autoscaledMix, after: enforced, faults: []cloudsim.Fault{refused("SetNodePoolAutoscaling", "infer-od")},
+			err: []string{"infer-od", "SetNodePoolAutoscaling", "Insufficient regional quota"}, repair: plancheck.ResourceActionUpdate},
+		matrixRow{name: "SetNodePoolAutoscaling/autoscaling-off/operation-error", before: autoscaledMix, after: enforced, faults: []cloudsim.Fault{operationError("SetNodePoolAutoscaling", "infer-spot")},
+			err: []string{"infer-spot", "SetNodePoolAutoscaling", "Internal error while updating"}, repair: plancheck.ResourceActionUpdate},
 		matrixRow{name: "CreateNodePool/spot-mix/refused", before: allOD, after: allSpot, faults: []cloudsim.Fault{refused("CreateNodePool", "infer-spot")},
 			err: []string{"infer-spot", "Insufficient regional quota", "infer-od kept"}, repair: plancheck.ResourceActionUpdate},
 		matrixRow{name: "CreateNodePool/spot-mix/stockout", before: allOD, after: allSpot, faults: []cloudsim.Fault{stockout("CreateNodePool", "infer-spot")},
@@ -171,10 +177,12 @@ func matrixRows() []matrixRow {
 			err: []string{"infer-od", "InvalidArgument"}, repair: plancheck.ResourceActionUpdate},
 		matrixRow{name: "DeleteNodePool/spot-mix/operation-error", before: allOD, after: allSpot, faults: []cloudsim.Fault{operationError("DeleteNodePool", "infer-od")},
 			err: []string{"infer-od", "Internal error while updating"}, repair: plancheck.ResourceActionUpdate},
+		// A reservation change replaces the on-demand node pool alone, in the update (audit N17):
+		// deleted, then created again under its name.
 		matrixRow{name: "DeleteNodePool/reservation/refused", before: allOD, after: reserved, faults: []cloudsim.Fault{invalid("DeleteNodePool", "infer-od")},
-			err: []string{"infer-od", "InvalidArgument"}, repair: plancheck.ResourceActionDestroyBeforeCreate},
+			err: []string{"infer-od", "InvalidArgument"}, repair: plancheck.ResourceActionUpdate},
 		matrixRow{name: "CreateNodePool/reservation/stockout", before: allOD, after: reserved, faults: []cloudsim.Fault{stockout("CreateNodePool", "infer-od")},
-			err: []string{"infer-od", "not have enough resources"}, repair: plancheck.ResourceActionDestroyBeforeCreate, replaced: true},
+			err: []string{"infer-od", "not have enough resources"}, repair: plancheck.ResourceActionUpdate, replaced: true},
 		matrixRow{name: "DeleteNodePool/destroy/refused", before: autoscaledMix, faults: []cloudsim.Fault{invalid("DeleteNodePool", "infer-od")},
 			err: []string{"deleting GKE node pool", "infer-od", "InvalidArgument"}, repair: plancheck.ResourceActionDestroy},
 		matrixRow{name: "DeleteNodePool/destroy/operation-error", before: autoscaledMix, faults: []cloudsim.Fault{operationError("DeleteNodePool", "infer-spot")},

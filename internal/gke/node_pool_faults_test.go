@@ -45,7 +45,7 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 		{"label under a prefix GKE manages", "g2-standard-8", `  labels = { "cloud.google.com/compute-class" = "gpu" }` + "\n", []string{"labels", "GKE manages"}},
 		{"tag GCP rejects as a resource label", "g2-standard-8", `  tags = { Project = "vision" }` + "\n", []string{"tags", "GKE resource label key \"Project\""}},
 		{"more resource labels than GCP takes", "g2-standard-8", "  tags = {" + strings.Join(tags, ", ") + "}\n", []string{"tags", "at most 64"}},
-		{"spot with a reservation", "g2-standard-8", "  capacity {\n    spot_percentage = 50\n    reservation {\n      type = \"any\"\n    }\n  }\n", []string{"capacity.spot_percentage", "cannot consume reservations"}},
+		{"only spot with a reservation", "g2-standard-8", "  capacity {\n    spot_percentage = 100\n    reservation {\n      type = \"any\"\n    }\n  }\n", []string{"capacity.spot_percentage", "cannot consume reservations"}},
 		{"specific reservation without a name", "g2-standard-8", "  capacity {\n    reservation {\n      type = \"specific\"\n    }\n  }\n", []string{"capacity.reservation.name", "names the reservation"}},
 		{"node location outside the region", "g2-standard-8", `  node_locations = ["us-central1-a"]` + "\n", []string{"node_locations", "not a zone of europe-west4"}},
 		{"size that would wrap as an int32", "g2-standard-8", "", []string{"scaling.max_size", "must be between 1 and 1000"}},

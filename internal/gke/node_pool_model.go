@@ -29,8 +29,9 @@ type nodePoolModel struct {
 	NodeLocations     types.Set    `tfsdk:"node_locations"`
 	KubernetesVersion types.String `tfsdk:"kubernetes_version"`
 
-	GPU      *gpuModel      `tfsdk:"gpu"`
-	Capacity *capacityModel `tfsdk:"capacity"`
+	GPU             *gpuModel             `tfsdk:"gpu"`
+	Capacity        *capacityModel        `tfsdk:"capacity"`
+	UpgradeSettings *upgradeSettingsModel `tfsdk:"upgrade_settings"`
 
 	NodePools types.List `tfsdk:"node_pools"`
 }
@@ -56,6 +57,17 @@ type reservationModel struct {
 
 // empty reports whether the reservation block was written empty: no reservation.
 func (r *reservationModel) empty() bool { return poolschema.Unset(r.Type, r.Name, r.Project) }
+
+// upgradeSettingsModel is the upgrade_settings block: how GKE rolls a node pool's nodes when a
+// change recreates them (NodePool.UpgradeSettings).
+type upgradeSettingsModel struct {
+	Strategy             types.String `tfsdk:"strategy"`
+	MaxSurge             types.Int64  `tfsdk:"max_surge"`
+	MaxUnavailable       types.Int64  `tfsdk:"max_unavailable"`
+	NodePoolSoakDuration types.String `tfsdk:"node_pool_soak_duration"`
+	BatchNodeCount       types.Int64  `tfsdk:"batch_node_count"`
+	BatchSoakDuration    types.String `tfsdk:"batch_soak_duration"`
+}
 
 type nodePoolSideModel struct {
 	Name              types.String `tfsdk:"name"`
@@ -111,10 +123,10 @@ func (m *nodePoolModel) spec(ctx context.Context) (pool.Spec, diag.Diagnostics) 
 	s.Region = regionOf(b.String(m.Location, "location"))
 	b.Unknown(m.Location, "region")
 	s.MachineType = b.String(m.MachineType, "machine_type")
+	// Unset node_locations are the cluster's zones, which only the apply reads (GetCluster): a zonal
+	// cluster has its own zone and any more it was given (a multi-zonal cluster), so even a zonal
+	// location says nothing of them at plan time (audit N5).
 	s.Zones = b.StringSet(ctx, m.NodeLocations, "node_locations")
-	if !m.Location.IsUnknown() && zonePattern.MatchString(m.Location.ValueString()) && len(s.Zones) == 0 && !m.NodeLocations.IsUnknown() {
-		s.Zones = []string{m.Location.ValueString()}
-	}
 	var gpu *poolschema.GPUPartitioning
 	if g := m.GPU; g != nil {
 		gpu = &g.GPUPartitioning

@@ -501,7 +501,7 @@ func TestAccGKENodePool_consumptionModels(t *testing.T) {
 	}
 	for name, body := range map[string]string{
 		"a3-highgpu-1g":  autoscaled(0, 2) + acctest.Capacity(100, 0),
-		"a3-ultragpu-8g": autoscaled(0, 2) + "  capacity {\n    reservation {\n      type = \"any\"\n    }\n  }\n",
+		"a3-ultragpu-8g": autoscaled(0, 2) + "  capacity {\n    reservation {\n      type = \"specific\"\n      name = \"h200-reserved\"\n    }\n  }\n",
 	} {
 		t.Run(name+" as sold", func(t *testing.T) {
 			resource.Test(t, resource.TestCase{

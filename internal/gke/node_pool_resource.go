@@ -103,6 +103,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	addLocationProblems(&resp.Diagnostics, plan, spec)
 	addAcceleratorZoneProblem(&resp.Diagnostics, plan, spec)
+	addUpgradeSettingsProblems(&resp.Diagnostics, plan.UpgradeSettings, spec)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -127,15 +128,24 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	case derived == nil:
 		plan.NodePools = types.ListUnknown(types.ObjectType{AttrTypes: nodePoolSideAttrTypes})
 	case !unchanged:
-		plan.NodePools = plannedNodePools(ctx, spec, *derived, state, state != nil && plan.NodeLocations.Equal(state.NodeLocations))
+		var replaced []string
 		if state != nil {
-			resp.RequiresReplace = append(resp.RequiresReplace, replacedBy(ctx, spec, *derived, state)...)
+			replaced = replacedSides(ctx, spec, state)
+		}
+		plan.NodePools = plannedNodePools(ctx, spec, *derived, state, state != nil && plan.NodeLocations.Equal(state.NodeLocations), replaced)
+		if state != nil {
+			requiresReplace := replacedBy(ctx, spec, *derived, state)
+			resp.RequiresReplace = append(resp.RequiresReplace, requiresReplace...)
 			addRepairWarnings(ctx, &resp.Diagnostics, state.NodePools, derived.Sides)
+			if len(requiresReplace) == 0 {
+				addReplacedSideWarning(&resp.Diagnostics, replaced)
+				addRolloutWarning(ctx, &resp.Diagnostics, spec, plan, state)
+			}
 			// A version GKE picks (kubernetes_version unset) is the oldest the node pools run: a node
 			// pool that the apply creates or deletes may change it (createSide).
 			var configured types.String
 			resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubernetes_version"), &configured)...)
-			if configured.IsNull() && sidesChange(ctx, state.NodePools, derived.Sides) {
+			if configured.IsNull() && (len(replaced) > 0 || sidesChange(ctx, state.NodePools, derived.Sides)) {
 				plan.KubernetesVersion = types.StringUnknown()
 			}
 		}
@@ -144,28 +154,97 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 }
 
 // replacedBy lists what forces a new pool: GKE cannot change a node pool's GPUs (accelerator type
-// or count) in place (terraform-provider-google: guest_accelerator type and count ForceNew,
-// node_config.go). The MIG partition size, the driver and GPU sharing change in place
-// (updateGroups).
+// or count) or its MIG partition size in place (magic-modules PR #18493, tested against GKE: type,
+// count and gpu_partition_size "intentionally keep ForceNew"; terraform-provider-google,
+// node_config.go), and gpufleet cannot tell that an update without GPU sharing removes it (an
+// empty accelerators list "is a no-op (not a removal)", the same PR; audit N15): removing
+// gpu.sharing replaces the pool rather than send an update GKE may ignore. The driver and a change
+// of sharing settings are made in place (updateGroups).
 func replacedBy(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel) path.Paths {
 	prior, diags := state.spec(ctx)
 	if diags.HasError() {
 		return nil
 	}
-	priorNode, problem, known := prior.NodeType()
-	if problem != nil || !known {
+	var out path.Paths
+	if priorNode, problem, known := prior.NodeType(); problem == nil && known &&
+		(priorNode.Accelerator != d.Node.Accelerator || priorNode.GPUCount != d.Node.GPUCount) {
+		at := path.Root("machine_type")
+		if s.GPU.Type != prior.GPU.Type {
+			at = path.Root("gpu").AtName("type")
+		} else if s.GPU.Count != prior.GPU.Count {
+			at = path.Root("gpu").AtName("count")
+		}
+		out = append(out, at)
+	}
+	if s.Known(pool.P("gpu", "mig")) && partitionSize(prior) != partitionSize(s) {
+		out = append(out, path.Root("gpu").AtName("mig"))
+	}
+	if s.Known(pool.P("gpu", "sharing")) && prior.GPU.Sharing != nil && s.GPU.Sharing == nil {
+		out = append(out, path.Root("gpu").AtName("sharing"))
+	}
+	return out
+}
+
+// partitionSize is the MIG partition size (gpu_partition_size) of a pool's GPUs, "" for none.
+func partitionSize(s pool.Spec) string {
+	if m := s.GPU.MIG; m != nil {
+		return strings.TrimPrefix(m.ConfigName(), "all-")
+	}
+	return ""
+}
+
+// replacedSides are the node pools of state that the apply deletes and creates again because
+// their reservation changes (affinityChanged): the on-demand node pool, when the reservation
+// block is another than state's.
+func replacedSides(ctx context.Context, s pool.Spec, state *nodePoolModel) []string {
+	prior, diags := state.spec(ctx)
+	if diags.HasError() || !s.Known(pool.P("capacity", "reservation")) {
 		return nil
 	}
-	if priorNode.Accelerator == d.Node.Accelerator && priorNode.GPUCount == d.Node.GPUCount {
+	if !reservationReplaces(prior.Capacity.Reservation, s.Capacity.Reservation) {
 		return nil
 	}
-	at := path.Root("machine_type")
-	if s.GPU.Type != prior.GPU.Type {
-		at = path.Root("gpu").AtName("type")
-	} else if s.GPU.Count != prior.GPU.Count {
-		at = path.Root("gpu").AtName("count")
+	od := s.Name + pool.SuffixOnDemand
+	for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
+		if np.Name.ValueString() == od {
+			return []string{od}
+		}
 	}
-	return path.Paths{at}
+	return nil
+}
+
+// addReplacedSideWarning says in the plan which node pools the apply deletes and creates again.
+func addReplacedSideWarning(diags *diag.Diagnostics, replaced []string) {
+	if len(replaced) == 0 {
+		return
+	}
+	diags.AddWarning("The apply replaces a node pool",
+		fmt.Sprintf("Node pool %s consumes another reservation after this apply: GKE cannot change a node pool's reservation affinity, so the apply deletes it and creates it again under its name, and its nodes are replaced (the node pool's capacity is gone until the new one runs). The pool's spot node pool, if any, keeps running.", strings.Join(replaced, " and ")))
+}
+
+// addRolloutWarning says in the plan how many times the apply recreates the nodes: each change of
+// machine type, GPU driver or sharing, and Kubernetes version is a rollout of its own (updateGroups),
+// with the pool's upgrade strategy.
+func addRolloutWarning(ctx context.Context, diags *diag.Diagnostics, s pool.Spec, plan, state *nodePoolModel) {
+	prior, priorDiags := state.spec(ctx)
+	if priorDiags.HasError() {
+		return
+	}
+	var rollouts []string
+	if s.Known(pool.P("machine_type")) && s.MachineType != prior.MachineType {
+		rollouts = append(rollouts, "machine type")
+	}
+	if s.Known(pool.P("gpu")) && (driverVersion(s.GPU.DriverVersion) != driverVersion(prior.GPU.DriverVersion) ||
+		(s.GPU.Sharing == nil) != (prior.GPU.Sharing == nil) || s.GPU.Sharing != nil && *s.GPU.Sharing != *prior.GPU.Sharing) {
+		rollouts = append(rollouts, "GPU driver or sharing")
+	}
+	if v, was := plan.KubernetesVersion.ValueString(), state.KubernetesVersion.ValueString(); !plan.KubernetesVersion.IsUnknown() && v != "" && was != "" && !versionAtLeast(was, v) {
+		rollouts = append(rollouts, "Kubernetes version")
+	}
+	if len(rollouts) > 1 {
+		diags.AddWarning("The apply recreates the nodes more than once",
+			fmt.Sprintf("This plan changes the %s: GKE recreates every node of the pool's node pools once for each (one update call per change, as gcloud and terraform-provider-google send them), %d times in all, with the upgrade_settings strategy. Apply the changes together only if that is acceptable; there is no single GKE call that makes them at once.", strings.Join(rollouts, ", "), len(rollouts)))
+	}
 }
 
 // plannedNodePools shows the node pools the apply will leave: names, spot and limits are known.
@@ -174,14 +253,15 @@ func replacedBy(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoo
 // node_locations, which takes its cluster's at apply). A size the autoscaler owns stays what it
 // is, moved into new limits, and is unknown when the zones change (GKE sizes new zones itself).
 // Status is unknown, and so are the instance groups of new node pools (an ERROR one the apply
-// creates again is new) and of node pools whose zones change. in_sync is true after an update
-// (which fails when a node pool ends otherwise), unknown for a new pool: a create that leaves a
-// side in error beside a running one succeeds with a warning, in_sync false (Create).
-func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones bool) types.List {
+// creates again is new, as is one whose reservation changes: replaced) and of node pools whose
+// zones change. in_sync is true after an update (which fails when a node pool ends otherwise),
+// unknown for a new pool: a create that leaves a side in error beside a running one succeeds with
+// a warning, in_sync false (Create).
+func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones bool, replaced []string) types.List {
 	prior := map[string]nodePoolSideModel{}
 	if state != nil {
 		for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
-			if np.Status.ValueString() != containerpb.NodePool_ERROR.String() {
+			if np.Status.ValueString() != containerpb.NodePool_ERROR.String() && !slices.Contains(replaced, np.Name.ValueString()) {
 				prior[np.Name.ValueString()] = np
 			}
 		}
@@ -246,16 +326,33 @@ type side struct {
 	np     *containerpb.NodePool
 	size   int
 	inSync bool
+	limits pool.Sizes // the node pool's limits (sideLimits)
+}
+
+// sideLimits are a node pool's limits: its autoscaling's, or, with autoscaling off (an enforced
+// size, audit N14), which GKE keeps none of, the ones gpufleet recorded in its labelSpotMix label;
+// else (a node pool made before they were recorded) those the pool's settings as state holds them
+// (prior) give the side; else the size it has.
+func sideLimits(np *containerpb.NodePool, size int, prior map[string]pool.Sizes) pool.Sizes {
+	if a := np.GetAutoscaling(); a.GetEnabled() {
+		return pool.Sizes{Min: int(a.GetTotalMinNodeCount()), Max: int(a.GetTotalMaxNodeCount()), Desired: size}
+	}
+	if l, ok := parseLimits(np.GetConfig().GetResourceLabels()[labelSpotMix]); ok {
+		return pool.Sizes{Min: l.Min, Max: l.Max, Desired: size}
+	}
+	if p, ok := prior[np.GetName()]; ok {
+		return pool.Sizes{Min: p.Min, Max: p.Max, Desired: size}
+	}
+	return pool.Sizes{Min: size, Max: size, Desired: size}
 }
 
 func nodePoolSideFrom(s side) nodePoolSideModel {
-	a := s.np.GetAutoscaling()
 	return nodePoolSideModel{
 		Name:              types.StringValue(s.np.GetName()),
 		CapacityType:      types.StringValue(capacityType(s.np.GetConfig().GetSpot())),
 		Spot:              types.BoolValue(s.np.GetConfig().GetSpot()),
-		MinSize:           types.Int64Value(int64(a.GetTotalMinNodeCount())),
-		MaxSize:           types.Int64Value(int64(a.GetTotalMaxNodeCount())),
+		MinSize:           types.Int64Value(int64(s.limits.Min)),
+		MaxSize:           types.Int64Value(int64(s.limits.Max)),
 		DesiredSize:       types.Int64Value(int64(s.size)),
 		Status:            types.StringValue(s.np.GetStatus().String()),
 		InstanceGroupURLs: types.ListValueMust(types.StringType, poolschema.StringValues(s.np.GetInstanceGroupUrls())),
@@ -311,7 +408,7 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if diags.HasError() {
 		return nil, nil
 	}
-	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), m.OwnerID.ValueString())
+	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), m.OwnerID.ValueString(), m.UpgradeSettings)
 }
 
 // versionConfiguredKey is the private state key that records whether kubernetes_version was
@@ -502,6 +599,12 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured bool, recorded types.List) (bool, []string, error) {
 	cluster, name := m.cluster(), m.Name.ValueString()
 	o := m.owner(ctx, recorded)
+	priorLimits := map[string]pool.Sizes{}
+	if prior, diags := m.spec(ctx); !diags.HasError() && prior.Known(pool.P("scaling")) && prior.Known(pool.P("capacity")) {
+		for _, s := range prior.Sides() {
+			priorLimits[s.Name] = s.Sizes
+		}
+	}
 	var sides []side
 	var warnings []string
 	for _, suffix := range []string{pool.SuffixOnDemand, pool.SuffixSpot} {
@@ -522,7 +625,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		if err != nil {
 			return false, warnings, fmt.Errorf("node pool %s%s: %w", name, suffix, err)
 		}
-		sides = append(sides, side{np: np, size: size, inSync: !failed(np.GetStatus().String())})
+		sides = append(sides, side{np: np, size: size, inSync: !failed(np.GetStatus().String()), limits: sideLimits(np, size, priorLimits)})
 	}
 	if len(sides) == 0 {
 		return false, warnings, nil
@@ -550,7 +653,7 @@ func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, sid
 	if !diags.HasError() && len(spec.Validate()) == 0 {
 		if d, err := pool.Derive(spec, r.Meta.Pool); err == nil {
 			want := map[string]sideConfig{}
-			for _, cfg := range sideConfigs(spec, d, spec.Zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), m.OwnerID.ValueString()) {
+			for _, cfg := range sideConfigs(spec, d, spec.Zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), m.OwnerID.ValueString(), m.UpgradeSettings) {
 				want[cfg.Name] = cfg
 			}
 			for i, s := range sides {
@@ -583,14 +686,20 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side, versionConfig
 	m.Tags = poolschema.UserTags(userResourceLabels(primary), r.Meta.Pool.DefaultTags, m.Tags, ownDefaultsOf(primary), isDerivedResourceLabel)
 	m.GPU = gpuFrom(cfg, m.GPU)
 
-	sizes := make([]pool.Sizes, len(sides))
-	for i, s := range sides {
-		a := s.np.GetAutoscaling()
-		sizes[i] = pool.Sizes{Min: int(a.GetTotalMinNodeCount()), Max: int(a.GetTotalMaxNodeCount()), Desired: s.size}
-	}
-	m.Scaling = poolschema.ScalingFrom(sizes, m.Scaling)
+	m.Scaling = poolschema.ScalingFrom(poolschema.MapSlice(sides, func(s side) pool.Sizes { return s.limits }), m.Scaling)
 	m.Capacity = capacityFrom(sides, m.Capacity)
+	rollout := sides[0].np // the on-demand node pool when there is one: its settings may differ on a reservation
+	m.UpgradeSettings = upgradeSettingsFrom(rollout.GetUpgradeSettings(), m.UpgradeSettings, !rollout.GetConfig().GetSpot() && reserves(rollout))
 	m.NodePools = nodePoolList(poolschema.MapSlice(sides, nodePoolSideFrom))
+}
+
+// reserves reports whether a node pool consumes a reservation (specific or any).
+func reserves(np *containerpb.NodePool) bool {
+	switch np.GetConfig().GetReservationAffinity().GetConsumeReservationType() {
+	case containerpb.ReservationAffinity_SPECIFIC_RESERVATION, containerpb.ReservationAffinity_ANY_RESERVATION:
+		return true
+	}
+	return false
 }
 
 // oldestVersion is the oldest version the node pools run: what every node of the pool runs at
@@ -739,10 +848,13 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			switch np := own[cfg.Name]; {
 			case np == nil:
 				err = createSide(ctx, c, cluster, o, cfg, version)
-			case np.GetStatus() == containerpb.NodePool_ERROR:
+			case np.GetStatus() == containerpb.NodePool_ERROR || affinityChanged(np, cfg):
 				// A node pool in ERROR (its creation failed) is not repaired in place: delete it and
-				// create it again, as terraform-provider-google replaces one created in error.
-				tflog.Warn(ctx, "replacing a GKE node pool in ERROR", map[string]any{"node_pool": cfg.Name, "status_message": np.GetStatusMessage()}) //nolint:staticcheck // GKE's summary
+				// create it again, as terraform-provider-google replaces one created in error. Nor is
+				// one whose reservation changes: no update call carries reservation affinity, and
+				// the name is the side's, so the new node pool comes only once the old one is gone
+				// (audit N17; the pool's other node pool keeps running).
+				tflog.Warn(ctx, "replacing a GKE node pool", map[string]any{"node_pool": cfg.Name, "status": np.GetStatus().String(), "status_message": np.GetStatusMessage()}) //nolint:staticcheck // GKE's summary
 				if err = deleteSide(ctx, c, cluster, cfg.Name); err == nil {
 					err = createSide(ctx, c, cluster, o, cfg, version)
 				}

@@ -54,7 +54,6 @@ func TestAccGKENodePool_basic(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools").AtSliceIndex(0).AtMapKey("instance_group_urls"), knownvalue.ListSizeExact(2)),
 			},
 			Check: checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
-				a := np.GetAutoscaling()
 				errs := []error{
 					wantLabel(np, "gpufleet.io/capacity-type", "on-demand"),
 					wantLabel(np, "gpufleet.io/client", "acme"),
@@ -63,9 +62,7 @@ func TestAccGKENodePool_basic(t *testing.T) {
 					wantNodeLabel(sim, testCluster, "infer-od", "cloud.google.com/gke-accelerator", "nvidia-l4"),
 					wantResourceLabels(np, map[string]string{"gpufleet_client": "acme", "project": "vision", "managed-by": "terraform", "goog-gke-node-pool-provisioning-model": "on-demand"}),
 				}
-				if !a.GetEnabled() || a.GetTotalMinNodeCount() != 0 || a.GetTotalMaxNodeCount() != 4 {
-					errs = append(errs, fmt.Errorf("autoscaling %v, want total 0..4", a))
-				}
+				errs = append(errs, wantEnforced(np, 0, 4))
 				if n := nodeCount(sim, "infer-od"); n != 2 {
 					errs = append(errs, fmt.Errorf("%d nodes, want 2", n))
 				}
@@ -108,9 +105,7 @@ func TestAccGKENodePool_update(t *testing.T) {
 					if v := np.GetConfig().GetAccelerators()[0].GetGpuDriverInstallationConfig().GetGpuDriverVersion(); v != containerpb.GPUDriverInstallationConfig_LATEST {
 						errs = append(errs, fmt.Errorf("driver %s, want LATEST", v))
 					}
-					if a := np.GetAutoscaling(); a.GetTotalMinNodeCount() != 2 || a.GetTotalMaxNodeCount() != 6 {
-						errs = append(errs, fmt.Errorf("autoscaling %v, want total 2..6", a))
-					}
+					errs = append(errs, wantEnforced(np, 2, 6))
 					if n := nodeCount(sim, "infer-od"); n != 4 {
 						errs = append(errs, fmt.Errorf("%d nodes, want 4", n))
 					}

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -68,7 +67,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Validators:          []validator.String{stringvalidator.RegexMatches(machineTypeShape, "must be a Compute Engine machine type such as g2-standard-8")},
 		},
 		"node_locations": schema.SetAttribute{
-			MarkdownDescription: "Zones of the nodes, within the cluster's region. Defaults to the cluster's zones (a zonal cluster's own zone), which are known only at apply: the plan then shows the starting size and cost of a pool whose size the autoscaler owns as unknown. GKE sizes node pools per zone, so sizes split over these zones (see `scaling`). A pool with a `specific` reservation needs exactly one zone, the reservation's. Changed in place, in an update call of its own.",
+			MarkdownDescription: "Zones of the nodes, within the cluster's region. Defaults to the cluster's zones (a regional cluster's, or a zonal cluster's own zone and the others a multi-zonal cluster has), which are known only at apply: the plan then shows them, and the starting size and cost of a pool whose size the autoscaler owns, as unknown, never a single zone the apply contradicts. GKE sizes node pools per zone, so sizes split over these zones (see `scaling`). A pool with a `specific` reservation needs exactly one zone, the reservation's. Changed in place, in an update call of its own.",
 			ElementType:         types.StringType,
 			Optional:            true,
 			Computed:            true,
@@ -92,8 +91,8 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				"name":                schema.StringAttribute{Computed: true, MarkdownDescription: "Node pool name."},
 				"capacity_type":       schema.StringAttribute{Computed: true, MarkdownDescription: "`ON_DEMAND` or `SPOT`, as the EKS pool's `node_groups` say."},
 				"spot":                schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the node pool runs Spot VMs (`capacity_type` is `SPOT`)."},
-				"min_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Minimum nodes over all zones (autoscaling `total_min_node_count`)."},
-				"max_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Maximum nodes over all zones (autoscaling `total_max_node_count`)."},
+				"min_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Minimum nodes over all zones: autoscaling `total_min_node_count`, or, with an enforced `desired_size` (autoscaling off, GKE keeps no limits), the pool's limit for this node pool."},
+				"max_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Maximum nodes over all zones: autoscaling `total_max_node_count`, or, with an enforced `desired_size`, the pool's limit for this node pool."},
 				"desired_size":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Current nodes over all zones (the instance groups' target sizes; during a blue-green upgrade the larger of the blue and the green groups). A new node pool starts at GKE's per-zone count times its zones: the enforced `desired_size`, or `min_size` rounded up to the same number of nodes in every zone; unknown in the plan while the zones are."},
 				"status":              schema.StringAttribute{Computed: true, MarkdownDescription: "Node pool status, e.g. `RUNNING`."},
 				"instance_group_urls": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Instance group managers of the node pool, one per zone."},
@@ -105,7 +104,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	blocks := poolschema.Blocks(ctx)
 	maps.Copy(blocks, map[string]schema.Block{
 		"gpu": schema.SingleNestedBlock{
-			MarkdownDescription: "GPUs of the nodes, partitioning and sharing. Accelerator-optimized machine types bring their GPUs; N1 machine types need `type` and `count`. The driver, the MIG partition size (`mig`) and GPU sharing (`sharing`, time-slicing or MPS, also on MIG partitions) change in place, as `gcloud container node-pools update --accelerator` changes them; the GPU type or count replaces the pool.",
+			MarkdownDescription: "GPUs of the nodes, partitioning and sharing. Accelerator-optimized machine types bring their GPUs; N1 machine types need `type` and `count`. The driver and GPU sharing settings (`sharing`, time-slicing or MPS, also on MIG partitions) change in place, as `gcloud container node-pools update --accelerator` changes them, recreating the nodes; the GPU type or count, the MIG partition size (`mig`: changing, adding or removing it) and removing `sharing` replace the pool, as GKE changes none of them in place.",
 			Attributes: map[string]schema.Attribute{
 				"type": schema.StringAttribute{
 					MarkdownDescription: "Accelerator type, e.g. `nvidia-l4` or `nvidia-tesla-t4`. Inferred from A2/A3/A4/G2 machine types; required for N1. Changing it replaces the pool.",
@@ -126,18 +125,20 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Blocks: gpuBlocks,
 		},
 		"capacity": poolschema.CapacityBlock(schema.SingleNestedBlock{
-			MarkdownDescription: "Reservation affinity of the on-demand node pool (Spot VMs cannot consume reservations). Changing it replaces the pool.",
+			MarkdownDescription: "Reservation affinity of the on-demand node pool (Spot VMs cannot consume reservations; a spot share runs beside the reserved on-demand nodes). Changing it replaces the on-demand node pool only (GKE cannot change a node pool's reservation affinity in place): it is deleted and created again, and the spot node pool keeps running.",
 			Attributes: map[string]schema.Attribute{
-				"type":    schema.StringAttribute{MarkdownDescription: "`specific` (consume the named reservation only), `any` (any matching reservation) or `none`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.GKEReservation...)}},
+				"type":    schema.StringAttribute{MarkdownDescription: "`specific` (consume the named reservation only), `any` (any matching reservation, else standard VMs: not for machine types sold only through reservations, A3 Ultra and A4) or `none`.", Optional: true, Validators: []validator.String{stringvalidator.OneOf(pool.GKEReservation...)}},
 				"name":    schema.StringAttribute{MarkdownDescription: "Reservation name, with `specific`.", Optional: true, Validators: []validator.String{stringvalidator.RegexMatches(reservationName, "must be a Compute Engine reservation name")}},
-				"project": schema.StringAttribute{MarkdownDescription: "Project of a shared reservation, with `specific`. Defaults to the pool's project.", Optional: true, Validators: []validator.String{stringvalidator.RegexMatches(projectPattern, "must be a Google Cloud project id")}},
+				"project": schema.StringAttribute{MarkdownDescription: "Project of a shared reservation, with `specific`: shared with the pool's project by name, or with the owner's whole organization. Defaults to the pool's project.", Optional: true, Validators: []validator.String{stringvalidator.RegexMatches(projectPattern, "must be a Google Cloud project id")}},
 			},
-			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 		}),
+		"upgrade_settings": upgradeSettingsBlock(),
 	})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GPU node pool on a GKE cluster: up to two GKE node pools, `<name>-od` (on-demand, optionally " +
-			"consuming a reservation) and `<name>-spot` (Spot VMs), autoscaled within the pool's limits. gpufleet derives the GPU " +
+			"consuming a reservation) and `<name>-spot` (Spot VMs), autoscaled within the pool's limits by GKE's cluster " +
+			"autoscaler, or, with an enforced `scaling.desired_size`, kept at that size with GKE's autoscaling off (so that the " +
+			"autoscaler and every apply never undo each other's resizes). gpufleet derives the GPU " +
 			"taint, client isolation taint, node labels (client, workload, capacity type), resource labels that carry per-client " +
 			"cost allocation to GCP billing, MIG partitioning and GPU sharing settings and a cost estimate, and checks the pool " +
 			"against the policy bundle at plan time. GKE's own labels, taints and resource labels never show as a diff.",

@@ -192,7 +192,7 @@ func deleteOwnSides(ctx context.Context, c *clients, cluster clusterRef, o owner
 // that needs no repair, every UpdateNodePool field group, the autoscaling limits, and a size the
 // apply would not change (an enforced desired size, or one within the limits the autoscaler owns).
 func sideInSync(np *containerpb.NodePool, size int, cfg sideConfig, version string) bool {
-	if failed(np.GetStatus().String()) || np.GetConfig().GetSpot() != cfg.Spot() {
+	if failed(np.GetStatus().String()) || np.GetConfig().GetSpot() != cfg.Spot() || affinityChanged(np, cfg) {
 		return false
 	}
 	for _, g := range updateGroups {
@@ -206,9 +206,42 @@ func sideInSync(np *containerpb.NodePool, size int, cfg sideConfig, version stri
 	return size == targetSize(size, len(np.GetLocations()), cfg)
 }
 
+// autoscalingDiffers reports whether a node pool's autoscaling is not what gpufleet asks for: off
+// (an enforced size, whose limits GKE does not keep), or on with the side's total limits and
+// location policy.
 func autoscalingDiffers(a, want *containerpb.NodePoolAutoscaling) bool {
+	if !want.GetEnabled() {
+		return a.GetEnabled()
+	}
 	return !a.GetEnabled() || a.GetTotalMinNodeCount() != want.GetTotalMinNodeCount() ||
 		a.GetTotalMaxNodeCount() != want.GetTotalMaxNodeCount() || a.GetLocationPolicy() != want.GetLocationPolicy()
+}
+
+// affinityChanged reports whether a node pool consumes another reservation than cfg gives it.
+// UpdateNodePoolRequest has no reservation affinity, so such a node pool is deleted and created
+// again (Update); a reservation is the on-demand node pool's alone, so the pool's other node pool
+// stays as it is (audit N17).
+func affinityChanged(np *containerpb.NodePool, cfg sideConfig) bool {
+	return reservationReplaces(reservationOf(np.GetConfig().GetReservationAffinity()), reservationOf(cfg.NodePool.GetConfig().GetReservationAffinity()))
+}
+
+// reservationReplaces reports whether a node pool that consumes got must be created again to
+// consume want (nil: the configuration sets no reservation). A pool without a reservation block
+// asks for nothing: what GKE reports for a node pool created without an affinity (no affinity,
+// NO_RESERVATION, or ANY_RESERVATION, audit Part D Q3) is not a reason to delete its nodes; only a
+// specific reservation it no longer names is. With a block, no affinity and NO_RESERVATION are
+// the same.
+func reservationReplaces(got, want *pool.Reservation) bool {
+	if want == nil {
+		return got != nil && got.Type == pool.ReservationSpecific
+	}
+	norm := func(r *pool.Reservation) pool.Reservation {
+		if r == nil || r.Type == "" {
+			return pool.Reservation{Type: pool.ReservationNone}
+		}
+		return pool.Reservation{Type: r.Type, Name: r.Name, Project: r.Project}
+	}
+	return norm(got) != norm(want)
 }
 
 // targetSize is the size an apply gives a node pool of current size over zones: an enforced

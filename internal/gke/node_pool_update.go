@@ -25,13 +25,26 @@ type updateGroup struct {
 
 // updateGroups are the UpdateNodePool calls of an update, one field group each, as
 // terraform-provider-google sends them (node_config.go: resource_labels, labels, taints,
-// machine_type, guest_accelerator; resource_container_node_pool.go: version, node_locations) and
-// gcloud container node-pools update takes them (exactly one of --node-labels, --node-taints,
-// --labels, --accelerator, --machine-type, --node-locations per call). locations comes last and
-// always alone: the container v1 API warns that combined with other fields "the API performs a
-// structural modification where changes to other fields will only apply to newly created nodes"
+// machine_type, guest_accelerator; resource_container_node_pool.go: upgrade_settings, version,
+// node_locations) and gcloud container node-pools update takes them (exactly one of
+// --node-labels, --node-taints, --labels, --accelerator, --machine-type, --node-locations, the
+// upgrade flags per call). upgrade_settings comes first, so that the rollouts of the same apply
+// (machine type, accelerators, version) use the new strategy. locations comes last and always
+// alone: the container v1 API warns that combined with other fields "the API performs a structural
+// modification where changes to other fields will only apply to newly created nodes"
 // (UpdateNodePoolRequest.locations) — the running nodes would keep, say, their old client taint.
+//
+// Whether GKE would take the node-recreating groups (machine type, accelerators, version) in one
+// request, recreating the nodes once, is documented nowhere, and neither gcloud nor
+// terraform-provider-google sends them so (audit N8): each is a rollout of its own, which the plan
+// counts (addRolloutWarning). Labels, taints, resource labels, sizes and zones recreate no node.
 var updateGroups = []updateGroup{
+	{"upgrade_settings", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
+		if want := cfg.NodePool.GetUpgradeSettings(); upgradeSettingsDiffer(np.GetUpgradeSettings(), want) {
+			return &containerpb.UpdateNodePoolRequest{UpgradeSettings: want}
+		}
+		return nil
+	}},
 	{"resource_labels", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
 		if want := cfg.NodePool.GetConfig().GetResourceLabels(); !maps.Equal(userResourceLabels(np), want) {
 			return &containerpb.UpdateNodePoolRequest{ResourceLabels: &containerpb.ResourceLabels{Labels: want}}
@@ -57,10 +70,11 @@ var updateGroups = []updateGroup{
 		}
 		return nil
 	}},
-	// Driver version, MIG partition size and GPU sharing change in place: gcloud container
-	// node-pools update --accelerator=type=…,count=…,gpu-driver-version=…,gpu-partition-size=…,
-	// gpu-sharing-strategy=…,max-shared-clients-per-gpu=… sends them through
-	// UpdateNodePoolRequest.accelerators. The GPU type and count replace the pool (replacedBy).
+	// The driver and GPU sharing change in place through UpdateNodePoolRequest.accelerators (gcloud
+	// container node-pools update --accelerator=type=…,count=…,gpu-driver-version=…,
+	// gpu-sharing-strategy=…,max-shared-clients-per-gpu=…; magic-modules PR #18493, tested against
+	// GKE). The GPU type and count, the MIG partition size, and removing sharing replace the pool
+	// (replacedBy).
 	{"accelerators", func(np *containerpb.NodePool, cfg sideConfig, _ string) *containerpb.UpdateNodePoolRequest {
 		want := cfg.NodePool.GetConfig().GetAccelerators()
 		if accs := np.GetConfig().GetAccelerators(); len(accs) > 0 && len(want) > 0 && !acceleratorSettingsEqual(accs[0], want[0]) {
@@ -195,11 +209,11 @@ func withoutGKETaint(current []pool.Taint, want *containerpb.NodeConfig) []pool.
 }
 
 // acceleratorSettingsEqual compares what UpdateNodePoolRequest.accelerators changes in place:
-// driver (as driverOf reads it), partition size and sharing.
+// the driver (as driverOf reads it) and sharing. A partition size that differs is a replacement
+// (replacedBy), never an update GKE refuses.
 func acceleratorSettingsEqual(a, b *containerpb.AcceleratorConfig) bool {
 	sa, sb := a.GetGpuSharingConfig(), b.GetGpuSharingConfig()
 	return driverOf(a) == driverOf(b) &&
-		a.GetGpuPartitionSize() == b.GetGpuPartitionSize() &&
 		(sa == nil) == (sb == nil) && sa.GetGpuSharingStrategy() == sb.GetGpuSharingStrategy() && sa.GetMaxSharedClientsPerGpu() == sb.GetMaxSharedClientsPerGpu()
 }
 

@@ -2,7 +2,7 @@ package karpenter
 
 import (
 	"context"
-	"fmt"
+	"maps"
 	"math/big"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -63,19 +63,23 @@ func resourceSchema(ctx context.Context) rsschema.Schema {
 
 func (d *ManifestsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	rs := resourceSchema(ctx)
-	attrs := map[string]dsschema.Attribute{}
-	blocks := map[string]dsschema.Block{}
+	args := map[string]rsschema.Attribute{}
+	argBlocks := map[string]rsschema.Block{}
+	outs := map[string]rsschema.Attribute{}
 	for _, name := range dataSourceArguments {
 		if a, ok := rs.Attributes[name]; ok {
-			attrs[name] = dataSourceAttribute(a, false)
+			args[name] = a
 		}
 		if b, ok := rs.Blocks[name]; ok {
-			blocks[name] = dataSourceBlock(b)
+			argBlocks[name] = b
 		}
 	}
 	for _, name := range dataSourceOutputs {
-		attrs[name] = dataSourceAttribute(rs.Attributes[name], true)
+		outs[name] = rs.Attributes[name]
 	}
+	attrs := poolschema.DataSourceAttributes(args, argumentFlags)
+	maps.Copy(attrs, poolschema.DataSourceAttributes(outs, outputFlags))
+	blocks := poolschema.DataSourceBlocks(argBlocks, argumentFlags)
 	resp.Schema = dsschema.Schema{
 		MarkdownDescription: "The objects `gpufleet_karpenter_node_pool` would apply for the same arguments (node class, NodePools, NodeOverlay), as YAML, for GitOps repositories: rendered and validated in process against the Karpenter release's CRDs exactly as the resource does at plan, with the same errors and warnings at the same arguments. It reaches no cluster and manages nothing; the objects carry no owner label.",
 		Attributes:          attrs,
@@ -181,52 +185,13 @@ func withResourceDefaults(vals map[string]tftypes.Value, t tftypes.Object) map[s
 	return vals
 }
 
-// dataSourceAttribute is the data source's version of a resource attribute: the same type,
-// description and validators; computed when output.
-func dataSourceAttribute(a rsschema.Attribute, output bool) dsschema.Attribute {
-	req, opt, comp := a.IsRequired(), a.IsOptional() || (a.IsComputed() && !output), output
-	if output {
-		req, opt = false, false
-	}
-	switch x := a.(type) {
-	case rsschema.StringAttribute:
-		return dsschema.StringAttribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Sensitive: x.Sensitive, Validators: x.Validators}
-	case rsschema.Int64Attribute:
-		return dsschema.Int64Attribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
-	case rsschema.Float64Attribute:
-		return dsschema.Float64Attribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
-	case rsschema.NumberAttribute: // the pools' cost estimates (poolschema)
-		return dsschema.NumberAttribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
-	case rsschema.BoolAttribute:
-		return dsschema.BoolAttribute{MarkdownDescription: x.MarkdownDescription, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
-	case rsschema.ListAttribute:
-		return dsschema.ListAttribute{MarkdownDescription: x.MarkdownDescription, ElementType: x.ElementType, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
-	case rsschema.MapAttribute:
-		return dsschema.MapAttribute{MarkdownDescription: x.MarkdownDescription, ElementType: x.ElementType, Required: req, Optional: opt, Computed: comp, Sensitive: x.Sensitive, Validators: x.Validators}
-	case rsschema.SetNestedAttribute:
-		return dsschema.SetNestedAttribute{MarkdownDescription: x.MarkdownDescription, NestedObject: dsschema.NestedAttributeObject{Attributes: dataSourceAttributes(x.NestedObject.Attributes, output)}, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
-	case rsschema.ListNestedAttribute:
-		return dsschema.ListNestedAttribute{MarkdownDescription: x.MarkdownDescription, NestedObject: dsschema.NestedAttributeObject{Attributes: dataSourceAttributes(x.NestedObject.Attributes, output)}, Required: req, Optional: opt, Computed: comp, Validators: x.Validators}
-	}
-	panic(fmt.Sprintf("gpufleet_karpenter_manifests: no data source form of %T", a))
+// argumentFlags: an argument of the data source is required or optional as in the resource, and
+// optional where the resource computes it (the data source applies the resource's defaults itself).
+func argumentFlags(_ string, a rsschema.Attribute) poolschema.Flags {
+	return poolschema.Flags{Required: a.IsRequired(), Optional: a.IsOptional() || (a.IsComputed() && !a.IsRequired())}
 }
 
-func dataSourceAttributes(in map[string]rsschema.Attribute, output bool) map[string]dsschema.Attribute {
-	out := make(map[string]dsschema.Attribute, len(in))
-	for k, a := range in {
-		out[k] = dataSourceAttribute(a, output)
-	}
-	return out
-}
-
-func dataSourceBlock(b rsschema.Block) dsschema.Block {
-	x, ok := b.(rsschema.SingleNestedBlock)
-	if !ok {
-		panic(fmt.Sprintf("gpufleet_karpenter_manifests: no data source form of %T", b))
-	}
-	blocks := map[string]dsschema.Block{}
-	for k, nb := range x.Blocks {
-		blocks[k] = dataSourceBlock(nb)
-	}
-	return dsschema.SingleNestedBlock{MarkdownDescription: x.MarkdownDescription, Attributes: dataSourceAttributes(x.Attributes, false), Blocks: blocks, Validators: x.Validators}
+// outputFlags: the outputs (and what they nest) are computed.
+func outputFlags(string, rsschema.Attribute) poolschema.Flags {
+	return poolschema.Flags{Computed: true}
 }

@@ -80,7 +80,7 @@ func TestAccKarpenterManifestsDataSource(t *testing.T) {
   }
 ` + scaling(1, 4) + acctest.Capacity(50, 1)
 	res := poolHCL("dsrc", `["p5.48xlarge"]`, body)
-	ds := strings.Replace(strings.Replace(res, `resource "gpufleet_karpenter_node_pool"`, `data "gpufleet_karpenter_manifests"`, 1), "\n}\n", "\n}\n", 1)
+	ds := strings.Replace(res, `resource "gpufleet_karpenter_node_pool"`, `data "gpufleet_karpenter_manifests"`, 1)
 	before := e.requests(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,

@@ -79,24 +79,10 @@ type budgetModel struct {
 	Duration types.String `tfsdk:"duration"`
 }
 
-type selectorModel struct {
-	ID   types.String `tfsdk:"id"`
-	Name types.String `tfsdk:"name"`
-	Tags types.Map    `tfsdk:"tags"`
-}
-
 type objectModel struct {
 	APIVersion types.String `tfsdk:"api_version"`
 	Kind       types.String `tfsdk:"kind"`
 	Name       types.String `tfsdk:"name"`
-}
-
-type nodePoolSummaryModel struct {
-	Name         types.String `tfsdk:"name"`
-	CapacityType types.String `tfsdk:"capacity_type"`
-	Weight       types.Int64  `tfsdk:"weight"`
-	Nodes        types.Int64  `tfsdk:"nodes"`
-	Static       types.Bool   `tfsdk:"static"`
 }
 
 var (

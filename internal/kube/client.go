@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -273,7 +272,7 @@ func Managed(live *unstructured.Unstructured, manager string) (map[string]any, e
 			continue
 		}
 		s := &fieldpath.Set{}
-		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		if err := s.FromJSON(e.FieldsV1.GetRawReader()); err != nil {
 			return nil, fmt.Errorf("reading the managed fields of %s %s: %w", live.GetKind(), live.GetName(), err)
 		}
 		set = s

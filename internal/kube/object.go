@@ -2,10 +2,10 @@ package kube
 
 import (
 	"encoding/json"
-	"sigs.k8s.io/yaml"
 	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
 )
 
 // normalizeJSON is a deep copy of a JSON-like Go value (maps, slices, strings, numbers of any Go

@@ -151,7 +151,7 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensio
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
 	val, err := apiextensionshelpers.GetSchemaForVersion(crd, v.Name)
 	if err != nil || val == nil {
-		return nil, fmt.Errorf("no schema: %v", err)
+		return nil, fmt.Errorf("no schema: %w", err)
 	}
 	internal := &apiextensionsinternal.CustomResourceValidation{}
 	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {

@@ -58,6 +58,14 @@ func (p *Plan) Build() (Documents, error) {
 			d.Unjudged = append(d.Unjudged, *r.unjudged)
 		}
 	}
+	if !p.kubeComplete {
+		p.planKubeObjects()
+	}
+	kube, err := p.kubePools()
+	if err != nil {
+		return Documents{}, err
+	}
+	d.Pools = append(d.Pools, kube...)
 	return d, nil
 }
 

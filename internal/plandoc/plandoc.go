@@ -43,6 +43,13 @@ type Plan struct {
 	launchTemplates  map[string]launchTemplate
 	gkeClusters      map[string][]any
 	awsUniformRegion *regionResult
+
+	// Kubernetes objects (kube.go): a manifest set's, or the plan's kubernetes_manifest and
+	// kubectl_manifest objects; complete when every object of the input is there.
+	objects      []kubeObject
+	kubeComplete bool
+	kubeIdx      *kubeIndex
+	clusters     map[string]any
 }
 
 // resourceChange is one entry of resource_changes. after and after_unknown stay raw until a builder

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/plandoc"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 )
 
 type expectedResult struct {
@@ -42,6 +43,7 @@ func TestConftest_fixtures(t *testing.T) {
 			var want struct {
 				Fixture string           `json:"fixture"`
 				Data    []string         `json:"data"`
+				Combine bool             `json:"combine"` // Kubernetes manifests: a NodePool with its node class (#38)
 				Results []expectedResult `json:"results"`
 			}
 			if err := json.Unmarshal(raw, &want); err != nil {
@@ -52,6 +54,9 @@ func TestConftest_fixtures(t *testing.T) {
 			args := []string{"test", "--no-color", "--show-builtin-errors", "--output", "json", "--policy", policies}
 			for _, d := range want.Data {
 				args = append(args, "--data", filepath.Join(policies, d))
+			}
+			if want.Combine {
+				args = append(args, "--combine")
 			}
 			args = append(args, filepath.Join(policies, "testdata", want.Fixture))
 			out, err := exec.Command(bin, args...).Output()
@@ -68,6 +73,21 @@ func TestConftest_fixtures(t *testing.T) {
 				t.Fatalf("conftest exit status (%v) does not match its deny findings (%v)", err, denied)
 			}
 
+			if want.Combine {
+				// Manifests: their documents file (gpufleet-policy documents --data …) gets the
+				// same findings, to the letter but for the file a combined run names.
+				documents := manifestDocumentsFile(t, args[len(args)-1], want.Data, policies)
+				docArgs := slices.Concat(slices.DeleteFunc(slices.Clone(args[:len(args)-1]), func(a string) bool { return a == "--combine" }), []string{documents})
+				viaDocuments, docErr := exec.Command(bin, docArgs...).Output()
+				if docErr != nil && (!errors.As(docErr, &exitErr) || exitErr.ExitCode() != 1) {
+					t.Fatalf("conftest %s: %v: %s", strings.Join(docArgs, " "), docErr, viaDocuments)
+				}
+				combined := withoutFile(t, conftestMessages(t, out), filepath.Join(policies, "testdata", want.Fixture))
+				if b := conftestMessages(t, viaDocuments); !slices.Equal(combined, b) || (err == nil) != (docErr == nil) {
+					t.Fatalf("conftest on the documents of %s (exit %v):\n%s\non the manifests (exit %v):\n%s", want.Fixture, docErr, strings.Join(b, "\n"), err, strings.Join(combined, "\n"))
+				}
+				return
+			}
 			// The plan's documents file (gpufleet-policy documents) gets the same findings, to the
 			// letter, and the same exit status.
 			documents, ok := documentsFile(t, args[len(args)-1])
@@ -113,6 +133,65 @@ func documentsFile(t *testing.T, path string) (string, bool) {
 		t.Fatal(err)
 	}
 	return documents, true
+}
+
+// manifestDocumentsFile writes what gpufleet-policy documents --data DATA... writes for a manifest
+// file, in a temporary pools.json.
+func manifestDocumentsFile(t *testing.T, path string, data []string, policies string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plandoc.ReadManifests([]plandoc.ManifestFile{{Path: path, Data: raw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, d := range data {
+		paths = append(paths, filepath.Join(policies, d))
+	}
+	loaded, err := policy.LoadData(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusters, _ := loaded.Raw["gpufleet"].(map[string]any)["clusters"].(map[string]any)
+	p.SetClusters(clusters)
+	d, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	documents := filepath.Join(t.TempDir(), "pools.json")
+	f, err := os.Create(documents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := d.WriteFile(f, p); err != nil {
+		t.Fatal(err)
+	}
+	return documents
+}
+
+// withoutFile is a combined run's messages as a run over that one file alone gives them: without
+// the file after the rule id and without the file metadata.
+func withoutFile(t *testing.T, msgs []string, file string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range msgs {
+		kind, raw, _ := strings.Cut(m, " ")
+		var f map[string]any
+		if err := json.Unmarshal([]byte(raw), &f); err != nil {
+			t.Fatal(err)
+		}
+		meta := f["metadata"].(map[string]any)
+		delete(meta, "file")
+		f["msg"] = strings.Replace(f["msg"].(string), ": "+file+": ", ": ", 1)
+		b, _ := json.Marshal(f)
+		out = append(out, kind+" "+string(b))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // conftestMessages are conftest's failures and warnings, each with its metadata, sorted.
@@ -192,7 +271,8 @@ func TestConftest_combine(t *testing.T) {
 		if err != nil || json.Unmarshal(raw, &want) != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		if slices.Equal(want.Data, []string{"examples/policy-data.yaml"}) {
+		// Plan fixtures: the manifest fixtures' objects would join across files (their own test).
+		if slices.Equal(want.Data, []string{"examples/policy-data.yaml"}) && strings.HasSuffix(want.Fixture, ".json") {
 			files = append(files, filepath.Join("testdata", want.Fixture))
 		}
 	}

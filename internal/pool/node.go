@@ -10,6 +10,27 @@ import (
 // MIGConfigBalanced is the NVIDIA GPU Operator's mixed MIG layout.
 const MIGConfigBalanced = "all-balanced"
 
+// The NVIDIA GPU Operator's MIG strategies (ClusterPolicy mig.strategy). The operator passes its
+// strategy to every device plugin of the cluster as the environment variable MIG_STRATEGY
+// (gpu-operator controllers/object_controls.go, applyMIGConfiguration), which beats a node's device
+// plugin config file (k8s-device-plugin api/config/v1/config.go: "populated in order of precedence
+// from (1) command line, (2) environment variable, (3) config file"): one strategy per cluster.
+// Single advertises every MIG slice as nvidia.com/gpu and refuses a node with slices of several
+// sizes ("more than one MIG device type present on node", k8s-device-plugin internal/rm); mixed
+// advertises each size as nvidia.com/mig-<profile>, and MIG-enabled GPUs no longer as
+// nvidia.com/gpu (EKS User Guide, device-management-nvidia-mig: "With the mixed strategy, Pods
+// request the profile-specific resource"). Audit eks-vs-real.md D2, D3.
+const (
+	MIGStrategySingle = "single"
+	MIGStrategyMixed  = "mixed"
+)
+
+// MIGStrategies are the values of mig_strategy.
+var MIGStrategies = []string{MIGStrategySingle, MIGStrategyMixed}
+
+// Mixed reports whether the cluster's GPU Operator runs the mixed MIG strategy.
+func (g GPU) Mixed() bool { return g.MIGStrategy == MIGStrategyMixed }
+
 // NodeType resolves the node shape of the pool from the catalog. known is false when the instance or
 // machine types are not known yet; problem is set when they are invalid.
 func (s Spec) NodeType() (node catalog.NodeType, problem *Problem, known bool) {

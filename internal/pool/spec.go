@@ -103,6 +103,10 @@ type Workload struct {
 type GPU struct {
 	MIG     *MIG
 	Sharing *Sharing
+	// MIGStrategy is EKS's: the NVIDIA GPU Operator's MIG strategy in the pool's cluster,
+	// MIGStrategySingle ("" counts as it) or MIGStrategyMixed. The operator sets it for every node
+	// of the cluster (see MIGStrategyMixed), so it decides which resources MIG nodes advertise.
+	MIGStrategy string
 	// GKE only: accelerator type, count per node (0 = the machine type's own) and driver installation.
 	Type          string
 	Count         int

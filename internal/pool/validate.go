@@ -180,7 +180,13 @@ func (v *validator) gpu(node catalog.NodeType) {
 			v.add(P("gpu", "sharing", "strategy"), "MPS on MIG slices", "the NVIDIA device plugin does not share MIG devices with MPS (its nodes would advertise no nvidia.com/gpu); use strategy \"time-slicing\" on MIG slices, or drop gpu.mig.")
 		case v.spec.Cloud == catalog.AWS && g.MIG != nil && g.MIG.Config == MIGConfigBalanced:
 			v.add(P("gpu", "sharing"), "Sharing on a mixed MIG layout", "all-balanced puts slices of several sizes on each GPU, which the device plugin advertises only with the mixed MIG strategy, as nvidia.com/mig-<profile>; gpufleet's sharing config shares nvidia.com/gpu under the single strategy. Use gpu.mig.profile (one size) with sharing, or all-balanced without it.")
+		case v.spec.Cloud == catalog.AWS && g.MIG != nil && g.Mixed():
+			v.add(P("gpu", "sharing"), "Sharing MIG slices under the mixed strategy", "mig_strategy is \"mixed\": the device plugin advertises the slices as nvidia.com/mig-<profile>, and gpufleet's sharing config shares nvidia.com/gpu, as the single strategy advertises slices. Share MIG slices in a cluster whose GPU Operator runs the single strategy (mig_strategy = \"single\"), or share whole GPUs.")
 		}
+	}
+	if v.spec.Cloud == catalog.AWS && g.MIG != nil && g.MIG.Config == MIGConfigBalanced && !g.Mixed() && v.known(P("gpu", "mig")) {
+		v.add(P("gpu", "mig", "config"), "all-balanced needs the mixed MIG strategy",
+			"all-balanced puts slices of several sizes on each GPU, which the NVIDIA device plugin refuses under the single MIG strategy (the node advertises nothing), and the GPU Operator's mig.strategy is one for the whole cluster: it overrides a node's own device plugin config. Install the operator with mig.strategy=mixed and set mig_strategy = \"mixed\" on the cluster's pools, or use gpu.mig.profile (one size).")
 	}
 }
 
@@ -290,12 +296,22 @@ func (v *validator) gkeProvisioning() {
 	if sold.OnDemand || od.Max == 0 {
 		return
 	}
-	if r := c.Reservation; sold.Reserved && r != nil && (r.Type == ReservationSpecific || r.Type == ReservationAny) {
+	if r := c.Reservation; sold.Reserved && r != nil && r.Type == ReservationAny {
+		// ANY_RESERVATION is "Consume any reservation available" and otherwise standard VMs (container
+		// v1 API, ReservationAffinity.Type), which this machine type is not sold as: without a
+		// matching reservation the nodes fail to be created (audit N9). Only a specific reservation
+		// says which capacity the nodes run on, and gpufleet checks it before any change.
+		v.add(P("capacity", "reservation", "type"), "Any reservation on a machine type sold only reserved",
+			"capacity.reservation: type \"any\" falls back to standard VMs when no reservation matches, and Compute Engine sells %s only as %s: name the reservation the on-demand nodes consume (type \"specific\" with its name), or set capacity.spot_percentage = 100 and on_demand_base = 0.",
+			v.spec.MachineType, sold.Models)
+		return
+	}
+	if r := c.Reservation; sold.Reserved && r != nil && r.Type == ReservationSpecific {
 		return
 	}
 	fix := "set capacity.spot_percentage = 100 and on_demand_base = 0 (Spot VMs only)"
 	if sold.Reserved {
-		fix += ", or consume a reservation (capacity.reservation with type \"specific\" or \"any\")"
+		fix += ", or consume a reservation (capacity.reservation with type \"specific\")"
 	}
 	v.add(P("capacity", "spot_percentage"), "Machine type not sold on demand",
 		"Compute Engine sells %s only as %s, and this pool has an on-demand side of up to %d nodes (spot_percentage %d, on_demand_base %d): %s.",
@@ -352,8 +368,12 @@ func (v *validator) gkeReservation(r *Reservation) {
 	if r.Type != ReservationSpecific && (r.Name != "" || r.Project != "") {
 		v.add(P("capacity", "reservation", "name"), "Reservation name not allowed", "only a \"specific\" reservation affinity takes a name and project, not %q.", r.Type)
 	}
-	if r.Type != ReservationNone && v.spec.Capacity.SpotPercentage > 0 && v.known(P("capacity", "spot_percentage")) {
-		v.add(P("capacity", "spot_percentage"), "Spot with a reservation", "Spot VMs cannot consume reservations: set spot_percentage to 0 or the reservation type to \"none\".")
+	// The reservation is the on-demand node pool's: Spot VMs cannot consume reservations (Compute
+	// Engine "Consume reservations", Limitations), so a spot share runs beside the reserved
+	// on-demand nodes, as on EKS. A pool without an on-demand side has nothing to consume it with.
+	if od, _ := SplitSizes(v.spec.Scaling, v.spec.Capacity.OnDemandBase, v.spec.Capacity.SpotPercentage); r.Type != ReservationNone && od.Max == 0 &&
+		v.known(P("capacity", "spot_percentage")) && v.known(P("capacity", "on_demand_base")) && v.known(P("scaling", "max_size")) {
+		v.add(P("capacity", "spot_percentage"), "Spot only with a reservation", "Spot VMs cannot consume reservations, and this pool has no on-demand nodes to consume it (spot_percentage %d, on_demand_base %d): lower spot_percentage or raise on_demand_base, or set the reservation type to \"none\".", v.spec.Capacity.SpotPercentage, v.spec.Capacity.OnDemandBase)
 	}
 }
 

@@ -43,9 +43,14 @@ func TestValidate_valid(t *testing.T) {
 			s.GPU.MIG = &MIG{Profile: "3g.40gb"}
 			return s
 		}(),
-		"eks mig balanced": func() Spec {
+		"eks mig balanced under the mixed strategy": func() Spec {
 			s := eksSpec()
-			s.GPU.MIG = &MIG{Config: MIGConfigBalanced}
+			s.GPU.MIG, s.GPU.MIGStrategy = &MIG{Config: MIGConfigBalanced}, MIGStrategyMixed
+			return s
+		}(),
+		"eks mig profile under the mixed strategy": func() Spec {
+			s := eksSpec()
+			s.GPU.MIG, s.GPU.MIGStrategy = &MIG{Profile: "3g.40gb"}, MIGStrategyMixed
 			return s
 		}(),
 		"eks capacity block sized by the autoscaler, at its price": func() Spec {
@@ -153,8 +158,12 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 			s.GPU.MIG, s.GPU.Sharing = &MIG{Profile: "3g.40gb"}, &Sharing{Strategy: SharingMPS, Replicas: 2}
 		}, "gpu.sharing.strategy", "does not share MIG devices with MPS"},
 		{"sharing on all-balanced on EKS", func(s *Spec) {
-			s.GPU.MIG, s.GPU.Sharing = &MIG{Config: MIGConfigBalanced}, &Sharing{Strategy: SharingTimeSlicing, Replicas: 2}
+			s.GPU.MIG, s.GPU.Sharing, s.GPU.MIGStrategy = &MIG{Config: MIGConfigBalanced}, &Sharing{Strategy: SharingTimeSlicing, Replicas: 2}, MIGStrategyMixed
 		}, "gpu.sharing", "mixed MIG strategy"},
+		{"all-balanced under the single strategy on EKS", func(s *Spec) { s.GPU.MIG = &MIG{Config: MIGConfigBalanced} }, "gpu.mig.config", "set mig_strategy = \"mixed\""},
+		{"shared slices under the mixed strategy on EKS", func(s *Spec) {
+			s.GPU.MIG, s.GPU.Sharing, s.GPU.MIGStrategy = &MIG{Profile: "3g.40gb"}, &Sharing{Strategy: SharingTimeSlicing, Replicas: 2}, MIGStrategyMixed
+		}, "gpu.sharing", "nvidia.com/mig-<profile>"},
 		{"instance types of different sizes the autoscaler sizes", func(s *Spec) {
 			s.InstanceTypes, s.AutoscalerOwnsSize = []string{"g5.xlarge", "g5.2xlarge"}, true
 		}, "instance_types[1]", "8 vCPUs"},
@@ -227,8 +236,8 @@ func TestValidate_gkeProblems(t *testing.T) {
 		{"balanced MIG on GKE", func(s *Spec) { s.MachineType = "a2-highgpu-1g"; s.GPU.MIG = &MIG{Config: MIGConfigBalanced} }, "gpu.mig.config", "one profile size"},
 		{"specific reservation without name", func(s *Spec) { s.Capacity.Reservation = &Reservation{Type: ReservationSpecific} }, "capacity.reservation.name", "names the reservation"},
 		{"any reservation with a name", func(s *Spec) { s.Capacity.Reservation = &Reservation{Type: ReservationAny, Name: "x"} }, "capacity.reservation.name", "only a \"specific\""},
-		{"spot with a reservation", func(s *Spec) {
-			s.Capacity = Capacity{SpotPercentage: 50, Reservation: &Reservation{Type: ReservationAny}}
+		{"spot only with a reservation", func(s *Spec) {
+			s.Capacity = Capacity{SpotPercentage: 100, Reservation: &Reservation{Type: ReservationAny}}
 		}, "capacity.spot_percentage", "cannot consume reservations"},
 		{"gke name", func(s *Spec) { s.Name = "Infer" }, "name", "lowercase"},
 		{"gke tag key", func(s *Spec) { s.Tags = map[string]string{"Owner": "x"} }, "tags.Owner", "GKE resource label key"},

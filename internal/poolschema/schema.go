@@ -51,7 +51,7 @@ func Attributes(sidesAttribute string) map[string]schema.Attribute {
 			Optional:            true,
 		},
 		"tags": schema.MapAttribute{
-			MarkdownDescription: "Extra tags, merged over the provider's `default_tags`. On EKS: AWS tags on the node groups, launch templates, instances, volumes and network interfaces; EKS takes 50 tags on a node group, and gpufleet adds to each node group its owner tag, the spot mix and the cluster autoscaler's resource tags (one, or one per MIG slice size with `all-balanced`), so the plan fails when they do not fit. On GKE: resource labels on the node pools and their VMs and disks (keys and values of lowercase letters, digits, `_` and `-`, at most 64). Derived tags (`gpufleet:` on AWS, `gpufleet_` on GKE) are in `effective_tags`.",
+			MarkdownDescription: "Extra tags, merged over the provider's `default_tags`. On EKS: AWS tags on the node groups, launch templates, the node groups' Auto Scaling groups, instances and volumes, changed in place (a tag change replaces no node); EKS takes 50 tags on a node group, and gpufleet adds to each node group its owner tag, the spot mix and the cluster autoscaler's resource tags (one, or one per MIG slice size under `mig_strategy = \"mixed\"`, and `nvidia.com/gpu`), and an instance takes 50, five of them EKS's own, so the plan fails when they do not fit. On GKE: resource labels on the node pools and their VMs and disks (keys and values of lowercase letters, digits, `_` and `-`, at most 64). Derived tags (`gpufleet:` on AWS, `gpufleet_` on GKE) are in `effective_tags`.",
 			ElementType:         types.StringType,
 			Optional:            true,
 		},

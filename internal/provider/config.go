@@ -59,9 +59,10 @@ type assumeRoleModel struct {
 }
 
 type endpointsModel struct {
-	EKS types.String `tfsdk:"eks"`
-	EC2 types.String `tfsdk:"ec2"`
-	STS types.String `tfsdk:"sts"`
+	EKS         types.String `tfsdk:"eks"`
+	EC2         types.String `tfsdk:"ec2"`
+	AutoScaling types.String `tfsdk:"autoscaling"`
+	STS         types.String `tfsdk:"sts"`
 }
 
 type gcpModel struct {
@@ -171,9 +172,10 @@ func awsBlock() schema.SingleNestedBlock {
 			"endpoints": schema.SingleNestedBlock{
 				MarkdownDescription: "Custom service endpoints, e.g. a VPC endpoint or the offline `cloudsim`.",
 				Attributes: map[string]schema.Attribute{
-					"eks": endpointURLAttribute("EKS"),
-					"ec2": endpointURLAttribute("EC2"),
-					"sts": endpointURLAttribute("STS"),
+					"eks":         endpointURLAttribute("EKS"),
+					"ec2":         endpointURLAttribute("EC2"),
+					"autoscaling": endpointURLAttribute("EC2 Auto Scaling"),
+					"sts":         endpointURLAttribute("STS"),
 				},
 			},
 		},
@@ -182,7 +184,7 @@ func awsBlock() schema.SingleNestedBlock {
 
 func endpointURLAttribute(service string) schema.StringAttribute {
 	return schema.StringAttribute{
-		MarkdownDescription: fmt.Sprintf("%s endpoint URL, e.g. `https://%s.us-east-1.amazonaws.com`.", service, map[string]string{"EKS": "eks", "EC2": "ec2", "STS": "sts"}[service]),
+		MarkdownDescription: fmt.Sprintf("%s endpoint URL, e.g. `https://%s.us-east-1.amazonaws.com`.", service, map[string]string{"EKS": "eks", "EC2": "ec2", "EC2 Auto Scaling": "autoscaling", "STS": "sts"}[service]),
 		Optional:            true,
 		Validators:          []validator.String{stringvalidator.RegexMatches(endpointURLPattern, "must be an http(s) URL")},
 	}

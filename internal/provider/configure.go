@@ -105,6 +105,7 @@ func awsSettings(ctx context.Context, a *awsModel, resp *provider.ConfigureRespo
 	if e := a.Endpoints; e != nil {
 		s.EKSEndpoint = e.EKS.ValueString()
 		s.EC2Endpoint = e.EC2.ValueString()
+		s.AutoScalingEndpoint = e.AutoScaling.ValueString()
 		s.STSEndpoint = e.STS.ValueString()
 	}
 	return s

@@ -31,7 +31,7 @@ func TestAccModule_clientGPUPools(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := sim.Endpoints()
-	vars := fmt.Sprintf("eks_endpoint = %q\nec2_endpoint = %q\ngke_endpoint = %q\ncompute_endpoint = %q\n", e.EKS, e.EC2, e.GKE, e.Compute)
+	vars := fmt.Sprintf("eks_endpoint = %q\nec2_endpoint = %q\nautoscaling_endpoint = %q\ngke_endpoint = %q\ncompute_endpoint = %q\n", e.EKS, e.EC2, e.AutoScaling, e.GKE, e.Compute)
 	if err := os.WriteFile(filepath.Join(module, "tests", "cloudsim.auto.tfvars"), []byte(vars), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -56,8 +56,9 @@ provider "gpufleet" {
       session_name = "gpufleet-test"
     }
     endpoints {
-      eks = "http://127.0.0.1:1"
-      ec2 = "http://127.0.0.1:1"
+      eks         = "http://127.0.0.1:1"
+      ec2         = "http://127.0.0.1:1"
+      autoscaling = "http://127.0.0.1:1"
     }
   }
   gcp {

@@ -33,8 +33,9 @@ provider "gpufleet" {
     region                      = "us-east-1"
     skip_credentials_validation = true
     endpoints {
-      eks = "http://127.0.0.1:1"
-      ec2 = "http://127.0.0.1:1"
+      eks         = "http://127.0.0.1:1"
+      ec2         = "http://127.0.0.1:1"
+      autoscaling = "http://127.0.0.1:1"
     }
   }
   gcp {

@@ -5,6 +5,9 @@
 #   gpufleet_karpenter_node_pool, aws_eks_node_group, google_container_node_pool). Resources being
 #   deleted are skipped; for a replacement
 #   (["delete","create"] / ["create","delete"]) the new object is checked.
+# - or conftest passes Kubernetes objects (YAML manifests: NodePool with its node class and
+#   overlays, ComputeClass), or a plan holds them in kubernetes_manifest / kubectl_manifest:
+#   documents_kube.rego builds one document per GPU NodePool or ComputeClass;
 # - or conftest passes the documents file `gpufleet-policy documents` wrote from a plan: the same
 #   documents, built once, in Go (internal/plandoc, checked against the builders here); they are
 #   read as they are. conftest asks deny and warn as two queries, and builds every document of a
@@ -47,9 +50,19 @@ _carried_fits_hold if lib.memory_headroom_percent == data.gpufleet.catalog.fit_m
 # same release; plandoc.FormatVersion; inputs.documents_file).
 documents_file if input.gpufleet_pool_documents.version == 1
 
+# Kubernetes objects (YAML manifests; documents_kube.rego): the documents of their GPU NodePools and
+# ComputeClasses, all the input's objects together (with --combine, every file's).
+pools := [[address, doc] | some [_, address, doc] in kube_pools] if {
+	not plan_input
+	not documents_file
+	count(inputs.objects) > 0
+}
+
 # The input holds a whole plan's pools, as a plan or as a documents file, or several files of them
-# (conftest --combine): not the one pool document the provider evaluates.
+# (conftest --combine), or Kubernetes objects: not the one pool document the provider evaluates.
 whole_plan if is_array(input.resource_changes)
+
+whole_plan if inputs.manifests(input)
 
 whole_plan if documents_file
 
@@ -63,16 +76,19 @@ whole_plan if inputs.combined
 # the pool types are visited (plan_changes): in a platform's plan nearly every resource is
 # something else.
 pools := array.concat(
-	[[rc.address, doc] |
-		some rc in plan_changes
-		doc := rc.change.after.policy_document
-		is_object(doc)
-	],
-	[[rc.address, doc] |
-		some rc in plan_changes
-		not cpu[rc.address]
-		doc := build(rc.type, rc)
-	],
+	array.concat(
+		[[rc.address, doc] |
+			some rc in plan_changes
+			doc := rc.change.after.policy_document
+			is_object(doc)
+		],
+		[[rc.address, doc] |
+			some rc in plan_changes
+			not cpu[rc.address]
+			doc := build(rc.type, rc)
+		],
+	),
+	[[address, doc] | some [_, address, doc] in kube_pools],
 ) if {
 	is_array(input.resource_changes)
 	cpu := cpu_node_groups # a value bound here: a lookup in the rule itself would evaluate it per change
@@ -110,7 +126,7 @@ cpu_node_groups := {rc.address |
 # a plan of thousands of resources that are not pools would pay for).
 plan_changes := [rc |
 	some rc in input.resource_changes
-	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool", "gpufleet_gke_compute_class", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster"][_]
+	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool", "gpufleet_gke_compute_class", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster", "kubernetes_manifest", "kubectl_manifest"][_]
 ]
 
 # A gpufleet pool is built here only when its policy_document is unknown at plan time (the first
@@ -445,3 +461,9 @@ unjudged := input.unjudged if {
 ]
 
 no_region_text := "the pool's region is not in the plan (the provider's region comes only from the environment, such as AWS_REGION or a profile, or is known at apply only), so data residency (GF-DR-001) and the cost estimates (GF-COST-002's saving, GF-COST-004's budget) could not judge this pool; set region in the provider configuration or on the resource"
+
+# GF-DATA-003 on Kubernetes objects: where their region comes from.
+no_region_texts := {
+	"NodePool": "the NodePool's region is not known: its requirements name no topology.kubernetes.io/zone (or region), and neither the label or annotation gpufleet.io/cluster (on the NodePool or its node class) nor its node class's karpenter.sh/discovery subnet tag names a cluster of the policy data's cluster registry (gpufleet.clusters), so data residency (GF-DR-001) and the cost estimate (GF-COST-004's budget) could not judge this pool; add a zone requirement, or the label gpufleet.io/cluster with the cluster in the registry",
+	"ComputeClass": "the ComputeClass's region is not known: its priorities name no zones (location.zones, a specific reservation's zones) and no label or annotation gpufleet.io/cluster names a cluster of the policy data's cluster registry (gpufleet.clusters), so data residency (GF-DR-001) could not judge this pool; add the label gpufleet.io/cluster with the cluster in the registry",
+}

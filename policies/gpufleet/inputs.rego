@@ -7,11 +7,13 @@
 #   an array), one run over a repository's plans;
 # - OPA servers (POST /v1/data/main) and opa eval give the input as it is.
 #
-# Each input document is a Terraform plan, a documents file of gpufleet-policy documents, or
+# Each input document is a Terraform plan, a documents file of gpufleet-policy documents, Kubernetes
+# objects (YAML manifests: NodePools, ComputeClasses and whatever else a GitOps directory holds), or
 # something else, which GF-INPUT-001 names (kind below). main.rego judges every plan and documents
-# file on its own, with the findings of a combined input naming the file they are about.
-# Another kind of input (Kubernetes objects, issue #38) is another branch of kind, and its own
-# judgement in main.rego.
+# file on its own, and the Kubernetes objects of the whole input together (a NodePool and its node
+# class may be in two files of one --combine run), with the findings of a combined input naming the
+# file they are about. An empty YAML document (a trailing ---, which conftest passes as null) is
+# nothing to judge.
 package gpufleet.inputs
 
 # The input is conftest --combine's: a non-empty array whose every entry is a {path, contents}
@@ -41,10 +43,12 @@ default file_name := "input"
 file_name := data.conftest.file.name
 
 # What an input document is: "documents" (a documents file of the version this bundle reads),
-# "plan" (the JSON of a Terraform plan of format 1.x), or "other" (not_judged says why). The only
-# place that decides it.
+# "manifests" (Kubernetes objects: one, a List, or an array of them), "plan" (the JSON of a
+# Terraform plan of format 1.x), or "other" (not_judged says why). The only place that decides it.
 kind(doc) := "documents" if {
 	documents_file(doc)
+} else := "manifests" if {
+	manifests(doc)
 } else := "other" if {
 	why_not(doc)
 } else := "plan"
@@ -56,12 +60,58 @@ documents_file(doc) if {
 	doc.gpufleet_pool_documents.version == 1
 }
 
-# [path, why] of every input document that is not a plan nor a documents file: each is one
-# GF-INPUT-001 failure.
+# Kubernetes objects: an object with a string apiVersion and kind (a List too), or a non-empty array
+# of them (and of the nulls of empty YAML documents): what conftest, OPA and opa eval are given for
+# YAML manifests.
+manifests(doc) if kube_object(doc)
+
+manifests(doc) if {
+	is_array(doc)
+	count([o | some o in doc; kube_object(o)]) > 0
+	every o in doc {
+		_object_or_null(o)
+	}
+}
+
+kube_object(o) if {
+	is_string(o.apiVersion)
+	is_string(o.kind)
+}
+
+_object_or_null(null)
+
+_object_or_null(o) if kube_object(o)
+
+# [path, object] of every Kubernetes object of the input, a List's items as objects of their own.
+objects := [[path, o] |
+	some [path, doc] in files
+	manifests(doc)
+	some item in _items(doc)
+	some o in _list_items(item)
+]
+
+_items(doc) := doc if is_array(doc)
+
+else := [doc]
+
+_list_items(o) := [i | some i in o.items; kube_object(i)] if {
+	o.kind == "List"
+	is_array(o.items)
+} else := [o] if kube_object(o)
+
+else := []
+
+# [path, why] of every input document that is not a plan nor a documents file nor Kubernetes
+# objects: each is one GF-INPUT-001 failure. An empty YAML document (null from a .yaml or .yml file,
+# or from standard input, where conftest gives YAML streams) is not judged.
 not_judged := [[path, why] |
 	some [path, doc] in files
+	not _empty_yaml(path, doc)
+	not manifests(doc)
 	why := why_not(doc)
 ]
+
+_empty_yaml(path, null) if regex.match(`(\.ya?ml|^-)$`, path)
 
 # Why a document is not the JSON of a Terraform plan of a format this bundle knows (1.x), nor a
 # documents file of the version it reads; undefined for either. gpufleet-policy documents refuses

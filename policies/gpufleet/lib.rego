@@ -37,12 +37,13 @@ non_waivable := {"GF-ISO-001", "GF-DR-001", "GF-TAG-001"}
 # (main_test.rego checks that none of them denies.)
 # (Not named warn_*: conftest --all-namespaces queries every rule named deny*, warn*, violation* of
 # every package, and would refuse a set of strings as results.)
-rules_that_only_warn := {"GF-RS-002", "GF-RS-003", "GF-RS-005", "GF-RS-006", "GF-RS-007", "GF-COST-002", "GF-COST-003"}
+rules_that_only_warn := {"GF-RS-002", "GF-RS-003", "GF-RS-005", "GF-RS-006", "GF-RS-007", "GF-COST-002", "GF-COST-003", "GF-AS-002"}
 
 # The bundle's rule ids (a waiver of another GF- id has no effect, GF-WAIVE-001).
 rule_ids := {
 	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-RS-004", "GF-RS-005", "GF-RS-006", "GF-RS-007", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
 	"GF-DR-001", "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-TAG-001",
+	"GF-AS-001", "GF-AS-002", "GF-AS-003", "GF-AS-004", "GF-AS-005", "GF-AS-006", "GF-AS-007", "GF-AS-008",
 	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-DATA-004", "GF-INPUT-001", "GF-INPUT-002", "GF-RULE-001", "GF-WAIVE-001",
 }
 
@@ -67,6 +68,53 @@ wrong_namespace := {
 # gpufleet_gke_compute_class is here too: its document's spot share stands for its capacity ladder
 # (internal/computeclass/render.Capacity), which is the setting to change.
 official_settings := {
+	# Kubernetes objects (documents_kube.rego): the object's own fields. A NodePool's tags are its
+	# node class's.
+	"NodePool": {
+		"capacity.on_demand_base": `spec.template.spec.requirements["karpenter.sh/capacity-type"]`,
+		"capacity.spot_percentage": `spec.template.spec.requirements["karpenter.sh/capacity-type"]`,
+		"client": `spec.template.metadata.labels["gpufleet.io/client"]`,
+		"gpu.mig": `spec.template.metadata.labels["nvidia.com/mig.config"]`,
+		"gpu.mig.config": `spec.template.metadata.labels["nvidia.com/mig.config"]`,
+		"gpu.mig.profile": `spec.template.metadata.labels["nvidia.com/mig.config"]`,
+		"gpu.sharing.strategy": `spec.template.metadata.labels["nvidia.com/device-plugin.config"]`,
+		"instance_types": "spec.template.spec.requirements",
+		"region": `spec.template.spec.requirements["topology.kubernetes.io/zone"]`,
+		"subnet_ids": `spec.template.spec.requirements["topology.kubernetes.io/zone"]`,
+		"scaling.desired_size": "spec.limits",
+		"scaling.max_size": "spec.limits",
+		"scaling.min_size": "spec.replicas",
+		"tags": `spec.template.spec.nodeClassRef (the node class's spec.tags["gpufleet:cost-center"])`,
+		"taints": "spec.template.spec.taints",
+		"workload.environment": `spec.template.metadata.labels["gpufleet.io/environment"]`,
+		"workload.gpu_memory_gib": `spec.template.metadata.labels["gpufleet.io/gpu-memory-gib"]`,
+		"workload.gpus_per_replica": `spec.template.metadata.labels["gpufleet.io/gpus-per-replica"]`,
+		"workload.precision": `spec.template.metadata.labels["gpufleet.io/precision"]`,
+		"workload.interruptible": `spec.template.metadata.labels["gpufleet.io/interruptible"]`,
+		"workload.kind": `spec.template.metadata.labels["gpufleet.io/workload"]`,
+	},
+	"ComputeClass": {
+		"capacity.on_demand_base": "spec.priorities",
+		"capacity.spot_percentage": "spec.priorities",
+		"client": `spec.nodePoolConfig.nodeLabels["gpufleet.io/client"]`,
+		"gpu.mig": "spec.priorities",
+		"gpu.mig.config": "spec.priorities",
+		"gpu.mig.profile": "spec.priorities",
+		"gpu.sharing.strategy": "spec.priorities",
+		"machine_type": "spec.priorities",
+		"location": "spec.priorities",
+		"node_locations": "spec.priorities",
+		"scaling.desired_size": "spec.priorities",
+		"scaling.max_size": "spec.priorities",
+		"scaling.min_size": "spec.priorities",
+		"taints": "spec.nodePoolConfig.taints",
+		"workload.environment": `spec.nodePoolConfig.nodeLabels["gpufleet.io/environment"]`,
+		"workload.gpu_memory_gib": `spec.nodePoolConfig.nodeLabels["gpufleet.io/gpu-memory-gib"]`,
+		"workload.gpus_per_replica": `spec.nodePoolConfig.nodeLabels["gpufleet.io/gpus-per-replica"]`,
+		"workload.precision": `spec.nodePoolConfig.nodeLabels["gpufleet.io/precision"]`,
+		"workload.interruptible": `spec.nodePoolConfig.nodeLabels["gpufleet.io/interruptible"]`,
+		"workload.kind": `spec.nodePoolConfig.nodeLabels["gpufleet.io/workload"]`,
+	},
 	"gpufleet_gke_compute_class": {
 		"capacity.on_demand_base": "capacity.ladder",
 		"capacity.spot_percentage": "capacity.ladder",
@@ -121,6 +169,43 @@ official_attribute(type, attribute) := object.get(official_settings, [type, attr
 official_text(type, text) := strings.replace_n(_official_names[type], strings.replace_n(_official_fixes[type], text))
 
 _official_fixes := {
+	"NodePool": {
+		"capacity.spot_percentage 100 and capacity.on_demand_base 0": "karpenter.sh/capacity-type In [spot]",
+		"capacity.spot_percentage is 100 ": "the NodePool allows karpenter.sh/capacity-type spot ",
+		"capacity.spot_percentage = 100": "karpenter.sh/capacity-type In [spot]",
+		"set capacity.spot_percentage = 0": "remove spot from the karpenter.sh/capacity-type requirement",
+		"set capacity.spot_percentage (up to 100)": "allow spot in the karpenter.sh/capacity-type requirement",
+		"set capacity.on_demand_base to at least": "remove spot from the karpenter.sh/capacity-type requirement (a NodePool has no on-demand base) for a floor of",
+		"gpu.mig.config": "the label nvidia.com/mig.config",
+		"gpu.mig.profile": "the label nvidia.com/mig.config",
+		"set gpu.mig.profile = ": "set the template label nvidia.com/mig.config = all-",
+		"set gpu.mig (a profile or a config such as all-balanced)": "set the template label nvidia.com/mig.config (such as all-balanced)",
+		"workload.interruptible = true": `the template label gpufleet.io/interruptible = "true"`,
+		"remove gpu.sharing": "remove the template label nvidia.com/device-plugin.config",
+		"drop gpu.sharing": "drop the template label nvidia.com/device-plugin.config",
+		"set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)": "set the template label gpufleet.io/client (or the node class tag gpufleet:client)",
+		" (gpufleet pools derive it from the policy data)": " in the node class's spec.tags",
+		" node(s) above capacity.on_demand_base at": " node(s) at",
+		"reduce its size": "lower spec.limits",
+		"reduce sizes": "lower spec.limits",
+		" to run nodes above capacity.on_demand_base on spot": " to run its nodes on spot",
+		"add the taint nvidia.com/gpu=present:NO_SCHEDULE": "add the taint {key: nvidia.com/gpu, value: present, effect: NoSchedule} to spec.template.spec.taints",
+		"max(1, scaling.min_size)": "at least 1",
+	},
+	"ComputeClass": {
+		"capacity.spot_percentage 100 and capacity.on_demand_base 0": "a priority with spot: true",
+		"capacity.spot_percentage is 100 ": "a priority has spot: true ",
+		"capacity.spot_percentage = 100": "a priority with spot: true first",
+		"set capacity.spot_percentage = 0": "remove the spot: true priorities",
+		"set capacity.spot_percentage (up to 100)": "add a priority with spot: true",
+		"set capacity.on_demand_base to at least": "remove the spot: true priorities (a ComputeClass has no on-demand base) for a floor of",
+		"workload.interruptible = true": `the node label gpufleet.io/interruptible = "true" in nodePoolConfig.nodeLabels`,
+		"set client (official resources: the node label gpufleet.io/client or the tag gpufleet:client)": "set the node label gpufleet.io/client in spec.nodePoolConfig.nodeLabels",
+		" node(s) above capacity.on_demand_base at": " node(s) at",
+		" to run nodes above capacity.on_demand_base on spot": " to run its nodes on Spot VMs",
+		"add the taint nvidia.com/gpu=present:NO_SCHEDULE": "add the taint {key: nvidia.com/gpu, value: present, effect: NoSchedule} to spec.nodePoolConfig.taints",
+		"max(1, scaling.min_size)": "at least 1",
+	},
 	"gpufleet_gke_compute_class": {
 		"capacity.spot_percentage 100 and capacity.on_demand_base 0": `a "spot" rung in capacity.ladder`,
 		"capacity.spot_percentage is 100 ": `capacity.ladder has a "spot" rung `,

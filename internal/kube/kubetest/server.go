@@ -442,12 +442,12 @@ func startProcess(dir, name, bin string, args ...string) (*process, error) {
 
 func (p *process) alive() error {
 	if p.done {
-		return fmt.Errorf("%s exited: %v", p.name, p.err)
+		return fmt.Errorf("%s exited: %w", p.name, p.err)
 	}
 	select {
 	case err := <-p.exited:
 		p.done, p.err = true, err
-		return fmt.Errorf("%s exited: %v", p.name, err)
+		return fmt.Errorf("%s exited: %w", p.name, err)
 	default:
 		return nil
 	}
@@ -469,10 +469,11 @@ func (p *process) stop() {
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-p.exited:
+	case err := <-p.exited:
+		p.err = err
 	case <-time.After(3 * time.Second):
 		_ = p.cmd.Process.Kill()
-		<-p.exited
+		p.err = <-p.exited
 	}
 	p.done = true
 }

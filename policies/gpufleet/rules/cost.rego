@@ -45,6 +45,7 @@ bundle_warn contains {"rule": "GF-COST-002", "attribute": "capacity.spot_percent
 
 _saving_text := sprintf("capacity.spot_percentage = 100 would save an estimated %s/month (%v node(s) above capacity.on_demand_base at the catalog spot price, %v h/month)", [lib.usd(saving), nodes, hours]) if {
 	price := lib.node_price(doc.cloud, doc.instance_types[0], doc.gpu.model, doc.gpu.per_node, doc.region)
+	is_number(doc.scaling.desired_size) # null for autoscaler objects, which have no desired size
 	nodes := max([doc.scaling.desired_size - doc.capacity.on_demand_base, 0])
 	hours := data.gpufleet.catalog.hours_per_month
 	saving := (nodes * (price.on_demand_usd - price.spot_usd)) * hours

@@ -131,8 +131,9 @@ provider "gpufleet" {
     region                      = "us-east-1"
     skip_credentials_validation = true
     endpoints {
-      eks = var.eks_endpoint
-      ec2 = var.ec2_endpoint
+      eks         = var.eks_endpoint
+      ec2         = var.ec2_endpoint
+      autoscaling = var.autoscaling_endpoint
     }
   }
   gcp {

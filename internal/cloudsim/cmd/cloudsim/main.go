@@ -7,6 +7,7 @@
 //	CONTROL_ENDPOINT=http://127.0.0.1:41004
 //	COMPUTE_ENDPOINT=http://127.0.0.1:41005/compute/v1/
 //	STS_ENDPOINT=http://127.0.0.1:41006
+//	AUTOSCALING_ENDPOINT=http://127.0.0.1:41007
 //
 // and runs until SIGINT or SIGTERM, then shuts down cleanly, writing the state file.
 package main
@@ -21,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,9 +45,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	seedPath := fs.String("seed", "", "seed file (JSON); optional when -state already holds a world")
 	statePath := fs.String("state", "", "state file, loaded at start and rewritten after every change")
-	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3, Compute p+4")
+	listen := fs.String("listen", "127.0.0.1:0", "listen address; port 0 gives each service a free port, port p gives EKS p, EC2 p+1, GKE p+2, control p+3, Compute p+4, STS p+5, Auto Scaling p+6")
 	delay := fs.Duration("delay", 2*time.Second, "how long transitional statuses (CREATING, UPDATING, ...) last")
 	envFile := fs.String("env-file", "", "also write the endpoint lines to this file")
+	permissions := fs.String("gcp-permissions", "", "comma-separated IAM permissions the GKE and Compute Engine caller holds (a custom role's); calls they do not authorise are refused. Empty: every call is allowed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,6 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	opts := cloudsim.Options{StatePath: *statePath, TransitionDelay: *delay, Addr: *listen,
 		Logf: log.New(stderr, "cloudsim: ", log.LstdFlags).Printf}
+	if *permissions != "" {
+		opts.GCPPermissions = strings.Split(*permissions, ",")
+	}
 	if *seedPath != "" {
 		seed, err := cloudsim.LoadSeed(*seedPath)
 		if err != nil {
@@ -81,8 +87,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func endpointLines(ep cloudsim.Endpoints) string {
-	return fmt.Sprintf("EKS_ENDPOINT=%s\nEC2_ENDPOINT=%s\nGKE_ENDPOINT=%s\nCONTROL_ENDPOINT=%s\nCOMPUTE_ENDPOINT=%s\nSTS_ENDPOINT=%s\n",
-		ep.EKS, ep.EC2, ep.GKE, ep.Control, ep.Compute, ep.STS)
+	return fmt.Sprintf("EKS_ENDPOINT=%s\nEC2_ENDPOINT=%s\nGKE_ENDPOINT=%s\nCONTROL_ENDPOINT=%s\nCOMPUTE_ENDPOINT=%s\nSTS_ENDPOINT=%s\nAUTOSCALING_ENDPOINT=%s\n",
+		ep.EKS, ep.EC2, ep.GKE, ep.Control, ep.Compute, ep.STS, ep.AutoScaling)
 }
 
 // writeFileAtomic writes via a temp file and rename, so a script polling for the file never

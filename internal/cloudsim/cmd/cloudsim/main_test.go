@@ -46,7 +46,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
-var lineRE = regexp.MustCompile(`^EKS_ENDPOINT=http://127\.0\.0\.1:\d+\nEC2_ENDPOINT=http://127\.0\.0\.1:\d+\nGKE_ENDPOINT=127\.0\.0\.1:\d+\nCONTROL_ENDPOINT=http://127\.0\.0\.1:\d+\nCOMPUTE_ENDPOINT=http://127\.0\.0\.1:\d+/compute/v1/\nSTS_ENDPOINT=http://127\.0\.0\.1:\d+\n$`)
+var lineRE = regexp.MustCompile(`^EKS_ENDPOINT=http://127\.0\.0\.1:\d+\nEC2_ENDPOINT=http://127\.0\.0\.1:\d+\nGKE_ENDPOINT=127\.0\.0\.1:\d+\nCONTROL_ENDPOINT=http://127\.0\.0\.1:\d+\nCOMPUTE_ENDPOINT=http://127\.0\.0\.1:\d+/compute/v1/\nSTS_ENDPOINT=http://127\.0\.0\.1:\d+\nAUTOSCALING_ENDPOINT=http://127\.0\.0\.1:\d+\n$`)
 
 func parseEnv(text string) map[string]string {
 	out := map[string]string{}
@@ -159,7 +159,7 @@ func TestRun_printsWhatTheGuideQuotes(t *testing.T) {
 		t.Fatal("the guide no longer quotes cloudsim's output for -listen 127.0.0.1:41001")
 	}
 	quote = "EKS_ENDPOINT=" + quote
-	base := freePorts(t, 5)
+	base := freePorts(t, 7)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
@@ -179,7 +179,7 @@ func TestRun_printsWhatTheGuideQuotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := quote
-	for i := 4; i >= 0; i-- {
+	for i := 6; i >= 0; i-- {
 		want = strings.ReplaceAll(want, fmt.Sprint(41001+i), fmt.Sprint(base+i))
 	}
 	if printed != want {

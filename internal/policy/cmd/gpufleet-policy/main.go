@@ -1,6 +1,7 @@
 // Command gpufleet-policy is the gpufleet bundle's companion for CI:
 //
 //	gpufleet-policy documents [-o FILE] PLAN.json    pool documents of a plan, for conftest
+//	gpufleet-policy documents [-o FILE] [--data FILE] MANIFEST.yaml...   of Kubernetes manifests
 //	gpufleet-policy bundle -o DIR                      the policy bundle of this release, for conftest
 //	gpufleet-policy bundle --format opa -o FILE         a (signed) OPA bundle archive, for OPA servers
 //	gpufleet-policy bundle --format hcp -o DIR          an HCP Terraform / TFE OPA policy set
@@ -35,6 +36,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -51,15 +53,17 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policybundle"
 )
 
-const usage = "usage: gpufleet-policy documents [-o FILE] PLAN.json\n" +
+const usage = "usage: gpufleet-policy documents [-o FILE] [--data FILE ...] PLAN.json | MANIFEST.yaml ...\n" +
 	"       gpufleet-policy bundle -o DIR|FILE.tar.gz\n" +
 	"       gpufleet-policy bundle --format hcp -o DIR [--data FILE ...]\n" +
 	"       gpufleet-policy bundle --format opa -o BUNDLE.tar.gz [--data FILE ...] [--signing-key KEY [--signing-alg RS256|HS256|...] [--signing-key-id ID]]\n" +
 	"       gpufleet-policy validate FILE...\n" +
 	"       gpufleet-policy junit [RESULTS.json]\n" +
 	"       gpufleet-policy utilization --prometheus URL --pool NAME [--selector MATCHERS] [--window 14d] [--step 5m] ...\n" +
-	"documents: the pool documents of a Terraform plan's JSON (- reads standard input), for\n" +
-	"  conftest test --policy DIR FILE: the same findings as on the plan, documents built once.\n" +
+	"documents: the pool documents of a Terraform plan's JSON, or of Kubernetes manifests (YAML or JSON,\n" +
+	"  any number of files, judged together as conftest --combine judges them; - reads standard input), for\n" +
+	"  conftest test --policy DIR FILE: the same findings as on the plan or manifests, documents built once.\n" +
+	"  --data: the policy data's cluster registry, for manifests whose objects name no zone (give conftest the same).\n" +
 	"bundle: writes the gpufleet policy bundle of this release, without its tests: for conftest, to DIR\n" +
 	"  (or, with -o FILE.tar.gz, as the archive a release publishes for conftest pull --policy DIR FILE);\n" +
 	"  --format opa, an OPA bundle archive for OPA servers (the catalog and the --data policy data as\n" +
@@ -116,28 +120,60 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("documents", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	out := fset.String("o", "", "")
-	if fset.Parse(args) != nil || fset.NArg() != 1 {
+	var dataFiles multiFlag
+	fset.Var(&dataFiles, "data", "")
+	if fset.Parse(args) != nil || fset.NArg() < 1 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	name := fset.Arg(0)
-	in := stdin
-	if name != "-" {
-		f, err := os.Open(name)
+	// The cluster registry of the policy data places Kubernetes objects that name no zone: conftest
+	// must judge the documents with the same data.
+	var clusters map[string]any
+	if len(dataFiles) > 0 {
+		data, err := policy.LoadData(dataFiles)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
-		defer f.Close()
-		in = f
-	} else {
-		name = "standard input"
+		clusters, _ = data.Raw["gpufleet"].(map[string]any)["clusters"].(map[string]any)
 	}
-	plan, err := plandoc.Read(in)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v; run it on the JSON of a plan: terraform show -json plan.out > plan.json\n", name, err)
-		return 1
+	var files []plandoc.ManifestFile
+	for _, name := range fset.Args() {
+		var raw []byte
+		var err error
+		if name == "-" {
+			raw, err = io.ReadAll(stdin)
+			name = "standard input"
+		} else {
+			raw, err = os.ReadFile(name)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		files = append(files, plandoc.ManifestFile{Path: name, Data: raw})
 	}
+	name := files[0].Path
+	plan, err := plandoc.Read(bytes.NewReader(files[0].Data))
+	if err != nil || len(files) > 1 {
+		// Kubernetes manifests (YAML or JSON: NodePools and their node classes and overlays,
+		// ComputeClasses), every file's objects judged together as conftest --combine judges them.
+		manifests, kubeErr := plandoc.ReadManifests(files)
+		switch {
+		case kubeErr == nil:
+			plan, err = manifests, nil
+			if len(files) > 1 {
+				name = fmt.Sprintf("%d files", len(files))
+			}
+		case err != nil && !plandoc.LooksLikeManifests(files[0].Data):
+			fmt.Fprintf(stderr, "%s: %v; run it on the JSON of a plan: terraform show -json plan.out > plan.json\n", name, err)
+			return 1
+		default:
+			fmt.Fprintf(stderr, "%v; run it on the JSON of one plan (terraform show -json plan.out > plan.json) or on Kubernetes manifests\n", kubeErr)
+			return 1
+		}
+	}
+	plan.SetClusters(clusters)
 	d, err := plan.Build()
 	if err == nil {
 		err = writeOutput(*out, stdout, func(w io.Writer) error { return d.WriteFile(w, plan) })

@@ -336,3 +336,60 @@ func tarFiles(t *testing.T, path string) map[string][]byte {
 		out[h.Name] = raw
 	}
 }
+
+// documents reads Kubernetes manifests too (#38): every file's objects together, a NodePool joined
+// with its node class in another file, the cluster registry of --data placing the pools that name
+// no zone; a YAML document that is not a Kubernetes object is refused, naming the file.
+func TestRun_documentsOfManifests(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	nodePool := write("nodepool.yaml", `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    metadata: {labels: {gpufleet.io/client: acme}}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge]}
+  limits: {nvidia.com/gpu: "4"}
+---
+`)
+	nodeClass := write("nodeclass.yaml", `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: gpu, labels: {gpufleet.io/cluster: ml-prod-eu}}
+spec: {tags: {gpufleet:cost-center: cc-1001}}
+`)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"documents", "--data", "../../../../policies/examples/policy-data.yaml", nodePool, nodeClass}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var file struct {
+		Pools [][2]json.RawMessage `json:"pools"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &file); err != nil || len(file.Pools) != 1 {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	var doc struct {
+		Address string            `json:"address"`
+		Region  string            `json:"region"`
+		Tags    map[string]string `json:"tags"`
+	}
+	if err := json.Unmarshal(file.Pools[0][1], &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Address != "NodePool/gpu" || doc.Region != "eu-west-1" || doc.Tags["gpufleet:cost-center"] != "cc-1001" {
+		t.Fatalf("document %+v", doc)
+	}
+	stdout.Reset()
+	if code := run([]string{"documents", nodePool, write("notes.yaml", "title: not an object of Kubernetes\n")}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "notes.yaml: document 1 is not a Kubernetes object") || stdout.Len() > 0 {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
+	}
+}

@@ -1,0 +1,1157 @@
+package plandoc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	json "github.com/segmentio/encoding/json"
+	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// Kubernetes autoscaler objects (policies/gpufleet/documents_kube.rego, function for function):
+// Karpenter NodePools joined with their node class (EC2NodeClass, or EKS Auto Mode's NodeClass)
+// and the NodeOverlays that select them, and GKE ComputeClasses, from YAML manifests
+// (ReadManifests) or from a plan's kubernetes_manifest and kubectl_manifest resources.
+
+// kubeObject is one Kubernetes object: the plan address of its resource ("" for a manifest file's
+// object, whose address is "<Kind>/<name>"), the file it came from, and the object.
+type kubeObject struct {
+	key  string
+	path string
+	obj  map[string]any
+}
+
+// ManifestFile is one file of Kubernetes manifests: YAML (one or more documents) or JSON.
+type ManifestFile struct {
+	Path string
+	Data []byte
+}
+
+// ReadManifests reads Kubernetes objects from files of YAML or JSON manifests (kubectl apply -f
+// and helm template write them): every document, a List's items, and a JSON array's elements,
+// all judged together as conftest --combine judges them (a NodePool's node class may be in another
+// file). Empty documents are skipped; anything that is not a Kubernetes object (no apiVersion and
+// kind) is an error naming the file, as is input without any object.
+func ReadManifests(files []ManifestFile) (*Plan, error) {
+	p := &Plan{kubeComplete: true}
+	for _, f := range files {
+		docs, err := manifestDocuments(f.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		for i, d := range docs {
+			items, ok := kubeItems(d)
+			if !ok {
+				return nil, fmt.Errorf("%s: document %d is not a Kubernetes object (no apiVersion and kind)", f.Path, i+1)
+			}
+			for _, o := range items {
+				p.objects = append(p.objects, kubeObject{path: f.Path, obj: o})
+			}
+		}
+	}
+	if len(p.objects) == 0 {
+		return nil, errors.New("the input holds no Kubernetes object")
+	}
+	return p, nil
+}
+
+// manifestDocuments are the YAML documents of data as JSON values (sigs.k8s.io/yaml, as conftest
+// and OPA convert YAML), nulls left out.
+func manifestDocuments(data []byte) ([]any, error) {
+	r := k8syaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var out []any
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		raw, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return nil, err
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, err
+		}
+		if v != nil {
+			out = append(out, v)
+		}
+	}
+}
+
+// kubeItems is inputs.objects of one document: a Kubernetes object, a List's items that are
+// objects, or the objects of an array (of objects and nulls); false for anything else.
+func kubeItems(d any) ([]map[string]any, bool) {
+	list := []any{d}
+	if a, ok := d.([]any); ok {
+		list = a
+		if !slices.ContainsFunc(a, func(e any) bool { return isKubeObject(e) }) {
+			return nil, false
+		}
+	}
+	var out []map[string]any
+	for _, e := range list {
+		if e == nil && len(list) > 1 || e == nil && isArray(d) {
+			continue
+		}
+		if !isKubeObject(e) {
+			return nil, false
+		}
+		o := e.(map[string]any)
+		if o["kind"] == "List" && isArray(o["items"]) {
+			for _, i := range o["items"].([]any) {
+				if isKubeObject(i) {
+					out = append(out, i.(map[string]any))
+				}
+			}
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, true
+}
+
+// isKubeObject is inputs.kube_object.
+func isKubeObject(v any) bool {
+	o, ok := v.(map[string]any)
+	return ok && isString(o["apiVersion"]) && isString(o["kind"])
+}
+
+// planKubeObjects are documents.kube_objects of a plan: the objects of its kubernetes_manifest
+// (manifest) and kubectl_manifest (yaml_body) resources, under their addresses.
+func (p *Plan) planKubeObjects() {
+	for i := range p.changes {
+		rc := &p.changes[i]
+		if rc.Type != "kubernetes_manifest" && rc.Type != "kubectl_manifest" {
+			continue
+		}
+		c, ok := rc.decodeChange()
+		if !ok {
+			continue
+		}
+		a, ok := rc.planned(c)
+		if !ok {
+			continue
+		}
+		var o any
+		if rc.Type == "kubernetes_manifest" {
+			o = a["manifest"]
+		} else if body, ok := a["yaml_body"].(string); ok {
+			if raw, err := yaml.YAMLToJSON([]byte(body)); err == nil {
+				_ = json.Unmarshal(raw, &o)
+			}
+		}
+		if m, ok := o.(map[string]any); ok {
+			p.objects = append(p.objects, kubeObject{key: rc.Address, obj: m})
+		}
+	}
+	p.kubeComplete = true
+}
+
+// kubeIndex holds what the builders look up across objects, computed once per plan.
+type kubeIndex struct {
+	nodePools      []kubeObject
+	computeClasses []kubeObject
+	overlays       []map[string]any
+	nodeClasses    map[string]map[string]any
+	summaries      []npSummary
+}
+
+// kube indexes the plan's objects (once; Build calls it before it builds documents).
+func (p *Plan) kube() *kubeIndex {
+	if p.kubeIdx != nil {
+		return p.kubeIdx
+	}
+	k := &kubeIndex{nodeClasses: map[string]map[string]any{}}
+	ofKind := func(group, kind string) []kubeObject {
+		var out []kubeObject
+		for _, o := range p.objects {
+			if o.obj["kind"] == kind && strings.HasPrefix(o.obj["apiVersion"].(string), group) {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	k.nodePools = ofKind("karpenter.sh/", "NodePool")
+	k.computeClasses = ofKind("cloud.google.com/", "ComputeClass")
+	for _, o := range ofKind("karpenter.sh/", "NodeOverlay") {
+		k.overlays = append(k.overlays, o.obj)
+	}
+	for _, o := range append(ofKind("karpenter.k8s.aws/", "EC2NodeClass"), ofKind("eks.amazonaws.com/", "NodeClass")...) {
+		name, ok := at(o.obj, "metadata", "name")
+		if !ok || !isString(name) {
+			continue
+		}
+		key := strings.Split(o.obj["apiVersion"].(string), "/")[0] + "/" + o.obj["kind"].(string) + "/" + name.(string)
+		if _, seen := k.nodeClasses[key]; !seen {
+			k.nodeClasses[key] = o.obj
+		}
+	}
+	for _, o := range k.nodePools {
+		if s, ok := summarise(o.obj); ok {
+			k.summaries = append(k.summaries, s)
+		}
+	}
+	p.kubeIdx = k
+	return k
+}
+
+// kubeAddress is documents._kube_address.
+func kubeAddress(o kubeObject) string {
+	if o.key != "" {
+		return o.key
+	}
+	if name, ok := at(o.obj, "metadata", "name"); ok && isString(name) {
+		return o.obj["kind"].(string) + "/" + name.(string)
+	}
+	return o.obj["kind"].(string) + "/(no name)"
+}
+
+// kubePools is documents.kube_pools: the documents of the GPU NodePools, then of the GPU
+// ComputeClasses.
+func (p *Plan) kubePools() ([]Pool, error) {
+	if len(p.objects) == 0 {
+		return nil, nil
+	}
+	k := p.kube()
+	var out []Pool
+	add := func(address string, doc map[string]any) error {
+		if doc == nil {
+			return nil
+		}
+		if f, ok := documentFit(doc); ok {
+			doc["fit"] = f
+		}
+		raw, err := appendJSON(nil, doc)
+		if err != nil {
+			return fmt.Errorf("encoding the document of %s: %w", address, err)
+		}
+		out = append(out, Pool{Address: address, Document: raw})
+		return nil
+	}
+	for _, o := range k.nodePools {
+		address := kubeAddress(o)
+		if err := add(address, p.nodePoolDocument(k, address, o.obj)); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range k.computeClasses {
+		address := kubeAddress(o)
+		if err := add(address, p.computeClassDocument(address, o.obj)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+// ---------------------------------------------------------------------------------------------
+
+// kubeLabels is documents._kube_labels.
+func kubeLabels(meta, node any) map[string]any {
+	out := map[string]any{}
+	for k, v := range obj(meta) {
+		if strings.HasPrefix(k, "gpufleet.io/") {
+			out[k] = v
+		}
+	}
+	for k, v := range obj(node) {
+		out[k] = v
+	}
+	return out
+}
+
+// kubeWaivers is documents._kube_waivers.
+func kubeWaivers(annotations any) map[string]any {
+	out := map[string]any{}
+	for k, v := range obj(annotations) {
+		if strings.HasPrefix(k, "gpufleet.io/waive-") && isString(v) {
+			out[strings.ToUpper(strings.TrimPrefix(k, "gpufleet.io/waive-"))] = v
+		}
+	}
+	return out
+}
+
+// metaCluster is documents._meta_cluster.
+func metaCluster(o any) (string, bool) {
+	for _, field := range []string{"labels", "annotations"} {
+		if c, ok := at(o, "metadata", field, "gpufleet.io/cluster"); ok && isString(c) {
+			return c.(string), true
+		}
+	}
+	return "", false
+}
+
+// kubeCluster is documents._kube_cluster.
+func kubeCluster(o any, nodeClass map[string]any) any {
+	if c, ok := metaCluster(o); ok {
+		return c
+	}
+	if nodeClass == nil {
+		return nil
+	}
+	if c, ok := metaCluster(nodeClass); ok {
+		return c
+	}
+	found := map[string]bool{}
+	for _, t := range arr(get(nodeClass, nil, "spec", "subnetSelectorTerms")) {
+		if c, ok := at(t, "tags", "karpenter.sh/discovery"); ok && isString(c) {
+			found[c.(string)] = true
+		}
+	}
+	if len(found) == 1 {
+		for c := range found {
+			return c
+		}
+	}
+	return nil
+}
+
+var awsZone = regexp.MustCompile(`^[a-z]+-[a-z]+-[0-9]+[a-z]$`)
+
+// zoneRegion is documents._zone_region.
+func zoneRegion(cloud, z string) (string, bool) {
+	if cloud == "aws" {
+		if awsZone.MatchString(z) {
+			return z[:len(z)-1], true
+		}
+		return "", false
+	}
+	if gcpIsZone(z) {
+		return gcpRegion(z), true
+	}
+	return "", false
+}
+
+// kubeRegion is documents._kube_region, with the cluster registry of the policy data given to
+// SetClusters (data.gpufleet.clusters).
+func (p *Plan) kubeRegion(cloud string, zones, regions []string, cluster any) any {
+	rs := map[string]bool{}
+	for _, z := range zones {
+		if r, ok := zoneRegion(cloud, z); ok {
+			rs[r] = true
+		}
+	}
+	if len(rs) == 1 {
+		for r := range rs {
+			return r
+		}
+	}
+	if len(zones) == 0 && len(regions) == 1 {
+		return regions[0]
+	}
+	if len(zones) == 0 && len(regions) == 0 {
+		if name, ok := cluster.(string); ok {
+			c, ok := p.clusters[name]
+			if ok && get(c, nil, "cloud") == cloud {
+				if r, ok := at(c, "region"); ok {
+					return r
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// regoV is sprintf("%v", [x]) of a scalar as OPA writes it.
+func regoV(x any) string {
+	switch v := x.(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case nil:
+		return "null"
+	}
+	raw, _ := json.Marshal(x)
+	return string(raw)
+}
+
+// toNumber is to_number of a number or a numeric string.
+func toNumber(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return f, err == nil
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case nil:
+		return 0, true
+	}
+	return 0, false
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requirements
+// ---------------------------------------------------------------------------------------------
+
+// oneAdmits is documents._one_admits: requirement r says nothing against value v of key.
+func oneAdmits(r any, key string, v any, vDefined bool) bool {
+	rk, ok := at(r, "key")
+	if !ok {
+		return false
+	}
+	if rk != key {
+		return true
+	}
+	op, hasOp := at(r, "operator")
+	values := func() map[string]bool {
+		s := map[string]bool{}
+		for _, x := range arr(get(r, nil, "values")) {
+			s[regoV(x)] = true
+		}
+		return s
+	}
+	switch {
+	case !hasOp || !isString(op):
+		return false
+	case op == "In":
+		return vDefined && isString(v) && values()[v.(string)]
+	case op == "NotIn":
+		return vDefined && !(isString(v) && values()[v.(string)])
+	case op == "Exists":
+		return true
+	case op == "Gt" || op == "Lt":
+		first, ok := at(r, "values", 0)
+		if !ok || !vDefined {
+			return false
+		}
+		a, ok1 := toNumber(v)
+		b, ok2 := toNumber(first)
+		if !ok1 || !ok2 {
+			return false
+		}
+		if op == "Gt" {
+			return a > b
+		}
+		return a < b
+	case op == "DoesNotExist":
+		return false
+	}
+	return true
+}
+
+// reqAdmits is documents._req_admits.
+func reqAdmits(reqs []any, key string, v any, vDefined bool) bool {
+	for _, r := range reqs {
+		if !oneAdmits(r, key, v, vDefined) {
+			return false
+		}
+	}
+	return true
+}
+
+// reqIn is documents._req_in: the sorted In values of key.
+func reqIn(reqs []any, key string) []string {
+	s := map[string]bool{}
+	for _, r := range reqs {
+		if get(r, nil, "key") == key && get(r, nil, "operator") == "In" {
+			for _, x := range arr(get(r, nil, "values")) {
+				s[regoV(x)] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(s))
+	for v := range s {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func reqHas(reqs []any, key string) bool {
+	for _, r := range reqs {
+		if get(r, nil, "key") == key {
+			return true
+		}
+	}
+	return false
+}
+
+var karpenterKeys = []string{"instance-family", "instance-category", "instance-generation", "instance-gpu-name", "instance-gpu-count", "instance-gpu-memory", "instance-gpu-manufacturer"}
+
+var (
+	gpuNameSuffix  = regexp.MustCompile(`-[0-9]+GB$`)
+	digits         = regexp.MustCompile(`[0-9]+`)
+	gpuFamilyValue = regexp.MustCompile(`^(p[0-9]?|gr?[0-9]?)(\.|[a-z]*$|[a-z]*\.)`)
+	gpuMachine     = regexp.MustCompile(`^(a[0-9]|g[0-9])`)
+)
+
+// awsFeatures is documents._aws_features, once per process.
+var awsFeatures = sync.OnceValue(func() map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for t, it := range obj(get(policyCatalog(), nil, "aws_instance_types")) {
+		family, _ := get(it, "", "family").(string)
+		model, _ := get(it, "", "gpu_model").(string)
+		mem, ok := get(policyCatalog(), nil, "gpus", model, "memory_gib").(float64)
+		gen := digits.FindString(family)
+		if !ok || gen == "" {
+			continue
+		}
+		category := family[:min(1, len(family))]
+		if strings.HasPrefix(family, "gr") {
+			category = family[:2]
+		}
+		out[t] = map[string]any{
+			"instance-family":           family,
+			"instance-category":         category,
+			"instance-generation":       gen,
+			"instance-gpu-name":         strings.ToLower(gpuNameSuffix.ReplaceAllString(model, "")),
+			"instance-gpu-count":        regoV(get(it, nil, "gpu_count")),
+			"instance-gpu-memory":       regoV(mem * 1024),
+			"instance-gpu-manufacturer": "nvidia",
+		}
+	}
+	return out
+})
+
+// npCandidates is documents._np_candidates.
+func npCandidates(reqs []any, prefix string) []string {
+	features := awsFeatures()
+	admits := func(f map[string]any) bool {
+		for _, k := range karpenterKeys {
+			if !reqAdmits(reqs, prefix+k, f[k], true) {
+				return false
+			}
+		}
+		return true
+	}
+	var out []string
+	if named := reqIn(reqs, "node.kubernetes.io/instance-type"); len(named) > 0 {
+		for _, t := range named {
+			if f, ok := features[t]; ok && admits(f) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	for t, f := range features {
+		if reqAdmits(reqs, "node.kubernetes.io/instance-type", t, true) && admits(f) {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// npGPU is documents._np_gpu.
+func npGPU(reqs []any, prefix string, taints any, limits map[string]any) bool {
+	for _, r := range reqs {
+		key, op := get(r, nil, "key"), get(r, nil, "operator")
+		switch key {
+		case prefix + "instance-gpu-name", prefix + "instance-gpu-manufacturer", prefix + "instance-gpu-memory":
+			if op == "In" || op == "Exists" || op == "Gt" {
+				return true
+			}
+		case prefix + "instance-gpu-count":
+			values, _ := at(r, "values")
+			if (op == "In" || op == "Gt") && !(isArray(values) && len(values.([]any)) == 1 && values.([]any)[0] == "0") {
+				return true
+			}
+		}
+	}
+	for _, r := range reqs {
+		key := get(r, nil, "key")
+		if (key == "node.kubernetes.io/instance-type" || key == prefix+"instance-family" || key == prefix+"instance-category") && get(r, nil, "operator") == "In" {
+			for _, v := range arr(get(r, nil, "values")) {
+				if s, ok := v.(string); ok && gpuFamilyValue.MatchString(s) {
+					return true
+				}
+			}
+		}
+	}
+	for _, t := range arr(taints) {
+		if get(t, nil, "key") == "nvidia.com/gpu" {
+			return true
+		}
+	}
+	v, ok := limits["nvidia.com/gpu"]
+	return truthy(v, ok)
+}
+
+// npCapacityTypes is documents._np_capacity_types.
+func npCapacityTypes(reqs []any) []string {
+	if !reqHas(reqs, "karpenter.sh/capacity-type") {
+		return []string{"on-demand"}
+	}
+	var out []string
+	for _, c := range []string{"on-demand", "reserved", "spot"} {
+		if reqAdmits(reqs, "karpenter.sh/capacity-type", c, true) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+var wholeNumberString = regexp.MustCompile(`^[0-9]+$`)
+
+// kubeCount is documents._count.
+func kubeCount(q any) any {
+	switch v := q.(type) {
+	case float64:
+		return v
+	case string:
+		if wholeNumberString.MatchString(v) {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+	}
+	return nil
+}
+
+func npPrefix(group any) string {
+	if group == "eks.amazonaws.com" {
+		return "eks.amazonaws.com/"
+	}
+	return "karpenter.k8s.aws/"
+}
+
+func only[T comparable](s map[T]bool) any {
+	if len(s) == 1 {
+		for x := range s {
+			return x
+		}
+	}
+	return nil
+}
+
+func stringsAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// NodePools
+// ---------------------------------------------------------------------------------------------
+
+// nodePoolDocument is documents._nodepool_document; nil when the NodePool is not a GPU pool.
+func (p *Plan) nodePoolDocument(k *kubeIndex, address string, np map[string]any) map[string]any {
+	ref := get(np, map[string]any{}, "spec", "template", "spec", "nodeClassRef")
+	if !isObject(ref) {
+		return nil // object.get on it is a type error in Rego: no document
+	}
+	group, kind, name := get(ref, "karpenter.k8s.aws", "group"), get(ref, "EC2NodeClass", "kind"), get(ref, "", "name")
+	if !isString(group) || !isString(kind) || !isString(name) {
+		return nil
+	}
+	var nc map[string]any
+	var found any
+	if c, ok := k.nodeClasses[group.(string)+"/"+kind.(string)+"/"+name.(string)]; ok {
+		nc, found = c, true
+	} else if p.kubeComplete {
+		found = false
+	}
+	tmplV := get(np, map[string]any{}, "spec", "template", "spec")
+	tmpl, ok := tmplV.(map[string]any)
+	if !ok {
+		return nil
+	}
+	reqs := arr(get(tmpl, []any{}, "requirements"))
+	prefix := npPrefix(get(tmpl, nil, "nodeClassRef", "group"))
+	limits := obj(get(np, map[string]any{}, "spec", "limits"))
+	if !npGPU(reqs, prefix, get(tmpl, []any{}, "taints"), limits) {
+		return nil
+	}
+	disruptionV := get(np, map[string]any{}, "spec", "disruption")
+	if !isObject(disruptionV) {
+		return nil
+	}
+	labels := kubeLabels(get(np, nil, "metadata", "labels"), get(np, nil, "spec", "template", "metadata", "labels"))
+	var tags any
+	if nc != nil {
+		tags = obj(get(nc, map[string]any{}, "spec", "tags"))
+	}
+	catalogTypes := npCandidates(reqs, prefix)
+	candidates := catalogTypes
+	if len(candidates) == 0 {
+		candidates = reqIn(reqs, "node.kubernetes.io/instance-type")
+	}
+	models, counts := map[any]bool{}, map[any]bool{}
+	for _, t := range catalogTypes {
+		models[get(policyCatalog(), nil, "aws_instance_types", t, "gpu_model")] = true
+		counts[get(policyCatalog(), nil, "aws_instance_types", t, "gpu_count")] = true
+	}
+	model, perNode := only(models), only(counts)
+	migConfig := conventionMIGConfig(labels)
+	advertised := p.advertised(k, np, perNode)
+	gpu := gpuDocument(model, perNode)
+	gpu["mig_config"] = migConfig
+	gpu["slice_memory_gib"] = sliceMemory(model, nil, migConfig, false)
+	gpu["sharing"] = npSharing(labels, advertised, perNode)
+	zones := reqIn(reqs, "topology.kubernetes.io/zone")
+	region := p.kubeRegion("aws", zones, reqIn(reqs, "topology.kubernetes.io/region"), kubeCluster(np, nc))
+	types := npCapacityTypes(reqs)
+	replicas, static := get(np, nil, "spec", "replicas").(float64)
+	gpuLimit := kubeCount(get(limits, nil, "nvidia.com/gpu"))
+	maxSize := npMaxNodes(np, limits, advertised)
+	scaling := map[string]any{"min_size": 0.0, "max_size": maxSize, "desired_size": nil}
+	if static {
+		scaling = map[string]any{"min_size": replicas, "max_size": replicas, "desired_size": replicas}
+	}
+	cbRequired := slices.Contains(reqIn(reqs, "karpenter.k8s.aws/capacity-reservation-type"), "capacity-block")
+	capacityBlock := labels["gpufleet.io/capacity-type"] == "capacity-block" || cbRequired
+	pct := 0.0
+	if slices.Contains(types, "spot") {
+		pct = 100.0
+	}
+	sides := allOrNothingSides(scaling, pct)
+	var res any
+	switch {
+	case capacityBlock:
+		res = map[string]any{"type": "capacity-block", "id": nil, "name": nil, "project": nil}
+	case slices.Contains(types, "reserved"):
+		res = map[string]any{"type": "capacity-reservation", "id": nil, "name": nil, "project": nil}
+	}
+	cost, assumptions := npCost(catalogTypes, perNode, region, types, maxSize)
+	var reservationTerms any
+	if nc != nil {
+		reservationTerms = float64(len(arr(get(nc, []any{}, "spec", "capacityReservationSelectorTerms"))))
+	}
+	return map[string]any{
+		"address":        address,
+		"resource_type":  "NodePool",
+		"cloud":          "aws",
+		"region":         region,
+		"zones":          stringsAny(zones),
+		"name":           get(np, nil, "metadata", "name"),
+		"labels":         labels,
+		"tags":           tags,
+		"client":         conventionClient(labels, tags),
+		"workload":       conventionWorkload(labels),
+		"unread_labels":  conventionUnread(labels),
+		"waivers":        kubeWaivers(get(np, nil, "metadata", "annotations")),
+		"taints":         normalisedTaints(arr(get(tmpl, []any{}, "taints"))),
+		"instance_types": stringsAny(candidates),
+		"gpu":            gpu,
+		"scaling":        scaling,
+		"capacity": map[string]any{
+			"spot_percentage": pct,
+			"on_demand_base":  0.0,
+			"reservation":     res,
+			"on_demand":       sides[0],
+			"spot":            sides[1],
+		},
+		"cost":        cost,
+		"assumptions": assumptions,
+		"autoscaler": map[string]any{
+			"kind": "NodePool",
+			"node_class": map[string]any{
+				"kind":              get(tmpl, nil, "nodeClassRef", "kind"),
+				"name":              get(tmpl, nil, "nodeClassRef", "name"),
+				"found":             found,
+				"reservation_terms": reservationTerms,
+			},
+			"capacity_types":           stringsAny(types),
+			"capacity_block":           capacityBlock,
+			"capacity_block_required":  cbRequired,
+			"weight":                   get(np, 0.0, "spec", "weight"),
+			"static":                   static,
+			"gpu_limit":                gpuLimit,
+			"advertised_gpus_per_node": advertised,
+			"disruption":               npDisruption(disruptionV.(map[string]any), get(tmpl, nil, "expireAfter")),
+			"fallback_to":              p.fallbackTo(k, np, types),
+		},
+	}
+}
+
+// advertised is documents._advertised.
+func (p *Plan) advertised(k *kubeIndex, np map[string]any, perNode any) any {
+	if !p.kubeComplete {
+		return nil
+	}
+	best, any_ := 0.0, false
+	for _, o := range k.overlays {
+		if !overlaySelects(o, np) {
+			continue
+		}
+		if n, ok := kubeCount(get(o, nil, "spec", "capacity", "nvidia.com/gpu")).(float64); ok {
+			if !any_ || n > best {
+				best = n
+			}
+			any_ = true
+		}
+	}
+	if any_ {
+		return best
+	}
+	return perNode
+}
+
+// overlaySelects is documents._overlay_selects.
+func overlaySelects(o, np map[string]any) bool {
+	name, ok := at(np, "metadata", "name")
+	if !ok {
+		return false
+	}
+	labels := map[string]any{}
+	for k, v := range obj(get(np, map[string]any{}, "spec", "template", "metadata", "labels")) {
+		labels[k] = v
+	}
+	labels["karpenter.sh/nodepool"] = name
+	for _, r := range arr(get(o, []any{}, "spec", "requirements")) {
+		key, hasKey := at(r, "key")
+		if !hasKey || !isString(key) {
+			return false
+		}
+		v, defined := labels[key.(string)]
+		op, hasOp := at(r, "operator")
+		if !truthy(v, defined) && hasOp && op != "DoesNotExist" {
+			continue
+		}
+		if defined && oneAdmits(r, key.(string), v, true) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// npSharing is documents._np_sharing.
+func npSharing(labels map[string]any, advertised, perNode any) any {
+	s, ok := eksSharing(labels).(map[string]any)
+	if !ok {
+		return nil
+	}
+	var replicas any
+	a, ok1 := advertised.(float64)
+	n, ok2 := perNode.(float64)
+	if ok1 && ok2 && a > n && math.Mod(a, n) == 0 {
+		replicas = a / n
+	}
+	return map[string]any{"strategy": s["strategy"], "replicas": replicas}
+}
+
+// npMaxNodes is documents._np_max_nodes.
+func npMaxNodes(np, limits map[string]any, advertised any) any {
+	if r, ok := get(np, nil, "spec", "replicas").(float64); ok {
+		return r
+	}
+	n, nOK := kubeCount(get(limits, nil, "nodes")).(float64)
+	g, gOK := kubeCount(get(limits, nil, "nvidia.com/gpu")).(float64)
+	a, aOK := advertised.(float64)
+	aOK = aOK && a > 0
+	switch {
+	case nOK && gOK && aOK:
+		return math.Min(n, math.Floor(g/a))
+	case nOK:
+		return n
+	case gOK && aOK:
+		return math.Floor(g / a)
+	}
+	return nil
+}
+
+// npCost is documents._np_cost.
+func npCost(catalogTypes []string, perNode, region any, types []string, nodes any) (map[string]any, []any) {
+	n, ok1 := nodes.(float64)
+	_, ok2 := perNode.(float64)
+	r, ok3 := region.(string)
+	if ok1 && ok2 && ok3 {
+		key, name := "on_demand_usd", "on-demand"
+		if slices.Equal(types, []string{"spot"}) {
+			key, name = "spot_usd", "spot"
+		}
+		lowest, any_ := 0.0, false
+		for _, t := range catalogTypes {
+			if price, ok := get(policyCatalog(), nil, "aws_instance_types", t, "prices", r, key).(float64); ok {
+				if !any_ || price < lowest {
+					lowest = price
+				}
+				any_ = true
+			}
+		}
+		hours, _ := get(policyCatalog(), 730.0, "hours_per_month").(float64)
+		if any_ {
+			hourly := n * lowest
+			return map[string]any{"hourly_usd": hourly, "monthly_usd": hourly * hours},
+				[]any{fmt.Sprintf("cost at the NodePool's limit of %s node(s), each at the lowest %s price of its instance types", regoV(n), name)}
+		}
+	}
+	return map[string]any{"hourly_usd": nil, "monthly_usd": nil}, []any{}
+}
+
+// npDisruption is documents._np_disruption.
+func npDisruption(d map[string]any, expire any) map[string]any {
+	policy := get(d, "WhenEmptyOrUnderutilized", "consolidationPolicy")
+	busy := policy != "WhenEmpty"
+	if busy {
+		for _, b := range arr(get(d, []any{}, "budgets")) {
+			nodes, ok := at(b, "nodes")
+			if !ok || (nodes != "0" && nodes != "0%" && nodes != 0.0) {
+				continue
+			}
+			if s, ok := at(b, "schedule"); truthy(s, ok) {
+				continue
+			}
+			reasons := get(b, nil, "reasons")
+			if reasons == nil || slices.Contains(arr(reasons), any("Underutilized")) {
+				busy = false
+				break
+			}
+		}
+	}
+	if !isString(expire) {
+		expire = "720h"
+	}
+	return map[string]any{"consolidation_policy": policy, "consolidates_busy_nodes": busy, "expire_after": expire}
+}
+
+// npSummary is documents._np_summary.
+type npSummary struct {
+	name, class, weight any
+	types               []string
+	static              bool
+	gpu                 string // the GPU requirements, compared as a whole
+	labels              string // the template labels but gpufleet.io/capacity-type
+}
+
+func summarise(np map[string]any) (npSummary, bool) {
+	tmpl, ok := get(np, map[string]any{}, "spec", "template", "spec").(map[string]any)
+	if !ok {
+		return npSummary{}, false
+	}
+	reqs := arr(get(tmpl, []any{}, "requirements"))
+	prefix := npPrefix(get(tmpl, nil, "nodeClassRef", "group"))
+	_, static := get(np, nil, "spec", "replicas").(float64)
+	gpu, _ := json.Marshal([][]string{reqIn(reqs, "node.kubernetes.io/instance-type"), reqIn(reqs, prefix+"instance-family"), reqIn(reqs, prefix+"instance-gpu-name")})
+	labels := map[string]any{}
+	for k, v := range obj(get(np, map[string]any{}, "spec", "template", "metadata", "labels")) {
+		if k != "gpufleet.io/capacity-type" {
+			labels[k] = v
+		}
+	}
+	l, _ := json.Marshal(labels) // map keys sorted: equal maps, equal bytes
+	return npSummary{
+		name: get(np, "", "metadata", "name"), class: get(tmpl, nil, "nodeClassRef", "name"), weight: get(np, 0.0, "spec", "weight"),
+		types: npCapacityTypes(reqs), static: static, gpu: string(gpu), labels: string(l),
+	}, true
+}
+
+// fallbackTo is documents._np_fallback_to.
+func (p *Plan) fallbackTo(k *kubeIndex, np map[string]any, types []string) any {
+	if !p.kubeComplete {
+		return nil
+	}
+	me, ok := summarise(np)
+	if !slices.Equal(types, []string{"spot"}) || !ok || me.static {
+		return []any{}
+	}
+	var names []string
+	for _, s := range k.summaries {
+		w, ok1 := s.weight.(float64)
+		mw, ok2 := me.weight.(float64)
+		name, ok3 := s.name.(string)
+		if slices.Equal(s.types, []string{"on-demand"}) && !s.static && s.class == me.class && s.gpu == me.gpu && s.labels == me.labels && ok1 && ok2 && ok3 && w <= mw {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return stringsAny(names)
+}
+
+// ---------------------------------------------------------------------------------------------
+// ComputeClasses
+// ---------------------------------------------------------------------------------------------
+
+func ccGPUPriority(p any) bool {
+	if t, ok := at(p, "gpu", "type"); ok && isString(t) {
+		return true
+	}
+	for _, f := range []string{"machineType", "machineFamily"} {
+		if s, ok := get(p, "", f).(string); ok && gpuMachine.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func ccModel(p any) (any, bool) {
+	if t, ok := at(p, "gpu", "type"); truthy(t, ok) {
+		s, _ := t.(string)
+		m, ok := at(policyCatalog(), "gke_accelerators", s, "gpu_model")
+		return m, ok && isString(t)
+	}
+	mt, _ := get(p, nil, "machineType").(string)
+	if m, ok := at(policyCatalog(), "gke_machine_types", mt, "gpu_model"); ok && isString(m) {
+		return m, true
+	}
+	return nil, false
+}
+
+func ccCount(p any) (any, bool) {
+	if c, ok := at(p, "gpu", "count"); ok && isNumber(c) {
+		return c, true
+	}
+	mt, _ := get(p, nil, "machineType").(string)
+	if n, ok := at(policyCatalog(), "gke_machine_types", mt, "gpu_count"); ok && isNumber(n) && n.(float64) > 0 {
+		return n, true
+	}
+	return nil, false
+}
+
+// computeClassDocument is documents._computeclass_document; nil when the class is not a GPU class.
+func (p *Plan) computeClassDocument(address string, cc map[string]any) map[string]any {
+	priorities := arr(get(cc, []any{}, "spec", "priorities"))
+	var gpuPriorities []any
+	for _, pr := range priorities {
+		if ccGPUPriority(pr) {
+			gpuPriorities = append(gpuPriorities, pr)
+		}
+	}
+	if len(gpuPriorities) == 0 {
+		return nil
+	}
+	labels := kubeLabels(get(cc, nil, "metadata", "labels"), get(cc, nil, "spec", "nodePoolConfig", "nodeLabels"))
+	machines, models, counts := map[string]bool{}, map[any]bool{}, map[any]bool{}
+	for _, pr := range gpuPriorities {
+		if mt, ok := get(pr, nil, "machineType").(string); ok {
+			machines[mt] = true
+		}
+		if m, ok := ccModel(pr); ok {
+			models[m] = true
+		}
+		if n, ok := ccCount(pr); ok {
+			counts[n] = true
+		}
+	}
+	zoneSet := map[string]bool{}
+	var reservation any
+	var prioritiesDoc []any
+	spot := false
+	for _, pr := range priorities {
+		if !isObject(pr) {
+			continue // object.get on it is a type error: no element, in Rego
+		}
+		for _, z := range arr(get(pr, []any{}, "location", "zones")) {
+			if s, ok := z.(string); ok {
+				zoneSet[s] = true
+			}
+		}
+		for _, s := range arr(get(pr, []any{}, "reservations", "specific")) {
+			for _, z := range arr(get(s, []any{}, "zones")) {
+				if s, ok := z.(string); ok {
+					zoneSet[s] = true
+				}
+			}
+		}
+		if get(pr, nil, "spot") == true {
+			spot = true
+		}
+		if r, ok := get(pr, nil, "reservations").(map[string]any); ok && reservation == nil {
+			reservation = map[string]any{"type": "any", "id": nil, "name": nil, "project": nil}
+			if r["affinity"] == "Specific" {
+				reservation = map[string]any{"type": "specific", "id": nil,
+					"name": str(get(r, nil, "specific", 0, "name")), "project": str(get(r, nil, "specific", 0, "project"))}
+			}
+		}
+		prioritiesDoc = append(prioritiesDoc, map[string]any{
+			"spot":                 get(pr, false, "spot") == true,
+			"flex_start":           get(pr, false, "flexStart", "enabled") == true,
+			"reservation_affinity": get(pr, nil, "reservations", "affinity"),
+			"location_zones":       float64(len(arr(get(pr, []any{}, "location", "zones")))),
+		})
+	}
+	zones := make([]string, 0, len(zoneSet))
+	for z := range zoneSet {
+		zones = append(zones, z)
+	}
+	sort.Strings(zones)
+	machineList := make([]string, 0, len(machines))
+	for m := range machines {
+		machineList = append(machineList, m)
+	}
+	sort.Strings(machineList)
+	pct := 0.0
+	if spot {
+		pct = 100.0
+	}
+	if prioritiesDoc == nil {
+		prioritiesDoc = []any{}
+	}
+	return map[string]any{
+		"address":        address,
+		"resource_type":  "ComputeClass",
+		"cloud":          "gcp",
+		"region":         p.kubeRegion("gcp", zones, nil, kubeCluster(cc, nil)),
+		"zones":          stringsAny(zones),
+		"name":           get(cc, nil, "metadata", "name"),
+		"labels":         labels,
+		"tags":           nil,
+		"client":         conventionClient(labels, nil),
+		"workload":       conventionWorkload(labels),
+		"unread_labels":  conventionUnread(labels),
+		"waivers":        kubeWaivers(get(cc, nil, "metadata", "annotations")),
+		"taints":         normalisedTaints(arr(get(cc, []any{}, "spec", "nodePoolConfig", "taints"))),
+		"instance_types": stringsAny(machineList),
+		"gpu":            gpuDocument(only(models), only(counts)),
+		"scaling":        map[string]any{"min_size": 0.0, "max_size": nil, "desired_size": nil},
+		"capacity": map[string]any{
+			"spot_percentage": pct,
+			"on_demand_base":  0.0,
+			"reservation":     reservation,
+			"on_demand":       nil,
+			"spot":            nil,
+		},
+		"cost":        map[string]any{"hourly_usd": nil, "monthly_usd": nil},
+		"assumptions": []any{},
+		"autoscaler": map[string]any{
+			"kind":                   "ComputeClass",
+			"when_unsatisfiable":     get(cc, nil, "spec", "whenUnsatisfiable"),
+			"optimize_rule_priority": get(cc, false, "spec", "activeMigration", "optimizeRulePriority"),
+			"priorities":             prioritiesDoc,
+		},
+	}
+}
+
+// SetClusters gives the builders the policy data's cluster registry (data.gpufleet.clusters: name →
+// {cloud, region}), where an object's region comes from when its requirements name no zone. The
+// documents of such objects depend on it, so conftest must judge them with the same policy data.
+func (p *Plan) SetClusters(clusters map[string]any) { p.clusters = clusters }
+
+// LooksLikeManifests reports whether data is YAML rather than a JSON document, or a JSON object
+// with apiVersion and kind: input whose error is better told as manifests' than as a plan's.
+func LooksLikeManifests(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	if len(t) == 0 {
+		return false
+	}
+	if t[0] != '{' && t[0] != '[' && t[0] != '"' && !(t[0] >= '0' && t[0] <= '9') && t[0] != '-' && !bytes.HasPrefix(t, []byte("null")) && !bytes.HasPrefix(t, []byte("true")) && !bytes.HasPrefix(t, []byte("false")) {
+		return true
+	}
+	var v any
+	return json.Unmarshal(t, &v) == nil && isKubeObject(v)
+}
+
+// Objects are the Kubernetes objects read (ReadManifests) or found in the plan, in order.
+func (p *Plan) Objects() []map[string]any {
+	out := make([]map[string]any, len(p.objects))
+	for i, o := range p.objects {
+		out[i] = o.obj
+	}
+	return out
+}

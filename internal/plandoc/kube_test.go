@@ -1,0 +1,301 @@
+package plandoc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+	"sigs.k8s.io/yaml"
+)
+
+// The policy data the manifest fixtures are judged with: its cluster registry places objects that
+// name no zone.
+func exampleClusters(t *testing.T) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile("../../policies/examples/policy-data.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Gpufleet struct {
+			Clusters map[string]any `json:"clusters"`
+		} `json:"gpufleet"`
+	}
+	if err := yaml.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	if len(data.Gpufleet.Clusters) == 0 {
+		t.Fatal("no cluster registry in the example policy data")
+	}
+	return data.Gpufleet.Clusters
+}
+
+// bundleKubeDocuments is the bundle's data.gpufleet.documents.pools (and each pool's fit) with the
+// cluster registry as data.gpufleet.clusters.
+func bundleKubeDocuments(t *testing.T, clusters map[string]any) func(input any) (map[string]any, map[string]any) {
+	t.Helper()
+	c, _ := json.Marshal(clusters)
+	q, err := rego.New(
+		rego.Query(fmt.Sprintf(`x := {
+			"pools": data.gpufleet.documents.pools,
+			"fits": {address: f | some [address, doc] in data.gpufleet.documents.pools; f := data.gpufleet.lib.doc_fit(doc)},
+		} with data.gpufleet.clusters as %s`, c)),
+		rego.Load([]string{"../../policies/main.rego", "../../policies/gpufleet"}, func(_ string, info os.FileInfo, _ int) bool {
+			return strings.HasSuffix(info.Name(), "_test.rego")
+		}),
+	).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(input any) (map[string]any, map[string]any) {
+		t.Helper()
+		rs, err := q.Eval(context.Background(), rego.EvalInput(input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) != 1 {
+			t.Fatalf("the bundle's documents are undefined: %v", rs)
+		}
+		x := normalise(t, rs[0].Bindings["x"]).(map[string]any)
+		pools := map[string]any{}
+		for _, p := range x["pools"].([]any) {
+			pair := p.([]any)
+			pools[pair[0].(string)] = pair[1]
+		}
+		return pools, x["fits"].(map[string]any)
+	}
+}
+
+// goKubeDocuments builds the documents of a Plan as gpufleet-policy documents writes them.
+func goKubeDocuments(t *testing.T, p *Plan, clusters map[string]any) map[string]any {
+	t.Helper()
+	p.SetClusters(clusters)
+	d, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := d.WriteFile(&out, p); err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Pools [][2]any `json:"pools"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &file); err != nil {
+		t.Fatalf("the documents file is not JSON: %v\n%s", err, out.Bytes())
+	}
+	pools := map[string]any{}
+	for _, pair := range file.Pools {
+		pools[pair[0].(string)] = pair[1]
+	}
+	return pools
+}
+
+// kubeFixtures are the manifest fixtures' objects, file by file, as conftest parses them.
+func kubeFixtures(t *testing.T) map[string][]any {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(fixtures, "kube", "*.yaml"))
+	if len(files) < 12 {
+		t.Fatalf("only %d manifest fixtures", len(files))
+	}
+	out := map[string][]any{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, err := manifestDocuments(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[filepath.Base(f)] = docs
+	}
+	return out
+}
+
+// compareKube builds the documents of objects both ways: Go from the manifests, the bundle from
+// conftest --combine's input ([{path, contents}]); and both again from a plan that holds the same
+// objects in kubernetes_manifest and kubectl_manifest resources.
+func compareKube(t *testing.T, bundle func(any) (map[string]any, map[string]any), clusters map[string]any, name string, objects []any) int {
+	t.Helper()
+	var combined []any
+	var yamlDocs [][]byte
+	for _, o := range objects {
+		combined = append(combined, map[string]any{"path": name, "contents": o})
+		y, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		yamlDocs = append(yamlDocs, y)
+	}
+	p, err := ReadManifests([]ManifestFile{{Path: name, Data: bytes.Join(yamlDocs, []byte("---\n"))}})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	check := func(form string, got map[string]any, want map[string]any, fits map[string]any) {
+		got = normalise(t, got).(map[string]any)
+		var counts fitCounts
+		for address, doc := range got {
+			compareFit(t, name+" "+form+": "+address, doc.(map[string]any), fits[address], &counts)
+		}
+		if d := diff("pools", got, want); d != "" {
+			t.Errorf("%s (%s): Go and the bundle's builders differ at %s\nobjects: %s", name, form, d, show(objects))
+		}
+	}
+	want, fits := bundle(combined)
+	check("manifests", goKubeDocuments(t, p, clusters), want, fits)
+
+	var changes []any
+	for i, o := range objects {
+		after, typ := map[string]any{"manifest": o}, "kubernetes_manifest"
+		if i%2 == 1 {
+			y, _ := yaml.Marshal(o)
+			after, typ = map[string]any{"yaml_body": string(y)}, "kubectl_manifest"
+		}
+		changes = append(changes, map[string]any{
+			"address": fmt.Sprintf("%s.o%d", typ, i), "mode": "managed", "type": typ, "name": fmt.Sprintf("o%d", i),
+			"change": map[string]any{"actions": []any{"create"}, "after": after},
+		})
+	}
+	plan := map[string]any{"format_version": "1.2", "planned_values": map[string]any{}, "resource_changes": changes}
+	raw, _ := json.Marshal(plan)
+	pp, err := Read(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planValue any
+	_ = json.Unmarshal(raw, &planValue)
+	wantPlan, planFits := bundle(planValue)
+	check("plan", goKubeDocuments(t, pp, clusters), wantPlan, planFits)
+	// (Two objects of one kind and name share an address as manifests, not in a plan.)
+	if len(wantPlan) < len(want) || len(want) == 0 && len(wantPlan) > 0 {
+		t.Errorf("%s: %d documents from the manifests, %d from the plan", name, len(want), len(wantPlan))
+	}
+	return len(want)
+}
+
+// The Go builders of Kubernetes objects (gpufleet-policy documents) give the bundle's documents on
+// every manifest fixture, as manifests and inside a plan.
+func TestDocuments_manifestsSameAsTheBundle(t *testing.T) {
+	clusters := exampleClusters(t)
+	bundle := bundleKubeDocuments(t, clusters)
+	judged := 0
+	for name, objects := range kubeFixtures(t) {
+		judged += compareKube(t, bundle, clusters, name, objects)
+	}
+	if judged < 20 {
+		t.Fatalf("only %d pools in the manifest fixtures", judged)
+	}
+}
+
+// Generated variants of the manifest fixtures: a field the builders read removed, set to null, or
+// given a value of the same field elsewhere in the fixtures (requirements' keys, operators and
+// values, limits, labels, weights, disruption, node class references, overlays' capacity,
+// priorities), one at a time and several at once. The two builders agree on every variant.
+func TestDocuments_manifestsSameAsTheBundleOnVariants(t *testing.T) {
+	clusters := exampleClusters(t)
+	bundle := bundleKubeDocuments(t, clusters)
+	all := kubeFixtures(t)
+	values := map[string][]any{}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range all {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	for _, n := range names {
+		for _, o := range all[n] {
+			collectValues(o, values)
+		}
+	}
+	rng := rand.New(rand.NewPCG(38, 2026))
+	variants := 0
+	for i := 0; i < 300; i++ {
+		name := names[rng.IntN(len(names))]
+		var objects []any
+		for _, o := range all[name] {
+			objects = append(objects, deepCopyValue(o))
+		}
+		for range 1 + rng.IntN(3) {
+			m, ok := objects[rng.IntN(len(objects))].(map[string]any)
+			if ok {
+				mutateDeep(rng, m, values)
+			}
+		}
+		compareKube(t, bundle, clusters, fmt.Sprintf("%s variant %d", name, i), objects)
+		variants++
+		if t.Failed() {
+			break
+		}
+	}
+	if variants < 300 {
+		t.Fatalf("only %d variants", variants)
+	}
+}
+
+// mutateDeep changes one field somewhere under m (not apiVersion and kind, which decide what the
+// object is).
+func mutateDeep(rng *rand.Rand, m map[string]any, values map[string][]any) {
+	var paths [][]any
+	var walk func(v any, path []any)
+	walk = func(v any, path []any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if len(path) == 0 && (k == "apiVersion" || k == "kind") {
+					continue
+				}
+				p := append(slices.Clone(path), k)
+				paths = append(paths, p)
+				walk(e, p)
+			}
+		case []any:
+			for i, e := range x {
+				p := append(slices.Clone(path), i)
+				paths = append(paths, p)
+				walk(e, p)
+			}
+		}
+	}
+	walk(m, nil)
+	if len(paths) == 0 {
+		return
+	}
+	slices.SortFunc(paths, func(a, b []any) int { return strings.Compare(fmt.Sprint(a...), fmt.Sprint(b...)) })
+	path := paths[rng.IntN(len(paths))]
+	parent, ok := at(m, path[:len(path)-1]...)
+	if !ok {
+		return
+	}
+	last := path[len(path)-1]
+	key := fmt.Sprint(last)
+	var replacement any
+	switch rng.IntN(3) {
+	case 0:
+		if pm, ok := parent.(map[string]any); ok {
+			delete(pm, key)
+			return
+		}
+	case 1:
+		replacement = nil
+	default:
+		if vs := values[key]; len(vs) > 0 {
+			replacement = deepCopyValue(vs[rng.IntN(len(vs))])
+		}
+	}
+	switch p := parent.(type) {
+	case map[string]any:
+		p[key] = replacement
+	case []any:
+		p[last.(int)] = replacement
+	}
+}

@@ -1,0 +1,750 @@
+# Kubernetes autoscaler objects -> pool documents (issue #38).
+#
+# GPU capacity declared as Karpenter or GKE objects, wherever they are: Kubernetes YAML given to
+# conftest (one object per input; conftest splits a file of several documents into one input each,
+# and with --combine gives them all at once), OPA servers and opa eval (an object, an array of them
+# or a List), and plans (kubernetes_manifest's manifest, kubectl_manifest's yaml_body). The objects:
+#
+# - NodePool (karpenter.sh/v1), joined with its node class, an EC2NodeClass (karpenter.k8s.aws/v1)
+#   or EKS Auto Mode's NodeClass (eks.amazonaws.com/v1, spec.nodeClassRef), and with the NodeOverlays
+#   (karpenter.sh/v1alpha1, sigs.k8s.io/karpenter v1.15.0 pkg/apis/crds/karpenter.sh_nodeoverlays.yaml)
+#   whose requirements select it: one document per GPU NodePool;
+# - ComputeClass (cloud.google.com/v1): one document per GPU class.
+#
+# The joins need the objects in one input: conftest --combine, a List, an array, a plan, or
+# gpufleet-policy documents over the files. A NodePool judged alone (conftest without --combine on a
+# directory of files) has an unknown node class and unknown overlays (null): the rules that need
+# them stay quiet, as on any null. policies/README.md lists the fields read from each kind;
+# internal/plandoc builds the same documents in Go (TestDocuments_sameAsTheBundle*).
+package gpufleet.documents
+
+import data.gpufleet.inputs
+import data.gpufleet.lib
+
+# ---------------------------------------------------------------------------------------------
+# The objects
+# ---------------------------------------------------------------------------------------------
+
+# [address, path, object] of every Kubernetes object of the input: YAML documents with the file they
+# came from (their address, "<Kind>/<name>", is made for the few that are pools: _kube_of_kind); a
+# plan's kubernetes_manifest and kubectl_manifest objects under their resource address (path "").
+kube_objects := [[null, path, obj] | some [path, obj] in inputs.objects] if {
+	not plan_input
+} else := [[rc.address, "", obj] |
+	some rc in plan_changes
+	rc.type == ["kubernetes_manifest", "kubectl_manifest"][_]
+	obj := _planned_object(rc)
+]
+
+# The input is a plan (an object with resource changes). (Not `not is_array(input.resource_changes)`
+# inline: on an array input, OPA leaves that negation undefined.)
+plan_input if {
+	is_object(input)
+	is_array(input.resource_changes)
+}
+
+_kube_address(obj) := sprintf("%s/%s", [obj.kind, obj.metadata.name]) if is_string(obj.metadata.name)
+
+else := sprintf("%s/%s", [obj.kind, "(no name)"])
+
+# The object a kubernetes_manifest or kubectl_manifest resource applies: its manifest argument
+# (an object), or its yaml_body (a string of one YAML document); undefined while unknown.
+_planned_object(rc) := obj if {
+	rc.type == "kubernetes_manifest"
+	obj := planned(rc).manifest
+	is_object(obj)
+} else := obj if {
+	rc.type == "kubectl_manifest"
+	body := planned(rc).yaml_body
+	is_string(body)
+	obj := yaml.unmarshal(body)
+	is_object(obj)
+}
+
+# The objects are all there (a combined run, a List or an array of objects, a plan): a node class or
+# an overlay that is not among them does not exist for the rules. One object alone (conftest on one
+# YAML document) says nothing about the others.
+kube_complete if is_array(input.resource_changes)
+
+kube_complete if inputs.combined
+
+kube_complete if is_array(input)
+
+kube_complete if input.kind == "List"
+
+_kube_of_kind(api_group, kind) := [[coalesce(key, _kube_address(obj)), path, obj] |
+	some [key, path, obj] in kube_objects
+	obj.kind == kind
+	startswith(obj.apiVersion, api_group)
+]
+
+_nodepools := _kube_of_kind("karpenter.sh/", "NodePool")
+
+_computeclasses := _kube_of_kind("cloud.google.com/", "ComputeClass")
+
+_overlays := [obj | some [_, _, obj] in _kube_of_kind("karpenter.sh/", "NodeOverlay")]
+
+# Node classes by "<group>/<kind>/<name>": EC2NodeClass and Auto Mode's NodeClass. A name given
+# twice (two files of a combined run) keeps the first file's.
+_node_classes := {key: obj |
+	some key in {_class_key(o) | some [_, _, o] in _node_class_objects}
+	obj := [o | some [_, _, o] in _node_class_objects; _class_key(o) == key][0]
+}
+
+_node_class_objects := array.concat(_kube_of_kind("karpenter.k8s.aws/", "EC2NodeClass"), _kube_of_kind("eks.amazonaws.com/", "NodeClass"))
+
+_class_key(o) := concat("/", [split(o.apiVersion, "/")[0], o.kind, o.metadata.name])
+
+# The pool documents of the input's GPU NodePools and ComputeClasses, [path, address, document],
+# and the file of each address (a combined run's findings name it).
+kube_pools := array.concat(
+	[[path, address, doc] |
+		some [address, path, obj] in _nodepools
+		doc := _nodepool_document(address, obj)
+	],
+	[[path, address, doc] |
+		some [address, path, obj] in _computeclasses
+		doc := _computeclass_document(address, obj)
+	],
+)
+
+kube_files := {address: min({p | some [p, a, _] in kube_pools; a == address}) | some [_, address, _] in kube_pools}
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers
+# ---------------------------------------------------------------------------------------------
+
+# Node labels as the conventions read them: the template's labels, and the gpufleet.io/* labels of
+# the object's own metadata where the template has none of that name.
+_kube_labels(meta_labels, node_labels) := object.union(
+	{k: v | some k, v in lib.obj(meta_labels); startswith(k, "gpufleet.io/")},
+	lib.obj(node_labels),
+)
+
+# Waivers: annotations gpufleet.io/waive-<rule id> whose value is the reason
+# (gpufleet.io/waive-gf-as-007: "bench cluster, 2026-12"), as the tags of official resources.
+_kube_waivers(annotations) := {upper(trim_prefix(k, "gpufleet.io/waive-")): v |
+	some k, v in lib.obj(annotations)
+	startswith(k, "gpufleet.io/waive-")
+	is_string(v)
+}
+
+# The cluster an object is for: the label or annotation gpufleet.io/cluster of the object, else of
+# its node class, else the karpenter.sh/discovery tag its node class selects subnets by (the
+# convention of Karpenter's getting-started guide); null when none says.
+_kube_cluster(obj, node_class) := c if {
+	c := _meta_cluster(obj)
+} else := c if {
+	c := _meta_cluster(node_class)
+} else := c if {
+	is_object(node_class)
+	cs := {t.tags["karpenter.sh/discovery"] | some t in lib.arr(object.get(node_class, ["spec", "subnetSelectorTerms"], null)); is_string(t.tags["karpenter.sh/discovery"])}
+	count(cs) == 1
+	some c in cs
+} else := null
+
+_meta_cluster(obj) := c if {
+	c := obj.metadata.labels["gpufleet.io/cluster"]
+	is_string(c)
+} else := c if {
+	c := obj.metadata.annotations["gpufleet.io/cluster"]
+	is_string(c)
+}
+
+# The region of zones (all of one region), else of a region requirement, else of the cluster in the
+# policy data's cluster registry (data.gpufleet.clusters.<name> = {cloud, region}); null otherwise.
+_kube_region(cloud, zones, regions, cluster) := r if {
+	rs := {_zone_region(cloud, z) | some z in zones}
+	count(rs) == 1
+	some r in rs
+	is_string(r)
+} else := r if {
+	count(zones) == 0
+	[r] := regions
+} else := r if {
+	count(zones) == 0
+	count(regions) == 0
+	c := data.gpufleet.clusters[cluster]
+	c.cloud == cloud
+	r := c.region
+} else := null
+
+# us-east-1a -> us-east-1 (AWS); us-central1-a -> us-central1 (GCP); undefined for other shapes
+# (an AWS Local Zone such as us-east-1-bos-1a).
+_zone_region("aws", z) := r if {
+	regex.match(`^[a-z]+-[a-z]+-[0-9]+[a-z]$`, z)
+	r := substring(z, 0, count(z) - 1)
+}
+
+_zone_region("gcp", z) := lib.gcp_region(z) if lib.gcp_is_zone(z)
+
+# ---------------------------------------------------------------------------------------------
+# Karpenter and EKS Auto Mode NodePools
+# ---------------------------------------------------------------------------------------------
+
+# Requirements: [{key, operator, values}] (karpenter.sh/v1 NodeSelectorRequirementWithMinValues).
+# The values a requirement of key allows among candidates: In keeps, NotIn removes, Exists keeps,
+# DoesNotExist removes all; Gt/Lt compare numbers. Requirements of the same key are ANDed.
+_req_admits(reqs, key, v) if {
+	every r in reqs {
+		_one_admits(r, key, v)
+	}
+}
+
+_one_admits(r, key, _) if r.key != key
+
+_one_admits(r, key, v) if {
+	r.key == key
+	r.operator == "In"
+	v in {sprintf("%v", [x]) | some x in lib.arr(r.values)}
+}
+
+_one_admits(r, key, v) if {
+	r.key == key
+	r.operator == "NotIn"
+	not v in {sprintf("%v", [x]) | some x in lib.arr(r.values)}
+}
+
+_one_admits(r, key, _) if {
+	r.key == key
+	r.operator == "Exists"
+}
+
+_one_admits(r, key, v) if {
+	r.key == key
+	r.operator == "Gt"
+	to_number(v) > to_number(r.values[0])
+}
+
+_one_admits(r, key, v) if {
+	r.key == key
+	r.operator == "Lt"
+	to_number(v) < to_number(r.values[0])
+}
+
+# An operator the bundle does not know constrains nothing it can tell. (A requirement without an
+# operator, which the CRD refuses, admits nothing.)
+_one_admits(r, key, _) if {
+	r.key == key
+	is_string(r.operator)
+	not r.operator in {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}
+}
+
+# The In values of key (strings), [] when there is no In requirement of key.
+_req_in(reqs, key) := sort({sprintf("%v", [x]) | some r in reqs; r.key == key; r.operator == "In"; some x in lib.arr(r.values)})
+
+_req_has(reqs, key) if {
+	some r in reqs
+	r.key == key
+}
+
+# Features of every catalog EC2 GPU instance type, as Karpenter labels them (karpenter-provider-aws
+# pkg/providers/instancetype/types.go: instance-family, -category, -generation, -gpu-name (EC2's
+# GPU name, lower case: "h100"), -gpu-count, -gpu-memory (MiB per GPU; the catalog's GiB x 1024,
+# which EC2's SizeInMiB rounds under, so only Gt and Lt are compared), -gpu-manufacturer).
+_aws_features := {t: {
+	"instance-family": it.family,
+	"instance-category": substring(it.family, 0, _category_length(it.family)),
+	"instance-generation": regex.find_n(`[0-9]+`, it.family, 1)[0],
+	"instance-gpu-name": _gpu_name(it.gpu_model),
+	"instance-gpu-count": sprintf("%v", [it.gpu_count]),
+	"instance-gpu-memory": sprintf("%v", [data.gpufleet.catalog.gpus[it.gpu_model].memory_gib * 1024]),
+	"instance-gpu-manufacturer": "nvidia",
+} |
+	some t, it in data.gpufleet.catalog.aws_instance_types
+}
+
+_category_length(family) := 2 if startswith(family, "gr")
+
+else := 1
+
+# Karpenter's instance-gpu-name of a catalog GPU model: "H100-80GB" -> "h100", "L40S" -> "l40s".
+_gpu_name(model) := lower(regex.replace(model, `-[0-9]+GB$`, ""))
+
+_karpenter_keys := ["instance-family", "instance-category", "instance-generation", "instance-gpu-name", "instance-gpu-count", "instance-gpu-memory", "instance-gpu-manufacturer"]
+
+# The catalog instance types a NodePool's requirements admit (prefix karpenter.k8s.aws/, Auto
+# Mode's eks.amazonaws.com/): those named by node.kubernetes.io/instance-type In when it is there
+# (no pass over the catalog), else every catalog type that each understood requirement admits.
+_np_candidates(reqs, prefix) := sort([t |
+	some t in _req_in(reqs, "node.kubernetes.io/instance-type")
+	f := _aws_features[t]
+	every k in _karpenter_keys {
+		_req_admits(reqs, concat("", [prefix, k]), f[k])
+	}
+]) if {
+	count(_req_in(reqs, "node.kubernetes.io/instance-type")) > 0
+} else := sort([t |
+	some t, f in _aws_features
+	_req_admits(reqs, "node.kubernetes.io/instance-type", t)
+	every k in _karpenter_keys {
+		_req_admits(reqs, concat("", [prefix, k]), f[k])
+	}
+])
+
+# A NodePool is a GPU pool when its requirements name a GPU (an instance-gpu-* requirement that
+# admits GPUs, a GPU instance type, family or category: EC2's p*, g*, gr*), its template taints
+# nvidia.com/gpu, or it limits nvidia.com/gpu.
+_np_gpu(reqs, prefix, taints, limits) if {
+	some r in reqs
+	r.key in {concat("", [prefix, "instance-gpu-name"]), concat("", [prefix, "instance-gpu-manufacturer"]), concat("", [prefix, "instance-gpu-memory"])}
+	r.operator in {"In", "Exists", "Gt"}
+} else if {
+	some r in reqs
+	r.key == concat("", [prefix, "instance-gpu-count"])
+	r.operator in {"In", "Gt"}
+	not r.values == ["0"]
+} else if {
+	some r in reqs
+	r.key in {"node.kubernetes.io/instance-type", concat("", [prefix, "instance-family"]), concat("", [prefix, "instance-category"])}
+	r.operator == "In"
+	some v in r.values
+	regex.match(`^(p[0-9]?|gr?[0-9]?)(\.|[a-z]*$|[a-z]*\.)`, v)
+} else if {
+	some t in lib.arr(taints)
+	t.key == "nvidia.com/gpu"
+} else if {
+	limits["nvidia.com/gpu"]
+}
+
+# Capacity types a NodePool allows (karpenter.sh/capacity-type; on-demand when not constrained:
+# karpenter.sh, "NodePools", spec.template.spec.requirements).
+_np_capacity_types(reqs) := ["on-demand"] if {
+	not _req_has(reqs, "karpenter.sh/capacity-type")
+} else := sort([c |
+	some c in ["on-demand", "reserved", "spot"]
+	_req_admits(reqs, "karpenter.sh/capacity-type", c)
+])
+
+# A Kubernetes quantity of a count ("8", 8, "1k") as a number; null otherwise.
+_count(q) := q if {
+	is_number(q)
+} else := to_number(q) if {
+	is_string(q)
+	regex.match(`^[0-9]+$`, q)
+} else := null
+
+_np_document(address, np, node_class, nc_known) := {
+	"address": address,
+	"resource_type": "NodePool",
+	"cloud": "aws",
+	"region": region,
+	"zones": zones,
+	"name": object.get(np, ["metadata", "name"], null),
+	"labels": labels,
+	"tags": tags,
+	"client": convention_client(labels, tags),
+	"workload": convention_workload(labels),
+	"unread_labels": convention_unread(labels),
+	"waivers": _kube_waivers(object.get(np, ["metadata", "annotations"], null)),
+	"taints": lib.taints(lib.arr(object.get(tmpl, "taints", []))),
+	"instance_types": candidates,
+	"gpu": gpu,
+	"scaling": scaling,
+	"capacity": capacity,
+	"cost": cost,
+	"assumptions": assumptions,
+	"autoscaler": {
+		"kind": "NodePool",
+		"node_class": {
+			"kind": object.get(tmpl, ["nodeClassRef", "kind"], null),
+			"name": object.get(tmpl, ["nodeClassRef", "name"], null),
+			"found": nc_known,
+			"reservation_terms": _reservation_terms(node_class),
+		},
+		"capacity_types": types,
+		"capacity_block": capacity_block,
+		"capacity_block_required": _np_capacity_block_required(reqs),
+		"weight": object.get(np, ["spec", "weight"], 0),
+		"static": static,
+		"gpu_limit": gpu_limit,
+		"advertised_gpus_per_node": advertised,
+		"disruption": _np_disruption(object.get(np, ["spec", "disruption"], {}), object.get(tmpl, "expireAfter", null)),
+		"fallback_to": _np_fallback_to(np, types),
+	},
+} if {
+	tmpl := object.get(np, ["spec", "template", "spec"], {})
+	reqs := lib.arr(object.get(tmpl, "requirements", []))
+	prefix := _np_prefix(object.get(tmpl, ["nodeClassRef", "group"], null))
+	limits := lib.obj(object.get(np, ["spec", "limits"], {}))
+	_np_gpu(reqs, prefix, object.get(tmpl, "taints", []), limits)
+	labels := _kube_labels(object.get(np, ["metadata", "labels"], null), object.get(np, ["spec", "template", "metadata", "labels"], null))
+	tags := _np_tags(node_class)
+	catalog_types := _np_candidates(reqs, prefix)
+	candidates := _or_named(catalog_types, reqs)
+	models := {data.gpufleet.catalog.aws_instance_types[t].gpu_model | some t in catalog_types}
+	counts := {data.gpufleet.catalog.aws_instance_types[t].gpu_count | some t in catalog_types}
+	model := _only(models)
+	per_node := _only(counts)
+	mig_config := convention_mig_config(labels)
+	advertised := _advertised(np, per_node)
+	gpu := object.union(lib.gpu_document(model, per_node), {
+		"mig_config": mig_config,
+		"slice_memory_gib": lib.slice_memory(model, null, mig_config, false),
+		"sharing": _np_sharing(labels, advertised, per_node),
+	})
+	zones := _req_in(reqs, "topology.kubernetes.io/zone")
+	region := _kube_region("aws", zones, _req_in(reqs, "topology.kubernetes.io/region"), _kube_cluster(np, node_class))
+	types := _np_capacity_types(reqs)
+	static := is_number(object.get(np, ["spec", "replicas"], null))
+	gpu_limit := _count(object.get(limits, "nvidia.com/gpu", null))
+	max_size := _np_max_nodes(np, limits, advertised)
+	scaling := _np_scaling(np, static, max_size)
+	capacity_block := _np_capacity_block(labels, reqs)
+	pct := _np_spot_percentage(types)
+	sides := lib.all_or_nothing_sides(scaling, pct)
+	capacity := {
+		"spot_percentage": pct,
+		"on_demand_base": 0,
+		"reservation": _np_reservation(types, capacity_block),
+		"on_demand": sides[0],
+		"spot": sides[1],
+	}
+	[cost, assumptions] := _np_cost(catalog_types, per_node, region, types, max_size)
+}
+
+# The instance types of the document: the catalog's that the requirements admit, else those the
+# requirements name (types the catalog does not know: model unknown).
+_or_named(catalog_types, reqs) := catalog_types if count(catalog_types) > 0
+
+else := _req_in(reqs, "node.kubernetes.io/instance-type")
+
+_np_prefix(group) := "eks.amazonaws.com/" if group == "eks.amazonaws.com"
+
+else := "karpenter.k8s.aws/"
+
+_only(s) := x if {
+	count(s) == 1
+	some x in s
+} else := null
+
+# The node class's tags (they reach the instances and volumes); null while the node class is not in
+# the input.
+_np_tags(null) := null
+
+_np_tags(nc) := lib.obj(object.get(nc, ["spec", "tags"], {})) if nc != null
+
+_reservation_terms(null) := null
+
+_reservation_terms(nc) := count(lib.arr(object.get(nc, ["spec", "capacityReservationSelectorTerms"], []))) if nc != null
+
+# nvidia.com/gpu a node advertises to Karpenter: the capacity of the NodeOverlays that select the
+# NodePool (the highest, where several do), else its GPUs; null while the overlays are not known
+# (one object judged alone) and the GPUs are not either.
+_advertised(np, per_node) := max(gpus) if {
+	kube_complete
+	gpus := [n |
+		some o in _overlays
+		_overlay_selects(o, np)
+		n := _count(o.spec.capacity["nvidia.com/gpu"])
+		is_number(n)
+	]
+	count(gpus) > 0
+} else := per_node if {
+	kube_complete
+} else := null
+
+# An overlay selects a NodePool when each of its requirements admits the NodePool's name
+# (karpenter.sh/nodepool) or one of its template labels of that key; a requirement of another key
+# (an instance type, a zone) is taken as selecting it too: the overlay then applies to some of its
+# nodes.
+_overlay_selects(o, np) if {
+	labels := object.union(lib.obj(object.get(np, ["spec", "template", "metadata", "labels"], {})), {"karpenter.sh/nodepool": np.metadata.name})
+	every r in lib.arr(object.get(o, ["spec", "requirements"], [])) {
+		_overlay_requirement(r, labels)
+	}
+}
+
+_overlay_requirement(r, labels) if {
+	is_string(r.key) # (a requirement without a key, which the CRD refuses, selects nothing)
+	not labels[r.key]
+	r.operator != "DoesNotExist"
+}
+
+_overlay_requirement(r, labels) if _one_admits(r, r.key, labels[r.key])
+
+# GPU sharing from the NVIDIA device plugin config label (as on node groups); its replicas are what
+# the overlay advertises per GPU.
+_np_sharing(labels, advertised, per_node) := object.union(s, {"replicas": _replicas(advertised, per_node)}) if {
+	s := _eks_sharing(labels)
+	s != null
+} else := null
+
+_replicas(advertised, per_node) := advertised / per_node if {
+	is_number(advertised)
+	is_number(per_node)
+	advertised > per_node
+	advertised % per_node == 0
+} else := null
+
+# The most nodes the NodePool may hold: a static NodePool's replicas; else limits.nodes and the
+# nvidia.com/gpu limit over what a node advertises (Karpenter counts the advertised GPUs); null
+# without a limit.
+_np_max_nodes(np, limits, advertised) := np.spec.replicas if is_number(np.spec.replicas)
+
+else := min([n, floor(g / a)]) if {
+	n := _count(object.get(limits, "nodes", null))
+	is_number(n)
+	g := _count(object.get(limits, "nvidia.com/gpu", null))
+	is_number(g)
+	a := advertised
+	a > 0
+} else := n if {
+	n := _count(object.get(limits, "nodes", null))
+	is_number(n)
+} else := floor(g / a) if {
+	g := _count(object.get(limits, "nvidia.com/gpu", null))
+	is_number(g)
+	a := advertised
+	a > 0
+} else := null
+
+_np_scaling(np, true, _) := {"min_size": np.spec.replicas, "max_size": np.spec.replicas, "desired_size": np.spec.replicas}
+
+_np_scaling(_, false, max_size) := {"min_size": 0, "max_size": max_size, "desired_size": null}
+
+# A capacity-block rung: gpufleet's label gpufleet.io/capacity-type = capacity-block, or a
+# requirement karpenter.k8s.aws/capacity-reservation-type In [capacity-block].
+_np_capacity_block(labels, reqs) if {
+	labels["gpufleet.io/capacity-type"] == "capacity-block"
+} else if {
+	_np_capacity_block_required(reqs)
+} else := false
+
+_np_capacity_block_required(reqs) if {
+	"capacity-block" in _req_in(reqs, "karpenter.k8s.aws/capacity-reservation-type")
+} else := false
+
+_np_spot_percentage(types) := 100 if "spot" in types
+
+else := 0
+
+_np_reservation(_, true) := {"type": "capacity-block", "id": null, "name": null, "project": null}
+
+_np_reservation(types, false) := {"type": "capacity-reservation", "id": null, "name": null, "project": null} if "reserved" in types
+
+_np_reservation(types, false) := null if not "reserved" in types
+
+# The pool's cost at its limit: the limit's nodes at the lowest price among its instance types (a
+# lower bound: Karpenter launches the cheapest that fits), on-demand when the NodePool may launch
+# on-demand or reserved capacity (reservations bill at the on-demand price), else spot; nulls when
+# the limit, the GPUs per node, the region or a price is unknown.
+_np_cost(candidates, per_node, region, types, nodes) := [{"hourly_usd": hourly, "monthly_usd": hourly * lib.hours_per_month}, [text]] if {
+	is_number(nodes)
+	is_number(per_node)
+	is_string(region)
+	key := _price_key(types)
+	prices := [p[key] | some t in candidates; p := data.gpufleet.catalog.aws_instance_types[t].prices[region]]
+	count(prices) > 0
+	hourly := nodes * min(prices)
+	text := sprintf("cost at the NodePool's limit of %v node(s), each at the lowest %s price of its instance types", [nodes, _price_names[key]])
+} else := [{"hourly_usd": null, "monthly_usd": null}, []]
+
+_price_key(types) := "spot_usd" if {
+	types == ["spot"]
+} else := "on_demand_usd"
+
+_price_names := {"spot_usd": "spot", "on_demand_usd": "on-demand"}
+
+# Disruption as Karpenter applies it (karpenter.sh, "Disruption"; defaults: consolidationPolicy
+# WhenEmptyOrUnderutilized, expireAfter 720h): whether it consolidates nodes that run pods
+# (WhenEmptyOrUnderutilized or Balanced, unless a budget of 0 nodes without a schedule covers the
+# Underutilized reason) and when nodes expire.
+_np_disruption(d, expire) := {
+	"consolidation_policy": policy,
+	"consolidates_busy_nodes": busy,
+	"expire_after": _expire_after(expire),
+} if {
+	policy := object.get(d, "consolidationPolicy", "WhenEmptyOrUnderutilized")
+	busy := _consolidates_busy(policy, lib.arr(object.get(d, "budgets", [])))
+}
+
+_expire_after(e) := e if is_string(e)
+
+else := "720h"
+
+_consolidates_busy("WhenEmpty", _) := false
+
+_consolidates_busy(policy, budgets) := false if {
+	policy != "WhenEmpty"
+	some b in budgets
+	b.nodes in {"0", "0%", 0}
+	not b.schedule
+	_covers_underutilized(object.get(b, "reasons", null))
+}
+
+_consolidates_busy(policy, budgets) if {
+	policy != "WhenEmpty"
+	not _blocked(budgets)
+}
+
+_blocked(budgets) if {
+	some b in budgets
+	b.nodes in {"0", "0%", 0}
+	not b.schedule
+	_covers_underutilized(object.get(b, "reasons", null))
+}
+
+_covers_underutilized(null)
+
+_covers_underutilized(reasons) if "Underutilized" in reasons
+
+# The on-demand-only NodePools a spot-only NodePool would fall back to by weight (GF-AS-002): of the
+# same node class and GPU requirements, not static, weighted at most as high; null while the other
+# NodePools are not known (one object judged alone), [] for a NodePool that is not spot-only.
+_np_fallback_to(np, types) := sort([s.name |
+	some s in _np_summaries
+	s.types == ["on-demand"]
+	s.static == false
+	s.class == me.class
+	s.gpu == me.gpu
+	s.labels == me.labels
+	is_number(s.weight)
+	is_number(me.weight)
+	s.weight <= me.weight
+	is_string(s.name)
+]) if {
+	kube_complete
+	types == ["spot"]
+	me := _np_summary(np)
+	me.static == false
+} else := [] if {
+	kube_complete
+} else := null
+
+_np_summaries := [_np_summary(obj) | some [_, _, obj] in _nodepools]
+
+# What GF-AS-002 compares of a NodePool: its name, node class, capacity types, weight, whether it is
+# static, its GPU requirements (the In values of the instance type, family and GPU name) and its
+# template labels but gpufleet.io/capacity-type (the same workload).
+_np_summary(np) := {
+	"name": object.get(np, ["metadata", "name"], ""),
+	"class": object.get(tmpl, ["nodeClassRef", "name"], null),
+	"types": _np_capacity_types(reqs),
+	"weight": object.get(np, ["spec", "weight"], 0),
+	"static": is_number(object.get(np, ["spec", "replicas"], null)),
+	"gpu": [_req_in(reqs, "node.kubernetes.io/instance-type"), _req_in(reqs, concat("", [prefix, "instance-family"])), _req_in(reqs, concat("", [prefix, "instance-gpu-name"]))],
+	"labels": object.remove(lib.obj(object.get(np, ["spec", "template", "metadata", "labels"], {})), ["gpufleet.io/capacity-type"]),
+} if {
+	tmpl := object.get(np, ["spec", "template", "spec"], {})
+	reqs := lib.arr(object.get(tmpl, "requirements", []))
+	prefix := _np_prefix(object.get(tmpl, ["nodeClassRef", "group"], null))
+}
+
+# The NodePool's document with its node class (by nodeClassRef, group and kind defaulting to
+# Karpenter's EC2NodeClass) when the input has it; the class is null, and "found" null, when the
+# input is one object alone.
+_nodepool_document(address, np) := _np_document(address, np, nc, found) if {
+	ref := object.get(np, ["spec", "template", "spec", "nodeClassRef"], {})
+	key := concat("/", [object.get(ref, "group", "karpenter.k8s.aws"), object.get(ref, "kind", "EC2NodeClass"), object.get(ref, "name", "")])
+	[nc, found] := _class_lookup(key)
+}
+
+_class_lookup(key) := [_node_classes[key], true] if {
+	_node_classes[key]
+} else := [null, false] if {
+	kube_complete
+} else := [null, null]
+
+# ---------------------------------------------------------------------------------------------
+# GKE ComputeClasses
+# ---------------------------------------------------------------------------------------------
+
+# A class is a GPU class when a priority names a GPU (gpu.type) or an accelerator-optimised machine
+# type or family (a2, a3, a4, g2, g4 …: the catalog's GKE GPU machine families start with a or g).
+_cc_gpu_priority(p) if is_string(p.gpu.type)
+
+_cc_gpu_priority(p) if regex.match(`^(a[0-9]|g[0-9])`, object.get(p, "machineType", ""))
+
+_cc_gpu_priority(p) if regex.match(`^(a[0-9]|g[0-9])`, object.get(p, "machineFamily", ""))
+
+_computeclass_document(address, cc) := {
+	"address": address,
+	"resource_type": "ComputeClass",
+	"cloud": "gcp",
+	"region": region,
+	"zones": zones,
+	"name": object.get(cc, ["metadata", "name"], null),
+	"labels": labels,
+	"tags": null, # a ComputeClass carries no resource labels: GKE's cost allocation splits by namespace
+	"client": convention_client(labels, null),
+	"workload": convention_workload(labels),
+	"unread_labels": convention_unread(labels),
+	"waivers": _kube_waivers(object.get(cc, ["metadata", "annotations"], null)),
+	"taints": lib.taints(lib.arr(object.get(cc, ["spec", "nodePoolConfig", "taints"], []))),
+	"instance_types": machines,
+	"gpu": lib.gpu_document(model, per_node),
+	"scaling": {"min_size": 0, "max_size": null, "desired_size": null},
+	"capacity": {
+		"spot_percentage": pct,
+		"on_demand_base": 0,
+		"reservation": _cc_reservation(priorities),
+		"on_demand": null,
+		"spot": null,
+	},
+	"cost": {"hourly_usd": null, "monthly_usd": null},
+	"assumptions": [],
+	"autoscaler": {
+		"kind": "ComputeClass",
+		"when_unsatisfiable": object.get(cc, ["spec", "whenUnsatisfiable"], null),
+		"optimize_rule_priority": object.get(cc, ["spec", "activeMigration", "optimizeRulePriority"], false),
+		"priorities": [{
+			"spot": object.get(p, "spot", false) == true,
+			"flex_start": object.get(p, ["flexStart", "enabled"], false) == true,
+			"reservation_affinity": object.get(p, ["reservations", "affinity"], null),
+			"location_zones": count(lib.arr(object.get(p, ["location", "zones"], []))),
+		} |
+			some p in priorities
+		],
+	},
+} if {
+	priorities := lib.arr(object.get(cc, ["spec", "priorities"], []))
+	gpu_priorities := [p | some p in priorities; _cc_gpu_priority(p)]
+	count(gpu_priorities) > 0
+	labels := _kube_labels(object.get(cc, ["metadata", "labels"], null), object.get(cc, ["spec", "nodePoolConfig", "nodeLabels"], null))
+	machines := sort({p.machineType | some p in gpu_priorities; is_string(p.machineType)})
+	models := {m | some p in gpu_priorities; m := _cc_model(p)}
+	model := _only(models)
+	per_node := _only({n | some p in gpu_priorities; n := _cc_count(p)})
+	zones := sort({z |
+		some p in priorities
+		some z in array.concat(lib.arr(object.get(p, ["location", "zones"], [])), [z | some s in lib.arr(object.get(p, ["reservations", "specific"], [])); some z in lib.arr(object.get(s, "zones", []))])
+		is_string(z)
+	})
+	region := _kube_region("gcp", zones, [], _kube_cluster(cc, null))
+	pct := _cc_spot_percentage(priorities)
+}
+
+# The GPU model of a priority: its gpu.type's, else its machine type's.
+_cc_model(p) := data.gpufleet.catalog.gke_accelerators[p.gpu.type].gpu_model
+
+_cc_model(p) := m if {
+	not object.get(p, ["gpu", "type"], false) # (not p.gpu.type is undefined, not true, when gpu is null)
+	m := data.gpufleet.catalog.gke_machine_types[p.machineType].gpu_model
+	is_string(m)
+}
+
+_cc_count(p) := p.gpu.count if is_number(p.gpu.count)
+
+_cc_count(p) := n if {
+	not is_number(object.get(p, ["gpu", "count"], null))
+	n := data.gpufleet.catalog.gke_machine_types[p.machineType].gpu_count
+	n > 0
+}
+
+# A class with a Spot priority may run every node on Spot VMs once the priorities before it have no
+# capacity: spot_percentage 100 (as internal/computeclass/render.Capacity shows a ladder).
+_cc_spot_percentage(priorities) := 100 if {
+	some p in priorities
+	p.spot == true
+} else := 0
+
+# The reservation of the first priority that consumes one: Specific (named) or AnyBestEffort.
+_cc_reservation(priorities) := r if {
+	rs := [_cc_one_reservation(p.reservations) | some p in priorities; is_object(p.reservations)]
+	r := rs[0]
+} else := null
+
+_cc_one_reservation(r) := {"type": "specific", "id": null, "name": lib.str(object.get(r, ["specific", 0, "name"], null)), "project": lib.str(object.get(r, ["specific", 0, "project"], null))} if {
+	r.affinity == "Specific"
+} else := {"type": "any", "id": null, "name": null, "project": null}
