@@ -37,8 +37,8 @@ import (
 //
 // A pool of N replicas then needs ceil(N / replicas per node) nodes; production inference with two
 // or more replicas needs at least two nodes so that one node's loss does not take the service
-// down; and a pool holds 1 to MaxPoolNodes nodes (EKS managed node groups' and GKE node pools'
-// limit as gpufleet enforces it).
+// down; and a pool holds 1 to FitDemand.MaxNodes nodes (NodeLimit: the EKS node group quota, GKE's
+// 1 000 per zone; MaxPoolNodes when not given).
 const (
 	DefaultMemoryHeadroomPercent = 5.0
 	VCPUsPerReplica              = 1
@@ -101,6 +101,7 @@ type FitDemand struct {
 	GPUsPerReplica  int     // 0: the default above
 	Replicas        int     // 0 when unknown: the node's capacity counts, and no node count
 	HeadroomPercent float64 // 0–50
+	MaxNodes        int     // nodes a pool may hold (NodeLimit); 0: MaxPoolNodes
 }
 
 // FitShape is how a node offers GPUs: whole GPUs, a MIG profile, or shared GPUs.
@@ -267,8 +268,8 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 		if SpreadsReplicas(d.Kind, d.Environment, d.Replicas) {
 			f.Nodes = max(f.Nodes, 2)
 		}
-		if f.Nodes > MaxPoolNodes {
-			add(ConstraintNodeLimit, "%d replicas at %d per node need %d nodes, more than the %d a pool holds", d.Replicas, f.ReplicasPerNode, f.Nodes, MaxPoolNodes)
+		if limit := cmpOrInt(d.MaxNodes, MaxPoolNodes); f.Nodes > limit {
+			add(ConstraintNodeLimit, "%d replicas at %d per node need %d nodes, more than the %d a pool holds", d.Replicas, f.ReplicasPerNode, f.Nodes, limit)
 		}
 	}
 	return f
@@ -282,6 +283,13 @@ func SpreadsReplicas(kind, environment string, replicas int) bool {
 
 func fmtCC(cc float64) string { return fmt.Sprintf("%.1f", cc) }
 func fmtG(x float64) string   { return fmt.Sprintf("%g", x) }
+
+func cmpOrInt(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
 
 func cmpOr(s, def string) string {
 	if s == "" {

@@ -61,6 +61,9 @@ func TestFitParity(t *testing.T) {
 		{NeedGiB: 39.12, Precision: "fp4", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 2},
 		{NeedGiB: 4.5, Precision: "awq", Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 4},
 		{NeedGiB: 4.5, Precision: "gptq", Kind: "development", Environment: "development", HeadroomPercent: 5, Replicas: 2},
+		// The clouds' node limits (issue #40, item 3): the EKS quota of 450, GKE's 1 000 a zone over three.
+		{NeedGiB: 3.5, Kind: "batch", Environment: "staging", HeadroomPercent: 5, Replicas: 600, MaxNodes: 450},
+		{NeedGiB: 12, Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 2500, MaxNodes: 3000},
 	}
 	checked, fits, failed := 0, 0, map[string]int{}
 	for _, s := range shapes {
@@ -131,6 +134,9 @@ func demandInput(d catalog.FitDemand) map[string]any {
 	}
 	if d.KVCacheGiB != 0 {
 		in["kv_cache_gib"] = d.KVCacheGiB
+	}
+	if d.MaxNodes != 0 {
+		in["max_nodes"] = d.MaxNodes
 	}
 	if d.GPUsPerReplica != 0 {
 		in["gpus_per_replica"] = d.GPUsPerReplica

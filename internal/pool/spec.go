@@ -74,6 +74,9 @@ type Spec struct {
 	// type per launch for the pods it schedules, so instance types of different sizes are fine.
 	Karpenter bool
 	Capacity  Capacity
+	// NodeLimits are the cloud's limits on the objects backing the pool (catalog.NodeLimit); zero
+	// values: catalog.MaxPoolNodes for the whole pool.
+	NodeLimits NodeLimits
 
 	Taints  []Taint
 	Labels  map[string]string
@@ -84,6 +87,15 @@ type Spec struct {
 	// Validation skips them; derived values that need them are not computed; the policy document
 	// shows them as null.
 	Unknown map[string]bool
+}
+
+// NodeLimits bound a pool's sides: PerSide nodes for each cloud object (EKS: the "Nodes per
+// managed node group" quota), PerZone nodes in each zone of each (GKE: 1 000 per node pool zone).
+type NodeLimits struct {
+	PerSide int
+	PerZone int
+	// Setting names where PerSide comes from, for messages ("aws.max_nodes_per_node_group").
+	Setting string
 }
 
 type Workload struct {

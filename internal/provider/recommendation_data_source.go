@@ -367,7 +367,7 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 	}
 	env := recommend.Env{}
 	if d.meta != nil {
-		env = recommend.Env{Pricing: d.meta.Pool.Pricing, Registry: d.meta.Pool.Registry, Policy: d.meta.Policy}
+		env = recommend.Env{Pricing: d.meta.Pool.Pricing, Registry: d.meta.Pool.Registry, Policy: d.meta.Policy, EKSMaxNodesPerNodeGroup: d.meta.Pool.EKSMaxNodesPerNodeGroup}
 	}
 	if env.Policy == nil {
 		resp.Diagnostics.AddWarning("Recommendation not checked against policy",
@@ -561,7 +561,7 @@ const fitDescription = "**The fit.** A candidate is a node type in a region with
 	"- **host memory**: the node holds the weights of every replica it runs (the model's weights, or `gpu_memory_gib` / 1.2) plus a reserve: on EKS the AMI's 255 MiB + 11 MiB × 110 pods + 100 MiB eviction threshold (1.53 GiB); on GKE its tiers (25 % of the first 4 GiB, 20 % of the next 4, 10 % of the next 8, 6 % of the next 112, 2 % above, + 100 MiB);\n" +
 	"- **vCPUs**: one per replica the node runs;\n" +
 	"- **availability**: production inference with two or more replicas spreads over at least two nodes (`min_size` 2; GF-RS-005 warns on a pool of one node);\n" +
-	"- **pool size**: 1 to 1000 nodes: when the cheapest node would need more, a larger node wins.\n\n" +
+	"- **pool size**: on AWS at most the account's \"Nodes per managed node group\" quota (default 450, the provider's `aws.max_nodes_per_node_group`); on GKE at most 1000 nodes per node pool zone over the answer's `zones`: when the cheapest node would need more, a larger node wins.\n\n" +
 	"When nothing fits, the warning (one cloud) or error (every cloud) says which constraint excluded how many shapes, with an example, and names the nearest options (the cheapest that fail one constraint only); " +
 	"data residency (the client's `allowed_regions`) is named when it removes every region of a cloud. " +
 	"The guide \"Right-sizing: how a workload fits a GPU node\" gives the sources of every number and worked examples (checked by a test)."

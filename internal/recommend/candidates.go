@@ -101,14 +101,19 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			continue
 		}
 		for _, sh := range shapes(n, d, w, req.maxSharing(req.Replicas), headroom) {
+			limit := nodeLimit(cloud, req, env)
 			f := req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, KVCacheGiB: d.kv, Precision: w.Precision, Kind: w.Kind,
-				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom}))
+				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom, MaxNodes: limit}))
 			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
 			nodes, zones := f.Nodes, 1
 			spot, base, minSize := capacity(w, req.Replicas, nodes)
 			if cloud == catalog.GCP {
 				zones = req.gkeZones()
 				nodes, base = zonalSize(nodes, base, spot, zones)
+				if f.Fits() && nodes > limit { // whole nodes in every zone took the pool over GKE's limit
+					f.Problems = append(f.Problems, catalog.FitProblem{Constraint: catalog.ConstraintNodeLimit, Text: fmt.Sprintf(
+						"%d nodes over %d zone(s) (the same number in each) are %d a zone, more than GKE's %d per node pool zone", nodes, zones, nodes/zones, catalog.GKENodesPerPoolZone)})
+				}
 			}
 			o := Option{Cloud: cloud, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: float64(gpus) * sh.memory,
 				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base}
@@ -124,6 +129,7 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			for _, region := range regions {
 				o.Region = region
 				o.Spec = candidateSpec(o, w, client, d, minSize, req.Replicas)
+				o.Spec.NodeLimits = pool.NodeLimitsFor(o.Spec.ResourceType, pool.Environment{EKSMaxNodesPerNodeGroup: env.EKSMaxNodesPerNodeGroup})
 				if c, ok := price(o, env, req.HoursPerMonth); ok {
 					out = append(out, c)
 				}
@@ -135,6 +141,17 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			cmp.Compare(a.Node.Name, b.Node.Name), cmp.Compare(a.Region, b.Region), cmp.Compare(a.MIGProfile, b.MIGProfile))
 	})
 	return out, excluded, filtered
+}
+
+// nodeLimit is the most nodes a pool of the cloud holds (catalog.NodeLimit): on AWS the account's
+// node group quota (the pool's on-demand side alone may be all of it), on GKE 1 000 in each zone
+// the answer spans.
+func nodeLimit(cloud catalog.Cloud, req Request, env Env) int {
+	zones := 1
+	if cloud == catalog.GCP {
+		zones = req.gkeZones()
+	}
+	return catalog.NodeLimit(cloud, zones, env.EKSMaxNodesPerNodeGroup)
 }
 
 // cheapestRegion places an excluded shape in the region where its nodes cost least on-demand.

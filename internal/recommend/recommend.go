@@ -81,6 +81,9 @@ type Env struct {
 	Pricing  catalog.Pricing
 	Registry pool.Registry
 	Policy   *policy.Engine // nil: enforcement is off, candidates are not judged
+	// EKSMaxNodesPerNodeGroup is the account's EKS "Nodes per managed node group" quota (0: the
+	// default 450): an AWS answer's pool stays within it (catalog.NodeLimit).
+	EKSMaxNodesPerNodeGroup int
 }
 
 // Option is one pool: a node type in a region, whole GPUs, MIG slices or shared GPUs, with its spot
