@@ -109,7 +109,7 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			spot, base, minSize := capacity(w, req.Replicas, nodes)
 			if cloud == catalog.GCP {
 				zones = req.gkeZones()
-				nodes, base = zonalSize(nodes, base, spot, zones)
+				nodes, base, spot = zonalSize(nodes, base, spot, zones)
 				if f.Fits() && nodes > limit { // whole nodes in every zone took the pool over GKE's limit
 					f.Problems = append(f.Problems, catalog.FitProblem{Constraint: catalog.ConstraintNodeLimit, Text: fmt.Sprintf(
 						"%d nodes over %d zone(s) (the same number in each) are %d a zone, more than GKE's %d per node pool zone", nodes, zones, nodes/zones, catalog.GKENodesPerPoolZone)})

@@ -9,25 +9,29 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
 
-// Every side of a zonal size splits over the zones, and the base is whole nodes per zone.
+// Every side of a zonal size splits over the zones, the base is whole nodes per zone, and the spot
+// percentage is the largest up to the asked one at which the sides split, so that no node is added
+// to round a side (issue #40, item 5: 12 serving nodes over three zones were 15 at 50 %).
 func TestZonalSize(t *testing.T) {
-	for _, tt := range []struct{ nodes, base, pct, zones, size, wantBase int }{
-		{1, 0, 0, 1, 1, 0},
-		{2, 1, 0, 1, 2, 1},
-		{2, 0, 0, 3, 3, 0},
-		{2, 2, 50, 3, 3, 3},
-		{4, 2, 50, 3, 9, 3}, // 3 on demand + 6 over the base: 3 spot, 3 more on demand
-		{12, 2, 50, 3, 15, 3},
-		{7, 0, 100, 3, 9, 0},
-		{5, 1, 100, 4, 8, 4},
+	for _, tt := range []struct{ nodes, base, pct, zones, size, wantBase, wantPct int }{
+		{1, 0, 0, 1, 1, 0, 0},
+		{2, 1, 0, 1, 2, 1, 0},
+		{2, 0, 0, 3, 3, 0, 0},
+		{2, 2, 50, 3, 3, 3, 50},
+		{4, 2, 50, 3, 6, 3, 33},   // 3 over the base: no spot node splits over three zones at up to 50 %
+		{12, 2, 50, 3, 12, 3, 44}, // 9 over the base: 3 spot (one a zone), 9 on demand
+		{15, 2, 50, 3, 15, 3, 50}, // 12 over the base: 6 spot, 9 on demand
+		{7, 0, 100, 3, 9, 0, 100},
+		{5, 1, 100, 4, 8, 4, 100},
+		{5, 1, 50, 1, 5, 1, 50},
 	} {
-		size, base := zonalSize(tt.nodes, tt.base, tt.pct, tt.zones)
-		if size != tt.size || base != tt.wantBase {
-			t.Errorf("zonalSize(%d, %d, %d %%, %d zones) = %d, base %d; want %d, base %d", tt.nodes, tt.base, tt.pct, tt.zones, size, base, tt.size, tt.wantBase)
+		size, base, pct := zonalSize(tt.nodes, tt.base, tt.pct, tt.zones)
+		if size != tt.size || base != tt.wantBase || pct != tt.wantPct {
+			t.Errorf("zonalSize(%d, %d, %d %%, %d zones) = %d, base %d, %d %%; want %d, base %d, %d %%", tt.nodes, tt.base, tt.pct, tt.zones, size, base, pct, tt.size, tt.wantBase, tt.wantPct)
 		}
-		od, spot := pool.SplitSizes(pool.Sizes{Min: size, Max: size, Desired: size}, base, tt.pct)
-		if !pool.SplitsOverZones(od.Desired, tt.zones) || !pool.SplitsOverZones(spot.Desired, tt.zones) {
-			t.Errorf("zonalSize(%d, %d, %d %%, %d zones): sides %d and %d do not split", tt.nodes, tt.base, tt.pct, tt.zones, od.Desired, spot.Desired)
+		od, spot := pool.SplitSizes(pool.Sizes{Min: size, Max: size, Desired: size}, base, pct)
+		if !pool.SplitsOverZones(od.Desired, tt.zones) || !pool.SplitsOverZones(spot.Desired, tt.zones) || tt.pct <= 50 && 2*od.Desired < size {
+			t.Errorf("zonalSize(%d, %d, %d %%, %d zones): sides %d and %d do not split, or less than half on demand", tt.nodes, tt.base, tt.pct, tt.zones, od.Desired, spot.Desired)
 		}
 	}
 }
