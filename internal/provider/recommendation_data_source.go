@@ -85,6 +85,7 @@ type recommendedPoolModel struct {
 	NodeType                       types.String    `tfsdk:"node_type"`
 	Accelerator                    types.String    `tfsdk:"accelerator"`
 	Region                         types.String    `tfsdk:"region"`
+	InProviderRegion               types.Bool      `tfsdk:"in_provider_region"`
 	GPUModel                       types.String    `tfsdk:"gpu_model"`
 	GPUsPerNode                    types.Int64     `tfsdk:"gpus_per_node"`
 	GPUMemoryGiB                   types.Float64   `tfsdk:"gpu_memory_gib"`
@@ -299,9 +300,12 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 
 func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"node_type":                schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
-		"accelerator":              schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
-		"region":                   schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`, with `node_locations` pinned to one zone of it when `zones` is 1)."},
+		"node_type":   schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
+		"accelerator": schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
+		"region": schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool, priced at its rates. EKS: the provider's region (`aws.region`, else `AWS_REGION` or `AWS_DEFAULT_REGION`) whenever it is among the `regions` asked and allowed and something fits there; " +
+			"else the cheapest region asked, which needs an EKS cluster there (the pool's `region` argument; `in_provider_region` false and a warning say why). GKE: `location`, with `node_locations` pinned to one zone of it when `zones` is 1."},
+		"in_provider_region": schema.BoolAttribute{Computed: true, MarkdownDescription: "EKS: whether `region` is the provider's region, where `gpufleet_eks_node_pool` creates the pool unless its `region` says otherwise; false when the provider's region had no answer (not asked, excluded by the client's residency, or nothing fits there), with a warning saying which. " +
+			"Null on GKE, and when the provider's region is not known without loading the SDK's configuration (no `aws.region`, `AWS_REGION` or `AWS_DEFAULT_REGION`): the answer is then the cheapest of the regions asked."},
 		"gpu_model":                schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
 		"gpus_per_node":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
 		"gpu_memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or its whole GPUs' (`gpus_per_replica` of them)."},
@@ -373,7 +377,11 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 		resp.Diagnostics.AddWarning("Recommendation not checked against policy",
 			"policy.enforcement is \"off\": the recommendation fits and is priced, but the policy bundle did not judge it.")
 	}
-	answer, err := recommend.Recommend(ctx, m.request(), env)
+	rr := m.request()
+	if d.meta != nil {
+		rr.AWSRegion = d.meta.AWSSettings.RegionHint()
+	}
+	answer, err := recommend.Recommend(ctx, rr, env)
 	if err != nil {
 		addArgumentError(&resp.Diagnostics, "No recommendation", err)
 		return
@@ -386,7 +394,10 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 			resp.Diagnostics.AddWarning(fmt.Sprintf("No %s recommendation", cloud), res.Why)
 			continue
 		}
-		out := recommendedPool(res)
+		if res.Elsewhere != "" {
+			resp.Diagnostics.AddWarning("The aws answer is not in the provider's region", res.Elsewhere)
+		}
+		out := recommendedPool(res, rr.AWSRegion)
 		switch cloud {
 		case catalog.AWS:
 			m.AWS = out
@@ -443,12 +454,13 @@ func (m recommendationModel) request() recommend.Request {
 	return r
 }
 
-func recommendedPool(res *recommend.Result) *recommendedPoolModel {
+func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolModel {
 	b := res.Best
 	out := &recommendedPoolModel{
 		NodeType:                       types.StringValue(b.Node.Name),
 		Accelerator:                    stringOrNull(b.Node.Accelerator),
 		Region:                         types.StringValue(b.Region),
+		InProviderRegion:               types.BoolNull(),
 		GPUModel:                       types.StringValue(b.Node.GPUModel),
 		GPUsPerNode:                    types.Int64Value(int64(b.Node.GPUCount)),
 		GPUMemoryGiB:                   types.Float64Value(b.ReplicaGiB),
@@ -475,6 +487,9 @@ func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 		SavingMonthlyUSD:               types.Float64Null(),
 		ObservedUtilizationMeanPercent: types.Float64Null(),
 		RunnersUp:                      make([]runnerUpModel, 0, len(res.RunnersUp)),
+	}
+	if b.Spec.Cloud == catalog.AWS && awsRegion != "" {
+		out.InProviderRegion = types.BoolValue(res.Elsewhere == "")
 	}
 	if b.Spec.Cloud == catalog.GCP {
 		out.GKECapacityLadder = types.ListValueMust(types.StringType, poolschema.StringValues(render.RecommendedLadder(b.Spec)))

@@ -74,6 +74,9 @@ type Request struct {
 	// GKEZones is how many zones a GCP answer's pool spans (0: one, or GKE's three of a regional
 	// pool for production inference that spreads its replicas); zones.go.
 	GKEZones int
+	// AWSRegion is the region the provider creates EKS pools in (aws.region, else the SDK's
+	// environment); "" when unknown. An AWS answer is in it when it has one (region.go).
+	AWSRegion string
 }
 
 // Env is what the provider is configured with.
@@ -127,6 +130,10 @@ type Result struct {
 	// Why says why Best is nil, and Argument which request argument to change.
 	Why      string
 	Argument string
+	// Elsewhere says why Best is not in Request.AWSRegion, the region the provider creates EKS
+	// pools in, so that the pool needs a cluster in Best.Region; "" when it is there, or the
+	// provider's region is unknown, or on GCP (region.go).
+	Elsewhere string
 }
 
 // Answer is the recommendation for every cloud asked.
@@ -195,7 +202,7 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 		var res *Result
 		if len(regions[cloud]) == 0 {
 			res = residencyExcludes(cloud, asked[cloud], req, env.Registry)
-		} else if res, err = recommendCloud(ctx, cloud, regions[cloud], demand{need: need, host: host, kv: kv}, req, env); err != nil {
+		} else if res, err = recommendIn(ctx, cloud, regions[cloud], demand{need: need, host: host, kv: kv}, req, env); err != nil {
 			return Answer{}, err
 		}
 		answer.Results[cloud] = res

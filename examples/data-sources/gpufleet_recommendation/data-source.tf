@@ -1,6 +1,7 @@
 # Serve a 7B-parameter model in fp16, eight replicas, for client "globex", whose policy data allows
-# only US regions and requires MIG isolation. EKS pools run in the provider's aws.region, so ask
-# for that region on AWS; on GCP any us-central region will do.
+# only US regions and requires MIG isolation. The aws answer is in the provider's region (aws.region)
+# whenever something fits there; else in_provider_region is false and the pool's region below names
+# the region it needs a cluster in. On GCP any us-central region will do.
 data "gpufleet_recommendation" "serve" {
   workload {
     kind                     = "inference"
@@ -25,6 +26,7 @@ resource "gpufleet_eks_node_pool" "serve" {
   cluster_name   = "ml"
   name           = "globex-serve"
   client         = "globex"
+  region         = local.aws.region
   node_role_arn  = "arn:aws:iam::123456789012:role/gpu-nodes"
   subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1"]
   instance_types = [local.aws.node_type]
