@@ -98,6 +98,7 @@ type recommendedPoolModel struct {
 	NodeCount                      types.Int64     `tfsdk:"node_count"`
 	Zones                          types.Int64     `tfsdk:"zones"`
 	NodesPerZone                   types.Int64     `tfsdk:"nodes_per_zone"`
+	NodeLocations                  types.List      `tfsdk:"node_locations"`
 	DecodeTokensPerSecond          types.Float64   `tfsdk:"decode_tokens_per_second"`
 	SpotPercentage                 types.Int64     `tfsdk:"spot_percentage"`
 	OnDemandBase                   types.Int64     `tfsdk:"on_demand_base"`
@@ -183,7 +184,7 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 				Validators:          []validator.Float64{float64validator.Between(1, 744)},
 			},
 			"gke_zones": schema.Int64Attribute{
-				MarkdownDescription: "Zones the GKE pool spans, 1 to 4. GKE sizes node pools per zone, so the `gcp` answer's every side (on-demand and spot) is a whole number of nodes in each zone and its price counts every zone's nodes. Default: 1 (a zonal pool, or `node_locations` pinned to one zone of the answer's `region`), except production inference whose replicas spread over nodes, which gets GKE's 3 zones of a regional pool (`location` = `region`, no `node_locations`). The answer's `zones` and `nodes_per_zone` say what it was sized for.",
+				MarkdownDescription: "Zones the GKE pool spans, 1 to 4. GKE sizes node pools per zone, so the `gcp` answer's every side (on-demand and spot) is a whole number of nodes in each zone and its price counts every zone's nodes. Default: 1, except production inference whose replicas spread over nodes, which gets 3 zones, as GKE gives a regional pool by default. The answer's `zones`, `nodes_per_zone` and `node_locations` say what it was sized for: give the pool `location` = `region` and `node_locations` = the answer's.",
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, 4)},
 			},
@@ -319,12 +320,14 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"node_count":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`. On GKE, all the pool's nodes over its `zones`."},
 		"zones":                    schema.Int64Attribute{Computed: true, MarkdownDescription: "Zones the pool spans (GKE; 1 on AWS): see `gke_zones`."},
 		"nodes_per_zone":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`node_count` / `zones`: the nodes GKE runs in each zone."},
-		"spot_percentage":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size; on GKE the largest share up to 50 at which both sides split evenly over the answer's `zones`, so that no node is added to round a side); else 100."},
-		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
-		"gke_capacity_ladder":      schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "For a `gpufleet_gke_compute_class` of the answer (`capacity.ladder`), the cheapest rung first where the workload allows it, and only rungs the machine type is sold as: interruptible work `[\"spot\", \"flex_start\", \"on_demand\"]`; work that does not checkpoint, and production inference, `[\"on_demand\", \"flex_start\"]` (no spot: GF-COST-001, GF-COST-003). Add a `reservation` rung first for a reservation of your own. Null on AWS."},
-		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
-		"hourly_usd":               schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
-		"monthly_usd":              schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
+		"node_locations": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "GKE: the `zones` zones the answer was sized for, each offering its GPU (the catalog's GPU zones, from GCP's \"GPU regions and zones\"): give them to the pool's `node_locations` as they are, so that the pool runs `nodes_per_zone` in each whatever zones the cluster has " +
+			"(a regional cluster in us-central1 may span a, b, c and f, and a pool without `node_locations` takes all of them). A region with fewer zones offering the GPU than `zones` gives no answer there. Null on AWS, and on GKE when the catalog does not know the GPU's zones in the region (N1's T4, V100, P100 and P4; regions outside its list): then pin `zones` zones that offer the GPU yourself."},
+		"spot_percentage":     schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size; on GKE the largest share up to 50 at which both sides split evenly over the answer's `zones`, so that no node is added to round a side); else 100."},
+		"on_demand_base":      schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
+		"gke_capacity_ladder": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "For a `gpufleet_gke_compute_class` of the answer (`capacity.ladder`), the cheapest rung first where the workload allows it, and only rungs the machine type is sold as: interruptible work `[\"spot\", \"flex_start\", \"on_demand\"]`; work that does not checkpoint, and production inference, `[\"on_demand\", \"flex_start\"]` (no spot: GF-COST-001, GF-COST-003). Add a `reservation` rung first for a reservation of your own. Null on AWS."},
+		"min_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
+		"hourly_usd":          schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
+		"monthly_usd":         schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
 		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
 			"The committed rate is the catalog's list price less the family's 1-year rate in the region (sources and dates in the recommendation-pricing guide), less the provider's `pricing.discount_percent` on top; a type with an `on_demand_hourly_usd` override gets no commitment (the override is the rate paid). Null when the answer has no on-demand node, the type is overridden, or the commitment would cost more than `monthly_usd` (a pool that runs too few hours)."},
 		"commitment":                        schema.StringAttribute{Computed: true, MarkdownDescription: "The commitment `committed_monthly_usd` assumes: `1-year Standard Reserved Instance, no upfront` (AWS; the family's rate in the answer's region) or `1-year resource-based committed use discount (CUD)` (GCP); null with `committed_monthly_usd`."},
@@ -473,6 +476,7 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 		NodeCount:                      types.Int64Value(int64(b.Nodes)),
 		Zones:                          types.Int64Value(int64(max(b.Zones, 1))),
 		NodesPerZone:                   types.Int64Value(int64(b.Nodes / max(b.Zones, 1))),
+		NodeLocations:                  types.ListNull(types.StringType),
 		DecodeTokensPerSecond:          types.Float64Null(),
 		SpotPercentage:                 types.Int64Value(int64(b.SpotPercentage)),
 		OnDemandBase:                   types.Int64Value(int64(b.OnDemandBase)),
@@ -490,6 +494,9 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 	}
 	if b.Spec.Cloud == catalog.AWS && awsRegion != "" {
 		out.InProviderRegion = types.BoolValue(res.Elsewhere == "")
+	}
+	if len(b.NodeLocations) > 0 {
+		out.NodeLocations = types.ListValueMust(types.StringType, poolschema.StringValues(b.NodeLocations))
 	}
 	if b.Spec.Cloud == catalog.GCP {
 		out.GKECapacityLadder = types.ListValueMust(types.StringType, poolschema.StringValues(render.RecommendedLadder(b.Spec)))

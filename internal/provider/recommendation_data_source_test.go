@@ -82,10 +82,15 @@ func TestAccRecommendationDataSource_examplePlansWithoutDeny(t *testing.T) {
 				// GKE: production replicas spread over the three zones of a regional pool, one node in
 				// each (GKE sizes pools per zone, issue #21): three a2-ultragpu-1g hold the 8 replicas in
 				// three 2g.20gb slices per A100 80GB (one a2-highgpu-4g held them all before issue #22,
-				// two a2-highgpu-2g in one zone before the answer was sized per zone).
-				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-ultragpu-1g")),
+				// two a2-highgpu-2g in one zone before the answer was sized per zone). Issue #40 item 10:
+				// the answer names its zones, and us-central1 offers the A100 80GB of the a2-ultragpu-1g
+				// answer before in two zones only (a, c): three a2-highgpu-2g (A100 40GB, a to f) in
+				// 3g.20gb slices, in us-central1-a, -b and -c.
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-highgpu-2g")),
 				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("scaling").AtMapKey("desired_size"), knownvalue.Int64Exact(3)),
-				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("2g.20gb")),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("3g.20gb")),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("node_locations"), knownvalue.SetExact([]knownvalue.Check{
+					knownvalue.StringExact("us-central1-a"), knownvalue.StringExact("us-central1-b"), knownvalue.StringExact("us-central1-c")})),
 				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("location"), knownvalue.StringExact("us-central1")),
 			}},
 		}},

@@ -128,6 +128,11 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			}
 			for _, region := range regions {
 				o.Region = region
+				locations, ok := nodeLocations(o.Node, region, zones, cloud)
+				if !ok {
+					continue
+				}
+				o.NodeLocations = locations
 				o.Spec = candidateSpec(o, w, client, d, minSize, req.Replicas)
 				o.Spec.NodeLimits = pool.NodeLimitsFor(o.Spec.ResourceType, pool.Environment{EKSMaxNodesPerNodeGroup: env.EKSMaxNodesPerNodeGroup})
 				if c, ok := price(o, env, req.HoursPerMonth); ok {
@@ -194,6 +199,7 @@ func candidateSpec(o Option, w Workload, client string, d demand, minSize, repli
 		s.InstanceTypes = []string{o.Node.Name}
 	case catalog.GCP:
 		s.MachineType, s.GPU.Type, s.GPU.Count = o.Node.Name, o.Node.Accelerator, o.Node.GPUCount
+		s.Zones = slices.Clone(o.NodeLocations)
 	}
 	return s
 }

@@ -104,7 +104,10 @@ type Option struct {
 	DecodeTokensPerSecond float64
 	Nodes                 int
 	// Zones is how many zones the pool spans, each with Nodes / Zones nodes (GKE; 1 on AWS).
-	Zones          int
+	Zones int
+	// NodeLocations are those zones, for the GKE pool's node_locations (zones.go); nil when the
+	// catalog does not know which zones of the region offer the GPU, and on AWS.
+	NodeLocations  []string
 	SpotPercentage int
 	OnDemandBase   int
 	HourlyUSD      float64

@@ -67,3 +67,25 @@ func zonalSize(nodes, base, spotPercentage, zones int) (size, onDemandBase, perc
 	}
 	return size, base, percentage
 }
+
+// nodeLocations are the zones a GCP answer's pool spans, for its node_locations (issue #40, item
+// 10): the first zones of the region that offer the node's GPU (catalog.GKEAcceleratorZones), so
+// that the answer plans and applies as sized whatever zones the cluster has (a regional cluster in
+// us-central1 may span a, b, c and f, and a pool at the region without node_locations takes all
+// four, where the answer was sized for three). ok is false when the region has fewer zones that
+// offer the GPU than the answer spans: the answer cannot run there. Nil (the pool's location alone)
+// when the catalog does not know the GPU's zones in the region (N1's attachable GPUs, regions
+// outside its list), and on AWS.
+func nodeLocations(n catalog.NodeType, region string, zones int, cloud catalog.Cloud) (locations []string, ok bool) {
+	if cloud != catalog.GCP {
+		return nil, true
+	}
+	offered, known := catalog.GKEAcceleratorZones(n.Accelerator, region)
+	switch {
+	case !known:
+		return nil, true
+	case len(offered) < zones:
+		return nil, false
+	}
+	return offered[:zones], true
+}

@@ -3,6 +3,8 @@ package recommend
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
@@ -81,3 +83,39 @@ func TestRecommend_gkeRegionalPoolSizedPerZone(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+
+// Issue #40, item 10: a GCP answer names the zones it was sized for, zones of its region that offer
+// its GPU, for the pool's node_locations; a region with fewer such zones than the answer spans has
+// no answer there (us-central1 offers the A100 80GB in a and c only, so globex's eight MIG-isolated
+// replicas, on a2-ultragpu-1g before, are on a2-highgpu-2g in three zones); a one-zone answer names
+// one zone; N1's GPUs, whose zones the catalog does not know, name none.
+func TestRecommend_gkeAnswerNamesItsZones(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	gcp := []catalog.Cloud{catalog.GCP}
+	ask := func(req Request) *Option {
+		t.Helper()
+		req.Clouds = gcp
+		a, err := Recommend(context.Background(), req, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Results[catalog.GCP].Best
+	}
+	b := ask(Request{Workload: serve7B, Replicas: 8, Regions: []string{"us-central*"}, Client: "globex"})
+	want := []string{"us-central1-a", "us-central1-b", "us-central1-c"}
+	if b.Node.Name != "a2-highgpu-2g" || b.MIGProfile != "3g.20gb" || !slices.Equal(b.NodeLocations, want) || !slices.Equal(b.Spec.Zones, want) {
+		t.Errorf("globex: %s in %v (spec %v), want a2-highgpu-2g 3g.20gb in %v", b.Label(), b.NodeLocations, b.Spec.Zones, want)
+	}
+	guideHas(t, fmt.Sprintf("%d x %s in %s slices, in %s, %s and %s.", b.Nodes, b.Node.Name, b.MIGProfile, b.NodeLocations[0], b.NodeLocations[1], b.NodeLocations[2]))
+	for _, o := range []*Option{b} {
+		if have, _ := catalog.GKEAcceleratorZones(o.Node.Accelerator, o.Region); len(o.NodeLocations) != o.Zones || catalog.GKEAcceleratorZoneProblem(o.Node.Accelerator, o.NodeLocations) != "" {
+			t.Errorf("%s: %v over %d zones, offered in %v", o.Label(), o.NodeLocations, o.Zones, have)
+		}
+	}
+	if one := ask(Request{Workload: trainSpot, Regions: []string{"us-central1"}, GPUModels: []string{"A100-80GB"}}); !slices.Equal(one.NodeLocations, []string{"us-central1-a"}) {
+		t.Errorf("one zone: %s in %v", one.Label(), one.NodeLocations)
+	}
+	if n1 := ask(Request{Workload: serve7B, Replicas: 2, Regions: []string{"us-central1"}, GPUModels: []string{"T4"}}); n1.NodeLocations != nil || n1.Zones != 3 {
+		t.Errorf("N1: %s in %v over %d zones", n1.Label(), n1.NodeLocations, n1.Zones)
+	}
+}

@@ -61,17 +61,18 @@ resource "gpufleet_eks_node_pool" "serve" {
   }
 }
 
-# GKE sizes node pools per zone. Production inference spreads its replicas over the three zones of
-# a regional pool (location = the region, no node_locations), and the answer is sized for them:
-# node_count is local.gcp.nodes_per_zone in each of local.gcp.zones zones, priced for all of them.
-# (With gke_zones = 1 the answer is for one zone: pin node_locations to one zone of the region.)
+# GKE sizes node pools per zone. Production inference spreads its replicas over three zones, and
+# the answer is sized for them: node_count is local.gcp.nodes_per_zone in each of the zones it
+# names in node_locations (zones that offer its GPU), priced for all of them. Give the pool those
+# zones, so that it runs as sized on a cluster of three zones or four (us-central1 has a, b, c, f).
 resource "gpufleet_gke_node_pool" "serve" {
-  project      = "ml-platform"
-  location     = local.gcp.region
-  cluster      = "ml"
-  name         = "globex-serve"
-  client       = "globex"
-  machine_type = local.gcp.node_type
+  project        = "ml-platform"
+  location       = local.gcp.region
+  node_locations = local.gcp.node_locations
+  cluster        = "ml"
+  name           = "globex-serve"
+  client         = "globex"
+  machine_type   = local.gcp.node_type
 
   workload {
     kind             = "inference"
