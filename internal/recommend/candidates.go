@@ -102,8 +102,11 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 		}
 		for _, sh := range shapes(n, d, w, req.maxSharing(req.Replicas), headroom) {
 			limit := nodeLimit(cloud, req, env)
-			f := req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, KVCacheGiB: d.kv, Precision: w.Precision, Kind: w.Kind,
-				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom, MaxNodes: limit}))
+			fit := func(gpusPerReplica int) catalog.Fit {
+				return req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, KVCacheGiB: d.kv, Precision: w.Precision, Kind: w.Kind,
+					Environment: w.Environment, GPUsPerReplica: gpusPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom, MaxNodes: limit}))
+			}
+			f := tensorParallel(req, n, sh, fit(w.GPUsPerReplica), fit)
 			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
 			nodes, zones := f.Nodes, 1
 			spot, base, minSize := capacity(w, req.Replicas, nodes)
