@@ -100,7 +100,7 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			filtered++
 			continue
 		}
-		for _, sh := range shapes(n, d, w, req.maxSharing(req.Replicas), headroom) {
+		for _, sh := range shapes(n, d, w, req.maxSharing(n.GPU(), req.Replicas), headroom) {
 			limit := nodeLimit(cloud, req, env)
 			fit := func(gpusPerReplica int) catalog.Fit {
 				return req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, KVCacheGiB: d.kv, Precision: w.Precision, Kind: w.Kind,
