@@ -117,6 +117,9 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 					f.Problems = append(f.Problems, catalog.FitProblem{Constraint: catalog.ConstraintNodeLimit, Text: fmt.Sprintf(
 						"%d nodes over %d zone(s) (the same number in each) are %d a zone, more than GKE's %d per node pool zone", nodes, zones, nodes/zones, catalog.GKENodesPerPoolZone)})
 				}
+				if p, ok := notSoldAs(n, nodes, base, spot); !ok {
+					f.Problems = append(f.Problems, p)
+				}
 			}
 			o := Option{Cloud: cloud, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: float64(gpus) * sh.memory,
 				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base}
@@ -386,6 +389,26 @@ var constraintNames = map[string]string{
 	catalog.ConstraintVCPUs:          "vCPUs",
 	catalog.ConstraintNodeLimit:      "node limit",
 	constraintCompute:                "observed compute",
+	constraintProvisioning:           "provisioning",
+}
+
+// constraintProvisioning is the fit problem of a machine type not sold as the pool would run it.
+const constraintProvisioning = "provisioning"
+
+// notSoldAs says when a GKE machine type is not sold the way the pool's mix runs it (issue #40, item
+// 7): A3 High below 8 GPUs is sold only as Spot or flex-start, A3 Ultra and A4 only as Spot,
+// flex-start or with a reservation (catalog.GKEProvisioningOf), so a pool with on-demand nodes on
+// them fails at plan (pool validation). The recommendation takes no reservation as an input, so
+// such a shape is excluded with that cause named, and never listed as a nearest option, which must
+// be one the user could deploy.
+func notSoldAs(n catalog.NodeType, nodes, base, spot int) (catalog.FitProblem, bool) {
+	sold := catalog.GKEProvisioningOf(n.Name)
+	od, _ := pool.SplitSizes(pool.Sizes{Min: nodes, Max: nodes, Desired: nodes}, base, spot)
+	if sold.OnDemand || od.Max == 0 {
+		return catalog.FitProblem{}, true
+	}
+	return catalog.FitProblem{Constraint: constraintProvisioning, Text: fmt.Sprintf(
+		"Compute Engine sells %s only as %s, and the pool would run %d of its %d nodes on demand", n.Name, sold.Models, od.Max, nodes)}, false
 }
 
 // noFit says why no shape of a cloud fits: how many shapes each constraint excluded, with an
@@ -401,17 +424,21 @@ func noFit(cloud catalog.Cloud, regions []string, d demand, req Request, exclude
 	var nearest []exclusion
 	for _, e := range excluded {
 		for _, c := range e.fit.Constraints() {
-			if _, seen := example[c]; !seen || e.usd < example[c].usd {
+			// The example of a constraint is a shape it alone excludes when there is one (the real
+			// cause, e.g. the one machine with the GPU not sold on demand), else the cheapest.
+			ex, seen := example[c]
+			alone, exAlone := len(e.fit.Problems) == 1, seen && len(ex.fit.Problems) == 1
+			if !seen || alone && !exAlone || alone == exAlone && e.usd < ex.usd {
 				example[c] = e
 			}
 			count[c]++
 		}
-		if len(e.fit.Problems) == 1 {
+		if len(e.fit.Problems) == 1 && !e.fit.Has(constraintProvisioning) { // deployable once that one constraint is met
 			nearest = append(nearest, e)
 		}
 	}
 	for _, c := range []string{catalog.ConstraintPrecision, catalog.ConstraintMemory, constraintCompute, catalog.ConstraintGPUsPerReplica, catalog.ConstraintInterconnect,
-		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit} {
+		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit, constraintProvisioning} {
 		if count[c] == 0 {
 			continue
 		}
