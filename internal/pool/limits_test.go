@@ -11,15 +11,15 @@ import (
 // "Nodes per managed node group" quota (default 450); each side of a GKE pool a node pool of at
 // most 1 000 nodes per zone; other pools 1 000 in all.
 func TestValidate_nodeLimitsOfTheClouds(t *testing.T) {
-	eks := func(max, base, spot, quota int) Spec {
+	eks := func(size, base, spot, quota int) Spec {
 		s := eksSpec()
-		s.Scaling, s.Capacity = Sizes{Min: 0, Max: max, Desired: 0}, Capacity{OnDemandBase: base, SpotPercentage: spot}
+		s.Scaling, s.Capacity = Sizes{Min: 0, Max: size, Desired: 0}, Capacity{OnDemandBase: base, SpotPercentage: spot}
 		s.NodeLimits = NodeLimitsFor("gpufleet_eks_node_pool", Environment{EKSMaxNodesPerNodeGroup: quota})
 		return s
 	}
-	gke := func(max int, location string, zones ...string) Spec {
+	gke := func(size int, location string, zones ...string) Spec {
 		s := gkeSpec()
-		s.Region, s.Zones, s.Scaling = location, zones, Sizes{Min: 0, Max: max, Desired: 0}
+		s.Region, s.Zones, s.Scaling = location, zones, Sizes{Min: 0, Max: size, Desired: 0}
 		s.NodeLimits = NodeLimitsFor("gpufleet_gke_node_pool", Environment{})
 		return s
 	}

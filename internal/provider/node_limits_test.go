@@ -13,8 +13,8 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 )
 
-// eksPoolOfSize is a gpufleet_eks_node_pool of max nodes, all on demand.
-func eksPoolOfSize(max int) string {
+// eksPoolOfSize is a gpufleet_eks_node_pool of at most size nodes, all on demand.
+func eksPoolOfSize(size int) string {
 	return fmt.Sprintf(`
 resource "gpufleet_eks_node_pool" "big" {
   cluster_name   = "ml"
@@ -33,7 +33,7 @@ resource "gpufleet_eks_node_pool" "big" {
     max_size = %d
   }
 }
-`, max)
+`, size)
 }
 
 // Issue #40, item 3: an EKS pool whose node group would exceed the "Nodes per managed node group"
