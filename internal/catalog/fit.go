@@ -31,13 +31,14 @@ import (
 //   - host memory: the node's memory holds the weights of every replica it runs (they pass
 //     through host memory when a model loads) plus HostMemoryReserveGiB for the OS, kubelet and
 //     system daemons. The weights are the model's when the recommendation knows the model, else
-//     the need / InferenceOverhead (HostGiBFor: the inference estimate read backwards);
+//     the need / InferenceOverhead (HostGiBFor: the inference estimate read backwards), less the
+//     KV cache the need includes (FitDemand.KVCacheGiB: it lives in GPU memory only, kvcache.go);
 //   - vCPUs: VCPUsPerReplica per replica the node runs, the core that feeds its GPU(s).
 //
 // A pool of N replicas then needs ceil(N / replicas per node) nodes; production inference with two
 // or more replicas needs at least two nodes so that one node's loss does not take the service
-// down; and a pool holds 1 to MaxPoolNodes nodes (EKS managed node groups' and GKE node pools'
-// limit as gpufleet enforces it).
+// down; and a pool holds 1 to FitDemand.MaxNodes nodes (NodeLimit: the EKS node group quota, GKE's
+// 1 000 per zone; MaxPoolNodes when not given).
 const (
 	DefaultMemoryHeadroomPercent = 5.0
 	VCPUsPerReplica              = 1
@@ -92,13 +93,15 @@ const (
 // FitDemand is what one replica needs and how many run.
 type FitDemand struct {
 	NeedGiB         float64 // GPU memory one replica needs in all (over all its GPUs)
-	HostGiB         float64 // host memory one replica needs; 0: NeedGiB / InferenceOverhead (its weights)
+	HostGiB         float64 // host memory one replica needs; 0: (NeedGiB − KVCacheGiB) / InferenceOverhead (its weights)
+	KVCacheGiB      float64 // of NeedGiB, the KV cache: GPU memory only, never in host memory
 	Precision       string  // "" when unknown: not checked
 	Kind            string  // training | inference | development | batch
 	Environment     string
 	GPUsPerReplica  int     // 0: the default above
 	Replicas        int     // 0 when unknown: the node's capacity counts, and no node count
 	HeadroomPercent float64 // 0–50
+	MaxNodes        int     // nodes a pool may hold (NodeLimit); 0: MaxPoolNodes
 }
 
 // FitShape is how a node offers GPUs: whole GPUs, a MIG profile, or shared GPUs.
@@ -249,7 +252,7 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 	}
 	host := d.HostGiB
 	if host == 0 {
-		host = HostGiBFor(d.NeedGiB)
+		host = HostGiBFor(max(d.NeedGiB-d.KVCacheGiB, 0))
 	}
 	reserve := HostMemoryReserveGiB(s.Cloud, s.NodeMemoryGiB)
 	f.HostNeedGiB = roundUp2(float64(onNode)*host + reserve)
@@ -265,8 +268,8 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 		if SpreadsReplicas(d.Kind, d.Environment, d.Replicas) {
 			f.Nodes = max(f.Nodes, 2)
 		}
-		if f.Nodes > MaxPoolNodes {
-			add(ConstraintNodeLimit, "%d replicas at %d per node need %d nodes, more than the %d a pool holds", d.Replicas, f.ReplicasPerNode, f.Nodes, MaxPoolNodes)
+		if limit := cmpOrInt(d.MaxNodes, MaxPoolNodes); f.Nodes > limit {
+			add(ConstraintNodeLimit, "%d replicas at %d per node need %d nodes, more than the %d a pool holds", d.Replicas, f.ReplicasPerNode, f.Nodes, limit)
 		}
 	}
 	return f
@@ -280,6 +283,13 @@ func SpreadsReplicas(kind, environment string, replicas int) bool {
 
 func fmtCC(cc float64) string { return fmt.Sprintf("%.1f", cc) }
 func fmtG(x float64) string   { return fmt.Sprintf("%g", x) }
+
+func cmpOrInt(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
 
 func cmpOr(s, def string) string {
 	if s == "" {

@@ -108,8 +108,20 @@ func withComputeCapability(models []GPUModel) []GPUModel {
 //     Architecture whitepaper, 2020); Turing and Volta have none, so "bf16 on a T4" does not run;
 //   - fp8: 8.9, FP8 tensor cores come with Ada Lovelace and Hopper (NVIDIA Ada and Hopper
 //     architecture whitepapers; vLLM "FP8 W8A8": compute capability >= 8.9).
+//
+// Weight-only quantisation and fp4, by the serving engines' hardware tables (issue #40, item 2):
+//   - gptq: 7.0, GPTQ kernels run on Volta and newer (vLLM docs, "Supported Hardware" for
+//     quantization, https://docs.vllm.ai/en/v0.11.2/features/quantization/, read 2026-11-28:
+//     GPTQ ✅ on Volta, Turing, Ampere, Ada, Hopper);
+//   - awq: 7.5, AWQ kernels from Turing (same table: AWQ ❌ Volta, ✅ Turing and newer; Volta is
+//     SM 7.0, Turing SM 7.5);
+//   - fp4: 10.0, FP4 (NVFP4) weights and activations need Blackwell's FP4 tensor cores (NVIDIA
+//     Model Optimizer "Support Matrix", https://nvidia.github.io/Model-Optimizer/guides/0_support_matrix.html,
+//     read 2026-11-28: "FP4 … GPUs: Blackwell and Later"; TensorRT-LLM "Quantization": FP4 on
+//     Blackwell).
 var MinComputeCapability = map[string]float64{
 	"fp32": 0, "fp16": 5.3, "int8": 6.1, "int4": 7.0, "bf16": 8.0, "fp8": 8.9,
+	"gptq": 7.0, "awq": 7.5, "fp4": 10.0,
 }
 
 // SupportsPrecision reports whether the GPU computes in a precision ("" supports everything).

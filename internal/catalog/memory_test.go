@@ -126,7 +126,7 @@ func TestNearest(t *testing.T) {
 	if got[0] != "fp8" {
 		t.Errorf("Nearest(FP8) = %v", got)
 	}
-	if got := Precisions(); strings.Join(got, ",") != "fp32,bf16,fp16,fp8,int8,int4" {
+	if got := Precisions(); strings.Join(got, ",") != "fp32,bf16,fp16,fp8,int8,awq,fp4,gptq,int4" {
 		t.Errorf("Precisions() = %v", got)
 	}
 }

@@ -146,7 +146,10 @@ func importNodeConfig(_ context.Context, c *render.NodePoolConfig, m *resourceMo
 	m.Client = types.StringValue(labels[pool.LabelClient])
 	w := &poolschema.WorkloadModel{
 		Kind: types.StringValue(labels[pool.LabelWorkload]), Environment: types.StringValue(labels[pool.LabelEnvironment]),
-		GPUMemoryGiB: types.Float64Null(), Interruptible: types.BoolNull(), Precision: types.StringNull(), GPUsPerReplica: types.Int64Null(), Replicas: types.Int64Null(),
+		GPUMemoryGiB: types.Float64Null(), Interruptible: types.BoolNull(), Precision: types.StringNull(), GPUsPerReplica: types.Int64Null(), Replicas: types.Int64Null(), KVCacheGiB: types.Float64Null(),
+	}
+	if f, err := strconv.ParseFloat(labels[pool.LabelKVCache], 64); err == nil {
+		w.KVCacheGiB = types.Float64Value(f)
 	}
 	if f, err := strconv.ParseFloat(labels[pool.LabelGPUMemory], 64); err == nil {
 		w.GPUMemoryGiB = types.Float64Value(f)

@@ -45,7 +45,7 @@ func TestAccEKSNodePool_badInput(t *testing.T) {
 		{"empty label value", `["g5.xlarge"]`, `labels = { team = "" }`, []string{"labels", "empty"}},
 		{"taint key longer than EKS accepts", `["g5.xlarge"]`, `taints = [{ key = "scheduling.platform-team.example.com/preferred-maintenance-window-utc", effect = "NO_SCHEDULE" }]`, []string{"taints", "at most 63 characters"}},
 		{"more tags than a node group takes", `["g5.xlarge"]`, "tags = {" + manyTags(46) + "}", []string{"tags", "at most 50"}},
-		{"size that would wrap as an int32", `["g5.xlarge"]`, "", []string{"scaling.max_size", "must be between 1 and 1000"}},
+		{"size that would wrap as an int32", `["g5.xlarge"]`, "", []string{"scaling.max_size", "must be between 1 and 4000"}},
 		{"derived MIG label set by hand", `["p4d.24xlarge"]`, `labels = { "nvidia.com/mig.config" = "all-1g.5gb" }`, []string{"gpu.mig", "derives the \"nvidia.com/mig.config\" label"}},
 		{"label under a prefix Kubernetes reserves", `["g5.xlarge"]`, `labels = { "node-role.kubernetes.io/gpu" = "true" }`, []string{"labels", "Kubernetes reserves"}},
 		{"label under a prefix EKS reserves", `["g5.xlarge"]`, `labels = { "eks.amazonaws.com/compute-type" = "gpu" }`, []string{"labels", "EKS reserves"}},

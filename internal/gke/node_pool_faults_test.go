@@ -48,7 +48,7 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 		{"only spot with a reservation", "g2-standard-8", "  capacity {\n    spot_percentage = 100\n    reservation {\n      type = \"any\"\n    }\n  }\n", []string{"capacity.spot_percentage", "cannot consume reservations"}},
 		{"specific reservation without a name", "g2-standard-8", "  capacity {\n    reservation {\n      type = \"specific\"\n    }\n  }\n", []string{"capacity.reservation.name", "names the reservation"}},
 		{"node location outside the region", "g2-standard-8", `  node_locations = ["us-central1-a"]` + "\n", []string{"node_locations", "not a zone of europe-west4"}},
-		{"size that would wrap as an int32", "g2-standard-8", "", []string{"scaling.max_size", "must be between 1 and 1000"}},
+		{"size that would wrap as an int32", "g2-standard-8", "", []string{"scaling.max_size", "must be between 1 and 4000"}},
 		{"desired size that does not split over the zones", "g2-standard-8", `  node_locations = ["europe-west4-a", "europe-west4-b"]` + "\n", []string{"scaling.desired_size", "per zone"}},
 	}
 	for _, tc := range cases {

@@ -53,6 +53,17 @@ func TestFitParity(t *testing.T) {
 		{NeedGiB: 40, Kind: "inference", Environment: "production", GPUsPerReplica: 2, HeadroomPercent: 5, Replicas: 3},
 		{NeedGiB: 0.5, Kind: "inference", Environment: "staging", HeadroomPercent: 50, Replicas: 1000},
 		{NeedGiB: 60, Kind: "training", Environment: "production", GPUsPerReplica: 16, HeadroomPercent: 5},
+		// KV cache (issue #40, item 1): 8B bf16 at 128k tokens, and 70B fp16 serving 32 sequences of 8k.
+		{NeedGiB: 33.95, KVCacheGiB: 16, Precision: "bf16", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 2},
+		{NeedGiB: 236.37, KVCacheGiB: 80, Precision: "fp16", Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 3},
+		{NeedGiB: 9.1, KVCacheGiB: 3.3, Precision: "fp8", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 16},
+		// Quantisation (issue #40, item 2): AWQ from Turing, GPTQ from Volta, fp4 on Blackwell only.
+		{NeedGiB: 39.12, Precision: "fp4", Kind: "inference", Environment: "production", HeadroomPercent: 5, Replicas: 2},
+		{NeedGiB: 4.5, Precision: "awq", Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 4},
+		{NeedGiB: 4.5, Precision: "gptq", Kind: "development", Environment: "development", HeadroomPercent: 5, Replicas: 2},
+		// The clouds' node limits (issue #40, item 3): the EKS quota of 450, GKE's 1 000 a zone over three.
+		{NeedGiB: 3.5, Kind: "batch", Environment: "staging", HeadroomPercent: 5, Replicas: 600, MaxNodes: 450},
+		{NeedGiB: 12, Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 2500, MaxNodes: 3000},
 	}
 	checked, fits, failed := 0, 0, map[string]int{}
 	for _, s := range shapes {
@@ -120,6 +131,12 @@ func demandInput(d catalog.FitDemand) map[string]any {
 	}
 	if d.HostGiB != 0 {
 		in["host_gib"] = d.HostGiB
+	}
+	if d.KVCacheGiB != 0 {
+		in["kv_cache_gib"] = d.KVCacheGiB
+	}
+	if d.MaxNodes != 0 {
+		in["max_nodes"] = d.MaxNodes
 	}
 	if d.GPUsPerReplica != 0 {
 		in["gpus_per_replica"] = d.GPUsPerReplica

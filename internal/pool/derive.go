@@ -26,6 +26,7 @@ const (
 	LabelPrecision      = "gpufleet.io/precision"
 	LabelGPUsPerReplica = "gpufleet.io/gpus-per-replica"
 	LabelReplicas       = "gpufleet.io/replicas"
+	LabelKVCache        = "gpufleet.io/kv-cache-gib"
 	LabelCapacityType   = "gpufleet.io/capacity-type"
 	LabelMIGConfig      = "nvidia.com/mig.config"
 	LabelDevicePlugin   = "nvidia.com/device-plugin.config"
@@ -64,6 +65,26 @@ type Environment struct {
 	DefaultTags map[string]string
 	Pricing     catalog.Pricing
 	Registry    Registry // nil without policy data
+	// EKSMaxNodesPerNodeGroup is the account's "Nodes per managed node group" quota (the provider's
+	// aws.max_nodes_per_node_group; 0: catalog.EKSNodesPerNodeGroupDefault).
+	EKSMaxNodesPerNodeGroup int
+}
+
+// NodeLimitsFor are the limits of the cloud objects behind a pool resource (catalog/limits.go): the
+// EKS node group quota for each side of a gpufleet_eks_node_pool, GKE's nodes per zone for each
+// side of a gpufleet_gke_node_pool; none (gpufleet's MaxPoolNodes) for autoscaler objects.
+func NodeLimitsFor(resourceType string, env Environment) NodeLimits {
+	switch resourceType {
+	case "gpufleet_eks_node_pool":
+		setting := "the provider's aws.max_nodes_per_node_group"
+		if env.EKSMaxNodesPerNodeGroup == 0 {
+			setting = "the default of aws.max_nodes_per_node_group"
+		}
+		return NodeLimits{PerSide: catalog.NodeLimit(catalog.AWS, 1, env.EKSMaxNodesPerNodeGroup), Setting: setting}
+	case "gpufleet_gke_node_pool":
+		return NodeLimits{PerZone: catalog.GKENodesPerPoolZone}
+	}
+	return NodeLimits{}
 }
 
 // Derived is everything gpufleet computes from a valid, fully known spec.
@@ -158,6 +179,9 @@ func deriveLabels(s Spec) map[string]string {
 	}
 	if s.Workload.Replicas != 0 {
 		labels[LabelReplicas] = strconv.Itoa(s.Workload.Replicas)
+	}
+	if s.Workload.KVCacheGiB != 0 {
+		labels[LabelKVCache] = strconv.FormatFloat(s.Workload.KVCacheGiB, 'f', -1, 64)
 	}
 	if s.GPU.MIG != nil && s.Cloud == catalog.AWS {
 		// GKE partitions through gpu_partition_size; on EKS the GPU Operator's MIG manager reads this label.

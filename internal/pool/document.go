@@ -68,7 +68,7 @@ func Document(address string, s Spec, d *Derived) map[string]any {
 func workloadDoc(s Spec, known func(...any) bool) map[string]any {
 	w := s.Workload
 	out := map[string]any{"kind": nil, "environment": nil, "gpu_memory_gib": nil, "interruptible": nil,
-		"precision": nil, "gpus_per_replica": nil, "replicas": nil}
+		"precision": nil, "gpus_per_replica": nil, "replicas": nil, "kv_cache_gib": nil}
 	if known("workload", "kind") {
 		out["kind"] = w.Kind
 	}
@@ -89,6 +89,9 @@ func workloadDoc(s Spec, known func(...any) bool) map[string]any {
 	}
 	if known("workload", "replicas") && w.Replicas != 0 {
 		out["replicas"] = w.Replicas
+	}
+	if known("workload", "kv_cache_gib") && w.KVCacheGiB != 0 {
+		out["kv_cache_gib"] = w.KVCacheGiB
 	}
 	return out
 }

@@ -74,6 +74,9 @@ type Spec struct {
 	// type per launch for the pods it schedules, so instance types of different sizes are fine.
 	Karpenter bool
 	Capacity  Capacity
+	// NodeLimits are the cloud's limits on the objects backing the pool (catalog.NodeLimit); zero
+	// values: catalog.MaxPoolNodes for the whole pool.
+	NodeLimits NodeLimits
 
 	Taints  []Taint
 	Labels  map[string]string
@@ -86,6 +89,15 @@ type Spec struct {
 	Unknown map[string]bool
 }
 
+// NodeLimits bound a pool's sides: PerSide nodes for each cloud object (EKS: the "Nodes per
+// managed node group" quota), PerZone nodes in each zone of each (GKE: 1 000 per node pool zone).
+type NodeLimits struct {
+	PerSide int
+	PerZone int
+	// Setting names where PerSide comes from, for messages ("aws.max_nodes_per_node_group").
+	Setting string
+}
+
 type Workload struct {
 	Kind          string
 	Environment   string
@@ -95,6 +107,9 @@ type Workload struct {
 	Precision      string // weights and compute: fp32, fp16, bf16, fp8, int8, int4
 	GPUsPerReplica int    // GPUs of one replica, on one node
 	Replicas       int    // replicas the pool holds at once
+	// KVCacheGiB is the share of GPUMemoryGiB that is the serving engine's KV cache: GPU memory
+	// only, so the fit's host-memory estimate leaves it out (catalog/kvcache.go).
+	KVCacheGiB float64
 }
 
 type GPU struct {

@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -52,6 +53,7 @@ func (s Spec) Validate() []Problem {
 		v.gkeProvisioning()
 	}
 	v.scaling()
+	v.nodeLimits()
 	v.capacity()
 	v.taints()
 	v.labels()
@@ -128,6 +130,13 @@ func (v *validator) workload() {
 	}
 	if p := P("workload", "replicas"); v.known(p) && w.Replicas < 0 {
 		v.add(p, "Invalid replicas", "%d: a pool holds 1 or more replicas.", w.Replicas)
+	}
+	switch p := P("workload", "kv_cache_gib"); {
+	case !v.known(p) || w.KVCacheGiB == 0:
+	case w.KVCacheGiB < 0:
+		v.add(p, "Invalid KV cache", "%g GiB: the KV cache of one replica is 0 GiB or more.", w.KVCacheGiB)
+	case v.known(P("workload", "gpu_memory_gib")) && w.GPUMemoryGiB > 0 && w.KVCacheGiB >= w.GPUMemoryGiB:
+		v.add(p, "Invalid KV cache", "%g GiB is not less than workload.gpu_memory_gib (%g GiB): kv_cache_gib is the share of the replica's GPU memory need that is KV cache, so gpu_memory_gib includes it (weights + overhead + KV cache).", w.KVCacheGiB, w.GPUMemoryGiB)
 	}
 }
 
@@ -252,6 +261,44 @@ func (v *validator) scaling() {
 		v.add(P("scaling", "min_size"), "Invalid scaling", "min_size %d is greater than max_size %d.", s.Min, s.Max)
 	} else if !v.spec.AutoscalerOwnsSize && (s.Desired < s.Min || s.Desired > s.Max) {
 		v.add(P("scaling", "desired_size"), "Invalid scaling", "desired_size %d must be between min_size %d and max_size %d.", s.Desired, s.Min, s.Max)
+	}
+}
+
+// nodeLimits checks each side's max_size against the cloud's limits (catalog/limits.go): the EKS
+// node group quota per side, GKE's nodes per node pool zone, else gpufleet's MaxPoolNodes per pool.
+func (v *validator) nodeLimits() {
+	s := v.spec
+	if !v.known(P("scaling", "max_size")) || !v.known(P("capacity", "spot_percentage")) || !v.known(P("capacity", "on_demand_base")) || s.Scaling.Max < 1 {
+		return
+	}
+	l := s.NodeLimits
+	if l.PerSide == 0 && l.PerZone == 0 {
+		if s.Scaling.Max > catalog.MaxPoolNodes {
+			v.add(P("scaling", "max_size"), "Pool too large", "max_size %d: a pool holds at most %d nodes.", s.Scaling.Max, catalog.MaxPoolNodes)
+		}
+		return
+	}
+	od, spot := SplitSizes(s.Scaling, s.Capacity.OnDemandBase, s.Capacity.SpotPercentage)
+	zones := len(s.Zones)
+	if zones == 0 {
+		zones = DefaultZoneCount(s.Cloud, s.Region)
+	}
+	for _, side := range []struct {
+		name string
+		max  int
+	}{{"on-demand", od.Max}, {"spot", spot.Max}} {
+		switch {
+		case l.PerSide > 0 && side.max > l.PerSide:
+			v.add(P("scaling", "max_size"), "Node group quota exceeded",
+				"max_size %d makes the %s node group %d nodes, over the EKS service quota \"Nodes per managed node group\" of %d (%s; default %d, adjustable in Service Quotas, code L-BD136A63). Lower max_size, split the pool, or raise the quota and the setting.",
+				s.Scaling.Max, side.name, side.max, l.PerSide, cmp.Or(l.Setting, "the quota"), catalog.EKSNodesPerNodeGroupDefault)
+			return
+		case l.PerZone > 0 && PerZone(side.max, zones) > l.PerZone:
+			v.add(P("scaling", "max_size"), "Node pool zone limit exceeded",
+				"max_size %d makes the %s node pool %d nodes in each of its %d zone(s), over GKE's %d nodes per node pool per zone. Lower max_size or spread the pool over more zones (node_locations).",
+				s.Scaling.Max, side.name, PerZone(side.max, zones), zones, l.PerZone)
+			return
+		}
 	}
 }
 

@@ -131,7 +131,9 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 		{"non-GPU instance type", func(s *Spec) { s.InstanceTypes = []string{"m5.large"} }, "instance_types[0]", "not an NVIDIA GPU instance type"},
 		{"no instance types", func(s *Spec) { s.InstanceTypes = nil }, "instance_types", "at least one"},
 		{"replica over more GPUs than a node", func(s *Spec) { s.Workload.GPUsPerReplica = 16 }, "workload.gpus_per_replica", "a p5.48xlarge node has 8 H100-80GB GPU(s)"},
-		{"unknown precision", func(s *Spec) { s.Workload.Precision = "fp4" }, "workload.precision", "fp8"},
+		{"unknown precision", func(s *Spec) { s.Workload.Precision = "fp2" }, "workload.precision", "fp4"},
+		{"kv cache not less than the need", func(s *Spec) { s.Workload.KVCacheGiB = 60 }, "workload.kv_cache_gib", "gpu_memory_gib includes it"},
+		{"negative kv cache", func(s *Spec) { s.Workload.KVCacheGiB = -1 }, "workload.kv_cache_gib", "0 GiB or more"},
 		{"spot share with a capacity block", func(s *Spec) {
 			s.InstanceTypes = []string{"p5.48xlarge"}
 			s.Capacity.Reservation = &Reservation{Type: ReservationCapacityBlock, ID: "cr-0123456789abcdef0"}

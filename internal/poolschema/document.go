@@ -20,7 +20,7 @@ var PolicyDocumentType = func() types.ObjectType {
 	return obj(map[string]attr.Type{
 		"address": str, "resource_type": str, "cloud": str, "region": str, "zones": strList, "name": str, "client": str,
 		"workload": obj(map[string]attr.Type{"kind": str, "environment": str, "gpu_memory_gib": num, "interruptible": boolean,
-			"precision": str, "gpus_per_replica": num, "replicas": num}),
+			"precision": str, "gpus_per_replica": num, "replicas": num, "kv_cache_gib": num}),
 		"gpu": obj(map[string]attr.Type{
 			"model": str, "class": str, "memory_gib": num, "per_node": num, "mig_profile": str, "mig_config": str, "slice_memory_gib": num,
 			"sharing": obj(map[string]attr.Type{"strategy": str, "replicas": num}),

@@ -31,6 +31,11 @@ func WorkloadFrom(labels map[string]string, prior *WorkloadModel) *WorkloadModel
 		w.Precision = types.StringValue(p)
 	}
 	w.GPUsPerReplica, w.Replicas = intLabel(labels, pool.LabelGPUsPerReplica), intLabel(labels, pool.LabelReplicas)
+	w.KVCacheGiB = types.Float64Null()
+	var kv float64
+	if _, err := fmt.Sscanf(labels[pool.LabelKVCache], "%g", &kv); err == nil {
+		w.KVCacheGiB = types.Float64Value(kv)
+	}
 	interruptible := labels[pool.LabelInterruptible] == "true"
 	// An unset interruptible reads back as false; keep it unset unless the cloud says true.
 	if interruptible || (prior != nil && !prior.Interruptible.IsNull()) {

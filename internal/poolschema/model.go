@@ -56,6 +56,7 @@ type WorkloadModel struct {
 	Precision      types.String  `tfsdk:"precision"`
 	GPUsPerReplica types.Int64   `tfsdk:"gpus_per_replica"`
 	Replicas       types.Int64   `tfsdk:"replicas"`
+	KVCacheGiB     types.Float64 `tfsdk:"kv_cache_gib"`
 }
 
 // GPUPartitioning is the shared part of the gpu block; the resources embed it in their own.
@@ -171,6 +172,12 @@ func (b *SpecBuilder) String(v types.String, p ...any) string {
 	return v.ValueString()
 }
 
+// Float records whether v is known and returns its value (0 when null or unknown).
+func (b *SpecBuilder) Float(v types.Float64, p ...any) float64 {
+	b.Unknown(v, p...)
+	return v.ValueFloat64()
+}
+
 // Int records whether v is known and returns its value (0 when null or unknown).
 func (b *SpecBuilder) Int(v types.Int64, p ...any) int {
 	b.Unknown(v, p...)
@@ -235,6 +242,7 @@ func (b *SpecBuilder) Common(ctx context.Context, m *Model, gpu *GPUPartitioning
 			Precision:      b.String(w.Precision, "workload", "precision"),
 			GPUsPerReplica: b.Int(w.GPUsPerReplica, "workload", "gpus_per_replica"),
 			Replicas:       b.Int(w.Replicas, "workload", "replicas"),
+			KVCacheGiB:     b.Float(w.KVCacheGiB, "workload", "kv_cache_gib"),
 		}
 	}
 	if gpu != nil {

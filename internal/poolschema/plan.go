@@ -52,6 +52,7 @@ func PlanWith(ctx context.Context, meta *conns.Meta, spec pool.Spec, m *Model, u
 	if h.Derive != nil {
 		derive = h.Derive
 	}
+	spec.NodeLimits = pool.NodeLimitsFor(spec.ResourceType, meta.Pool)
 	AddProblems(diags, validate(spec))
 	if diags.HasError() {
 		return nil, false

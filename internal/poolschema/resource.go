@@ -134,6 +134,7 @@ func withTimeout(ctx context.Context, timeout func(context.Context, time.Duratio
 // Derive validates and derives a pool again at apply: the plan holds only the results.
 func Derive(r *Resource, spec pool.Spec, specDiags diag.Diagnostics, diags *diag.Diagnostics) (pool.Derived, bool) {
 	diags.Append(specDiags...)
+	spec.NodeLimits = pool.NodeLimitsFor(spec.ResourceType, r.Meta.Pool)
 	AddProblems(diags, spec.Validate())
 	if diags.HasError() {
 		return pool.Derived{}, false

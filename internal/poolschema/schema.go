@@ -21,9 +21,10 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
 
-// maxPoolSize bounds every size: the APIs take 32-bit sizes (a larger number would wrap), and GKE
-// takes at most 1000 nodes per zone in a node pool.
-const maxPoolSize = 1000
+// maxPoolSize bounds every size: the APIs take 32-bit sizes (a larger number would wrap), and no pool
+// holds more than GKE's 1 000 nodes per zone over four zones; each cloud's own limit is checked at
+// plan (pool.NodeLimitsFor: the EKS node group quota, GKE's per-zone limit, else 1 000).
+const maxPoolSize = catalog.MaxPoolSize
 
 // Attributes are the cloud-neutral attributes of a pool resource, one definition for both clouds so
 // that the docs say the same thing. sidesAttribute names the resource's list of cloud objects
@@ -168,6 +169,13 @@ func Blocks(ctx context.Context) map[string]schema.Block {
 					Optional:   true,
 					Validators: []validator.Int64{int64validator.AtLeast(1)},
 				},
+				"kv_cache_gib": schema.Float64Attribute{
+					MarkdownDescription: "Of `gpu_memory_gib`, the GiB that are the serving engine's KV cache (`gpufleet_recommendation`'s `kv_cache_gib`, from `context_length` × `concurrent_sequences`). " +
+						"The KV cache lives in GPU memory only, so the host-memory check (GF-RS-007) counts `gpu_memory_gib` − this as the weights a node loads. " +
+						"0 or more and less than `gpu_memory_gib`. Written as the node label `gpufleet.io/kv-cache-gib`.",
+					Optional:   true,
+					Validators: []validator.Float64{float64validator.AtLeast(0)},
+				},
 			},
 		},
 		"scaling": schema.SingleNestedBlock{
@@ -175,11 +183,12 @@ func Blocks(ctx context.Context) map[string]schema.Block {
 				"Without `desired_size` the pool starts at `min_size` and the cluster autoscaler owns its size: gpufleet never " +
 				"scales it back (the sides' current sizes show in `node_groups` / `node_pools`). With `desired_size` every apply " +
 				"enforces it, undoing the autoscaler's changes. Sizes go to the cloud APIs as 32-bit integers; gpufleet takes at most " +
-				"1000 nodes per pool (GKE's per-zone node pool limit; EKS quotas are lower).",
+				"the cloud's limit: on EKS each side's node group holds at most the \"Nodes per managed node group\" quota (default 450, the provider's " +
+				"`aws.max_nodes_per_node_group`); on GKE each side's node pool holds at most 1000 nodes per zone; Karpenter and ComputeClass pools at most 1000.",
 			Validators: []validator.Object{objectvalidator.IsRequired(), alsoRequires("min_size", "max_size")},
 			Attributes: map[string]schema.Attribute{
-				"min_size":     schema.Int64Attribute{MarkdownDescription: "Minimum nodes, 0 to 1000.", Optional: true, Validators: []validator.Int64{int64validator.Between(0, maxPoolSize)}},
-				"max_size":     schema.Int64Attribute{MarkdownDescription: "Maximum nodes, 1 to 1000.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, maxPoolSize)}},
+				"min_size":     schema.Int64Attribute{MarkdownDescription: "Minimum nodes, 0 to 4000.", Optional: true, Validators: []validator.Int64{int64validator.Between(0, maxPoolSize)}},
+				"max_size":     schema.Int64Attribute{MarkdownDescription: "Maximum nodes, 1 to 4000, within the cloud's limit (above).", Optional: true, Validators: []validator.Int64{int64validator.Between(1, maxPoolSize)}},
 				"desired_size": schema.Int64Attribute{MarkdownDescription: "Desired nodes, enforced on every apply; leave it unset to let the cluster autoscaler own the size.", Optional: true, Validators: []validator.Int64{int64validator.Between(0, maxPoolSize)}},
 			},
 		},
@@ -212,7 +221,7 @@ func CapacityBlock(reservation schema.SingleNestedBlock) schema.SingleNestedBloc
 		MarkdownDescription: "Spot/on-demand mix and reservations. With base `b` and percentage `p`, a size `s` has `floor(max(s-b,0)*p/100)` spot nodes.",
 		Attributes: map[string]schema.Attribute{
 			"spot_percentage": schema.Int64Attribute{MarkdownDescription: "Share of nodes above `on_demand_base` on spot, 0-100. Defaults to 0.", Optional: true, Computed: true, Default: int64default.StaticInt64(0), Validators: []validator.Int64{int64validator.Between(0, 100)}},
-			"on_demand_base":  schema.Int64Attribute{MarkdownDescription: "Nodes that always run on-demand, 0 to 1000. Defaults to 0.", Optional: true, Computed: true, Default: int64default.StaticInt64(0), Validators: []validator.Int64{int64validator.Between(0, maxPoolSize)}},
+			"on_demand_base":  schema.Int64Attribute{MarkdownDescription: "Nodes that always run on-demand, 0 to 4000. Defaults to 0.", Optional: true, Computed: true, Default: int64default.StaticInt64(0), Validators: []validator.Int64{int64validator.Between(0, maxPoolSize)}},
 		},
 		Blocks: map[string]schema.Block{"reservation": reservation},
 	}

@@ -50,6 +50,7 @@ type awsModel struct {
 	Endpoints                 *endpointsModel  `tfsdk:"endpoints"`
 	SkipCredentialsValidation types.Bool       `tfsdk:"skip_credentials_validation"`
 	MaxRetries                types.Int64      `tfsdk:"max_retries"`
+	MaxNodesPerNodeGroup      types.Int64      `tfsdk:"max_nodes_per_node_group"`
 }
 
 type assumeRoleModel struct {
@@ -140,6 +141,13 @@ func awsBlock() schema.SingleNestedBlock {
 			"skip_credentials_validation": schema.BoolAttribute{
 				MarkdownDescription: "Skip the STS `GetCallerIdentity` call that checks the credentials on first use. Defaults to `false`.",
 				Optional:            true,
+			},
+			"max_nodes_per_node_group": schema.Int64Attribute{
+				MarkdownDescription: "The account's EKS service quota \"Nodes per managed node group\" (quota code L-BD136A63): default 450, adjustable in Service Quotas. " +
+					"`gpufleet_eks_node_pool` fails at plan when a side's node group (on-demand or spot) would exceed it (`scaling.max_size`), and `gpufleet_recommendation` sizes AWS answers within it. " +
+					"Set it to the raised quota when AWS has raised it for the account.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, catalog.MaxPoolSize)},
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: "Maximum attempts of the AWS SDK's standard retryer for throttling and server errors. Defaults to 25, as in the Terraform AWS provider: waiters poll, and a long apply makes hundreds of calls.",

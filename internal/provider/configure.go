@@ -23,6 +23,7 @@ func (p *GPUFleetProvider) Configure(ctx context.Context, req provider.Configure
 	meta := &conns.Meta{UserAgent: "terraform-provider-gpufleet/" + p.version}
 	if cfg.AWS != nil {
 		meta.AWSSettings = awsSettings(ctx, cfg.AWS, resp)
+		meta.Pool.EKSMaxNodesPerNodeGroup = int(cfg.AWS.MaxNodesPerNodeGroup.ValueInt64())
 	}
 	if cfg.GCP != nil {
 		meta.GCPSettings = conns.GCPSettings{

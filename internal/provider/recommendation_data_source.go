@@ -57,6 +57,7 @@ type recommendationModel struct {
 	MemoryHeadroom         types.Float64                `tfsdk:"memory_headroom_percent"`
 	GPUModels              []types.String               `tfsdk:"gpu_models"`
 	RequiredGPUMemoryGiB   types.Float64                `tfsdk:"required_gpu_memory_gib"`
+	RequiredKVCacheGiB     types.Float64                `tfsdk:"required_kv_cache_gib"`
 	Observed               *recommendationObservedModel `tfsdk:"observed"`
 	ObservedMonthlyUSD     types.Float64                `tfsdk:"observed_monthly_usd"`
 	ObservedGPUEquivalents types.Float64                `tfsdk:"observed_gpu_equivalents"`
@@ -74,12 +75,17 @@ type recommendationWorkloadModel struct {
 	Method                 types.String  `tfsdk:"method"`
 	TokensPerSecond        types.Float64 `tfsdk:"tokens_per_second"`
 	GPUsPerReplica         types.Int64   `tfsdk:"gpus_per_replica"`
+	Model                  types.String  `tfsdk:"model"`
+	ContextLength          types.Int64   `tfsdk:"context_length"`
+	ConcurrentSequences    types.Int64   `tfsdk:"concurrent_sequences"`
+	KVCacheGiB             types.Float64 `tfsdk:"kv_cache_gib"`
 }
 
 type recommendedPoolModel struct {
 	NodeType                       types.String    `tfsdk:"node_type"`
 	Accelerator                    types.String    `tfsdk:"accelerator"`
 	Region                         types.String    `tfsdk:"region"`
+	InProviderRegion               types.Bool      `tfsdk:"in_provider_region"`
 	GPUModel                       types.String    `tfsdk:"gpu_model"`
 	GPUsPerNode                    types.Int64     `tfsdk:"gpus_per_node"`
 	GPUMemoryGiB                   types.Float64   `tfsdk:"gpu_memory_gib"`
@@ -92,6 +98,7 @@ type recommendedPoolModel struct {
 	NodeCount                      types.Int64     `tfsdk:"node_count"`
 	Zones                          types.Int64     `tfsdk:"zones"`
 	NodesPerZone                   types.Int64     `tfsdk:"nodes_per_zone"`
+	NodeLocations                  types.List      `tfsdk:"node_locations"`
 	DecodeTokensPerSecond          types.Float64   `tfsdk:"decode_tokens_per_second"`
 	SpotPercentage                 types.Int64     `tfsdk:"spot_percentage"`
 	OnDemandBase                   types.Int64     `tfsdk:"on_demand_base"`
@@ -177,13 +184,17 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 				Validators:          []validator.Float64{float64validator.Between(1, 744)},
 			},
 			"gke_zones": schema.Int64Attribute{
-				MarkdownDescription: "Zones the GKE pool spans, 1 to 4. GKE sizes node pools per zone, so the `gcp` answer's every side (on-demand and spot) is a whole number of nodes in each zone and its price counts every zone's nodes. Default: 1 (a zonal pool, or `node_locations` pinned to one zone of the answer's `region`), except production inference whose replicas spread over nodes, which gets GKE's 3 zones of a regional pool (`location` = `region`, no `node_locations`). The answer's `zones` and `nodes_per_zone` say what it was sized for.",
+				MarkdownDescription: "Zones the GKE pool spans, 1 to 4. GKE sizes node pools per zone, so the `gcp` answer's every side (on-demand and spot) is a whole number of nodes in each zone and its price counts every zone's nodes. Default: 1, except production inference whose replicas spread over nodes, which gets 3 zones, as GKE gives a regional pool by default. The answer's `zones`, `nodes_per_zone` and `node_locations` say what it was sized for: give the pool `location` = `region` and `node_locations` = the answer's.",
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, 4)},
 			},
 			"observed": observedAttribute(),
 			"required_gpu_memory_gib": schema.Float64Attribute{
-				MarkdownDescription: "The GPU memory one replica needs: `observed.memory_used_p99_gib` when `observed` is given, else `workload.gpu_memory_gib` or the estimate from the model. Use it as the pool's `workload.gpu_memory_gib`.",
+				MarkdownDescription: "The GPU memory one replica needs: `observed.memory_used_p99_gib` when `observed` is given, else `workload.gpu_memory_gib` or the estimate from the model, plus the KV cache (`required_kv_cache_gib`). Use it as the pool's `workload.gpu_memory_gib`.",
+				Computed:            true,
+			},
+			"required_kv_cache_gib": schema.Float64Attribute{
+				MarkdownDescription: "Of `required_gpu_memory_gib`, the KV cache of one replica: `workload.kv_cache_gib`, or the estimate from `workload.context_length` × `concurrent_sequences`; 0 without either, and with `observed` (the measured memory holds it). Use it as the pool's `workload.kv_cache_gib`, so that the host-memory check counts only the weights.",
 				Computed:            true,
 			},
 			"aws": schema.SingleNestedAttribute{
@@ -247,6 +258,32 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 						Optional:   true,
 						Validators: []validator.Float64{float64validator.AtLeast(0.001)},
 					},
+					"model": schema.StringAttribute{
+						MarkdownDescription: "A model whose attention shape the catalog knows, for the KV-cache estimate: `" + strings.Join(catalog.KVModelNames(), "`, `") + "` (layers, KV heads and head size from each model's published `config.json`). " +
+							"Sets `model_parameters_billion` to the model's when neither it nor `gpu_memory_gib` is given. Needs `precision`.",
+						Optional: true,
+						Validators: []validator.String{oneOfNearest(catalog.KVModelNames()...),
+							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("precision"))},
+					},
+					"context_length": schema.Int64Attribute{
+						MarkdownDescription: "Inference only: tokens of context one sequence holds (prompt + output), for the KV-cache estimate: " +
+							"2 (K and V) × layers × KV heads × head size × 2 bytes (4 for fp32 weights) × `context_length` × `concurrent_sequences`, added to the weights' estimate. " +
+							"The shape is the `model`'s; without `model` it is approximated from `model_parameters_billion` (the Llama 3.1 family's shape, interpolated by size: see the right-sizing guide). At most the model's context window.",
+						Optional: true,
+						Validators: []validator.Int64{int64validator.AtLeast(1),
+							int64validator.ConflictsWith(path.MatchRelative().AtParent().AtName("kv_cache_gib"))},
+					},
+					"concurrent_sequences": schema.Int64Attribute{
+						MarkdownDescription: "Inference only: sequences one replica serves at once (the serving engine's batch, e.g. vLLM's `max_num_seqs` in use); default 1. With `context_length`.",
+						Optional:            true,
+						Validators: []validator.Int64{int64validator.AtLeast(1),
+							int64validator.AlsoRequires(path.MatchRelative().AtParent().AtName("context_length"))},
+					},
+					"kv_cache_gib": schema.Float64Attribute{
+						MarkdownDescription: "Inference only: the KV cache one replica needs, GiB, added to the weights' estimate or `gpu_memory_gib`, when you know it (e.g. from the serving engine's logs) rather than `context_length`.",
+						Optional:            true,
+						Validators:          []validator.Float64{float64validator.AtLeast(0)},
+					},
 					"method": schema.StringAttribute{
 						MarkdownDescription: "Training only: `full` (default), `lora` or `qlora` (precision `int4`).",
 						Optional:            true,
@@ -264,9 +301,12 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 
 func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"node_type":                schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
-		"accelerator":              schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
-		"region":                   schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool (EKS: the provider's `aws.region`; GKE: `location`, with `node_locations` pinned to one zone of it when `zones` is 1)."},
+		"node_type":   schema.StringAttribute{Computed: true, MarkdownDescription: nodeType},
+		"accelerator": schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type (`gpu.type`); null on AWS."},
+		"region": schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the pool, priced at its rates. EKS: the provider's region (`aws.region`, else `AWS_REGION` or `AWS_DEFAULT_REGION`) whenever it is among the `regions` asked and allowed and something fits there; " +
+			"else the cheapest region asked, which needs an EKS cluster there (the pool's `region` argument; `in_provider_region` false and a warning say why). GKE: `location`, with `node_locations` pinned to one zone of it when `zones` is 1."},
+		"in_provider_region": schema.BoolAttribute{Computed: true, MarkdownDescription: "EKS: whether `region` is the provider's region, where `gpufleet_eks_node_pool` creates the pool unless its `region` says otherwise; false when the provider's region had no answer (not asked, excluded by the client's residency, or nothing fits there), with a warning saying which. " +
+			"Null on GKE, and when the provider's region is not known without loading the SDK's configuration (no `aws.region`, `AWS_REGION` or `AWS_DEFAULT_REGION`): the answer is then the cheapest of the regions asked."},
 		"gpu_model":                schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
 		"gpus_per_node":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
 		"gpu_memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or its whole GPUs' (`gpus_per_replica` of them)."},
@@ -280,12 +320,14 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"node_count":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes for `replicas`: the pool's `desired_size` and `max_size`. On GKE, all the pool's nodes over its `zones`."},
 		"zones":                    schema.Int64Attribute{Computed: true, MarkdownDescription: "Zones the pool spans (GKE; 1 on AWS): see `gke_zones`."},
 		"nodes_per_zone":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`node_count` / `zones`: the nodes GKE runs in each zone."},
-		"spot_percentage":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size); else 100."},
-		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
-		"gke_capacity_ladder":      schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "For a `gpufleet_gke_compute_class` of the answer (`capacity.ladder`), the cheapest rung first where the workload allows it, and only rungs the machine type is sold as: interruptible work `[\"spot\", \"flex_start\", \"on_demand\"]`; work that does not checkpoint, and production inference, `[\"on_demand\", \"flex_start\"]` (no spot: GF-COST-001, GF-COST-003). Add a `reservation` rung first for a reservation of your own. Null on AWS."},
-		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
-		"hourly_usd":               schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
-		"monthly_usd":              schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
+		"node_locations": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "GKE: the `zones` zones the answer was sized for, each offering its GPU (the catalog's GPU zones, from GCP's \"GPU regions and zones\"): give them to the pool's `node_locations` as they are, so that the pool runs `nodes_per_zone` in each whatever zones the cluster has " +
+			"(a regional cluster in us-central1 may span a, b, c and f, and a pool without `node_locations` takes all of them). A region with fewer zones offering the GPU than `zones` gives no answer there. Null on AWS, and on GKE when the catalog does not know the GPU's zones in the region (N1's T4, V100, P100 and P4; regions outside its list): then pin `zones` zones that offer the GPU yourself."},
+		"spot_percentage":     schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size; on GKE the largest share up to 50 at which both sides split evenly over the answer's `zones`, so that no node is added to round a side); else 100."},
+		"on_demand_base":      schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
+		"gke_capacity_ladder": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "For a `gpufleet_gke_compute_class` of the answer (`capacity.ladder`), the cheapest rung first where the workload allows it, and only rungs the machine type is sold as: interruptible work `[\"spot\", \"flex_start\", \"on_demand\"]`; work that does not checkpoint, and production inference, `[\"on_demand\", \"flex_start\"]` (no spot: GF-COST-001, GF-COST-003). Add a `reservation` rung first for a reservation of your own. Null on AWS."},
+		"min_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
+		"hourly_usd":          schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
+		"monthly_usd":         schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
 		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
 			"The committed rate is the catalog's list price less the family's 1-year rate in the region (sources and dates in the recommendation-pricing guide), less the provider's `pricing.discount_percent` on top; a type with an `on_demand_hourly_usd` override gets no commitment (the override is the rate paid). Null when the answer has no on-demand node, the type is overridden, or the commitment would cost more than `monthly_usd` (a pool that runs too few hours)."},
 		"commitment":                        schema.StringAttribute{Computed: true, MarkdownDescription: "The commitment `committed_monthly_usd` assumes: `1-year Standard Reserved Instance, no upfront` (AWS; the family's rate in the answer's region) or `1-year resource-based committed use discount (CUD)` (GCP); null with `committed_monthly_usd`."},
@@ -311,7 +353,8 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 // ConfigValidators: the memory need is declared, estimated from the model, or observed.
 func (d *RecommendationDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{datasourcevalidator.AtLeastOneOf(
-		path.MatchRoot("workload").AtName("gpu_memory_gib"), path.MatchRoot("workload").AtName("model_parameters_billion"), path.MatchRoot("observed"))}
+		path.MatchRoot("workload").AtName("gpu_memory_gib"), path.MatchRoot("workload").AtName("model_parameters_billion"),
+		path.MatchRoot("workload").AtName("model"), path.MatchRoot("observed"))}
 }
 
 func (d *RecommendationDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
@@ -331,25 +374,33 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 	}
 	env := recommend.Env{}
 	if d.meta != nil {
-		env = recommend.Env{Pricing: d.meta.Pool.Pricing, Registry: d.meta.Pool.Registry, Policy: d.meta.Policy}
+		env = recommend.Env{Pricing: d.meta.Pool.Pricing, Registry: d.meta.Pool.Registry, Policy: d.meta.Policy, EKSMaxNodesPerNodeGroup: d.meta.Pool.EKSMaxNodesPerNodeGroup}
 	}
 	if env.Policy == nil {
 		resp.Diagnostics.AddWarning("Recommendation not checked against policy",
 			"policy.enforcement is \"off\": the recommendation fits and is priced, but the policy bundle did not judge it.")
 	}
-	answer, err := recommend.Recommend(ctx, m.request(), env)
+	rr := m.request()
+	if d.meta != nil {
+		rr.AWSRegion = d.meta.AWSSettings.RegionHint()
+	}
+	answer, err := recommend.Recommend(ctx, rr, env)
 	if err != nil {
 		addArgumentError(&resp.Diagnostics, "No recommendation", err)
 		return
 	}
 	m.RequiredGPUMemoryGiB = types.Float64Value(answer.NeedGiB)
+	m.RequiredKVCacheGiB = types.Float64Value(answer.KVCacheGiB)
 	m.AWS, m.GCP = nil, nil
 	for cloud, res := range answer.Results {
 		if res.Best == nil {
 			resp.Diagnostics.AddWarning(fmt.Sprintf("No %s recommendation", cloud), res.Why)
 			continue
 		}
-		out := recommendedPool(res)
+		if res.Elsewhere != "" {
+			resp.Diagnostics.AddWarning("The aws answer is not in the provider's region", res.Elsewhere)
+		}
+		out := recommendedPool(res, rr.AWSRegion)
 		switch cloud {
 		case catalog.AWS:
 			m.AWS = out
@@ -377,6 +428,11 @@ func (m recommendationModel) request() recommend.Request {
 			Method:            w.Method.ValueString(),
 			TokensPerSecond:   w.TokensPerSecond.ValueFloat64(),
 			GPUsPerReplica:    int(w.GPUsPerReplica.ValueInt64()),
+
+			Model:               w.Model.ValueString(),
+			ContextLength:       int(w.ContextLength.ValueInt64()),
+			ConcurrentSequences: int(w.ConcurrentSequences.ValueInt64()),
+			KVCacheGiB:          w.KVCacheGiB.ValueFloat64(),
 		},
 		Replicas:      int(m.Replicas.ValueInt64()),
 		Client:        m.Client.ValueString(),
@@ -401,12 +457,13 @@ func (m recommendationModel) request() recommend.Request {
 	return r
 }
 
-func recommendedPool(res *recommend.Result) *recommendedPoolModel {
+func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolModel {
 	b := res.Best
 	out := &recommendedPoolModel{
 		NodeType:                       types.StringValue(b.Node.Name),
 		Accelerator:                    stringOrNull(b.Node.Accelerator),
 		Region:                         types.StringValue(b.Region),
+		InProviderRegion:               types.BoolNull(),
 		GPUModel:                       types.StringValue(b.Node.GPUModel),
 		GPUsPerNode:                    types.Int64Value(int64(b.Node.GPUCount)),
 		GPUMemoryGiB:                   types.Float64Value(b.ReplicaGiB),
@@ -419,6 +476,7 @@ func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 		NodeCount:                      types.Int64Value(int64(b.Nodes)),
 		Zones:                          types.Int64Value(int64(max(b.Zones, 1))),
 		NodesPerZone:                   types.Int64Value(int64(b.Nodes / max(b.Zones, 1))),
+		NodeLocations:                  types.ListNull(types.StringType),
 		DecodeTokensPerSecond:          types.Float64Null(),
 		SpotPercentage:                 types.Int64Value(int64(b.SpotPercentage)),
 		OnDemandBase:                   types.Int64Value(int64(b.OnDemandBase)),
@@ -433,6 +491,12 @@ func recommendedPool(res *recommend.Result) *recommendedPoolModel {
 		SavingMonthlyUSD:               types.Float64Null(),
 		ObservedUtilizationMeanPercent: types.Float64Null(),
 		RunnersUp:                      make([]runnerUpModel, 0, len(res.RunnersUp)),
+	}
+	if b.Spec.Cloud == catalog.AWS && awsRegion != "" {
+		out.InProviderRegion = types.BoolValue(res.Elsewhere == "")
+	}
+	if len(b.NodeLocations) > 0 {
+		out.NodeLocations = types.ListValueMust(types.StringType, poolschema.StringValues(b.NodeLocations))
 	}
 	if b.Spec.Cloud == catalog.GCP {
 		out.GKECapacityLadder = types.ListValueMust(types.StringType, poolschema.StringValues(render.RecommendedLadder(b.Spec)))
@@ -519,7 +583,7 @@ const fitDescription = "**The fit.** A candidate is a node type in a region with
 	"- **host memory**: the node holds the weights of every replica it runs (the model's weights, or `gpu_memory_gib` / 1.2) plus a reserve: on EKS the AMI's 255 MiB + 11 MiB × 110 pods + 100 MiB eviction threshold (1.53 GiB); on GKE its tiers (25 % of the first 4 GiB, 20 % of the next 4, 10 % of the next 8, 6 % of the next 112, 2 % above, + 100 MiB);\n" +
 	"- **vCPUs**: one per replica the node runs;\n" +
 	"- **availability**: production inference with two or more replicas spreads over at least two nodes (`min_size` 2; GF-RS-005 warns on a pool of one node);\n" +
-	"- **pool size**: 1 to 1000 nodes: when the cheapest node would need more, a larger node wins.\n\n" +
+	"- **pool size**: on AWS at most the account's \"Nodes per managed node group\" quota (default 450, the provider's `aws.max_nodes_per_node_group`); on GKE at most 1000 nodes per node pool zone over the answer's `zones`: when the cheapest node would need more, a larger node wins.\n\n" +
 	"When nothing fits, the warning (one cloud) or error (every cloud) says which constraint excluded how many shapes, with an example, and names the nearest options (the cheapest that fail one constraint only); " +
 	"data residency (the client's `allowed_regions`) is named when it removes every region of a cloud. " +
 	"The guide \"Right-sizing: how a workload fits a GPU node\" gives the sources of every number and worked examples (checked by a test)."

@@ -82,10 +82,15 @@ func TestAccRecommendationDataSource_examplePlansWithoutDeny(t *testing.T) {
 				// GKE: production replicas spread over the three zones of a regional pool, one node in
 				// each (GKE sizes pools per zone, issue #21): three a2-ultragpu-1g hold the 8 replicas in
 				// three 2g.20gb slices per A100 80GB (one a2-highgpu-4g held them all before issue #22,
-				// two a2-highgpu-2g in one zone before the answer was sized per zone).
-				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-ultragpu-1g")),
+				// two a2-highgpu-2g in one zone before the answer was sized per zone). Issue #40 item 10:
+				// the answer names its zones, and us-central1 offers the A100 80GB of the a2-ultragpu-1g
+				// answer before in two zones only (a, c): three a2-highgpu-2g (A100 40GB, a to f) in
+				// 3g.20gb slices, in us-central1-a, -b and -c.
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("machine_type"), knownvalue.StringExact("a2-highgpu-2g")),
 				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("scaling").AtMapKey("desired_size"), knownvalue.Int64Exact(3)),
-				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("2g.20gb")),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("gpu").AtMapKey("mig").AtMapKey("profile"), knownvalue.StringExact("3g.20gb")),
+				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("node_locations"), knownvalue.SetExact([]knownvalue.Check{
+					knownvalue.StringExact("us-central1-a"), knownvalue.StringExact("us-central1-b"), knownvalue.StringExact("us-central1-c")})),
 				plancheck.ExpectKnownValue(gkePool, tfjsonpath.New("location"), knownvalue.StringExact("us-central1")),
 			}},
 		}},
@@ -184,6 +189,12 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 		"five zones":          {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + `gke_zones = 5`, []string{"gke_zones", "between 1 and 4"}},
 		"hours above a month": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 745`, []string{"hours_per_month", "between 1.* and 744"}},
 		"no hours":            {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + `hours_per_month = 0`, []string{"hours_per_month", "between 1.* and 744"}},
+		// Issue #40, item 1: the KV cache.
+		"context on training":       {"workload {\n kind = \"training\"\n environment = \"staging\"\n model_parameters_billion = 8\n precision = \"bf16\"\n context_length = 4096\n}\n" + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.context_length", "training workload has none"}},
+		"context beyond the window": {workload("model = \"mistral-7b-v0.3\"\n precision = \"bf16\"\n context_length = 65536") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.context_length", "at most 32768"}},
+		"unknown model":             {workload("model = \"llama-3-8b\"\n precision = \"bf16\"") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.model", "nearest first: llama-3.1-8b"}},
+		"sequences without context": {workload("model = \"llama-3.1-8b\"\n precision = \"bf16\"\n concurrent_sequences = 8") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.context_length", "must be specified", "workload.concurrent_sequences"}},
+		"context and kv cache":      {workload("model = \"llama-3.1-8b\"\n precision = \"bf16\"\n context_length = 8192\n kv_cache_gib = 4") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"kv_cache_gib", "context_length"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -268,6 +279,36 @@ data "gpufleet_recommendation" "serve" {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("zones"), knownvalue.Int64Exact(1)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_count"), knownvalue.Int64Exact(2)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("nodes_per_zone"), knownvalue.Int64Exact(2)),
+			},
+		}},
+	})
+}
+
+// Issue #40, item 1: a 128k-context Llama 3.1 8B replica needs its 16 GiB KV cache on top of the
+// weights, so the answer is not an L4; the KV share is an output to plug into the pool.
+func TestAccRecommendationDataSource_kvCache128kContext(t *testing.T) {
+	ds := "data.gpufleet_recommendation.long"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: recommendationProvider(t, "") + `
+data "gpufleet_recommendation" "long" {
+  workload {
+    kind           = "inference"
+    environment    = "production"
+    model          = "llama-3.1-8b"
+    precision      = "bf16"
+    context_length = 131072
+  }
+  clouds  = ["aws"]
+  regions = ["us-east-1"]
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("required_gpu_memory_gib"), knownvalue.Float64Exact(33.95)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("required_kv_cache_gib"), knownvalue.Float64Exact(16)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_type"), knownvalue.StringExact("g6e.xlarge")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("gpu_model"), knownvalue.StringExact("L40S")),
 			},
 		}},
 	})

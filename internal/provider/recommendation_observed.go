@@ -46,7 +46,7 @@ const observedDescription = "**Sizing from observations (`observed`).** With the
 	"Each replica (`replicas`, default one per device, or per `workload.gpus_per_replica` devices) carries work / replicas, and a candidate's unit must carry it: whole GPUs carry `gpus_per_replica`, " +
 	"a MIG slice its compute share (`2g.20gb` of an H100: 2/7 = 28.6 %), a GPU time-shared by k replicas 1/k (k at most ⌊1 / load⌋; time-slicing never in production, GF-ISO-003). " +
 	"So an H100 pool at 18 % moves to `2g.20gb` slices, not to the `1g` slices (14.3 %) its memory alone would pick, and a busy pool keeps whole GPUs. At P95 a replica may keep its unit fully busy: P95 is the margin;\n" +
-	"- **GPU model**: candidates are the pool's GPU model only (whole, MIG slices or shared): utilisation measured on one model says nothing exact about another; `gpu_models`, when set, must include it;\n" +
+	"- **GPU model**: serving (`inference`) may move to another GPU model when the observed memory and activity fit it, the load converted by the models' memory bandwidth (decode's bound; `gpu_models` narrows the candidates); training and batch work stays on the pool's GPU model (whole, MIG slices or shared), and `gpu_models`, when set, must include it;\n" +
 	"- **cost now**: `observed_monthly_usd` is `observed.node_count` nodes of `node_type`, or the GPUs the devices occupy (`gpus_avg`, else `gpus_max`; a MIG device is 1 / the profile's instances per GPU of a GPU), " +
 	"at `hourly_usd_per_gpu`, or `node_type`'s on-demand price per GPU in `region` at the provider's `pricing`, over `hours_per_month`; each answer's `saving_monthly_usd` is that minus its `monthly_usd`.\n\n" +
 	"Guide: \"Right-sizing from utilisation\"."

@@ -43,6 +43,7 @@ func (o Option) Label() string {
 // demand is one replica's memory: on the GPU, and its weights in host memory (0: the fit's estimate).
 type demand struct {
 	need, host float64
+	kv         float64 // of need, the KV cache: in GPU memory only
 }
 
 // shape is one way to use a node type: whole GPUs, one MIG profile, or shared GPUs.
@@ -61,7 +62,7 @@ func shapes(n catalog.NodeType, d demand, w Workload, replicas int, headroom flo
 	// Time-slicing gives replicas no isolation: never in production (GF-ISO-003).
 	if w.Environment != pool.EnvProduction && w.GPUsPerReplica <= 1 {
 		for per := min(int(g.MemoryGiB*(100-headroom)/100/d.need), maxSharingPerGPU, replicas); per >= 2; per-- {
-			if s := catalog.SharedGPUs(n, per); catalog.FitWorkload(s, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Kind: w.Kind, HeadroomPercent: headroom}).Fits() {
+			if s := catalog.SharedGPUs(n, per); catalog.FitWorkload(s, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, KVCacheGiB: d.kv, Kind: w.Kind, HeadroomPercent: headroom}).Fits() {
 				out = append(out, shape{fit: s, sharing: per, memory: g.MemoryGiB})
 				break
 			}
@@ -99,15 +100,26 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			filtered++
 			continue
 		}
-		for _, sh := range shapes(n, d, w, req.maxSharing(req.Replicas), headroom) {
-			f := req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, Precision: w.Precision, Kind: w.Kind,
-				Environment: w.Environment, GPUsPerReplica: w.GPUsPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom}))
+		for _, sh := range shapes(n, d, w, req.maxSharing(n.GPU(), req.Replicas), headroom) {
+			limit := nodeLimit(cloud, req, env)
+			fit := func(gpusPerReplica int) catalog.Fit {
+				return req.carries(sh, catalog.FitWorkload(sh.fit, catalog.FitDemand{NeedGiB: d.need, HostGiB: d.host, KVCacheGiB: d.kv, Precision: w.Precision, Kind: w.Kind,
+					Environment: w.Environment, GPUsPerReplica: gpusPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom, MaxNodes: limit}))
+			}
+			f := tensorParallel(req, n, sh, fit(w.GPUsPerReplica), fit)
 			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
 			nodes, zones := f.Nodes, 1
 			spot, base, minSize := capacity(w, req.Replicas, nodes)
 			if cloud == catalog.GCP {
 				zones = req.gkeZones()
-				nodes, base = zonalSize(nodes, base, spot, zones)
+				nodes, base, spot = zonalSize(nodes, base, spot, zones)
+				if f.Fits() && nodes > limit { // whole nodes in every zone took the pool over GKE's limit
+					f.Problems = append(f.Problems, catalog.FitProblem{Constraint: catalog.ConstraintNodeLimit, Text: fmt.Sprintf(
+						"%d nodes over %d zone(s) (the same number in each) are %d a zone, more than GKE's %d per node pool zone", nodes, zones, nodes/zones, catalog.GKENodesPerPoolZone)})
+				}
+				if p, ok := notSoldAs(n, nodes, base, spot); !ok {
+					f.Problems = append(f.Problems, p)
+				}
 			}
 			o := Option{Cloud: cloud, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: float64(gpus) * sh.memory,
 				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base}
@@ -122,7 +134,13 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			}
 			for _, region := range regions {
 				o.Region = region
-				o.Spec = candidateSpec(o, w, client, d.need, minSize, req.Replicas)
+				locations, ok := nodeLocations(o.Node, region, zones, cloud)
+				if !ok {
+					continue
+				}
+				o.NodeLocations = locations
+				o.Spec = candidateSpec(o, w, client, d, minSize, req.Replicas)
+				o.Spec.NodeLimits = pool.NodeLimitsFor(o.Spec.ResourceType, pool.Environment{EKSMaxNodesPerNodeGroup: env.EKSMaxNodesPerNodeGroup})
 				if c, ok := price(o, env, req.HoursPerMonth); ok {
 					out = append(out, c)
 				}
@@ -134,6 +152,17 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			cmp.Compare(a.Node.Name, b.Node.Name), cmp.Compare(a.Region, b.Region), cmp.Compare(a.MIGProfile, b.MIGProfile))
 	})
 	return out, excluded, filtered
+}
+
+// nodeLimit is the most nodes a pool of the cloud holds (catalog.NodeLimit): on AWS the account's
+// node group quota (the pool's on-demand side alone may be all of it), on GKE 1 000 in each zone
+// the answer spans.
+func nodeLimit(cloud catalog.Cloud, req Request, env Env) int {
+	zones := 1
+	if cloud == catalog.GCP {
+		zones = req.gkeZones()
+	}
+	return catalog.NodeLimit(cloud, zones, env.EKSMaxNodesPerNodeGroup)
 }
 
 // cheapestRegion places an excluded shape in the region where its nodes cost least on-demand.
@@ -153,15 +182,15 @@ func cheapestRegion(o Option, f catalog.Fit, regions []string) (exclusion, bool)
 	return best, found
 }
 
-func candidateSpec(o Option, w Workload, client string, need float64, minSize, replicas int) pool.Spec {
+func candidateSpec(o Option, w Workload, client string, d demand, minSize, replicas int) pool.Spec {
 	s := pool.Spec{
 		Cloud:        o.Cloud,
 		ResourceType: ResourceTypes[o.Cloud],
 		Name:         candidatePoolName,
 		Region:       o.Region,
 		Client:       client,
-		Workload: pool.Workload{Kind: w.Kind, Environment: w.Environment, GPUMemoryGiB: need, Interruptible: w.Interruptible,
-			Precision: w.Precision, GPUsPerReplica: o.GPUsPerReplica, Replicas: replicas},
+		Workload: pool.Workload{Kind: w.Kind, Environment: w.Environment, GPUMemoryGiB: d.need, Interruptible: w.Interruptible,
+			Precision: w.Precision, GPUsPerReplica: o.GPUsPerReplica, Replicas: replicas, KVCacheGiB: d.kv},
 		Scaling:  pool.Sizes{Min: min(minSize, o.Nodes), Max: o.Nodes, Desired: o.Nodes},
 		Capacity: pool.Capacity{SpotPercentage: o.SpotPercentage, OnDemandBase: o.OnDemandBase},
 	}
@@ -176,6 +205,7 @@ func candidateSpec(o Option, w Workload, client string, need float64, minSize, r
 		s.InstanceTypes = []string{o.Node.Name}
 	case catalog.GCP:
 		s.MachineType, s.GPU.Type, s.GPU.Count = o.Node.Name, o.Node.Accelerator, o.Node.GPUCount
+		s.Zones = slices.Clone(o.NodeLocations)
 	}
 	return s
 }
@@ -359,6 +389,26 @@ var constraintNames = map[string]string{
 	catalog.ConstraintVCPUs:          "vCPUs",
 	catalog.ConstraintNodeLimit:      "node limit",
 	constraintCompute:                "observed compute",
+	constraintProvisioning:           "provisioning",
+}
+
+// constraintProvisioning is the fit problem of a machine type not sold as the pool would run it.
+const constraintProvisioning = "provisioning"
+
+// notSoldAs says when a GKE machine type is not sold the way the pool's mix runs it (issue #40, item
+// 7): A3 High below 8 GPUs is sold only as Spot or flex-start, A3 Ultra and A4 only as Spot,
+// flex-start or with a reservation (catalog.GKEProvisioningOf), so a pool with on-demand nodes on
+// them fails at plan (pool validation). The recommendation takes no reservation as an input, so
+// such a shape is excluded with that cause named, and never listed as a nearest option, which must
+// be one the user could deploy.
+func notSoldAs(n catalog.NodeType, nodes, base, spot int) (catalog.FitProblem, bool) {
+	sold := catalog.GKEProvisioningOf(n.Name)
+	od, _ := pool.SplitSizes(pool.Sizes{Min: nodes, Max: nodes, Desired: nodes}, base, spot)
+	if sold.OnDemand || od.Max == 0 {
+		return catalog.FitProblem{}, true
+	}
+	return catalog.FitProblem{Constraint: constraintProvisioning, Text: fmt.Sprintf(
+		"Compute Engine sells %s only as %s, and the pool would run %d of its %d nodes on demand", n.Name, sold.Models, od.Max, nodes)}, false
 }
 
 // noFit says why no shape of a cloud fits: how many shapes each constraint excluded, with an
@@ -374,17 +424,21 @@ func noFit(cloud catalog.Cloud, regions []string, d demand, req Request, exclude
 	var nearest []exclusion
 	for _, e := range excluded {
 		for _, c := range e.fit.Constraints() {
-			if _, seen := example[c]; !seen || e.usd < example[c].usd {
+			// The example of a constraint is a shape it alone excludes when there is one (the real
+			// cause, e.g. the one machine with the GPU not sold on demand), else the cheapest.
+			ex, seen := example[c]
+			alone, exAlone := len(e.fit.Problems) == 1, seen && len(ex.fit.Problems) == 1
+			if !seen || alone && !exAlone || alone == exAlone && e.usd < ex.usd {
 				example[c] = e
 			}
 			count[c]++
 		}
-		if len(e.fit.Problems) == 1 {
+		if len(e.fit.Problems) == 1 && !e.fit.Has(constraintProvisioning) { // deployable once that one constraint is met
 			nearest = append(nearest, e)
 		}
 	}
 	for _, c := range []string{catalog.ConstraintPrecision, catalog.ConstraintMemory, constraintCompute, catalog.ConstraintGPUsPerReplica, catalog.ConstraintInterconnect,
-		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit} {
+		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit, constraintProvisioning} {
 		if count[c] == 0 {
 			continue
 		}

@@ -176,3 +176,34 @@ func TestRecommend_residencyNoFitMessage(t *testing.T) {
 		t.Errorf("gcp: %+v", a.Results[catalog.GCP])
 	}
 }
+
+// Issue #40, item 7 (no-fit messages): a GKE machine type sold only as Spot, flex-start or with a
+// reservation is excluded for a pool with on-demand nodes with that cause named, and the nearest
+// options are ones the user could deploy: 405B in fp4 for production serving fits only the B200s
+// of an a4-highgpu-8g, which is not sold on demand; on H200s and B200s only, the MIG slices of the
+// a3-ultragpu-8g, which "failed only GPU memory" before, are not offered as nearest.
+func TestRecommend_noFitNamesTheProvisioning(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	gcp := []catalog.Cloud{catalog.GCP}
+	fp4 := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}
+	_, err := Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}}, e)
+	if err == nil || !strings.Contains(err.Error(), "provisioning excluded") ||
+		!strings.Contains(err.Error(), "Compute Engine sells a4-highgpu-8g only as Spot, flex-start or a reservation, and the pool would run 1 of its 1 nodes on demand") {
+		t.Errorf("405B fp4 on GKE: %v", err)
+	}
+	guideHas(t, "`Compute Engine sells a4-highgpu-8g only as Spot, flex-start or a reservation, and the pool would run 1 of its 1 nodes on demand`.")
+	big := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 130}
+	_, err = Recommend(context.Background(), Request{Workload: big, Clouds: gcp, Regions: []string{"us-central1"}, GPUModels: []string{"H200-141GB", "B200"}}, e)
+	if err == nil || !strings.Contains(err.Error(), "provisioning excluded") {
+		t.Fatalf("H200 and B200 only: %v", err)
+	}
+	if _, nearest, found := strings.Cut(err.Error(), "nearest:"); found && (strings.Contains(nearest, "a3-ultragpu-8g") || strings.Contains(nearest, "a4-highgpu-8g")) {
+		t.Errorf("nearest options not sold on demand: %s", nearest)
+	}
+	// Interruptible work that may run all on Spot keeps them.
+	fp4.Environment, fp4.Interruptible = pool.EnvStaging, true
+	a, err := Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}}, e)
+	if err != nil || a.Results[catalog.GCP].Best.Node.Name != "a4-highgpu-8g" {
+		t.Errorf("interruptible staging fp4: %v %v", a.Results[catalog.GCP], err)
+	}
+}

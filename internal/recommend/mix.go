@@ -21,6 +21,9 @@ import (
 //     On one node there is nothing to keep: spot 100 %, base 0;
 //   - any other interruptible work (staging, development): all spot above a base of 0.
 //
+// On GKE the base is whole nodes per zone and serving's 50 % drops to the largest percentage at
+// which both sides split over the answer's zones (zonalSize), so the pool needs no extra node.
+//
 // The recommendation sizes pools at desired = max = node_count, so the split is the pool's own
 // (pool.SplitSizes): spot = floor(max(nodes − base, 0) × percentage / 100).
 const (

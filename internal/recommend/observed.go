@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
 
 // Right-sizing from what a pool's GPUs did (issue #23): Request.Observed carries the figures of the
@@ -27,9 +28,15 @@ import (
 //     does not, so a 1g slice (14.3 %) never takes a replica that keeps 18 % of an H100 busy; and
 //     time-sharing is capped at floor(1 / load) replicas per GPU (still never in production,
 //     GF-ISO-003). At P95 a replica may keep its unit 100 % busy: P95 is the margin.
-//   - GPU model: utilisation measured on one GPU model says nothing exact about another (an L4
-//     does a fraction of an H100's work), so the candidates are the observed model's node types,
-//     whole, sliced or shared. gpu_models, when given, must include it.
+//   - GPU model (issue #40, item 9): serving may move to another GPU model when the observed memory
+//     and activity fit it. Decode, most of a serving GPU's work, is bound by memory bandwidth (the
+//     throughput check's model, catalog/bandwidth.go), so an inference replica's load converts
+//     between GPU models by their datasheet bandwidth: 18 % of an H100 (3 350 GB/s) is 18 × 3 350 /
+//     300 = 201 % of an L4, which one L4 does not carry, while 5 % of an H100 is 55.8 % of an L4,
+//     which it does. Every GPU model is then a candidate (gpu_models narrows them), and the
+//     cheapest that carries the load wins. Training and batch work is compute-bound, for which the
+//     catalog has no ratio between models: those stay on the observed model's node types, whole,
+//     sliced or shared, and gpu_models, when given, must include it.
 //   - cost: ObservedAnswer.MonthlyUSD is what the pool costs now over hours_per_month: node_count
 //     nodes of node_type, or the GPUs observed (gpus_avg, the GPUs paid for on average, else
 //     gpus_max; MIG devices count as 1 / the profile's instances per GPU), at hourly_usd_per_gpu
@@ -125,12 +132,15 @@ func demandOf(req *Request, pricing catalog.Pricing) (need, host float64, err er
 	if err != nil {
 		return 0, 0, err
 	}
-	if len(req.GPUModels) > 0 && !allowedModel(*req, g.Name) {
-		return 0, 0, &catalog.ArgumentError{Argument: "gpu_models", Message: fmt.Sprintf(
-			"the observed pool runs %s (observed.node_type %s): utilisation measured on it sizes only %s, so gpu_models must include it or be left out",
-			g.Name, node.Name, g.Name)}
+	acrossModels := req.Workload.Kind == pool.KindInference && catalog.MemoryBandwidthGBps(g) > 0
+	if !acrossModels {
+		if len(req.GPUModels) > 0 && !allowedModel(*req, g.Name) {
+			return 0, 0, &catalog.ArgumentError{Argument: "gpu_models", Message: fmt.Sprintf(
+				"the observed pool runs %s (observed.node_type %s): utilisation measured on it sizes only %s for %s work (only serving converts between GPU models, by memory bandwidth), so gpu_models must include it or be left out",
+				g.Name, node.Name, g.Name, req.Workload.Kind)}
+		}
+		req.GPUModels = []string{g.Name}
 	}
-	req.GPUModels = []string{g.Name}
 	devices := o.GPUsMax
 	if devices == 0 {
 		devices = o.GPUsAvg
@@ -270,13 +280,28 @@ func observedMonthly(o Observed, node catalog.NodeType, devices float64, req *Re
 	return monthly(perGPU*gpus, req.HoursPerMonth), nil
 }
 
+// loadOn is a replica's observed load in GPUs of g: as observed on the observed model, converted by
+// memory bandwidth on another (serving only: demandOf keeps other work on the observed model).
+func (r Request) loadOn(g catalog.GPUModel) float64 {
+	if g.Name == r.observed.model {
+		return r.observed.load
+	}
+	to := catalog.MemoryBandwidthGBps(g)
+	if to == 0 {
+		return math.Inf(1)
+	}
+	return r.observed.load * catalog.MemoryBandwidthGBps(r.observed.gpu) / to
+}
+
 // carries adds the compute problem to the fit of a shape whose unit does not carry a replica's
 // observed load (nothing without Observed).
 func (r Request) carries(sh shape, f catalog.Fit) catalog.Fit {
 	if r.observed == nil || r.observed.load == 0 {
 		return f
 	}
-	share, what := float64(max(f.GPUsPerReplica, 1)), fmt.Sprintf("%d whole %s", max(f.GPUsPerReplica, 1), r.observed.model)
+	g := sh.fit.GPU
+	load := r.loadOn(g)
+	share, what := float64(max(f.GPUsPerReplica, 1)), fmt.Sprintf("%d whole %s", max(f.GPUsPerReplica, 1), g.Name)
 	switch {
 	case sh.mig != "":
 		p, _ := sh.fit.GPU.MIGProfile(sh.mig)
@@ -286,18 +311,21 @@ func (r Request) carries(sh shape, f catalog.Fit) catalog.Fit {
 		share = 1 / float64(sh.sharing)
 		what = fmt.Sprintf("a GPU time-shared by %d replicas", sh.sharing)
 	}
-	if r.observed.load > share+1e-9 {
-		f.Problems = append(f.Problems, catalog.FitProblem{Constraint: constraintCompute, Text: fmt.Sprintf(
-			"a replica keeps %.1f %% of a %s busy at P95 (observed), %s carries %.1f %%", r.observed.load*100, r.observed.model, what, share*100)})
+	if load > share+1e-9 {
+		observed := fmt.Sprintf("a replica keeps %.1f %% of a %s busy at P95 (observed)", r.observed.load*100, r.observed.model)
+		if g.Name != r.observed.model {
+			observed += fmt.Sprintf(", %.1f %% of a %s by memory bandwidth", load*100, g.Name)
+		}
+		f.Problems = append(f.Problems, catalog.FitProblem{Constraint: constraintCompute, Text: fmt.Sprintf("%s; %s carries %.1f %%", observed, what, share*100)})
 	}
 	return f
 }
 
 // maxSharing caps the replicas that may time-share one GPU: as many as its compute carries at the
 // observed load per replica (limit otherwise).
-func (r Request) maxSharing(limit int) int {
+func (r Request) maxSharing(g catalog.GPUModel, limit int) int {
 	if r.observed == nil || r.observed.load == 0 {
 		return limit
 	}
-	return min(limit, int(math.Floor(1/r.observed.load+1e-9)))
+	return min(limit, int(math.Floor(1/r.loadOn(g)+1e-9)))
 }

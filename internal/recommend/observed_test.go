@@ -79,7 +79,7 @@ func TestRecommend_observedMemoryAloneWouldPick1gSlices(t *testing.T) {
 	if f := req.carries(shape{fit: catalog.SharedGPUs(h100, 6), sharing: 6}, catalog.Fit{GPUsPerReplica: 1}); !f.Has(constraintCompute) {
 		t.Error("6 replicas at 18 % time-sharing one H100 (108 %) are accepted")
 	}
-	if got := req.maxSharing(48); got != 5 {
+	if got := req.maxSharing(h100.GPU(), 48); got != 5 {
 		t.Errorf("time-sharing at 18 %% per replica: %d per GPU, want 5", got)
 	}
 }
@@ -96,11 +96,12 @@ func TestRecommend_observedStagingTimeSlicesWithinCompute(t *testing.T) {
 	}
 }
 
-// An idle pool (2 % P95, 4 GiB) collapses onto the smallest slices: 1g.10gb, seven to an H100.
+// An idle pool (2 % P95, 4 GiB) kept on H100s (gpu_models) collapses onto the smallest slices:
+// 1g.10gb, seven to an H100.
 func TestRecommend_observedIdlePoolShrinks(t *testing.T) {
 	o := &Observed{NodeType: "p5.48xlarge", Region: "us-east-1", GPUsMax: 16, UtilizationP95Percent: 2, MemoryUsedP99GiB: 4, NodeCount: 2}
 	w := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction}
-	a := recommendOK(t, Request{Workload: w, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Observed: o})
+	a := recommendOK(t, Request{Workload: w, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Observed: o, GPUModels: []string{"H100-80GB"}})
 	b := a.Results[catalog.AWS].Best
 	if b.MIGProfile != "1g.10gb" || gpusOf(b) > 4 {
 		t.Errorf("idle: %s x %d nodes (%d GPUs), want 1g.10gb on at most 4 H100s", b.Label(), b.Nodes, gpusOf(b))
@@ -129,13 +130,13 @@ func TestRecommend_observedBusyPoolKeepsItsGPUs(t *testing.T) {
 	}
 }
 
-// A pool cut into MIG slices: its devices are slices, each 3/7 of an H100 in compute. 14 devices of
+// A pool cut into MIG slices, kept on H100s (gpu_models): its devices are slices, each 3/7 of an H100 in compute. 14 devices of
 // 3g.40gb at 50 % are 3 GPU-equivalents, 21.4 % a replica: 2g.20gb slices carry it (15 GiB P99).
 // The pool costs its devices / 2 per GPU = 7 GPUs now.
 func TestRecommend_observedMIGPoolWeighsSlices(t *testing.T) {
 	o := &Observed{NodeType: "p5.4xlarge", Region: "us-east-1", MIGProfile: "3g.40gb", GPUsMax: 14, UtilizationP95Percent: 50, MemoryUsedP99GiB: 15}
 	w := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction}
-	a := recommendOK(t, Request{Workload: w, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Observed: o})
+	a := recommendOK(t, Request{Workload: w, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Observed: o, GPUModels: []string{"H100-80GB"}})
 	if math.Abs(a.Observed.GPUEquivalents-3) > 1e-9 || math.Abs(a.Observed.LoadPerReplica-3.0/14) > 1e-9 {
 		t.Errorf("observed %+v, want 3 GPU-equivalents, 3/14 a replica", *a.Observed)
 	}
@@ -297,5 +298,43 @@ func TestRecommend_observedReplicasOverSeveralGPUs(t *testing.T) {
 	}
 	if b := a.Results[catalog.AWS].Best; b.GPUsPerReplica != 2 || b.MIGProfile != "" || gpusOf(b) < 8 {
 		t.Errorf("%s x %d (%d GPUs, %d per replica), want whole H100s, 2 per replica, 8 in all", b.Label(), b.Nodes, gpusOf(b), b.GPUsPerReplica)
+	}
+}
+
+// Issue #40, item 9: serving consolidates onto another GPU model when the observed memory and
+// activity fit it, the load converted by memory bandwidth (decode's bound): the idle pool above
+// (16 H100s at 2 %, 4 GiB) is 16 g4dn.xlarge, a T4 each at 2 × 3 350 / 320 = 20.9 %, for less than
+// 1g.10gb slices of H100s; 14 replicas at 3/14 of an H100 (15 GiB) get an L40S each (83.1 %), and
+// no L4 (239.3 %), which the fit says. Training stays on the observed model.
+func TestRecommend_observedMovesToAnotherGPUModel(t *testing.T) {
+	w := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction}
+	aws := []catalog.Cloud{catalog.AWS}
+	idle := &Observed{NodeType: "p5.48xlarge", Region: "us-east-1", GPUsMax: 16, UtilizationP95Percent: 2, MemoryUsedP99GiB: 4, NodeCount: 2}
+	moved := recommendOK(t, Request{Workload: w, Clouds: aws, Regions: []string{"us-east-1"}, Observed: idle}).Results[catalog.AWS].Best
+	kept := recommendOK(t, Request{Workload: w, Clouds: aws, Regions: []string{"us-east-1"}, Observed: idle, GPUModels: []string{"H100-80GB"}}).Results[catalog.AWS].Best
+	if moved.Node.Name != "g4dn.xlarge" || moved.Nodes != 16 || moved.MonthlyUSD >= kept.MonthlyUSD {
+		t.Errorf("idle: %s x %d at $%.2f; on H100s %s x %d at $%.2f", moved.Label(), moved.Nodes, moved.MonthlyUSD, kept.Label(), kept.Nodes, kept.MonthlyUSD)
+	}
+	guide, err := os.ReadFile("../../templates/guides/right-sizing-from-utilisation.md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := 0.02 * catalog.MemoryBandwidthGBps(kept.Node.GPU()) / catalog.MemoryBandwidthGBps(moved.Node.GPU()) * 100
+	if want := fmt.Sprintf("16 H100s at 2 %% and 4 GiB is %d %s, a %s each at %.1f %%, where on H100s alone it would take %s\n  slices", moved.Nodes, moved.Node.Name, moved.Node.GPUModel, load, kept.MIGProfile); !strings.Contains(string(guide), want) {
+		t.Errorf("the utilisation guide does not say %q", want)
+	}
+	mig := &Observed{NodeType: "p5.4xlarge", Region: "us-east-1", MIGProfile: "3g.40gb", GPUsMax: 14, UtilizationP95Percent: 50, MemoryUsedP99GiB: 15}
+	req := Request{Workload: w, Clouds: aws, Regions: []string{"us-east-1"}, Observed: mig}
+	if b := recommendOK(t, req).Results[catalog.AWS].Best; b.Node.GPUModel != "L40S" || b.Nodes != 14 || b.MIGProfile != "" {
+		t.Errorf("3/14 of an H100: %s x %d, want 14 L40S", b.Label(), b.Nodes)
+	}
+	req.GPUModels = []string{"L4"}
+	_, err = Recommend(context.Background(), req, env(t, catalog.Pricing{}))
+	if err == nil || !strings.Contains(err.Error(), "21.4 % of a H100-80GB busy at P95 (observed), 239.3 % of a L4 by memory bandwidth") {
+		t.Errorf("L4 only: %v", err)
+	}
+	train := acmeTrain()
+	if b := recommendOK(t, Request{Workload: trainProd, Clouds: aws, Regions: []string{"us-east-1"}, Observed: train}).Results[catalog.AWS].Best; b.Node.GPUModel != "H100-80GB" {
+		t.Errorf("training moved to %s", b.Label())
 	}
 }

@@ -33,7 +33,7 @@ func TestPriceGuideNumbers(t *testing.T) {
 	g6e, _ := catalog.AWSInstanceType("g6e.xlarge")
 	train := Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 30}
 	o := Option{Cloud: catalog.AWS, Region: "us-east-1", Node: g6e, ReplicaGiB: g6e.GPU().MemoryGiB, ReplicasPerNode: 1, Nodes: 4}
-	o.Spec = candidateSpec(o, train, PlaceholderClient, 30, 0, 4)
+	o.Spec = candidateSpec(o, train, PlaceholderClient, demand{need: 30}, 0, 4)
 	full, ok := price(o, e, 730)
 	part, ok2 := price(o, e, 292)
 	if !ok || !ok2 {
@@ -78,7 +78,7 @@ func TestPriceGuideNumbers(t *testing.T) {
 	serve := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 20, Interruptible: true}
 	spotPct, base, minSize := capacity(serve, 12, 12)
 	m := Option{Cloud: catalog.AWS, Region: "us-east-1", Node: g6, ReplicaGiB: g6.GPU().MemoryGiB, ReplicasPerNode: 1, Nodes: 12, SpotPercentage: spotPct, OnDemandBase: base}
-	m.Spec = candidateSpec(m, serve, PlaceholderClient, 20, minSize, 12)
+	m.Spec = candidateSpec(m, serve, PlaceholderClient, demand{need: 20}, minSize, 12)
 	mix, ok := price(m, e, 730)
 	if !ok {
 		t.Fatal("12 x g6.xlarge is not priced")

@@ -40,6 +40,13 @@ type Workload struct {
 	// GPUsPerReplica is the GPUs one replica spans, on one node; 0: the fit's default (inference:
 	// the fewest GPUs of the node that hold it; otherwise 1).
 	GPUsPerReplica int
+	// The KV cache (kvcache.go): a model whose shape the catalog knows (catalog.KVModels; it also
+	// gives ParametersBillion when neither it nor GPUMemoryGiB is set), the tokens of context per
+	// sequence and the sequences in flight (0: 1), or the KV cache in GiB.
+	Model               string
+	ContextLength       int
+	ConcurrentSequences int
+	KVCacheGiB          float64
 }
 
 // Request is what the user asks.
@@ -67,6 +74,9 @@ type Request struct {
 	// GKEZones is how many zones a GCP answer's pool spans (0: one, or GKE's three of a regional
 	// pool for production inference that spreads its replicas); zones.go.
 	GKEZones int
+	// AWSRegion is the region the provider creates EKS pools in (aws.region, else the SDK's
+	// environment); "" when unknown. An AWS answer is in it when it has one (region.go).
+	AWSRegion string
 }
 
 // Env is what the provider is configured with.
@@ -74,6 +84,9 @@ type Env struct {
 	Pricing  catalog.Pricing
 	Registry pool.Registry
 	Policy   *policy.Engine // nil: enforcement is off, candidates are not judged
+	// EKSMaxNodesPerNodeGroup is the account's EKS "Nodes per managed node group" quota (0: the
+	// default 450): an AWS answer's pool stays within it (catalog.NodeLimit).
+	EKSMaxNodesPerNodeGroup int
 }
 
 // Option is one pool: a node type in a region, whole GPUs, MIG slices or shared GPUs, with its spot
@@ -91,7 +104,10 @@ type Option struct {
 	DecodeTokensPerSecond float64
 	Nodes                 int
 	// Zones is how many zones the pool spans, each with Nodes / Zones nodes (GKE; 1 on AWS).
-	Zones          int
+	Zones int
+	// NodeLocations are those zones, for the GKE pool's node_locations (zones.go); nil when the
+	// catalog does not know which zones of the region offer the GPU, and on AWS.
+	NodeLocations  []string
 	SpotPercentage int
 	OnDemandBase   int
 	HourlyUSD      float64
@@ -117,11 +133,19 @@ type Result struct {
 	// Why says why Best is nil, and Argument which request argument to change.
 	Why      string
 	Argument string
+	// Elsewhere says why Best is not in Request.AWSRegion, the region the provider creates EKS
+	// pools in, so that the pool needs a cluster in Best.Region; "" when it is there, or the
+	// provider's region is unknown, or on GCP (region.go).
+	Elsewhere string
 }
 
 // Answer is the recommendation for every cloud asked.
 type Answer struct {
 	NeedGiB float64
+	// KVCacheGiB is the part of NeedGiB that is one replica's KV cache (0 without one).
+	KVCacheGiB float64
+	// KVCache is the estimate behind KVCacheGiB when it came from context_length; nil otherwise.
+	KVCache *catalog.KVCacheEstimate
 	// HostGiB is the host memory one replica's weights take (0: estimated from NeedGiB by the fit).
 	HostGiB float64
 	Results map[catalog.Cloud]*Result
@@ -139,9 +163,17 @@ const (
 
 // Recommend answers a request. Bad input is a *catalog.ArgumentError naming the argument.
 func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
+	kv, kvEstimate, err := kvCacheOf(&req)
+	if err != nil {
+		return Answer{}, err
+	}
+	req.Workload.KVCacheGiB = kv
 	need, host, err := demandOf(&req, env.Pricing)
 	if err != nil {
 		return Answer{}, err
+	}
+	if req.Observed != nil { // the observed memory already holds the KV cache the pool ran with
+		kv, kvEstimate = 0, nil
 	}
 	if req.Replicas == 0 {
 		req.Replicas = 1
@@ -168,12 +200,12 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	answer := Answer{NeedGiB: need, HostGiB: host, Results: map[catalog.Cloud]*Result{}, Observed: req.observedAnswer}
+	answer := Answer{NeedGiB: need, KVCacheGiB: kv, KVCache: kvEstimate, HostGiB: host, Results: map[catalog.Cloud]*Result{}, Observed: req.observedAnswer}
 	for _, cloud := range req.Clouds {
 		var res *Result
 		if len(regions[cloud]) == 0 {
 			res = residencyExcludes(cloud, asked[cloud], req, env.Registry)
-		} else if res, err = recommendCloud(ctx, cloud, regions[cloud], demand{need: need, host: host}, req, env); err != nil {
+		} else if res, err = recommendIn(ctx, cloud, regions[cloud], demand{need: need, host: host, kv: kv}, req, env); err != nil {
 			return Answer{}, err
 		}
 		answer.Results[cloud] = res
@@ -261,14 +293,15 @@ func residencyExcludes(cloud catalog.Cloud, asked []string, req Request, registr
 		cloud, req.Client, strings.Join(c.AllowedRegions, ", "), cloud, strings.Join(req.Regions, ", "), strings.Join(asked, ", "))}
 }
 
-// memoryNeed is the GPU memory one replica needs, given or estimated from the model, and the host
-// memory its weights take when the model is known (0 otherwise: the fit estimates it).
+// memoryNeed is the GPU memory one replica needs, given or estimated from the model, plus its KV
+// cache (w.KVCacheGiB, kvcache.go), and the host memory its weights take when the model is known
+// (0 otherwise: the fit estimates it).
 func memoryNeed(w Workload) (need, host float64, err error) {
 	if w.GPUMemoryGiB != 0 {
 		if w.GPUMemoryGiB < 0 || math.IsNaN(w.GPUMemoryGiB) {
 			return 0, 0, &catalog.ArgumentError{Argument: "workload.gpu_memory_gib", Message: fmt.Sprintf("must be greater than 0 GiB, got %g", w.GPUMemoryGiB)}
 		}
-		return w.GPUMemoryGiB, 0, nil
+		return addKV(w.GPUMemoryGiB, w.KVCacheGiB), 0, nil
 	}
 	kind := catalog.MemoryKindInference
 	if w.Kind == pool.KindTraining {
@@ -285,8 +318,11 @@ func memoryNeed(w Workload) (need, host float64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	return e.GiB, catalog.GBToGiB(e.WeightsGB), nil
+	return addKV(e.GiB, w.KVCacheGiB), catalog.GBToGiB(e.WeightsGB), nil
 }
+
+// addKV adds the KV cache to a need, to 0.01 GiB.
+func addKV(need, kv float64) float64 { return math.Round((need+kv)*100) / 100 }
 
 // allowedRegions is, per cloud, the catalog's regions that a glob of req.Regions matches and the
 // client's allowed_regions allow.

@@ -84,3 +84,30 @@ func tooSlow(cloud catalog.Cloud, regions []string, d demand, req Request, env E
 	return fmt.Sprintf("no %s option in %s decodes %g tokens/s per replica; the fastest that holds %s GiB, %s, decodes about %.1f tokens/s (estimate: memory bandwidth × %g ÷ bytes per token)",
 		cloud, strings.Join(regions, ", "), req.Workload.TokensPerSecond, fmtGiB(d.need), fastest.Label(), fastest.DecodeTokensPerSecond, catalog.DecodeEfficiency), "workload.tokens_per_second"
 }
+
+// tensorParallel is the fit of a whole-GPU shape with as many GPUs per replica as the requested
+// decode rate takes (issue #40, item 4): when the fewest GPUs that hold the memory decode too
+// slowly and workload.gpus_per_replica is not given, the replica is split over 2, 4 or 8 GPUs of
+// the node (tensor parallel degrees that divide the attention heads of the models served, as vLLM
+// and TensorRT-LLM require), the first that meets the rate. Decode reads each GPU's part of the
+// weights at once, so the rate grows with the GPUs (catalog.DecodeTokensPerSecond), and four L4s
+// may meet a rate for less than the bigger GPU that would otherwise be the answer; the prices then
+// decide. The fit is returned unchanged when no degree helps, or without a rate.
+func tensorParallel(req Request, n catalog.NodeType, sh shape, f catalog.Fit, fit func(gpusPerReplica int) catalog.Fit) catalog.Fit {
+	if req.bytesPerToken == 0 || req.Workload.GPUsPerReplica != 0 || sh.mig != "" || sh.sharing > 0 || !f.Fits() {
+		return f
+	}
+	g := n.GPU()
+	if fastEnough(req, decodeRate(req, g, sh, max(f.GPUsPerReplica, 1))) {
+		return f
+	}
+	for tp := 2; tp <= n.GPUCount; tp *= 2 {
+		if tp <= f.GPUsPerReplica {
+			continue
+		}
+		if more := fit(tp); more.Fits() && fastEnough(req, decodeRate(req, g, sh, tp)) {
+			return more
+		}
+	}
+	return f
+}

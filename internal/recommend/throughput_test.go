@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
@@ -58,4 +59,35 @@ func TestRecommend_tokensPerSecondBadInput(t *testing.T) {
 	serve.TokensPerSecond = -1
 	_, err = Recommend(context.Background(), Request{Workload: serve, Clouds: both, Regions: []string{"us-*"}}, e)
 	assertArgument(t, err, "workload.tokens_per_second", "greater than 0")
+}
+
+// Issue #40, item 4: with tokens_per_second, a replica may be split over more GPUs of a node
+// (tensor parallel) when that meets the rate for less than a bigger GPU: 7B in fp16 at 40 tokens/s
+// is two g4dn.12xlarge with a replica over four T4s (54.9 tokens/s), where one GPU per replica
+// takes two p5.4xlarge (an H100 each, 143.6 tokens/s) at almost twice the price. The answer shows
+// the estimate it relied on.
+func TestRecommend_tensorParallelMeetsTheRateForLess(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	w := serve7B
+	w.TokensPerSecond = 40
+	ask := func(w Workload) *Option {
+		t.Helper()
+		a, err := Recommend(context.Background(), Request{Workload: w, Replicas: 2, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}}, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Results[catalog.AWS].Best
+	}
+	tp := ask(w)
+	w.GPUsPerReplica = 1
+	one := ask(w)
+	if tp.Node.Name != "g4dn.12xlarge" || tp.GPUsPerReplica != 4 || tp.DecodeTokensPerSecond < 40 || tp.MonthlyUSD >= one.MonthlyUSD || one.Node.Name != "p5.4xlarge" {
+		t.Errorf("tensor parallel: %s, %d GPUs per replica at %.1f tokens/s, $%.2f; one GPU: %s at %.1f, $%.2f",
+			tp.Label(), tp.GPUsPerReplica, tp.DecodeTokensPerSecond, tp.MonthlyUSD, one.Label(), one.DecodeTokensPerSecond, one.MonthlyUSD)
+	}
+	if p := tp.Spec.Validate(); len(p) > 0 || tp.Spec.Workload.GPUsPerReplica != 4 {
+		t.Errorf("the answer's pool: gpus_per_replica %d, %v", tp.Spec.Workload.GPUsPerReplica, p)
+	}
+	guideHas(t, fmt.Sprintf("one GPU per replica takes %d x %s (%.1f tokens/s, $%.2f/month); %d %ss of a %s decode %.1f tokens/s for $%.2f/month.",
+		one.Nodes, one.Node.Name, one.DecodeTokensPerSecond, one.MonthlyUSD, tp.GPUsPerReplica, tp.Node.GPUModel, tp.Node.Name, tp.DecodeTokensPerSecond, tp.MonthlyUSD))
 }

@@ -31,6 +31,13 @@ var workedExamples = []struct {
 	{"70B fp16 inference", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 70, Precision: "fp16"}}},
 	{"175B fp16 inference", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 175, Precision: "fp16"}}},
 	{"1 500 replicas of 12 GiB", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, GPUMemoryGiB: 12}, Replicas: 1500}},
+	// Issue #40: the KV cache.
+	{"Llama 3.1 8B bf16 at 128k context", Request{Workload: serve8B128k}},
+	{"Llama 3.1 70B fp8, 32 sequences of 8k", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, Model: "llama-3.1-70b", Precision: "fp8", ContextLength: 8192, ConcurrentSequences: 32}}},
+	// Issue #40: quantisation by architecture.
+	{"8B AWQ inference", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 8, Precision: "awq"}}},
+	{"8B GPTQ inference on V100s only", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 8, Precision: "gptq"}, GPUModels: []string{"V100-16GB"}}},
+	{"405B fp4 inference", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}}},
 }
 
 // workedExampleRow is the guide's table row for an answer.

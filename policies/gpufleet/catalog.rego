@@ -140,7 +140,7 @@ memory_model := {
 	"adapter_bytes": 16,
 	"adapter_trainable_share": 0.01,
 	"bytes_per_gib": 1073741824,
-	"bytes_per_parameter": {"bf16": 2, "fp16": 2, "fp32": 4, "fp8": 1, "int4": 0.5, "int8": 1},
+	"bytes_per_parameter": {"awq": 0.5, "bf16": 2, "fp16": 2, "fp32": 4, "fp4": 0.5, "fp8": 1, "gptq": 0.5, "int4": 0.5, "int8": 1},
 	"full_training_bytes": 16,
 	"full_training_precisions": ["bf16", "fp16", "fp32"],
 	"inference_overhead": 1.2,
@@ -156,7 +156,7 @@ fit_model := {
 	"host_reserve_tiers": [{"share": 0.25, "upto_gib": 4}, {"share": 0.2, "upto_gib": 8}, {"share": 0.1, "upto_gib": 16}, {"share": 0.06, "upto_gib": 128}, {"share": 0.02, "upto_gib": null}],
 	"inference_overhead": 1.2,
 	"max_pool_nodes": 1000,
-	"min_compute_capability": {"bf16": 8, "fp16": 5.3, "fp32": 0, "fp8": 8.9, "int4": 7, "int8": 6.1},
+	"min_compute_capability": {"awq": 7.5, "bf16": 8, "fp16": 5.3, "fp32": 0, "fp4": 10, "fp8": 8.9, "gptq": 7, "int4": 7, "int8": 6.1},
 	"nvlinked": ["nvlink", "nvswitch"],
 	"tensor_parallel_sizes": [1, 2, 4, 8, 16],
 	"vcpus_per_replica": 1

@@ -67,4 +67,4 @@ doc_fits_host_surely if {
 # against the one the precision needs (fit_model.min_compute_capability), as tables, so that GF-RS-004
 # settles a supported precision without evaluating the catalog's rules for the pool. Undefined for a
 # model or precision the catalog does not know.
-computes_in(model, precision) if {"A100-40GB": 8, "A100-80GB": 8, "A10G": 8.6, "A30": 8, "B200": 10, "H100-80GB": 9, "H100-94GB": 9, "H200-141GB": 9, "L4": 8.9, "L40S": 8.9, "P100": 6, "P4": 6.1, "T4": 7.5, "V100-16GB": 7, "V100-32GB": 7}[model] >= {"bf16": 8, "fp16": 5.3, "fp32": 0, "fp8": 8.9, "int4": 7, "int8": 6.1}[precision]
+computes_in(model, precision) if {"A100-40GB": 8, "A100-80GB": 8, "A10G": 8.6, "A30": 8, "B200": 10, "H100-80GB": 9, "H100-94GB": 9, "H200-141GB": 9, "L4": 8.9, "L40S": 8.9, "P100": 6, "P4": 6.1, "T4": 7.5, "V100-16GB": 7, "V100-32GB": 7}[model] >= {"awq": 7.5, "bf16": 8, "fp16": 5.3, "fp32": 0, "fp4": 10, "fp8": 8.9, "gptq": 7, "int4": 7, "int8": 6.1}[precision]

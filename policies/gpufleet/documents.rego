@@ -198,6 +198,7 @@ ours(rc, cloud) := {
 		"precision": object.get(a, ["workload", "precision"], null),
 		"gpus_per_replica": object.get(a, ["workload", "gpus_per_replica"], null),
 		"replicas": object.get(a, ["workload", "replicas"], null),
+		"kv_cache_gib": object.get(a, ["workload", "kv_cache_gib"], null),
 	},
 	"gpu": {
 		"model": model,
@@ -299,7 +300,7 @@ convention_client(labels, tags) := c if {
 # GF-DATA-004), and all null while the labels are unknown (null).
 convention_workload(null) := {
 	"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null,
-	"precision": null, "gpus_per_replica": null, "replicas": null,
+	"precision": null, "gpus_per_replica": null, "replicas": null, "kv_cache_gib": null,
 }
 
 convention_workload(l) := {
@@ -310,6 +311,7 @@ convention_workload(l) := {
 	"precision": _label(l, lib.label_precision),
 	"gpus_per_replica": _label(l, lib.label_gpus_per_replica),
 	"replicas": _label(l, lib.label_replicas),
+	"kv_cache_gib": _label(l, lib.label_kv_cache),
 } if {
 	is_object(l) # null is the definition above
 }
@@ -323,6 +325,7 @@ _label(l, key) := v if {
 convention_keys := [
 	lib.label_workload, lib.label_environment, lib.label_gpu_memory, lib.label_interruptible, lib.label_precision,
 	lib.label_model_parameters, lib.label_training_method, lib.label_gpus_per_replica, lib.label_replicas,
+	lib.label_kv_cache,
 ]
 
 # A convention label's value as the rules read it, or undefined when it is not one the bundle can
@@ -360,6 +363,8 @@ label_value("gpufleet.io/replicas", v) := n if {
 	n != null
 }
 
+label_value("gpufleet.io/kv-cache-gib", v) := lib.memory_gib(v)
+
 _workloads := {"training": "training", "inference": "inference", "development": "development", "batch": "batch"}
 
 _environments := {"production": "production", "staging": "staging", "development": "development"}
@@ -386,11 +391,12 @@ convention_forms := {
 	lib.label_environment: ["workload environment", "production, staging or development, in any case", "one of those"],
 	lib.label_gpu_memory: ["GPU memory need", "a number of GiB such as 40 or 39.5, or a Kubernetes quantity of bytes such as 40Gi or 40G (10^9 bytes: 37.25 GiB)", "the GiB one replica needs"],
 	lib.label_interruptible: ["workload interruptibility", "true or false, in any case", "true or false"],
-	lib.label_precision: ["workload precision", "fp32, bf16, fp16, fp8, int8 or int4, in any case", "one of those"],
+	lib.label_precision: ["workload precision", "fp32, bf16, fp16, fp8, int8, int4, awq, gptq or fp4, in any case", "one of those"],
 	lib.label_model_parameters: ["memory estimate (its model size)", "a number of billions of parameters such as 7 or 70.6", "the model's parameters in billions"],
 	lib.label_training_method: ["memory estimate (its training method)", "full, lora or qlora, in any case", "one of those"],
 	lib.label_gpus_per_replica: ["GPUs per replica", "a number such as 2", "the GPUs one replica uses"],
 	lib.label_replicas: ["replica count", "a number such as 3", "the replicas the pool holds"],
+	lib.label_kv_cache: ["KV cache share of the memory need", "a number of GiB such as 16, or a Kubernetes quantity of bytes such as 16Gi", "the GiB of the need that are KV cache"],
 }
 
 # The memory need: the gpufleet.io/gpu-memory-gib label, else (when it is absent, not when it cannot

@@ -46,7 +46,7 @@ ours_after := {
 	"region": "eu-west-1",
 	"cluster_name": "ml",
 	"instance_types": ["p4d.24xlarge"],
-	"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null},
+	"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null, "kv_cache_gib": null},
 	"gpu": {"mig": {"profile": "3g.20gb", "config": null}, "sharing": null},
 	"scaling": {"min_size": 1, "max_size": 5, "desired_size": 3},
 	"capacity": {"spot_percentage": 50, "on_demand_base": 1, "reservation": {"id": "cr-1", "type": "capacity-reservation"}},
@@ -75,7 +75,7 @@ test_ours_eks_document if {
 		"zones": null,
 		"name": "train",
 		"client": "acme",
-		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null},
+		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null, "kv_cache_gib": null},
 		"gpu": {
 			"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8,
 			"mig_profile": "3g.20gb", "mig_config": null, "slice_memory_gib": 20, "sharing": null,
@@ -254,7 +254,7 @@ test_eks_document if {
 		"zones": null,
 		"name": "train",
 		"client": "globex",
-		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null},
+		"workload": {"kind": "training", "environment": "production", "gpu_memory_gib": 30, "interruptible": true, "precision": null, "gpus_per_replica": null, "replicas": null, "kv_cache_gib": null},
 		"unread_labels": [],
 		"gpu": {
 			"model": "A100-40GB", "class": "training", "memory_gib": 40, "per_node": 8,
@@ -354,7 +354,7 @@ test_eks_conventions if {
 	doc.gpu.sharing == {"strategy": "mps", "replicas": null}
 	doc.capacity.spot_percentage == 0
 	doc.capacity.reservation.type == "capacity-block"
-	doc.workload == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": null}
+	doc.workload == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": null, "kv_cache_gib": null}
 }
 
 # Without gpufleet.io/gpu-memory-gib, the need is estimated from the model labels with the catalog's
@@ -448,7 +448,7 @@ test_gke_document if {
 		"zones": ["us-central1-a", "us-central1-b"],
 		"name": "infer",
 		"client": "initech",
-		"workload": {"kind": "inference", "environment": null, "gpu_memory_gib": 12.5, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": null},
+		"workload": {"kind": "inference", "environment": null, "gpu_memory_gib": 12.5, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": null, "kv_cache_gib": null},
 		"unread_labels": [],
 		"gpu": {
 			"model": "T4", "class": "inference", "memory_gib": 16, "per_node": 2,
@@ -803,10 +803,11 @@ test_convention_labels_the_kubernetes_way if {
 	labels := {
 		"gpufleet.io/workload": "Inference", "gpufleet.io/environment": "PRODUCTION", "gpufleet.io/interruptible": "True",
 		"gpufleet.io/gpu-memory-gib": "40Gi", "gpufleet.io/precision": "BF16", "gpufleet.io/replicas": "3",
+		"gpufleet.io/kv-cache-gib": "16Gi",
 	}
 	documents.convention_workload(labels) == {
 		"kind": "inference", "environment": "production", "gpu_memory_gib": 40, "interruptible": true,
-		"precision": "bf16", "gpus_per_replica": null, "replicas": 3,
+		"precision": "bf16", "gpus_per_replica": null, "replicas": 3, "kv_cache_gib": 16,
 	}
 	documents.convention_unread(labels) == []
 }
@@ -832,7 +833,7 @@ test_unreadable_convention_labels if {
 		"gpufleet.io/training-method": "LoRA", "gpufleet.io/gpus-per-replica": "two", "gpufleet.io/replicas": "3",
 	}
 	w := documents.convention_workload(labels)
-	w == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": 3}
+	w == {"kind": null, "environment": null, "gpu_memory_gib": null, "interruptible": null, "precision": null, "gpus_per_replica": null, "replicas": 3, "kv_cache_gib": null}
 	documents.convention_unread(labels) == [
 		["gpufleet.io/workload", "serving"], ["gpufleet.io/environment", "prod"], ["gpufleet.io/gpu-memory-gib", "40GB"],
 		["gpufleet.io/interruptible", "yes"], ["gpufleet.io/precision", "bfloat16"], ["gpufleet.io/model-parameters-billion", "7B"],

@@ -3,8 +3,10 @@
 # that both give the same verdict on every node shape of the catalog.
 #
 #   shape:  {cloud, gpu_model, gpus, unit_gib, units_per_gpu, partitioned, shared, node_memory_gib, vcpus, interconnect}
-#   demand: {need_gib, host_gib, precision, kind, environment, gpus_per_replica, replicas, headroom_percent}
-#           (host_gib, precision, gpus_per_replica and replicas may be null)
+#   demand: {need_gib, host_gib, kv_cache_gib, precision, kind, environment, gpus_per_replica, replicas, headroom_percent,
+#           max_nodes} (max_nodes may be null or absent: fit_model.max_pool_nodes)
+#           (host_gib, kv_cache_gib, precision, gpus_per_replica and replicas may be null or absent;
+#           kv_cache_gib is the share of need_gib that is KV cache, which host memory does not hold)
 #
 # fit(shape, demand) is {gpus_per_replica, replicas_per_node, usable_gib, host_need_gib, nodes,
 # problems}: problems is the sorted list of the constraints the shape fails ("precision", "memory",
@@ -35,7 +37,7 @@ fit(shape, demand) := {
 		"interconnect": _fit_needs_nvlink(shape, demand, g),
 		"host_memory": host_need > shape.node_memory_gib,
 		"vcpus": (on_node * data.gpufleet.catalog.fit_model.vcpus_per_replica) > shape.vcpus,
-		"node_limit": nodes > data.gpufleet.catalog.fit_model.max_pool_nodes,
+		"node_limit": nodes > _fit_max_nodes(demand),
 	}
 }
 
@@ -119,7 +121,19 @@ _fit_on_node(per_node, replicas) := min([per_node, replicas]) if {
 _fit_host_gib(demand) := demand.host_gib if {
 	is_number(demand.host_gib)
 	demand.host_gib != 0
-} else := fit_round_up2(demand.need_gib / data.gpufleet.catalog.fit_model.inference_overhead)
+} else := fit_round_up2(max([demand.need_gib - _fit_kv_gib(demand), 0]) / data.gpufleet.catalog.fit_model.inference_overhead)
+
+# Of the need, the KV cache (kv_cache_gib): GPU memory only, so not in the host estimate.
+_fit_kv_gib(demand) := demand.kv_cache_gib if {
+	is_number(demand.kv_cache_gib)
+} else := 0
+
+# The nodes a pool may hold (catalog.NodeLimit: the EKS node group quota, GKE's 1 000 per zone), else
+# gpufleet's own limit.
+_fit_max_nodes(demand) := demand.max_nodes if {
+	is_number(demand.max_nodes)
+	demand.max_nodes > 0
+} else := data.gpufleet.catalog.fit_model.max_pool_nodes
 
 default _fit_needs_nvlink(_, _, _) := false
 
@@ -220,6 +234,7 @@ default doc_partitioned(_) := false
 _doc_demand(doc) := {
 	"need_gib": doc.workload.gpu_memory_gib,
 	"host_gib": null,
+	"kv_cache_gib": _number_or_null(object.get(doc.workload, "kv_cache_gib", null)),
 	"precision": _string_or_null(object.get(doc.workload, "precision", null)),
 	"kind": doc.workload.kind,
 	"environment": doc.workload.environment,

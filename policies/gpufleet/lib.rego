@@ -409,6 +409,8 @@ label_gpus_per_replica := "gpufleet.io/gpus-per-replica"
 
 label_replicas := "gpufleet.io/replicas"
 
+label_kv_cache := "gpufleet.io/kv-cache-gib"
+
 label_mig_config := "nvidia.com/mig.config"
 
 label_device_plugin_config := "nvidia.com/device-plugin.config"

@@ -1,6 +1,7 @@
 # Serve a 7B-parameter model in fp16, eight replicas, for client "globex", whose policy data allows
-# only US regions and requires MIG isolation. EKS pools run in the provider's aws.region, so ask
-# for that region on AWS; on GCP any us-central region will do.
+# only US regions and requires MIG isolation. The aws answer is in the provider's region (aws.region)
+# whenever something fits there; else in_provider_region is false and the pool's region below names
+# the region it needs a cluster in. On GCP any us-central region will do.
 data "gpufleet_recommendation" "serve" {
   workload {
     kind                     = "inference"
@@ -25,6 +26,7 @@ resource "gpufleet_eks_node_pool" "serve" {
   cluster_name   = "ml"
   name           = "globex-serve"
   client         = "globex"
+  region         = local.aws.region
   node_role_arn  = "arn:aws:iam::123456789012:role/gpu-nodes"
   subnet_ids     = ["subnet-0a1a1a1a1a1a1a1a1"]
   instance_types = [local.aws.node_type]
@@ -59,17 +61,18 @@ resource "gpufleet_eks_node_pool" "serve" {
   }
 }
 
-# GKE sizes node pools per zone. Production inference spreads its replicas over the three zones of
-# a regional pool (location = the region, no node_locations), and the answer is sized for them:
-# node_count is local.gcp.nodes_per_zone in each of local.gcp.zones zones, priced for all of them.
-# (With gke_zones = 1 the answer is for one zone: pin node_locations to one zone of the region.)
+# GKE sizes node pools per zone. Production inference spreads its replicas over three zones, and
+# the answer is sized for them: node_count is local.gcp.nodes_per_zone in each of the zones it
+# names in node_locations (zones that offer its GPU), priced for all of them. Give the pool those
+# zones, so that it runs as sized on a cluster of three zones or four (us-central1 has a, b, c, f).
 resource "gpufleet_gke_node_pool" "serve" {
-  project      = "ml-platform"
-  location     = local.gcp.region
-  cluster      = "ml"
-  name         = "globex-serve"
-  client       = "globex"
-  machine_type = local.gcp.node_type
+  project        = "ml-platform"
+  location       = local.gcp.region
+  node_locations = local.gcp.node_locations
+  cluster        = "ml"
+  name           = "globex-serve"
+  client         = "globex"
+  machine_type   = local.gcp.node_type
 
   workload {
     kind             = "inference"
