@@ -55,20 +55,26 @@ func autoscalingResource(tree map[string]any) string {
 	return ""
 }
 
+// queryErrorXML is the error body of the awsQuery services (STS, EC2 Auto Scaling): an
+// ErrorResponse in the service's namespace, a Sender error with its code and message.
+func queryErrorXML(namespace string, aerr *apiError) []byte {
+	var b xmlBuilder
+	b.WriteString(`<ErrorResponse xmlns="` + namespace + `">`)
+	b.open("Error")
+	b.leaf("Type", "Sender")
+	b.leaf("Code", aerr.code)
+	b.leaf("Message", aerr.message)
+	b.close("Error")
+	b.leaf("RequestId", newUUID())
+	b.WriteString("</ErrorResponse>")
+	return []byte(b.String())
+}
+
 func writeAutoScaling(w http.ResponseWriter, out []byte, aerr *apiError) {
 	w.Header().Set("Content-Type", "text/xml")
 	if aerr != nil {
 		w.WriteHeader(aerr.status)
-		var b xmlBuilder
-		b.WriteString(`<ErrorResponse xmlns="` + autoscalingNamespace + `">`)
-		b.open("Error")
-		b.leaf("Type", "Sender")
-		b.leaf("Code", aerr.code)
-		b.leaf("Message", aerr.message)
-		b.close("Error")
-		b.leaf("RequestId", newUUID())
-		b.close("ErrorResponse")
-		_, _ = w.Write([]byte(b.String()))
+		_, _ = w.Write(queryErrorXML(autoscalingNamespace, aerr))
 		return
 	}
 	w.WriteHeader(http.StatusOK)

@@ -191,16 +191,7 @@ func writeSTS(w http.ResponseWriter, r *http.Request, out []byte, aerr *apiError
 		}
 		w.Header().Set("Content-Type", "text/xml")
 		w.WriteHeader(aerr.status)
-		var b xmlBuilder
-		b.WriteString(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">`)
-		b.open("Error")
-		b.leaf("Type", "Sender")
-		b.leaf("Code", aerr.code)
-		b.leaf("Message", aerr.message)
-		b.close("Error")
-		b.leaf("RequestId", newUUID())
-		b.WriteString("</ErrorResponse>")
-		_, _ = w.Write([]byte(b.String()))
+		_, _ = w.Write(queryErrorXML("https://sts.amazonaws.com/doc/2011-06-15/", aerr))
 		return
 	}
 	if jsonOut {
