@@ -52,10 +52,7 @@ type gpuModel struct {
 	poolschema.GPUPartitioning
 }
 
-type (
-	capacityModel    = poolschema.EC2Capacity
-	reservationModel = poolschema.EC2Reservation
-)
+type capacityModel = poolschema.EC2Capacity
 
 type disruptionModel struct {
 	ConsolidationPolicy    types.String `tfsdk:"consolidation_policy"`
