@@ -1,6 +1,7 @@
 package gke_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
@@ -107,4 +109,46 @@ func TestAccGKENodePool_customRoleMissingPermission(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A role without compute.instanceGroupManagers.get: GKE creates the node pools, healthy, and the
+// read back of their sizes is refused. The create warns naming the permission instead of failing
+// (a failed create is tainted, and the apply after the role is fixed deleted the running node
+// pools and created them again); the next refresh fails naming it until the role has it, and then
+// reads the node pools as they are, with nothing to replace.
+func TestAccGKENodePool_customRoleMissingReadPermission(t *testing.T) {
+	const missing = "compute.instanceGroupManagers.get"
+	full := guideRole(t)
+	sim := startSim(t)
+	sim.SetGCPPermissions(slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing }))
+	var diags acctest.ApplyDiagnostics
+	var odID, spotID string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			// The apply warns; the refresh after it fails naming the permission.
+			{Config: reservedMix(sim, 2, ""), ExpectError: acctest.ExpectErrorParts(missing)},
+			{
+				PreConfig: func() {
+					if err := diags.ExpectWarning("reading GKE node pool", missing, "not tainted"); err != nil {
+						t.Fatal(err)
+					}
+					odID, spotID = creationID(sim, "infer-od"), creationID(sim, "infer-spot")
+					if odID == "" || spotID == "" {
+						t.Fatalf("node pools %v after the create", gpuPoolNames(t, sim))
+					}
+					sim.SetGCPPermissions(full)
+				},
+				Config:           reservedMix(sim, 2, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)}},
+				Check: func(*terraform.State) error {
+					if creationID(sim, "infer-od") != odID || creationID(sim, "infer-spot") != spotID {
+						return errors.New("the node pools were replaced")
+					}
+					return nil
+				},
+			},
+		},
+	})
 }
