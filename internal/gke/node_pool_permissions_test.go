@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -140,6 +141,49 @@ func TestAccGKENodePool_customRoleMissingReadPermission(t *testing.T) {
 					}
 					sim.SetGCPPermissions(full)
 				},
+				Config:           reservedMix(sim, 2, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)}},
+				Check: func(*terraform.State) error {
+					if creationID(sim, "infer-od") != odID || creationID(sim, "infer-spot") != spotID {
+						return errors.New("the node pools were replaced")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// A role without container.operations.get: GKE starts the creates and the provider cannot follow
+// their operations. It waits for the node pools themselves instead (GetNodePool, which
+// container.clusters.get authorises) and warns naming the permission: the pool is not tainted,
+// so the apply after the role is fixed replaces nothing.
+func TestAccGKENodePool_customRoleMissingOperationsPermission(t *testing.T) {
+	const missing = "container.operations.get"
+	full := guideRole(t)
+	// Node pools take a while to provision, as on GKE: they are not running yet when the first
+	// poll of their operation is refused.
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	sim.SetGCPPermissions(slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing }))
+	var diags acctest.ApplyDiagnostics
+	var odID, spotID string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config: reservedMix(sim, 2, ""),
+				Check: func(*terraform.State) error {
+					odID, spotID = creationID(sim, "infer-od"), creationID(sim, "infer-spot")
+					return diags.ExpectWarning(missing)
+				},
+			},
+			{
+				PreConfig:        func() { sim.SetGCPPermissions(full) },
 				Config:           reservedMix(sim, 2, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)}},
 				Check: func(*terraform.State) error {

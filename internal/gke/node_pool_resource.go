@@ -493,7 +493,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			// the node pool that runs: the create succeeds, the failed side is in state with
 			// in_sync false, and the next plan repairs it.
 			resp.Diagnostics.AddWarning(subject+": a node pool is not healthy",
-				errors.Join(sideErrs...).Error()+"\n\nThe pool is created with its running node pools; the failed node pool is in state with in_sync = false, and the next plan shows its repair (terraform apply again once GKE has capacity).")
+				errors.Join(sideErrs...).Error()+"\n\nThe pool is created with its running node pools; a failed node pool is in state with in_sync = false, and the next plan shows its repair (terraform apply again once GKE has capacity, or once the caller has the permission named).")
 		case len(sideErrs) > 0:
 			resp.Diagnostics.AddError(subject, errors.Join(sideErrs...).Error())
 		}
