@@ -90,9 +90,10 @@ func TestAccGKENodePool_customRole(t *testing.T) {
 }
 
 // One permission fewer than the guide's role fails the apply with an error that names it, before
-// the call it guards has any effect.
+// the call it guards has any effect (the reads and the wait that GKE authorises apart,
+// compute.instanceGroupManagers.get and container.operations.get, are the tests below).
 func TestAccGKENodePool_customRoleMissingPermission(t *testing.T) {
-	for _, missing := range []string{"container.clusters.update", "compute.reservations.get", "iam.serviceAccounts.actAs"} {
+	for _, missing := range []string{"container.clusters.get", "container.clusters.update", "compute.reservations.get", "iam.serviceAccounts.actAs"} {
 		t.Run(missing, func(t *testing.T) {
 			perms := slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing })
 			sim := startSim(t)
