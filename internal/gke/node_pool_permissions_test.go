@@ -95,9 +95,8 @@ func TestAccGKENodePool_customRole(t *testing.T) {
 func TestAccGKENodePool_customRoleMissingPermission(t *testing.T) {
 	for _, missing := range []string{"container.clusters.get", "container.clusters.update", "compute.reservations.get", "iam.serviceAccounts.actAs"} {
 		t.Run(missing, func(t *testing.T) {
-			perms := slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing })
 			sim := startSim(t)
-			sim.SetGCPPermissions(perms)
+			sim.SetGCPPermissions(roleWithout(t, missing))
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				CheckDestroy:             checkNothingLeft(t, sim),
@@ -113,6 +112,38 @@ func TestAccGKENodePool_customRoleMissingPermission(t *testing.T) {
 	}
 }
 
+// roleWithout is the guide's role less one permission.
+func roleWithout(t *testing.T, missing string) []string {
+	return slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing })
+}
+
+// afterRoleFixed is the step that, once check passes on what the apply with a permission missing
+// did, grants the guide's whole role again and plans the same pool: no change, and the node pools
+// that run are the ones that apply created.
+func afterRoleFixed(t *testing.T, sim *cloudsim.Sim, check func() error) resource.TestStep {
+	var odID, spotID string
+	return resource.TestStep{
+		PreConfig: func() {
+			if err := check(); err != nil {
+				t.Fatal(err)
+			}
+			odID, spotID = creationID(sim, "infer-od"), creationID(sim, "infer-spot")
+			if odID == "" || spotID == "" {
+				t.Fatalf("node pools %v after the create", gpuPoolNames(t, sim))
+			}
+			sim.SetGCPPermissions(guideRole(t))
+		},
+		Config:           reservedMix(sim, 2, ""),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)}},
+		Check: func(*terraform.State) error {
+			if creationID(sim, "infer-od") != odID || creationID(sim, "infer-spot") != spotID {
+				return errors.New("the node pools were replaced")
+			}
+			return nil
+		},
+	}
+}
+
 // A role without compute.instanceGroupManagers.get: GKE creates the node pools, healthy, and the
 // read back of their sizes is refused. The create warns naming the permission instead of failing
 // (a failed create is tainted, and the apply after the role is fixed deleted the running node
@@ -120,37 +151,16 @@ func TestAccGKENodePool_customRoleMissingPermission(t *testing.T) {
 // reads the node pools as they are, with nothing to replace.
 func TestAccGKENodePool_customRoleMissingReadPermission(t *testing.T) {
 	const missing = "compute.instanceGroupManagers.get"
-	full := guideRole(t)
 	sim := startSim(t)
-	sim.SetGCPPermissions(slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing }))
+	sim.SetGCPPermissions(roleWithout(t, missing))
 	var diags acctest.ApplyDiagnostics
-	var odID, spotID string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: diags.ProviderFactories(),
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			// The apply warns; the refresh after it fails naming the permission.
 			{Config: reservedMix(sim, 2, ""), ExpectError: acctest.ExpectErrorParts(missing)},
-			{
-				PreConfig: func() {
-					if err := diags.ExpectWarning("reading GKE node pool", missing, "not tainted"); err != nil {
-						t.Fatal(err)
-					}
-					odID, spotID = creationID(sim, "infer-od"), creationID(sim, "infer-spot")
-					if odID == "" || spotID == "" {
-						t.Fatalf("node pools %v after the create", gpuPoolNames(t, sim))
-					}
-					sim.SetGCPPermissions(full)
-				},
-				Config:           reservedMix(sim, 2, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)}},
-				Check: func(*terraform.State) error {
-					if creationID(sim, "infer-od") != odID || creationID(sim, "infer-spot") != spotID {
-						return errors.New("the node pools were replaced")
-					}
-					return nil
-				},
-			},
+			afterRoleFixed(t, sim, func() error { return diags.ExpectWarning("reading GKE node pool", missing, "not tainted") }),
 		},
 	})
 }
@@ -161,7 +171,6 @@ func TestAccGKENodePool_customRoleMissingReadPermission(t *testing.T) {
 // so the apply after the role is fixed replaces nothing.
 func TestAccGKENodePool_customRoleMissingOperationsPermission(t *testing.T) {
 	const missing = "container.operations.get"
-	full := guideRole(t)
 	// Node pools take a while to provision, as on GKE: they are not running yet when the first
 	// poll of their operation is refused.
 	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: time.Second})
@@ -169,31 +178,14 @@ func TestAccGKENodePool_customRoleMissingOperationsPermission(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sim.Close() })
-	sim.SetGCPPermissions(slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing }))
+	sim.SetGCPPermissions(roleWithout(t, missing))
 	var diags acctest.ApplyDiagnostics
-	var odID, spotID string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: diags.ProviderFactories(),
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{
-				Config: reservedMix(sim, 2, ""),
-				Check: func(*terraform.State) error {
-					odID, spotID = creationID(sim, "infer-od"), creationID(sim, "infer-spot")
-					return diags.ExpectWarning(missing)
-				},
-			},
-			{
-				PreConfig:        func() { sim.SetGCPPermissions(full) },
-				Config:           reservedMix(sim, 2, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)}},
-				Check: func(*terraform.State) error {
-					if creationID(sim, "infer-od") != odID || creationID(sim, "infer-spot") != spotID {
-						return errors.New("the node pools were replaced")
-					}
-					return nil
-				},
-			},
+			{Config: reservedMix(sim, 2, "")},
+			afterRoleFixed(t, sim, func() error { return diags.ExpectWarning(missing) }),
 		},
 	})
 }
