@@ -42,21 +42,25 @@ func addLocationProblems(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec)
 	}
 }
 
-// addAcceleratorZoneProblem checks, when the pool's zones are known at plan (node_locations, or a
-// zonal location), that each offers the pool's GPU (catalog.GKEAcceleratorZones, from GCP's "GPU
+// addAcceleratorZoneProblem checks, for the pool's zones known at plan (node_locations, or the
+// zone of a zonal location), that each offers the pool's GPU (catalog.GKEAcceleratorZones, from GCP's "GPU
 // regions and zones"): GKE creates a node pool's nodes in every one of its zones, and
 // CreateNodePool fails for a zone that does not offer the accelerator ("Accelerator type … is not
 // available in zone …", a rule of cloudsim too). Zones the catalog does not cover are not judged.
 func addAcceleratorZoneProblem(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
 	node, problem, known := s.NodeType()
-	if problem != nil || !known || len(s.Zones) == 0 {
+	zones, attr := s.Zones, "node_locations"
+	if loc := m.Location.ValueString(); len(zones) == 0 && m.NodeLocations.IsNull() && !m.Location.IsUnknown() && zonePattern.MatchString(loc) {
+		// Without node_locations a zonal pool runs in the cluster's zones, which only the apply
+		// reads (audit N5), and they always hold the cluster's own zone, its location: "in a
+		// multi-zonal cluster … nodes are present in each of the primary zone and the node
+		// locations" (terraform-provider-google, google_container_cluster node_locations).
+		zones, attr = []string{loc}, "location"
+	}
+	if problem != nil || !known || len(zones) == 0 {
 		return
 	}
-	if p := catalog.GKEAcceleratorZoneProblem(node.Accelerator, s.Zones); p != "" {
-		attr := "node_locations"
-		if loc := m.Location.ValueString(); zonePattern.MatchString(loc) && slices.Equal(s.Zones, []string{loc}) {
-			attr = "location" // a zonal pool in its location's zone
-		}
+	if p := catalog.GKEAcceleratorZoneProblem(node.Accelerator, zones); p != "" {
 		diags.AddAttributeError(path.Root(attr), "GPU not offered in a zone of the pool",
 			fmt.Sprintf("%s: the GPU of %s, %s, and GKE creates the pool's nodes in each of its zones. Set node_locations to zones that offer it.", attr, node.Name, p))
 	}

@@ -102,7 +102,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodePools, spec)
 	}
 	addLocationProblems(&resp.Diagnostics, plan, spec)
-	addAcceleratorZoneProblem(&resp.Diagnostics, plan, spec)
+	addAcceleratorZoneProblem(&resp.Diagnostics, &forSpec, spec)
 	addUpgradeSettingsProblems(&resp.Diagnostics, plan.UpgradeSettings, spec)
 	if resp.Diagnostics.HasError() {
 		return
