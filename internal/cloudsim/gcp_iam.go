@@ -16,17 +16,22 @@ import (
 // Each method's permission is the one Google documents for it:
 //
 //   - GKE "API permissions" (https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions,
-//     read 2026-12): projects.locations.clusters.get → container.clusters.get;
+//     re-read 2026-11-28): projects.locations.clusters.get → container.clusters.get;
 //     clusters.list → container.clusters.list; clusters.nodePools.create and .delete →
 //     container.clusters.update; clusters.nodePools.get and .list → container.clusters.get;
 //     operations.get → container.operations.get; operations.list → container.operations.list.
-//   - The REST reference of the methods the table leaves out: nodePools.update, .setSize,
-//     .setAutoscaling ("Authorization requires the following IAM permission on the specified
-//     resource name: container.clusters.update"); setManagement likewise.
-//   - Creating a node pool runs its VMs as the nodes' service account, which takes
-//     iam.serviceAccounts.actAs on it (the table names actAs for clusters.create; GKE answers a
-//     node pool create without it "The user does not have access to service account …", as
-//     gpufleet's permissions guide says) — required here, the stricter side.
+//   - The REST reference of each method (https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/
+//     projects.locations.clusters.nodePools/<method>, re-read 2026-11-28), also for those the table
+//     leaves out: nodePools.create, .setSize and .setAutoscaling "Authorization requires the
+//     following IAM permission on the specified resource …: container.clusters.update";
+//     operations.get container.operations.get, operations.list container.operations.list.
+//     nodePools.update and .setManagement are taken to need container.clusters.update like their
+//     siblings (their pages were not re-read).
+//   - Creating a node pool runs its VMs as the nodes' service account. The table names
+//     iam.serviceAccounts.actAs on it only for clusters.create; whether nodePools.create checks it
+//     too is not documented (audit Part D Q8). cloudsim requires it, the stricter side: a role
+//     tested here then works whichever GKE does, and the permissions guide grants it. The refusal's
+//     wording is cloudsim's own (assumed).
 //   - Compute Engine: instanceGroupManagers.get → compute.instanceGroupManagers.get,
 //     reservations.get → compute.reservations.get (Compute Engine IAM permissions reference).
 //

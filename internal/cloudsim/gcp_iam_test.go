@@ -55,3 +55,19 @@ func TestGKE_IAM_RefusesWhatThePermissionsLack(t *testing.T) {
 		t.Fatalf("%d refused calls in the request log, want 4", denied)
 	}
 }
+
+// Every GKE method cloudsim serves has the permissions Google documents for it: one left out of
+// gkePermissions would be allowed under any role.
+func TestGKE_IAM_EveryServedMethodHasAPermission(t *testing.T) {
+	t.Parallel()
+	for op := range gkeOps {
+		if len(gkePermissions[op]) == 0 {
+			t.Errorf("%s: no permission in gkePermissions", op)
+		}
+	}
+	for _, op := range []string{opIGMGet, opReservationGet} {
+		if computePermissions[op] == "" {
+			t.Errorf("%s: no permission in computePermissions", op)
+		}
+	}
+}

@@ -42,17 +42,24 @@ func addLocationProblems(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec)
 	}
 }
 
-// addAcceleratorZoneProblem checks, when the pool's zones are known at plan (node_locations, or a
-// zonal location), that each offers the pool's GPU (catalog.GKEAcceleratorZones, from GCP's "GPU
+// addAcceleratorZoneProblem checks, for the pool's zones known at plan (node_locations, or the
+// zone of a zonal location), that each offers the pool's GPU (catalog.GKEAcceleratorZones, from GCP's "GPU
 // regions and zones"): GKE creates a node pool's nodes in every one of its zones, and
 // CreateNodePool fails for a zone that does not offer the accelerator ("Accelerator type … is not
 // available in zone …", a rule of cloudsim too). Zones the catalog does not cover are not judged.
 func addAcceleratorZoneProblem(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
-	attr := "node_locations"
-	if loc := m.Location.ValueString(); zonePattern.MatchString(loc) && slices.Equal(s.Zones, []string{loc}) {
+	zones, attr := s.Zones, "node_locations"
+	switch loc := m.Location.ValueString(); {
+	case zonePattern.MatchString(loc) && slices.Equal(zones, []string{loc}):
 		attr = "location" // a zonal pool in its location's zone
+	case len(zones) == 0 && m.NodeLocations.IsNull() && !m.Location.IsUnknown() && zonePattern.MatchString(loc):
+		// Without node_locations a zonal pool runs in the cluster's zones, which only the apply
+		// reads (audit N5, applyCheck), and they always hold the cluster's own zone, its location:
+		// "in a multi-zonal cluster … nodes are present in each of the primary zone and the node
+		// locations" (terraform-provider-google, google_container_cluster node_locations).
+		zones, attr = []string{loc}, "location"
 	}
-	addZoneAcceleratorProblem(diags, s, s.Zones, attr, attr+":")
+	addZoneAcceleratorProblem(diags, s, zones, attr, attr+":")
 }
 
 // addZoneAcceleratorProblem reports a zone of the pool that does not offer its GPU, at attr, the

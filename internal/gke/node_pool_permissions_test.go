@@ -1,6 +1,7 @@
 package gke_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,9 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
@@ -87,13 +90,13 @@ func TestAccGKENodePool_customRole(t *testing.T) {
 }
 
 // One permission fewer than the guide's role fails the apply with an error that names it, before
-// the call it guards has any effect.
+// the call it guards has any effect (the reads and the wait that GKE authorises apart,
+// compute.instanceGroupManagers.get and container.operations.get, are the tests below).
 func TestAccGKENodePool_customRoleMissingPermission(t *testing.T) {
-	for _, missing := range []string{"container.clusters.update", "compute.reservations.get", "iam.serviceAccounts.actAs"} {
+	for _, missing := range []string{"container.clusters.get", "container.clusters.update", "compute.reservations.get", "iam.serviceAccounts.actAs"} {
 		t.Run(missing, func(t *testing.T) {
-			perms := slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing })
 			sim := startSim(t)
-			sim.SetGCPPermissions(perms)
+			sim.SetGCPPermissions(roleWithout(t, missing))
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				CheckDestroy:             checkNothingLeft(t, sim),
@@ -107,4 +110,82 @@ func TestAccGKENodePool_customRoleMissingPermission(t *testing.T) {
 			}
 		})
 	}
+}
+
+// roleWithout is the guide's role less one permission.
+func roleWithout(t *testing.T, missing string) []string {
+	return slices.DeleteFunc(guideRole(t), func(p string) bool { return p == missing })
+}
+
+// afterRoleFixed is the step that, once check passes on what the apply with a permission missing
+// did, grants the guide's whole role again and plans the same pool: no change, and the node pools
+// that run are the ones that apply created.
+func afterRoleFixed(t *testing.T, sim *cloudsim.Sim, check func() error) resource.TestStep {
+	var odID, spotID string
+	return resource.TestStep{
+		PreConfig: func() {
+			if err := check(); err != nil {
+				t.Fatal(err)
+			}
+			odID, spotID = creationID(sim, "infer-od"), creationID(sim, "infer-spot")
+			if odID == "" || spotID == "" {
+				t.Fatalf("node pools %v after the create", gpuPoolNames(t, sim))
+			}
+			sim.SetGCPPermissions(guideRole(t))
+		},
+		Config:           reservedMix(sim, 2, ""),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)}},
+		Check: func(*terraform.State) error {
+			if creationID(sim, "infer-od") != odID || creationID(sim, "infer-spot") != spotID {
+				return errors.New("the node pools were replaced")
+			}
+			return nil
+		},
+	}
+}
+
+// A role without compute.instanceGroupManagers.get: GKE creates the node pools, healthy, and the
+// read back of their sizes is refused. The create warns naming the permission instead of failing
+// (a failed create is tainted, and the apply after the role is fixed deleted the running node
+// pools and created them again); the next refresh fails naming it until the role has it, and then
+// reads the node pools as they are, with nothing to replace.
+func TestAccGKENodePool_customRoleMissingReadPermission(t *testing.T) {
+	const missing = "compute.instanceGroupManagers.get"
+	sim := startSim(t)
+	sim.SetGCPPermissions(roleWithout(t, missing))
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			// The apply warns; the refresh after it fails naming the permission.
+			{Config: reservedMix(sim, 2, ""), ExpectError: acctest.ExpectErrorParts(missing)},
+			afterRoleFixed(t, sim, func() error { return diags.ExpectWarning("reading GKE node pool", missing, "not tainted") }),
+		},
+	})
+}
+
+// A role without container.operations.get: GKE starts the creates and the provider cannot follow
+// their operations. It waits for the node pools themselves instead (GetNodePool, which
+// container.clusters.get authorises) and warns naming the permission: the pool is not tainted,
+// so the apply after the role is fixed replaces nothing.
+func TestAccGKENodePool_customRoleMissingOperationsPermission(t *testing.T) {
+	const missing = "container.operations.get"
+	// Node pools take a while to provision, as on GKE: they are not running yet when the first
+	// poll of their operation is refused.
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	sim.SetGCPPermissions(roleWithout(t, missing))
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: reservedMix(sim, 2, "")},
+			afterRoleFixed(t, sim, func() error { return diags.ExpectWarning(missing) }),
+		},
+	})
 }

@@ -102,7 +102,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		unchanged = unchanged && !sidesNeedRepair(ctx, state.NodePools, spec)
 	}
 	addLocationProblems(&resp.Diagnostics, plan, spec)
-	addAcceleratorZoneProblem(&resp.Diagnostics, plan, spec)
+	addAcceleratorZoneProblem(&resp.Diagnostics, &forSpec, spec)
 	addUpgradeSettingsProblems(&resp.Diagnostics, plan.UpgradeSettings, spec)
 	if resp.Diagnostics.HasError() {
 		return
@@ -481,7 +481,8 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			}
 		}
 		// State records whatever exists, even after an error, so that nothing is orphaned.
-		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}), &resp.State, &resp.Diagnostics)
+		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", refused == nil && len(sideErrs) == 0,
+			types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}), &resp.State, &resp.Diagnostics)
 		addWarnings(&resp.Diagnostics, fmt.Sprintf("GKE node pool (%s/%s)", cluster, plan.Name.ValueString()), warnings)
 		subject := fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, plan.Name.ValueString())
 		switch {
@@ -492,7 +493,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			// the node pool that runs: the create succeeds, the failed side is in state with
 			// in_sync false, and the next plan repairs it.
 			resp.Diagnostics.AddWarning(subject+": a node pool is not healthy",
-				errors.Join(sideErrs...).Error()+"\n\nThe pool is created with its running node pools; the failed node pool is in state with in_sync = false, and the next plan shows its repair (terraform apply again once GKE has capacity).")
+				errors.Join(sideErrs...).Error()+"\n\nThe pool is created with its running node pools; a failed node pool is in state with in_sync = false, and the next plan shows its repair (terraform apply again once GKE has capacity, or once the caller has the permission named).")
 		case len(sideErrs) > 0:
 			resp.Diagnostics.AddError(subject, errors.Join(sideErrs...).Error())
 		}
@@ -533,13 +534,24 @@ func addWarnings(diags *diag.Diagnostics, subject string, warnings []string) {
 // own (the apply's may have ended). When the pool cannot be read back although an apply made node
 // pools, state records the model as the apply left it, its unknown values null, so that nothing is
 // orphaned; the next refresh reads the rest. found is false when none of the pool exists.
-func (r *NodePoolResource) refreshAfterApply(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured bool, recorded types.List, state *tfsdk.State, diags *diag.Diagnostics) (bool, []string) {
+//
+// A create whose node pools GKE made healthy, whose read back fails (a role without
+// compute.instanceGroupManagers.get, a read that outlasts its retries), warns instead
+// (createdHealthy): an error would have Terraform taint the pool, and the next apply would delete
+// and create again the node pools that run. The next refresh reads them, or fails with the same
+// error.
+func (r *NodePoolResource) refreshAfterApply(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured, createdHealthy bool, recorded types.List, state *tfsdk.State, diags *diag.Diagnostics) (bool, []string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshAfterApplyTimeout)
 	defer cancel()
 	found, warnings, err := r.refresh(ctx, c, m, versionConfigured, recorded)
 	if err != nil {
-		diags.AddError(fmt.Sprintf("reading GKE node pool (%s/%s) back", m.cluster(), m.Name.ValueString()),
-			err.Error()+"\n\nState records the pool as the apply left it; the next refresh reads it.")
+		summary, detail := fmt.Sprintf("reading GKE node pool (%s/%s) back", m.cluster(), m.Name.ValueString()),
+			err.Error()+"\n\nState records the pool as the apply left it; the next refresh reads it."
+		if createdHealthy {
+			diags.AddWarning(summary, err.Error()+"\n\nThe node pools were created and are healthy, and state records them as planned (the pool is not tainted, so that the next apply does not replace running nodes). The next refresh reads them; until it can, plans fail with this error.")
+		} else {
+			diags.AddError(summary, detail)
+		}
 		if !m.ID.IsUnknown() {
 			diags.Append(state.Set(ctx, m)...)
 			state.Raw = nullUnknowns(state.Raw)
@@ -885,7 +897,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			}
 		}
 		// State is what GKE holds now: the update, or as much of it as happened.
-		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", state.NodePools, &resp.State, &resp.Diagnostics)
+		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", false, state.NodePools, &resp.State, &resp.Diagnostics)
 		addWarnings(&resp.Diagnostics, subject, warnings)
 		if found && len(errs) == 0 {
 			errs = append(errs, notInSync(ctx, plan.NodePools)...)
@@ -942,6 +954,6 @@ func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 		}
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pool (%s/%s)", cluster, name), err.Error())
 		// State keeps what is left.
-		r.refreshAfterApply(ctx, c, state, string(configured) != "false", state.NodePools, &resp.State, &resp.Diagnostics)
+		r.refreshAfterApply(ctx, c, state, string(configured) != "false", false, state.NodePools, &resp.State, &resp.Diagnostics)
 	})
 }

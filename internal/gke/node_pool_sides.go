@@ -105,7 +105,18 @@ func createNodePool(ctx context.Context, c *clients, cluster clusterRef, o owner
 	for {
 		op, err := c.gke.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster.name(), NodePool: np}, createRetry())
 		if err == nil {
-			return waitOperation(ctx, c.gke, cluster, op, c.poll)
+			werr := waitOperation(ctx, c.gke, cluster, op, c.poll)
+			if status.Code(werr) == codes.PermissionDenied {
+				// The caller may not follow operations (a role without container.operations.get):
+				// the create runs all the same, so wait for the node pool itself (GetNodePool,
+				// container.clusters.get) and report the refusal with what the node pool became,
+				// rather than a node pool still provisioning, which would fail the create and
+				// have Terraform taint the pool while its nodes come up.
+				if serr := waitNodePoolSettled(ctx, c, cluster, np.GetName()); serr != nil {
+					return fmt.Errorf("%w (and waiting for the node pool instead: %w)", werr, serr)
+				}
+			}
+			return werr
 		}
 		switch status.Code(err) {
 		case codes.Unavailable, codes.DeadlineExceeded, codes.AlreadyExists:

@@ -169,7 +169,7 @@ func deriveLabels(s Spec) map[string]string {
 	labels[LabelClient] = s.Client
 	labels[LabelWorkload] = s.Workload.Kind
 	labels[LabelEnvironment] = s.Workload.Environment
-	labels[LabelGPUMemory] = strconv.FormatFloat(s.Workload.GPUMemoryGiB, 'f', -1, 64)
+	labels[LabelGPUMemory] = gpuMemoryLabel(s.Workload.GPUMemoryGiB)
 	labels[LabelInterruptible] = strconv.FormatBool(s.Workload.Interruptible)
 	if s.Workload.Precision != "" {
 		labels[LabelPrecision] = s.Workload.Precision
@@ -188,6 +188,13 @@ func deriveLabels(s Spec) map[string]string {
 		labels[LabelMIGConfig] = MIGConfigLabel(s.GPU.MIG.ConfigName())
 	}
 	return labels
+}
+
+// gpuMemoryLabel is the LabelGPUMemory value of a GPU memory need: the number in full, without an
+// exponent ('e' and '+' are no label value characters), at most maxLabelValue characters for the
+// needs Validate accepts.
+func gpuMemoryLabel(gib float64) string {
+	return strconv.FormatFloat(gib, 'f', -1, 64)
 }
 
 // MIGConfigLabel is the GPU Operator's name of a MIG config, the nvidia.com/mig.config label value:

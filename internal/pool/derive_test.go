@@ -3,6 +3,7 @@ package pool
 import (
 	"math"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/quick"
@@ -296,6 +297,33 @@ func TestMIGConfigLabel_operatorHasEveryProfile(t *testing.T) {
 		for _, p := range g.MIGProfileNames() {
 			if label := MIGConfigLabel(MIG{Profile: p}.ConfigName()); !operator[label] {
 				t.Errorf("%s %s: the GPU Operator has no MIG config %s", g.Name, p, label)
+			}
+		}
+	}
+}
+
+// Audit N11 (#35): every node label value gpufleet writes is a Kubernetes label value (at most 63
+// letters, digits, '-', '_' or '.', beginning and ending with a letter or digit), or the spec is a
+// plan-time problem at the attribute it comes from: EKS and GKE refuse the whole node group or node
+// pool for one bad label. The workload's GPU memory is written in full ('f' format, no exponent).
+func TestDerive_labelValuesAreKubernetesLabelValues(t *testing.T) {
+	valid := regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+	for _, base := range []func() Spec{eksSpec, gkeSpec} {
+		for _, mem := range []float64{0.1, 0.30000000000000004, 1.0 / 3, 79.5, 1e21, 1e62, 1e63, 1e64, 1.5e300} {
+			s := base()
+			s.Workload.GPUMemoryGiB, s.Workload.GPUsPerReplica, s.Workload.Replicas, s.Workload.Precision = mem, 1, 1<<62, "bf16"
+			if problems := s.Validate(); len(problems) != 0 {
+				requireProblem(t, problems, "workload.gpu_memory_gib", LabelGPUMemory)
+				continue
+			}
+			d, err := Derive(s, Environment{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range d.Labels {
+				if len(v) > 63 || !valid.MatchString(v) {
+					t.Errorf("%s, gpu_memory_gib %g: label %s=%q is not a Kubernetes label value", s.Cloud, mem, k, v)
+				}
 			}
 		}
 	}

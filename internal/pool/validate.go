@@ -37,6 +37,9 @@ const (
 	// counted, and no empty label values (EKS API Reference: CreateNodegroup, Taint); Kubernetes
 	// itself allows a 253-character prefix and empty values.
 	maxEKSKey = 63
+	// maxLabelValue is the length of a Kubernetes label value (k8s.io/apimachinery validation:
+	// LabelValueMaxLength), which every label gpufleet writes on nodes must keep (audit N11).
+	maxLabelValue = 63
 )
 
 // Validate checks the spec against the catalog and the clouds' rules. Every problem names the
@@ -121,6 +124,9 @@ func (v *validator) workload() {
 		v.add(p, "Missing GPU memory need", "set workload.gpu_memory_gib to the GPU memory one replica needs, in GiB.")
 	case w.GPUMemoryGiB < 0:
 		v.add(p, "Invalid GPU memory need", "%g GiB: the GPU memory one replica needs must be greater than 0.", w.GPUMemoryGiB)
+	case len(gpuMemoryLabel(w.GPUMemoryGiB)) > maxLabelValue:
+		v.add(p, "GPU memory need too large", "%g GiB: gpufleet writes it in full in the %s node label, whose value takes at most %d characters (this one %d), and the cloud would refuse the node pool.",
+			w.GPUMemoryGiB, LabelGPUMemory, maxLabelValue, len(gpuMemoryLabel(w.GPUMemoryGiB)))
 	}
 	if w.Precision != "" {
 		v.oneOf(P("workload", "precision"), "precision", w.Precision, catalog.Precisions())
