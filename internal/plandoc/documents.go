@@ -185,6 +185,7 @@ func ours(rc *resourceChange, c change, cloud string) (map[string]any, bool) {
 			"precision":        get(a, nil, "workload", "precision"),
 			"gpus_per_replica": get(a, nil, "workload", "gpus_per_replica"),
 			"replicas":         get(a, nil, "workload", "replicas"),
+			"kv_cache_gib":     get(a, nil, "workload", "kv_cache_gib"),
 		},
 		"gpu": map[string]any{
 			"model":            model,

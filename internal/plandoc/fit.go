@@ -90,6 +90,9 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 		}
 		d.Precision = p
 	}
+	if kv, isNumber := work["kv_cache_gib"].(float64); isNumber { // fit._fit_kv_gib
+		d.KVCacheGiB = kv
+	}
 	for field, into := range map[string]*int{"gpus_per_replica": &d.GPUsPerReplica, "replicas": &d.Replicas} {
 		if _, isNumber := work[field].(float64); isNumber {
 			if *into, ok = wholeNumber(work[field], 0); !ok {

@@ -414,10 +414,11 @@ const (
 	labelTrainingMethod  = "gpufleet.io/training-method"
 	labelGPUsPerReplica  = "gpufleet.io/gpus-per-replica"
 	labelReplicas        = "gpufleet.io/replicas"
+	labelKVCache         = "gpufleet.io/kv-cache-gib"
 )
 
 var conventionKeys = []string{labelWorkload, labelEnvironment, labelGPUMemory, labelInterruptible, labelPrecision,
-	labelModelParameters, labelTrainingMethod, labelGPUsPerReplica, labelReplicas}
+	labelModelParameters, labelTrainingMethod, labelGPUsPerReplica, labelReplicas, labelKVCache}
 
 var conventionNames = map[string]map[string]any{
 	labelWorkload:       {"training": "training", "inference": "inference", "development": "development", "batch": "batch"},
@@ -448,7 +449,7 @@ func labelValue(key string, v any) (any, bool) {
 			return nil, false
 		}
 		return p, true
-	case labelGPUMemory:
+	case labelGPUMemory, labelKVCache:
 		n, ok := memoryGiB(v)
 		return n, ok
 	case labelModelParameters, labelGPUsPerReplica, labelReplicas:
@@ -473,7 +474,7 @@ func conventionWorkload(labels any) map[string]any {
 	l, ok := labels.(map[string]any)
 	if !ok {
 		return map[string]any{"kind": nil, "environment": nil, "gpu_memory_gib": nil, "interruptible": nil,
-			"precision": nil, "gpus_per_replica": nil, "replicas": nil}
+			"precision": nil, "gpus_per_replica": nil, "replicas": nil, "kv_cache_gib": nil}
 	}
 	return map[string]any{
 		"kind":           label(l, labelWorkload),
@@ -485,6 +486,7 @@ func conventionWorkload(labels any) map[string]any {
 		"precision":        label(l, labelPrecision),
 		"gpus_per_replica": label(l, labelGPUsPerReplica),
 		"replicas":         label(l, labelReplicas),
+		"kv_cache_gib":     label(l, labelKVCache),
 	}
 }
 
