@@ -108,7 +108,7 @@ func (w *guideWorkspace) override(t *testing.T, sim *cloudsim.Sim, providerBlock
 		if r, ok := set["aws.region"]; ok {
 			region = fmt.Sprintf("%q", r)
 		}
-		fmt.Fprintf(&out, "  aws {\n    region = %s\n    skip_credentials_validation = true\n    endpoints {\n      eks = %q\n      ec2 = %q\n    }\n  }\n", region, e.EKS, e.EC2)
+		fmt.Fprintf(&out, "  aws {\n    region = %s\n    skip_credentials_validation = true\n    endpoints {\n      eks = %q\n      ec2 = %q\n      autoscaling = %q\n    }\n  }\n", region, e.EKS, e.EC2, e.AutoScaling)
 	}
 	if gcp := provider.Body().FirstMatchingBlock("gcp", nil); gcp != nil {
 		fmt.Fprintf(&out, "  gcp {\n    project = %s\n    endpoint = %q\n    compute_endpoint = %q\n    insecure = true\n  }\n", attr(gcp.Body(), "project"), e.GKE, e.Compute)

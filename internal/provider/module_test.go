@@ -107,8 +107,9 @@ provider "gpufleet" {
     region                      = "us-east-1"
     skip_credentials_validation = true
     endpoints {
-      eks = %q
-      ec2 = %q
+      eks         = %q
+      ec2         = %q
+      autoscaling = %q
     }
   }
   gcp {
@@ -118,7 +119,7 @@ provider "gpufleet" {
     insecure         = true
   }
 }
-`, e.EKS, e.EC2, e.GKE, e.Compute)
+`, e.EKS, e.EC2, e.AutoScaling, e.GKE, e.Compute)
 	if err := os.WriteFile(filepath.Join(root, "main.tf"), []byte(provider+example), 0o600); err != nil {
 		t.Fatal(err)
 	}
