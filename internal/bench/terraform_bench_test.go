@@ -98,7 +98,7 @@ func BenchmarkTerraformPlan(b *testing.B) {
 	runs := benchRuns(3)
 	r := bench.NewRunner(b)
 	full, bare := acctest.DevOverrides(b), acctest.DevOverrides(b, "gpufleet_bench_noplanwork")
-	closed := cloudsim.Endpoints{EKS: "http://127.0.0.1:1", EC2: "http://127.0.0.1:1", GKE: "127.0.0.1:1", Compute: "http://127.0.0.1:1/compute/v1/"}
+	closed := cloudsim.Endpoints{EKS: "http://127.0.0.1:1", EC2: "http://127.0.0.1:1", AutoScaling: "http://127.0.0.1:1", GKE: "127.0.0.1:1", Compute: "http://127.0.0.1:1/compute/v1/"}
 	var data strings.Builder
 	for i := range n {
 		fmt.Fprintf(&data, "resource \"terraform_data\" \"d%04d\" {\n  input = { client = \"acme\", size = %d }\n}\n", i, i)
