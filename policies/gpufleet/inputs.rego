@@ -22,22 +22,12 @@ combined if {
 	is_array(input)
 	count(input) > 0
 	every entry in input {
-		_combined_entry(entry)
+		is_string(entry.path) # an object's (a string or an array has no path)
+		_ = entry.contents # it has contents, whatever they are (null and false too)
 	}
 }
 
-_combined_entry(entry) if {
-	is_object(entry)
-	is_string(entry.path)
-	object.get(entry, "contents", entry) != entry # it has contents, whatever they are (null too), without allocating its keys
-}
-
-# [path, document] of every input document: conftest --combine's entries under their paths, else the
-# input itself under its file's name (conftest's data.conftest.file.name; "input" elsewhere).
-files := [[entry.path, entry.contents] | some entry in input] if combined
-
-else := [[file_name, input]]
-
+# The name of a single input's file (conftest's data.conftest.file.name; "input" elsewhere).
 default file_name := "input"
 
 file_name := data.conftest.file.name
@@ -82,10 +72,35 @@ _object_or_null(null)
 
 _object_or_null(o) if kube_object(o)
 
-# [path, document, kind] of every input document, each classified once: main, objects and
-# not_judged read it (a GitOps directory given to conftest --combine is thousands of documents,
-# and classifying one costs more than the one comparison a floor policy makes of it).
-classified := [[path, doc, kind(doc)] | some [path, doc] in files]
+# [path, document, kind] of every input document, each classified once (main, objects and
+# not_judged read it), but for the Kubernetes objects of a combined input that no builder reads.
+# A GitOps directory given to conftest --combine is thousands of documents, nearly all of them
+# Deployments, Services, ConfigMaps...: each is passed over after the few comparisons of
+# _kind_or_passed_over, without a place in this array (BenchmarkConftestManifests).
+classified := [[entry.path, doc, k] |
+	some entry in input
+	doc := entry.contents
+	k := _kind_or_passed_over(doc)
+	k != "passed over"
+] if combined
+
+else := [[file_name, input, kind(input)]]
+
+# The kinds of Kubernetes object the builders read (documents_kube.rego).
+builder_kinds := {"NodePool", "ComputeClass", "NodeOverlay", "EC2NodeClass", "NodeClass"}
+
+# "passed over" for a Kubernetes object of another kind (not a List, not a documents file that has
+# an apiVersion and a kind too), tested first; else the document's kind. (Lookups with defaults
+# rather than negations: conftest's OPA allocates for every `not` it evaluates, and this body is
+# evaluated for every document of the input.)
+_kind_or_passed_over(doc) := "passed over" if {
+	is_string(doc.apiVersion)
+	is_string(doc.kind)
+	object.get(_read_kinds, doc.kind, false) == false
+	object.get(doc, ["gpufleet_pool_documents", "version"], null) != 1
+} else := kind(doc)
+
+_read_kinds := {k: true | some k in (builder_kinds | {"List"})}
 
 # [path, object] of every Kubernetes object of the input, a List's items as objects of their own.
 objects := [[path, o] |
