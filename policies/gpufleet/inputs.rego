@@ -73,15 +73,14 @@ _object_or_null(null)
 _object_or_null(o) if kube_object(o)
 
 # [path, document, kind] of every input document, each classified once (main, objects and
-# not_judged read it), but for the Kubernetes objects of a combined input that no builder reads.
-# A GitOps directory given to conftest --combine is thousands of documents, nearly all of them
-# Deployments, Services, ConfigMaps...: each is passed over after the few comparisons of
-# _kind_or_passed_over, without a place in this array (BenchmarkConftestManifests).
-classified := [[entry.path, doc, k] |
-	some entry in input
-	doc := entry.contents
-	k := _kind_or_passed_over(doc)
-	k != "passed over"
+# not_judged read it), but for the Kubernetes objects of a combined input that no builder reads: a
+# GitOps directory given to conftest --combine is thousands of documents, nearly all of them
+# Deployments, Services, ConfigMaps... Those are passed over without a look of their own: the
+# documents to classify are found by the few values their kind and apiVersion take over the whole
+# input (_to_classify), and classified in the input's order (BenchmarkConftestManifests).
+classified := [[input[i].path, doc, kind(doc)] |
+	some i in _to_classify
+	doc := input[i].contents
 ] if combined
 
 else := [[file_name, input, kind(input)]]
@@ -89,18 +88,48 @@ else := [[file_name, input, kind(input)]]
 # The kinds of Kubernetes object the builders read (documents_kube.rego).
 builder_kinds := {"NodePool", "ComputeClass", "NodeOverlay", "EC2NodeClass", "NodeClass"}
 
-# "passed over" for a Kubernetes object of another kind (not a List, not a documents file that has
-# an apiVersion and a kind too), tested first; else the document's kind. (Lookups with defaults
-# rather than negations: conftest's OPA allocates for every `not` it evaluates, and this body is
-# evaluated for every document of the input.)
-_kind_or_passed_over(doc) := "passed over" if {
-	is_string(doc.apiVersion)
-	is_string(doc.kind)
-	object.get(_read_kinds, doc.kind, false) == false
-	object.get(doc, ["gpufleet_pool_documents", "version"], null) != 1
-} else := kind(doc)
+# The indexes of a combined input's entries that are not Kubernetes objects of a kind no builder
+# reads (an object with a string apiVersion, a string kind that is not a builder's kind nor List,
+# and not a documents file). Each part is a pass of one lookup per entry, or a lookup per
+# distinct value (OPA indexes the comprehension on the kind, or the apiVersion, it compares with);
+# the entries without a kind or an apiVersion are looked for only when there are some.
+_to_classify := (((_of_kinds | _without_kind) | _of_api_versions) | _without_api_version) | _documents_files
 
-_read_kinds := {k: true | some k in (builder_kinds | {"List"})}
+_of_kinds := {i |
+	some k in {k | some e in input; k := e.contents.kind}
+	_kind_to_classify(k)
+	entries := [j | some j, e in input; e.contents.kind == k]
+	some i in entries
+}
+
+_kind_to_classify(k) if k in builder_kinds
+
+_kind_to_classify("List")
+
+_kind_to_classify(k) if not is_string(k)
+
+_of_api_versions := {i |
+	some v in {v | some e in input; v := e.contents.apiVersion}
+	not is_string(v)
+	entries := [j | some j, e in input; e.contents.apiVersion == v]
+	some i in entries
+}
+
+default _without_kind := set()
+
+_without_kind := {i | some i, e in input; not _has_kind(e.contents)} if not _all_have_kind_and_api_version
+
+default _without_api_version := set()
+
+_without_api_version := {i | some i, e in input; not _has_api_version(e.contents)} if not _all_have_kind_and_api_version
+
+_all_have_kind_and_api_version if count([1 | some e in input; _ = e.contents.kind; _ = e.contents.apiVersion]) == count(input)
+
+_has_kind(doc) if _ = doc.kind # whatever its value (false too)
+
+_has_api_version(doc) if _ = doc.apiVersion
+
+_documents_files := {i | some i, e in input; e.contents.gpufleet_pool_documents.version == 1}
 
 # [path, object] of every Kubernetes object of the input, a List's items as objects of their own.
 objects := [[path, o] |
