@@ -93,18 +93,23 @@ _input_finding(path, why) := {
 # The findings of the plan or documents file in input.
 
 # GF-COST-004 judges a pool against its client's total over the plan: the totals are computed once,
-# over the plan, and pinned while each pool is judged.
+# over the plan, and pinned while each pool is judged. So is the catalog: inside `with input as doc`
+# OPA evaluates every rule a pool's rules refer to again, and the catalog's tables are JSON text
+# decoded when evaluated (catalog.rego).
 _plan_deny contains findings.judged_deny(f, doc, address) if {
 	totals := rules.client_totals
 	some [address, doc] in documents.pools
-	some f in rules.deny with input as doc with rules.client_totals as totals
+	some f in rules.deny with input as doc with rules.client_totals as totals with data.gpufleet.catalog as _catalog
 }
 
 _plan_warn contains findings.judged_warn(f, doc, address) if {
 	some [address, doc] in documents.pools
-	some f in rules.warn with input as doc
+	some f in rules.warn with input as doc with data.gpufleet.catalog as _catalog
 	findings.well_formed(f) # a malformed result is a deny (below)
 }
+
+# The catalog, decoded once for the query (conftest asks deny and warn as two queries).
+_catalog := data.gpufleet.catalog
 
 # A warn rule whose result is malformed fails the run, as a deny rule's does (GF-RULE-001), so a
 # broken custom rule never passes as a warning. Only a team's own rules can be malformed: with
@@ -112,7 +117,7 @@ _plan_warn contains findings.judged_warn(f, doc, address) if {
 # (rules/bundle.rego), so this costs a plan without custom rules about 5 µs a pool.
 _plan_deny contains findings.malformed(f, address) if {
 	some [address, doc] in documents.pools
-	some f in rules.warn with input as doc with data.gpufleet.rules.own_warn_rules_only as true
+	some f in rules.warn with input as doc with data.gpufleet.rules.own_warn_rules_only as true with data.gpufleet.catalog as _catalog
 	not findings.well_formed(f)
 }
 
@@ -123,7 +128,7 @@ _plan_warn contains findings.waived(f, address, reason, doc.resource_type) if {
 	some [address, doc] in _waiving_pools
 	_may_waive_a_deny(doc.waivers)
 	totals := rules.client_totals
-	some f in rules.deny with input as doc with rules.client_totals as totals
+	some f in rules.deny with input as doc with rules.client_totals as totals with data.gpufleet.catalog as _catalog
 	reason := findings.waiver(doc, f)
 }
 

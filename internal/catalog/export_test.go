@@ -54,8 +54,8 @@ func firstDifference(got, want []byte) string {
 }
 
 // exportedRules splits the export into its header and rules (blocks separated by a blank line, each
-// "# doc" lines then "name := value") and decodes each value, which also proves every value is a JSON
-// literal and so a valid Rego term.
+// "# doc" lines then "name := value", a table as "name := json.unmarshal(`value`)") and decodes each
+// value, which also proves every value is a JSON literal.
 func exportedRules(t *testing.T) (header string, rules map[string]any) {
 	t.Helper()
 	out, err := RegoExport()
@@ -71,6 +71,12 @@ func exportedRules(t *testing.T) (header string, rules map[string]any) {
 		name, value, ok := strings.Cut(block, " := ")
 		if !ok {
 			t.Fatalf("block is not a rule:\n%s", block)
+		}
+		if table, ok := strings.CutPrefix(value, "json.unmarshal(`"); ok {
+			value, ok = strings.CutSuffix(strings.TrimRight(table, "\n"), "`)")
+			if !ok {
+				t.Fatalf("rule %s: the table's string does not end the rule", name)
+			}
 		}
 		var v any
 		if err := json.Unmarshal([]byte(value), &v); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
@@ -502,5 +503,51 @@ func TestEngine_budgetOfOnePool(t *testing.T) {
 	}
 	if !strings.Contains(msg, `this pool alone exceeds client "acme"'s monthly budget of $50000.00`) || strings.Contains(msg, "pool(s)") {
 		t.Fatalf("GF-COST-004 at plan time: %q in %+v", msg, findings)
+	}
+}
+
+// The provider's bundle holds the catalog's tables as Rego terms, decoded from the JSON text of
+// catalog.rego once at compile time, and equal to what json.unmarshal gives conftest at evaluation.
+func TestEmbeddedModules_catalogTablesInlined(t *testing.T) {
+	modules, err := embeddedModules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := modules["policies/gpufleet/catalog.rego"]
+	if m == nil {
+		t.Fatal("no catalog module")
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "policies", "gpufleet", "catalog.rego"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := 0
+	for _, r := range m.Rules {
+		if _, call := r.Head.Value.Value.(ast.Call); call {
+			t.Errorf("%s is still a call", r.Head.Name)
+		}
+		if _, obj := r.Head.Value.Value.(ast.Object); obj {
+			tables++
+		}
+	}
+	if tables < 8 {
+		t.Errorf("%d tables inlined", tables)
+	}
+	if strings.Count(string(raw), "json.unmarshal(`") != tables {
+		t.Errorf("catalog.rego has %d json.unmarshal tables, the provider's module %d objects", strings.Count(string(raw), "json.unmarshal(`"), tables)
+	}
+	query := func(mod *ast.Module) any {
+		rs, err := rego.New(rego.Query("data.gpufleet.catalog"), rego.ParsedModule(mod)).Eval(context.Background())
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("%v %v", rs, err)
+		}
+		return rs[0].Expressions[0].Value
+	}
+	asWritten, err := ast.ParseModuleWithOpts("catalog.rego", string(raw), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := query(m), query(asWritten); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Error("the inlined catalog differs from the catalog conftest decodes")
 	}
 }

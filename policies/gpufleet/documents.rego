@@ -62,11 +62,11 @@ pools := [[address, doc] | some [_, address, doc] in kube_pools] if {
 # (conftest --combine), or Kubernetes objects: not the one pool document the provider evaluates.
 whole_plan if is_array(input.resource_changes)
 
-whole_plan if inputs.manifests(input)
-
 whole_plan if documents_file
 
 whole_plan if inputs.combined
+
+whole_plan if inputs.manifests(input) # last: on a combined input, an array, it would look at every entry
 
 # gpufleet pools carry the document the provider computed (the policy_document attribute): it is
 # used as it is; its address is the provider's name for the pool, the plan's address goes beside

@@ -32,7 +32,7 @@ import data.gpufleet.lib
 # Deployments, Services and ConfigMaps, one comparison each (BenchmarkConftestManifests).
 kube_objects := [[null, path, obj] |
 	some [path, obj] in inputs.objects
-	obj.kind in {"NodePool", "ComputeClass", "NodeOverlay", "EC2NodeClass", "NodeClass"}
+	obj.kind in inputs.builder_kinds
 ] if {
 	not plan_input
 } else := [[rc.address, "", obj] |
@@ -271,21 +271,38 @@ _karpenter_keys := ["instance-family", "instance-category", "instance-generation
 # The catalog instance types a NodePool's requirements admit (prefix karpenter.k8s.aws/, Auto
 # Mode's eks.amazonaws.com/): those named by node.kubernetes.io/instance-type In when it is there
 # (no pass over the catalog), else every catalog type that each understood requirement admits.
-_np_candidates(reqs, prefix) := sort([t |
-	some t in _req_in(reqs, "node.kubernetes.io/instance-type")
+_np_candidates(reqs, prefix) := _np_candidates_among(reqs, prefix, _req_in(reqs, "node.kubernetes.io/instance-type"), _np_feature_keys(reqs, prefix))
+
+_np_candidates_among(reqs, prefix, named, keys) := sort([t |
+	some t in named
 	f := _aws_features[t]
-	every k in _karpenter_keys {
+	every k in keys {
 		_req_admits(reqs, concat("", [prefix, k]), f[k])
 	}
 ]) if {
-	count(_req_in(reqs, "node.kubernetes.io/instance-type")) > 0
+	count(named) > 0
 } else := sort([t |
 	some t, f in _aws_features
 	_req_admits(reqs, "node.kubernetes.io/instance-type", t)
-	every k in _karpenter_keys {
+	every k in keys {
 		_req_admits(reqs, concat("", [prefix, k]), f[k])
 	}
 ])
+
+# The Karpenter feature keys the requirements constrain: each instance type is tested on these
+# alone (most GPU NodePools name an instance type and a capacity type, and no feature at all).
+# A requirement without a key (null, which the CRD refuses) admits nothing, whatever the key: then
+# every key is tested, as _req_admits has every requirement admit the value.
+_np_feature_keys(reqs, prefix) := {k |
+	some r in reqs
+	startswith(r.key, prefix)
+	k := substring(r.key, count(prefix), -1)
+	k in _karpenter_keys
+} if {
+	every r in reqs {
+		is_string(r.key)
+	}
+} else := _karpenter_keys
 
 # A NodePool is a GPU pool when its requirements name a GPU (an instance-gpu-* requirement that
 # admits GPUs, a GPU instance type, family or category: EC2's p*, g*, gr*), its template taints

@@ -22,22 +22,12 @@ combined if {
 	is_array(input)
 	count(input) > 0
 	every entry in input {
-		_combined_entry(entry)
+		is_string(entry.path) # an object's (a string or an array has no path)
+		_ = entry.contents # it has contents, whatever they are (null and false too)
 	}
 }
 
-_combined_entry(entry) if {
-	is_object(entry)
-	is_string(entry.path)
-	object.get(entry, "contents", entry) != entry # it has contents, whatever they are (null too), without allocating its keys
-}
-
-# [path, document] of every input document: conftest --combine's entries under their paths, else the
-# input itself under its file's name (conftest's data.conftest.file.name; "input" elsewhere).
-files := [[entry.path, entry.contents] | some entry in input] if combined
-
-else := [[file_name, input]]
-
+# The name of a single input's file (conftest's data.conftest.file.name; "input" elsewhere).
 default file_name := "input"
 
 file_name := data.conftest.file.name
@@ -82,10 +72,64 @@ _object_or_null(null)
 
 _object_or_null(o) if kube_object(o)
 
-# [path, document, kind] of every input document, each classified once: main, objects and
-# not_judged read it (a GitOps directory given to conftest --combine is thousands of documents,
-# and classifying one costs more than the one comparison a floor policy makes of it).
-classified := [[path, doc, kind(doc)] | some [path, doc] in files]
+# [path, document, kind] of every input document, each classified once (main, objects and
+# not_judged read it), but for the Kubernetes objects of a combined input that no builder reads: a
+# GitOps directory given to conftest --combine is thousands of documents, nearly all of them
+# Deployments, Services, ConfigMaps... Those are passed over without a look of their own: the
+# documents to classify are found by the few values their kind and apiVersion take over the whole
+# input (_to_classify), and classified in the input's order (BenchmarkConftestManifests).
+classified := [[input[i].path, doc, kind(doc)] |
+	some i in _to_classify
+	doc := input[i].contents
+] if combined
+
+else := [[file_name, input, kind(input)]]
+
+# The kinds of Kubernetes object the builders read (documents_kube.rego).
+builder_kinds := {"NodePool", "ComputeClass", "NodeOverlay", "EC2NodeClass", "NodeClass"}
+
+# The indexes of a combined input's entries that are not Kubernetes objects of a kind no builder
+# reads (an object with a string apiVersion, a string kind that is not a builder's kind nor List,
+# and not a documents file). Each part is a pass of one lookup per entry, or a lookup per
+# distinct value (OPA indexes the comprehension on the kind, or the apiVersion, it compares with);
+# the entries without a kind or an apiVersion are looked for only when there are some.
+_to_classify := (((_of_kinds | _without_kind) | _of_api_versions) | _without_api_version) | _documents_files
+
+_of_kinds := {i |
+	some k in {k | some e in input; k := e.contents.kind}
+	_kind_to_classify(k)
+	entries := [j | some j, e in input; e.contents.kind == k]
+	some i in entries
+}
+
+_kind_to_classify(k) if k in builder_kinds
+
+_kind_to_classify("List")
+
+_kind_to_classify(k) if not is_string(k)
+
+_of_api_versions := {i |
+	some v in {v | some e in input; v := e.contents.apiVersion}
+	not is_string(v)
+	entries := [j | some j, e in input; e.contents.apiVersion == v]
+	some i in entries
+}
+
+default _without_kind := set()
+
+_without_kind := {i | some i, e in input; not _has_kind(e.contents)} if not _all_have_kind_and_api_version
+
+default _without_api_version := set()
+
+_without_api_version := {i | some i, e in input; not _has_api_version(e.contents)} if not _all_have_kind_and_api_version
+
+_all_have_kind_and_api_version if count([1 | some e in input; _ = e.contents.kind; _ = e.contents.apiVersion]) == count(input)
+
+_has_kind(doc) if _ = doc.kind # whatever its value (false too)
+
+_has_api_version(doc) if _ = doc.apiVersion
+
+_documents_files := {i | some i, e in input; e.contents.gpufleet_pool_documents.version == 1}
 
 # [path, object] of every Kubernetes object of the input, a List's items as objects of their own.
 objects := [[path, o] |
