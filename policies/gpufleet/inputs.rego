@@ -21,10 +21,10 @@ package gpufleet.inputs
 combined if {
 	is_array(input)
 	count(input) > 0
-	every entry in input {
-		is_string(entry.path) # an object's (a string or an array has no path)
-		_ = entry.contents # it has contents, whatever they are (null and false too)
-	}
+
+	# every entry has a string path (a string or an array has none) and contents, whatever they are
+	# (null and false too); counted rather than `every`, which costs conftest's OPA twice as much
+	count([1 | some entry in input; is_string(entry.path); _ = entry.contents]) == count(input)
 }
 
 # The name of a single input's file (conftest's data.conftest.file.name; "input" elsewhere).
