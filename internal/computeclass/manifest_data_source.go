@@ -9,10 +9,8 @@ import (
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/render"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
@@ -56,6 +54,9 @@ func (d *ManifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	schema := classSchema(ctx)
 	raw, err := withTimeouts(ctx, schema, req.Config.Raw)
+	if err == nil {
+		raw, err = poolschema.ApplyDefaults(ctx, schema, raw) // the resource's defaults, as its plan has them
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Reading the configuration", err.Error())
 		return
@@ -66,12 +67,6 @@ func (d *ManifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	cfg := configured{activeMigration: !m.ActiveMigration.IsNull(), consolidationDelay: !m.ConsolidationDelayMinutes.IsNull()}
-	if m.WhenUnsatisfiable.IsNull() {
-		m.WhenUnsatisfiable = types.StringValue(render.DoNotScaleUp)
-	}
-	if m.NodePoolAutoCreation.IsNull() {
-		m.NodePoolAutoCreation = types.BoolValue(true)
-	}
 	planClass(ctx, d.Meta, &m, cfg, false, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return

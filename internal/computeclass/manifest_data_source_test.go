@@ -87,6 +87,9 @@ func TestAccGKEComputeClassManifest_renders(t *testing.T) {
 				stateIs(addr, 100, "policy_document", "capacity", "spot_percentage"),
 				stateIs(addr, "gpufleet_gke_compute_class", "policy_document", "resource_type"),
 				stateIs(addr, 2, "gpus_per_node"),
+				// the resource's defaults (poolschema.ApplyDefaults)
+				stateIs(addr, "DoNotScaleUp", "when_unsatisfiable"),
+				stateIs(addr, true, "node_pool_auto_creation"),
 			),
 		}},
 	})

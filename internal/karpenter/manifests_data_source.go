@@ -3,7 +3,6 @@ package karpenter
 import (
 	"context"
 	"maps"
-	"math/big"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -108,8 +107,12 @@ func (d *ManifestsDataSource) Read(ctx context.Context, req datasource.ReadReque
 			vals[name] = tftypes.NewValue(t, nil)
 		}
 	}
-	vals = withResourceDefaults(vals, rsType)
-	planned := tfsdk.Plan{Schema: rs, Raw: tftypes.NewValue(rsType, vals)}
+	raw, err := poolschema.ApplyDefaults(ctx, rs, tftypes.NewValue(rsType, vals))
+	if err != nil {
+		resp.Diagnostics.AddError("Applying the resource's defaults", err.Error())
+		return
+	}
+	planned := tfsdk.Plan{Schema: rs, Raw: raw}
 	m := new(nodePoolModel)
 	resp.Diagnostics.Append(planned.Get(ctx, m)...)
 	if resp.Diagnostics.HasError() {
@@ -162,29 +165,6 @@ func isOutput(name string) bool {
 		}
 	}
 	return false
-}
-
-// withResourceDefaults applies the resource schema's defaults to the values: mode, mig_strategy,
-// and the capacity block's spot_percentage and on_demand_base.
-func withResourceDefaults(vals map[string]tftypes.Value, t tftypes.Object) map[string]tftypes.Value {
-	for name, def := range map[string]string{"mode": render.ModeKarpenter, "mig_strategy": pool.MIGStrategySingle} {
-		if vals[name].IsNull() {
-			vals[name] = tftypes.NewValue(tftypes.String, def)
-		}
-	}
-	capType, _ := t.AttributeTypes["capacity"].(tftypes.Object)
-	if c := vals["capacity"]; !c.IsNull() && c.IsKnown() {
-		var attrs map[string]tftypes.Value
-		if c.As(&attrs) == nil {
-			for _, k := range []string{"spot_percentage", "on_demand_base"} {
-				if attrs[k].IsNull() {
-					attrs[k] = tftypes.NewValue(tftypes.Number, big.NewFloat(0))
-				}
-			}
-			vals["capacity"] = tftypes.NewValue(capType, attrs)
-		}
-	}
-	return vals
 }
 
 // argumentFlags: an argument of the data source is required or optional as in the resource, and
