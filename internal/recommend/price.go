@@ -61,6 +61,11 @@ func price(o Option, env Env, hours float64) (candidate, bool) {
 	}
 	o.HourlyUSD, o.MonthlyUSD = d.HourlyUSD, monthly(d.HourlyUSD, hours)
 	o.CommittedMonthlyUSD, o.Commitment = committed(o, d, env.Pricing, hours)
+	o.Ladder = ladder(o, d, env.Pricing)
+	o.OutOfPocketHourlyUSD = o.HourlyUSD
+	if len(o.Ladder) > 0 && o.Reservation != nil {
+		o.OutOfPocketHourlyUSD = math.Round((o.HourlyUSD-o.Ladder[0].HourlyUSD)*10000) / 10000
+	}
 	return candidate{Option: o, derived: d}, true
 }
 
