@@ -82,9 +82,9 @@ resource "gpufleet_karpenter_node_pool" %[1]q {
 }
 
 // Issue #40, item 7: the recommendation's ladder assigns to gpufleet_karpenter_node_pool as is. An
-// EC2 capacity reservation the team holds (3 g6e.xlarge) is used first by 8 interruptible serving
-// replicas: the answer's reserved rung becomes the pool's reserved NodePool (reserved, then
-// on-demand, selecting the reservation), its spot rung the spot NodePool; a capacity block (2
+// EC2 capacity reservation the team holds (5 g6e.xlarge) is used first by 8 interruptible serving
+// replicas: the answer's reserved rung becomes the pool's reserved NodePool (selecting the
+// reservation), its spot rung the spot NodePool; a capacity block (2
 // p5.48xlarge) takes every node of a training job, with no spot. Both plan and apply with no
 // policy finding (GF-AS-001 would deny a reserved rung that selects no reservation).
 func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
@@ -92,7 +92,7 @@ func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
 	serve := recommendedKarpenterPool("serve", "inference", 20, 0, 8, `      id        = "cr-0123456789abcdef0"
       zone      = "us-east-1a"
       node_type = "g6e.xlarge"
-      nodes     = 3`)
+      nodes     = 5`)
 	train := recommendedKarpenterPool("train", "training", 70, 8, 2, `      id               = "cr-0fedcba9876543210"
       type             = "capacity-block"
       zone             = "us-east-1a"
@@ -111,8 +111,7 @@ func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
 			Config: e.provider("") + serve + train,
 			ConfigStateChecks: append(append(ladder("serve"), ladder("train")...),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.serve", tfjsonpath.New("aws").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("reserved"), "nodes": knownvalue.Int64Exact(3), "reservation_id": knownvalue.StringExact("cr-0123456789abcdef0")}),
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("on-demand"), "nodes": knownvalue.Int64Exact(2)}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("reserved"), "nodes": knownvalue.Int64Exact(5), "reservation_id": knownvalue.StringExact("cr-0123456789abcdef0")}),
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("spot"), "nodes": knownvalue.Int64Exact(3)}),
 				})),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.train", tfjsonpath.New("aws").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
@@ -145,19 +144,14 @@ func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
 }
 
 // sameRungs checks that the answer's ladder and the pool's dynamic NodePools have the same
-// capacity types in the same order (the reserved rung's NodePool also covers the on-demand rung
-// after it, Karpenter launching on demand once the reservation is full).
+// capacity types in the same order.
 func sameRungs(name string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		data := s.RootModule().Resources["data.gpufleet_recommendation."+name].Primary.Attributes
 		pool := s.RootModule().Resources["gpufleet_karpenter_node_pool."+name].Primary.Attributes
 		var rungs, pools []string
 		for i := 0; data[fmt.Sprintf("aws.ladder.%d.capacity_type", i)] != ""; i++ {
-			r := data[fmt.Sprintf("aws.ladder.%d.capacity_type", i)]
-			if r == "on-demand" && len(rungs) > 0 && rungs[len(rungs)-1] == "reserved" {
-				continue
-			}
-			rungs = append(rungs, r)
+			rungs = append(rungs, data[fmt.Sprintf("aws.ladder.%d.capacity_type", i)])
 		}
 		for i := 0; pool[fmt.Sprintf("node_pools.%d.name", i)] != ""; i++ {
 			if pool[fmt.Sprintf("node_pools.%d.static", i)] == "false" {

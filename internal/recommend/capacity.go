@@ -29,10 +29,12 @@ import (
 // reservation that fits the workload is used first.
 //
 // How the reserved nodes sit in the pool, per cloud:
-//   - AWS capacity reservation (ODCR): the pool's on-demand side targets it; Karpenter's reserved
-//     NodePool allows reserved and on-demand, and launches on demand once the reservation is full
-//     (karpenter/render nodepool.go), so the ladder is reserved (up to the held nodes), on-demand
-//     (the rest of the on-demand side), spot.
+//   - AWS capacity reservation (ODCR): the pool's on-demand side targets it. Karpenter's reserved
+//     NodePool would launch on demand once the reservation is full (karpenter/render nodepool.go),
+//     but an EKS managed node group that targets it does not: its launches beyond the free
+//     instances fail (cloudsim eks_capacity.go, reservationLaunch, after the EC2 User Guide "Use a
+//     Capacity Reservation"). An answer plugs into both, so an ODCR is used when it holds the whole
+//     on-demand side: the ladder is reserved, then spot.
 //   - AWS capacity block: prepaid instances with no fallback and no spot (pool validation), so a
 //     block is used only when every node of the answer is in it.
 //   - GCP: a specific reservation affinity, zonal, with no fallback within the node pool (pool
@@ -227,7 +229,7 @@ func reserved(o Option, h Reservation) (Option, bool) {
 	if o.Nodes <= h.Nodes { // every node fits in the reservation: none on spot beside idle reserved nodes
 		o.SpotPercentage, o.OnDemandBase, od.Max = 0, 0, o.Nodes
 	}
-	if od.Max == 0 || h.cloud == catalog.GCP && (od.Max > h.Nodes || o.Zones != 1) {
+	if od.Max == 0 || od.Max > h.Nodes || h.cloud == catalog.GCP && o.Zones != 1 {
 		return o, false
 	}
 	o.Reservation = &h
@@ -248,7 +250,8 @@ func reservationOf(h *Reservation) *pool.Reservation {
 	return &pool.Reservation{Type: pool.ReservationSpecific, Name: h.ID, Project: h.Project}
 }
 
-// ladder is the option's capacity ladder, priced: reserved nodes first, then on demand, then spot.
+// ladder is the option's capacity ladder, priced: reserved nodes first, then on demand (none beside
+// a reservation, which holds the whole on-demand side), then spot.
 func ladder(o Option, d pool.Derived, pricing catalog.Pricing) []Rung {
 	onDemand, spot, err := pricing.Hourly(d.Node, o.Region)
 	if err != nil {

@@ -63,7 +63,8 @@ func TestRecommend_reservationAnswersA4(t *testing.T) {
 }
 
 // Issue #40, item 7: a held EC2 capacity reservation is used before cheaper capacity the team would
-// buy, up to the nodes it holds; the ladder then goes on demand, then spot.
+// buy when it holds the answer's whole on-demand side (an EKS node group that targets it launches
+// nothing beyond it); the ladder is then reserved, then spot.
 func TestRecommend_reservationUsedFirst(t *testing.T) {
 	e := env(t, catalog.Pricing{})
 	aws := []catalog.Cloud{catalog.AWS}
@@ -77,17 +78,23 @@ func TestRecommend_reservationUsedFirst(t *testing.T) {
 	if plain.Node.Name == "g6e.xlarge" || plain.Reservation != nil {
 		t.Fatalf("without a reservation: %s", plain.Label())
 	}
-	req.Reservations = []Reservation{{ID: "cr-0123456789abcdef0", Zone: "us-east-1a", NodeType: "g6e.xlarge", Nodes: 3}}
-	a, err = Recommend(context.Background(), req, e)
-	if err != nil {
+	// Three reserved nodes do not hold the five on demand: not used.
+	odcr := Reservation{ID: "cr-0123456789abcdef0", Zone: "us-east-1a", NodeType: "g6e.xlarge", Nodes: 3}
+	req.Reservations = []Reservation{odcr}
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.AWS].Best.Reservation != nil {
+		t.Fatalf("with 3 reserved g6e.xlarge: %v %v", a.Results[catalog.AWS].Best.Label(), err)
+	}
+	odcr.Nodes = 5
+	req.Reservations = []Reservation{odcr}
+	if a, err = Recommend(context.Background(), req, e); err != nil {
 		t.Fatal(err)
 	}
 	b := a.Results[catalog.AWS].Best
 	if b.Node.Name != "g6e.xlarge" || b.Reservation == nil {
-		t.Fatalf("with 3 reserved g6e.xlarge: %s", b.Label())
+		t.Fatalf("with 5 reserved g6e.xlarge: %s", b.Label())
 	}
 	got := ladderText(b.Ladder)
-	if !strings.HasPrefix(got, "reserved 3 (") || !strings.Contains(got, ", on-demand 2 (") || !strings.Contains(got, ", spot 3 (") {
+	if !strings.HasPrefix(got, "reserved 5 (") || !strings.Contains(got, ", spot 3 (") || len(b.Ladder) != 2 {
 		t.Errorf("ladder %s", got)
 	}
 	if b.OutOfPocketHourlyUSD >= plain.HourlyUSD {
