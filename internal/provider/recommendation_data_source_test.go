@@ -204,6 +204,8 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 			[]string{`capacity.reservation\[0\].node_type`, `unknown node type "a4-highgpu-4g"`, "nearest:", "a3-highgpu-4g, a4-highgpu-8g"}},
 		"capacity block without its price": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + held(`id = "cr-0fedcba9876543210"`, `type = "capacity-block"`, `zone = "us-east-1a"`, `node_type = "p5.48xlarge"`, `nodes = 2`),
 			[]string{`capacity.reservation\[0\].hourly_price_usd`, "a capacity block is prepaid"}},
+		"reservation outside the regions": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["europe-*"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
+			[]string{`capacity.reservation\[0\].zone`, "us-central1-b is in us-central1, which regions europe-\\*", "could not be used"}},
 		"reservation on a cloud not asked": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
 			[]string{`capacity.reservation\[0\].node_type`, "a4-highgpu-8g is a gcp node type, and clouds is aws"}},
 	}

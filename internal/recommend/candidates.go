@@ -127,6 +127,7 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 						"%d nodes over %d zone(s) (the same number in each) are %d a zone, more than GKE's %d per node pool zone", nodes, zones, nodes/zones, catalog.GKENodesPerPoolZone)})
 				}
 				if p, ok := notSoldAs(n, nodes, base, spot); !ok {
+					p.Text += heldTooSmall(req, n, regions, rawNodes, rawBase, rawSpot)
 					f.Problems = append(f.Problems, p)
 				}
 			}

@@ -294,3 +294,37 @@ func ladder(o Option, d pool.Derived, pricing catalog.Pricing) []Rung {
 	}
 	return out
 }
+
+// heldTooSmall says why the team's reservations of a machine type not sold on demand do not answer
+// (reserved): they hold fewer nodes than the pool runs on demand in one zone, or the request asks
+// for more zones than a zonal reservation has; "" without such a reservation in the regions.
+func heldTooSmall(req Request, n catalog.NodeType, regions []string, nodes, base, spot int) string {
+	od, _ := pool.SplitSizes(pool.Sizes{Min: nodes, Max: nodes, Desired: nodes}, base, spot)
+	var why []string
+	for _, r := range regions {
+		for _, h := range req.held(n, r) {
+			switch {
+			case req.GKEZones > 1:
+				why = append(why, fmt.Sprintf("reservation %s is in one zone (%s), and gke_zones is %d", h.ID, h.Zone, req.GKEZones))
+			case od.Max > h.Nodes:
+				why = append(why, fmt.Sprintf("reservation %s holds %d node(s), fewer than the %d the pool runs on demand", h.ID, h.Nodes, od.Max))
+			}
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(why, "; ") + ")"
+}
+
+// checkReservationRegions rejects a reservation outside the regions the request allows for its
+// cloud (regions, and the client's allowed_regions): it could never be used.
+func checkReservationRegions(req Request, regions map[catalog.Cloud][]string) error {
+	for i, r := range req.Reservations {
+		if !slices.Contains(regions[r.cloud], r.region) {
+			return &catalog.ArgumentError{Argument: fmt.Sprintf("capacity.reservation[%d].zone", i), Message: fmt.Sprintf(
+				"%s is in %s, which regions %s (and the client's allowed_regions) do not allow: the reservation could not be used", r.Zone, r.region, strings.Join(req.Regions, ", "))}
+		}
+	}
+	return nil
+}

@@ -54,6 +54,20 @@ func TestRecommend_reservationAnswersA4(t *testing.T) {
 		guideHas(t, fmt.Sprintf("%s/h in all, %s out of pocket", usd(b.HourlyUSD), usd(b.OutOfPocketHourlyUSD)))
 	}
 	guideHas(t, "`a4-highgpu-8g (8 x B200) on reservation b200-serving in us-central1`, `node_locations = [\"us-central1-b\"]`, ladder `"+got+"`")
+	// Two replicas need two nodes on demand: a reservation of one does not hold them, and the
+	// message says so.
+	small := held
+	small.Nodes = 1
+	_, err = Recommend(context.Background(), Request{Workload: fp4, Replicas: 2, Clouds: gcp, Regions: []string{"us-central1"}, Reservations: []Reservation{small}}, e)
+	if err == nil || !strings.Contains(err.Error(), "(reservation b200-serving holds 1 node(s), fewer than the 2 the pool runs on demand)") {
+		t.Errorf("reservation too small: %v", err)
+	}
+	guideHas(t, "`(reservation b200-serving holds 1 node(s), fewer than the 2 the pool runs on demand)`")
+	// A reservation outside the regions asked could never be used.
+	_, err = Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-east4"}, Reservations: []Reservation{held}}, e)
+	if err == nil || !strings.HasPrefix(err.Error(), "capacity.reservation[0].zone: us-central1-b is in us-central1, which regions us-east4") {
+		t.Errorf("reservation outside the regions: %v", err)
+	}
 	// A reservation in a zone without the GPU is refused at plan, naming the argument.
 	held.Zone = "us-central1-a"
 	_, err = Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}, Reservations: []Reservation{held}}, e)

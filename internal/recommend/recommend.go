@@ -214,6 +214,9 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
+	if err := checkReservationRegions(req, regions); err != nil {
+		return Answer{}, err
+	}
 	answer := Answer{NeedGiB: need, KVCacheGiB: kv, KVCache: kvEstimate, HostGiB: host, Results: map[catalog.Cloud]*Result{}, Observed: req.observedAnswer}
 	for _, cloud := range req.Clouds {
 		var res *Result
