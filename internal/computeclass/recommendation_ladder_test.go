@@ -15,8 +15,9 @@ import (
 
 // recommendedClass is the right-sizing guide's A4 example: 405B in fp4 served in production on a
 // Compute Engine reservation of a4-highgpu-8g the team holds, and the gpufleet_gke_compute_class
-// configured from the gcp answer as the guide plugs it in.
-func recommendedClass(name string) string {
+// configured from the gcp answer as the guide plugs it in; capacity is the data source's capacity
+// block.
+func recommendedClass(name, capacity string) string {
 	return fmt.Sprintf(`
 data "gpufleet_recommendation" "serve" {
   workload {
@@ -28,12 +29,7 @@ data "gpufleet_recommendation" "serve" {
   clouds  = ["gcp"]
   regions = [%[2]q]
   capacity {
-    reservation {
-      id        = "b200-serving"
-      zone      = "us-central1-b"
-      node_type = "a4-highgpu-8g"
-      nodes     = 2
-    }
+%[4]s
   }
 }
 
@@ -72,8 +68,16 @@ resource "gpufleet_gke_compute_class" %[1]q {
     }
   }
 }
-`, name, testLocation, testCluster)
+`, name, testLocation, testCluster, capacity)
 }
+
+// heldA4 is the team's reservation of two a4-highgpu-8g in us-central1-b.
+const heldA4 = `    reservation {
+      id        = "b200-serving"
+      zone      = "us-central1-b"
+      node_type = "a4-highgpu-8g"
+      nodes     = 2
+    }`
 
 // Issue #40, item 7: a4-highgpu-8g, which Compute Engine sells only as Spot, flex-start or
 // reserved, is answered on the team's reservation, and the answer's ladder and reservation assign
@@ -89,7 +93,7 @@ func TestAccGKEComputeClass_recommendationLadder(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             w.checkGone(t, name),
 		Steps: []resource.TestStep{{
-			Config: w.providerConfig("") + recommendedClass(name),
+			Config: w.providerConfig("") + recommendedClass(name, heldA4),
 			ConfigStateChecks: stateChecks(
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.serve", tfjsonpath.New("gcp").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
@@ -109,6 +113,40 @@ func TestAccGKEComputeClass_recommendationLadder(t *testing.T) {
 				first := spec(t, u, "priorities").([]any)[0].(map[string]any)
 				if got := fmt.Sprint(first["machineType"], " ", first["reservations"]); got != "a4-highgpu-8g map[affinity:Specific specific:[map[name:b200-serving zones:[us-central1-b]]]]" {
 					return fmt.Errorf("reservation priority %s", got)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// Issue #40, item 7: with flex_start and no reservation, the same workload is answered with
+// a4-highgpu-8g on flex-start VMs, and the answer's ladder assigns to the class as is: one
+// flex-start priority, no reservation, no policy finding.
+func TestAccGKEComputeClass_recommendationFlexStart(t *testing.T) {
+	w := newWorld(t)
+	const name = "cc-a4-flex"
+	addr := "gpufleet_gke_compute_class." + name
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             w.checkGone(t, name),
+		Steps: []resource.TestStep{{
+			Config: w.providerConfig("") + recommendedClass(name, "    flex_start = true"),
+			ConfigStateChecks: stateChecks(
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+				stateIs("data.gpufleet_recommendation.serve", true, "gcp", "flex_start"),
+				statecheck.ExpectKnownValue("data.gpufleet_recommendation.serve", tfjsonpath.New("gcp").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.ObjectExact(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("flex_start"), "nodes": knownvalue.Int64Exact(1),
+						"reservation_id": knownvalue.Null(), "hourly_usd": knownvalue.Float64Exact(106)}),
+				})),
+			),
+			Check: func(*terraform.State) error {
+				u := w.live(t, name)
+				if u == nil {
+					return fmt.Errorf("no ComputeClass %s in the cluster", name)
+				}
+				if got := rungs(t, u); got != "flex_start" {
+					return fmt.Errorf("rungs %s", got)
 				}
 				return nil
 			},

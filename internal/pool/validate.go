@@ -328,6 +328,11 @@ func (v *validator) capacity() {
 	}
 }
 
+// SummaryNotSoldOnDemand is the summary of the problem of a GKE pool with on-demand nodes of a
+// machine type Compute Engine does not sell on demand (gkeProvisioning): the recommendation sets it
+// aside for an answer whose on-demand side runs flex-start VMs in a ComputeClass.
+const SummaryNotSoldOnDemand = "Machine type not sold on demand"
+
 // gkeProvisioning checks the on-demand side against how Compute Engine sells the machine type
 // (catalog.GKEProvisioningOf): a type sold only as Spot, flex-start or reserved capacity has no
 // on-demand side, unless that side consumes a reservation the type is sold on.
@@ -359,7 +364,7 @@ func (v *validator) gkeProvisioning() {
 	if sold.Reserved {
 		fix += ", or consume a reservation (capacity.reservation with type \"specific\")"
 	}
-	v.add(P("capacity", "spot_percentage"), "Machine type not sold on demand",
+	v.add(P("capacity", "spot_percentage"), SummaryNotSoldOnDemand,
 		"Compute Engine sells %s only as %s, and this pool has an on-demand side of up to %d nodes (spot_percentage %d, on_demand_base %d): %s.",
 		v.spec.MachineType, sold.Models, od.Max, c.SpotPercentage, c.OnDemandBase, fix)
 }

@@ -85,6 +85,7 @@ type recommendationWorkloadModel struct {
 // recommendationCapacityModel is what the team holds (issue #40, item 7).
 type recommendationCapacityModel struct {
 	Reservations []heldReservationModel `tfsdk:"reservation"`
+	FlexStart    types.Bool             `tfsdk:"flex_start"`
 }
 
 type heldReservationModel struct {
@@ -145,6 +146,7 @@ type recommendedPoolModel struct {
 	MonthlyUSD                     types.Float64           `tfsdk:"monthly_usd"`
 	Ladder                         []rungModel             `tfsdk:"ladder"`
 	Reservation                    *answerReservationModel `tfsdk:"reservation"`
+	FlexStart                      types.Bool              `tfsdk:"flex_start"`
 	CommittedMonthlyUSD            types.Float64           `tfsdk:"committed_monthly_usd"`
 	Commitment                     types.String            `tfsdk:"commitment"`
 	NaiveNodeType                  types.String            `tfsdk:"naive_node_type"`
@@ -381,6 +383,7 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 				"hourly_usd":     schema.Float64Attribute{Computed: true, MarkdownDescription: "What the rung's nodes cost per hour: reserved nodes at the on-demand rate (a capacity block at its `hourly_price_usd`), on-demand and spot at the provider's pricing."},
 			}},
 		},
+		"flex_start": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the answer's on-demand side runs flex-start VMs (`capacity.flex_start`, for a machine type Compute Engine does not sell on demand): it is then for `gpufleet_gke_compute_class` (`capacity.ladder` = `gke_capacity_ladder`), not `gpufleet_gke_node_pool`, which has no flex-start setting and refuses on-demand nodes of the type at plan."},
 		"reservation": schema.SingleNestedAttribute{
 			Computed: true,
 			MarkdownDescription: "The reservation the answer consumes, in the attribute names of the pool resources' `capacity.reservation` block, so that each assigns as is: `id`, `type` (`capacity-reservation` or `capacity-block`) and `hourly_price_usd` on AWS (`gpufleet_eks_node_pool`, `gpufleet_karpenter_node_pool`); `type` (`specific`), `name`, `project` and `zones` on GCP (`gpufleet_gke_node_pool` takes `type`, `name` and `project`; `gpufleet_gke_compute_class` also `zones`). " +
@@ -466,6 +469,10 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 		if res.Elsewhere != "" {
 			resp.Diagnostics.AddWarning("The aws answer is not in the provider's region", res.Elsewhere)
 		}
+		if res.Best.FlexStart {
+			resp.Diagnostics.AddAttributeWarning(path.Root("capacity").AtName("flex_start"), "The gcp answer runs flex-start VMs",
+				fmt.Sprintf("Compute Engine does not sell %s on demand, and the answer runs its on-demand side as flex-start VMs (priced here at the on-demand list price, an upper bound): configure a gpufleet_gke_compute_class with capacity.ladder = gke_capacity_ladder; a gpufleet_gke_node_pool cannot run flex-start VMs.", res.Best.Node.Name))
+		}
 		out := recommendedPool(res, rr.AWSRegion)
 		switch cloud {
 		case catalog.AWS:
@@ -508,6 +515,7 @@ func (m recommendationModel) request() recommend.Request {
 		GKEZones:      int(m.GKEZones.ValueInt64()),
 	}
 	if m.Capacity != nil {
+		r.FlexStart = m.Capacity.FlexStart.ValueBool()
 		for _, h := range m.Capacity.Reservations {
 			r.Reservations = append(r.Reservations, recommend.Reservation{ID: h.ID.ValueString(), Type: h.Type.ValueString(), Zone: h.Zone.ValueString(),
 				NodeType: h.NodeType.ValueString(), Nodes: int(h.Nodes.ValueInt64()), Project: h.Project.ValueString(), HourlyUSD: h.HourlyPriceUSD.ValueFloat64()})
@@ -558,6 +566,7 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 		OutOfPocketHourlyUSD:           types.Float64Value(b.OutOfPocketHourlyUSD),
 		Ladder:                         make([]rungModel, 0, len(b.Ladder)),
 		Reservation:                    answerReservation(b),
+		FlexStart:                      types.BoolValue(b.FlexStart),
 		MonthlyUSD:                     types.Float64Value(b.MonthlyUSD),
 		CommittedMonthlyUSD:            types.Float64Null(),
 		Commitment:                     stringOrNull(b.Commitment),
@@ -629,6 +638,12 @@ func answerReservation(b *recommend.Option) *answerReservationModel {
 func capacityInputBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Capacity the team holds. Its reservations are used before anything the answer would buy (their nodes are paid for: see `out_of_pocket_hourly_usd`), and they are the only way to get an answer with on-demand nodes on the GKE machine types Compute Engine sells only reserved (A3 Ultra `a3-ultragpu-8g`, A4 `a4-highgpu-8g`), which are otherwise excluded with that cause named.",
+		Attributes: map[string]schema.Attribute{
+			"flex_start": schema.BoolAttribute{
+				MarkdownDescription: "GKE only: the team accepts flex-start VMs (Dynamic Workload Scheduler, at most seven days per node). The GKE machine types Compute Engine sells as flex-start but not on demand (A3 High with 1, 2 or 4 GPUs, A3 Ultra, A4) are then answered with their on-demand side on flex-start VMs (the `ladder`'s `flex_start` rung; `flex_start` of the answer true), priced at the on-demand list price (an upper bound: flex-start is billed at Dynamic Workload Scheduler prices, discounted \"up to 53%\"). Such an answer is for `gpufleet_gke_compute_class`; `gpufleet_gke_node_pool` has no flex-start setting. A reservation of the machine type still comes first.",
+				Optional:            true,
+			},
+		},
 		Blocks: map[string]schema.Block{
 			"reservation": schema.ListNestedBlock{
 				MarkdownDescription: "A reservation: an EC2 On-Demand Capacity Reservation or capacity block, or a Compute Engine reservation, of `nodes` instances of one `node_type` in one `zone`. Checked at plan, each problem at its attribute: an unknown node type, a node type of a cloud not asked, a zone that is not a zone name, or in a region the catalog does not price the type in, or (GCP) that does not offer its GPU, `nodes` below 1, an id that is not an EC2 reservation id (`cr-…`) or a Compute Engine name, a capacity block without its price.",

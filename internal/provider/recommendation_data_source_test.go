@@ -206,6 +206,8 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 			[]string{`capacity.reservation\[0\].hourly_price_usd`, "a capacity block is prepaid"}},
 		"reservation outside the regions": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["europe-*"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
 			[]string{`capacity.reservation\[0\].zone`, "us-central1-b is in us-central1, which regions europe-\\*", "could not be used"}},
+		"flex_start without gcp": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + "capacity {\n flex_start = true\n}\n",
+			[]string{`capacity.flex_start`, "flex-start VMs are GKE's"}},
 		"reservation on a cloud not asked": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
 			[]string{`capacity.reservation\[0\].node_type`, "a4-highgpu-8g is a gcp node type, and clouds is aws"}},
 	}

@@ -119,6 +119,7 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			spot, base, minSize := capacity(w, req.Replicas, nodes)
 			rawNodes, rawBase, rawSpot := nodes, base, spot
 			fitsApartFromSale := f.Fits() // a held reservation may sell what the cloud does not sell on demand
+			flexStart := false
 			if cloud == catalog.GCP {
 				zones = req.gkeZones()
 				nodes, base, spot = zonalSize(nodes, base, spot, zones)
@@ -127,12 +128,16 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 						"%d nodes over %d zone(s) (the same number in each) are %d a zone, more than GKE's %d per node pool zone", nodes, zones, nodes/zones, catalog.GKENodesPerPoolZone)})
 				}
 				if p, ok := notSoldAs(n, nodes, base, spot); !ok {
-					p.Text += heldTooSmall(req, n, regions, rawNodes, rawBase, rawSpot)
-					f.Problems = append(f.Problems, p)
+					if req.FlexStart && catalog.GKEProvisioningOf(n.Name).FlexStart {
+						flexStart = true
+					} else {
+						p.Text += heldTooSmall(req, n, regions, rawNodes, rawBase, rawSpot)
+						f.Problems = append(f.Problems, p)
+					}
 				}
 			}
 			o := Option{Cloud: cloud, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: float64(gpus) * sh.memory,
-				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base}
+				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base, FlexStart: flexStart}
 			if !f.Fits() {
 				if e, ok := cheapestRegion(o, f, regions); ok {
 					excluded = append(excluded, e)
@@ -183,6 +188,7 @@ func onReservation(o Option, h Reservation, nodes, base, spot, minSize int, w Wo
 		}
 		o.Zones, o.Nodes, o.OnDemandBase, o.SpotPercentage = 1, nodes, base, spot
 	}
+	o.FlexStart = false // the reservation holds the on-demand side
 	o, ok := reserved(o, h)
 	if !ok {
 		return candidate{}, false
@@ -515,8 +521,13 @@ func problemText(f catalog.Fit, constraint string) string {
 
 // soldFix is what makes a machine type not sold on demand usable, for notSoldAs.
 func soldFix(sold catalog.GKEProvisioning) string {
-	if sold.Reserved {
+	switch {
+	case sold.Reserved && sold.FlexStart:
+		return " without a reservation: add a capacity input (capacity.reservation) for a reservation of it that holds the on-demand nodes in one zone, or capacity.flex_start for flex-start VMs in a ComputeClass"
+	case sold.Reserved:
 		return " without a reservation: add a capacity input (capacity.reservation) for a reservation of it that holds the on-demand nodes in one zone"
+	case sold.FlexStart:
+		return ": add capacity.flex_start for flex-start VMs in a ComputeClass"
 	}
 	return ""
 }

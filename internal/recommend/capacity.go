@@ -41,6 +41,16 @@ import (
 //     validation, GF-AS-005): used when the whole on-demand side is in it, with the pool in the
 //     reservation's zone; the ComputeClass ladder puts the reservation rung first.
 
+// Flex-start (capacity.flex_start, GCP): Compute Engine sells A3 High with 1, 2 or 4 GPUs, A3 Ultra
+// and A4 as flex-start VMs but not on demand (catalog.GKEProvisioningOf). A team that accepts them
+// gets such a machine type with its on-demand side run as flex-start VMs: GKE's flex-start
+// provisioning, powered by Dynamic Workload Scheduler, "for up to seven days", billed at Dynamic
+// Workload Scheduler prices with "discounts (up to 53%)" on vCPUs and GPUs (GKE, "About flex-start
+// provisioning mode", https://cloud.google.com/kubernetes-engine/docs/concepts/dws, read
+// 2026-11-28). The catalog holds no flex-start price, so the answer prices those nodes at the
+// on-demand list price: an upper bound. gpufleet_gke_node_pool has no flex-start setting, so such an
+// answer plugs into gpufleet_gke_compute_class (a flex_start rung) only; the data source warns.
+
 // ReservationTypes of an AWS reservation; a GCP reservation is consumed with a specific affinity.
 var ReservationTypes = []string{pool.ReservationCapacityReservation, pool.ReservationCapacityBlock}
 
@@ -88,6 +98,7 @@ const (
 	RungAWSSpot          = "spot"
 	RungGCPReservation   = "reservation"
 	RungGCPOnDemand      = "on_demand"
+	RungGCPFlexStart     = "flex_start"
 	RungGCPSpot          = "spot"
 )
 
@@ -98,9 +109,13 @@ var (
 	gceZone             = regexp.MustCompile(`^([a-z]+-[a-z]+\d)-[a-z]$`)
 )
 
-// checkReservations checks the held reservations and resolves their cloud, region and node type.
+// checkReservations checks the held reservations and resolves their cloud, region and node type,
+// and that flex_start is asked with GCP.
 // Every problem names the argument, capacity.reservation[i].<attribute>.
 func checkReservations(req *Request) error {
+	if req.FlexStart && !slices.Contains(req.Clouds, catalog.GCP) {
+		return &catalog.ArgumentError{Argument: "capacity.flex_start", Message: fmt.Sprintf("flex-start VMs are GKE's (Dynamic Workload Scheduler), and clouds is %s: add \"gcp\" to clouds or remove flex_start", joinClouds(req.Clouds))}
+	}
 	for i := range req.Reservations {
 		r := &req.Reservations[i]
 		arg := func(a string) string { return fmt.Sprintf("capacity.reservation[%d].%s", i, a) }
@@ -283,7 +298,10 @@ func ladder(o Option, d pool.Derived, pricing catalog.Pricing) []Rung {
 		out = append(out, Rung{CapacityType: kind, Nodes: reservedNodes, ReservationID: h.ID, HourlyUSD: round(float64(reservedNodes) * rate)})
 	}
 	odKind, spotKind := RungAWSOnDemand, RungAWSSpot
-	if o.Cloud == catalog.GCP {
+	switch {
+	case o.FlexStart:
+		odKind, spotKind = RungGCPFlexStart, RungGCPSpot
+	case o.Cloud == catalog.GCP:
 		odKind, spotKind = RungGCPOnDemand, RungGCPSpot
 	}
 	if n := odNodes - reservedNodes; n > 0 {

@@ -28,7 +28,7 @@ func TestRecommend_reservationAnswersA4(t *testing.T) {
 	gcp := []catalog.Cloud{catalog.GCP}
 	fp4 := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}
 	_, err := Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}}, e)
-	const fix = "Compute Engine sells a4-highgpu-8g only as Spot, flex-start or a reservation, and the pool would run 1 of its 1 nodes on demand without a reservation: add a capacity input (capacity.reservation) for a reservation of it that holds the on-demand nodes in one zone"
+	const fix = "Compute Engine sells a4-highgpu-8g only as Spot, flex-start or a reservation, and the pool would run 1 of its 1 nodes on demand without a reservation: add a capacity input (capacity.reservation) for a reservation of it that holds the on-demand nodes in one zone, or capacity.flex_start for flex-start VMs in a ComputeClass"
 	if err == nil || !strings.Contains(err.Error(), fix) {
 		t.Fatalf("without the reservation: %v", err)
 	}
@@ -183,5 +183,39 @@ func TestRecommend_badReservation(t *testing.T) {
 				t.Errorf("got %v, want %s…", err, tc.want)
 			}
 		})
+	}
+}
+
+// Issue #40, item 7: with flex_start, a machine type Compute Engine sells as flex-start but not on
+// demand is answered with its on-demand side on flex-start VMs (a ComputeClass's flex_start rung),
+// priced at the on-demand list price (an upper bound: the catalog has no flex-start price); a held
+// reservation still comes first.
+func TestRecommend_flexStartAnswersA4(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	gcp := []catalog.Cloud{catalog.GCP}
+	fp4 := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}
+	req := Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}, FlexStart: true}
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.GCP].Best
+	got := ladderText(b.Ladder)
+	if b.Node.Name != "a4-highgpu-8g" || !b.FlexStart || b.Reservation != nil || got != "flex_start 1 ($106.00/h)" {
+		t.Fatalf("answer %s, flex-start %v, ladder %s", b.Label(), b.FlexStart, got)
+	}
+	guideHas(t, "`"+b.Label()+"`, ladder `"+got+"`")
+	req.Reservations = []Reservation{{ID: "b200-serving", Zone: "us-central1-b", NodeType: "a4-highgpu-8g", Nodes: 2}}
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.GCP].Best.Reservation == nil || a.Results[catalog.GCP].Best.FlexStart {
+		t.Errorf("flex-start and a reservation: %+v %v", a.Results[catalog.GCP].Best, err)
+	}
+	// A machine type sold on demand is not moved to flex-start.
+	small := Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 20}, Clouds: gcp, Regions: []string{"us-central1"}, FlexStart: true}
+	if a, err = Recommend(context.Background(), small, e); err != nil || a.Results[catalog.GCP].Best.FlexStart {
+		t.Errorf("20 GiB with flex_start: %v %v", a.Results[catalog.GCP].Best.Label(), err)
+	}
+	_, err = Recommend(context.Background(), Request{Workload: fp4, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, FlexStart: true}, e)
+	if err == nil || !strings.HasPrefix(err.Error(), "capacity.flex_start: flex-start VMs are GKE's") {
+		t.Errorf("flex_start on AWS: %v", err)
 	}
 }

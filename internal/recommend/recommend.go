@@ -77,6 +77,10 @@ type Request struct {
 	// Reservations are the reservations the team holds (capacity.go): used first, and the only way
 	// the machine types Compute Engine sells only reserved are answered with on-demand nodes.
 	Reservations []Reservation
+	// FlexStart says the team accepts GKE flex-start VMs (capacity.go): a machine type Compute
+	// Engine sells as flex-start but not on demand runs its on-demand side as flex-start VMs, in a
+	// gpufleet_gke_compute_class.
+	FlexStart bool
 	// AWSRegion is the region the provider creates EKS pools in (aws.region, else the SDK's
 	// environment); "" when unknown. An AWS answer is in it when it has one (region.go).
 	AWSRegion string
@@ -122,6 +126,9 @@ type Option struct {
 	// Reservation is the held reservation the option's reserved rung consumes (capacity.go); nil
 	// when it uses none.
 	Reservation *Reservation
+	// FlexStart says that the option's on-demand side runs flex-start VMs (Request.FlexStart): it
+	// plugs into gpufleet_gke_compute_class, not gpufleet_gke_node_pool.
+	FlexStart bool
 	// Ladder is the option's capacity ladder, priced: reserved, on-demand, spot (capacity.go).
 	Ladder []Rung
 	// OutOfPocketHourlyUSD is HourlyUSD less its reserved rung, already paid for: options are
