@@ -356,6 +356,7 @@ func naive(all []candidate, env Env, hours float64) *Option {
 		o := c.Option
 		o.SpotPercentage, o.OnDemandBase = 0, 0
 		o.Spec.Capacity = pool.Capacity{}
+		o.Reservation, o.FlexStart = nil, false // what the team would buy on demand
 		p, ok := price(o, env, hours)
 		if !ok {
 			continue

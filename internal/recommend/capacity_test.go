@@ -205,6 +205,10 @@ func TestRecommend_flexStartAnswersA4(t *testing.T) {
 		t.Fatalf("answer %s, flex-start %v, ladder %s", b.Label(), b.FlexStart, got)
 	}
 	guideHas(t, "`"+b.Label()+"`, ladder `"+got+"`")
+	// What a team without right-sizing buys on demand: A4 is not sold so.
+	if n := a.Results[catalog.GCP].Naive; n != nil && n.Node.Name == "a4-highgpu-8g" {
+		t.Errorf("naive %s, not sold on demand", n.Label())
+	}
 	req.Reservations = []Reservation{{ID: "b200-serving", Zone: "us-central1-b", NodeType: "a4-highgpu-8g", Nodes: 2}}
 	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.GCP].Best.Reservation == nil || a.Results[catalog.GCP].Best.FlexStart {
 		t.Errorf("flex-start and a reservation: %+v %v", a.Results[catalog.GCP].Best, err)
