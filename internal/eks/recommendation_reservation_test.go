@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
 )
 
@@ -59,21 +60,7 @@ locals {
     gpu_memory_gib = data.gpufleet_recommendation.serve.required_gpu_memory_gib
     replicas       = 8
   }
-  scaling {
-    min_size     = local.aws.min_size
-    desired_size = local.aws.node_count
-    max_size     = local.aws.node_count
-  }
-  capacity {
-    spot_percentage = local.aws.spot_percentage
-    on_demand_base  = local.aws.on_demand_base
-    reservation {
-      id               = local.aws.reservation.id
-      type             = local.aws.reservation.type
-      hourly_price_usd = local.aws.reservation.hourly_price_usd
-    }
-  }
-`))
+`+acctest.AnswerBlocks("aws", true, "id", "type", "hourly_price_usd")))
 	resource.Test(t, poolTest(t, sim, resource.TestStep{
 		Config: config,
 		ConfigStateChecks: append(nodeGroupCheck(0, "serve-od", "ON_DEMAND", 2, 5, 5),
@@ -88,6 +75,70 @@ locals {
 				return err
 			}
 			return wantReservation(data, servingODCR, false)
+		}),
+	}))
+}
+
+// Issue #40, item 7: two replicas of 8-GPU production training with the test seed's capacity block
+// of two p5.48xlarge (started a day ago) are answered on the block, and the answer plugged into
+// gpufleet_eks_node_pool as the right-sizing guide says (min_size from the answer, no desired_size:
+// EKS sizes a block's node group) applies: a CAPACITY_BLOCK node group targeting the block, priced
+// at the block's price for both nodes, with no policy finding.
+func TestAccEKSNodePool_recommendationOnCapacityBlock(t *testing.T) {
+	sim := startSim(t)
+	config := providerConfig(sim, "") + fmt.Sprintf(`
+data "gpufleet_recommendation" "train" {
+  workload {
+    kind             = "training"
+    environment      = "production"
+    interruptible    = true
+    gpu_memory_gib   = 70
+    gpus_per_replica = 8
+  }
+  replicas = 2
+  clouds   = ["aws"]
+  regions  = [%[1]q]
+  capacity {
+    reservation {
+      id               = %[2]q
+      type             = "capacity-block"
+      zone             = "us-east-1a"
+      node_type        = "p5.48xlarge"
+      nodes            = 2
+      hourly_price_usd = 31.464
+    }
+  }
+}
+
+locals {
+  aws = data.gpufleet_recommendation.train.aws
+}
+`, testRegion, blockID) + inZoneA(poolConfig("train", "[local.aws.node_type]", `
+  workload {
+    kind             = "training"
+    environment      = "production"
+    interruptible    = true
+    gpu_memory_gib   = data.gpufleet_recommendation.train.required_gpu_memory_gib
+    gpus_per_replica = local.aws.gpus_per_replica
+    replicas         = 2
+  }
+`+acctest.AnswerBlocks("aws", false, "id", "type", "hourly_price_usd")))
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: config,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("capacity_type"), knownvalue.StringExact("CAPACITY_BLOCK")),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups"), knownvalue.ListSizeExact(1)),
+			// The answer's hourly_usd is the pool's estimate: both nodes at the block's price.
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("estimated_hourly_cost_usd"), knownvalue.Float64Exact(62.928)),
+			statecheck.ExpectKnownValue("data.gpufleet_recommendation.train", tfjsonpath.New("aws").AtMapKey("hourly_usd"), knownvalue.Float64Exact(62.928)),
+		},
+		Check: checkNodegroup(t, sim, "train-od", func(ng *ekstypes.Nodegroup) error {
+			data, err := clients(t, sim).launchTemplateData(ng)
+			if err != nil {
+				return err
+			}
+			return wantReservation(data, blockID, true)
 		}),
 	}))
 }

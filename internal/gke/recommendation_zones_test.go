@@ -192,23 +192,8 @@ resource "gpufleet_gke_node_pool" "serve" {
     count = local.gcp.gpus_per_node
   }
 
-  scaling {
-    min_size     = local.gcp.min_size
-    desired_size = local.gcp.node_count
-    max_size     = local.gcp.node_count
-  }
-
-  capacity {
-    spot_percentage = local.gcp.spot_percentage
-    on_demand_base  = local.gcp.on_demand_base
-    reservation {
-      type    = local.gcp.reservation.type
-      name    = local.gcp.reservation.name
-      project = local.gcp.reservation.project
-    }
-  }
-}
-`, testLocation, zone, testCluster)
+%[4]s}
+`, testLocation, zone, testCluster, acctest.AnswerBlocks("gcp", true, "type", "name", "project"))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),

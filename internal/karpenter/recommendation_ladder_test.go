@@ -63,22 +63,8 @@ resource "gpufleet_karpenter_node_pool" %[1]q {
     replicas         = %[5]d
   }
 
-  scaling {
-    min_size = local.%[1]s.min_size
-    max_size = local.%[1]s.node_count
-  }
-
-  capacity {
-    spot_percentage = local.%[1]s.spot_percentage
-    on_demand_base  = local.%[1]s.on_demand_base
-    reservation {
-      id               = local.%[1]s.reservation.id
-      type             = local.%[1]s.reservation.type
-      hourly_price_usd = local.%[1]s.reservation.hourly_price_usd
-    }
-  }
-}
-`, name, kind, memoryGiB, gpus, replicas, testRegion, reservation, testCluster)
+%[9]s}
+`, name, kind, memoryGiB, gpus, replicas, testRegion, reservation, testCluster, acctest.AnswerBlocks(name, false, "id", "type", "hourly_price_usd"))
 }
 
 // Issue #40, item 7: the recommendation's ladder assigns to gpufleet_karpenter_node_pool as is. An
