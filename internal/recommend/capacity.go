@@ -103,7 +103,6 @@ const (
 )
 
 var (
-	ec2ReservationID    = regexp.MustCompile(`^cr-[0-9a-f]{8,17}$`)
 	gceReservationName  = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
 	awsAvailabilityZone = regexp.MustCompile(`^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$`)
 	gceZone             = regexp.MustCompile(`^([a-z]+-[a-z]+\d)-[a-z]$`)
@@ -167,7 +166,7 @@ func (r *Reservation) checkCloud(arg func(string) string) error {
 		switch {
 		case !slices.Contains(ReservationTypes, r.Type):
 			return bad("type", "an EC2 reservation is %q or %q, got %q", ReservationTypes[0], ReservationTypes[1], r.Type)
-		case !ec2ReservationID.MatchString(r.ID):
+		case !pool.EC2ReservationID.MatchString(r.ID):
 			return bad("id", "%q is not an EC2 capacity reservation id (cr- followed by 8 to 17 hex digits)", r.ID)
 		case r.Project != "":
 			return bad("project", "only a Compute Engine reservation has a project; %s is an EC2 instance type", r.NodeType)
