@@ -101,3 +101,22 @@ func FencedBlock(t testing.TB, path, marker, lang string) string {
 	}
 	return code
 }
+
+// AnswerBlocks are a pool's scaling and capacity blocks taken from a gpufleet_recommendation answer
+// in local.<answer>, as the right-sizing guide wires them (issue #40, item 7): min_size, max_size
+// (and desired_size when desired) from the answer's sizes, the spot mix, and the reservation block's
+// attributes (EKS and Karpenter: id, type, hourly_price_usd; GKE: type, name, project) from the
+// answer's reservation, all null when it uses none.
+func AnswerBlocks(answer string, desired bool, reservation ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  scaling {\n    min_size = local.%[1]s.min_size\n    max_size = local.%[1]s.node_count\n", answer)
+	if desired {
+		fmt.Fprintf(&b, "    desired_size = local.%s.node_count\n", answer)
+	}
+	fmt.Fprintf(&b, "  }\n  capacity {\n    spot_percentage = local.%[1]s.spot_percentage\n    on_demand_base  = local.%[1]s.on_demand_base\n    reservation {\n", answer)
+	for _, a := range reservation {
+		fmt.Fprintf(&b, "      %s = local.%s.reservation.%s\n", a, answer, a)
+	}
+	b.WriteString("    }\n  }\n")
+	return b.String()
+}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -131,5 +132,84 @@ func TestAccGKENodePool_recommendationOnThreeAndFourZones(t *testing.T) {
 				ExpectError: regexp.MustCompile(`Desired size does not split over the zones`),
 			}},
 		})
+	})
+}
+
+// Issue #40, item 7: the recommendation answers 405B in fp4 served in production with
+// a4-highgpu-8g, which Compute Engine sells only as Spot, flex-start or reserved, on the team's
+// reservation of it; the answer plugged into gpufleet_gke_node_pool (node_locations and the
+// reservation block from the answer) applies against cloudsim, which consumes a specific reservation
+// only in its zone and for its machine type (validateReservationAffinity).
+func TestAccGKENodePool_recommendationOnReservation(t *testing.T) {
+	const zone = testZoneB
+	sim := startSimWith(t, func(s *cloudsim.Seed) {
+		p := s.GCP.Projects[testProject]
+		p.Reservations = append(p.Reservations, cloudsim.GCEReservationSeed{Name: "b200-serving", Zone: zone, MachineType: "a4-highgpu-8g",
+			AcceleratorType: "nvidia-b200", AcceleratorCount: 8, Count: 2})
+	})
+	config := fmt.Sprintf(`
+data "gpufleet_recommendation" "serve" {
+  workload {
+    kind                     = "inference"
+    environment              = "production"
+    model_parameters_billion = 405
+    precision                = "fp4"
+  }
+  clouds  = ["gcp"]
+  regions = [%[1]q]
+  capacity {
+    reservation {
+      id        = "b200-serving"
+      zone      = %[2]q
+      node_type = "a4-highgpu-8g"
+      nodes     = 2
+    }
+  }
+}
+
+locals {
+  gcp = data.gpufleet_recommendation.serve.gcp
+}
+
+resource "gpufleet_gke_node_pool" "serve" {
+  location       = local.gcp.region
+  node_locations = local.gcp.node_locations
+  cluster        = %[3]q
+  name           = "serve"
+  client         = "acme"
+  machine_type   = local.gcp.node_type
+
+  workload {
+    kind             = "inference"
+    environment      = "production"
+    gpu_memory_gib   = data.gpufleet_recommendation.serve.required_gpu_memory_gib
+    precision        = "fp4"
+    gpus_per_replica = local.gcp.gpus_per_replica
+  }
+
+  gpu {
+    type  = local.gcp.accelerator
+    count = local.gcp.gpus_per_node
+  }
+
+%[4]s}
+`, testLocation, zone, testCluster, acctest.AnswerBlocks("gcp", true, "type", "name", "project"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config: providerConfig(sim, "") + config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("gpufleet_gke_node_pool.serve", tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue("gpufleet_gke_node_pool.serve", tfjsonpath.New("node_locations"), knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(zone)})),
+			},
+			Check: checkNodePool(t, sim, "serve-od", func(np *containerpb.NodePool) error {
+				ra := np.GetConfig().GetReservationAffinity()
+				if np.GetStatus() != containerpb.NodePool_RUNNING || ra.GetConsumeReservationType() != containerpb.ReservationAffinity_SPECIFIC_RESERVATION || fmt.Sprint(ra.GetValues()) != "[b200-serving]" {
+					return fmt.Errorf("node pool %s, affinity %v", np.GetStatus(), ra)
+				}
+				return nil
+			}),
+		}},
 	})
 }

@@ -23,11 +23,13 @@ var (
 	// does not have is a policy warning (GF-WAIVE-001), not a plan error.
 	WaiverRulePattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 
-	k8sNamePattern   = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-	dnsSubdomain     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
-	gkeLabelKey      = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
-	gkeLabelValue    = regexp.MustCompile(`^[a-z0-9_-]{0,63}$`)
-	ec2ReservationID = regexp.MustCompile(`^cr-[0-9a-f]{8,17}$`)
+	k8sNamePattern = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	dnsSubdomain   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+	gkeLabelKey    = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+	gkeLabelValue  = regexp.MustCompile(`^[a-z0-9_-]{0,63}$`)
+	// EC2ReservationID is the shape of an EC2 capacity reservation or block id; the
+	// recommendation checks its capacity.reservation inputs with it too.
+	EC2ReservationID = regexp.MustCompile(`^cr-[0-9a-f]{8,17}$`)
 )
 
 const (
@@ -328,6 +330,11 @@ func (v *validator) capacity() {
 	}
 }
 
+// SummaryNotSoldOnDemand is the summary of the problem of a GKE pool with on-demand nodes of a
+// machine type Compute Engine does not sell on demand (gkeProvisioning): the recommendation sets it
+// aside for an answer whose on-demand side runs flex-start VMs in a ComputeClass.
+const SummaryNotSoldOnDemand = "Machine type not sold on demand"
+
 // gkeProvisioning checks the on-demand side against how Compute Engine sells the machine type
 // (catalog.GKEProvisioningOf): a type sold only as Spot, flex-start or reserved capacity has no
 // on-demand side, unless that side consumes a reservation the type is sold on.
@@ -359,7 +366,7 @@ func (v *validator) gkeProvisioning() {
 	if sold.Reserved {
 		fix += ", or consume a reservation (capacity.reservation with type \"specific\")"
 	}
-	v.add(P("capacity", "spot_percentage"), "Machine type not sold on demand",
+	v.add(P("capacity", "spot_percentage"), SummaryNotSoldOnDemand,
 		"Compute Engine sells %s only as %s, and this pool has an on-demand side of up to %d nodes (spot_percentage %d, on_demand_base %d): %s.",
 		v.spec.MachineType, sold.Models, od.Max, c.SpotPercentage, c.OnDemandBase, fix)
 }
@@ -368,7 +375,7 @@ func (v *validator) eksReservation(r *Reservation, c Capacity) {
 	v.oneOf(P("capacity", "reservation", "type"), "reservation type", r.Type, EKSReservation)
 	if r.ID == "" {
 		v.add(P("capacity", "reservation", "id"), "Missing reservation id", "set capacity.reservation.id to the capacity reservation or capacity block id (cr-…).")
-	} else if !ec2ReservationID.MatchString(r.ID) {
+	} else if !EC2ReservationID.MatchString(r.ID) {
 		v.add(P("capacity", "reservation", "id"), "Invalid reservation id", "%q is not an EC2 capacity reservation id (cr- followed by 8 to 17 hex digits).", r.ID)
 	}
 	if r.Type == ReservationCapacityBlock && c.SpotPercentage > 0 && v.known(P("capacity", "spot_percentage")) {

@@ -59,6 +59,7 @@ type recommendationModel struct {
 	RequiredGPUMemoryGiB   types.Float64                `tfsdk:"required_gpu_memory_gib"`
 	RequiredKVCacheGiB     types.Float64                `tfsdk:"required_kv_cache_gib"`
 	Observed               *recommendationObservedModel `tfsdk:"observed"`
+	Capacity               *recommendationCapacityModel `tfsdk:"capacity"`
 	ObservedMonthlyUSD     types.Float64                `tfsdk:"observed_monthly_usd"`
 	ObservedGPUEquivalents types.Float64                `tfsdk:"observed_gpu_equivalents"`
 	AWS                    *recommendedPoolModel        `tfsdk:"aws"`
@@ -81,38 +82,78 @@ type recommendationWorkloadModel struct {
 	KVCacheGiB             types.Float64 `tfsdk:"kv_cache_gib"`
 }
 
+// recommendationCapacityModel is what the team holds (issue #40, item 7).
+type recommendationCapacityModel struct {
+	Reservations []heldReservationModel `tfsdk:"reservation"`
+	FlexStart    types.Bool             `tfsdk:"flex_start"`
+}
+
+type heldReservationModel struct {
+	ID             types.String  `tfsdk:"id"`
+	Type           types.String  `tfsdk:"type"`
+	Zone           types.String  `tfsdk:"zone"`
+	NodeType       types.String  `tfsdk:"node_type"`
+	Nodes          types.Int64   `tfsdk:"nodes"`
+	Project        types.String  `tfsdk:"project"`
+	HourlyPriceUSD types.Float64 `tfsdk:"hourly_price_usd"`
+}
+
+// rungModel is a rung of the answer's ladder.
+type rungModel struct {
+	CapacityType  types.String  `tfsdk:"capacity_type"`
+	Nodes         types.Int64   `tfsdk:"nodes"`
+	ReservationID types.String  `tfsdk:"reservation_id"`
+	HourlyUSD     types.Float64 `tfsdk:"hourly_usd"`
+}
+
+// answerReservationModel is the answer's reservation, in the attribute names of the pool
+// resources' capacity.reservation blocks (EKS and Karpenter: id, type, hourly_price_usd; GKE and
+// ComputeClass: type, name, project, zones), null where the answer uses none.
+type answerReservationModel struct {
+	ID             types.String  `tfsdk:"id"`
+	Type           types.String  `tfsdk:"type"`
+	HourlyPriceUSD types.Float64 `tfsdk:"hourly_price_usd"`
+	Name           types.String  `tfsdk:"name"`
+	Project        types.String  `tfsdk:"project"`
+	Zones          types.List    `tfsdk:"zones"`
+}
+
 type recommendedPoolModel struct {
-	NodeType                       types.String    `tfsdk:"node_type"`
-	Accelerator                    types.String    `tfsdk:"accelerator"`
-	Region                         types.String    `tfsdk:"region"`
-	InProviderRegion               types.Bool      `tfsdk:"in_provider_region"`
-	GPUModel                       types.String    `tfsdk:"gpu_model"`
-	GPUsPerNode                    types.Int64     `tfsdk:"gpus_per_node"`
-	GPUMemoryGiB                   types.Float64   `tfsdk:"gpu_memory_gib"`
-	GPUsPerReplica                 types.Int64     `tfsdk:"gpus_per_replica"`
-	NodeMemoryGiB                  types.Float64   `tfsdk:"node_memory_gib"`
-	VCPUsPerNode                   types.Int64     `tfsdk:"vcpus_per_node"`
-	MIGProfile                     types.String    `tfsdk:"mig_profile"`
-	SharingReplicas                types.Int64     `tfsdk:"sharing_replicas"`
-	ReplicasPerNode                types.Int64     `tfsdk:"replicas_per_node"`
-	NodeCount                      types.Int64     `tfsdk:"node_count"`
-	Zones                          types.Int64     `tfsdk:"zones"`
-	NodesPerZone                   types.Int64     `tfsdk:"nodes_per_zone"`
-	NodeLocations                  types.List      `tfsdk:"node_locations"`
-	DecodeTokensPerSecond          types.Float64   `tfsdk:"decode_tokens_per_second"`
-	SpotPercentage                 types.Int64     `tfsdk:"spot_percentage"`
-	OnDemandBase                   types.Int64     `tfsdk:"on_demand_base"`
-	GKECapacityLadder              types.List      `tfsdk:"gke_capacity_ladder"`
-	MinSize                        types.Int64     `tfsdk:"min_size"`
-	HourlyUSD                      types.Float64   `tfsdk:"hourly_usd"`
-	MonthlyUSD                     types.Float64   `tfsdk:"monthly_usd"`
-	CommittedMonthlyUSD            types.Float64   `tfsdk:"committed_monthly_usd"`
-	Commitment                     types.String    `tfsdk:"commitment"`
-	NaiveNodeType                  types.String    `tfsdk:"naive_node_type"`
-	NaiveMonthlyUSD                types.Float64   `tfsdk:"naive_monthly_usd"`
-	SavingMonthlyUSD               types.Float64   `tfsdk:"saving_monthly_usd"`
-	ObservedUtilizationMeanPercent types.Float64   `tfsdk:"observed_utilization_mean_percent"`
-	RunnersUp                      []runnerUpModel `tfsdk:"runners_up"`
+	NodeType                       types.String            `tfsdk:"node_type"`
+	Accelerator                    types.String            `tfsdk:"accelerator"`
+	Region                         types.String            `tfsdk:"region"`
+	InProviderRegion               types.Bool              `tfsdk:"in_provider_region"`
+	GPUModel                       types.String            `tfsdk:"gpu_model"`
+	GPUsPerNode                    types.Int64             `tfsdk:"gpus_per_node"`
+	GPUMemoryGiB                   types.Float64           `tfsdk:"gpu_memory_gib"`
+	GPUsPerReplica                 types.Int64             `tfsdk:"gpus_per_replica"`
+	NodeMemoryGiB                  types.Float64           `tfsdk:"node_memory_gib"`
+	VCPUsPerNode                   types.Int64             `tfsdk:"vcpus_per_node"`
+	MIGProfile                     types.String            `tfsdk:"mig_profile"`
+	SharingReplicas                types.Int64             `tfsdk:"sharing_replicas"`
+	ReplicasPerNode                types.Int64             `tfsdk:"replicas_per_node"`
+	NodeCount                      types.Int64             `tfsdk:"node_count"`
+	Zones                          types.Int64             `tfsdk:"zones"`
+	NodesPerZone                   types.Int64             `tfsdk:"nodes_per_zone"`
+	NodeLocations                  types.List              `tfsdk:"node_locations"`
+	DecodeTokensPerSecond          types.Float64           `tfsdk:"decode_tokens_per_second"`
+	SpotPercentage                 types.Int64             `tfsdk:"spot_percentage"`
+	OnDemandBase                   types.Int64             `tfsdk:"on_demand_base"`
+	GKECapacityLadder              types.List              `tfsdk:"gke_capacity_ladder"`
+	MinSize                        types.Int64             `tfsdk:"min_size"`
+	HourlyUSD                      types.Float64           `tfsdk:"hourly_usd"`
+	OutOfPocketHourlyUSD           types.Float64           `tfsdk:"out_of_pocket_hourly_usd"`
+	MonthlyUSD                     types.Float64           `tfsdk:"monthly_usd"`
+	Ladder                         []rungModel             `tfsdk:"ladder"`
+	Reservation                    *answerReservationModel `tfsdk:"reservation"`
+	FlexStart                      types.Bool              `tfsdk:"flex_start"`
+	CommittedMonthlyUSD            types.Float64           `tfsdk:"committed_monthly_usd"`
+	Commitment                     types.String            `tfsdk:"commitment"`
+	NaiveNodeType                  types.String            `tfsdk:"naive_node_type"`
+	NaiveMonthlyUSD                types.Float64           `tfsdk:"naive_monthly_usd"`
+	SavingMonthlyUSD               types.Float64           `tfsdk:"saving_monthly_usd"`
+	ObservedUtilizationMeanPercent types.Float64           `tfsdk:"observed_utilization_mean_percent"`
+	RunnersUp                      []runnerUpModel         `tfsdk:"runners_up"`
 }
 
 type runnerUpModel struct {
@@ -137,6 +178,7 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"Spot is used only for interruptible work, with a floor on demand where the workload needs one: production inference keeps half its nodes and at least one on demand (`on_demand_base = 1`, `spot_percentage = 50`; two, and `min_size` 2, when it has two or more replicas to spread over nodes), production training or batch on two or more nodes keeps its first node on demand (`on_demand_base = 1`, `spot_percentage = 100`), other interruptible work runs all on spot; GPU sharing " +
 			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
 			"With `observed` (the outputs of `gpufleet_pool_utilization`), it sizes from what the pool's GPUs did: P99 memory, and the P95 work consolidated onto fewer GPUs, MIG slices or shared GPUs that carry it; `observed_monthly_usd` and each answer's `saving_monthly_usd` compare it with the pool now. " +
+			"With `capacity`, reservations the team holds (EC2 capacity reservations and blocks, Compute Engine reservations) are used first, and flex-start VMs accepted on GKE; each answer has a priced `ladder` (reserved, on demand, spot) and a `reservation` that assign to `gpufleet_karpenter_node_pool` and `gpufleet_gke_compute_class` (and the node pool resources) as is: guide \"Right-sizing\", \"Reservations and the ladder\". " +
 			"No cloud is called. The price model (hours, spot per region, commitments, spot mixes) and the throughput check, with sources and worked examples: guide \"What a recommendation costs\".\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription +
 			"\n\n" + fitDescription + "\n\n" + observedDescription,
 		Attributes: map[string]schema.Attribute{
@@ -209,6 +251,7 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			},
 		},
 		Blocks: map[string]schema.Block{
+			"capacity": capacityInputBlock(),
 			"workload": schema.SingleNestedBlock{
 				MarkdownDescription: "The workload, as the pool's `workload` block declares it, with the memory need given (`gpu_memory_gib`) or estimated from the model (`model_parameters_billion`, `precision`, and `method` for training).",
 				Validators:          []validator.Object{objectvalidator.IsRequired()},
@@ -322,12 +365,39 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"nodes_per_zone":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`node_count` / `zones`: the nodes GKE runs in each zone."},
 		"node_locations": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "GKE: the `zones` zones the answer was sized for, each offering its GPU (the catalog's GPU zones, from GCP's \"GPU regions and zones\"): give them to the pool's `node_locations` as they are, so that the pool runs `nodes_per_zone` in each whatever zones the cluster has " +
 			"(a regional cluster in us-central1 may span a, b, c and f, and a pool without `node_locations` takes all of them). A region with fewer zones offering the GPU than `zones` gives no answer there. Null on AWS, and on GKE when the catalog does not know the GPU's zones in the region (N1's T4, V100, P100 and P4; regions outside its list): then pin `zones` zones that offer the GPU yourself."},
-		"spot_percentage":     schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size; on GKE the largest share up to 50 at which both sides split evenly over the answer's `zones`, so that no node is added to round a side); else 100."},
-		"on_demand_base":      schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
-		"gke_capacity_ladder": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "For a `gpufleet_gke_compute_class` of the answer (`capacity.ladder`), the cheapest rung first where the workload allows it, and only rungs the machine type is sold as: interruptible work `[\"spot\", \"flex_start\", \"on_demand\"]`; work that does not checkpoint, and production inference, `[\"on_demand\", \"flex_start\"]` (no spot: GF-COST-001, GF-COST-003). Add a `reservation` rung first for a reservation of your own. Null on AWS."},
-		"min_size":            schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
-		"hourly_usd":          schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
-		"monthly_usd":         schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
+		"spot_percentage":          schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.spot_percentage`: 0 for work that is not interruptible; 50 for interruptible production inference (at least half the nodes on demand at every size; on GKE the largest share up to 50 at which both sides split evenly over the answer's `zones`, so that no node is added to round a side); else 100."},
+		"on_demand_base":           schema.Int64Attribute{Computed: true, MarkdownDescription: "`capacity.on_demand_base`: for interruptible production inference its floor (`min_size`: 1, or 2 when its replicas spread over two nodes), and for interruptible production training or batch on two or more nodes (the first node, rank 0 and its checkpoints, stays on demand); else 0."},
+		"gke_capacity_ladder":      schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "For a `gpufleet_gke_compute_class` of the answer (`capacity.ladder`), the cheapest rung first where the workload allows it, and only rungs the machine type is sold as: interruptible work `[\"spot\", \"flex_start\", \"on_demand\"]`; work that does not checkpoint, and production inference, `[\"on_demand\", \"flex_start\"]` (no spot: GF-COST-001, GF-COST-003). With a reservation of the team's (`capacity.reservation`) that the answer consumes, `reservation` comes first (its nodes are paid for), with the answer's `reservation` for the class's `capacity.reservation`. Null on AWS."},
+		"min_size":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "`scaling.min_size`: for production inference 1, or 2 with two or more replicas (spread over nodes); else 0."},
+		"hourly_usd":               schema.Float64Attribute{Computed: true, MarkdownDescription: "Estimated cost of the pool per hour, at `node_count` nodes and the spot mix, at the provider's pricing."},
+		"monthly_usd":              schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` × `hours_per_month` (default 730)."},
+		"out_of_pocket_hourly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`hourly_usd` less the `ladder`'s reserved rung, which a held reservation (`capacity.reservation`) already pays for: an EC2 capacity reservation and a Compute Engine reservation bill their instances at the on-demand rate whether they run or not, a capacity block is prepaid. Answers are ranked by it, so that a reservation that fits the workload is used first. Equal to `hourly_usd` without a reservation."},
+		"ladder": schema.ListNestedAttribute{
+			Computed: true,
+			MarkdownDescription: "The answer's capacity ladder, in the order the autoscaler tries it, priced: the reserved rung, then on demand, then spot. " +
+				"`capacity_type` is the resource's own word: on AWS the capacity type of `gpufleet_karpenter_node_pool`'s NodePools (`reserved`, `capacity-block`, `on-demand`, `spot`), on GCP a rung of `gpufleet_gke_compute_class` (`reservation`, `on_demand`, `spot`). " +
+				"A reservation is used only when it holds the whole on-demand side, which the pool resources' on-demand node group or node pool consumes without falling back to on demand (an EKS node group that targets an EC2 capacity reservation launches nothing beyond it); a capacity block (no spot) only when it holds every node; a Compute Engine reservation (zonal, consumed by name) with the pool in its zone. When the reservation holds every node, none runs on spot.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"capacity_type":  schema.StringAttribute{Computed: true, MarkdownDescription: "Capacity type (AWS) or rung (GCP)."},
+				"nodes":          schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes on the rung at `node_count`."},
+				"reservation_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The reservation the rung consumes; null for others."},
+				"hourly_usd":     schema.Float64Attribute{Computed: true, MarkdownDescription: "What the rung's nodes cost per hour: reserved nodes at the on-demand rate (a capacity block at its `hourly_price_usd`), on-demand and spot at the provider's pricing."},
+			}},
+		},
+		"flex_start": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the answer's on-demand side runs flex-start VMs (`capacity.flex_start`, for a machine type Compute Engine does not sell on demand): it is then for `gpufleet_gke_compute_class` (`capacity.ladder` = `gke_capacity_ladder`), not `gpufleet_gke_node_pool`, which has no flex-start setting and refuses on-demand nodes of the type at plan."},
+		"reservation": schema.SingleNestedAttribute{
+			Computed: true,
+			MarkdownDescription: "The reservation the answer consumes, in the attribute names of the pool resources' `capacity.reservation` block, so that each assigns as is: `id`, `type` (`capacity-reservation` or `capacity-block`) and `hourly_price_usd` on AWS (`gpufleet_eks_node_pool`, `gpufleet_karpenter_node_pool`); `type` (`specific`), `name`, `project` and `zones` on GCP (`gpufleet_gke_node_pool` takes `type`, `name` and `project`; `gpufleet_gke_compute_class` also `zones`). " +
+				"Never null: every attribute is null when the answer uses no reservation, which the resources read as no reservation.",
+			Attributes: map[string]schema.Attribute{
+				"id":               schema.StringAttribute{Computed: true, MarkdownDescription: "AWS: the capacity reservation or block id."},
+				"type":             schema.StringAttribute{Computed: true, MarkdownDescription: "AWS: `capacity-reservation` or `capacity-block`; GCP: `specific`."},
+				"hourly_price_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "AWS capacity block: its price per instance-hour."},
+				"name":             schema.StringAttribute{Computed: true, MarkdownDescription: "GCP: the reservation's name."},
+				"project":          schema.StringAttribute{Computed: true, MarkdownDescription: "GCP: the project of a shared reservation."},
+				"zones":            schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "GCP: the reservation's zone."},
+			},
+		},
 		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
 			"The committed rate is the catalog's list price less the family's 1-year rate in the region (sources and dates in the recommendation-pricing guide), less the provider's `pricing.discount_percent` on top; a type with an `on_demand_hourly_usd` override gets no commitment (the override is the rate paid). Null when the answer has no on-demand node, the type is overridden, or the commitment would cost more than `monthly_usd` (a pool that runs too few hours)."},
 		"commitment":                        schema.StringAttribute{Computed: true, MarkdownDescription: "The commitment `committed_monthly_usd` assumes: `1-year Standard Reserved Instance, no upfront` (AWS; the family's rate in the answer's region) or `1-year resource-based committed use discount (CUD)` (GCP); null with `committed_monthly_usd`."},
@@ -400,6 +470,10 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 		if res.Elsewhere != "" {
 			resp.Diagnostics.AddWarning("The aws answer is not in the provider's region", res.Elsewhere)
 		}
+		if res.Best.FlexStart {
+			resp.Diagnostics.AddAttributeWarning(path.Root("capacity").AtName("flex_start"), "The gcp answer runs flex-start VMs",
+				fmt.Sprintf("Compute Engine does not sell %s on demand, and the answer runs its on-demand side as flex-start VMs (priced here at the on-demand list price, an upper bound): configure a gpufleet_gke_compute_class with capacity.ladder = gke_capacity_ladder; a gpufleet_gke_node_pool cannot run flex-start VMs.", res.Best.Node.Name))
+		}
 		out := recommendedPool(res, rr.AWSRegion)
 		switch cloud {
 		case catalog.AWS:
@@ -440,6 +514,13 @@ func (m recommendationModel) request() recommend.Request {
 		HoursPerMonth: m.HoursPerMonth.ValueFloat64(),
 		Observed:      m.Observed.observed(),
 		GKEZones:      int(m.GKEZones.ValueInt64()),
+	}
+	if m.Capacity != nil {
+		r.FlexStart = m.Capacity.FlexStart.ValueBool()
+		for _, h := range m.Capacity.Reservations {
+			r.Reservations = append(r.Reservations, recommend.Reservation{ID: h.ID.ValueString(), Type: h.Type.ValueString(), Zone: h.Zone.ValueString(),
+				NodeType: h.NodeType.ValueString(), Nodes: int(h.Nodes.ValueInt64()), Project: h.Project.ValueString(), HourlyUSD: h.HourlyPriceUSD.ValueFloat64()})
+		}
 	}
 	if !m.MemoryHeadroom.IsNull() {
 		h := m.MemoryHeadroom.ValueFloat64()
@@ -483,6 +564,10 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 		GKECapacityLadder:              types.ListNull(types.StringType),
 		MinSize:                        types.Int64Value(int64(b.Spec.Scaling.Min)),
 		HourlyUSD:                      types.Float64Value(b.HourlyUSD),
+		OutOfPocketHourlyUSD:           types.Float64Value(b.OutOfPocketHourlyUSD),
+		Ladder:                         make([]rungModel, 0, len(b.Ladder)),
+		Reservation:                    answerReservation(b),
+		FlexStart:                      types.BoolValue(b.FlexStart),
 		MonthlyUSD:                     types.Float64Value(b.MonthlyUSD),
 		CommittedMonthlyUSD:            types.Float64Null(),
 		Commitment:                     stringOrNull(b.Commitment),
@@ -500,6 +585,10 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 	}
 	if b.Spec.Cloud == catalog.GCP {
 		out.GKECapacityLadder = types.ListValueMust(types.StringType, poolschema.StringValues(render.RecommendedLadder(b.Spec)))
+	}
+	for _, r := range b.Ladder {
+		out.Ladder = append(out.Ladder, rungModel{CapacityType: types.StringValue(r.CapacityType), Nodes: types.Int64Value(int64(r.Nodes)),
+			ReservationID: stringOrNull(r.ReservationID), HourlyUSD: types.Float64Value(r.HourlyUSD)})
 	}
 	if b.DecodeTokensPerSecond > 0 {
 		out.DecodeTokensPerSecond = types.Float64Value(math.Round(b.DecodeTokensPerSecond*10) / 10)
@@ -522,6 +611,57 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 		})
 	}
 	return out
+}
+
+// answerReservation is the answer's reservation block (every attribute null without one).
+func answerReservation(b *recommend.Option) *answerReservationModel {
+	out := &answerReservationModel{ID: types.StringNull(), Type: types.StringNull(), HourlyPriceUSD: types.Float64Null(), Name: types.StringNull(),
+		Project: types.StringNull(), Zones: types.ListNull(types.StringType)}
+	r := b.Spec.Capacity.Reservation
+	if r == nil {
+		return out
+	}
+	out.Type = types.StringValue(r.Type)
+	switch b.Spec.Cloud {
+	case catalog.AWS:
+		out.ID = types.StringValue(r.ID)
+		if r.HourlyUSD > 0 {
+			out.HourlyPriceUSD = types.Float64Value(r.HourlyUSD)
+		}
+	case catalog.GCP:
+		out.Name, out.Project = types.StringValue(r.Name), stringOrNull(r.Project)
+		out.Zones = types.ListValueMust(types.StringType, poolschema.StringValues(b.Spec.Zones))
+	}
+	return out
+}
+
+// capacityInputBlock is the capacity the team holds: reservations it would use first.
+func capacityInputBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Capacity the team holds. Its reservations are used before anything the answer would buy (their nodes are paid for: see `out_of_pocket_hourly_usd`), and they are the only way to get an answer with on-demand nodes on the GKE machine types Compute Engine sells only reserved (A3 Ultra `a3-ultragpu-8g`, A4 `a4-highgpu-8g`), which are otherwise excluded with that cause named.",
+		Attributes: map[string]schema.Attribute{
+			"flex_start": schema.BoolAttribute{
+				MarkdownDescription: "GKE only: the team accepts flex-start VMs (Dynamic Workload Scheduler, at most seven days per node). The GKE machine types Compute Engine sells as flex-start but not on demand (A3 High with 1, 2 or 4 GPUs, A3 Ultra, A4) are then answered with their on-demand side on flex-start VMs (the `ladder`'s `flex_start` rung; `flex_start` of the answer true), priced at the on-demand list price (an upper bound: flex-start is billed at Dynamic Workload Scheduler prices, discounted \"up to 53%\"). Such an answer is for `gpufleet_gke_compute_class`; `gpufleet_gke_node_pool` has no flex-start setting. A reservation of the machine type still comes first.",
+				Optional:            true,
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"reservation": schema.ListNestedBlock{
+				MarkdownDescription: "A reservation: an EC2 On-Demand Capacity Reservation or capacity block, or a Compute Engine reservation, of `nodes` instances of one `node_type` in one `zone`. Checked at plan, each problem at its attribute: an unknown node type, a node type of a cloud not asked, a zone that is not a zone name, or in a region the catalog does not price the type in, or (GCP) that does not offer its GPU, `nodes` below 1, an id that is not an EC2 reservation id (`cr-…`) or a Compute Engine name, a capacity block without its price.",
+				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+					"id": schema.StringAttribute{MarkdownDescription: "The EC2 capacity reservation or block id (`cr-…`), or the Compute Engine reservation's name.", Required: true},
+					"type": schema.StringAttribute{MarkdownDescription: "AWS only: `capacity-reservation` (default; an ODCR, billed at the on-demand rate: used when it holds the answer's whole on-demand side) or `capacity-block` (prepaid: used only when it holds every node of the answer, with no spot). Unset on GCP, where the reservation is consumed by name (a `specific` affinity).",
+						Optional: true, Validators: []validator.String{oneOfNearest(recommend.ReservationTypes...)}},
+					"zone":      schema.StringAttribute{MarkdownDescription: "The Availability Zone (`us-east-1a`) or Compute Engine zone (`us-central1-b`) of the reservation; its region must be among `regions`. A GCP answer on the reservation runs in that zone (`node_locations`).", Required: true},
+					"node_type": schema.StringAttribute{MarkdownDescription: "The EC2 instance type or GKE machine type reserved, e.g. `p5.48xlarge`, `a4-highgpu-8g` (N1 machine types, whose reservations also name a GPU, are not taken).", Required: true},
+					"nodes":     schema.Int64Attribute{MarkdownDescription: "How many instances (VMs) the reservation holds: nodes, not GPUs.", Required: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+					"project":   schema.StringAttribute{MarkdownDescription: "GCP: the project of a shared reservation; unset for the cluster's.", Optional: true},
+					"hourly_price_usd": schema.Float64Attribute{MarkdownDescription: "AWS capacity block only, and required there: its price per instance-hour (the upfront fee ÷ instances ÷ hours), which no EC2 API returns afterwards.",
+						Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0.0001)}},
+				}},
+			},
+		},
+	}
 }
 
 func stringOrNull(s string) types.String {

@@ -195,6 +195,21 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 		"unknown model":             {workload("model = \"llama-3-8b\"\n precision = \"bf16\"") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.model", "nearest first: llama-3.1-8b"}},
 		"sequences without context": {workload("model = \"llama-3.1-8b\"\n precision = \"bf16\"\n concurrent_sequences = 8") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"workload.context_length", "must be specified", "workload.concurrent_sequences"}},
 		"context and kv cache":      {workload("model = \"llama-3.1-8b\"\n precision = \"bf16\"\n context_length = 8192\n kv_cache_gib = 4") + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]`, []string{"kv_cache_gib", "context_length"}},
+		// Issue #40, item 7: the capacity the team holds.
+		"reservation zone without its GPU": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-a"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
+			[]string{`capacity.reservation\[0\].zone`, "us-central1-a has no a4-highgpu-8g", "only in us-central1-b"}},
+		"reservation of no nodes": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 0`),
+			[]string{`capacity.reservation\[0\].nodes`, "at least 1"}},
+		"reservation of an unknown type": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-4g"`, `nodes = 1`),
+			[]string{`capacity.reservation\[0\].node_type`, `unknown node type "a4-highgpu-4g"`, "nearest:", "a3-highgpu-4g, a4-highgpu-8g"}},
+		"capacity block without its price": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + held(`id = "cr-0fedcba9876543210"`, `type = "capacity-block"`, `zone = "us-east-1a"`, `node_type = "p5.48xlarge"`, `nodes = 2`),
+			[]string{`capacity.reservation\[0\].hourly_price_usd`, "a capacity block is prepaid"}},
+		"reservation outside the regions": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["europe-*"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
+			[]string{`capacity.reservation\[0\].zone`, "us-central1-b is in us-central1, which regions europe-\\*", "could not be used"}},
+		"flex_start without gcp": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + "capacity {\n flex_start = true\n}\n",
+			[]string{`capacity.flex_start`, "flex-start VMs are GKE's"}},
+		"reservation on a cloud not asked": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
+			[]string{`capacity.reservation\[0\].node_type`, "a4-highgpu-8g is a gcp node type, and clouds is aws"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -207,6 +222,15 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 			})
 		})
 	}
+}
+
+// held is a capacity block with one reservation of these attributes.
+func held(attributes ...string) string {
+	out := "capacity {\n reservation {\n"
+	for _, a := range attributes {
+		out += "  " + a + "\n"
+	}
+	return out + " }\n}\n"
 }
 
 // No provider configuration and no credentials at all: the embedded bundle still judges the

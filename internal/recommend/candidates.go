@@ -25,7 +25,11 @@ type candidate struct {
 
 // key identifies an option across regions, for runners-up.
 func (o Option) key() string {
-	return fmt.Sprintf("%s|%s|%s|%d", o.Node.Name, o.Node.Accelerator, o.MIGProfile, o.SharingReplicas)
+	id := ""
+	if o.Reservation != nil {
+		id = o.Reservation.ID
+	}
+	return fmt.Sprintf("%s|%s|%s|%d|%s", o.Node.Name, o.Node.Accelerator, o.MIGProfile, o.SharingReplicas, id)
 }
 
 // Label is how messages name the option: "g6.xlarge (L4) in us-east-1", "the MIG slice 1g.10gb of …".
@@ -36,6 +40,9 @@ func (o Option) Label() string {
 		what = fmt.Sprintf("MIG %s on %s", o.MIGProfile, what)
 	case o.SharingReplicas > 0:
 		what = fmt.Sprintf("%s shared by %d replicas per GPU", what, o.SharingReplicas)
+	}
+	if o.Reservation != nil {
+		what += " on reservation " + o.Reservation.ID
 	}
 	return what + " in " + o.Region
 }
@@ -110,6 +117,9 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
 			nodes, zones := f.Nodes, 1
 			spot, base, minSize := capacity(w, req.Replicas, nodes)
+			rawNodes, rawBase, rawSpot := nodes, base, spot
+			fitsApartFromSale := f.Fits() // a held reservation may sell what the cloud does not sell on demand
+			flexStart := false
 			if cloud == catalog.GCP {
 				zones = req.gkeZones()
 				nodes, base, spot = zonalSize(nodes, base, spot, zones)
@@ -118,40 +128,78 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 						"%d nodes over %d zone(s) (the same number in each) are %d a zone, more than GKE's %d per node pool zone", nodes, zones, nodes/zones, catalog.GKENodesPerPoolZone)})
 				}
 				if p, ok := notSoldAs(n, nodes, base, spot); !ok {
-					f.Problems = append(f.Problems, p)
+					if req.FlexStart && catalog.GKEProvisioningOf(n.Name).FlexStart {
+						flexStart = true
+					} else {
+						p.Text += heldTooSmall(req, n, regions, rawNodes, rawBase, rawSpot)
+						f.Problems = append(f.Problems, p)
+					}
 				}
 			}
 			o := Option{Cloud: cloud, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: float64(gpus) * sh.memory,
-				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base}
+				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base, FlexStart: flexStart}
 			if !f.Fits() {
 				if e, ok := cheapestRegion(o, f, regions); ok {
 					excluded = append(excluded, e)
 				}
-				continue
+				if !fitsApartFromSale || len(req.Reservations) == 0 {
+					continue
+				}
 			}
 			if o.DecodeTokensPerSecond = decodeRate(req, n.GPU(), sh, gpus); !fastEnough(req, o.DecodeTokensPerSecond) {
 				continue
 			}
 			for _, region := range regions {
 				o.Region = region
-				locations, ok := nodeLocations(o.Node, region, zones, cloud)
-				if !ok {
-					continue
+				if f.Fits() {
+					if locations, ok := nodeLocations(o.Node, region, zones, cloud); ok {
+						o.NodeLocations = locations
+						o.Spec = candidateSpec(o, w, client, d, minSize, req.Replicas)
+						o.Spec.NodeLimits = pool.NodeLimitsFor(o.Spec.ResourceType, pool.Environment{EKSMaxNodesPerNodeGroup: env.EKSMaxNodesPerNodeGroup})
+						if c, ok := price(o, env, req.HoursPerMonth); ok {
+							out = append(out, c)
+						}
+					}
 				}
-				o.NodeLocations = locations
-				o.Spec = candidateSpec(o, w, client, d, minSize, req.Replicas)
-				o.Spec.NodeLimits = pool.NodeLimitsFor(o.Spec.ResourceType, pool.Environment{EKSMaxNodesPerNodeGroup: env.EKSMaxNodesPerNodeGroup})
-				if c, ok := price(o, env, req.HoursPerMonth); ok {
-					out = append(out, c)
+				for _, h := range req.held(n, region) {
+					if c, ok := onReservation(o, h, rawNodes, rawBase, rawSpot, minSize, w, client, d, req, env); ok {
+						out = append(out, c)
+					}
 				}
 			}
 		}
 	}
 	slices.SortStableFunc(out, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.HourlyUSD, b.HourlyUSD), cmp.Compare(a.Nodes, b.Nodes),
+		return cmp.Or(cmp.Compare(a.OutOfPocketHourlyUSD, b.OutOfPocketHourlyUSD), cmp.Compare(a.HourlyUSD, b.HourlyUSD), cmp.Compare(a.Nodes, b.Nodes),
 			cmp.Compare(a.Node.Name, b.Node.Name), cmp.Compare(a.Region, b.Region), cmp.Compare(a.MIGProfile, b.MIGProfile))
 	})
 	return out, excluded, filtered
+}
+
+// onReservation is the option on the held reservation h, priced, when h can hold it (reserved): on
+// GCP in the reservation's one zone, sized for one zone (unless gke_zones asks for more, which a
+// zonal reservation cannot give), with a specific reservation affinity; on AWS targeting the
+// capacity reservation or block (a block's node group starts empty and EKS sizes it to the block:
+// pool validation of capacity blocks).
+func onReservation(o Option, h Reservation, nodes, base, spot, minSize int, w Workload, client string, d demand, req Request, env Env) (candidate, bool) {
+	if o.Cloud == catalog.GCP {
+		if req.GKEZones > 1 {
+			return candidate{}, false
+		}
+		o.Zones, o.Nodes, o.OnDemandBase, o.SpotPercentage = 1, nodes, base, spot
+	}
+	o.FlexStart = false // the reservation holds the on-demand side
+	o, ok := reserved(o, h)
+	if !ok {
+		return candidate{}, false
+	}
+	o.Spec = candidateSpec(o, w, client, d, minSize, req.Replicas)
+	o.Spec.NodeLimits = pool.NodeLimitsFor(o.Spec.ResourceType, pool.Environment{EKSMaxNodesPerNodeGroup: env.EKSMaxNodesPerNodeGroup})
+	o.Spec.Capacity.Reservation = reservationOf(o.Reservation)
+	if h.Type == pool.ReservationCapacityBlock {
+		o.Spec.Scaling.Min, o.Spec.Scaling.Desired, o.Spec.AutoscalerOwnsSize = 0, 0, true
+	}
+	return price(o, env, req.HoursPerMonth)
 }
 
 // nodeLimit is the most nodes a pool of the cloud holds (catalog.NodeLimit): on AWS the account's
@@ -275,7 +323,8 @@ func recommendCloud(ctx context.Context, cloud catalog.Cloud, regions []string, 
 			res.Best = &best
 			seen[c.key()] = true
 		default:
-			priced = append(priced, RunnerUp{Option: c.Option, Reason: fmt.Sprintf("costs %s/month more than %s", usd(c.MonthlyUSD-res.Best.MonthlyUSD), res.Best.Label())})
+			more := monthly(c.OutOfPocketHourlyUSD, req.HoursPerMonth) - monthly(res.Best.OutOfPocketHourlyUSD, req.HoursPerMonth)
+			priced = append(priced, RunnerUp{Option: c.Option, Reason: fmt.Sprintf("costs %s/month more than %s", usd(more), res.Best.Label())})
 			seen[c.key()] = true
 		}
 	}
@@ -307,6 +356,7 @@ func naive(all []candidate, env Env, hours float64) *Option {
 		o := c.Option
 		o.SpotPercentage, o.OnDemandBase = 0, 0
 		o.Spec.Capacity = pool.Capacity{}
+		o.Reservation, o.FlexStart = nil, false // what the team would buy on demand
 		p, ok := price(o, env, hours)
 		if !ok {
 			continue
@@ -398,9 +448,9 @@ const constraintProvisioning = "provisioning"
 // notSoldAs says when a GKE machine type is not sold the way the pool's mix runs it (issue #40, item
 // 7): A3 High below 8 GPUs is sold only as Spot or flex-start, A3 Ultra and A4 only as Spot,
 // flex-start or with a reservation (catalog.GKEProvisioningOf), so a pool with on-demand nodes on
-// them fails at plan (pool validation). The recommendation takes no reservation as an input, so
-// such a shape is excluded with that cause named, and never listed as a nearest option, which must
-// be one the user could deploy.
+// them fails at plan (pool validation). Without a reservation of it (capacity.reservation, which
+// onReservation then uses), such a shape is excluded with that cause named, and never listed as a
+// nearest option, which must be one the user could deploy.
 func notSoldAs(n catalog.NodeType, nodes, base, spot int) (catalog.FitProblem, bool) {
 	sold := catalog.GKEProvisioningOf(n.Name)
 	od, _ := pool.SplitSizes(pool.Sizes{Min: nodes, Max: nodes, Desired: nodes}, base, spot)
@@ -408,7 +458,7 @@ func notSoldAs(n catalog.NodeType, nodes, base, spot int) (catalog.FitProblem, b
 		return catalog.FitProblem{}, true
 	}
 	return catalog.FitProblem{Constraint: constraintProvisioning, Text: fmt.Sprintf(
-		"Compute Engine sells %s only as %s, and the pool would run %d of its %d nodes on demand", n.Name, sold.Models, od.Max, nodes)}, false
+		"Compute Engine sells %s only as %s, and the pool would run %d of its %d nodes on demand%s", n.Name, sold.Models, od.Max, nodes, soldFix(sold))}, false
 }
 
 // noFit says why no shape of a cloud fits: how many shapes each constraint excluded, with an
@@ -466,6 +516,19 @@ func problemText(f catalog.Fit, constraint string) string {
 		if p.Constraint == constraint {
 			return p.Text
 		}
+	}
+	return ""
+}
+
+// soldFix is what makes a machine type not sold on demand usable, for notSoldAs.
+func soldFix(sold catalog.GKEProvisioning) string {
+	switch {
+	case sold.Reserved && sold.FlexStart:
+		return " without a reservation: add a capacity input (capacity.reservation) for a reservation of it that holds the on-demand nodes in one zone, or capacity.flex_start for flex-start VMs in a ComputeClass"
+	case sold.Reserved:
+		return " without a reservation: add a capacity input (capacity.reservation) for a reservation of it that holds the on-demand nodes in one zone"
+	case sold.FlexStart:
+		return ": add capacity.flex_start for flex-start VMs in a ComputeClass"
 	}
 	return ""
 }

@@ -191,7 +191,7 @@ func TestRecommend_noFitNamesTheProvisioning(t *testing.T) {
 		!strings.Contains(err.Error(), "Compute Engine sells a4-highgpu-8g only as Spot, flex-start or a reservation, and the pool would run 1 of its 1 nodes on demand") {
 		t.Errorf("405B fp4 on GKE: %v", err)
 	}
-	guideHas(t, "`Compute Engine sells a4-highgpu-8g only as Spot, flex-start or a reservation, and the pool would run 1 of its 1 nodes on demand`.")
+	guideHas(t, "`Compute Engine sells a4-highgpu-8g only as Spot, flex-start or a reservation, and the pool would run 1 of its 1 nodes on demand")
 	big := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 130}
 	_, err = Recommend(context.Background(), Request{Workload: big, Clouds: gcp, Regions: []string{"us-central1"}, GPUModels: []string{"H200-141GB", "B200"}}, e)
 	if err == nil || !strings.Contains(err.Error(), "provisioning excluded") {

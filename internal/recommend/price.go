@@ -52,8 +52,11 @@ func checkHoursPerMonth(req *Request) error {
 // provider's overrides and discount, over hours a month. ok is false for a pool the resources would
 // reject, or one without a price in its region.
 func price(o Option, env Env, hours float64) (candidate, bool) {
-	if len(o.Spec.Validate()) > 0 {
-		return candidate{}, false
+	for _, p := range o.Spec.Validate() {
+		// A flex-start answer's on-demand side is flex-start VMs of a ComputeClass (capacity.go).
+		if !o.FlexStart || p.Summary != pool.SummaryNotSoldOnDemand {
+			return candidate{}, false
+		}
 	}
 	d, err := pool.Derive(o.Spec, pool.Environment{Pricing: env.Pricing, Registry: env.Registry})
 	if err != nil || d.PriceErr != nil {
@@ -61,6 +64,11 @@ func price(o Option, env Env, hours float64) (candidate, bool) {
 	}
 	o.HourlyUSD, o.MonthlyUSD = d.HourlyUSD, monthly(d.HourlyUSD, hours)
 	o.CommittedMonthlyUSD, o.Commitment = committed(o, d, env.Pricing, hours)
+	o.Ladder = ladder(o, d, env.Pricing)
+	o.OutOfPocketHourlyUSD = o.HourlyUSD
+	if len(o.Ladder) > 0 && o.Reservation != nil {
+		o.OutOfPocketHourlyUSD = math.Round((o.HourlyUSD-o.Ladder[0].HourlyUSD)*10000) / 10000
+	}
 	return candidate{Option: o, derived: d}, true
 }
 

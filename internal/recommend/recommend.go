@@ -74,6 +74,13 @@ type Request struct {
 	// GKEZones is how many zones a GCP answer's pool spans (0: one, or GKE's three of a regional
 	// pool for production inference that spreads its replicas); zones.go.
 	GKEZones int
+	// Reservations are the reservations the team holds (capacity.go): used first, and the only way
+	// the machine types Compute Engine sells only reserved are answered with on-demand nodes.
+	Reservations []Reservation
+	// FlexStart says the team accepts GKE flex-start VMs (capacity.go): a machine type Compute
+	// Engine sells as flex-start but not on demand runs its on-demand side as flex-start VMs, in a
+	// gpufleet_gke_compute_class.
+	FlexStart bool
 	// AWSRegion is the region the provider creates EKS pools in (aws.region, else the SDK's
 	// environment); "" when unknown. An AWS answer is in it when it has one (region.go).
 	AWSRegion string
@@ -116,7 +123,18 @@ type Option struct {
 	// "" when no commitment applies or it would cost more.
 	CommittedMonthlyUSD float64
 	Commitment          string
-	Spec                pool.Spec
+	// Reservation is the held reservation the option's reserved rung consumes (capacity.go); nil
+	// when it uses none.
+	Reservation *Reservation
+	// FlexStart says that the option's on-demand side runs flex-start VMs (Request.FlexStart): it
+	// plugs into gpufleet_gke_compute_class, not gpufleet_gke_node_pool.
+	FlexStart bool
+	// Ladder is the option's capacity ladder, priced: reserved, on-demand, spot (capacity.go).
+	Ladder []Rung
+	// OutOfPocketHourlyUSD is HourlyUSD less its reserved rung, already paid for: options are
+	// ranked by it, so that a held reservation is used first.
+	OutOfPocketHourlyUSD float64
+	Spec                 pool.Spec
 }
 
 // RunnerUp is an option that lost, and why.
@@ -196,8 +214,14 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 	if err := checkFitInputs(req); err != nil {
 		return Answer{}, err
 	}
+	if err := checkReservations(&req); err != nil {
+		return Answer{}, err
+	}
 	regions, asked, err := allowedRegions(req, env.Registry)
 	if err != nil {
+		return Answer{}, err
+	}
+	if err := checkReservationRegions(req, regions); err != nil {
 		return Answer{}, err
 	}
 	answer := Answer{NeedGiB: need, KVCacheGiB: kv, KVCache: kvEstimate, HostGiB: host, Results: map[catalog.Cloud]*Result{}, Observed: req.observedAnswer}

@@ -272,13 +272,17 @@ func driverVersion(d string) string {
 // machine type is sold as. Interruptible work starts on Spot VMs, then flex-start VMs (discounted,
 // for a limited run time), then on-demand VMs. Work that does not checkpoint, and production
 // inference, whose floor must not sit on Spot (GF-COST-001), run on demand first, then flex-start,
-// and take no spot rung (GF-COST-003). A reservation rung is the user's to add: the recommendation
-// knows no reservation.
+// and take no spot rung (GF-COST-003). A pool that consumes a specific reservation (one the team
+// holds: gpufleet_recommendation's capacity.reservation, issue #40 item 7) tries it first, since
+// its nodes are paid for whether they run or not.
 func RecommendedLadder(s pool.Spec) []string {
 	ladder := []string{RungOnDemand, RungFlexStart}
 	productionInference := s.Workload.Kind == pool.KindInference && s.Workload.Environment == pool.EnvProduction
 	if s.Workload.Interruptible && !productionInference {
 		ladder = []string{RungSpot, RungFlexStart, RungOnDemand}
+	}
+	if r := s.Capacity.Reservation; r != nil && r.Type == pool.ReservationSpecific {
+		ladder = append([]string{RungReservation}, ladder...)
 	}
 	sold := catalog.GKEProvisioningOf(s.MachineType)
 	return slices.DeleteFunc(ladder, func(r string) bool {

@@ -316,15 +316,22 @@ func TestRecommendedLadder(t *testing.T) {
 		machineType string
 		w           pool.Workload
 		want        []string
+		reserved    bool
 	}{
-		{"g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungFlexStart, RungOnDemand}},
-		{"g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction}, []string{RungOnDemand, RungFlexStart}},
-		{"g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, Interruptible: true}, []string{RungOnDemand, RungFlexStart}},
-		{"g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungFlexStart, RungOnDemand}},
-		{"a3-highgpu-1g", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging}, []string{RungFlexStart}},
-		{"n1-standard-8", pool.Workload{Kind: pool.KindBatch, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungOnDemand}},
+		{"g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungFlexStart, RungOnDemand}, false},
+		{"g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction}, []string{RungOnDemand, RungFlexStart}, false},
+		{"g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, Interruptible: true}, []string{RungOnDemand, RungFlexStart}, false},
+		{"g2-standard-8", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungFlexStart, RungOnDemand}, false},
+		{"a3-highgpu-1g", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging}, []string{RungFlexStart}, false},
+		{"n1-standard-8", pool.Workload{Kind: pool.KindBatch, Environment: pool.EnvStaging, Interruptible: true}, []string{RungSpot, RungOnDemand}, false},
+		// Issue #40, item 7: a held reservation first; A4 is not sold on demand.
+		{"a4-highgpu-8g", pool.Workload{Kind: pool.KindInference, Environment: pool.EnvProduction}, []string{RungReservation, RungFlexStart}, true},
+		{"g2-standard-8", pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, Interruptible: true}, []string{RungReservation, RungSpot, RungFlexStart, RungOnDemand}, true},
 	} {
 		s := pool.Spec{MachineType: tc.machineType, Workload: tc.w}
+		if tc.reserved {
+			s.Capacity.Reservation = &pool.Reservation{Type: pool.ReservationSpecific, Name: "held"}
+		}
 		if got := RecommendedLadder(s); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s %+v: %v, want %v", tc.machineType, tc.w, got, tc.want)
 		}

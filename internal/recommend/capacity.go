@@ -1,0 +1,347 @@
+package recommend
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// Capacity the team holds (issue #40, item 7): reservations of a node type in a zone, which the
+// recommendation uses before anything it would buy, and through which the machine types Compute
+// Engine sells only reserved (A3 Ultra, A4: catalog.GKEProvisioningOf) are answered at all.
+//
+// A reservation is counted in nodes (instances or VMs) of one node type, as both clouds count it:
+// an EC2 capacity reservation or capacity block is for a number of instances of one instance type
+// in one Availability Zone (EC2 User Guide, "On-Demand Capacity Reservations", "Capacity Blocks for
+// ML"); a Compute Engine reservation is for a number of VMs of one machine type in one zone
+// (Compute Engine, "Reservations of Compute Engine zonal resources").
+//
+// The price of a reservation's nodes is already paid: an EC2 capacity reservation and a Compute
+// Engine reservation bill their instances at the on-demand rate whether they run or not, and a
+// capacity block is prepaid (its hourly_price_usd). So the answer's hourly_usd still counts them
+// (at those prices: what the pool's nodes cost, as the pool resources estimate it), but options are
+// ranked by what they cost beyond the held reservations (Option.OutOfPocketHourlyUSD): a held
+// reservation that fits the workload is used first.
+//
+// How the reserved nodes sit in the pool, per cloud:
+//   - AWS capacity reservation (ODCR): the pool's on-demand side targets it. Karpenter's reserved
+//     NodePool would launch on demand once the reservation is full (karpenter/render nodepool.go),
+//     but an EKS managed node group that targets it does not: its launches beyond the free
+//     instances fail (cloudsim eks_capacity.go, reservationLaunch, after the EC2 User Guide "Use a
+//     Capacity Reservation"). An answer plugs into both, so an ODCR is used when it holds the whole
+//     on-demand side: the ladder is reserved, then spot.
+//   - AWS capacity block: prepaid instances with no fallback and no spot (pool validation), so a
+//     block is used only when every node of the answer is in it.
+//   - GCP: a specific reservation affinity, zonal, with no fallback within the node pool (pool
+//     validation, GF-AS-005): used when the whole on-demand side is in it, with the pool in the
+//     reservation's zone; the ComputeClass ladder puts the reservation rung first.
+
+// Flex-start (capacity.flex_start, GCP): Compute Engine sells A3 High with 1, 2 or 4 GPUs, A3 Ultra
+// and A4 as flex-start VMs but not on demand (catalog.GKEProvisioningOf). A team that accepts them
+// gets such a machine type with its on-demand side run as flex-start VMs: GKE's flex-start
+// provisioning, powered by Dynamic Workload Scheduler, "for up to seven days", billed at Dynamic
+// Workload Scheduler prices with "discounts (up to 53%)" on vCPUs and GPUs (GKE, "About flex-start
+// provisioning mode", https://cloud.google.com/kubernetes-engine/docs/concepts/dws, read
+// 2026-11-28). The catalog holds no flex-start price, so the answer prices those nodes at the
+// on-demand list price: an upper bound. gpufleet_gke_node_pool has no flex-start setting, so such an
+// answer plugs into gpufleet_gke_compute_class (a flex_start rung) only; the data source warns.
+
+// ReservationTypes of an AWS reservation; a GCP reservation is consumed with a specific affinity.
+var ReservationTypes = []string{pool.ReservationCapacityReservation, pool.ReservationCapacityBlock}
+
+// Reservation is capacity the team holds.
+type Reservation struct {
+	// ID is the EC2 capacity reservation or block id (cr-…) or the Compute Engine reservation name.
+	ID string
+	// Type is pool.ReservationCapacityReservation (default) or pool.ReservationCapacityBlock on
+	// AWS; "" on GCP (consumed with a specific affinity).
+	Type string
+	// Zone is the Availability Zone (us-east-1a) or Compute Engine zone (us-central1-a) it is in.
+	Zone string
+	// NodeType is the instance type or machine type it reserves.
+	NodeType string
+	// Nodes is how many instances (VMs) it holds: nodes, not GPUs.
+	Nodes int
+	// Project is the project of a shared Compute Engine reservation; "" for the cluster's.
+	Project string
+	// HourlyUSD is what a capacity block costs per instance-hour (required for blocks only).
+	HourlyUSD float64
+
+	cloud  catalog.Cloud
+	region string
+	node   catalog.NodeType
+}
+
+// Rung is one rung of an answer's capacity ladder: nodes of one capacity type, in the order the
+// autoscaler tries them. The capacity types are the resource's own words:
+// gpufleet_karpenter_node_pool's NodePool capacity types on AWS (reserved, capacity-block,
+// on-demand, spot) and gpufleet_gke_compute_class's rungs on GCP (reservation, on_demand,
+// flex_start, spot).
+type Rung struct {
+	CapacityType string
+	Nodes        int
+	// ReservationID is the reservation the rung consumes ("" for others).
+	ReservationID string
+	HourlyUSD     float64 // the rung's nodes per hour
+}
+
+// Rung capacity types.
+const (
+	RungAWSReserved      = "reserved"
+	RungAWSCapacityBlock = "capacity-block"
+	RungAWSOnDemand      = "on-demand"
+	RungAWSSpot          = "spot"
+	RungGCPReservation   = "reservation"
+	RungGCPOnDemand      = "on_demand"
+	RungGCPFlexStart     = "flex_start"
+	RungGCPSpot          = "spot"
+)
+
+var (
+	gceReservationName  = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	awsAvailabilityZone = regexp.MustCompile(`^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$`)
+	gceZone             = regexp.MustCompile(`^([a-z]+-[a-z]+\d)-[a-z]$`)
+)
+
+// checkReservations checks the held reservations and resolves their cloud, region and node type,
+// and that flex_start is asked with GCP.
+// Every problem names the argument, capacity.reservation[i].<attribute>.
+func checkReservations(req *Request) error {
+	if req.FlexStart && !slices.Contains(req.Clouds, catalog.GCP) {
+		return &catalog.ArgumentError{Argument: "capacity.flex_start", Message: fmt.Sprintf("flex-start VMs are GKE's (Dynamic Workload Scheduler), and clouds is %s: add \"gcp\" to clouds or remove flex_start", joinClouds(req.Clouds))}
+	}
+	for i := range req.Reservations {
+		r := &req.Reservations[i]
+		arg := func(a string) string { return fmt.Sprintf("capacity.reservation[%d].%s", i, a) }
+		var names []string
+		for _, c := range []catalog.Cloud{catalog.AWS, catalog.GCP} {
+			for _, n := range catalog.NodeTypes(c) {
+				if !slices.Contains(names, n.Name) {
+					names = append(names, n.Name)
+				}
+				if n.Name == r.NodeType && r.cloud == "" {
+					r.cloud, r.node = c, n
+				}
+			}
+		}
+		switch {
+		case r.cloud == "":
+			return &catalog.ArgumentError{Argument: arg("node_type"), Message: fmt.Sprintf(
+				"unknown node type %q: an EC2 GPU instance type or a GKE GPU machine type of the catalog; nearest: %s", r.NodeType, strings.Join(nearestFew(r.NodeType, names), ", "))}
+		case r.cloud == catalog.GCP && r.node.Accelerator != "" && strings.HasPrefix(r.NodeType, "n1-"):
+			return &catalog.ArgumentError{Argument: arg("node_type"), Message: fmt.Sprintf(
+				"%q is an N1 machine type, whose reservations also name the attached GPU: only machine types that bring their own GPUs (a2, a3, a4, g2) are taken as reservations", r.NodeType)}
+		case !slices.Contains(req.Clouds, r.cloud):
+			return &catalog.ArgumentError{Argument: arg("node_type"), Message: fmt.Sprintf(
+				"%s is a %s node type, and clouds is %s: add %q to clouds or remove the reservation", r.NodeType, r.cloud, joinClouds(req.Clouds), r.cloud)}
+		case r.Nodes <= 0:
+			return &catalog.ArgumentError{Argument: arg("nodes"), Message: fmt.Sprintf("must be 1 or more (the instances or VMs reserved, not GPUs), got %d", r.Nodes)}
+		}
+		if err := r.checkCloud(arg); err != nil {
+			return err
+		}
+		for j := range i {
+			if o := req.Reservations[j]; o.ID == r.ID && o.cloud == r.cloud {
+				return &catalog.ArgumentError{Argument: arg("id"), Message: fmt.Sprintf("%q is also capacity.reservation[%d]: list each reservation once", r.ID, j)}
+			}
+		}
+	}
+	return nil
+}
+
+// checkCloud checks what depends on the reservation's cloud: its id, type, zone and price.
+func (r *Reservation) checkCloud(arg func(string) string) error {
+	bad := func(a, format string, args ...any) error {
+		return &catalog.ArgumentError{Argument: arg(a), Message: fmt.Sprintf(format, args...)}
+	}
+	switch r.cloud {
+	case catalog.AWS:
+		r.Type = cmpOr(r.Type, pool.ReservationCapacityReservation)
+		m := awsAvailabilityZone.FindStringSubmatch(r.Zone)
+		switch {
+		case !slices.Contains(ReservationTypes, r.Type):
+			return bad("type", "an EC2 reservation is %q or %q, got %q", ReservationTypes[0], ReservationTypes[1], r.Type)
+		case !pool.EC2ReservationID.MatchString(r.ID):
+			return bad("id", "%q is not an EC2 capacity reservation id (cr- followed by 8 to 17 hex digits)", r.ID)
+		case r.Project != "":
+			return bad("project", "only a Compute Engine reservation has a project; %s is an EC2 instance type", r.NodeType)
+		case m == nil:
+			return bad("zone", "%q is not an Availability Zone name such as us-east-1a", r.Zone)
+		case r.Type == pool.ReservationCapacityBlock && (r.HourlyUSD <= 0 || math.IsNaN(r.HourlyUSD)):
+			return bad("hourly_price_usd", "a capacity block is prepaid at the price it was bought at, which no EC2 API returns afterwards: set the price per instance-hour (the upfront fee ÷ instances ÷ hours)")
+		case r.Type != pool.ReservationCapacityBlock && r.HourlyUSD != 0:
+			return bad("hourly_price_usd", "only a capacity block takes a price; a capacity reservation bills at the on-demand price (the provider's pricing.overrides for a negotiated one)")
+		}
+		r.region = m[1]
+	case catalog.GCP:
+		m := gceZone.FindStringSubmatch(r.Zone)
+		switch {
+		case r.Type != "":
+			return bad("type", "a Compute Engine reservation is consumed by name (a specific reservation affinity): leave type unset, got %q", r.Type)
+		case !gceReservationName.MatchString(r.ID):
+			return bad("id", "%q is not a Compute Engine reservation name (lowercase letters, digits and hyphens, at most 63, starting with a letter)", r.ID)
+		case r.HourlyUSD != 0:
+			return bad("hourly_price_usd", "only an EC2 capacity block takes a price; a Compute Engine reservation bills at the machine type's on-demand price (the provider's pricing.overrides for another)")
+		case m == nil:
+			return bad("zone", "%q is not a Compute Engine zone name such as us-central1-a", r.Zone)
+		}
+		r.region = m[1]
+		if p := catalog.GKEAcceleratorZoneProblem(r.node.Accelerator, []string{r.Zone}); p != "" {
+			return bad("zone", "%s has no %s: %s", r.Zone, r.NodeType, p)
+		}
+	}
+	if !slices.Contains(catalog.Regions(r.cloud), r.region) {
+		return bad("zone", "%s is in %s, a %s region the catalog does not price", r.Zone, r.region, r.cloud)
+	}
+	if _, ok := r.node.Price(r.region); !ok {
+		return bad("zone", "%s is not offered in %s (the catalog has no price for it there)", r.NodeType, r.region)
+	}
+	return nil
+}
+
+// nearestFew are the three valid values nearest to value.
+func nearestFew(value string, valid []string) []string {
+	n := catalog.Nearest(value, valid)
+	return n[:min(3, len(n))]
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// held are the reservations of node n in region.
+func (r Request) held(n catalog.NodeType, region string) []Reservation {
+	var out []Reservation
+	for _, h := range r.Reservations {
+		if h.node.Name == n.Name && h.node.Accelerator == n.Accelerator && h.region == region {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// reserved puts an option on the reservation h when the reservation can hold it (see above), and
+// moves every node onto it when it holds them all. ok is false when it cannot.
+func reserved(o Option, h Reservation) (Option, bool) {
+	od, _ := pool.SplitSizes(pool.Sizes{Min: o.Nodes, Max: o.Nodes, Desired: o.Nodes}, o.OnDemandBase, o.SpotPercentage)
+	if h.cloud == catalog.AWS && h.Type == pool.ReservationCapacityBlock {
+		if o.Nodes > h.Nodes {
+			return o, false
+		}
+		o.SpotPercentage, o.OnDemandBase = 0, 0
+		o.Reservation = &h
+		return o, true
+	}
+	if o.Nodes <= h.Nodes { // every node fits in the reservation: none on spot beside idle reserved nodes
+		o.SpotPercentage, o.OnDemandBase, od.Max = 0, 0, o.Nodes
+	}
+	if od.Max == 0 || od.Max > h.Nodes || h.cloud == catalog.GCP && o.Zones != 1 {
+		return o, false
+	}
+	o.Reservation = &h
+	if h.cloud == catalog.GCP {
+		o.NodeLocations = []string{h.Zone}
+	}
+	return o, true
+}
+
+// reservationOf is the pool's reservation block for the option's held reservation.
+func reservationOf(h *Reservation) *pool.Reservation {
+	if h == nil {
+		return nil
+	}
+	if h.cloud == catalog.AWS {
+		return &pool.Reservation{Type: h.Type, ID: h.ID, HourlyUSD: h.HourlyUSD}
+	}
+	return &pool.Reservation{Type: pool.ReservationSpecific, Name: h.ID, Project: h.Project}
+}
+
+// ladder is the option's capacity ladder, priced: reserved nodes first, then on demand (none beside
+// a reservation, which holds the whole on-demand side), then spot.
+func ladder(o Option, d pool.Derived, pricing catalog.Pricing) []Rung {
+	onDemand, spot, err := pricing.Hourly(d.Node, o.Region)
+	if err != nil {
+		return nil
+	}
+	var odNodes, spotNodes int
+	for _, s := range d.Sides {
+		switch {
+		case s.Spot():
+			spotNodes += s.Sizes.Desired
+		case s.CapacityType == pool.CapacityCapacityBlock: // prepaid for all its nodes (pool.Cost)
+			odNodes += s.Sizes.Max
+		default:
+			odNodes += s.Sizes.Desired
+		}
+	}
+	round := func(x float64) float64 { return math.Round(x*10000) / 10000 }
+	var out []Rung
+	reservedNodes := 0
+	if h := o.Reservation; h != nil {
+		reservedNodes = min(odNodes, h.Nodes)
+		kind, rate := RungAWSReserved, onDemand
+		switch {
+		case h.cloud == catalog.GCP:
+			kind = RungGCPReservation
+		case h.Type == pool.ReservationCapacityBlock:
+			kind, rate = RungAWSCapacityBlock, h.HourlyUSD
+		}
+		out = append(out, Rung{CapacityType: kind, Nodes: reservedNodes, ReservationID: h.ID, HourlyUSD: round(float64(reservedNodes) * rate)})
+	}
+	odKind, spotKind := RungAWSOnDemand, RungAWSSpot
+	switch {
+	case o.FlexStart:
+		odKind, spotKind = RungGCPFlexStart, RungGCPSpot
+	case o.Cloud == catalog.GCP:
+		odKind, spotKind = RungGCPOnDemand, RungGCPSpot
+	}
+	if n := odNodes - reservedNodes; n > 0 {
+		out = append(out, Rung{CapacityType: odKind, Nodes: n, HourlyUSD: round(float64(n) * onDemand)})
+	}
+	if spotNodes > 0 {
+		out = append(out, Rung{CapacityType: spotKind, Nodes: spotNodes, HourlyUSD: round(float64(spotNodes) * spot)})
+	}
+	return out
+}
+
+// heldTooSmall says why the team's reservations of a machine type not sold on demand do not answer
+// (reserved): they hold fewer nodes than the pool runs on demand in one zone, or the request asks
+// for more zones than a zonal reservation has; "" without such a reservation in the regions.
+func heldTooSmall(req Request, n catalog.NodeType, regions []string, nodes, base, spot int) string {
+	od, _ := pool.SplitSizes(pool.Sizes{Min: nodes, Max: nodes, Desired: nodes}, base, spot)
+	var why []string
+	for _, r := range regions {
+		for _, h := range req.held(n, r) {
+			switch {
+			case req.GKEZones > 1:
+				why = append(why, fmt.Sprintf("reservation %s is in one zone (%s), and gke_zones is %d", h.ID, h.Zone, req.GKEZones))
+			case od.Max > h.Nodes:
+				why = append(why, fmt.Sprintf("reservation %s holds %d node(s), fewer than the %d the pool runs on demand", h.ID, h.Nodes, od.Max))
+			}
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(why, "; ") + ")"
+}
+
+// checkReservationRegions rejects a reservation outside the regions the request allows for its
+// cloud (regions, and the client's allowed_regions): it could never be used.
+func checkReservationRegions(req Request, regions map[catalog.Cloud][]string) error {
+	for i, r := range req.Reservations {
+		if !slices.Contains(regions[r.cloud], r.region) {
+			return &catalog.ArgumentError{Argument: fmt.Sprintf("capacity.reservation[%d].zone", i), Message: fmt.Sprintf(
+				"%s is in %s, which regions %s (and the client's allowed_regions) do not allow: the reservation could not be used", r.Zone, r.region, strings.Join(req.Regions, ", "))}
+		}
+	}
+	return nil
+}

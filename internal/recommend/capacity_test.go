@@ -1,0 +1,225 @@
+package recommend
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+)
+
+// ladderText is a ladder as the guide writes it: "reservation 1 ($106.00/h)".
+func ladderText(rungs []Rung) string {
+	var out []string
+	for _, r := range rungs {
+		out = append(out, fmt.Sprintf("%s %d (%s/h)", r.CapacityType, r.Nodes, usd(r.HourlyUSD)))
+	}
+	return strings.Join(out, ", ")
+}
+
+// Issue #40, item 7: a machine type Compute Engine sells only reserved is answered once the team
+// says it holds a reservation of it, in the reservation's zone with a specific affinity, and the
+// no-fit message without one says to add the capacity input. Worked example of the guide.
+func TestRecommend_reservationAnswersA4(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	gcp := []catalog.Cloud{catalog.GCP}
+	fp4 := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}
+	_, err := Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}}, e)
+	const fix = "Compute Engine sells a4-highgpu-8g only as Spot, flex-start or a reservation, and the pool would run 1 of its 1 nodes on demand without a reservation: add a capacity input (capacity.reservation) for a reservation of it that holds the on-demand nodes in one zone, or capacity.flex_start for flex-start VMs in a ComputeClass"
+	if err == nil || !strings.Contains(err.Error(), fix) {
+		t.Fatalf("without the reservation: %v", err)
+	}
+	guideHas(t, "`"+fix+"`.")
+	held := Reservation{ID: "b200-serving", Zone: "us-central1-b", NodeType: "a4-highgpu-8g", Nodes: 2}
+	a, err := Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}, Reservations: []Reservation{held}}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.GCP].Best
+	if b.Node.Name != "a4-highgpu-8g" || b.Reservation == nil || b.Reservation.ID != "b200-serving" || !reflect.DeepEqual(b.NodeLocations, []string{"us-central1-b"}) {
+		t.Fatalf("answer %s, locations %v", b.Label(), b.NodeLocations)
+	}
+	r := b.Spec.Capacity.Reservation
+	if r == nil || r.Type != pool.ReservationSpecific || r.Name != "b200-serving" || len(b.Spec.Validate()) > 0 {
+		t.Errorf("pool reservation %+v, problems %v", r, b.Spec.Validate())
+	}
+	got := ladderText(b.Ladder)
+	if got != "reservation 1 ($106.00/h)" || b.OutOfPocketHourlyUSD != 0 || b.HourlyUSD != 106 {
+		t.Errorf("ladder %s, out of pocket %g, hourly %g", got, b.OutOfPocketHourlyUSD, b.HourlyUSD)
+	}
+	if l := b.Spec.Capacity.Reservation; l != nil {
+		guideHas(t, fmt.Sprintf("%s/h in all, %s out of pocket", usd(b.HourlyUSD), usd(b.OutOfPocketHourlyUSD)))
+	}
+	guideHas(t, "`a4-highgpu-8g (8 x B200) on reservation b200-serving in us-central1`, `node_locations = [\"us-central1-b\"]`, ladder `"+got+"`")
+	// Two replicas need two nodes on demand: a reservation of one does not hold them, and the
+	// message says so.
+	small := held
+	small.Nodes = 1
+	_, err = Recommend(context.Background(), Request{Workload: fp4, Replicas: 2, Clouds: gcp, Regions: []string{"us-central1"}, Reservations: []Reservation{small}}, e)
+	if err == nil || !strings.Contains(err.Error(), "(reservation b200-serving holds 1 node(s), fewer than the 2 the pool runs on demand)") {
+		t.Errorf("reservation too small: %v", err)
+	}
+	guideHas(t, "`(reservation b200-serving holds 1 node(s), fewer than the 2 the pool runs on demand)`")
+	// A reservation outside the regions asked could never be used.
+	_, err = Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-east4"}, Reservations: []Reservation{held}}, e)
+	if err == nil || !strings.HasPrefix(err.Error(), "capacity.reservation[0].zone: us-central1-b is in us-central1, which regions us-east4") {
+		t.Errorf("reservation outside the regions: %v", err)
+	}
+	// A reservation in a zone without the GPU is refused at plan, naming the argument.
+	held.Zone = "us-central1-a"
+	_, err = Recommend(context.Background(), Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}, Reservations: []Reservation{held}}, e)
+	if err == nil || !strings.HasPrefix(err.Error(), "capacity.reservation[0].zone: us-central1-a has no a4-highgpu-8g") {
+		t.Errorf("zone without B200: %v", err)
+	}
+}
+
+// Issue #40, item 7: a held EC2 capacity reservation is used before cheaper capacity the team would
+// buy when it holds the answer's whole on-demand side (an EKS node group that targets it launches
+// nothing beyond it); the ladder is then reserved, then spot.
+func TestRecommend_reservationUsedFirst(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	aws := []catalog.Cloud{catalog.AWS}
+	serve := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 20}
+	req := Request{Workload: serve, Replicas: 8, Clouds: aws, Regions: []string{"us-east-1"}}
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := a.Results[catalog.AWS].Best
+	if plain.Node.Name == "g6e.xlarge" || plain.Reservation != nil {
+		t.Fatalf("without a reservation: %s", plain.Label())
+	}
+	// Three reserved nodes do not hold the five on demand: not used.
+	odcr := Reservation{ID: "cr-0123456789abcdef0", Zone: "us-east-1a", NodeType: "g6e.xlarge", Nodes: 3}
+	req.Reservations = []Reservation{odcr}
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.AWS].Best.Reservation != nil {
+		t.Fatalf("with 3 reserved g6e.xlarge: %v %v", a.Results[catalog.AWS].Best.Label(), err)
+	}
+	odcr.Nodes = 5
+	req.Reservations = []Reservation{odcr}
+	if a, err = Recommend(context.Background(), req, e); err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.AWS].Best
+	if b.Node.Name != "g6e.xlarge" || b.Reservation == nil {
+		t.Fatalf("with 5 reserved g6e.xlarge: %s", b.Label())
+	}
+	got := ladderText(b.Ladder)
+	if !strings.HasPrefix(got, "reserved 5 (") || !strings.Contains(got, ", spot 3 (") || len(b.Ladder) != 2 {
+		t.Errorf("ladder %s", got)
+	}
+	if b.OutOfPocketHourlyUSD >= plain.HourlyUSD {
+		t.Errorf("out of pocket %g, not less than the plain answer's %g", b.OutOfPocketHourlyUSD, plain.HourlyUSD)
+	}
+	if r := b.Spec.Capacity.Reservation; r == nil || r.ID != "cr-0123456789abcdef0" || r.Type != pool.ReservationCapacityReservation {
+		t.Errorf("pool reservation %+v", r)
+	}
+	guideHas(t, "ladder `"+got+"`")
+	guideHas(t, fmt.Sprintf("%s/h beyond the reservation (%s/h in all), where the cheapest answer without it, %s, costs %s/h",
+		usd(b.OutOfPocketHourlyUSD), usd(b.HourlyUSD), plain.Label(), usd(plain.HourlyUSD)))
+}
+
+// Issue #40, item 7: an EC2 capacity block is used when it holds every node of the answer, all on
+// the block (no spot: a block has no fallback), priced at the block's price.
+func TestRecommend_capacityBlock(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	train := Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 70, GPUsPerReplica: 8}
+	block := Reservation{ID: "cr-0fedcba9876543210", Type: pool.ReservationCapacityBlock, Zone: "us-east-1a", NodeType: "p5.48xlarge", Nodes: 2, HourlyUSD: 31.464}
+	req := Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{block}}
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.AWS].Best
+	if b.Node.Name != "p5.48xlarge" || b.Reservation == nil || b.SpotPercentage != 0 || b.OnDemandBase != 0 {
+		t.Fatalf("with a block of 2 p5.48xlarge: %s, spot %d base %d", b.Label(), b.SpotPercentage, b.OnDemandBase)
+	}
+	if got := ladderText(b.Ladder); got != "capacity-block 2 ($62.93/h)" || b.OutOfPocketHourlyUSD != 0 {
+		t.Errorf("ladder %s, out of pocket %g", got, b.OutOfPocketHourlyUSD)
+	}
+	guideHas(t, "capacity block of 2 `p5.48xlarge` at $31.464 per instance-hour: both nodes on the block, ladder\n  `capacity-block 2 ($62.93/h)`")
+	// Three replicas need three nodes: the block of two cannot hold them (no fallback), so it is not used.
+	req.Replicas = 3
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.AWS].Best.Reservation != nil {
+		t.Errorf("3 nodes on a block of 2: %v %v", a.Results[catalog.AWS].Best.Label(), err)
+	}
+}
+
+// Issue #40, item 7: bad capacity inputs fail before any fit, naming the argument.
+func TestRecommend_badReservation(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	w := Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, GPUMemoryGiB: 20}
+	good := Reservation{ID: "cr-0123456789abcdef0", Zone: "us-east-1a", NodeType: "g6.xlarge", Nodes: 1}
+	for _, tc := range []struct {
+		name   string
+		clouds []catalog.Cloud
+		edit   func(*Reservation)
+		want   string
+	}{
+		{"unknown node type", nil, func(r *Reservation) { r.NodeType = "g6.xlarg" }, "capacity.reservation[0].node_type: unknown node type \"g6.xlarg\""},
+		{"nodes", nil, func(r *Reservation) { r.Nodes = 0 }, "capacity.reservation[0].nodes: must be 1 or more (the instances or VMs reserved, not GPUs), got 0"},
+		{"ec2 id", nil, func(r *Reservation) { r.ID = "my-odcr" }, "capacity.reservation[0].id: \"my-odcr\" is not an EC2 capacity reservation id"},
+		{"zone", nil, func(r *Reservation) { r.Zone = "us-east-1" }, "capacity.reservation[0].zone: \"us-east-1\" is not an Availability Zone name"},
+		{"block price", nil, func(r *Reservation) { r.Type = pool.ReservationCapacityBlock }, "capacity.reservation[0].hourly_price_usd: a capacity block is prepaid"},
+		{"type", nil, func(r *Reservation) { r.Type = "specific" }, "capacity.reservation[0].type: an EC2 reservation is"},
+		{"cloud not asked", []catalog.Cloud{catalog.GCP}, func(*Reservation) {}, "capacity.reservation[0].node_type: g6.xlarge is a aws node type, and clouds is gcp"},
+		{"gcp zone not in region list", []catalog.Cloud{catalog.GCP}, func(r *Reservation) {
+			*r = Reservation{ID: "l4s", Zone: "us-central1-f", NodeType: "g2-standard-8", Nodes: 1}
+		},
+			"capacity.reservation[0].zone: us-central1-f has no g2-standard-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := good
+			tc.edit(&r)
+			clouds := tc.clouds
+			if clouds == nil {
+				clouds = []catalog.Cloud{catalog.AWS}
+			}
+			_, err := Recommend(context.Background(), Request{Workload: w, Clouds: clouds, Regions: []string{"us-*"}, Reservations: []Reservation{r}}, e)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %s…", err, tc.want)
+			}
+		})
+	}
+}
+
+// Issue #40, item 7: with flex_start, a machine type Compute Engine sells as flex-start but not on
+// demand is answered with its on-demand side on flex-start VMs (a ComputeClass's flex_start rung),
+// priced at the on-demand list price (an upper bound: the catalog has no flex-start price); a held
+// reservation still comes first.
+func TestRecommend_flexStartAnswersA4(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	gcp := []catalog.Cloud{catalog.GCP}
+	fp4 := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}
+	req := Request{Workload: fp4, Clouds: gcp, Regions: []string{"us-central1"}, FlexStart: true}
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.GCP].Best
+	got := ladderText(b.Ladder)
+	if b.Node.Name != "a4-highgpu-8g" || !b.FlexStart || b.Reservation != nil || got != "flex_start 1 ($106.00/h)" {
+		t.Fatalf("answer %s, flex-start %v, ladder %s", b.Label(), b.FlexStart, got)
+	}
+	guideHas(t, "`"+b.Label()+"`, ladder `"+got+"`")
+	// What a team without right-sizing buys on demand: A4 is not sold so.
+	if n := a.Results[catalog.GCP].Naive; n != nil && n.Node.Name == "a4-highgpu-8g" {
+		t.Errorf("naive %s, not sold on demand", n.Label())
+	}
+	req.Reservations = []Reservation{{ID: "b200-serving", Zone: "us-central1-b", NodeType: "a4-highgpu-8g", Nodes: 2}}
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.GCP].Best.Reservation == nil || a.Results[catalog.GCP].Best.FlexStart {
+		t.Errorf("flex-start and a reservation: %+v %v", a.Results[catalog.GCP].Best, err)
+	}
+	// A machine type sold on demand is not moved to flex-start.
+	small := Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, GPUMemoryGiB: 20}, Clouds: gcp, Regions: []string{"us-central1"}, FlexStart: true}
+	if a, err = Recommend(context.Background(), small, e); err != nil || a.Results[catalog.GCP].Best.FlexStart {
+		t.Errorf("20 GiB with flex_start: %v %v", a.Results[catalog.GCP].Best.Label(), err)
+	}
+	_, err = Recommend(context.Background(), Request{Workload: fp4, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, FlexStart: true}, e)
+	if err == nil || !strings.HasPrefix(err.Error(), "capacity.flex_start: flex-start VMs are GKE's") {
+		t.Errorf("flex_start on AWS: %v", err)
+	}
+}
