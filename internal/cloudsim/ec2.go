@@ -145,7 +145,7 @@ func (s *Sim) serveEC2(w http.ResponseWriter, r *http.Request) {
 
 // ec2Resource is the name a fault's Match is tested against.
 func ec2Resource(tree map[string]any) string {
-	for _, k := range []string{"LaunchTemplateName", "LaunchTemplateId", "LaunchTemplateName.1", "LaunchTemplateId.1", "ResourceId.1"} {
+	for _, k := range []string{"LaunchTemplateName", "LaunchTemplateId", "LaunchTemplateName.1", "LaunchTemplateId.1", "ResourceId.1", "GroupName", "GroupName.1"} {
 		if v := treeString(tree, k); v != "" {
 			return v
 		}
@@ -506,10 +506,10 @@ func (s *Sim) selectLaunchTemplates(region string, form map[string]any) ([]*Laun
 }
 
 func ltFilterValues(lt *LaunchTemplate, name string) ([]string, bool) {
-	switch {
-	case name == "launch-template-name":
+	switch name {
+	case "launch-template-name":
 		return []string{lt.Name}, true
-	case name == "create-time":
+	case "create-time":
 		return []string{ec2Time(lt.CreateTime)}, true
 	}
 	return tagFilterValues(lt.Tags, name)

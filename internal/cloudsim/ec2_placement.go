@@ -150,14 +150,14 @@ func (s *Sim) ec2DescribePlacementGroups(c *call) ([]byte, *apiError) {
 }
 
 func placementGroupFilterValues(g *PlacementGroup, name string) ([]string, bool) {
-	switch {
-	case name == "group-name":
+	switch name {
+	case "group-name":
 		return []string{g.GroupName}, true
-	case name == "group-id":
+	case "group-id":
 		return []string{g.GroupID}, true
-	case name == "strategy":
+	case "strategy":
 		return []string{g.Strategy}, true
-	case name == "state":
+	case "state":
 		return []string{g.State}, true
 	}
 	return tagFilterValues(g.Tags, name)
