@@ -10,6 +10,7 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -19,6 +20,8 @@ import (
 	fwtypes "github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
 
 // The network block: inter-node GPU networking for multi-node training (issue #40, item 8). EFA
@@ -203,6 +206,49 @@ func networkOfTemplate(data *ec2types.ResponseLaunchTemplateData) sideNetwork {
 		out.PlacementGroup = aws.ToString(data.Placement.GroupName)
 	}
 	return out
+}
+
+// warnReplicaWithoutEFA warns when the workload's replicas span nodes (workload.gpus_per_replica a
+// multiple of the instance type's GPUs) and the pool gives its nodes no EFA: NCCL between them would
+// fall back to TCP over the primary interface.
+func warnReplicaWithoutEFA(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
+	if len(s.InstanceTypes) == 0 || (m.Network != nil && (m.Network.EFA.ValueBool() || m.Network.EFA.IsUnknown())) {
+		return
+	}
+	node, ok := catalog.AWSInstanceType(s.InstanceTypes[0])
+	if g := s.Workload.GPUsPerReplica; !ok || !node.MultiNode() || !catalog.SpansNodes(s.Workload.Kind, g, node.GPUCount) {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("network"), "Replicas span nodes without EFA",
+		fmt.Sprintf("workload.gpus_per_replica = %d spans %d %s nodes, and the pool gives them no EFA interfaces: NCCL between them would run over TCP. Add network { efa = true } (and a placement_strategy) for the %d network card(s) of %s.",
+			s.Workload.GPUsPerReplica, s.Workload.GPUsPerReplica/node.GPUCount, node.Name, node.InterNodeNICs, node.Name))
+}
+
+// networkFromTemplate is the network block a launch template version holds, for a pool read without
+// one (import): EFA on (efa_interfaces only when not every card of the instance types has one), and
+// the placement group: gpufleet's own name as placement_strategy "cluster", another as
+// placement_group_name. nil when the template has neither.
+func networkFromTemplate(m *nodePoolModel, data *ec2types.ResponseLaunchTemplateData, instanceTypes []string) *networkModel {
+	got := networkOfTemplate(data)
+	if got == (sideNetwork{}) {
+		return nil
+	}
+	n := &networkModel{EFA: fwtypes.BoolNull(), EFAInterfaces: fwtypes.Int64Null(), PlacementStrategy: fwtypes.StringNull(),
+		PlacementGroupName: fwtypes.StringNull(), PlacementGroup: poolschema.NullableString(got.PlacementGroup)}
+	if got.EFAInterfaces > 0 {
+		n.EFA = fwtypes.BoolValue(true)
+		if got.EFAInterfaces != fewestEFACards(instanceTypes) {
+			n.EFAInterfaces = fwtypes.Int64Value(int64(got.EFAInterfaces))
+		}
+	}
+	switch got.PlacementGroup {
+	case "":
+	case ownedPlacementGroupName(m.ClusterName.ValueString(), m.Name.ValueString()):
+		n.PlacementStrategy = fwtypes.StringValue(placementStrategyCluster)
+	default:
+		n.PlacementGroupName = fwtypes.StringValue(got.PlacementGroup)
+	}
+	return n
 }
 
 // networkValidator fails at plan, at the attribute, on what no node of the pool would launch with:

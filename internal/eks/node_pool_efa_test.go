@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
 )
 
@@ -120,12 +121,19 @@ func TestAccEKSNodePool_efaCreateUpdateDestroy(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_groups").AtSliceIndex(0).AtMapKey("launch_template_version"), knownvalue.StringExact("2")),
 			},
 		},
-		// Refresh reads the template back: nothing to change.
+		// Refresh reads the template back: nothing to change; import reads the block from it.
 		resource.TestStep{
 			Config: providerConfig(sim, "") + efaPool(`    efa                = true
     efa_interfaces     = 2
     placement_strategy = "cluster"`),
 			PlanOnly: true,
+		},
+		resource.TestStep{
+			Config: providerConfig(sim, "") + efaPool(`    efa                = true
+    efa_interfaces     = 2
+    placement_strategy = "cluster"`),
+			ResourceName: addr, ImportState: true, ImportStateId: "ml:train", ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"timeouts", "policy_waivers", "policy_document.waivers"},
 		},
 	))
 }
@@ -265,4 +273,30 @@ func TestAccEKSNodePool_efaPermissionsGuidePolicy(t *testing.T) {
 		resource.TestStep{Config: providerConfig(narrow, "") + efaPool(`    efa                = true
     placement_strategy = "cluster"`), ExpectError: regexp.MustCompile(`(?s)creating placement group gpufleet-ml-train.*ec2:CreatePlacementGroup`)},
 	))
+}
+
+// A training replica over two p4d.24xlarge nodes without network.efa plans with a warning naming
+// the fix; with it, the warning is gone.
+func TestAccEKSNodePool_efaWarnsReplicaOverNodesWithoutEFA(t *testing.T) {
+	sim := startSim(t)
+	var diags acctest.ApplyDiagnostics
+	without := strings.Replace(efaPool("    placement_strategy = \"cluster\""), "  network {\n    placement_strategy = \"cluster\"\n  }\n", "", 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		Steps: []resource.TestStep{
+			{Config: providerConfig(sim, "") + without, PlanOnly: true, ExpectNonEmptyPlan: true,
+				Check: func(*terraform.State) error { return nil }},
+			{PreConfig: func() {
+				if err := diags.ExpectPlanWarning("Replicas span nodes without EFA", "gpus_per_replica = 16 spans 2 p4d.24xlarge nodes", "network { efa = true }"); err != nil {
+					t.Fatal(err)
+				}
+				diags.Reset()
+			}, Config: providerConfig(sim, "") + efaPool("    efa = true"), PlanOnly: true, ExpectNonEmptyPlan: true},
+			{PreConfig: func() {
+				if err := diags.ExpectNoPlanWarning("Replicas span nodes without EFA"); err != nil {
+					t.Fatal(err)
+				}
+			}, Config: providerConfig(sim, "") + efaPool("    efa = true"), PlanOnly: true, ExpectNonEmptyPlan: true},
+		},
+	})
 }

@@ -153,6 +153,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if n := plan.Network; n != nil && n.PlacementGroup.IsUnknown() {
 		n.PlacementGroup = plannedPlacementGroup(plan)
 	}
+	warnReplicaWithoutEFA(&resp.Diagnostics, plan, spec)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
@@ -1068,6 +1069,9 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, ver
 		instanceTypes = []string{string(v.LaunchTemplateData.InstanceType)} // a capacity block's, in its template
 	}
 	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, poolschema.StringValues(instanceTypes))
+	if v := versions[aws.ToString(primary.NodegroupName)]; m.Network == nil && v != nil {
+		m.Network = networkFromTemplate(m, v.LaunchTemplateData, instanceTypes) // import: the block as the template holds it
+	}
 	m.AMIType = fwtypes.StringValue(string(primary.AmiType))
 	m.KubernetesVersion = fwtypes.StringValue(aws.ToString(primary.Version))
 	m.ReleaseVersion = poolschema.NullableString(aws.ToString(primary.ReleaseVersion))
