@@ -97,16 +97,19 @@ func buildAWSInstanceTypes() []NodeType {
 		if !ok {
 			panic(fmt.Sprintf("catalog: no AWS on-demand price for %s", s.name))
 		}
+		internode, nics := awsInterNode(s.name)
 		out = append(out, NodeType{
-			Cloud:        AWS,
-			Name:         s.name,
-			Family:       fam,
-			GPUModel:     s.gpu,
-			GPUCount:     s.gpus,
-			VCPU:         s.vcpu,
-			MemoryGiB:    s.memoryGiB,
-			Interconnect: interconnectOf(fam, s.gpus),
-			Prices:       priceRows(AWS, fam, f, od, awsListed(s.name)),
+			InterNode:     internode,
+			InterNodeNICs: nics,
+			Cloud:         AWS,
+			Name:          s.name,
+			Family:        fam,
+			GPUModel:      s.gpu,
+			GPUCount:      s.gpus,
+			VCPU:          s.vcpu,
+			MemoryGiB:     s.memoryGiB,
+			Interconnect:  interconnectOf(fam, s.gpus),
+			Prices:        priceRows(AWS, fam, f, od, awsListed(s.name)),
 		})
 	}
 	return out

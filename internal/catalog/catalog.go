@@ -93,8 +93,19 @@ type NodeType struct {
 	// Interconnect links the node's GPUs: InterconnectNVSwitch, InterconnectNVLink or
 	// InterconnectPCIe; "" for one GPU. See interconnect.go for the sources.
 	Interconnect string
-	Prices       []Price
+	// InterNode is the network the node's GPUs reach other nodes' GPUs through: NetworkEFA,
+	// NetworkGPUDirectTCPX, NetworkGPUDirectTCPXO or NetworkGPUDirectRDMA; "" for none (plain TCP).
+	// See internode.go for the sources.
+	InterNode string
+	// InterNodeNICs is how many interfaces that network takes: on AWS the instance type's network
+	// cards, one EFA interface each; on Google Cloud the extra GPU NICs (additional node networks).
+	InterNodeNICs int
+	Prices        []Price
 }
+
+// MultiNode reports whether the node has an inter-node GPU network, which a replica spread over
+// several nodes needs.
+func (n NodeType) MultiNode() bool { return n.InterNode != "" }
 
 // NVLinked reports whether the node's GPUs talk over NVLink (directly or through NVSwitch), which
 // a replica spread over several GPUs for training needs.

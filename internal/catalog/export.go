@@ -263,13 +263,15 @@ func exportAWS() map[string]any {
 	out := map[string]any{}
 	for _, n := range awsInstanceTypes {
 		out[n.Name] = map[string]any{
-			"family":       n.Family,
-			"gpu_model":    n.GPUModel,
-			"gpu_count":    n.GPUCount,
-			"vcpu":         n.VCPU,
-			"memory_gib":   n.MemoryGiB,
-			"interconnect": orNull(n.Interconnect),
-			"prices":       exportPrices(n.Prices),
+			"family":         n.Family,
+			"gpu_model":      n.GPUModel,
+			"gpu_count":      n.GPUCount,
+			"vcpu":           n.VCPU,
+			"memory_gib":     n.MemoryGiB,
+			"interconnect":   orNull(n.Interconnect),
+			"internode":      orNull(n.InterNode),
+			"internode_nics": n.InterNodeNICs,
+			"prices":         exportPrices(n.Prices),
 		}
 	}
 	return out
@@ -287,6 +289,8 @@ func exportGKEMachines() map[string]any {
 			"gpu_count":               n.GPUCount,
 			"accelerator":             n.Accelerator,
 			"interconnect":            orNull(n.Interconnect),
+			"internode":               orNull(n.InterNode),
+			"internode_nics":          n.InterNodeNICs,
 			"vcpu":                    n.VCPU,
 			"memory_gib":              n.MemoryGiB,
 			"attachable_accelerators": map[string]any{},
@@ -306,6 +310,8 @@ func exportGKEMachines() map[string]any {
 			"gpu_count":               0,
 			"accelerator":             nil,
 			"interconnect":            InterconnectPCIe,
+			"internode":               nil,
+			"internode_nics":          0,
 			"vcpu":                    m.vcpu,
 			"memory_gib":              m.memoryGiB,
 			"attachable_accelerators": attachable,

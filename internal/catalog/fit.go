@@ -22,12 +22,16 @@ import (
 //     (DefaultMemoryHeadroomPercent), rounded down to 0.01 GiB: allocators fragment and CUDA
 //     kernels, NCCL buffers and the driver take memory outside any estimate, so a 15.65 GiB
 //     model on a 16 GiB T4 does not run;
-//   - GPUs per replica: a replica's GPUs are on one node. By default inference replicas take the
+//   - GPUs per replica: a replica's GPUs are on one node, except a training replica over a whole
+//     multiple of the node's GPUs, which spans that many nodes (multi-node training: FSDP, tensor
+//     or pipeline parallel over nodes), each node running its share of that one replica. By default inference replicas take the
 //     fewest GPUs of the node, a power of two (TensorParallelSizes, the sizes tensor-parallel
 //     serving engines split attention heads over), whose memory holds them; every other kind takes
 //     one GPU. A MIG slice or a shared GPU holds one replica of one GPU;
 //   - interconnect: a training replica on more than one GPU (FSDP, ZeRO, tensor parallel) needs
-//     the node's GPUs linked by NVLink or NVSwitch (NodeType.Interconnect);
+//     the node's GPUs linked by NVLink or NVSwitch (NodeType.Interconnect), on every node it spans;
+//   - inter-node network: a replica over several nodes needs the nodes' GPUs to reach each other
+//     over EFA or GPUDirect (NodeType.InterNode, internode.go): over plain TCP NCCL moves a few GB/s;
 //   - host memory: the node's memory holds the weights of every replica it runs (they pass
 //     through host memory when a model loads) plus HostMemoryReserveGiB for the OS, kubelet and
 //     system daemons. The weights are the model's when the recommendation knows the model, else
@@ -85,6 +89,7 @@ const (
 	ConstraintMemory         = "memory"
 	ConstraintGPUsPerReplica = "gpus_per_replica"
 	ConstraintInterconnect   = "interconnect"
+	ConstraintInterNode      = "internode"
 	ConstraintHostMemory     = "host_memory"
 	ConstraintVCPUs          = "vcpus"
 	ConstraintNodeLimit      = "node_limit"
@@ -116,12 +121,13 @@ type FitShape struct {
 	NodeMemoryGiB float64
 	VCPUs         int
 	Interconnect  string
+	InterNode     string // NodeType.InterNode: "" when the node has no inter-node GPU network
 }
 
 // WholeGPUs is the shape of a node type's whole GPUs.
 func WholeGPUs(n NodeType) FitShape {
 	g := n.GPU()
-	return FitShape{Cloud: n.Cloud, GPU: g, GPUs: n.GPUCount, UnitGiB: g.MemoryGiB, UnitsPerGPU: 1, NodeMemoryGiB: n.MemoryGiB, VCPUs: n.VCPU, Interconnect: n.Interconnect}
+	return FitShape{Cloud: n.Cloud, GPU: g, GPUs: n.GPUCount, UnitGiB: g.MemoryGiB, UnitsPerGPU: 1, NodeMemoryGiB: n.MemoryGiB, VCPUs: n.VCPU, Interconnect: n.Interconnect, InterNode: n.InterNode}
 }
 
 // MIGSlices is the shape of a node type's GPUs cut into one MIG profile.
@@ -147,7 +153,8 @@ type FitProblem struct {
 // Fit is the verdict.
 type Fit struct {
 	GPUsPerReplica  int
-	ReplicasPerNode int
+	NodesPerReplica int     // 1, or the nodes a multi-node training replica spans
+	ReplicasPerNode int     // 1 for a multi-node replica: each node runs its share of one replica
 	UsableGiB       float64 // GPU memory a replica may use: (100 − headroom) % of its GPUs' or slice's
 	HostNeedGiB     float64 // host memory the node needs for the replicas it runs, reserve included
 	Nodes           int     // nodes for d.Replicas (0 when Replicas is 0)
@@ -224,11 +231,21 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 	if g == 0 {
 		g = defaultGPUsPerReplica(s, d)
 	}
-	f.GPUsPerReplica = g
+	f.GPUsPerReplica, f.NodesPerReplica = g, 1
 	switch {
 	case g > 1 && s.Partitioned:
 		add(ConstraintGPUsPerReplica, "a replica over %d GPUs cannot run on MIG slices or shared GPUs", g)
 		g = 1
+	case g > s.GPUs && SpansNodes(d.Kind, g, s.GPUs):
+		f.NodesPerReplica = g / s.GPUs
+		if s.InterNode == "" {
+			add(ConstraintInterNode, "a training replica over %d GPUs spans %d nodes of %d GPUs, which needs an inter-node GPU network (%s); this node type has none",
+				g, f.NodesPerReplica, s.GPUs, InterNodeNamesFor(s.Cloud))
+		}
+		g = s.GPUs
+	case g > s.GPUs && d.Kind == "training":
+		add(ConstraintGPUsPerReplica, "a replica over %d GPUs needs them on one node, which has %d, or on whole nodes (a multiple of %d GPUs)", g, s.GPUs, s.GPUs)
+		g = s.GPUs
 	case g > s.GPUs:
 		add(ConstraintGPUsPerReplica, "a replica over %d GPUs needs them on one node, which has %d", g, s.GPUs)
 		g = s.GPUs
@@ -238,13 +255,15 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 	if s.Shared && s.UnitsPerGPU > 1 { // the GPU's memory is split between the replicas that share it
 		unit = math.Floor(math.Round(s.UnitGiB/float64(s.UnitsPerGPU)*1e6)/1e4) / 100
 	}
-	f.UsableGiB = usableGiB(float64(g)*unit, d.HeadroomPercent)
+	f.UsableGiB = usableGiB(float64(g*f.NodesPerReplica)*unit, d.HeadroomPercent)
 	if d.NeedGiB > f.UsableGiB {
 		add(ConstraintMemory, "%s GiB needed per replica, %d x %s GiB usable at %s %% headroom gives %s GiB",
-			fmtG(d.NeedGiB), g, fmtG(unit), fmtG(d.HeadroomPercent), fmtG(f.UsableGiB))
+			fmtG(d.NeedGiB), g*f.NodesPerReplica, fmtG(unit), fmtG(d.HeadroomPercent), fmtG(f.UsableGiB))
 	}
-	if g > 1 && d.Kind == "training" && s.Interconnect != InterconnectNVLink && s.Interconnect != InterconnectNVSwitch {
-		add(ConstraintInterconnect, "a training replica over %d GPUs needs NVLink between them; this node's GPUs share %s only", g, cmpOr(s.Interconnect, "nothing"))
+	// Over several nodes too: each node's GPUs take their share of the replica over NVLink (a node of
+	// one GPU, or of PCIe-linked GPUs, is no building block for one replica).
+	if g*f.NodesPerReplica > 1 && d.Kind == "training" && s.Interconnect != InterconnectNVLink && s.Interconnect != InterconnectNVSwitch {
+		add(ConstraintInterconnect, "a training replica over %d GPUs needs NVLink between them; this node's GPUs share %s only", f.GPUsPerReplica, cmpOr(s.Interconnect, "nothing"))
 	}
 	onNode := f.ReplicasPerNode
 	if d.Replicas > 0 {
@@ -264,7 +283,7 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 		add(ConstraintVCPUs, "%d replica(s) need %d vCPUs at %d per replica, the node has %d", onNode, onNode*VCPUsPerReplica, VCPUsPerReplica, s.VCPUs)
 	}
 	if d.Replicas > 0 && f.ReplicasPerNode > 0 {
-		f.Nodes = (d.Replicas + f.ReplicasPerNode - 1) / f.ReplicasPerNode
+		f.Nodes = (d.Replicas + f.ReplicasPerNode - 1) / f.ReplicasPerNode * f.NodesPerReplica
 		if SpreadsReplicas(d.Kind, d.Environment, d.Replicas) {
 			f.Nodes = max(f.Nodes, 2)
 		}
@@ -273,6 +292,13 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 		}
 	}
 	return f
+}
+
+// SpansNodes reports whether a replica over gpus GPUs runs on several nodes of nodeGPUs each:
+// training over a whole multiple (two or more) of the node's GPUs. Other kinds keep a replica on
+// one node (serving engines split a replica over nodes rarely, and never by default here).
+func SpansNodes(kind string, gpus, nodeGPUs int) bool {
+	return kind == "training" && nodeGPUs > 0 && gpus > nodeGPUs && gpus%nodeGPUs == 0
 }
 
 // SpreadsReplicas reports whether a pool must spread its replicas over at least two nodes:

@@ -186,17 +186,20 @@ func buildGKENodeTypes() []NodeType {
 		if !ok {
 			panic(fmt.Sprintf("catalog: no GCE on-demand price for %s", s.name))
 		}
+		internode, nics := gkeInterNode(s.name)
 		out = append(out, NodeType{
-			Cloud:        GCP,
-			Name:         s.name,
-			Family:       s.family,
-			GPUModel:     s.gpu,
-			GPUCount:     s.gpus,
-			VCPU:         s.vcpu,
-			MemoryGiB:    s.memoryGiB,
-			Accelerator:  s.accelerator,
-			Interconnect: interconnectOf(s.family, s.gpus),
-			Prices:       priceRows(GCP, s.family, f, od, gcpSeriesPrices(s.family, od)),
+			InterNode:     internode,
+			InterNodeNICs: nics,
+			Cloud:         GCP,
+			Name:          s.name,
+			Family:        s.family,
+			GPUModel:      s.gpu,
+			GPUCount:      s.gpus,
+			VCPU:          s.vcpu,
+			MemoryGiB:     s.memoryGiB,
+			Accelerator:   s.accelerator,
+			Interconnect:  interconnectOf(s.family, s.gpus),
+			Prices:        priceRows(GCP, s.family, f, od, gcpSeriesPrices(s.family, od)),
 		})
 	}
 	for _, m := range n1Machines {

@@ -99,6 +99,9 @@ var ec2Ops = map[string]ec2Op{
 	"DescribeLaunchTemplates":        {false, (*Sim).ec2DescribeLaunchTemplates},
 	"DescribeLaunchTemplateVersions": {false, (*Sim).ec2DescribeLaunchTemplateVersions},
 	"DeleteLaunchTemplate":           {true, (*Sim).ec2DeleteLaunchTemplate},
+	"CreatePlacementGroup":           {true, (*Sim).ec2CreatePlacementGroup},
+	"DescribePlacementGroups":        {false, (*Sim).ec2DescribePlacementGroups},
+	"DeletePlacementGroup":           {true, (*Sim).ec2DeletePlacementGroup},
 	"CreateTags":                     {true, (*Sim).ec2CreateTags},
 	"DeleteTags":                     {true, (*Sim).ec2DeleteTags},
 	"DescribeCapacityReservations":   {false, (*Sim).ec2DescribeCapacityReservations},
@@ -142,7 +145,7 @@ func (s *Sim) serveEC2(w http.ResponseWriter, r *http.Request) {
 
 // ec2Resource is the name a fault's Match is tested against.
 func ec2Resource(tree map[string]any) string {
-	for _, k := range []string{"LaunchTemplateName", "LaunchTemplateId", "LaunchTemplateName.1", "LaunchTemplateId.1", "ResourceId.1"} {
+	for _, k := range []string{"LaunchTemplateName", "LaunchTemplateId", "LaunchTemplateName.1", "LaunchTemplateId.1", "ResourceId.1", "GroupName", "GroupName.1"} {
 		if v := treeString(tree, k); v != "" {
 			return v
 		}
@@ -250,10 +253,15 @@ func launchTemplateData(form map[string]any) map[string]any {
 // launchTemplateTags reads the CreateLaunchTemplate TagSpecification for the launch template
 // itself (resource type launch-template).
 func launchTemplateTags(form map[string]any) (map[string]string, *apiError) {
+	return creationTags(form, "launch-template")
+}
+
+// creationTags reads a creating call's TagSpecification, which may only tag the created resource.
+func creationTags(form map[string]any, resourceType string) (map[string]string, *apiError) {
 	var tags map[string]string
 	for _, item := range treeList(form, "TagSpecification") {
 		spec, _ := item.(map[string]any)
-		if rt := treeString(spec, "ResourceType"); rt != "launch-template" {
+		if rt := treeString(spec, "ResourceType"); rt != resourceType {
 			return nil, ec2Invalid("'%s' is not a valid taggable resource type for this operation.", rt)
 		}
 		for _, t := range treeList(spec, "Tag") {
@@ -302,6 +310,11 @@ func (s *Sim) validateLaunchTemplateData(region string, data map[string]any) (wa
 			warnings = append(warnings, "InvalidParameterValue: The HttpPutResponseHopLimit must be between 1 and 64.")
 		}
 	}
+	network, aerr := s.launchTemplateNetworkProblems(region, data)
+	if aerr != nil {
+		return nil, aerr
+	}
+	warnings = append(warnings, network...)
 	return warnings, nil
 }
 
@@ -493,20 +506,13 @@ func (s *Sim) selectLaunchTemplates(region string, form map[string]any) ([]*Laun
 }
 
 func ltFilterValues(lt *LaunchTemplate, name string) ([]string, bool) {
-	switch {
-	case name == "launch-template-name":
+	switch name {
+	case "launch-template-name":
 		return []string{lt.Name}, true
-	case name == "create-time":
+	case "create-time":
 		return []string{ec2Time(lt.CreateTime)}, true
-	case name == "tag-key":
-		return sortedKeys(lt.Tags), true
-	case strings.HasPrefix(name, "tag:"):
-		if v, ok := lt.Tags[strings.TrimPrefix(name, "tag:")]; ok {
-			return []string{v}, true
-		}
-		return nil, true
 	}
-	return nil, false
+	return tagFilterValues(lt.Tags, name)
 }
 
 // EC2 API Reference: DescribeLaunchTemplateVersions — the versions of one template, by number,

@@ -108,6 +108,9 @@ func (s *Sim) eksCreateNodegroup(c *call) ([]byte, *apiError) {
 	if len(r.FailIssues) == 0 {
 		r.FailIssues = s.w.tagLimitIssues(r)
 	}
+	if len(r.FailIssues) == 0 {
+		r.FailIssues = s.w.networkLaunchIssues(r)
+	}
 	return eksJSON(map[string]any{"nodegroup": r.Nodegroup})
 }
 

@@ -184,6 +184,10 @@ func callRequest(c *call) iamRequest {
 	case "ec2":
 		if arn := ec2ResourceARN(c.region, firstNonEmpty(treeString(c.form, "LaunchTemplateId"), treeString(c.form, "ResourceId.1"))); arn != "" {
 			r.resource = arn
+		} else if name := treeString(c.form, "GroupName"); name != "" && strings.HasSuffix(c.op, "PlacementGroup") {
+			// Service Authorization Reference, Amazon EC2: CreatePlacementGroup and DeletePlacementGroup
+			// act on the placement-group resource, arn:aws:ec2:<region>:<account>:placement-group/<name>.
+			r.resource = fmt.Sprintf("arn:aws:ec2:%s:%s:placement-group/%s", c.region, AccountID, name)
 		} else if strings.HasPrefix(c.op, "Create") || strings.HasPrefix(c.op, "Modify") || strings.HasPrefix(c.op, "Delete") {
 			r.resource = fmt.Sprintf("arn:aws:ec2:%s:%s:launch-template/*", c.region, AccountID)
 		}
@@ -221,7 +225,7 @@ func callRequests(c *call) []iamRequest {
 			}
 		}
 	}
-	if c.service == "ec2" && c.op == "CreateLaunchTemplate" && len(treeList(c.form, "TagSpecification")) > 0 {
+	if c.service == "ec2" && (c.op == "CreateLaunchTemplate" || c.op == "CreatePlacementGroup") && len(treeList(c.form, "TagSpecification")) > 0 {
 		// Tags on create: "If tags are specified in the resource-creating action, AWS performs
 		// additional authorization" on the tagging action, with the CreateAction condition key (read in
 		// the ECS and ELB guides' "Grant permission to tag resources on creation", docs.aws.amazon.com,

@@ -31,6 +31,8 @@ type world struct {
 	AMIReleases map[string]string `json:"ami_releases"`
 	// EC2 launch templates, keyed "region/lt-id".
 	LaunchTemplates map[string]*ltRecord `json:"launch_templates"`
+	// EC2 placement groups, keyed "region/name" (ec2_placement.go).
+	PlacementGroups map[string]*PlacementGroup `json:"placement_groups,omitempty"`
 	// The node groups' Auto Scaling groups, keyed "region/name", and their instances, keyed
 	// "region/i-id" (eks_fleet.go).
 	ASGs      map[string]*asgRecord  `json:"asgs"`
@@ -69,6 +71,9 @@ func (w *world) init(seed *Seed) {
 	}
 	if w.LaunchTemplates == nil {
 		w.LaunchTemplates = map[string]*ltRecord{}
+	}
+	if w.PlacementGroups == nil {
+		w.PlacementGroups = map[string]*PlacementGroup{}
 	}
 	if w.ASGs == nil {
 		w.ASGs = map[string]*asgRecord{}

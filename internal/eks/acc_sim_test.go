@@ -244,6 +244,11 @@ func checkNothingLeft(t *testing.T, sim *cloudsim.Sim) func(*terraform.State) er
 			if lts := c.launchTemplateNames(t); len(lts) > 0 {
 				return fmt.Errorf("launch templates left after destroy in %s: %v", region, lts)
 			}
+			for _, g := range sim.PlacementGroups(region) {
+				if _, owned := g.Tags["gpufleet:owner"]; owned {
+					return fmt.Errorf("placement group %s left after destroy in %s (%v)", g.GroupName, region, g.Tags)
+				}
+			}
 		}
 		return nil
 	}

@@ -88,12 +88,22 @@ type sideConfig struct {
 	// Guide, capacity-blocks-mng: the template sets InstanceType; the API request then takes no
 	// instanceTypes, EKS API Reference: CreateNodegroup). "" for other sides.
 	InstanceType string
+	// Network is the EFA interfaces and placement group of the network block (network.go).
+	Network sideNetwork
 	// OwnDefaultTags lists the pool's tags that repeat a default_tags value (see tagOwnDefaultTags).
 	OwnDefaultTags string
 	// PinnedVersion and PinnedRelease are kubernetes_version and release_version when the
 	// configuration sets them ("" when the pool follows the cluster and keeps its release);
 	// CreateRelease is the release a new node group of the side is created with ("" for the latest).
 	PinnedVersion, PinnedRelease, CreateRelease string
+}
+
+// instanceTypes are the instance types the side's instances launch as.
+func (c sideConfig) instanceTypes() []string {
+	if c.InstanceType != "" {
+		return []string{c.InstanceType}
+	}
+	return c.InstanceTypes
 }
 
 // sideConfigs expands a pool into its node groups.
@@ -265,6 +275,12 @@ func launchTemplateData(cfg sideConfig) *ec2types.RequestLaunchTemplateData {
 	if cfg.InstanceType != "" {
 		data.InstanceType = ec2types.InstanceType(cfg.InstanceType)
 	}
+	if cfg.Network.EFAInterfaces > 0 {
+		data.NetworkInterfaces = efaInterfaces(cfg.Network.EFAInterfaces)
+	}
+	if cfg.Network.PlacementGroup != "" {
+		data.Placement = &ec2types.LaunchTemplatePlacementRequest{GroupName: aws.String(cfg.Network.PlacementGroup)}
+	}
 	return data
 }
 
@@ -382,7 +398,7 @@ func launchTemplateDiffers(v *ec2types.LaunchTemplateVersion, cfg sideConfig) bo
 		return true
 	}
 	data := v.LaunchTemplateData
-	if string(data.InstanceType) != cfg.InstanceType {
+	if string(data.InstanceType) != cfg.InstanceType || networkOfTemplate(data) != cfg.Network {
 		return true
 	}
 	return reservationFromTemplate(data) != reservationKey(cfg.Reservation)

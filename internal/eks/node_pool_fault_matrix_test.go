@@ -94,7 +94,9 @@ type matrixRow struct {
 	// intended are the node groups the change itself deletes or replaces.
 	intended []string
 	// stuck: an operation outlasted the timeout; the repair runs once EKS has finished it.
-	stuck  bool
+	stuck bool
+	// left checks what else the failed apply must leave (nil: nothing more to check).
+	left   func(*cloudsim.Sim) error
 	repair repairPlan
 }
 
@@ -225,7 +227,28 @@ func faultMatrix() []matrixRow {
 	}
 	nothing := repairPlan{action: plancheck.ResourceActionNoop}
 	sizes, tagged := mixOf(6, 50, ""), mix(costCenter)
+	efaNet := "    efa                = true\n    placement_strategy = \"cluster\""
+	noGroup := func(sim *cloudsim.Sim) error {
+		if tags := placementGroupTags(sim, ownedPG); tags != nil {
+			return fmt.Errorf("placement group %s left behind: %v", ownedPG, tags)
+		}
+		return nil
+	}
 	return []matrixRow{
+		// Multi-node training (issue #40, item 8): the placement group comes first and goes again
+		// when nothing of the pool comes to exist; an EFA change is a new template version.
+		{name: "CreatePlacementGroup/efa/refused", after: efaPool(efaNet),
+			faults: faults(refused("ec2", "CreatePlacementGroup", "")),
+			err:    []string{"creating EKS node pool", "creating placement group " + ownedPG, "UnauthorizedOperation"}, left: noGroup,
+			repair: repairPlan{action: plancheck.ResourceActionCreate, renew: []string{od}}},
+		{name: "CreateNodegroup/efa/refused", after: efaPool(efaNet),
+			faults: faults(refused("eks", "CreateNodegroup", od)),
+			err:    []string{"creating EKS node group", od, "AccessDeniedException"}, left: noGroup,
+			repair: repairPlan{action: plancheck.ResourceActionCreate, renew: []string{od}}},
+		{name: "CreateLaunchTemplateVersion/efa-interfaces/refused", before: efaPool(efaNet), after: efaPool(efaNet + "\n    efa_interfaces     = 2"),
+			faults: faults(refused("ec2", "CreateLaunchTemplateVersion", "")),
+			err:    []string{"updating EKS node group", od, "UnauthorizedOperation"},
+			repair: update(od)},
 		// Create: two node groups, train-od first.
 		{name: "CreateLaunchTemplate/od/refused", after: mix(""),
 			faults: faults(refused("ec2", "CreateLaunchTemplate", "gpufleet.ml.train-od")),
@@ -520,6 +543,9 @@ func (row matrixRow) run(t *testing.T) {
 			errs = append(errs, fmt.Errorf("tainted while %v run", slices.Sorted(maps.Keys(running))))
 		}
 		errs = append(errs, st.matches(sim))
+		if row.left != nil {
+			errs = append(errs, row.left(sim))
+		}
 		for _, name := range row.repair.keep {
 			kept[name] = running[name]
 		}

@@ -33,6 +33,7 @@ type nodePoolModel struct {
 	GPU          *gpuModel          `tfsdk:"gpu"`
 	Capacity     *capacityModel     `tfsdk:"capacity"`
 	UpdateConfig *updateConfigModel `tfsdk:"update_config"`
+	Network      *networkModel      `tfsdk:"network"`
 
 	NodeGroups types.List `tfsdk:"node_groups"`
 }

@@ -150,6 +150,10 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if state != nil {
 		warnVersionsDiffer(ctx, &resp.Diagnostics, state)
 	}
+	if n := plan.Network; n != nil && n.PlacementGroup.IsUnknown() {
+		n.PlacementGroup = plannedPlacementGroup(plan)
+	}
+	warnReplicaWithoutEFA(&resp.Diagnostics, plan, spec)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
@@ -190,8 +194,9 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, s
 		}
 		versionChanges = plan.KubernetesVersion.IsUnknown() || !plan.KubernetesVersion.Equal(state.KubernetesVersion)
 		releaseChanges = plan.ReleaseVersion.IsUnknown() || !plan.ReleaseVersion.Equal(state.ReleaseVersion)
-		// A tag change makes no template version (fleet.go); a roll may, with the pool's tags.
-		ltChanges = versionChanges || releaseChanges
+		// A tag change makes no template version (fleet.go); a roll may, with the pool's tags, and
+		// so does a change of the EFA interfaces (network.go).
+		ltChanges = versionChanges || releaseChanges || efaChanges(plan, state)
 	}
 	var out []nodeGroupModel
 	for _, side := range d.Sides {
@@ -390,6 +395,13 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
 			return
 		}
+		// The placement group before the launch templates that name it; one this create made is
+		// deleted again when nothing of the pool comes to exist.
+		pgCreated, err := ensurePlacementGroup(ctx, c.ec2, plan, sides[0].InstanceTags)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
+			return
+		}
 		var existing []*types.Nodegroup
 		var leftovers []nodeGroupModel
 		var failed []sideFailure
@@ -413,7 +425,13 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		reportCreate(&resp.Diagnostics, cluster, outcomes, failed)
 		if len(existing) == 0 && len(leftovers) == 0 {
-			return // nothing exists: no state, nothing to clean up
+			// Nothing of the pool exists: no state, and no placement group left behind.
+			if pgCreated {
+				if err := deleteOwnedPlacementGroup(context.WithoutCancel(ctx), c.ec2, plan); err != nil {
+					resp.Diagnostics.AddError(fmt.Sprintf("deleting placement group of EKS node pool (%s/%s) again", cluster, plan.Name.ValueString()), err.Error())
+				}
+			}
+			return
 		}
 		// State records what exists. With a node group running, the failed sides are recorded as
 		// they are (a CREATE_FAILED node group not in sync, a refused side absent) and the next apply
@@ -457,6 +475,7 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, c
 	}
 	sides := sideConfigs(m.owner(), spec, derived)
 	for i := range sides {
+		sides[i].Network = m.networkOf(sides[i].instanceTypes())
 		sides[i].OwnDefaultTags = poolschema.JoinWithin(poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), ",", maxTagValue)
 		sides[i].PinnedVersion, sides[i].PinnedRelease = versions.pinned(), versions.release.ValueString()
 	}
@@ -876,6 +895,16 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 			// eks-vs-real.md D8): say what makes one the pool's rather than "no such object".
 			return false, nil, fmt.Errorf("%w\n\nTo import a node group that another tool created (aws_eks_node_group), tag it first, in that tool's configuration, with gpufleet:owner = \"<cluster_name>/<name>/<node group>\" (here %q), apply, and import again; gpufleet then replaces it, at the first apply, with a node group on a launch template of the pool's. See the migration guide", errors.Join(foreign...), owner.side(name+pool.SuffixOnDemand).legacyValue())
 		}
+		// No node group, but the placement group gpufleet made for them is still there (a destroy
+		// that could not delete it): the pool is that, so that state keeps it and destroy retries.
+		left, err := ownedPlacementGroupLeft(ctx, c.ec2, m)
+		if err != nil {
+			return false, nil, err
+		}
+		if left {
+			m.NodeGroups = nodeGroupList(nil)
+			return true, drift, nil
+		}
 		return false, drift, nil
 	}
 	for _, err := range foreign {
@@ -934,6 +963,7 @@ func (r *NodePoolResource) markInSync(ctx context.Context, m *nodePoolModel, fou
 	}
 	want := map[string]sideConfig{}
 	for _, cfg := range sideConfigs(m.owner(), spec, d) {
+		cfg.Network = m.networkOf(cfg.instanceTypes())
 		want[cfg.Name] = cfg
 	}
 	for _, ng := range found {
@@ -1039,6 +1069,9 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, ngs []*types.Nodegroup, ver
 		instanceTypes = []string{string(v.LaunchTemplateData.InstanceType)} // a capacity block's, in its template
 	}
 	m.InstanceTypes = fwtypes.ListValueMust(fwtypes.StringType, poolschema.StringValues(instanceTypes))
+	if v := versions[aws.ToString(primary.NodegroupName)]; m.Network == nil && v != nil {
+		m.Network = networkFromTemplate(m, v.LaunchTemplateData, instanceTypes) // import: the block as the template holds it
+	}
 	m.AMIType = fwtypes.StringValue(string(primary.AmiType))
 	m.KubernetesVersion = fwtypes.StringValue(aws.ToString(primary.Version))
 	m.ReleaseVersion = poolschema.NullableString(aws.ToString(primary.ReleaseVersion))
@@ -1177,6 +1210,13 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		c, wanted := r.prepareApply(ctx, plan, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
+		}
+		if plan.Network != nil && plan.Network.PlacementGroup.IsUnknown() {
+			// Another placement group replaces the pool: an update keeps the one it has, if any.
+			plan.Network.PlacementGroup = fwtypes.StringNull()
+			if state.Network != nil {
+				plan.Network.PlacementGroup = state.Network.PlacementGroup
+			}
 		}
 		cluster := plan.ClusterName.ValueString()
 		recorded := poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups)
@@ -1608,7 +1648,12 @@ func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 		skipped, err := deleteSides(ctx, c, state, poolschema.ListOf[nodeGroupModel](ctx, state.NodeGroups), timeout)
 		addSkipped(&resp.Diagnostics, skipped)
 		if err == nil {
-			return
+			// The node groups are gone: the placement group gpufleet made for them goes too (one named
+			// by placement_group_name is not the pool's, nor one whose owner tag is not). If that
+			// fails, state keeps the pool with the group alone (refresh finds it), for the next destroy.
+			if err = deleteOwnedPlacementGroup(ctx, c.ec2, state); err == nil {
+				return
+			}
 		}
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting EKS node pool (%s/%s)", cluster, name), err.Error())
 		// Part of the pool may be gone: state keeps what is left, as refresh finds it (a node group

@@ -158,6 +158,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(reservationChanged,
 				"Another reservation (id or type) replaces the pool.", "Another reservation (`id` or `type`) replaces the pool.")},
 		}),
+		"network": networkBlock(),
 		"update_config": schema.SingleNestedBlock{
 			MarkdownDescription: "How EKS replaces nodes when it rolls a node group (a new launch template version, Kubernetes version or AMI release).",
 			Attributes: map[string]schema.Attribute{

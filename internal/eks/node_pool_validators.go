@@ -17,7 +17,7 @@ var _ resource.ResourceWithConfigValidators = &NodePoolResource{}
 
 // ConfigValidators are the checks across attributes that the schema's validators cannot make.
 func (r *NodePoolResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{launchTemplateNameValidator{}, amiArchitectureValidator{}, amiVersionValidator{}, bottlerocketGPUValidator{}}
+	return []resource.ConfigValidator{launchTemplateNameValidator{}, amiArchitectureValidator{}, amiVersionValidator{}, bottlerocketGPUValidator{}, networkValidator{}}
 }
 
 // launchTemplateNameValidator fails at plan time, at name, when a side's launch template name

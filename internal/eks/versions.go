@@ -235,6 +235,9 @@ func warnNodesReplaced(ctx context.Context, diags *diag.Diagnostics, plan, state
 	if !plan.ReleaseVersion.IsUnknown() && !plan.ReleaseVersion.Equal(state.ReleaseVersion) && !state.ReleaseVersion.IsNull() {
 		why = append(why, fmt.Sprintf("the AMI release changes to %s", plan.ReleaseVersion.ValueString()))
 	}
+	if efaChanges(plan, state) {
+		why = append(why, "the EFA interfaces change (network)")
+	}
 	if len(why) == 0 {
 		return
 	}

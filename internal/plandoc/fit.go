@@ -64,7 +64,9 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 	}
 	shape.Shared = shared
 	shape.Partitioned = shared || gpuDoc["mig_profile"] != nil || gpuDoc["mig_config"] != nil
-	shape.NodeMemoryGiB, shape.VCPUs = 1e9, 1e9 // lib.doc_node: a node type the catalog does not know
+	// lib.doc_node: a node type the catalog does not know puts no limit (its inter-node network is
+	// taken as there, "unknown", so that no replica over nodes fails on it).
+	shape.NodeMemoryGiB, shape.VCPUs, shape.InterNode = 1e9, 1e9, "unknown"
 	if n, found := documentNode(cloud, doc["instance_types"]); found {
 		memory, mok := n["memory_gib"].(float64)
 		vcpus, vok := wholeNumber(n["vcpu"], 0)
@@ -72,6 +74,7 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 			return nil, false
 		}
 		shape.NodeMemoryGiB, shape.VCPUs = memory, vcpus
+		shape.InterNode, _ = n["internode"].(string)
 		if perNode >= 2 {
 			shape.Interconnect, _ = n["interconnect"].(string)
 		}
@@ -112,6 +115,7 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 		"fits":              false,
 		"headroom_percent":  d.HeadroomPercent,
 		"gpus_per_replica":  float64(f.GPUsPerReplica),
+		"nodes_per_replica": float64(f.NodesPerReplica),
 		"replicas_per_node": float64(f.ReplicasPerNode),
 		"usable_gib":        f.UsableGiB,
 		"host_need_gib":     f.HostNeedGiB,

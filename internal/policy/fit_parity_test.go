@@ -64,8 +64,14 @@ func TestFitParity(t *testing.T) {
 		// The clouds' node limits (issue #40, item 3): the EKS quota of 450, GKE's 1 000 a zone over three.
 		{NeedGiB: 3.5, Kind: "batch", Environment: "staging", HeadroomPercent: 5, Replicas: 600, MaxNodes: 450},
 		{NeedGiB: 12, Kind: "inference", Environment: "staging", HeadroomPercent: 5, Replicas: 2500, MaxNodes: 3000},
+		// Multi-node training (issue #40, item 8): a replica over whole nodes needs EFA or GPUDirect
+		// between them; 12 GPUs are whole nodes of 4 but not of 8; inference never spans nodes.
+		{NeedGiB: 1100, Precision: "bf16", Kind: "training", Environment: "production", GPUsPerReplica: 32, HeadroomPercent: 5, Replicas: 2},
+		{NeedGiB: 400, Precision: "bf16", Kind: "training", Environment: "staging", GPUsPerReplica: 12, HeadroomPercent: 5, Replicas: 1},
+		{NeedGiB: 300, Kind: "training", Environment: "production", GPUsPerReplica: 16, HeadroomPercent: 5, Replicas: 300, MaxNodes: 450},
+		{NeedGiB: 600, Precision: "fp16", Kind: "inference", Environment: "production", GPUsPerReplica: 16, HeadroomPercent: 5, Replicas: 2},
 	}
-	checked, fits, failed := 0, 0, map[string]int{}
+	checked, fits, multiNodeFits, failed := 0, 0, 0, map[string]int{}
 	for _, s := range shapes {
 		for _, d := range demands {
 			want := catalog.FitWorkload(s, d)
@@ -81,6 +87,7 @@ func TestFitParity(t *testing.T) {
 			raw, _ := json.Marshal(rs[0].Bindings["x"])
 			var got struct {
 				GPUsPerReplica  int      `json:"gpus_per_replica"`
+				NodesPerReplica int      `json:"nodes_per_replica"`
 				ReplicasPerNode int      `json:"replicas_per_node"`
 				UsableGiB       float64  `json:"usable_gib"`
 				HostNeedGiB     float64  `json:"host_need_gib"`
@@ -91,13 +98,16 @@ func TestFitParity(t *testing.T) {
 				t.Fatalf("%s: %v in %s", name, err, raw)
 			}
 			wantProblems := want.Constraints()
-			if got.GPUsPerReplica != want.GPUsPerReplica || got.ReplicasPerNode != want.ReplicasPerNode || got.UsableGiB != want.UsableGiB ||
+			if got.GPUsPerReplica != want.GPUsPerReplica || got.NodesPerReplica != want.NodesPerReplica || got.ReplicasPerNode != want.ReplicasPerNode || got.UsableGiB != want.UsableGiB ||
 				got.HostNeedGiB != want.HostNeedGiB || got.Nodes != want.Nodes || !slices.Equal(got.Problems, wantProblems) {
 				t.Errorf("%s:\n Rego %s\n Go   %+v %v", name, raw, want, wantProblems)
 			}
 			checked++
 			if want.Fits() {
 				fits++
+				if want.NodesPerReplica > 1 {
+					multiNodeFits++
+				}
 			}
 			for _, c := range wantProblems {
 				failed[c]++
@@ -105,10 +115,13 @@ func TestFitParity(t *testing.T) {
 		}
 	}
 	for _, c := range []string{catalog.ConstraintPrecision, catalog.ConstraintMemory, catalog.ConstraintGPUsPerReplica, catalog.ConstraintInterconnect,
-		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit} {
+		catalog.ConstraintInterNode, catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit} {
 		if failed[c] == 0 {
 			t.Errorf("no case fails %s: the parity test does not cover it", c)
 		}
+	}
+	if multiNodeFits == 0 {
+		t.Error("no replica over several nodes fits: the parity test does not cover multi-node training")
 	}
 	if fits == 0 || checked < 1000 {
 		t.Errorf("%d verdicts compared, %d fit", checked, fits)
@@ -120,7 +133,7 @@ func shapeInput(s catalog.FitShape) map[string]any {
 	return map[string]any{
 		"cloud": string(s.Cloud), "gpu_model": s.GPU.Name, "gpus": s.GPUs, "unit_gib": s.UnitGiB, "units_per_gpu": s.UnitsPerGPU,
 		"partitioned": s.Partitioned, "shared": s.Shared, "node_memory_gib": s.NodeMemoryGiB, "vcpus": s.VCPUs,
-		"interconnect": nullIfEmpty(s.Interconnect),
+		"interconnect": nullIfEmpty(s.Interconnect), "internode": nullIfEmpty(s.InterNode),
 	}
 }
 

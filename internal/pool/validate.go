@@ -157,13 +157,25 @@ func (v *validator) nodeType() (catalog.NodeType, bool) {
 	return node, known && problem == nil
 }
 
-// gpusPerReplica rejects a replica over more GPUs than a node has: its GPUs must be on one node
-// (catalog.FitWorkload), whatever the policy enforcement.
+// gpusPerReplica rejects a replica over more GPUs than a node has (catalog.FitWorkload), whatever
+// the policy enforcement: its GPUs must be on one node, except a training replica over whole nodes
+// (catalog.SpansNodes) of a node type with an inter-node GPU network (EFA, GPUDirect).
 func (v *validator) gpusPerReplica(node catalog.NodeType) {
 	p := P("workload", "gpus_per_replica")
-	if n := v.spec.Workload.GPUsPerReplica; v.known(p) && n > node.GPUCount {
-		v.add(p, "Replica larger than a node", "%d GPUs per replica, but a %s node has %d %s GPU(s): a replica's GPUs must be on one node; "+
-			"choose a node type with at least %d GPUs or lower workload.gpus_per_replica.", n, node.Name, node.GPUCount, node.GPUModel, n)
+	n := v.spec.Workload.GPUsPerReplica
+	if !v.known(p) || n <= node.GPUCount {
+		return
+	}
+	switch {
+	case catalog.SpansNodes(v.spec.Workload.Kind, n, node.GPUCount) && node.MultiNode():
+	case catalog.SpansNodes(v.spec.Workload.Kind, n, node.GPUCount):
+		v.add(p, "Replica over nodes without an inter-node GPU network", "%d GPUs per replica span %d %s nodes of %d %s GPUs, and %s has no inter-node GPU network (%s): "+
+			"NCCL between its nodes would run over plain TCP. Choose a node type with one, or keep a replica on one node (at most %d GPUs).",
+			n, n/node.GPUCount, node.Name, node.GPUCount, node.GPUModel, node.Name, catalog.InterNodeNamesFor(node.Cloud), node.GPUCount)
+	default:
+		v.add(p, "Replica larger than a node", "%d GPUs per replica, but a %s node has %d %s GPU(s): a replica's GPUs must be on one node "+
+			"(or, for training, on whole nodes with an inter-node GPU network: a multiple of %d); choose a node type with at least %d GPUs or lower workload.gpus_per_replica.",
+			n, node.Name, node.GPUCount, node.GPUModel, node.GPUCount, n)
 	}
 }
 

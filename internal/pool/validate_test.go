@@ -38,6 +38,11 @@ func TestValidate_valid(t *testing.T) {
 	valid := map[string]Spec{
 		"eks basic": eksSpec(),
 		"gke basic": gkeSpec(),
+		"eks training replica over two nodes with EFA": func() Spec {
+			s := eksSpec()
+			s.Workload.GPUsPerReplica, s.Workload.GPUMemoryGiB = 16, 1100
+			return s
+		}(),
 		"eks mig profile": func() Spec {
 			s := eksSpec()
 			s.GPU.MIG = &MIG{Profile: "3g.40gb"}
@@ -130,7 +135,10 @@ func TestValidate_problemsNameTheAttribute(t *testing.T) {
 		{"instance types with different GPU models", func(s *Spec) { s.InstanceTypes = []string{"g5.xlarge", "g6.xlarge"} }, "instance_types[1]", "same GPU model"},
 		{"non-GPU instance type", func(s *Spec) { s.InstanceTypes = []string{"m5.large"} }, "instance_types[0]", "not an NVIDIA GPU instance type"},
 		{"no instance types", func(s *Spec) { s.InstanceTypes = nil }, "instance_types", "at least one"},
-		{"replica over more GPUs than a node", func(s *Spec) { s.Workload.GPUsPerReplica = 16 }, "workload.gpus_per_replica", "a p5.48xlarge node has 8 H100-80GB GPU(s)"},
+		{"replica over more GPUs than a node", func(s *Spec) { s.Workload.GPUsPerReplica = 12 }, "workload.gpus_per_replica", "a p5.48xlarge node has 8 H100-80GB GPU(s)"},
+		{"inference replica over two nodes", func(s *Spec) { s.Workload.Kind, s.Workload.GPUsPerReplica = KindInference, 16 }, "workload.gpus_per_replica", "must be on one node"},
+		{"training replica over nodes without EFA", func(s *Spec) { s.InstanceTypes, s.Workload.GPUsPerReplica = []string{"p3.16xlarge"}, 16 },
+			"workload.gpus_per_replica", "p3.16xlarge has no inter-node GPU network (EFA)"},
 		{"unknown precision", func(s *Spec) { s.Workload.Precision = "fp2" }, "workload.precision", "fp4"},
 		{"kv cache not less than the need", func(s *Spec) { s.Workload.KVCacheGiB = 60 }, "workload.kv_cache_gib", "gpu_memory_gib includes it"},
 		{"negative kv cache", func(s *Spec) { s.Workload.KVCacheGiB = -1 }, "workload.kv_cache_gib", "0 GiB or more"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -56,6 +57,8 @@ type nodeTypeModel struct {
 	MIGProfiles       []string      `tfsdk:"mig_profiles"`
 	VCPU              types.Int64   `tfsdk:"vcpu"`
 	MemoryGiB         types.Float64 `tfsdk:"memory_gib"`
+	InterNodeNetwork  types.String  `tfsdk:"inter_node_network"`
+	InterNodeNICs     types.Int64   `tfsdk:"inter_node_interfaces"`
 	OnDemandHourlyUSD types.Float64 `tfsdk:"on_demand_hourly_usd"`
 	SpotHourlyUSD     types.Float64 `tfsdk:"spot_hourly_usd"`
 	PriceSource       types.String  `tfsdk:"price_source"`
@@ -118,22 +121,25 @@ func (d *GPUCatalogDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
-						"name":                 schema.StringAttribute{Computed: true, MarkdownDescription: "EC2 instance type or GKE machine type."},
-						"region":               schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the row's prices; null without `region` or `regions`."},
-						"family":               schema.StringAttribute{Computed: true, MarkdownDescription: "Instance or machine family, e.g. `p5`, `a3-highgpu`."},
-						"accelerator":          schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type; null on AWS."},
-						"gpu_model":            schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `H100-80GB`."},
-						"gpu_count":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node."},
-						"gpu_memory_gib":       schema.Float64Attribute{Computed: true, MarkdownDescription: "Usable memory of one GPU in GiB, as the cloud reports it (an L4 sold as 24 GB has 22.35 GiB)."},
-						"gpu_class":            schema.StringAttribute{Computed: true, MarkdownDescription: "`training` or `inference`: what the GPU was built for."},
-						"mig_profiles":         schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "MIG profiles of the GPU; empty without MIG."},
-						"vcpu":                 schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs per node."},
-						"memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "Host memory per node in GiB."},
-						"on_demand_hourly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "On-demand price of one node-hour in `region`, after the provider's discount and overrides; null without `region`."},
-						"spot_hourly_usd":      schema.Float64Attribute{Computed: true, MarkdownDescription: "Spot price estimate of one node-hour in `region`; null without `region`."},
-						"price_source":         schema.StringAttribute{Computed: true, MarkdownDescription: "Where the catalog price comes from."},
-						"price_as_of":          schema.StringAttribute{Computed: true, MarkdownDescription: "Date of the catalog's on-demand price (YYYY-MM-DD)."},
-						"spot_price_as_of":     schema.StringAttribute{Computed: true, MarkdownDescription: "Date of the spot figure the spot price is derived from (YYYY-MM-DD): spot prices are per family and region, each from a published figure where there is one, and `price_source` says which (guide \"What a recommendation costs\")."},
+						"name":           schema.StringAttribute{Computed: true, MarkdownDescription: "EC2 instance type or GKE machine type."},
+						"region":         schema.StringAttribute{Computed: true, MarkdownDescription: "Region of the row's prices; null without `region` or `regions`."},
+						"family":         schema.StringAttribute{Computed: true, MarkdownDescription: "Instance or machine family, e.g. `p5`, `a3-highgpu`."},
+						"accelerator":    schema.StringAttribute{Computed: true, MarkdownDescription: "GKE accelerator type; null on AWS."},
+						"gpu_model":      schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `H100-80GB`."},
+						"gpu_count":      schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node."},
+						"gpu_memory_gib": schema.Float64Attribute{Computed: true, MarkdownDescription: "Usable memory of one GPU in GiB, as the cloud reports it (an L4 sold as 24 GB has 22.35 GiB)."},
+						"gpu_class":      schema.StringAttribute{Computed: true, MarkdownDescription: "`training` or `inference`: what the GPU was built for."},
+						"mig_profiles":   schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "MIG profiles of the GPU; empty without MIG."},
+						"vcpu":           schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs per node."},
+						"memory_gib":     schema.Float64Attribute{Computed: true, MarkdownDescription: "Host memory per node in GiB."},
+						"inter_node_network": schema.StringAttribute{Computed: true, MarkdownDescription: "The network the node's GPUs reach other nodes' GPUs through, for training whose replicas span nodes: `" + strings.Join(catalog.InterNodeNetworks, "`, `") + "` " +
+							"(EFA on EC2; GPUDirect-TCPX on a3-highgpu-8g, TCPXO on a3-megagpu-8g, RDMA on a3-ultragpu-8g and a4-highgpu-8g); null for none. Sources: EC2 User Guide \"Elastic Fabric Adapter\", GKE \"Maximize GPU network bandwidth\" (guide \"Right-sizing\")."},
+						"inter_node_interfaces": schema.Int64Attribute{Computed: true, MarkdownDescription: "Interfaces of `inter_node_network`: on EC2 the network cards, one EFA interface each (p5.48xlarge 32); on GKE the additional GPU NICs (a3-megagpu-8g 8); 0 without one."},
+						"on_demand_hourly_usd":  schema.Float64Attribute{Computed: true, MarkdownDescription: "On-demand price of one node-hour in `region`, after the provider's discount and overrides; null without `region`."},
+						"spot_hourly_usd":       schema.Float64Attribute{Computed: true, MarkdownDescription: "Spot price estimate of one node-hour in `region`; null without `region`."},
+						"price_source":          schema.StringAttribute{Computed: true, MarkdownDescription: "Where the catalog price comes from."},
+						"price_as_of":           schema.StringAttribute{Computed: true, MarkdownDescription: "Date of the catalog's on-demand price (YYYY-MM-DD)."},
+						"spot_price_as_of":      schema.StringAttribute{Computed: true, MarkdownDescription: "Date of the spot figure the spot price is derived from (YYYY-MM-DD): spot prices are per family and region, each from a published figure where there is one, and `price_source` says which (guide \"What a recommendation costs\")."},
 					},
 				},
 			},
@@ -244,6 +250,8 @@ func nodeTypeFrom(n catalog.NodeType, region string, pricing catalog.Pricing) (n
 		MIGProfiles:       g.MIGProfileNames(),
 		VCPU:              types.Int64Value(int64(n.VCPU)),
 		MemoryGiB:         types.Float64Value(n.MemoryGiB),
+		InterNodeNetwork:  stringOrNull(n.InterNode),
+		InterNodeNICs:     types.Int64Value(int64(n.InterNodeNICs)),
 		OnDemandHourlyUSD: types.Float64Null(),
 		SpotHourlyUSD:     types.Float64Null(),
 		PriceSource:       types.StringNull(),

@@ -87,3 +87,40 @@ func TestAccGPUCatalogDataSource_badFilters(t *testing.T) {
 		})
 	}
 }
+
+// Issue #40, item 8: each row says which inter-node GPU network the shape has, and how many
+// interfaces it takes: p5.48xlarge 32 EFA interfaces, the one-GPU p5.4xlarge none; a3-megagpu-8g
+// GPUDirect-TCPXO over 8 NICs.
+func TestAccGPUCatalogDataSource_interNodeNetworks(t *testing.T) {
+	row := func(name, network string, nics int64) knownvalue.Check {
+		var n knownvalue.Check = knownvalue.Null()
+		if network != "" {
+			n = knownvalue.StringExact(network)
+		}
+		return knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact(name), "inter_node_network": n, "inter_node_interfaces": knownvalue.Int64Exact(nics)})
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+data "gpufleet_gpu_catalog" "h100_aws" {
+  cloud     = "aws"
+  region    = "us-east-1"
+  gpu_model = "H100-80GB"
+}
+data "gpufleet_gpu_catalog" "h100_gcp" {
+  cloud             = "gcp"
+  region            = "us-central1"
+  gpu_model         = "H100-80GB"
+  max_gpus_per_node = 8
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.h100_aws", tfjsonpath.New("node_types"), knownvalue.SetPartial([]knownvalue.Check{
+					row("p5.48xlarge", "efa", 32), row("p5.4xlarge", "", 0)})),
+				statecheck.ExpectKnownValue("data.gpufleet_gpu_catalog.h100_gcp", tfjsonpath.New("node_types"), knownvalue.SetPartial([]knownvalue.Check{
+					row("a3-megagpu-8g", "gpudirect-tcpxo", 8), row("a3-highgpu-8g", "gpudirect-tcpx", 4), row("a3-highgpu-4g", "", 0)})),
+			},
+		}},
+	})
+}

@@ -127,6 +127,8 @@ type recommendedPoolModel struct {
 	GPUsPerNode                    types.Int64             `tfsdk:"gpus_per_node"`
 	GPUMemoryGiB                   types.Float64           `tfsdk:"gpu_memory_gib"`
 	GPUsPerReplica                 types.Int64             `tfsdk:"gpus_per_replica"`
+	NodesPerReplica                types.Int64             `tfsdk:"nodes_per_replica"`
+	InterNodeNetwork               types.String            `tfsdk:"inter_node_network"`
 	NodeMemoryGiB                  types.Float64           `tfsdk:"node_memory_gib"`
 	VCPUsPerNode                   types.Int64             `tfsdk:"vcpus_per_node"`
 	MIGProfile                     types.String            `tfsdk:"mig_profile"`
@@ -291,7 +293,8 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 					"gpus_per_replica": schema.Int64Attribute{
 						MarkdownDescription: "GPUs one replica spans, all on one node (tensor parallel, FSDP). Default: for inference the fewest GPUs of a node " +
 							"(1, 2, 4, 8 or 16) whose memory holds the replica; otherwise 1. Training over more than one GPU needs NVLink-linked GPUs. " +
-							"At least 1, and at most the GPUs of the largest node of the clouds asked.",
+							"At least 1, and at most the GPUs of the largest node of the clouds asked, except for training: a replica over a whole multiple of a node's GPUs " +
+							"spans that many nodes (multi-node training), and only shapes with an inter-node GPU network (EFA, GPUDirect) answer it (`nodes_per_replica`, `inter_node_network`).",
 						Optional:   true,
 						Validators: []validator.Int64{int64validator.AtLeast(1)},
 					},
@@ -350,10 +353,13 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 			"else the cheapest region asked, which needs an EKS cluster there (the pool's `region` argument; `in_provider_region` false and a warning say why). GKE: `location`, with `node_locations` pinned to one zone of it when `zones` is 1."},
 		"in_provider_region": schema.BoolAttribute{Computed: true, MarkdownDescription: "EKS: whether `region` is the provider's region, where `gpufleet_eks_node_pool` creates the pool unless its `region` says otherwise; false when the provider's region had no answer (not asked, excluded by the client's residency, or nothing fits there), with a warning saying which. " +
 			"Null on GKE, and when the provider's region is not known without loading the SDK's configuration (no `aws.region`, `AWS_REGION` or `AWS_DEFAULT_REGION`): the answer is then the cheapest of the regions asked."},
-		"gpu_model":                schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
-		"gpus_per_node":            schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
-		"gpu_memory_gib":           schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or its whole GPUs' (`gpus_per_replica` of them)."},
-		"gpus_per_replica":         schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs one replica spans on one node: the pool's `workload.gpus_per_replica`."},
+		"gpu_model":         schema.StringAttribute{Computed: true, MarkdownDescription: "GPU model, e.g. `L4`."},
+		"gpus_per_node":     schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node (GKE: `gpu.count`)."},
+		"gpu_memory_gib":    schema.Float64Attribute{Computed: true, MarkdownDescription: "GPU memory one replica gets, GiB: the MIG slice's, or its whole GPUs' (`gpus_per_replica` of them)."},
+		"gpus_per_replica":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs one replica spans on one node: the pool's `workload.gpus_per_replica`."},
+		"nodes_per_replica": schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes one replica spans: 1, or for a training replica over a whole multiple of a node's GPUs (`gpus_per_replica` / `gpus_per_node`) that many, whose GPUs reach each other over `inter_node_network`."},
+		"inter_node_network": schema.StringAttribute{Computed: true, MarkdownDescription: "The network between the nodes of a replica that spans several (`nodes_per_replica` > 1): `" + strings.Join(catalog.InterNodeNetworks, "`, `") + "` " +
+			"(EFA on EC2; GPUDirect-TCPX on A3 High, TCPXO on A3 Mega, RDMA on A3 Ultra and A4). Only shapes with one answer such a replica. The pool's nodes need it themselves: on EKS the pool's `network` block (`efa = true`, and a `placement_strategy`); on GKE the machine type's additional GPU networks, which `gpufleet_gke_node_pool` does not configure yet. Null when a replica is on one node."},
 		"node_memory_gib":          schema.Float64Attribute{Computed: true, MarkdownDescription: "Host memory of one node, GiB: it holds the weights of every replica of the node plus the system reserve."},
 		"vcpus_per_node":           schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs of one node: at least one per replica it runs."},
 		"mig_profile":              schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
@@ -549,6 +555,8 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 		GPUsPerNode:                    types.Int64Value(int64(b.Node.GPUCount)),
 		GPUMemoryGiB:                   types.Float64Value(b.ReplicaGiB),
 		GPUsPerReplica:                 types.Int64Value(int64(b.GPUsPerReplica)),
+		NodesPerReplica:                types.Int64Value(int64(max(b.NodesPerReplica, 1))),
+		InterNodeNetwork:               stringOrNull(b.InterNode),
 		NodeMemoryGiB:                  types.Float64Value(b.Node.MemoryGiB),
 		VCPUsPerNode:                   types.Int64Value(int64(b.Node.VCPU)),
 		MIGProfile:                     stringOrNull(b.MIGProfile),

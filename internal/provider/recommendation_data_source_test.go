@@ -337,3 +337,36 @@ data "gpufleet_recommendation" "long" {
 		}},
 	})
 }
+
+// Issue #40, item 8: 70B trained in full over 16 GPUs spans two nodes, answered only with shapes
+// whose GPUs reach each other across nodes, and the answer says over which network.
+func TestAccRecommendationDataSource_multiNodeTraining(t *testing.T) {
+	ds := "data.gpufleet_recommendation.train"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: recommendationProvider(t, "") + `
+data "gpufleet_recommendation" "train" {
+  workload {
+    kind                     = "training"
+    environment              = "staging"
+    model_parameters_billion = 70
+    precision                = "bf16"
+    gpus_per_replica         = 16
+  }
+  clouds  = ["aws", "gcp"]
+  regions = ["us-east-1", "us-central1"]
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_type"), knownvalue.StringExact("p4de.24xlarge")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("nodes_per_replica"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("inter_node_network"), knownvalue.StringExact("efa")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("gpus_per_replica"), knownvalue.Int64Exact(16)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("aws").AtMapKey("node_count"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("node_type"), knownvalue.StringExact("a3-highgpu-8g")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("gcp").AtMapKey("inter_node_network"), knownvalue.StringExact("gpudirect-tcpx")),
+			},
+		}},
+	})
+}

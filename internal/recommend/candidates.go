@@ -114,7 +114,7 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 					Environment: w.Environment, GPUsPerReplica: gpusPerReplica, Replicas: req.Replicas, HeadroomPercent: headroom, MaxNodes: limit}))
 			}
 			f := tensorParallel(req, n, sh, fit(w.GPUsPerReplica), fit)
-			gpus := max(min(f.GPUsPerReplica, n.GPUCount), 1)
+			gpus := max(min(f.GPUsPerReplica, n.GPUCount*f.NodesPerReplica), 1)
 			nodes, zones := f.Nodes, 1
 			spot, base, minSize := capacity(w, req.Replicas, nodes)
 			rawNodes, rawBase, rawSpot := nodes, base, spot
@@ -137,7 +137,11 @@ func candidates(cloud catalog.Cloud, regions []string, d demand, req Request, en
 				}
 			}
 			o := Option{Cloud: cloud, Node: n, MIGProfile: sh.mig, SharingReplicas: sh.sharing, ReplicaGiB: float64(gpus) * sh.memory,
-				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base, FlexStart: flexStart}
+				GPUsPerReplica: f.GPUsPerReplica, ReplicasPerNode: f.ReplicasPerNode, NodesPerReplica: f.NodesPerReplica,
+				Nodes: nodes, Zones: zones, SpotPercentage: spot, OnDemandBase: base, FlexStart: flexStart}
+			if f.NodesPerReplica > 1 {
+				o.InterNode = n.InterNode
+			}
 			if !f.Fits() {
 				if e, ok := cheapestRegion(o, f, regions); ok {
 					excluded = append(excluded, e)
@@ -425,6 +429,7 @@ var constraintArgument = map[string]string{
 	catalog.ConstraintPrecision:      "workload.precision",
 	catalog.ConstraintGPUsPerReplica: "workload.gpus_per_replica",
 	catalog.ConstraintInterconnect:   "workload.gpus_per_replica",
+	catalog.ConstraintInterNode:      "workload.gpus_per_replica",
 	catalog.ConstraintNodeLimit:      "replicas",
 	constraintCompute:                "replicas",
 }
@@ -435,6 +440,7 @@ var constraintNames = map[string]string{
 	catalog.ConstraintMemory:         "GPU memory",
 	catalog.ConstraintGPUsPerReplica: "GPUs per replica",
 	catalog.ConstraintInterconnect:   "NVLink",
+	catalog.ConstraintInterNode:      "inter-node GPU network",
 	catalog.ConstraintHostMemory:     "host memory",
 	catalog.ConstraintVCPUs:          "vCPUs",
 	catalog.ConstraintNodeLimit:      "node limit",
@@ -483,12 +489,15 @@ func noFit(cloud catalog.Cloud, regions []string, d demand, req Request, exclude
 			}
 			count[c]++
 		}
-		if len(e.fit.Problems) == 1 && !e.fit.Has(constraintProvisioning) { // deployable once that one constraint is met
+		// Deployable once that one constraint is met: not a machine type the pool cannot buy, nor a
+		// shape without the inter-node GPU network a replica over several nodes needs (no setting
+		// gives a node type one).
+		if len(e.fit.Problems) == 1 && !e.fit.Has(constraintProvisioning) && !e.fit.Has(catalog.ConstraintInterNode) {
 			nearest = append(nearest, e)
 		}
 	}
 	for _, c := range []string{catalog.ConstraintPrecision, catalog.ConstraintMemory, constraintCompute, catalog.ConstraintGPUsPerReplica, catalog.ConstraintInterconnect,
-		catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit, constraintProvisioning} {
+		catalog.ConstraintInterNode, catalog.ConstraintHostMemory, catalog.ConstraintVCPUs, catalog.ConstraintNodeLimit, constraintProvisioning} {
 		if count[c] == 0 {
 			continue
 		}
@@ -499,6 +508,10 @@ func noFit(cloud catalog.Cloud, regions []string, d demand, req Request, exclude
 		argument = "gpu_models"
 	}
 	why = fmt.Sprintf("no %s node, MIG slice or shared GPU in %s fits %s GiB per replica: %s", cloud, strings.Join(regions, ", "), fmtGiB(d.need), strings.Join(parts, "; "))
+	if count[catalog.ConstraintInterNode] > 0 { // a replica over several nodes: say first what it lacks
+		why = fmt.Sprintf("no %s shape with %s in %s takes a training replica over %d GPUs across nodes (%s GiB): %s",
+			cloud, catalog.InterNodeNamesFor(cloud), strings.Join(regions, ", "), req.Workload.GPUsPerReplica, fmtGiB(d.need), strings.Join(parts, "; "))
+	}
 	slices.SortStableFunc(nearest, func(a, b exclusion) int { return cmp.Compare(a.usd, b.usd) })
 	if len(nearest) > 0 {
 		var names []string

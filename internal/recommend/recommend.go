@@ -38,7 +38,9 @@ type Workload struct {
 	// TokensPerSecond is the decode rate one replica must reach (0: no rate); see throughput.go.
 	TokensPerSecond float64
 	// GPUsPerReplica is the GPUs one replica spans, on one node; 0: the fit's default (inference:
-	// the fewest GPUs of the node that hold it; otherwise 1).
+	// the fewest GPUs of the node that hold it; otherwise 1). A training replica over a whole
+	// multiple of a node's GPUs spans that many nodes (multi-node training), which only shapes
+	// with an inter-node GPU network (EFA, GPUDirect: catalog.NodeType.InterNode) take.
 	GPUsPerReplica int
 	// The KV cache (kvcache.go): a model whose shape the catalog knows (catalog.KVModels; it also
 	// gives ParametersBillion when neither it nor GPUMemoryGiB is set), the tokens of context per
@@ -107,6 +109,10 @@ type Option struct {
 	ReplicaGiB      float64
 	GPUsPerReplica  int
 	ReplicasPerNode int
+	// NodesPerReplica is 1, or the nodes one multi-node training replica spans; InterNode is then
+	// the network between them (catalog.NetworkEFA …), "" for a replica on one node.
+	NodesPerReplica int
+	InterNode       string
 	// DecodeTokensPerSecond is one replica's decode estimate (throughput.go); 0 without a rate.
 	DecodeTokensPerSecond float64
 	Nodes                 int
@@ -247,7 +253,8 @@ func (r Request) headroom() float64 {
 
 // checkFitInputs rejects fit inputs no pool could meet: a headroom outside 0–50 %, an unknown
 // GPU model, a precision the catalog does not know, and GPUs per replica below 1 or above the
-// largest node of the clouds asked (of the GPU models allowed).
+// largest node of the clouds asked (of the GPU models allowed), unless a training replica can span
+// whole nodes of a shape with an inter-node GPU network.
 func checkFitInputs(req Request) error {
 	if h := req.headroom(); h < 0 || h > 50 || math.IsNaN(h) {
 		return &catalog.ArgumentError{Argument: "memory_headroom_percent", Message: fmt.Sprintf("must be between 0 and 50, got %g", h)}
@@ -281,13 +288,53 @@ func checkFitInputs(req Request) error {
 				}
 			}
 		}
-		if g > largest.GPUCount {
+		if g > largest.GPUCount && !spansSomeNodes(req, g) {
+			training := ""
+			if req.Workload.Kind == pool.KindTraining {
+				training = fmt.Sprintf(" (a training replica may also span whole nodes with an inter-node GPU network: %s)", multiNodeSizes(req))
+			}
 			return &catalog.ArgumentError{Argument: "workload.gpus_per_replica", Message: fmt.Sprintf(
-				"a replica's GPUs must be on one node, and the largest node of %s has %d GPUs (%s, %d x %s); got %d",
-				joinClouds(req.Clouds), largest.GPUCount, largest.Name, largest.GPUCount, largest.GPUModel, g)}
+				"a replica's GPUs must be on one node, and the largest node of %s has %d GPUs (%s, %d x %s)%s; got %d",
+				joinClouds(req.Clouds), largest.GPUCount, largest.Name, largest.GPUCount, largest.GPUModel, training, g)}
 		}
 	}
 	return nil
+}
+
+// spansSomeNodes reports whether a replica over g GPUs can span whole nodes of some shape of the
+// clouds asked (of the GPU models allowed) that has an inter-node GPU network.
+func spansSomeNodes(req Request, g int) bool {
+	for _, cloud := range req.Clouds {
+		for _, n := range catalog.NodeTypes(cloud) {
+			if allowedModel(req, n.GPUModel) && n.MultiNode() && catalog.SpansNodes(req.Workload.Kind, g, n.GPUCount) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// multiNodeSizes says which GPU counts a multi-node training replica may take on the clouds asked:
+// multiples of the GPUs of the shapes with an inter-node GPU network.
+func multiNodeSizes(req Request) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, cloud := range req.Clouds {
+		for _, n := range catalog.NodeTypes(cloud) {
+			if !allowedModel(req, n.GPUModel) || !n.MultiNode() || n.GPUCount < 2 {
+				continue
+			}
+			s := fmt.Sprintf("a multiple of %d on %s", n.GPUCount, n.Name)
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "none of the GPU models allowed has one"
+	}
+	return strings.Join(out, ", ")
 }
 
 // allowedModel reports whether gpu_models lets a GPU model in.

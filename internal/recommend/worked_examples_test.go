@@ -38,6 +38,8 @@ var workedExamples = []struct {
 	{"8B AWQ inference", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 8, Precision: "awq"}}},
 	{"8B GPTQ inference on V100s only", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 8, Precision: "gptq"}, GPUModels: []string{"V100-16GB"}}},
 	{"405B fp4 inference", Request{Workload: Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}}},
+	// Issue #40: multi-node training, only on shapes with EFA or GPUDirect between nodes.
+	{"70B full training (FSDP) over 16 GPUs", Request{Workload: Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, ParametersBillion: 70, Precision: "bf16", GPUsPerReplica: 16}}},
 }
 
 // workedExampleRow is the guide's table row for an answer.
@@ -57,6 +59,8 @@ func workedExampleRow(name string, a Answer) string {
 			what += ", MIG " + b.MIGProfile
 		case b.SharingReplicas > 0:
 			what += fmt.Sprintf(", %d replicas per GPU", b.SharingReplicas)
+		case b.NodesPerReplica > 1:
+			what += fmt.Sprintf(", %d x %s per replica over %d nodes (%s)", b.GPUsPerReplica, b.Node.GPUModel, b.NodesPerReplica, catalog.InterNodeName(b.InterNode))
 		case b.GPUsPerReplica > 1:
 			what += fmt.Sprintf(", %d x %s per replica", b.GPUsPerReplica, b.Node.GPUModel)
 		default:

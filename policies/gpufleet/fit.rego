@@ -2,19 +2,23 @@
 # computed with the numbers of the generated catalog.fit_model. TestFitParity (internal/policy) checks
 # that both give the same verdict on every node shape of the catalog.
 #
-#   shape:  {cloud, gpu_model, gpus, unit_gib, units_per_gpu, partitioned, shared, node_memory_gib, vcpus, interconnect}
+#   shape:  {cloud, gpu_model, gpus, unit_gib, units_per_gpu, partitioned, shared, node_memory_gib, vcpus, interconnect,
+#           internode} (internode may be null or absent: no inter-node GPU network)
 #   demand: {need_gib, host_gib, kv_cache_gib, precision, kind, environment, gpus_per_replica, replicas, headroom_percent,
 #           max_nodes} (max_nodes may be null or absent: fit_model.max_pool_nodes)
 #           (host_gib, kv_cache_gib, precision, gpus_per_replica and replicas may be null or absent;
 #           kv_cache_gib is the share of need_gib that is KV cache, which host memory does not hold)
 #
-# fit(shape, demand) is {gpus_per_replica, replicas_per_node, usable_gib, host_need_gib, nodes,
-# problems}: problems is the sorted list of the constraints the shape fails ("precision", "memory",
-# "gpus_per_replica", "interconnect", "host_memory", "vcpus", "node_limit"). O(1) per call.
+# fit(shape, demand) is {gpus_per_replica, nodes_per_replica, replicas_per_node, usable_gib, host_need_gib,
+# nodes, problems}: problems is the sorted list of the constraints the shape fails ("precision", "memory",
+# "gpus_per_replica", "interconnect", "internode", "host_memory", "vcpus", "node_limit"). O(1) per call.
+# A training replica over a whole multiple of the node's GPUs spans nodes_per_replica nodes, which need
+# an inter-node GPU network (EFA, GPUDirect).
 package gpufleet.lib
 
 fit(shape, demand) := {
 	"gpus_per_replica": asked,
+	"nodes_per_replica": k,
 	"replicas_per_node": per_node,
 	"usable_gib": usable,
 	"host_need_gib": host_need,
@@ -24,17 +28,19 @@ fit(shape, demand) := {
 	gpu := data.gpufleet.catalog.gpus[shape.gpu_model]
 	asked := _fit_gpus_asked(shape, demand)
 	g := _fit_gpus_used(shape, asked)
+	k := _fit_nodes_per_replica(shape, demand, asked)
 	per_node := floor(shape.gpus / g) * shape.units_per_gpu
 	unit := _fit_unit(shape)
-	usable := fit_usable_gib(g * unit, demand.headroom_percent)
+	usable := fit_usable_gib((g * k) * unit, demand.headroom_percent)
 	on_node := _fit_on_node(per_node, demand.replicas)
 	host_need := fit_round_up2((on_node * _fit_host_gib(demand)) + host_reserve_gib(shape.cloud, shape.node_memory_gib))
-	nodes := _fit_nodes(per_node, demand)
+	nodes := _fit_nodes(per_node, demand) * k
 	checks := {
 		"precision": _fit_precision_bad(gpu, demand.precision),
-		"gpus_per_replica": _fit_gpus_wrong(shape, asked),
+		"gpus_per_replica": _fit_gpus_wrong(shape, asked, k),
 		"memory": demand.need_gib > usable,
-		"interconnect": _fit_needs_nvlink(shape, demand, g),
+		"interconnect": _fit_needs_nvlink(shape, demand, g * k),
+		"internode": _fit_needs_internode(shape, k),
 		"host_memory": host_need > shape.node_memory_gib,
 		"vcpus": (on_node * data.gpufleet.catalog.fit_model.vcpus_per_replica) > shape.vcpus,
 		"node_limit": nodes > _fit_max_nodes(demand),
@@ -99,14 +105,31 @@ _fit_gpus_used(shape, asked) := 1 if {
 	asked > shape.gpus
 } else := asked
 
-_fit_gpus_wrong(shape, asked) if {
+_fit_gpus_wrong(shape, asked, _) if {
 	asked > 1
 	shape.partitioned
 }
 
-_fit_gpus_wrong(shape, asked) if asked > shape.gpus
+_fit_gpus_wrong(shape, asked, 1) if asked > shape.gpus
 
-default _fit_gpus_wrong(_, _) := false
+default _fit_gpus_wrong(_, _, _) := false
+
+# The nodes one replica spans (catalog.SpansNodes): a training replica over a whole multiple (two or
+# more) of the node's whole GPUs; else 1.
+_fit_nodes_per_replica(shape, demand, asked) := asked / shape.gpus if {
+	demand.kind == "training"
+	not shape.partitioned
+	shape.gpus > 0
+	asked > shape.gpus
+	asked % shape.gpus == 0
+} else := 1
+
+default _fit_needs_internode(_, _) := false
+
+_fit_needs_internode(shape, k) if {
+	k > 1
+	object.get(shape, "internode", null) == null
+}
 
 _fit_unit(shape) := floor(round((shape.unit_gib / shape.units_per_gpu) * 1000000) / 10000) / 100 if {
 	shape.shared
@@ -199,6 +222,7 @@ _doc_shape(doc) := {
 	"node_memory_gib": node.memory_gib,
 	"vcpus": node.vcpu,
 	"interconnect": _doc_interconnect(node, doc.gpu.per_node),
+	"internode": object.get(node, "internode", null),
 } if {
 	node := doc_node(doc)
 }
@@ -211,7 +235,7 @@ doc_node(doc) := n if {
 } else := n if {
 	doc.cloud == "gcp"
 	n := data.gpufleet.catalog.gke_machine_types[doc.instance_types[0]]
-} else := {"memory_gib": 1000000000, "vcpu": 1000000000, "interconnect": null}
+} else := {"memory_gib": 1000000000, "vcpu": 1000000000, "interconnect": null, "internode": "unknown"}
 
 _doc_interconnect(_, gpus) := null if gpus < 2
 

@@ -1,6 +1,7 @@
 # Right-sizing rules.
 #   GF-RS-001 deny  the workload does not fit the pool's nodes (lib.fit): GPU or MIG slice memory with
-#                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs
+#                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs, an
+#                   inter-node GPU network (EFA, GPUDirect) for a training replica over several nodes
 #   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
 #                   fitting option on the same cloud and region
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
@@ -41,7 +42,7 @@ _rs001(f) := {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text"
 }
 
 # In the order the message names them.
-_rs001_constraints := ["memory", "gpus_per_replica", "interconnect"]
+_rs001_constraints := ["memory", "gpus_per_replica", "interconnect", "internode"]
 
 # ---------------------------------------------------------------------------------------------
 # GF-RS-007
@@ -70,7 +71,7 @@ _rs001_text("memory", f) := sprintf("%s has %s GiB of GPU memory but workload.gp
 }
 
 _rs001_text("memory", f) := sprintf("%d %s GPUs per replica have %s GiB usable with %v %% kept free, but workload.gpu_memory_gib needs %s GiB per replica", [
-	min([f.gpus_per_replica, doc.gpu.per_node]), doc.gpu.model, lib.gib(f.usable_gib), lib.memory_headroom_percent, lib.gib(doc.workload.gpu_memory_gib),
+	min([f.gpus_per_replica, doc.gpu.per_node * object.get(f, "nodes_per_replica", 1)]), doc.gpu.model, lib.gib(f.usable_gib), lib.memory_headroom_percent, lib.gib(doc.workload.gpu_memory_gib),
 ]) if {
 	f.gpus_per_replica > 1
 }
@@ -82,6 +83,12 @@ _rs001_text("gpus_per_replica", f) := sprintf("a replica over %d GPUs needs them
 _rs001_text("interconnect", f) := sprintf("a training replica over %d GPUs needs NVLink between them, and the %s GPUs of this node share %s only", [
 	f.gpus_per_replica, doc.gpu.model, object.get(lib.doc_node(doc), "interconnect", "the PCIe bus"),
 ])
+
+_rs001_text("internode", f) := sprintf("a training replica over %d GPUs spans %d nodes of %d GPUs, which needs an inter-node GPU network (%s), and %s has none", [
+	f.gpus_per_replica, f.nodes_per_replica, doc.gpu.per_node, _internode_names[doc.cloud], doc.instance_types[0],
+])
+
+_internode_names := {"aws": "EFA", "gcp": "GPUDirect-TCPX, GPUDirect-TCPXO or GPUDirect-RDMA"}
 
 _rs001_text("host_memory", f) := sprintf("the replicas of a node need %s GiB of host memory (their weights, about workload.gpu_memory_gib / %v each, and the system reserve), the node has %s GiB", [
 	lib.gib(f.host_need_gib), data.gpufleet.catalog.fit_model.inference_overhead, lib.gib(lib.doc_node(doc).memory_gib),
@@ -105,6 +112,8 @@ _rs001_fix_for(failed) := _rs001_fix if {
 	failed == ["memory"]
 } else := sprintf("set workload.gpus_per_replica to at most %d, or choose a node type with more GPUs", [doc.gpu.per_node]) if {
 	"gpus_per_replica" in failed
+} else := "choose a node type with an inter-node GPU network (EFA on EC2, GPUDirect on GKE), or keep a replica on one node" if {
+	failed == ["internode"]
 } else := "choose a node type with more GPUs per node, or NVLink-linked GPUs for training over several GPUs"
 
 _rs001_fix := "choose a larger MIG profile (gpu.mig) or a GPU with more memory" if {

@@ -133,6 +133,25 @@ test_rs001_training_needs_nvlink if {
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as nvlink
 }
 
+# A training replica over 16 GPUs spans two 8-GPU nodes: p3.16xlarge has NVLink but no EFA, p5.48xlarge
+# has both (issue #40, item 8). 12 GPUs are no whole number of 8-GPU nodes.
+test_rs001_training_over_nodes_needs_internode if {
+	v100 := {"model": "V100-16GB", "class": "training", "memory_gib": 16, "per_node": 8, "slice_memory_gib": 16}
+	tcp_only := fx.pool({"workload": {"kind": "training", "gpu_memory_gib": 200, "gpus_per_replica": 16}, "gpu": v100, "instance_types": ["p3.16xlarge"]})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as tcp_only
+	count(fs) == 1
+	some f in fs
+	f.attribute == "instance_types"
+	contains(f.msg, "a training replica over 16 GPUs spans 2 nodes of 8 GPUs, which needs an inter-node GPU network (EFA), and p3.16xlarge has none")
+	h100 := {"model": "H100-80GB", "class": "training", "memory_gib": 80, "per_node": 8, "slice_memory_gib": 80}
+	efa := fx.pool({"workload": {"kind": "training", "gpu_memory_gib": 1100, "gpus_per_replica": 16}, "gpu": h100, "instance_types": ["p5.48xlarge"]})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as efa
+	twelve := fx.pool({"workload": {"kind": "training", "gpu_memory_gib": 600, "gpus_per_replica": 12}, "gpu": h100, "instance_types": ["p5.48xlarge"]})
+	gs := fx.of(findings.deny, "GF-RS-001") with input as twelve
+	some g in gs
+	g.attribute == "workload.gpus_per_replica"
+}
+
 # --- GF-RS-004 -------------------------------------------------------------------------------
 
 test_rs004_bf16_not_on_a_t4 if {
