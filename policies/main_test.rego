@@ -236,6 +236,30 @@ test_what_an_input_is if {
 	not data.gpufleet.inputs.combined with input as documents_plan
 }
 
+# A combined input's entries that are Kubernetes objects of a kind no builder reads are passed over
+# (inputs._to_classify); every other entry is classified, in the input's order: a builder's kind, a
+# List, a kind or apiVersion that is not a string or is missing, a documents file whatever it holds,
+# an empty YAML document.
+test_classified_passes_over_only_objects_no_builder_reads if {
+	entries := [
+		{"path": "a.yaml", "contents": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}}},
+		{"path": "b.yaml", "contents": {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "b"}}},
+		{"path": "c.yaml", "contents": {"apiVersion": "v1", "kind": "List", "items": []}},
+		{"path": "d.yaml", "contents": {"apiVersion": "v1", "kind": 5}},
+		{"path": "e.yaml", "contents": {"apiVersion": 1, "kind": "Service"}},
+		{"path": "f.yaml", "contents": {"kind": "ConfigMap"}},
+		{"path": "g.json", "contents": object.union(documents_file, {"apiVersion": "v1", "kind": "ConfigMap"})},
+		{"path": "h.yaml", "contents": null},
+		{"path": "i.json", "contents": documents_plan},
+		{"path": "j.yaml", "contents": {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "j"}}},
+	]
+	got := [[path, kind] | some [path, _, kind] in data.gpufleet.inputs.classified] with input as entries
+	got == [
+		["b.yaml", "manifests"], ["c.yaml", "manifests"], ["d.yaml", "other"], ["e.yaml", "other"],
+		["f.yaml", "other"], ["g.json", "documents"], ["h.yaml", "other"], ["i.json", "plan"],
+	]
+}
+
 # ---------------------------------------------------------------------------------------------
 # Convention labels written the Kubernetes way (GF-DATA-004 for what cannot be read)
 # ---------------------------------------------------------------------------------------------
