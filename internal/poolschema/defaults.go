@@ -94,71 +94,35 @@ func applyEach(ctx context.Context, o schema.NestedBlockObject, v tftypes.Value)
 }
 
 // defaultOf is the value of a's Default, nil without one. A kind of default this function does not
-// read is an error, never a silently skipped default.
+// read (list, set, map, object …) is an error, never a silently skipped default.
 func defaultOf(ctx context.Context, name string, a schema.Attribute) (*tftypes.Value, error) {
+	if d := reflect.ValueOf(a).FieldByName("Default"); !d.IsValid() || d.IsNil() {
+		return nil, nil
+	}
 	var val attr.Value
 	switch a := a.(type) {
 	case schema.StringAttribute:
-		if a.Default == nil {
-			return nil, nil
-		}
 		resp := &defaults.StringResponse{}
 		a.Default.DefaultString(ctx, defaults.StringRequest{}, resp)
 		val = resp.PlanValue
 	case schema.Int64Attribute:
-		if a.Default == nil {
-			return nil, nil
-		}
 		resp := &defaults.Int64Response{}
 		a.Default.DefaultInt64(ctx, defaults.Int64Request{}, resp)
 		val = resp.PlanValue
 	case schema.BoolAttribute:
-		if a.Default == nil {
-			return nil, nil
-		}
 		resp := &defaults.BoolResponse{}
 		a.Default.DefaultBool(ctx, defaults.BoolRequest{}, resp)
 		val = resp.PlanValue
 	case schema.Float64Attribute:
-		if a.Default == nil {
-			return nil, nil
-		}
 		resp := &defaults.Float64Response{}
 		a.Default.DefaultFloat64(ctx, defaults.Float64Request{}, resp)
 		val = resp.PlanValue
 	case schema.NumberAttribute:
-		if a.Default == nil {
-			return nil, nil
-		}
 		resp := &defaults.NumberResponse{}
 		a.Default.DefaultNumber(ctx, defaults.NumberRequest{}, resp)
 		val = resp.PlanValue
-	case schema.ListAttribute:
-		if a.Default != nil {
-			return nil, fmt.Errorf("%s: a list default is not applied by ApplyDefaults", name)
-		}
-		return nil, nil
-	case schema.SetAttribute:
-		if a.Default != nil {
-			return nil, fmt.Errorf("%s: a set default is not applied by ApplyDefaults", name)
-		}
-		return nil, nil
-	case schema.MapAttribute:
-		if a.Default != nil {
-			return nil, fmt.Errorf("%s: a map default is not applied by ApplyDefaults", name)
-		}
-		return nil, nil
-	case schema.SingleNestedAttribute:
-		if a.Default != nil {
-			return nil, fmt.Errorf("%s: an object default is not applied by ApplyDefaults", name)
-		}
-		return nil, nil
 	default:
-		// Another kind of attribute: an error if it has a default this function would skip.
-		if d := reflect.ValueOf(a).FieldByName("Default"); d.IsValid() && !d.IsNil() {
-			return nil, fmt.Errorf("%s: a default of %T is not applied by ApplyDefaults", name, a)
-		}
-		return nil, nil
+		return nil, fmt.Errorf("%s: a default of %T is not applied by ApplyDefaults", name, a)
 	}
 	tv, err := val.ToTerraformValue(ctx)
 	if err != nil {
