@@ -252,11 +252,13 @@ test_classified_passes_over_only_objects_no_builder_reads if {
 		{"path": "h.yaml", "contents": null},
 		{"path": "i.json", "contents": documents_plan},
 		{"path": "j.yaml", "contents": {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "j"}}},
+		{"path": "k.json", "contents": object.union(documents_file, {"apiVersion": "karpenter.sh/v1", "kind": "NodePool"})},
 	]
 	got := [[path, kind] | some [path, _, kind] in data.gpufleet.inputs.classified] with input as entries
 	got == [
 		["b.yaml", "manifests"], ["c.yaml", "manifests"], ["d.yaml", "other"], ["e.yaml", "other"],
 		["f.yaml", "other"], ["g.json", "documents"], ["h.yaml", "other"], ["i.json", "plan"],
+		["k.json", "documents"],
 	]
 }
 

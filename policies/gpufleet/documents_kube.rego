@@ -138,23 +138,23 @@ _kube_waivers(annotations) := {upper(trim_prefix(k, "gpufleet.io/waive-")): v |
 # its node class, else the karpenter.sh/discovery tag its node class selects subnets by (the
 # convention of Karpenter's getting-started guide); null when none says.
 _kube_cluster(obj, node_class) := c if {
-	c := _meta_cluster(obj)
+	c := obj.metadata.labels["gpufleet.io/cluster"]
+	is_string(c)
 } else := c if {
-	c := _meta_cluster(node_class)
+	c := obj.metadata.annotations["gpufleet.io/cluster"]
+	is_string(c)
+} else := c if {
+	c := node_class.metadata.labels["gpufleet.io/cluster"]
+	is_string(c)
+} else := c if {
+	c := node_class.metadata.annotations["gpufleet.io/cluster"]
+	is_string(c)
 } else := c if {
 	is_object(node_class)
 	cs := {t.tags["karpenter.sh/discovery"] | some t in lib.arr(object.get(node_class, ["spec", "subnetSelectorTerms"], null)); is_string(t.tags["karpenter.sh/discovery"])}
 	count(cs) == 1
 	some c in cs
 } else := null
-
-_meta_cluster(obj) := c if {
-	c := obj.metadata.labels["gpufleet.io/cluster"]
-	is_string(c)
-} else := c if {
-	c := obj.metadata.annotations["gpufleet.io/cluster"]
-	is_string(c)
-}
 
 # The region of zones (all of one region), else of a region requirement, else of the cluster in the
 # policy data's cluster registry (data.gpufleet.clusters.<name> = {cloud, region}); null otherwise.
@@ -196,43 +196,28 @@ _req_admits(reqs, key, v) if {
 	}
 }
 
-_one_admits(r, key, _) if r.key != key
-
 _one_admits(r, key, v) if {
+	r.key != key
+} else if {
 	r.key == key
-	r.operator == "In"
-	v in {sprintf("%v", [x]) | some x in lib.arr(r.values)}
+	_op_admits(r.operator, r.values, v)
 }
 
-_one_admits(r, key, v) if {
-	r.key == key
-	r.operator == "NotIn"
-	not v in {sprintf("%v", [x]) | some x in lib.arr(r.values)}
-}
+_op_admits("In", values, v) if v in {sprintf("%v", [x]) | some x in lib.arr(values)}
 
-_one_admits(r, key, _) if {
-	r.key == key
-	r.operator == "Exists"
-}
+_op_admits("NotIn", values, v) if not v in {sprintf("%v", [x]) | some x in lib.arr(values)}
 
-_one_admits(r, key, v) if {
-	r.key == key
-	r.operator == "Gt"
-	to_number(v) > to_number(r.values[0])
-}
+_op_admits("Exists", _, _)
 
-_one_admits(r, key, v) if {
-	r.key == key
-	r.operator == "Lt"
-	to_number(v) < to_number(r.values[0])
-}
+_op_admits("Gt", values, v) if to_number(v) > to_number(values[0])
+
+_op_admits("Lt", values, v) if to_number(v) < to_number(values[0])
 
 # An operator the bundle does not know constrains nothing it can tell. (A requirement without an
 # operator, which the CRD refuses, admits nothing.)
-_one_admits(r, key, _) if {
-	r.key == key
-	is_string(r.operator)
-	not r.operator in {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}
+_op_admits(op, _, _) if {
+	is_string(op)
+	not op in {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}
 }
 
 # The In values of key (strings), [] when there is no In requirement of key.
@@ -266,14 +251,22 @@ else := 1
 # Karpenter's instance-gpu-name of a catalog GPU model: "H100-80GB" -> "h100", "L40S" -> "l40s".
 _gpu_name(model) := lower(regex.replace(model, `-[0-9]+GB$`, ""))
 
+# The requirement keys _np_gpu reads, by prefix: what each says of the GPU.
+_np_gpu_keys := {prefix: object.union(
+	{concat("", [prefix, k]): v | some k, v in {"instance-gpu-name": "gpu", "instance-gpu-manufacturer": "gpu", "instance-gpu-memory": "gpu", "instance-gpu-count": "count", "instance-family": "shape", "instance-category": "shape"}},
+	{"node.kubernetes.io/instance-type": "shape"},
+) |
+	some prefix in ["karpenter.k8s.aws/", "eks.amazonaws.com/"]
+}
+
 _karpenter_keys := ["instance-family", "instance-category", "instance-generation", "instance-gpu-name", "instance-gpu-count", "instance-gpu-memory", "instance-gpu-manufacturer"]
 
 # The catalog instance types a NodePool's requirements admit (prefix karpenter.k8s.aws/, Auto
 # Mode's eks.amazonaws.com/): those named by node.kubernetes.io/instance-type In when it is there
 # (no pass over the catalog), else every catalog type that each understood requirement admits.
-_np_candidates(reqs, prefix) := _np_candidates_among(reqs, prefix, _req_in(reqs, "node.kubernetes.io/instance-type"), _np_feature_keys(reqs, prefix))
-
-_np_candidates_among(reqs, prefix, named, keys) := sort([t |
+# named: the instance types node.kubernetes.io/instance-type In names (_req_in); keys: the
+# features the requirements constrain (_np_feature_keys).
+_np_candidates(reqs, prefix, named, keys) := sort([t |
 	some t in named
 	f := _aws_features[t]
 	every k in keys {
@@ -309,16 +302,16 @@ _np_feature_keys(reqs, prefix) := {k |
 # nvidia.com/gpu, or it limits nvidia.com/gpu.
 _np_gpu(reqs, prefix, taints, limits) if {
 	some r in reqs
-	r.key in {concat("", [prefix, "instance-gpu-name"]), concat("", [prefix, "instance-gpu-manufacturer"]), concat("", [prefix, "instance-gpu-memory"])}
+	_np_gpu_keys[prefix][r.key] == "gpu"
 	r.operator in {"In", "Exists", "Gt"}
 } else if {
 	some r in reqs
-	r.key == concat("", [prefix, "instance-gpu-count"])
+	_np_gpu_keys[prefix][r.key] == "count"
 	r.operator in {"In", "Gt"}
 	not r.values == ["0"]
 } else if {
 	some r in reqs
-	r.key in {"node.kubernetes.io/instance-type", concat("", [prefix, "instance-family"]), concat("", [prefix, "instance-category"])}
+	_np_gpu_keys[prefix][r.key] == "shape"
 	r.operator == "In"
 	some v in r.values
 	regex.match(`^(p[0-9]?|gr?[0-9]?)(\.|[a-z]*$|[a-z]*\.)`, v)
@@ -376,7 +369,7 @@ _np_document(address, np, node_class, nc_known) := {
 		},
 		"capacity_types": types,
 		"capacity_block": capacity_block,
-		"capacity_block_required": _np_capacity_block_required(reqs),
+		"capacity_block_required": capacity_block_required,
 		"weight": object.get(np, ["spec", "weight"], 0),
 		"static": static,
 		"gpu_limit": gpu_limit,
@@ -392,8 +385,9 @@ _np_document(address, np, node_class, nc_known) := {
 	_np_gpu(reqs, prefix, object.get(tmpl, "taints", []), limits)
 	labels := _kube_labels(object.get(np, ["metadata", "labels"], null), object.get(np, ["spec", "template", "metadata", "labels"], null))
 	tags := _np_tags(node_class)
-	catalog_types := _np_candidates(reqs, prefix)
-	candidates := _or_named(catalog_types, reqs)
+	named := _req_in(reqs, "node.kubernetes.io/instance-type")
+	catalog_types := _np_candidates(reqs, prefix, named, _np_feature_keys(reqs, prefix))
+	candidates := _or_named(catalog_types, named)
 	models := {data.gpufleet.catalog.aws_instance_types[t].gpu_model | some t in catalog_types}
 	counts := {data.gpufleet.catalog.aws_instance_types[t].gpu_count | some t in catalog_types}
 	model := _only(models)
@@ -409,12 +403,14 @@ _np_document(address, np, node_class, nc_known) := {
 	region := _kube_region("aws", zones, _req_in(reqs, "topology.kubernetes.io/region"), _kube_cluster(np, node_class))
 	types := _np_capacity_types(reqs)
 	static := is_number(object.get(np, ["spec", "replicas"], null))
-	gpu_limit := _gpu_limit(limits)
-	max_size := _np_max_nodes(np, limits, advertised)
+	gpu_count := _count(object.get(limits, "nvidia.com/gpu", null))
+	gpu_limit := _gpu_limit(gpu_count, limits)
+	max_size := _np_max_nodes(np, _count(object.get(limits, "nodes", null)), gpu_count, advertised)
 	scaling := _np_scaling(np, static, max_size)
-	capacity_block := _np_capacity_block(labels, reqs)
+	capacity_block_required := "capacity-block" in _req_in(reqs, "karpenter.k8s.aws/capacity-reservation-type")
+	capacity_block := _np_capacity_block(labels, capacity_block_required)
 	pct := _np_spot_percentage(types)
-	sides := lib.all_or_nothing_sides(scaling, pct)
+	sides := _np_sides(scaling, pct, static)
 	capacity := {
 		"spot_percentage": pct,
 		"on_demand_base": 0,
@@ -428,8 +424,7 @@ _np_document(address, np, node_class, nc_known) := {
 # The NodePool's GPU limit: nvidia.com/gpu, else the sum of its MIG slices' limits
 # (nvidia.com/mig-<profile>: under the GPU Operator's mixed MIG strategy the nodes advertise their
 # slices so, and no nvidia.com/gpu); null without either.
-_gpu_limit(limits) := g if {
-	g := _count(object.get(limits, "nvidia.com/gpu", null))
+_gpu_limit(g, limits) := g if {
 	is_number(g)
 } else := sum(slices) if {
 	slices := [n |
@@ -443,9 +438,9 @@ _gpu_limit(limits) := g if {
 
 # The instance types of the document: the catalog's that the requirements admit, else those the
 # requirements name (types the catalog does not know: model unknown).
-_or_named(catalog_types, reqs) := catalog_types if count(catalog_types) > 0
+_or_named(catalog_types, named) := catalog_types if count(catalog_types) > 0
 
-else := _req_in(reqs, "node.kubernetes.io/instance-type")
+else := named
 
 _np_prefix(group) := "eks.amazonaws.com/" if group == "eks.amazonaws.com"
 
@@ -540,22 +535,17 @@ _replicas(advertised, per_node) := advertised / per_node if {
 # The most nodes the NodePool may hold: a static NodePool's replicas; else limits.nodes and the
 # nvidia.com/gpu limit over what a node advertises (Karpenter counts the advertised GPUs); null
 # without a limit.
-_np_max_nodes(np, limits, advertised) := np.spec.replicas if is_number(np.spec.replicas)
+# (n and g: the nodes and nvidia.com/gpu limits as _count reads them.)
+_np_max_nodes(np, n, g, a) := np.spec.replicas if is_number(np.spec.replicas)
 
 else := min([n, floor(g / a)]) if {
-	n := _count(object.get(limits, "nodes", null))
 	is_number(n)
-	g := _count(object.get(limits, "nvidia.com/gpu", null))
 	is_number(g)
-	a := advertised
 	a > 0
 } else := n if {
-	n := _count(object.get(limits, "nodes", null))
 	is_number(n)
 } else := floor(g / a) if {
-	g := _count(object.get(limits, "nvidia.com/gpu", null))
 	is_number(g)
-	a := advertised
 	a > 0
 } else := null
 
@@ -563,17 +553,19 @@ _np_scaling(np, true, _) := {"min_size": np.spec.replicas, "max_size": np.spec.r
 
 _np_scaling(_, false, max_size) := {"min_size": 0, "max_size": max_size, "desired_size": null}
 
+# The on-demand and spot sides: a static NodePool's (its replicas known), as
+# lib.all_or_nothing_sides gives them; unknown (null) for one that scales, whose desired size is
+# not known (as lib.spot_split gives them).
+_np_sides(scaling, pct, true) := lib.all_or_nothing_sides(scaling, pct)
+
+_np_sides(_, _, false) := [null, null]
+
 # A capacity-block rung: gpufleet's label gpufleet.io/capacity-type = capacity-block, or a
 # requirement karpenter.k8s.aws/capacity-reservation-type In [capacity-block].
-_np_capacity_block(labels, reqs) if {
+# (required: the requirement is there.)
+_np_capacity_block(labels, required) if {
 	labels["gpufleet.io/capacity-type"] == "capacity-block"
-} else if {
-	_np_capacity_block_required(reqs)
-} else := false
-
-_np_capacity_block_required(reqs) if {
-	"capacity-block" in _req_in(reqs, "karpenter.k8s.aws/capacity-reservation-type")
-} else := false
+} else := required
 
 _np_spot_percentage(types) := 100 if "spot" in types
 
@@ -581,9 +573,9 @@ else := 0
 
 _np_reservation(_, true) := {"type": "capacity-block", "id": null, "name": null, "project": null}
 
-_np_reservation(types, false) := {"type": "capacity-reservation", "id": null, "name": null, "project": null} if "reserved" in types
-
-_np_reservation(types, false) := null if not "reserved" in types
+_np_reservation(types, false) := {"type": "capacity-reservation", "id": null, "name": null, "project": null} if {
+	"reserved" in types
+} else := null
 
 # The pool's cost at its limit: the limit's nodes at the lowest price among its instance types (a
 # lower bound: Karpenter launches the cheapest that fits), on-demand when the NodePool may launch
@@ -623,20 +615,11 @@ _expire_after(e) := e if is_string(e)
 
 else := "720h"
 
-_consolidates_busy("WhenEmpty", _) := false
-
 _consolidates_busy(policy, budgets) := false if {
-	policy != "WhenEmpty"
-	some b in budgets
-	b.nodes in {"0", "0%", 0}
-	not b.schedule
-	_covers_underutilized(object.get(b, "reasons", null))
-}
-
-_consolidates_busy(policy, budgets) if {
-	policy != "WhenEmpty"
-	not _blocked(budgets)
-}
+	policy == "WhenEmpty"
+} else := false if {
+	_blocked(budgets)
+} else := true
 
 _blocked(budgets) if {
 	some b in budgets

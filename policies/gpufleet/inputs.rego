@@ -76,58 +76,65 @@ _object_or_null(o) if kube_object(o)
 # not_judged read it), but for the Kubernetes objects of a combined input that no builder reads: a
 # GitOps directory given to conftest --combine is thousands of documents, nearly all of them
 # Deployments, Services, ConfigMaps... Those are passed over without a look of their own: the
-# documents to classify are found by the few values their kind and apiVersion take over the whole
-# input (_to_classify), and classified in the input's order (BenchmarkConftestManifests).
-classified := [[input[i].path, doc, kind(doc)] |
+# documents to classify are found by the few [kind, apiVersion] pairs of the whole input
+# (_to_classify), and classified in the input's order (BenchmarkConftestManifests). An object of a
+# builder's kind is Kubernetes objects without the calls of kind (a documents file is one whatever
+# else it holds, so an object with gpufleet_pool_documents takes the long way).
+classified := [[input[i].path, doc, _kind_of_entry(doc)] |
 	some i in _to_classify
 	doc := input[i].contents
 ] if combined
 
 else := [[file_name, input, kind(input)]]
 
+_kind_of_entry(doc) := "manifests" if {
+	doc.kind in builder_kinds
+	is_string(doc.apiVersion)
+	not doc.gpufleet_pool_documents
+} else := kind(doc)
+
 # The kinds of Kubernetes object the builders read (documents_kube.rego).
 builder_kinds := {"NodePool", "ComputeClass", "NodeOverlay", "EC2NodeClass", "NodeClass"}
 
 # The indexes of a combined input's entries that are not Kubernetes objects of a kind no builder
 # reads (an object with a string apiVersion, a string kind that is not a builder's kind nor List,
-# and not a documents file). Each part is a pass of one lookup per entry, or a lookup per
-# distinct value (OPA indexes the comprehension on the kind, or the apiVersion, it compares with);
-# the entries without a kind or an apiVersion are looked for only when there are some.
-_to_classify := (((_of_kinds | _without_kind) | _of_api_versions) | _without_api_version) | _documents_files
+# and not a documents file). Three passes over the input whatever its size: the distinct
+# [kind, apiVersion] pairs, the index OPA builds for the comprehension of _entries_by_pair (then one
+# lookup per pair), and the documents files; the entries without a kind or an apiVersion are looked
+# for only when the pairs do not account for every entry.
+_to_classify := (_of_pairs | _without_kind_or_api_version) | _documents_files
 
-_of_kinds := {i |
-	some k in {k | some e in input; k := e.contents.kind}
-	_kind_to_classify(k)
-	entries := [j | some j, e in input; e.contents.kind == k]
+_pairs := {[k, v] | some e in input; k := e.contents.kind; v := e.contents.apiVersion}
+
+_entries_by_pair := {[k, v]: entries |
+	some [k, v] in _pairs
+	entries := [j | some j, e in input; e.contents.kind == k; e.contents.apiVersion == v]
+}
+
+_of_pairs := {i |
+	some [k, v], entries in _entries_by_pair
+	_pair_to_classify(k, v)
 	some i in entries
 }
 
-_kind_to_classify(k) if k in builder_kinds
+_pair_to_classify(k, _) if k in builder_kinds
 
-_kind_to_classify("List")
+_pair_to_classify("List", _)
 
-_kind_to_classify(k) if not is_string(k)
+_pair_to_classify(k, _) if not is_string(k)
 
-_of_api_versions := {i |
-	some v in {v | some e in input; v := e.contents.apiVersion}
-	not is_string(v)
-	entries := [j | some j, e in input; e.contents.apiVersion == v]
-	some i in entries
+_pair_to_classify(_, v) if not is_string(v)
+
+default _without_kind_or_api_version := set()
+
+_without_kind_or_api_version := {i | some i, e in input; not _has_kind_and_api_version(e.contents)} if {
+	sum([count(entries) | some entries in _entries_by_pair]) != count(input)
 }
 
-default _without_kind := set()
-
-_without_kind := {i | some i, e in input; not _has_kind(e.contents)} if not _all_have_kind_and_api_version
-
-default _without_api_version := set()
-
-_without_api_version := {i | some i, e in input; not _has_api_version(e.contents)} if not _all_have_kind_and_api_version
-
-_all_have_kind_and_api_version if count([1 | some e in input; _ = e.contents.kind; _ = e.contents.apiVersion]) == count(input)
-
-_has_kind(doc) if _ = doc.kind # whatever its value (false too)
-
-_has_api_version(doc) if _ = doc.apiVersion
+_has_kind_and_api_version(doc) if {
+	_ = doc.kind # whatever its value (false too)
+	_ = doc.apiVersion
+}
 
 _documents_files := {i | some i, e in input; e.contents.gpufleet_pool_documents.version == 1}
 
