@@ -90,11 +90,14 @@ _computeclasses := _kube_of_kind("cloud.google.com/", "ComputeClass")
 _overlays := [obj | some [_, _, obj] in _kube_of_kind("karpenter.sh/", "NodeOverlay")]
 
 # Node classes by "<group>/<kind>/<name>": EC2NodeClass and Auto Mode's NodeClass. A name given
-# twice (two files of a combined run) keeps the first file's.
+# twice (two files of a combined run) keeps the first file's. (One pass: the inner comprehension
+# is indexed by OPA on the key.)
 _node_classes := {key: obj |
-	some key in {_class_key(o) | some [_, _, o] in _node_class_objects}
-	obj := [o | some [_, _, o] in _node_class_objects; _class_key(o) == key][0]
+	some [key, _] in _keyed_node_classes
+	obj := [o | some [k, o] in _keyed_node_classes; k == key][0]
 }
+
+_keyed_node_classes := [[_class_key(o), o] | some [_, _, o] in _node_class_objects]
 
 _node_class_objects := array.concat(_kube_of_kind("karpenter.k8s.aws/", "EC2NodeClass"), _kube_of_kind("eks.amazonaws.com/", "NodeClass"))
 
@@ -137,11 +140,13 @@ _kube_waivers(annotations) := {upper(trim_prefix(k, "gpufleet.io/waive-")): v |
 # The cluster an object is for: the label or annotation gpufleet.io/cluster of the object, else of
 # its node class, else the karpenter.sh/discovery tag its node class selects subnets by (the
 # convention of Karpenter's getting-started guide); null when none says.
-_kube_cluster(obj, node_class) := c if {
-	c := obj.metadata.labels["gpufleet.io/cluster"]
+# (label and annotation: the object's own, null when it has none; values rather than the object,
+# whose name is its own: OPA reuses the result of a call for the objects that have the same.)
+_kube_cluster(label, annotation, node_class) := c if {
+	c := label
 	is_string(c)
 } else := c if {
-	c := obj.metadata.annotations["gpufleet.io/cluster"]
+	c := annotation
 	is_string(c)
 } else := c if {
 	c := node_class.metadata.labels["gpufleet.io/cluster"]
@@ -375,7 +380,7 @@ _np_document(address, np, node_class, nc_known) := {
 		"gpu_limit": gpu_limit,
 		"advertised_gpus_per_node": advertised,
 		"disruption": _np_disruption(object.get(np, ["spec", "disruption"], {}), object.get(tmpl, "expireAfter", null)),
-		"fallback_to": _np_fallback_to(np, types),
+		"fallback_to": _np_fallback_to({true: np, false: null}[types == ["spot"]], types),
 	},
 } if {
 	tmpl := object.get(np, ["spec", "template", "spec"], {})
@@ -393,20 +398,26 @@ _np_document(address, np, node_class, nc_known) := {
 	model := _only(models)
 	per_node := _only(counts)
 	mig_config := convention_mig_config(labels)
-	advertised := _advertised(np, per_node)
+	overlays := array.concat(object.get(_overlays_by_nodepool, [object.get(np, ["metadata", "name"], null)], []), _overlays_of_any_nodepool)
+	advertised := _advertised(overlays, {true: np, false: null}[count(overlays) > 0], per_node)
 	gpu := object.union(lib.gpu_document(model, per_node), {
 		"mig_config": mig_config,
 		"slice_memory_gib": lib.slice_memory(model, null, mig_config, false),
 		"sharing": _np_sharing(labels, advertised, per_node),
 	})
 	zones := _req_in(reqs, "topology.kubernetes.io/zone")
-	region := _kube_region("aws", zones, _req_in(reqs, "topology.kubernetes.io/region"), _kube_cluster(np, node_class))
+	region := _kube_region("aws", zones, _req_in(reqs, "topology.kubernetes.io/region"), _kube_cluster(
+		object.get(np, ["metadata", "labels", "gpufleet.io/cluster"], null),
+		object.get(np, ["metadata", "annotations", "gpufleet.io/cluster"], null),
+		node_class,
+	))
 	types := _np_capacity_types(reqs)
-	static := is_number(object.get(np, ["spec", "replicas"], null))
+	replicas := object.get(np, ["spec", "replicas"], null)
+	static := is_number(replicas)
 	gpu_count := _count(object.get(limits, "nvidia.com/gpu", null))
 	gpu_limit := _gpu_limit(gpu_count, limits)
-	max_size := _np_max_nodes(np, _count(object.get(limits, "nodes", null)), gpu_count, advertised)
-	scaling := _np_scaling(np, static, max_size)
+	max_size := _np_max_nodes(replicas, _count(object.get(limits, "nodes", null)), gpu_count, advertised)
+	scaling := _np_scaling(replicas, static, max_size)
 	capacity_block_required := "capacity-block" in _req_in(reqs, "karpenter.k8s.aws/capacity-reservation-type")
 	capacity_block := _np_capacity_block(labels, capacity_block_required)
 	pct := _np_spot_percentage(types)
@@ -464,10 +475,12 @@ _reservation_terms(nc) := count(lib.arr(object.get(nc, ["spec", "capacityReserva
 # nvidia.com/gpu a node advertises to Karpenter: the capacity of the NodeOverlays that select the
 # NodePool (the highest, where several do), else its GPUs; null while the overlays are not known
 # (one object judged alone) and the GPUs are not either.
-_advertised(np, per_node) := max(gpus) if {
+# (overlays: those that may select the NodePool, np: the NodePool, null when there are none, so that
+# OPA reuses the result of a call for the NodePools without an overlay.)
+_advertised(overlays, np, per_node) := max(gpus) if {
 	kube_complete
 	gpus := [n |
-		some o in array.concat(object.get(_overlays_by_nodepool, [object.get(np, ["metadata", "name"], null)], []), _overlays_of_any_nodepool)
+		some o in overlays
 		_overlay_selects(o, np)
 		n := _count(o.spec.capacity["nvidia.com/gpu"])
 		is_number(n)
@@ -535,8 +548,9 @@ _replicas(advertised, per_node) := advertised / per_node if {
 # The most nodes the NodePool may hold: a static NodePool's replicas; else limits.nodes and the
 # nvidia.com/gpu limit over what a node advertises (Karpenter counts the advertised GPUs); null
 # without a limit.
-# (n and g: the nodes and nvidia.com/gpu limits as _count reads them.)
-_np_max_nodes(np, n, g, a) := np.spec.replicas if is_number(np.spec.replicas)
+# (replicas: spec.replicas; n and g: the nodes and nvidia.com/gpu limits as _count reads them. Values,
+# not the NodePool: OPA reuses the result of a call for the NodePools that have the same.)
+_np_max_nodes(replicas, n, g, a) := replicas if is_number(replicas)
 
 else := min([n, floor(g / a)]) if {
 	is_number(n)
@@ -549,7 +563,7 @@ else := min([n, floor(g / a)]) if {
 	a > 0
 } else := null
 
-_np_scaling(np, true, _) := {"min_size": np.spec.replicas, "max_size": np.spec.replicas, "desired_size": np.spec.replicas}
+_np_scaling(replicas, true, _) := {"min_size": replicas, "max_size": replicas, "desired_size": replicas}
 
 _np_scaling(_, false, max_size) := {"min_size": 0, "max_size": max_size, "desired_size": null}
 
@@ -634,7 +648,8 @@ _covers_underutilized(reasons) if "Underutilized" in reasons
 
 # The on-demand-only NodePools a spot-only NodePool would fall back to by weight (GF-AS-002): of the
 # same node class and GPU requirements, not static, weighted at most as high; null while the other
-# NodePools are not known (one object judged alone), [] for a NodePool that is not spot-only.
+# NodePools are not known (one object judged alone), [] for a NodePool that is not spot-only (np
+# null then: OPA reuses the result of a call for those).
 _np_fallback_to(np, types) := sort([s.name |
 	some s in object.get(_on_demand_summaries, [[me.class, me.gpu, me.labels]], []) # a path of one key, an array
 	is_number(s.weight)
@@ -763,7 +778,11 @@ _computeclass_document(address, cc) := {
 		some z in array.concat(lib.arr(object.get(p, ["location", "zones"], [])), [z | some s in lib.arr(object.get(p, ["reservations", "specific"], [])); some z in lib.arr(object.get(s, "zones", []))])
 		is_string(z)
 	})
-	region := _kube_region("gcp", zones, [], _kube_cluster(cc, null))
+	region := _kube_region("gcp", zones, [], _kube_cluster(
+		object.get(cc, ["metadata", "labels", "gpufleet.io/cluster"], null),
+		object.get(cc, ["metadata", "annotations", "gpufleet.io/cluster"], null),
+		null,
+	))
 	pct := _cc_spot_percentage(priorities)
 }
 
