@@ -237,7 +237,11 @@ _req_has(reqs, key) if {
 # pkg/providers/instancetype/types.go: instance-family, -category, -generation, -gpu-name (EC2's
 # GPU name, lower case: "h100"), -gpu-count, -gpu-memory (MiB per GPU; the catalog's GiB x 1024,
 # which EC2's SizeInMiB rounds under, so only Gt and Lt are compared), -gpu-manufacturer).
-_aws_features := {t: {
+_aws_features := {t: _aws_features_of(it) | some t, it in data.gpufleet.catalog.aws_instance_types}
+
+# The features of one instance type (it: its catalog entry). A NodePool that names its instance types
+# asks for theirs alone (the whole table is built only for one that does not).
+_aws_features_of(it) := {
 	"instance-family": it.family,
 	"instance-category": substring(it.family, 0, _category_length(it.family)),
 	"instance-generation": regex.find_n(`[0-9]+`, it.family, 1)[0],
@@ -245,8 +249,6 @@ _aws_features := {t: {
 	"instance-gpu-count": sprintf("%v", [it.gpu_count]),
 	"instance-gpu-memory": sprintf("%v", [data.gpufleet.catalog.gpus[it.gpu_model].memory_gib * 1024]),
 	"instance-gpu-manufacturer": "nvidia",
-} |
-	some t, it in data.gpufleet.catalog.aws_instance_types
 }
 
 _category_length(family) := 2 if startswith(family, "gr")
@@ -273,9 +275,9 @@ _karpenter_keys := ["instance-family", "instance-category", "instance-generation
 # features the requirements constrain (_np_feature_keys).
 _np_candidates(reqs, prefix, named, keys) := sort([t |
 	some t in named
-	f := _aws_features[t]
+	it := data.gpufleet.catalog.aws_instance_types[t]
 	every k in keys {
-		_req_admits(reqs, concat("", [prefix, k]), f[k])
+		_req_admits(reqs, concat("", [prefix, k]), _aws_features_of(it)[k])
 	}
 ]) if {
 	count(named) > 0
