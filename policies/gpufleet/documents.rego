@@ -123,10 +123,11 @@ cpu_node_groups := {rc.address |
 # plan's resource changes. A change costs one comparison of its type with an array literal's
 # elements, which allocates no more than the one-rule floor's `rc.type == "…"` (a set lookup
 # with `in` allocates a builtin call per change, a rule or function call several times that: what
-# a plan of thousands of resources that are not pools would pay for).
-plan_changes := [rc |
-	some rc in input.resource_changes
-	rc.type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool", "gpufleet_gke_compute_class", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster", "kubernetes_manifest", "kubectl_manifest"][_]
+# a plan of thousands of resources that are not pools would pay for). The change is referred to as
+# input.resource_changes[i]: `some rc in input.resource_changes` and then rc.type costs several
+# allocations more per change (BenchmarkConftestPlan).
+plan_changes := [input.resource_changes[i] |
+	input.resource_changes[i].type == ["gpufleet_eks_node_pool", "gpufleet_gke_node_pool", "gpufleet_karpenter_node_pool", "gpufleet_gke_compute_class", "aws_eks_node_group", "google_container_node_pool", "aws_launch_template", "google_container_cluster", "kubernetes_manifest", "kubectl_manifest"][_]
 ]
 
 # A gpufleet pool is built here only when its policy_document is unknown at plan time (the first
