@@ -86,6 +86,7 @@ type recommendationWorkloadModel struct {
 type recommendationCapacityModel struct {
 	Reservations []heldReservationModel `tfsdk:"reservation"`
 	FlexStart    types.Bool             `tfsdk:"flex_start"`
+	Overflow     types.Bool             `tfsdk:"overflow_to_on_demand"`
 }
 
 type heldReservationModel struct {
@@ -147,6 +148,7 @@ type recommendedPoolModel struct {
 	OutOfPocketHourlyUSD           types.Float64           `tfsdk:"out_of_pocket_hourly_usd"`
 	MonthlyUSD                     types.Float64           `tfsdk:"monthly_usd"`
 	Ladder                         []rungModel             `tfsdk:"ladder"`
+	AppliesTo                      types.List              `tfsdk:"applies_to"`
 	Reservation                    *answerReservationModel `tfsdk:"reservation"`
 	FlexStart                      types.Bool              `tfsdk:"flex_start"`
 	CommittedMonthlyUSD            types.Float64           `tfsdk:"committed_monthly_usd"`
@@ -382,7 +384,8 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 			Computed: true,
 			MarkdownDescription: "The answer's capacity ladder, in the order the autoscaler tries it, priced: the reserved rung, then on demand, then spot. " +
 				"`capacity_type` is the resource's own word: on AWS the capacity type of `gpufleet_karpenter_node_pool`'s NodePools (`reserved`, `capacity-block`, `on-demand`, `spot`), on GCP a rung of `gpufleet_gke_compute_class` (`reservation`, `on_demand`, `spot`). " +
-				"A reservation is used only when it holds the whole on-demand side, which the pool resources' on-demand node group or node pool consumes without falling back to on demand (an EKS node group that targets an EC2 capacity reservation launches nothing beyond it); a capacity block (no spot) only when it holds every node; a Compute Engine reservation (zonal, consumed by name) with the pool in its zone. When the reservation holds every node, none runs on spot.",
+				"A reservation is used when it holds the whole on-demand side, which the pool resources' on-demand node group or node pool consumes without falling back to on demand (an EKS node group that targets an EC2 capacity reservation launches nothing beyond it); a capacity block (no spot) only when it holds every node; a Compute Engine reservation (zonal, consumed by name) with the pool in its zone. When the reservation holds every node, none runs on spot. " +
+				"With `capacity.overflow_to_on_demand`, a capacity reservation or Compute Engine reservation smaller than the on-demand side is used too, and the rest overflows to the next rung: reserved N, `on-demand` (GCP `on_demand`, or `flex_start` with `capacity.flex_start` on a machine type not sold on demand) M, spot K; such an answer applies to the autoscaler resources only (`applies_to`).",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"capacity_type":  schema.StringAttribute{Computed: true, MarkdownDescription: "Capacity type (AWS) or rung (GCP)."},
 				"nodes":          schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes on the rung at `node_count`."},
@@ -390,6 +393,8 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 				"hourly_usd":     schema.Float64Attribute{Computed: true, MarkdownDescription: "What the rung's nodes cost per hour: reserved nodes at the on-demand rate (a capacity block at its `hourly_price_usd`), on-demand and spot at the provider's pricing."},
 			}},
 		},
+		"applies_to": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The resources the answer plugs into as is: `gpufleet_eks_node_pool` and `gpufleet_karpenter_node_pool` on AWS, `gpufleet_gke_node_pool` and `gpufleet_gke_compute_class` on GCP; " +
+			"only the autoscaler resource (`gpufleet_karpenter_node_pool`, `gpufleet_gke_compute_class`) when the answer overflows a reservation (`capacity.overflow_to_on_demand`: a node group or node pool that consumes a reservation launches nothing beyond it) or runs flex-start VMs (`flex_start`)."},
 		"flex_start": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the answer's on-demand side runs flex-start VMs (`capacity.flex_start`, for a machine type Compute Engine does not sell on demand): it is then for `gpufleet_gke_compute_class` (`capacity.ladder` = `gke_capacity_ladder`), not `gpufleet_gke_node_pool`, which has no flex-start setting and refuses on-demand nodes of the type at plan."},
 		"reservation": schema.SingleNestedAttribute{
 			Computed: true,
@@ -480,6 +485,11 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 			resp.Diagnostics.AddAttributeWarning(path.Root("capacity").AtName("flex_start"), "The gcp answer runs flex-start VMs",
 				fmt.Sprintf("Compute Engine does not sell %s on demand, and the answer runs its on-demand side as flex-start VMs (priced here at the on-demand list price, an upper bound): configure a gpufleet_gke_compute_class with capacity.ladder = gke_capacity_ladder; a gpufleet_gke_node_pool cannot run flex-start VMs.", res.Best.Node.Name))
 		}
+		if res.Best.Overflow {
+			resp.Diagnostics.AddAttributeWarning(path.Root("capacity").AtName("overflow_to_on_demand"), fmt.Sprintf("The %s answer overflows its reservation", cloud),
+				fmt.Sprintf("Reservation %s holds %d of the %d nodes the answer runs on demand, and the rest overflow to the ladder's next rung: the answer applies to %s only (applies_to); a %s would launch nothing beyond the reservation.",
+					res.Best.Reservation.ID, res.Best.Ladder[0].Nodes, res.Best.Ladder[0].Nodes+res.Best.Ladder[1].Nodes, recommend.AutoscalerResourceTypes[cloud], recommend.ResourceTypes[cloud]))
+		}
 		out := recommendedPool(res, rr.AWSRegion)
 		switch cloud {
 		case catalog.AWS:
@@ -523,6 +533,7 @@ func (m recommendationModel) request() recommend.Request {
 	}
 	if m.Capacity != nil {
 		r.FlexStart = m.Capacity.FlexStart.ValueBool()
+		r.Overflow = m.Capacity.Overflow.ValueBool()
 		for _, h := range m.Capacity.Reservations {
 			r.Reservations = append(r.Reservations, recommend.Reservation{ID: h.ID.ValueString(), Type: h.Type.ValueString(), Zone: h.Zone.ValueString(),
 				NodeType: h.NodeType.ValueString(), Nodes: int(h.Nodes.ValueInt64()), Project: h.Project.ValueString(), HourlyUSD: h.HourlyPriceUSD.ValueFloat64()})
@@ -574,6 +585,7 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 		HourlyUSD:                      types.Float64Value(b.HourlyUSD),
 		OutOfPocketHourlyUSD:           types.Float64Value(b.OutOfPocketHourlyUSD),
 		Ladder:                         make([]rungModel, 0, len(b.Ladder)),
+		AppliesTo:                      types.ListValueMust(types.StringType, poolschema.StringValues(b.AppliesTo())),
 		Reservation:                    answerReservation(b),
 		FlexStart:                      types.BoolValue(b.FlexStart),
 		MonthlyUSD:                     types.Float64Value(b.MonthlyUSD),
@@ -652,23 +664,34 @@ func capacityInputBlock() schema.SingleNestedBlock {
 				MarkdownDescription: "GKE only: the team accepts flex-start VMs (Dynamic Workload Scheduler, at most seven days per node). The GKE machine types Compute Engine sells as flex-start but not on demand (A3 High with 1, 2 or 4 GPUs, A3 Ultra, A4) are then answered with their on-demand side on flex-start VMs (the `ladder`'s `flex_start` rung; `flex_start` of the answer true), priced at the on-demand list price (an upper bound: flex-start is billed at Dynamic Workload Scheduler prices, discounted \"up to 53%\"). Such an answer is for `gpufleet_gke_compute_class`; `gpufleet_gke_node_pool` has no flex-start setting. A reservation of the machine type still comes first.",
 				Optional:            true,
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"reservation": schema.ListNestedBlock{
-				MarkdownDescription: "A reservation: an EC2 On-Demand Capacity Reservation or capacity block, or a Compute Engine reservation, of `nodes` instances of one `node_type` in one `zone`. Checked at plan, each problem at its attribute: an unknown node type, a node type of a cloud not asked, a zone that is not a zone name, or in a region the catalog does not price the type in, or (GCP) that does not offer its GPU, `nodes` below 1, an id that is not an EC2 reservation id (`cr-…`) or a Compute Engine name, a capacity block without its price.",
-				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-					"id": schema.StringAttribute{MarkdownDescription: "The EC2 capacity reservation or block id (`cr-…`), or the Compute Engine reservation's name.", Required: true},
-					"type": schema.StringAttribute{MarkdownDescription: "AWS only: `capacity-reservation` (default; an ODCR, billed at the on-demand rate: used when it holds the answer's whole on-demand side) or `capacity-block` (prepaid: used only when it holds every node of the answer, with no spot). Unset on GCP, where the reservation is consumed by name (a `specific` affinity).",
-						Optional: true, Validators: []validator.String{oneOfNearest(recommend.ReservationTypes...)}},
-					"zone":      schema.StringAttribute{MarkdownDescription: "The Availability Zone (`us-east-1a`) or Compute Engine zone (`us-central1-b`) of the reservation; its region must be among `regions`. A GCP answer on the reservation runs in that zone (`node_locations`).", Required: true},
-					"node_type": schema.StringAttribute{MarkdownDescription: "The EC2 instance type or GKE machine type reserved, e.g. `p5.48xlarge`, `a4-highgpu-8g` (N1 machine types, whose reservations also name a GPU, are not taken).", Required: true},
-					"nodes":     schema.Int64Attribute{MarkdownDescription: "How many instances (VMs) the reservation holds: nodes, not GPUs.", Required: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
-					"project":   schema.StringAttribute{MarkdownDescription: "GCP: the project of a shared reservation; unset for the cluster's.", Optional: true},
-					"hourly_price_usd": schema.Float64Attribute{MarkdownDescription: "AWS capacity block only, and required there: its price per instance-hour (the upfront fee ÷ instances ÷ hours), which no EC2 API returns afterwards.",
-						Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0.0001)}},
-				}},
+			"overflow_to_on_demand": schema.BoolAttribute{
+				MarkdownDescription: "The pool is an autoscaler object that falls back from a full reservation to on demand: a `gpufleet_karpenter_node_pool` (its reserved NodePool takes capacity types `reserved` and `on-demand`, which Karpenter documents as prioritising the reservation and falling back to on demand) or a `gpufleet_gke_compute_class` (a `reservation` rung, then `on_demand`). " +
+					"A capacity reservation or Compute Engine reservation smaller than the answer's on-demand side is then used too: the `ladder` is reserved N, on-demand M, spot K, ranked by `out_of_pocket_hourly_usd` like any answer. Such an answer's `applies_to` names only the autoscaler resource, with a warning: an EKS node group that targets the reservation and a GKE node pool with a specific reservation launch nothing beyond it (without this setting every answer also applies to them). " +
+					"Never for a capacity block (no fallback); on GKE only for a machine type sold on demand, or overflowing to flex-start VMs with `flex_start`. Needs a reservation other than a capacity block.",
+				Optional: true,
 			},
 		},
+		Blocks: map[string]schema.Block{
+			"reservation": heldReservationBlock(),
+		},
+	}
+}
+
+// heldReservationBlock is a reservation the team holds.
+func heldReservationBlock() schema.ListNestedBlock {
+	return schema.ListNestedBlock{
+		MarkdownDescription: "A reservation: an EC2 On-Demand Capacity Reservation or capacity block, or a Compute Engine reservation, of `nodes` instances of one `node_type` in one `zone`. Checked at plan, each problem at its attribute: an unknown node type, a node type of a cloud not asked, a zone that is not a zone name, or in a region the catalog does not price the type in, or (GCP) that does not offer its GPU, `nodes` below 1, an id that is not an EC2 reservation id (`cr-…`) or a Compute Engine name, a capacity block without its price.",
+		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{MarkdownDescription: "The EC2 capacity reservation or block id (`cr-…`), or the Compute Engine reservation's name.", Required: true},
+			"type": schema.StringAttribute{MarkdownDescription: "AWS only: `capacity-reservation` (default; an ODCR, billed at the on-demand rate: used when it holds the answer's whole on-demand side) or `capacity-block` (prepaid: used only when it holds every node of the answer, with no spot). Unset on GCP, where the reservation is consumed by name (a `specific` affinity).",
+				Optional: true, Validators: []validator.String{oneOfNearest(recommend.ReservationTypes...)}},
+			"zone":      schema.StringAttribute{MarkdownDescription: "The Availability Zone (`us-east-1a`) or Compute Engine zone (`us-central1-b`) of the reservation; its region must be among `regions`. A GCP answer on the reservation runs in that zone (`node_locations`).", Required: true},
+			"node_type": schema.StringAttribute{MarkdownDescription: "The EC2 instance type or GKE machine type reserved, e.g. `p5.48xlarge`, `a4-highgpu-8g` (N1 machine types, whose reservations also name a GPU, are not taken).", Required: true},
+			"nodes":     schema.Int64Attribute{MarkdownDescription: "How many instances (VMs) the reservation holds: nodes, not GPUs.", Required: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"project":   schema.StringAttribute{MarkdownDescription: "GCP: the project of a shared reservation; unset for the cluster's.", Optional: true},
+			"hourly_price_usd": schema.Float64Attribute{MarkdownDescription: "AWS capacity block only, and required there: its price per instance-hour (the upfront fee ÷ instances ÷ hours), which no EC2 API returns afterwards.",
+				Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0.0001)}},
+		}},
 	}
 }
 

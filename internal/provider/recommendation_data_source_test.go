@@ -14,8 +14,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	ccrender "github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/render"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/eks"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/recommend"
 )
 
@@ -54,6 +56,9 @@ provider "gpufleet" {
 func TestRecommendResourceTypes(t *testing.T) {
 	if recommend.ResourceTypes["aws"] != eks.ResourceType || recommend.ResourceTypes["gcp"] != gke.ResourceType {
 		t.Fatalf("recommend.ResourceTypes %v disagree with the pool resources", recommend.ResourceTypes)
+	}
+	if recommend.AutoscalerResourceTypes["aws"] != karpenter.ResourceType || recommend.AutoscalerResourceTypes["gcp"] != ccrender.ResourceType {
+		t.Fatalf("recommend.AutoscalerResourceTypes %v disagree with the autoscaler resources", recommend.AutoscalerResourceTypes)
 	}
 }
 

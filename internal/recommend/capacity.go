@@ -30,16 +30,30 @@ import (
 //
 // How the reserved nodes sit in the pool, per cloud:
 //   - AWS capacity reservation (ODCR): the pool's on-demand side targets it. Karpenter's reserved
-//     NodePool would launch on demand once the reservation is full (karpenter/render nodepool.go),
-//     but an EKS managed node group that targets it does not: its launches beyond the free
-//     instances fail (cloudsim eks_capacity.go, reservationLaunch, after the EC2 User Guide "Use a
-//     Capacity Reservation"). An answer plugs into both, so an ODCR is used when it holds the whole
-//     on-demand side: the ladder is reserved, then spot.
+//     NodePool launches on demand once the reservation is full (karpenter/render nodepool.go:
+//     capacity types reserved and on-demand, "to prioritize ODCRs and fallback to on-demand
+//     capacity", karpenter.sh/docs/tasks/odcrs, "Utilizing On-Demand Capacity Reservations and
+//     Capacity Blocks", v1.15 docs, read 2026-11-28), but an EKS managed node group that targets it
+//     does not: its launches beyond the free instances fail (cloudsim eks_capacity.go,
+//     reservationLaunch, after the EC2 User Guide "Use a Capacity Reservation"). By default an
+//     answer plugs into both, so an ODCR is used when it holds the whole on-demand side: the
+//     ladder is reserved, then spot.
 //   - AWS capacity block: prepaid instances with no fallback and no spot (pool validation), so a
 //     block is used only when every node of the answer is in it.
 //   - GCP: a specific reservation affinity, zonal, with no fallback within the node pool (pool
 //     validation, GF-AS-005): used when the whole on-demand side is in it, with the pool in the
 //     reservation's zone; the ComputeClass ladder puts the reservation rung first.
+//
+// The overflow rung (Request.Overflow, capacity.overflow_to_on_demand): the team's pool is an
+// autoscaler object that falls back from a full reservation to on demand, a
+// gpufleet_karpenter_node_pool (its reserved NodePool takes reserved and on-demand capacity) or a
+// gpufleet_gke_compute_class (a reservation priority, then an on-demand one: GKE, "About custom
+// ComputeClasses", priorities are tried in order). A reservation smaller than the on-demand side
+// is then used too, and the ladder is reserved N, on-demand M, spot K. Such an answer applies to
+// those resources only (Option.AppliesTo): the node pool resources' on-demand node group or node
+// pool would launch nothing beyond the reservation. Never for a capacity block, which has no
+// fallback; on GKE only for a machine type sold on demand, or as flex-start VMs when flex_start
+// is accepted (the overflow rung is then flex_start).
 
 // Flex-start (capacity.flex_start, GCP): Compute Engine sells A3 High with 1, 2 or 4 GPUs, A3 Ultra
 // and A4 as flex-start VMs but not on demand (catalog.GKEProvisioningOf). A team that accepts them
@@ -114,6 +128,9 @@ var (
 func checkReservations(req *Request) error {
 	if req.FlexStart && !slices.Contains(req.Clouds, catalog.GCP) {
 		return &catalog.ArgumentError{Argument: "capacity.flex_start", Message: fmt.Sprintf("flex-start VMs are GKE's (Dynamic Workload Scheduler), and clouds is %s: add \"gcp\" to clouds or remove flex_start", joinClouds(req.Clouds))}
+	}
+	if req.Overflow && !slices.ContainsFunc(req.Reservations, func(r Reservation) bool { return r.Type != pool.ReservationCapacityBlock }) {
+		return &catalog.ArgumentError{Argument: "capacity.overflow_to_on_demand", Message: "overflow applies to a capacity reservation or a Compute Engine reservation the answer may outgrow: add one (capacity.reservation; a capacity block has no fallback) or remove overflow_to_on_demand"}
 	}
 	for i := range req.Reservations {
 		r := &req.Reservations[i]
@@ -229,8 +246,10 @@ func (r Request) held(n catalog.NodeType, region string) []Reservation {
 }
 
 // reserved puts an option on the reservation h when the reservation can hold it (see above), and
-// moves every node onto it when it holds them all. ok is false when it cannot.
-func reserved(o Option, h Reservation) (Option, bool) {
+// moves every node onto it when it holds them all; with overflow, a reservation smaller than the
+// on-demand side takes what it holds and the rest runs on demand (or flex-start, when accepted on
+// a machine type not sold on demand). ok is false when it cannot.
+func reserved(o Option, h Reservation, overflow, flexStart bool) (Option, bool) {
 	od, _ := pool.SplitSizes(pool.Sizes{Min: o.Nodes, Max: o.Nodes, Desired: o.Nodes}, o.OnDemandBase, o.SpotPercentage)
 	if h.cloud == catalog.AWS && h.Type == pool.ReservationCapacityBlock {
 		if o.Nodes > h.Nodes {
@@ -243,8 +262,23 @@ func reserved(o Option, h Reservation) (Option, bool) {
 	if o.Nodes <= h.Nodes { // every node fits in the reservation: none on spot beside idle reserved nodes
 		o.SpotPercentage, o.OnDemandBase, od.Max = 0, 0, o.Nodes
 	}
-	if od.Max == 0 || od.Max > h.Nodes || h.cloud == catalog.GCP && o.Zones != 1 {
+	if od.Max == 0 || h.cloud == catalog.GCP && o.Zones != 1 {
 		return o, false
+	}
+	if od.Max > h.Nodes {
+		if !overflow {
+			return o, false
+		}
+		if h.cloud == catalog.GCP {
+			switch sold := catalog.GKEProvisioningOf(o.Node.Name); {
+			case sold.OnDemand:
+			case flexStart && sold.FlexStart:
+				o.FlexStart = true
+			default:
+				return o, false
+			}
+		}
+		o.Overflow = true
 	}
 	o.Reservation = &h
 	if h.cloud == catalog.GCP {
@@ -265,7 +299,8 @@ func reservationOf(h *Reservation) *pool.Reservation {
 }
 
 // ladder is the option's capacity ladder, priced: reserved nodes first, then on demand (none beside
-// a reservation, which holds the whole on-demand side), then spot.
+// a reservation that holds the whole on-demand side; the overflow beyond one that does not), then
+// spot.
 func ladder(o Option, d pool.Derived, pricing catalog.Pricing) []Rung {
 	onDemand, spot, err := pricing.Hourly(d.Node, o.Region)
 	if err != nil {
@@ -323,8 +358,10 @@ func heldTooSmall(req Request, n catalog.NodeType, regions []string, nodes, base
 			switch {
 			case req.GKEZones > 1:
 				why = append(why, fmt.Sprintf("reservation %s is in one zone (%s), and gke_zones is %d", h.ID, h.Zone, req.GKEZones))
-			case od.Max > h.Nodes:
+			case od.Max > h.Nodes && !req.Overflow:
 				why = append(why, fmt.Sprintf("reservation %s holds %d node(s), fewer than the %d the pool runs on demand", h.ID, h.Nodes, od.Max))
+			case od.Max > h.Nodes:
+				why = append(why, fmt.Sprintf("reservation %s holds %d node(s), fewer than the %d the pool runs on demand, and %s is not sold on demand to overflow to (capacity.flex_start overflows to flex-start VMs)", h.ID, h.Nodes, od.Max, n.Name))
 			}
 		}
 	}

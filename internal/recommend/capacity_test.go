@@ -223,3 +223,88 @@ func TestRecommend_flexStartAnswersA4(t *testing.T) {
 		t.Errorf("flex_start on AWS: %v", err)
 	}
 }
+
+// Issue #40, item 7: with overflow_to_on_demand, a reservation smaller than the on-demand side is
+// used too, the rest overflowing to on demand (reserved N, on-demand M, spot K), ranked by what the
+// answer costs beyond the reservation; the answer then applies to the autoscaler resources only.
+// Without it the same reservation is not used and the answer applies to the node pools as well.
+// Worked example of the guide.
+func TestRecommend_reservationOverflow(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	serve := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 20}
+	odcr := Reservation{ID: "cr-0123456789abcdef0", Zone: "us-east-1a", NodeType: "g6e.xlarge", Nodes: 3}
+	req := Request{Workload: serve, Replicas: 8, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{odcr}}
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := a.Results[catalog.AWS].Best
+	if plain.Reservation != nil || plain.Overflow || !reflect.DeepEqual(plain.AppliesTo(), []string{"gpufleet_eks_node_pool", "gpufleet_karpenter_node_pool"}) {
+		t.Fatalf("without overflow: %s, applies to %v", plain.Label(), plain.AppliesTo())
+	}
+	req.Overflow = true
+	if a, err = Recommend(context.Background(), req, e); err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.AWS].Best
+	got := ladderText(b.Ladder)
+	if b.Node.Name != "g6e.xlarge" || b.Reservation == nil || !b.Overflow || got != "reserved 3 ($5.58/h), on-demand 2 ($3.72/h), spot 3 ($2.24/h)" {
+		t.Fatalf("with overflow: %s, overflow %v, ladder %s", b.Label(), b.Overflow, got)
+	}
+	if !reflect.DeepEqual(b.AppliesTo(), []string{"gpufleet_karpenter_node_pool"}) || b.OutOfPocketHourlyUSD >= plain.OutOfPocketHourlyUSD {
+		t.Errorf("applies to %v, out of pocket %g against %g", b.AppliesTo(), b.OutOfPocketHourlyUSD, plain.OutOfPocketHourlyUSD)
+	}
+	// The pool's reservation is the ODCR, for the Karpenter pool's reserved NodePool, and its spot
+	// mix is the workload's: five on demand (three of them reserved), three on spot.
+	if r := b.Spec.Capacity.Reservation; r == nil || r.ID != odcr.ID || b.SpotPercentage != 50 || b.OnDemandBase != 2 || b.Nodes != 8 {
+		t.Errorf("pool reservation %+v, spot %d, base %d, nodes %d", r, b.SpotPercentage, b.OnDemandBase, b.Nodes)
+	}
+	guideHas(t, fmt.Sprintf("ladder `%s`, %s/h beyond the reservation (%s/h in all) against %s/h for %s",
+		got, usd(b.OutOfPocketHourlyUSD), usd(b.HourlyUSD), usd(plain.HourlyUSD), plain.Label()))
+
+	// GKE: a reservation of 2 g2-standard-8 in us-central1-a, the rest of the on-demand side
+	// overflowing to on_demand in the same zone.
+	gcp := Request{Workload: serve, Replicas: 8, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Overflow: true,
+		Reservations: []Reservation{{ID: "l4-serving", Zone: "us-central1-a", NodeType: "g2-standard-8", Nodes: 2}}}
+	if a, err = Recommend(context.Background(), gcp, e); err != nil {
+		t.Fatal(err)
+	}
+	g := a.Results[catalog.GCP].Best
+	got = ladderText(g.Ladder)
+	if got != "reservation 2 ($1.71/h), on_demand 3 ($2.56/h), spot 3 ($1.01/h)" || !reflect.DeepEqual(g.NodeLocations, []string{"us-central1-a"}) ||
+		!reflect.DeepEqual(g.AppliesTo(), []string{"gpufleet_gke_compute_class"}) {
+		t.Fatalf("gcp with overflow: %s, ladder %s, locations %v, applies to %v", g.Label(), got, g.NodeLocations, g.AppliesTo())
+	}
+	guideHas(t, "`"+g.Label()+"`, ladder `"+got+"`")
+
+	// A4 is not sold on demand: a reservation of one A4 overflows only to flex-start VMs.
+	fp4 := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}
+	a4 := Request{Workload: fp4, Replicas: 3, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Overflow: true, GKEZones: 1,
+		Reservations: []Reservation{{ID: "b200-serving", Zone: "us-central1-b", NodeType: "a4-highgpu-8g", Nodes: 1}}}
+	_, err = Recommend(context.Background(), a4, e)
+	const notSold = "(reservation b200-serving holds 1 node(s), fewer than the 2 the pool runs on demand, and a4-highgpu-8g is not sold on demand to overflow to (capacity.flex_start overflows to flex-start VMs))"
+	if err == nil || !strings.Contains(err.Error(), notSold) {
+		t.Fatalf("A4 overflow without flex-start: %v", err)
+	}
+	guideHas(t, "`"+notSold+"`")
+	a4.FlexStart = true
+	if a, err = Recommend(context.Background(), a4, e); err != nil {
+		t.Fatal(err)
+	}
+	if got = ladderText(a.Results[catalog.GCP].Best.Ladder); got != "reservation 1 ($106.00/h), flex_start 1 ($106.00/h)" {
+		t.Errorf("A4 overflow to flex-start: ladder %s", got)
+	}
+	guideHas(t, "ladder `"+got+"`")
+
+	// A capacity block has no fallback, and overflow needs a reservation that is not one.
+	block := Reservation{ID: "cr-0fedcba9876543210", Type: pool.ReservationCapacityBlock, Zone: "us-east-1a", NodeType: "p5.48xlarge", Nodes: 2, HourlyUSD: 31.464}
+	_, err = Recommend(context.Background(), Request{Workload: serve, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Overflow: true, Reservations: []Reservation{block}}, e)
+	if err == nil || !strings.HasPrefix(err.Error(), "capacity.overflow_to_on_demand: ") {
+		t.Errorf("overflow with a capacity block only: %v", err)
+	}
+	train := Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 70, GPUsPerReplica: 8}
+	if a, err = Recommend(context.Background(), Request{Workload: train, Replicas: 3, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Overflow: true,
+		Reservations: []Reservation{block, odcr}}, e); err != nil || a.Results[catalog.AWS].Best.Reservation != nil {
+		t.Errorf("3 nodes on a block of 2 with overflow: %v %v", a.Results[catalog.AWS].Best.Label(), err)
+	}
+}

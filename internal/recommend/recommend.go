@@ -83,6 +83,11 @@ type Request struct {
 	// Engine sells as flex-start but not on demand runs its on-demand side as flex-start VMs, in a
 	// gpufleet_gke_compute_class.
 	FlexStart bool
+	// Overflow says the team's pool is an autoscaler object that falls back from a full
+	// reservation to on demand (capacity.go): a held reservation smaller than the on-demand side
+	// is used too, and the answer applies to gpufleet_karpenter_node_pool and
+	// gpufleet_gke_compute_class only.
+	Overflow bool
 	// AWSRegion is the region the provider creates EKS pools in (aws.region, else the SDK's
 	// environment); "" when unknown. An AWS answer is in it when it has one (region.go).
 	AWSRegion string
@@ -135,6 +140,9 @@ type Option struct {
 	// FlexStart says that the option's on-demand side runs flex-start VMs (Request.FlexStart): it
 	// plugs into gpufleet_gke_compute_class, not gpufleet_gke_node_pool.
 	FlexStart bool
+	// Overflow says that the reservation holds fewer nodes than the on-demand side, whose rest
+	// runs on demand (Request.Overflow): the answer applies to the autoscaler resources only.
+	Overflow bool
 	// Ladder is the option's capacity ladder, priced: reserved, on-demand, spot (capacity.go).
 	Ladder []Rung
 	// OutOfPocketHourlyUSD is HourlyUSD less its reserved rung, already paid for: options are
