@@ -97,6 +97,9 @@ type heldReservationModel struct {
 	Nodes          types.Int64   `tfsdk:"nodes"`
 	Project        types.String  `tfsdk:"project"`
 	HourlyPriceUSD types.Float64 `tfsdk:"hourly_price_usd"`
+	GPU            types.String  `tfsdk:"gpu"`
+	GPUs           types.Int64   `tfsdk:"gpus"`
+	GPUsPerNode    types.Int64   `tfsdk:"gpus_per_node"`
 }
 
 // rungModel is a rung of the answer's ladder.
@@ -536,7 +539,8 @@ func (m recommendationModel) request() recommend.Request {
 		r.Overflow = m.Capacity.Overflow.ValueBool()
 		for _, h := range m.Capacity.Reservations {
 			r.Reservations = append(r.Reservations, recommend.Reservation{ID: h.ID.ValueString(), Type: h.Type.ValueString(), Zone: h.Zone.ValueString(),
-				NodeType: h.NodeType.ValueString(), Nodes: int(h.Nodes.ValueInt64()), Project: h.Project.ValueString(), HourlyUSD: h.HourlyPriceUSD.ValueFloat64()})
+				NodeType: h.NodeType.ValueString(), Nodes: int(h.Nodes.ValueInt64()), Project: h.Project.ValueString(), HourlyUSD: h.HourlyPriceUSD.ValueFloat64(),
+				GPU: h.GPU.ValueString(), GPUs: int(h.GPUs.ValueInt64()), GPUsPerNode: int(h.GPUsPerNode.ValueInt64())})
 		}
 	}
 	if !m.MemoryHeadroom.IsNull() {
@@ -680,15 +684,19 @@ func capacityInputBlock() schema.SingleNestedBlock {
 // heldReservationBlock is a reservation the team holds.
 func heldReservationBlock() schema.ListNestedBlock {
 	return schema.ListNestedBlock{
-		MarkdownDescription: "A reservation: an EC2 On-Demand Capacity Reservation or capacity block, or a Compute Engine reservation, of `nodes` instances of one `node_type` in one `zone`. Checked at plan, each problem at its attribute: an unknown node type, a node type of a cloud not asked, a zone that is not a zone name, or in a region the catalog does not price the type in, or (GCP) that does not offer its GPU, `nodes` below 1, an id that is not an EC2 reservation id (`cr-…`) or a Compute Engine name, a capacity block without its price.",
+		MarkdownDescription: "A reservation: an EC2 On-Demand Capacity Reservation or capacity block, or a Compute Engine reservation, in one `zone`, of `nodes` instances of one `node_type`, or given as `gpus` GPUs of a `gpu` model (one form or the other). Checked at plan, each problem at its attribute: an unknown node type or GPU model, a node type of a cloud not asked, a zone that is not a zone name, or in a region the catalog does not price the type in, or (GCP) that does not offer its GPU, `nodes` below 1, both forms or neither, GPUs that no shape holds in whole nodes or that several shapes could hold, an N1 machine type without its `gpu` and `gpus_per_node` or with ones that do not attach to it, an id that is not an EC2 reservation id (`cr-…`) or a Compute Engine name, a capacity block without its price.",
 		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{MarkdownDescription: "The EC2 capacity reservation or block id (`cr-…`), or the Compute Engine reservation's name.", Required: true},
-			"type": schema.StringAttribute{MarkdownDescription: "AWS only: `capacity-reservation` (default; an ODCR, billed at the on-demand rate: used when it holds the answer's whole on-demand side) or `capacity-block` (prepaid: used only when it holds every node of the answer, with no spot). Unset on GCP, where the reservation is consumed by name (a `specific` affinity).",
+			"type": schema.StringAttribute{MarkdownDescription: "AWS only: `capacity-reservation` (default; an ODCR, billed at the on-demand rate: used when it holds the answer's whole on-demand side, or with `overflow_to_on_demand` when smaller) or `capacity-block` (prepaid: used only when it holds every node of the answer, with no spot). Unset on GCP, where the reservation is consumed by name (a `specific` affinity).",
 				Optional: true, Validators: []validator.String{oneOfNearest(recommend.ReservationTypes...)}},
 			"zone":      schema.StringAttribute{MarkdownDescription: "The Availability Zone (`us-east-1a`) or Compute Engine zone (`us-central1-b`) of the reservation; its region must be among `regions`. A GCP answer on the reservation runs in that zone (`node_locations`).", Required: true},
-			"node_type": schema.StringAttribute{MarkdownDescription: "The EC2 instance type or GKE machine type reserved, e.g. `p5.48xlarge`, `a4-highgpu-8g` (N1 machine types, whose reservations also name a GPU, are not taken).", Required: true},
-			"nodes":     schema.Int64Attribute{MarkdownDescription: "How many instances (VMs) the reservation holds: nodes, not GPUs.", Required: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
-			"project":   schema.StringAttribute{MarkdownDescription: "GCP: the project of a shared reservation; unset for the cluster's.", Optional: true},
+			"node_type": schema.StringAttribute{MarkdownDescription: "The EC2 instance type or GKE machine type reserved, e.g. `p5.48xlarge`, `a4-highgpu-8g`, `n1-standard-8` (with `gpu` and `gpus_per_node`: a reservation of N1 VMs names their attached GPUs). With `nodes`; unset with `gpus`.", Optional: true},
+			"nodes":     schema.Int64Attribute{MarkdownDescription: "How many instances (VMs) the reservation holds: nodes, not GPUs. With `node_type`; or give `gpu` and `gpus` instead.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"gpu": schema.StringAttribute{MarkdownDescription: "The GPU model reserved, as `gpufleet_gpu_catalog` names it (e.g. `H100-80GB`): with `gpus`, resolved to the one shape the zone's cloud sells the model as there that holds the GPUs in whole nodes (a reservation is of one instance or machine type, which the pool must run to consume it, so when several shapes could be it the plan fails listing them: give `node_type` and `nodes`); with an N1 `node_type`, the GPU attached to each VM (`T4`, `P4`, `V100-16GB`, `P100`).",
+				Optional: true, Validators: []validator.String{oneOfNearest(gpuModelNames()...)}},
+			"gpus":          schema.Int64Attribute{MarkdownDescription: "How many GPUs of `gpu` the reservation holds, instead of `node_type` and `nodes`: a whole number of nodes of the shape it resolves to.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"gpus_per_node": schema.Int64Attribute{MarkdownDescription: "With an N1 `node_type` only: the GPUs of `gpu` attached to each VM (the reservation's `guestAccelerators` count), in the counts Compute Engine allows for the machine type.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"project":       schema.StringAttribute{MarkdownDescription: "GCP: the project of a shared reservation; unset for the cluster's.", Optional: true},
 			"hourly_price_usd": schema.Float64Attribute{MarkdownDescription: "AWS capacity block only, and required there: its price per instance-hour (the upfront fee ÷ instances ÷ hours), which no EC2 API returns afterwards.",
 				Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0.0001)}},
 		}},

@@ -215,6 +215,18 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 			[]string{`capacity.flex_start`, "flex-start VMs are GKE's"}},
 		"reservation on a cloud not asked": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
 			[]string{`capacity.reservation\[0\].node_type`, "a4-highgpu-8g is a gcp node type, and clouds is aws"}},
+		"reservation in both forms": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`, `gpu = "B200"`, `gpus = 8`),
+			[]string{`capacity.reservation\[0\].gpus`, "given in one form"}},
+		"reservation in GPUs of several shapes": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "h100s"`, `zone = "us-central1-a"`, `gpu = "H100-80GB"`, `gpus = 16`),
+			[]string{`capacity.reservation\[0\].gpu`, "may be a reservation of a3-highgpu-1g", "give node_type and nodes"}},
+		"reservation in GPUs not whole nodes": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `gpu = "B200"`, `gpus = 12`),
+			[]string{`capacity.reservation\[0\].gpus`, "12 GPUs of B200 are not a whole number of nodes", "a4-highgpu-8g \\(8 GPUs each\\)"}},
+		"N1 reservation without its GPU": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "t4s"`, `zone = "us-central1-b"`, `node_type = "n1-standard-8"`, `nodes = 2`),
+			[]string{`capacity.reservation\[0\].gpu`, "N1 machine type", "guestAccelerators"}},
+		"N1 reservation of a count it does not take": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "t4s"`, `zone = "us-central1-b"`, `node_type = "n1-standard-8"`, `nodes = 2`, `gpu = "T4"`, `gpus_per_node = 3`),
+			[]string{`capacity.reservation\[0\].gpus_per_node`, "takes T4 in counts 1, 2, 4 per VM, not 3"}},
+		"overflow without a reservation": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + "capacity {\n overflow_to_on_demand = true\n}\n",
+			[]string{`capacity.overflow_to_on_demand`, "overflow applies to a capacity reservation"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -85,7 +85,14 @@ type Reservation struct {
 	Project string
 	// HourlyUSD is what a capacity block costs per instance-hour (required for blocks only).
 	HourlyUSD float64
+	// GPU and GPUs are the other form of a reservation, instead of NodeType and Nodes: GPUs GPUs
+	// of the catalog's GPU model GPU in Zone (resolve). With an N1 NodeType, GPU and GPUsPerNode
+	// name the GPUs attached to each VM.
+	GPU         string
+	GPUs        int
+	GPUsPerNode int
 
+	form   string // "gpus" when given as GPUs, "" as nodes
 	cloud  catalog.Cloud
 	region string
 	node   catalog.NodeType
@@ -135,29 +142,16 @@ func checkReservations(req *Request) error {
 	for i := range req.Reservations {
 		r := &req.Reservations[i]
 		arg := func(a string) string { return fmt.Sprintf("capacity.reservation[%d].%s", i, a) }
-		var names []string
-		for _, c := range []catalog.Cloud{catalog.AWS, catalog.GCP} {
-			for _, n := range catalog.NodeTypes(c) {
-				if !slices.Contains(names, n.Name) {
-					names = append(names, n.Name)
-				}
-				if n.Name == r.NodeType && r.cloud == "" {
-					r.cloud, r.node = c, n
-				}
-			}
+		if err := r.resolve(arg); err != nil {
+			return err
 		}
-		switch {
-		case r.cloud == "":
-			return &catalog.ArgumentError{Argument: arg("node_type"), Message: fmt.Sprintf(
-				"unknown node type %q: an EC2 GPU instance type or a GKE GPU machine type of the catalog; nearest: %s", r.NodeType, strings.Join(nearestFew(r.NodeType, names), ", "))}
-		case r.cloud == catalog.GCP && r.node.Accelerator != "" && strings.HasPrefix(r.NodeType, "n1-"):
-			return &catalog.ArgumentError{Argument: arg("node_type"), Message: fmt.Sprintf(
-				"%q is an N1 machine type, whose reservations also name the attached GPU: only machine types that bring their own GPUs (a2, a3, a4, g2) are taken as reservations", r.NodeType)}
-		case !slices.Contains(req.Clouds, r.cloud):
-			return &catalog.ArgumentError{Argument: arg("node_type"), Message: fmt.Sprintf(
+		if !slices.Contains(req.Clouds, r.cloud) {
+			at := "node_type"
+			if r.form == "gpus" { // the zone says the cloud
+				at = "zone"
+			}
+			return &catalog.ArgumentError{Argument: arg(at), Message: fmt.Sprintf(
 				"%s is a %s node type, and clouds is %s: add %q to clouds or remove the reservation", r.NodeType, r.cloud, joinClouds(req.Clouds), r.cloud)}
-		case r.Nodes <= 0:
-			return &catalog.ArgumentError{Argument: arg("nodes"), Message: fmt.Sprintf("must be 1 or more (the instances or VMs reserved, not GPUs), got %d", r.Nodes)}
 		}
 		if err := r.checkCloud(arg); err != nil {
 			return err
@@ -167,6 +161,182 @@ func checkReservations(req *Request) error {
 				return &catalog.ArgumentError{Argument: arg("id"), Message: fmt.Sprintf("%q is also capacity.reservation[%d]: list each reservation once", r.ID, j)}
 			}
 		}
+	}
+	return nil
+}
+
+// resolve finds the reservation's node type and cloud, in either form: node_type and nodes (an N1
+// machine type also names its GPU, gpu and gpus_per_node, as a Compute Engine reservation of N1
+// VMs names its guestAccelerators), or gpus of a gpu model in the zone, resolved to the one shape
+// the zone's cloud sells that model as of which the GPUs are a whole number of nodes.
+func (r *Reservation) resolve(arg func(string) string) error {
+	bad := func(a, format string, args ...any) error {
+		return &catalog.ArgumentError{Argument: arg(a), Message: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case r.Nodes < 0:
+		return bad("nodes", "must be 1 or more (the instances or VMs reserved, not GPUs), got %d", r.Nodes)
+	case r.GPUs < 0:
+		return bad("gpus", "must be 1 or more, got %d", r.GPUs)
+	case r.GPUsPerNode < 0:
+		return bad("gpus_per_node", "must be 1 or more, got %d", r.GPUsPerNode)
+	case r.Nodes > 0 && r.GPUs > 0:
+		return bad("gpus", "a reservation is given in one form: node_type and nodes, or gpu and gpus; not both nodes and gpus")
+	case r.GPUs > 0:
+		r.form = "gpus"
+		return r.resolveGPUs(bad)
+	case r.Nodes == 0:
+		return bad("nodes", "must be 1 or more (the instances or VMs reserved, not GPUs), got 0; or give the reservation as gpus of a gpu model")
+	case r.NodeType == "":
+		return bad("node_type", "required with nodes: the instance type or machine type reserved (or give gpu and gpus instead of nodes)")
+	}
+	var names []string
+	var n1 []catalog.NodeType
+	for _, c := range []catalog.Cloud{catalog.AWS, catalog.GCP} {
+		for _, n := range catalog.NodeTypes(c) {
+			if !slices.Contains(names, n.Name) {
+				names = append(names, n.Name)
+			}
+			switch {
+			case n.Name != r.NodeType:
+			case isN1(n):
+				n1 = append(n1, n)
+			case r.cloud == "":
+				r.cloud, r.node = c, n
+			}
+		}
+	}
+	if len(n1) > 0 {
+		return r.resolveN1(n1, bad)
+	}
+	switch {
+	case r.cloud == "":
+		return bad("node_type", "unknown node type %q: an EC2 GPU instance type or a GKE GPU machine type of the catalog; nearest: %s", r.NodeType, strings.Join(nearestFew(r.NodeType, names), ", "))
+	case r.GPU != "" || r.GPUsPerNode != 0:
+		a := "gpu"
+		if r.GPU == "" {
+			a = "gpus_per_node"
+		}
+		return bad(a, "%s brings its own GPUs (%d x %s): gpu and gpus_per_node name the GPUs attached to an N1 machine type only; remove them", r.NodeType, r.node.GPUCount, r.node.GPUModel)
+	}
+	return nil
+}
+
+// isN1 reports whether n is an N1 machine type with attached GPUs.
+func isN1(n catalog.NodeType) bool {
+	return n.Cloud == catalog.GCP && strings.HasPrefix(n.Name, "n1-")
+}
+
+// resolveN1 picks the combination of an N1 machine type (combos: the catalog's, one per GPU model
+// and count that attach to it, after Compute Engine's "GPU platforms" limits) that the
+// reservation's gpu and gpus_per_node name.
+func (r *Reservation) resolveN1(combos []catalog.NodeType, bad func(string, string, ...any) error) error {
+	var models []string
+	for _, n := range combos {
+		if !slices.Contains(models, n.GPUModel) {
+			models = append(models, n.GPUModel)
+		}
+	}
+	if r.GPU == "" || r.GPUsPerNode == 0 {
+		a := "gpu"
+		if r.GPU != "" {
+			a = "gpus_per_node"
+		}
+		return bad(a, "%s is an N1 machine type, and a Compute Engine reservation of N1 VMs names the GPUs attached to each (guestAccelerators: type and count): set gpu (%s) and gpus_per_node", r.NodeType, strings.Join(models, ", "))
+	}
+	var counts []string
+	for _, n := range combos {
+		if !strings.EqualFold(n.GPUModel, r.GPU) {
+			continue
+		}
+		counts = append(counts, fmt.Sprint(n.GPUCount))
+		if n.GPUCount == r.GPUsPerNode {
+			r.cloud, r.node = catalog.GCP, n
+			return nil
+		}
+	}
+	if len(counts) == 0 {
+		return bad("gpu", "%q does not attach to %s: N1 machine types take %s", r.GPU, r.NodeType, strings.Join(models, ", "))
+	}
+	return bad("gpus_per_node", "%s takes %s in counts %s per VM, not %d (Compute Engine limits an N1 machine's vCPUs and memory per GPU count)", r.NodeType, r.GPU, strings.Join(counts, ", "), r.GPUsPerNode)
+}
+
+// resolveGPUs resolves a reservation given as gpus of a gpu model in a zone to a node type and a
+// number of nodes. A reservation is of one instance or machine type (EC2 capacity reservations,
+// Compute Engine reservations), and the pool consumes it only with that type (an EKS node group's
+// instance type must be the reservation's; a specific reservation affinity takes only VMs of its
+// machine type), so the shape is never guessed: it is resolved when exactly one shape the zone's
+// cloud sells the model as there holds the GPUs in whole nodes, and otherwise the error lists the
+// candidates, to be given as node_type and nodes.
+func (r *Reservation) resolveGPUs(bad func(string, string, ...any) error) error {
+	switch {
+	case r.GPU == "":
+		return bad("gpu", "required with gpus: the GPU model reserved, as gpufleet_gpu_catalog names it (e.g. H100-80GB)")
+	case r.NodeType != "":
+		return bad("node_type", "a reservation is given in one form: node_type and nodes, or gpu and gpus; with gpus, leave node_type unset (or give nodes instead of gpus)")
+	case r.GPUsPerNode != 0:
+		return bad("gpus_per_node", "only with an N1 node_type and nodes; with gpus, the node type is resolved from the GPU model")
+	}
+	g, ok := catalog.GPU(r.GPU)
+	if !ok {
+		var names []string
+		for _, g := range catalog.GPUs() {
+			names = append(names, g.Name)
+		}
+		return bad("gpu", "unknown GPU model %q; GPU models, nearest first: %s", r.GPU, strings.Join(nearestFew(r.GPU, names), ", "))
+	}
+	var region string
+	if m := awsAvailabilityZone.FindStringSubmatch(r.Zone); m != nil {
+		r.cloud, region = catalog.AWS, m[1]
+	} else if m := gceZone.FindStringSubmatch(r.Zone); m != nil {
+		r.cloud, region = catalog.GCP, m[1]
+	} else {
+		return bad("zone", "%q is not an Availability Zone (us-east-1a) or Compute Engine zone (us-central1-a) name", r.Zone)
+	}
+	var sold, whole []catalog.NodeType
+	for _, n := range catalog.NodeTypes(r.cloud) {
+		if n.GPUModel != g.Name {
+			continue
+		}
+		if _, ok := n.Price(region); !ok || r.cloud == catalog.GCP && catalog.GKEAcceleratorZoneProblem(n.Accelerator, []string{r.Zone}) != "" {
+			continue
+		}
+		sold = append(sold, n)
+		if r.GPUs%n.GPUCount == 0 {
+			whole = append(whole, n)
+		}
+	}
+	shape := func(n catalog.NodeType, nodes bool) string {
+		s := fmt.Sprintf("%s (%d GPU", n.Name, n.GPUCount)
+		if isN1(n) {
+			s = fmt.Sprintf("%s with gpus_per_node %d (%d GPU", n.Name, n.GPUCount, n.GPUCount)
+		}
+		if n.GPUCount > 1 {
+			s += "s"
+		}
+		if nodes {
+			return fmt.Sprintf("%s each: nodes = %d)", s, r.GPUs/n.GPUCount)
+		}
+		return s + " each)"
+	}
+	list := func(ns []catalog.NodeType, nodes bool) string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, shape(n, nodes))
+		}
+		return strings.Join(out, ", ")
+	}
+	switch {
+	case len(sold) == 0:
+		return bad("gpu", "%s sells no node type with %s in %s (the catalog's prices and GPU zones)", r.cloud, g.Name, r.Zone)
+	case len(whole) == 0:
+		return bad("gpus", "%d GPUs of %s are not a whole number of nodes of any shape %s sells it as in %s: %s", r.GPUs, g.Name, r.cloud, r.Zone, list(sold, false))
+	case len(whole) > 1:
+		return bad("gpu", "%d GPUs of %s in %s may be a reservation of %s: a reservation is of one instance or machine type, which the pool must run to consume it, so give node_type and nodes (and for N1 gpu and gpus_per_node) instead of gpus", r.GPUs, g.Name, r.Zone, list(whole, true))
+	}
+	r.node, r.NodeType, r.Nodes = whole[0], whole[0].Name, r.GPUs/whole[0].GPUCount
+	if isN1(r.node) {
+		r.GPUsPerNode = r.node.GPUCount
 	}
 	return nil
 }
@@ -238,7 +408,7 @@ func cmpOr(a, b string) string {
 func (r Request) held(n catalog.NodeType, region string) []Reservation {
 	var out []Reservation
 	for _, h := range r.Reservations {
-		if h.node.Name == n.Name && h.node.Accelerator == n.Accelerator && h.region == region {
+		if h.node.Name == n.Name && h.node.Accelerator == n.Accelerator && h.node.GPUCount == n.GPUCount && h.region == region {
 			out = append(out, h)
 		}
 	}

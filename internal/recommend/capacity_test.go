@@ -308,3 +308,106 @@ func TestRecommend_reservationOverflow(t *testing.T) {
 		t.Errorf("3 nodes on a block of 2 with overflow: %v %v", a.Results[catalog.AWS].Best.Label(), err)
 	}
 }
+
+// Issue #40, item 7: a reservation given as GPUs of a model (gpu, gpus) is resolved to the one
+// shape the zone's cloud sells the model as that holds the GPUs in whole nodes, and used as that
+// reservation of nodes; when several shapes could be it, or none holds the GPUs whole, the plan
+// fails at the attribute, naming the candidates. Worked examples of the guide.
+func TestRecommend_reservationInGPUs(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	train := Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 70, GPUsPerReplica: 8}
+	// 16 B200 on a capacity block in us-east-1a: p6-b200.48xlarge, the one B200 shape of EC2, 2 nodes.
+	block := Reservation{ID: "cr-0fedcba9876543210", Type: pool.ReservationCapacityBlock, Zone: "us-east-1a", GPU: "B200", GPUs: 16, HourlyUSD: 113.93}
+	a, err := Recommend(context.Background(), Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{block}}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.AWS].Best
+	got := ladderText(b.Ladder)
+	if b.Node.Name != "p6-b200.48xlarge" || b.Reservation == nil || b.Reservation.Nodes != 2 || got != "capacity-block 2 ($227.86/h)" {
+		t.Fatalf("16 B200 on a block: %s, ladder %s", b.Label(), got)
+	}
+	guideHas(t, "`"+b.Label()+"`, ladder `"+got+"`")
+	// 16 H200 in us-central1-b: a3-ultragpu-8g, 2 VMs.
+	gcp := Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"},
+		Reservations: []Reservation{{ID: "h200-training", Zone: "us-central1-b", GPU: "H200-141GB", GPUs: 16}}}
+	if a, err = Recommend(context.Background(), gcp, e); err != nil {
+		t.Fatal(err)
+	}
+	if g := a.Results[catalog.GCP].Best; g.Node.Name != "a3-ultragpu-8g" || g.Reservation == nil || g.Reservation.Nodes != 2 {
+		t.Fatalf("16 H200 on GKE: %s", g.Label())
+	}
+	for _, tc := range []struct {
+		name string
+		r    Reservation
+		want string
+	}{
+		{"several shapes", Reservation{ID: "h100s", Zone: "us-central1-a", GPU: "H100-80GB", GPUs: 16},
+			"capacity.reservation[0].gpu: 16 GPUs of H100-80GB in us-central1-a may be a reservation of a3-highgpu-1g (1 GPU each: nodes = 16), a3-highgpu-2g (2 GPUs each: nodes = 8), a3-highgpu-4g (4 GPUs each: nodes = 4), a3-highgpu-8g (8 GPUs each: nodes = 2), a3-megagpu-8g (8 GPUs each: nodes = 2): a reservation is of one instance or machine type, which the pool must run to consume it, so give node_type and nodes (and for N1 gpu and gpus_per_node) instead of gpus"},
+		{"not whole nodes", Reservation{ID: "h200s", Zone: "us-central1-b", GPU: "H200-141GB", GPUs: 12},
+			"capacity.reservation[0].gpus: 12 GPUs of H200-141GB are not a whole number of nodes of any shape gcp sells it as in us-central1-b: a3-ultragpu-8g (8 GPUs each)"},
+		{"both forms", Reservation{ID: "h200s", Zone: "us-central1-b", GPU: "H200-141GB", GPUs: 16, Nodes: 2}, "capacity.reservation[0].gpus: a reservation is given in one form"},
+		{"node type with gpus", Reservation{ID: "h200s", Zone: "us-central1-b", GPU: "H200-141GB", GPUs: 16, NodeType: "a3-ultragpu-8g"}, "capacity.reservation[0].node_type: a reservation is given in one form"},
+		{"gpus without gpu", Reservation{ID: "h200s", Zone: "us-central1-b", GPUs: 16}, "capacity.reservation[0].gpu: required with gpus"},
+		{"unknown gpu", Reservation{ID: "h200s", Zone: "us-central1-b", GPU: "H200", GPUs: 16}, "capacity.reservation[0].gpu: unknown GPU model \"H200\""},
+		{"not sold in the zone", Reservation{ID: "b200s", Zone: "us-central1-a", GPU: "B200", GPUs: 8}, "capacity.reservation[0].gpu: gcp sells no node type with B200 in us-central1-a"},
+		{"gpu on a type with its own", Reservation{ID: "h200s", Zone: "us-central1-b", NodeType: "a3-ultragpu-8g", Nodes: 2, GPU: "H200-141GB"}, "capacity.reservation[0].gpu: a3-ultragpu-8g brings its own GPUs (8 x H200-141GB)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Recommend(context.Background(), Request{Workload: train, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Reservations: []Reservation{tc.r}}, e)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %s…", err, tc.want)
+			}
+		})
+	}
+	guideHas(t, "`16 GPUs of H100-80GB in us-central1-a may be a reservation of a3-highgpu-1g (1 GPU each: nodes = 16), a3-highgpu-2g")
+}
+
+// Issue #40, item 7: a Compute Engine reservation of N1 VMs names their attached GPUs
+// (guestAccelerators: type and count): node_type n1-*, gpu and gpus_per_node, checked against the
+// catalog's N1 table (which GPU models attach, in which counts per machine type). Worked example of
+// the guide.
+func TestRecommend_reservationN1(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	serve := Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, GPUMemoryGiB: 12}
+	t4 := Reservation{ID: "t4-serving", Zone: "us-central1-b", NodeType: "n1-standard-8", Nodes: 2, GPU: "T4", GPUsPerNode: 1}
+	req := Request{Workload: serve, Replicas: 2, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Reservations: []Reservation{t4}}
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.GCP].Best
+	got := ladderText(b.Ladder)
+	if b.Node.Name != "n1-standard-8" || b.Spec.GPU.Type != "nvidia-tesla-t4" || b.Spec.GPU.Count != 1 || b.Reservation == nil || got != "reservation 2 ($1.46/h)" ||
+		!reflect.DeepEqual(b.NodeLocations, []string{"us-central1-b"}) || len(b.Spec.Validate()) > 0 {
+		t.Fatalf("on the N1 reservation: %s, gpu %s x %d, ladder %s, locations %v, problems %v", b.Label(), b.Spec.GPU.Type, b.Spec.GPU.Count, got, b.NodeLocations, b.Spec.Validate())
+	}
+	guideHas(t, "`"+b.Label()+"`, `gpu.type = \"nvidia-tesla-t4\"`, `gpu.count = 1`, ladder `"+got+"`")
+	// A reservation of n1-standard-8 with two T4s is another shape: not used for one-T4 nodes.
+	two := t4
+	two.GPUsPerNode = 2
+	req.Reservations = []Reservation{two}
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.GCP].Best.Reservation != nil && a.Results[catalog.GCP].Best.Node.GPUCount != 2 {
+		t.Errorf("two T4s per VM: %v %v", a.Results[catalog.GCP].Best.Label(), err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Reservation)
+		want string
+	}{
+		{"no gpu", func(r *Reservation) { r.GPU, r.GPUsPerNode = "", 0 }, "capacity.reservation[0].gpu: n1-standard-8 is an N1 machine type, and a Compute Engine reservation of N1 VMs names the GPUs attached to each (guestAccelerators: type and count): set gpu ("},
+		{"no count", func(r *Reservation) { r.GPUsPerNode = 0 }, "capacity.reservation[0].gpus_per_node: n1-standard-8 is an N1 machine type"},
+		{"count", func(r *Reservation) { r.GPUsPerNode = 3 }, "capacity.reservation[0].gpus_per_node: n1-standard-8 takes T4 in counts 1, 2, 4 per VM, not 3"},
+		{"model", func(r *Reservation) { r.GPU = "L4" }, "capacity.reservation[0].gpu: \"L4\" does not attach to n1-standard-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := t4
+			tc.edit(&r)
+			_, err := Recommend(context.Background(), Request{Workload: serve, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Reservations: []Reservation{r}}, e)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %s…", err, tc.want)
+			}
+		})
+	}
+	guideHas(t, "`n1-standard-8 takes T4 in counts 1, 2, 4 per VM, not 3")
+}
