@@ -72,7 +72,7 @@ resource "gpufleet_karpenter_node_pool" %[1]q {
 // EC2 capacity reservation the team holds (5 g6e.xlarge) is used first by 8 interruptible serving
 // replicas: the answer's reserved rung becomes the pool's reserved NodePool (selecting the
 // reservation), its spot rung the spot NodePool; a capacity block (2
-// p5.48xlarge) takes every node of a training job, with no spot. Both plan and apply with no
+// p5.48xlarge, scheduled in 2099: its rung carries its dates) takes every node of a training job, with no spot. Both plan and apply with no
 // policy finding (GF-AS-001 would deny a reserved rung that selects no reservation).
 func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
 	e := newEnv(t)
@@ -85,7 +85,9 @@ func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
       zone             = "us-east-1a"
       node_type        = "p5.48xlarge"
       nodes            = 2
-      hourly_price_usd = 31.464`)
+      hourly_price_usd = 31.464
+      start            = "2099-01-05T11:30:00Z"
+      end              = "2099-01-12T11:30:00Z"`)
 	ladder := func(name string) []statecheck.StateCheck {
 		return []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("gpufleet_karpenter_node_pool."+name, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
@@ -102,7 +104,10 @@ func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("spot"), "nodes": knownvalue.Int64Exact(3)}),
 				})),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.train", tfjsonpath.New("aws").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("capacity-block"), "nodes": knownvalue.Int64Exact(2)}),
+					// A block that has not started (its dates, far ahead, checked at plan) is used, and
+					// its rung carries them.
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("capacity-block"), "nodes": knownvalue.Int64Exact(2),
+						"start": knownvalue.StringExact("2099-01-05T11:30:00Z"), "end": knownvalue.StringExact("2099-01-12T11:30:00Z")}),
 				})),
 			),
 			Check: resource.ComposeTestCheckFunc(

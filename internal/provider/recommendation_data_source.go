@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -100,6 +101,8 @@ type heldReservationModel struct {
 	GPU            types.String  `tfsdk:"gpu"`
 	GPUs           types.Int64   `tfsdk:"gpus"`
 	GPUsPerNode    types.Int64   `tfsdk:"gpus_per_node"`
+	Start          types.String  `tfsdk:"start"`
+	End            types.String  `tfsdk:"end"`
 }
 
 // rungModel is a rung of the answer's ladder.
@@ -108,6 +111,8 @@ type rungModel struct {
 	Nodes         types.Int64   `tfsdk:"nodes"`
 	ReservationID types.String  `tfsdk:"reservation_id"`
 	HourlyUSD     types.Float64 `tfsdk:"hourly_usd"`
+	Start         types.String  `tfsdk:"start"`
+	End           types.String  `tfsdk:"end"`
 }
 
 // answerReservationModel is the answer's reservation, in the attribute names of the pool
@@ -394,6 +399,8 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 				"nodes":          schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes on the rung at `node_count`."},
 				"reservation_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The reservation the rung consumes; null for others."},
 				"hourly_usd":     schema.Float64Attribute{Computed: true, MarkdownDescription: "What the rung's nodes cost per hour: reserved nodes at the on-demand rate (a capacity block at its `hourly_price_usd`), on-demand and spot at the provider's pricing."},
+				"start":          schema.StringAttribute{Computed: true, MarkdownDescription: "A capacity block's rung: the block's `start` (RFC 3339, UTC) when the reservation gave it; a block that has not started holds no instance until then (the data source warns). Null otherwise."},
+				"end":            schema.StringAttribute{Computed: true, MarkdownDescription: "A capacity block's rung: the block's `end` (RFC 3339, UTC), when EC2 terminates its instances. Null otherwise."},
 			}},
 		},
 		"applies_to": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The resources the answer plugs into as is: `gpufleet_eks_node_pool` and `gpufleet_karpenter_node_pool` on AWS, `gpufleet_gke_node_pool` and `gpufleet_gke_compute_class` on GCP; " +
@@ -473,6 +480,9 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 		addArgumentError(&resp.Diagnostics, "No recommendation", err)
 		return
 	}
+	for _, w := range answer.Warnings {
+		resp.Diagnostics.AddAttributeWarning(argumentPath(w.Argument), w.Summary, w.Detail)
+	}
 	m.RequiredGPUMemoryGiB = types.Float64Value(answer.NeedGiB)
 	m.RequiredKVCacheGiB = types.Float64Value(answer.KVCacheGiB)
 	m.AWS, m.GCP = nil, nil
@@ -540,7 +550,7 @@ func (m recommendationModel) request() recommend.Request {
 		for _, h := range m.Capacity.Reservations {
 			r.Reservations = append(r.Reservations, recommend.Reservation{ID: h.ID.ValueString(), Type: h.Type.ValueString(), Zone: h.Zone.ValueString(),
 				NodeType: h.NodeType.ValueString(), Nodes: int(h.Nodes.ValueInt64()), Project: h.Project.ValueString(), HourlyUSD: h.HourlyPriceUSD.ValueFloat64(),
-				GPU: h.GPU.ValueString(), GPUs: int(h.GPUs.ValueInt64()), GPUsPerNode: int(h.GPUsPerNode.ValueInt64())})
+				GPU: h.GPU.ValueString(), GPUs: int(h.GPUs.ValueInt64()), GPUsPerNode: int(h.GPUsPerNode.ValueInt64()), Start: h.Start.ValueString(), End: h.End.ValueString()})
 		}
 	}
 	if !m.MemoryHeadroom.IsNull() {
@@ -612,7 +622,7 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 	}
 	for _, r := range b.Ladder {
 		out.Ladder = append(out.Ladder, rungModel{CapacityType: types.StringValue(r.CapacityType), Nodes: types.Int64Value(int64(r.Nodes)),
-			ReservationID: stringOrNull(r.ReservationID), HourlyUSD: types.Float64Value(r.HourlyUSD)})
+			ReservationID: stringOrNull(r.ReservationID), HourlyUSD: types.Float64Value(r.HourlyUSD), Start: timeOrNull(r.Start), End: timeOrNull(r.End)})
 	}
 	if b.DecodeTokensPerSecond > 0 {
 		out.DecodeTokensPerSecond = types.Float64Value(math.Round(b.DecodeTokensPerSecond*10) / 10)
@@ -695,6 +705,8 @@ func heldReservationBlock() schema.ListNestedBlock {
 			"gpu": schema.StringAttribute{MarkdownDescription: "The GPU model reserved, as `gpufleet_gpu_catalog` names it (e.g. `H100-80GB`): with `gpus`, resolved to the one shape the zone's cloud sells the model as there that holds the GPUs in whole nodes (a reservation is of one instance or machine type, which the pool must run to consume it, so when several shapes could be it the plan fails listing them: give `node_type` and `nodes`); with an N1 `node_type`, the GPU attached to each VM (`T4`, `P4`, `V100-16GB`, `P100`).",
 				Optional: true, Validators: []validator.String{oneOfNearest(gpuModelNames()...)}},
 			"gpus":          schema.Int64Attribute{MarkdownDescription: "How many GPUs of `gpu` the reservation holds, instead of `node_type` and `nodes`: a whole number of nodes of the shape it resolves to.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"start":         schema.StringAttribute{MarkdownDescription: "AWS capacity block only: when the block starts (RFC 3339, e.g. `2026-12-01T11:30:00Z`: the reservation's `StartDate`), with `end`. A block that has not started is still used, with a warning, and its `ladder` rung carries `start` and `end`.", Optional: true},
+			"end":           schema.StringAttribute{MarkdownDescription: "AWS capacity block only: when the block ends (RFC 3339: its `EndDate`), with `start`. Checked at plan: after `start`, at 11:30 UTC (every capacity block ends then: EC2 User Guide, \"Find and purchase Capacity Blocks\"), and at most 182 days after it (26 weeks, extensions included; the 1-day and 7-day steps EC2 sells durations in are what one asks for, not the dates a block gets, which are not checked against them). A block that has ended is not used, with a warning.", Optional: true},
 			"gpus_per_node": schema.Int64Attribute{MarkdownDescription: "With an N1 `node_type` only: the GPUs of `gpu` attached to each VM (the reservation's `guestAccelerators` count), in the counts Compute Engine allows for the machine type.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
 			"project":       schema.StringAttribute{MarkdownDescription: "GCP: the project of a shared reservation; unset for the cluster's.", Optional: true},
 			"hourly_price_usd": schema.Float64Attribute{MarkdownDescription: "AWS capacity block only, and required there: its price per instance-hour (the upfront fee ÷ instances ÷ hours), which no EC2 API returns afterwards.",
@@ -708,6 +720,14 @@ func stringOrNull(s string) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(s)
+}
+
+// timeOrNull is t in RFC 3339, UTC, or null when zero.
+func timeOrNull(t time.Time) types.String {
+	if t.IsZero() {
+		return types.StringNull()
+	}
+	return types.StringValue(t.UTC().Format(time.RFC3339))
 }
 
 func intOrNull(n int) types.Int64 {

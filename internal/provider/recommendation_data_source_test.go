@@ -225,6 +225,10 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 			[]string{`capacity.reservation\[0\].gpu`, "N1 machine type", "guestAccelerators"}},
 		"N1 reservation of a count it does not take": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "t4s"`, `zone = "us-central1-b"`, `node_type = "n1-standard-8"`, `nodes = 2`, `gpu = "T4"`, `gpus_per_node = 3`),
 			[]string{`capacity.reservation\[0\].gpus_per_node`, "takes T4 in counts 1, 2, 4 per VM, not 3"}},
+		"capacity block ending at another hour": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + held(`id = "cr-0fedcba9876543210"`, `type = "capacity-block"`, `zone = "us-east-1a"`, `node_type = "p5.48xlarge"`, `nodes = 2`, `hourly_price_usd = 31.464`, `start = "2099-01-05T11:30:00Z"`, `end = "2099-01-12T12:00:00Z"`),
+			[]string{`capacity.reservation\[0\].end`, "every EC2 capacity block ends at 11:30 UTC"}},
+		"capacity block with one date": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + held(`id = "cr-0fedcba9876543210"`, `type = "capacity-block"`, `zone = "us-east-1a"`, `node_type = "p5.48xlarge"`, `nodes = 2`, `hourly_price_usd = 31.464`, `start = "2099-01-05T11:30:00Z"`),
+			[]string{`capacity.reservation\[0\].end`, "dates go together"}},
 		"overflow without a reservation": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + "capacity {\n overflow_to_on_demand = true\n}\n",
 			[]string{`capacity.overflow_to_on_demand`, "overflow applies to a capacity reservation"}},
 	}

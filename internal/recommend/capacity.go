@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -91,11 +92,16 @@ type Reservation struct {
 	GPU         string
 	GPUs        int
 	GPUsPerNode int
+	// Start and End are a capacity block's dates (RFC 3339), both or neither (checkDates): a block
+	// not active at Request.Now is named in a warning, and one that has ended is not used.
+	Start, End string
 
-	form   string // "gpus" when given as GPUs, "" as nodes
-	cloud  catalog.Cloud
-	region string
-	node   catalog.NodeType
+	start, end time.Time
+	form       string // "gpus" when given as GPUs, "" as nodes
+	index      int    // in capacity.reservation, for warnings
+	cloud      catalog.Cloud
+	region     string
+	node       catalog.NodeType
 }
 
 // Rung is one rung of an answer's capacity ladder: nodes of one capacity type, in the order the
@@ -109,6 +115,9 @@ type Rung struct {
 	// ReservationID is the reservation the rung consumes ("" for others).
 	ReservationID string
 	HourlyUSD     float64 // the rung's nodes per hour
+	// Start and End are the dates of a capacity block's rung, when the block was given them; zero
+	// otherwise.
+	Start, End time.Time
 }
 
 // Rung capacity types.
@@ -142,6 +151,7 @@ func checkReservations(req *Request) error {
 	for i := range req.Reservations {
 		r := &req.Reservations[i]
 		arg := func(a string) string { return fmt.Sprintf("capacity.reservation[%d].%s", i, a) }
+		r.index = i
 		if err := r.resolve(arg); err != nil {
 			return err
 		}
@@ -363,6 +373,11 @@ func (r *Reservation) checkCloud(arg func(string) string) error {
 			return bad("hourly_price_usd", "a capacity block is prepaid at the price it was bought at, which no EC2 API returns afterwards: set the price per instance-hour (the upfront fee ÷ instances ÷ hours)")
 		case r.Type != pool.ReservationCapacityBlock && r.HourlyUSD != 0:
 			return bad("hourly_price_usd", "only a capacity block takes a price; a capacity reservation bills at the on-demand price (the provider's pricing.overrides for a negotiated one)")
+		case r.Type != pool.ReservationCapacityBlock && (r.Start != "" || r.End != ""):
+			return bad(r.dateArgument(), "only a capacity block has dates; a capacity reservation (%s) has no fixed start or end here", r.Type)
+		}
+		if err := r.checkDates(bad); err != nil {
+			return err
 		}
 		r.region = m[1]
 	case catalog.GCP:
@@ -374,6 +389,8 @@ func (r *Reservation) checkCloud(arg func(string) string) error {
 			return bad("id", "%q is not a Compute Engine reservation name (lowercase letters, digits and hyphens, at most 63, starting with a letter)", r.ID)
 		case r.HourlyUSD != 0:
 			return bad("hourly_price_usd", "only an EC2 capacity block takes a price; a Compute Engine reservation bills at the machine type's on-demand price (the provider's pricing.overrides for another)")
+		case r.Start != "" || r.End != "":
+			return bad(r.dateArgument(), "only an EC2 capacity block has dates here; a Compute Engine reservation is consumed while it exists")
 		case m == nil:
 			return bad("zone", "%q is not a Compute Engine zone name such as us-central1-a", r.Zone)
 		}
@@ -389,6 +406,108 @@ func (r *Reservation) checkCloud(arg func(string) string) error {
 		return bad("zone", "%s is not offered in %s (the catalog has no price for it there)", r.NodeType, r.region)
 	}
 	return nil
+}
+
+// Capacity-block dates. EC2 sells a block for a duration asked "in 1-day increments up to 14 days,
+// and in 7-day increments up to 182 days", but the block bought need not last exactly that: "All
+// Capacity Blocks end at 11:30AM UTC", so an offering's duration is "slightly less" or "slightly
+// greater" than asked (EC2 User Guide, "Find and purchase Capacity Blocks",
+// docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-purchase.html, read 2026-11-28), one
+// that starts at 04:55 lasts 6 h 35 min (EC2 API, CapacityBlockOffering.capacityBlockDurationHours),
+// and extensions add 1-day or 7-day increments "up to 182 days (26 weeks) total" (EC2 User Guide,
+// "Extend Capacity Blocks"). So the dates are checked for what holds of every block: the end after
+// the start and at 11:30 UTC, and at most 182 days between them (plus the less than a day by which
+// an offering may exceed what was asked); the 1-day and 7-day steps are the durations one asks for,
+// not the dates a block has, and are not checked on them.
+const (
+	blockEndHourUTC, blockEndMinuteUTC = 11, 30
+	maxBlockDays                       = 182
+)
+
+// dateArgument is the date attribute given, for an error about dates given where none go.
+func (r *Reservation) dateArgument() string {
+	if r.Start != "" {
+		return "start"
+	}
+	return "end"
+}
+
+// checkDates parses and checks a capacity block's start and end (both or neither).
+func (r *Reservation) checkDates(bad func(string, string, ...any) error) error {
+	if r.Start == "" && r.End == "" {
+		return nil
+	}
+	if r.Start == "" || r.End == "" {
+		missing := "start"
+		if r.End == "" {
+			missing = "end"
+		}
+		return bad(missing, "a capacity block's dates go together: set both start and end (RFC 3339, as EC2 gives them: StartDate and EndDate of DescribeCapacityReservations), or neither")
+	}
+	var err error
+	for _, d := range []struct {
+		name  string
+		value string
+		into  *time.Time
+	}{{"start", r.Start, &r.start}, {"end", r.End, &r.end}} {
+		if *d.into, err = time.Parse(time.RFC3339, d.value); err != nil {
+			return bad(d.name, "%q is not an RFC 3339 date and time such as 2026-12-01T11:30:00Z", d.value)
+		}
+	}
+	end := r.end.UTC()
+	switch {
+	case !r.end.After(r.start):
+		return bad("end", "%s is not after start %s", r.End, r.Start)
+	case end.Hour() != blockEndHourUTC || end.Minute() != blockEndMinuteUTC || end.Second() != 0:
+		return bad("end", "%s is %s UTC, and every EC2 capacity block ends at 11:30 UTC (EC2 User Guide, \"Find and purchase Capacity Blocks\"): give the block's end date as EC2 gives it", r.End, end.Format("15:04:05"))
+	case r.end.Sub(r.start) >= (maxBlockDays+1)*24*time.Hour:
+		return bad("end", "the block would last %.1f days: a capacity block lasts at most %d days (26 weeks), its extensions included", r.end.Sub(r.start).Hours()/24, maxBlockDays)
+	}
+	return nil
+}
+
+// blockDates sets aside the capacity blocks that have ended at now (their instances are terminated
+// and nothing launches into them) and says so; a block that has not started is still used, and
+// said when an answer uses it (scheduledBlock).
+func blockDates(req *Request) []Warning {
+	var out []Warning
+	kept := req.Reservations[:0:0]
+	for _, r := range req.Reservations {
+		if !r.end.IsZero() && !req.now().Before(r.end) {
+			out = append(out, Warning{Argument: fmt.Sprintf("capacity.reservation[%d].end", r.index), Summary: "Capacity block ended",
+				Detail: fmt.Sprintf("capacity block %s ended at %s (now %s): EC2 terminated its instances and nothing launches into it, so no answer uses it. Remove it, or give the block that replaces it.",
+					r.ID, r.end.UTC().Format(time.RFC3339), req.now().UTC().Format(time.RFC3339))})
+			continue
+		}
+		kept = append(kept, r)
+	}
+	req.Reservations = kept
+	return out
+}
+
+// scheduledBlock says when the answer's capacity block has not started at now: until then it
+// holds no instance and a pool on it launches nothing.
+func scheduledBlock(req Request, o *Option) string {
+	h := o.Reservation
+	if h == nil || h.start.IsZero() || !req.now().Before(h.start) {
+		return ""
+	}
+	return fmt.Sprintf("the %s answer is on capacity block %s, which starts at %s, in %s (now %s), and ends at %s: until it starts it holds no instance and the pool's nodes on it cannot launch (its ladder rung carries start and end)",
+		o.Cloud, h.ID, h.start.UTC().Format(time.RFC3339), untilText(h.start.Sub(req.now())), req.now().UTC().Format(time.RFC3339), h.end.UTC().Format(time.RFC3339))
+}
+
+// untilText is a duration as "2 d 19 h 30 min", to the minute.
+func untilText(d time.Duration) string {
+	m := int(d.Round(time.Minute) / time.Minute)
+	return fmt.Sprintf("%d d %d h %d min", m/(24*60), m/60%24, m%60)
+}
+
+// now is the request's clock: Request.Now, else the time now.
+func (r Request) now() time.Time {
+	if r.Now.IsZero() {
+		return time.Now()
+	}
+	return r.Now
 }
 
 // nearestFew are the three valid values nearest to value.
@@ -499,7 +618,7 @@ func ladder(o Option, d pool.Derived, pricing catalog.Pricing) []Rung {
 		case h.Type == pool.ReservationCapacityBlock:
 			kind, rate = RungAWSCapacityBlock, h.HourlyUSD
 		}
-		out = append(out, Rung{CapacityType: kind, Nodes: reservedNodes, ReservationID: h.ID, HourlyUSD: round(float64(reservedNodes) * rate)})
+		out = append(out, Rung{CapacityType: kind, Nodes: reservedNodes, ReservationID: h.ID, HourlyUSD: round(float64(reservedNodes) * rate), Start: h.start, End: h.end})
 	}
 	odKind, spotKind := RungAWSOnDemand, RungAWSSpot
 	switch {

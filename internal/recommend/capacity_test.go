@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -410,4 +411,77 @@ func TestRecommend_reservationN1(t *testing.T) {
 		})
 	}
 	guideHas(t, "`n1-standard-8 takes T4 in counts 1, 2, 4 per VM, not 3")
+}
+
+// Issue #40, item 7: a capacity block's dates (start, end), checked at plan and judged against the
+// request's clock (Request.Now, set here so that no test depends on the day it runs): a block that
+// has not started is used, its rung carrying its dates, with a warning at its start; one that has
+// ended is not used, with a warning at its end. Worked example of the guide.
+func TestRecommend_capacityBlockDates(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	train := Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 70, GPUsPerReplica: 8}
+	block := Reservation{ID: "cr-0fedcba9876543210", Type: pool.ReservationCapacityBlock, Zone: "us-east-1a", NodeType: "p5.48xlarge", Nodes: 2, HourlyUSD: 31.464,
+		Start: "2026-12-01T11:30:00Z", End: "2026-12-15T11:30:00Z"}
+	req := Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{block}}
+	at := func(s string) time.Time {
+		t.Helper()
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// Three days before the block: used, and said.
+	req.Now = at("2026-11-28T16:00:00Z")
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.AWS].Best
+	if b.Reservation == nil || len(b.Ladder) != 1 || !b.Ladder[0].Start.Equal(at(block.Start)) || !b.Ladder[0].End.Equal(at(block.End)) {
+		t.Fatalf("before the block: %s, ladder %+v", b.Label(), b.Ladder)
+	}
+	if len(a.Warnings) != 1 || a.Warnings[0].Argument != "capacity.reservation[0].start" {
+		t.Fatalf("warnings %+v", a.Warnings)
+	}
+	guideHas(t, "`"+a.Warnings[0].Detail+"`")
+	// While it runs: used, nothing to say.
+	req.Now = at("2026-12-02T00:00:00Z")
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.AWS].Best.Reservation == nil || len(a.Warnings) != 0 {
+		t.Fatalf("during the block: %v, warnings %+v", err, a.Warnings)
+	}
+	// At its end and after: not used, and said.
+	req.Now = at(block.End)
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.AWS].Best.Reservation != nil || len(a.Warnings) != 1 || a.Warnings[0].Argument != "capacity.reservation[0].end" {
+		t.Fatalf("after the block: %v, %v, warnings %+v", a.Results[catalog.AWS].Best.Label(), err, a.Warnings)
+	}
+	guideHas(t, "`"+a.Warnings[0].Detail+"`")
+
+	for _, tc := range []struct {
+		name string
+		edit func(*Reservation)
+		want string
+	}{
+		{"start only", func(r *Reservation) { r.End = "" }, "capacity.reservation[0].end: a capacity block's dates go together"},
+		{"not RFC 3339", func(r *Reservation) { r.Start = "2026-12-01 11:30" }, "capacity.reservation[0].start: \"2026-12-01 11:30\" is not an RFC 3339 date"},
+		{"end before start", func(r *Reservation) { r.End = "2026-11-30T11:30:00Z" }, "capacity.reservation[0].end: 2026-11-30T11:30:00Z is not after start 2026-12-01T11:30:00Z"},
+		{"end not at 11:30 UTC", func(r *Reservation) { r.End = "2026-12-15T11:30:00+01:00" }, "capacity.reservation[0].end: 2026-12-15T11:30:00+01:00 is 10:30:00 UTC, and every EC2 capacity block ends at 11:30 UTC"},
+		{"longer than 182 days", func(r *Reservation) { r.End = "2027-06-08T11:30:00Z" }, "capacity.reservation[0].end: the block would last 189.0 days: a capacity block lasts at most 182 days"},
+		{"dates on an ODCR", func(r *Reservation) { r.Type, r.HourlyUSD = pool.ReservationCapacityReservation, 0 }, "capacity.reservation[0].start: only a capacity block has dates"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := block
+			tc.edit(&r)
+			_, err := Recommend(context.Background(), Request{Workload: train, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{r}, Now: at("2026-11-28T16:00:00Z")}, e)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %s…", err, tc.want)
+			}
+		})
+	}
+	// 182 days and the hours by which an offering may exceed it are a block.
+	long := block
+	long.Start, long.End = "2026-12-01T04:55:00Z", "2027-06-01T11:30:00Z"
+	if _, err := Recommend(context.Background(), Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{long}, Now: at("2026-11-28T16:00:00Z")}, e); err != nil {
+		t.Errorf("182 days and 6.5 hours: %v", err)
+	}
 }
