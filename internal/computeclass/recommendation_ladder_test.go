@@ -107,7 +107,7 @@ func TestAccGKEComputeClass_recommendationLadder(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.serve", tfjsonpath.New("gcp").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.ObjectExact(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("reservation"), "nodes": knownvalue.Int64Exact(1),
-						"reservation_id": knownvalue.StringExact("b200-serving"), "hourly_usd": knownvalue.Float64Exact(106)}),
+						"reservation_id": knownvalue.StringExact("b200-serving"), "hourly_usd": knownvalue.Float64Exact(106), "start": knownvalue.Null(), "end": knownvalue.Null()}),
 				})),
 				stateIs("data.gpufleet_recommendation.serve", 0, "gcp", "out_of_pocket_hourly_usd"),
 			),
@@ -146,7 +146,7 @@ func TestAccGKEComputeClass_recommendationFlexStart(t *testing.T) {
 				stateIs("data.gpufleet_recommendation.serve", true, "gcp", "flex_start"),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.serve", tfjsonpath.New("gcp").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.ObjectExact(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("flex_start"), "nodes": knownvalue.Int64Exact(1),
-						"reservation_id": knownvalue.Null(), "hourly_usd": knownvalue.Float64Exact(106)}),
+						"reservation_id": knownvalue.Null(), "hourly_usd": knownvalue.Float64Exact(106), "start": knownvalue.Null(), "end": knownvalue.Null()}),
 				})),
 			),
 			Check: func(*terraform.State) error {

@@ -498,10 +498,10 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 			resp.Diagnostics.AddAttributeWarning(path.Root("capacity").AtName("flex_start"), "The gcp answer runs flex-start VMs",
 				fmt.Sprintf("Compute Engine does not sell %s on demand, and the answer runs its on-demand side as flex-start VMs (priced here at the on-demand list price, an upper bound): configure a gpufleet_gke_compute_class with capacity.ladder = gke_capacity_ladder; a gpufleet_gke_node_pool cannot run flex-start VMs.", res.Best.Node.Name))
 		}
-		if res.Best.Overflow {
+		if b := res.Best; b.Overflow {
 			resp.Diagnostics.AddAttributeWarning(path.Root("capacity").AtName("overflow_to_on_demand"), fmt.Sprintf("The %s answer overflows its reservation", cloud),
-				fmt.Sprintf("Reservation %s holds %d of the %d nodes the answer runs on demand, and the rest overflow to the ladder's next rung: the answer applies to %s only (applies_to); a %s would launch nothing beyond the reservation.",
-					res.Best.Reservation.ID, res.Best.Ladder[0].Nodes, res.Best.Ladder[0].Nodes+res.Best.Ladder[1].Nodes, recommend.AutoscalerResourceTypes[cloud], recommend.ResourceTypes[cloud]))
+				fmt.Sprintf("Reservation %s holds %d nodes, fewer than the answer runs on demand, and the rest overflow to the ladder's next rung: the answer applies to %s only (applies_to); a %s would launch nothing beyond the reservation.",
+					b.Reservation.ID, b.Reservation.Nodes, recommend.AutoscalerResourceTypes[cloud], recommend.ResourceTypes[cloud]))
 		}
 		out := recommendedPool(res, rr.AWSRegion)
 		switch cloud {
