@@ -3,6 +3,7 @@ package gke_test
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -184,7 +185,7 @@ func TestAccGKENodePool_recommendationOnReservation(t *testing.T) {
 // reservedPoolConfig is a gpufleet_recommendation of replicas of a workload (demand: its workload
 // lines) on the team's reservation (its block's lines), and the gpufleet_gke_node_pool serve
 // configured from the gcp answer as the right-sizing guide plugs it in (pool: its workload lines).
-func reservedPoolConfig(demand, pool string, replicas int, reservation string) string {
+func reservedPoolConfig(demand, pool string, replicas int, reservation string, capacity ...string) string {
 	return fmt.Sprintf(`
 data "gpufleet_recommendation" "serve" {
   workload {%[4]s
@@ -192,7 +193,7 @@ data "gpufleet_recommendation" "serve" {
   replicas = %[6]d
   clouds   = ["gcp"]
   regions  = [%[1]q]
-  capacity {
+  capacity {%[8]s
     reservation {%[7]s
     }
   }
@@ -220,7 +221,7 @@ resource "gpufleet_gke_node_pool" "serve" {
   }
 
 %[3]s}
-`, testLocation, testCluster, acctest.AnswerBlocks("gcp", true, "type", "name", "project"), demand, pool, replicas, reservation)
+`, testLocation, testCluster, acctest.AnswerBlocks("gcp", true, "type", "name", "project"), demand, pool, replicas, reservation, strings.Join(capacity, ""))
 }
 
 // Issue #40, item 7: a Compute Engine reservation of N1 VMs names their attached GPUs: two staging
@@ -268,6 +269,39 @@ func TestAccGKENodePool_recommendationOnN1Reservation(t *testing.T) {
 				}
 				return nil
 			}),
+		}},
+	})
+}
+
+// Issue #40, item 7: an answer that overflows its reservation (overflow_to_on_demand: reservation
+// 2, on_demand 2) is for gpufleet_gke_compute_class only; plugged into gpufleet_gke_node_pool
+// anyway, the apply fails before any change at max_size, naming the reservation's count: a node
+// pool of a specific reservation gets only its VMs (cloudsim fails the nodes beyond them,
+// specificReservationFailure), so its on-demand side could never reach its size.
+func TestAccGKENodePool_recommendationOverflowRefused(t *testing.T) {
+	sim := startSimWith(t, func(s *cloudsim.Seed) {
+		p := s.GCP.Projects[testProject]
+		p.Reservations = append(p.Reservations, cloudsim.GCEReservationSeed{Name: "l4-serving", Zone: testZoneB, MachineType: "g2-standard-8",
+			AcceleratorType: "nvidia-l4", AcceleratorCount: 1, Count: 2})
+	})
+	config := reservedPoolConfig(`
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = 20`, `
+    kind             = "inference"
+    environment      = "production"
+    gpu_memory_gib   = data.gpufleet_recommendation.serve.required_gpu_memory_gib`, 4, `
+      id        = "l4-serving"
+      zone      = "`+testZoneB+`"
+      node_type = "g2-standard-8"
+      nodes     = 2`, `
+    overflow_to_on_demand = true`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config:      providerConfig(sim, "") + config,
+			ExpectError: regexp.MustCompile(`(?s)More nodes than the reservation holds.*reservation "l4-serving" holds 2 VMs`),
 		}},
 	})
 }
