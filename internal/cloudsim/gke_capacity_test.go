@@ -168,3 +168,22 @@ func TestGKE_Autoscaling_LimitsAndTheClusterAutoscaler(t *testing.T) {
 		t.Fatalf("the autoscaler resized a node pool with autoscaling off: %v", err)
 	}
 }
+
+// A new node pool that consumes a specific reservation gets only the reservation's unused VMs:
+// the nodes beyond them fail (GCE_STOCKOUT) and the node pool is RUNNING_WITH_ERROR; nodes of
+// other node pools on the reservation count against it (issue #40 item 7).
+func TestGKE_SpecificReservation_NodesBeyondItFail(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t, func(o *Options) {
+		p := o.Seed.GCP.Projects["acme-ml"]
+		p.Reservations = append(p.Reservations, GCEReservationSeed{Name: "l4-three", Zone: "us-central1-a", MachineType: "g2-standard-8", AcceleratorType: "nvidia-l4", AcceleratorCount: 1, Count: 3})
+	})
+	c := gkeClient(t, sim)
+	if got := runningPool(t, c, specificPool("two", "l4-three", 2)); got.GetStatus() != containerpb.NodePool_RUNNING {
+		t.Fatalf("2 nodes on a reservation of 3: %v %q", got.GetStatus(), got.GetStatusMessage())
+	}
+	got := runningPool(t, c, specificPool("more", "l4-three", 2))
+	if got.GetStatus() != containerpb.NodePool_RUNNING_WITH_ERROR || !strings.Contains(got.GetStatusMessage(), `could not create 1 of its 2 node(s): reservation "l4-three" (3 VMs, 2 in use) has 1 unused`) {
+		t.Fatalf("2 more nodes on a reservation with 1 unused: %v %q", got.GetStatus(), got.GetStatusMessage())
+	}
+}

@@ -195,6 +195,7 @@ func (g *gkeServer) CreateNodePool(ctx context.Context, req *containerpb.CreateN
 		fail := failureOf(ctx)
 		if pool.GetInitialNodeCount() > 0 {
 			fail = w.anyReservationFailure(ref, pool, fail)
+			fail = w.specificReservationFailure(ref, pool, fail)
 			fail = vmLabelFailure(ref, pool, cl, fail)
 		}
 		out = g.createPool(w, ref, pool, gpuTaint, now, fail)

@@ -18,16 +18,25 @@ import (
 // configured from the gcp answer as the guide plugs it in; capacity is the data source's capacity
 // block.
 func recommendedClass(name, capacity string) string {
+	return recommendedClassFor(name, capacity, `
+    model_parameters_billion = 405
+    precision                = "fp4"`, `
+    precision        = "fp4"`, 1)
+}
+
+// recommendedClassFor is a production serving workload (demand: its data source workload lines;
+// pool: the class's workload lines beyond the answer's) of replicas with capacity, and the
+// gpufleet_gke_compute_class configured from the gcp answer as the guide plugs it in.
+func recommendedClassFor(name, capacity, demand, pool string, replicas int) string {
 	return fmt.Sprintf(`
 data "gpufleet_recommendation" "serve" {
   workload {
     kind                     = "inference"
-    environment              = "production"
-    model_parameters_billion = 405
-    precision                = "fp4"
+    environment              = "production"%[5]s
   }
-  clouds  = ["gcp"]
-  regions = [%[2]q]
+  replicas = %[7]d
+  clouds   = ["gcp"]
+  regions  = [%[2]q]
   capacity {
 %[4]s
   }
@@ -49,8 +58,8 @@ resource "gpufleet_gke_compute_class" %[1]q {
     kind             = "inference"
     environment      = "production"
     gpu_memory_gib   = data.gpufleet_recommendation.serve.required_gpu_memory_gib
-    precision        = "fp4"
     gpus_per_replica = local.gcp.gpus_per_replica
+    replicas         = %[7]d%[6]s
   }
 
   scaling {
@@ -68,7 +77,7 @@ resource "gpufleet_gke_compute_class" %[1]q {
     }
   }
 }
-`, name, testLocation, testCluster, capacity)
+`, name, testLocation, testCluster, capacity, demand, pool, replicas)
 }
 
 // heldA4 is the team's reservation of two a4-highgpu-8g in us-central1-b.
@@ -98,7 +107,7 @@ func TestAccGKEComputeClass_recommendationLadder(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.serve", tfjsonpath.New("gcp").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.ObjectExact(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("reservation"), "nodes": knownvalue.Int64Exact(1),
-						"reservation_id": knownvalue.StringExact("b200-serving"), "hourly_usd": knownvalue.Float64Exact(106)}),
+						"reservation_id": knownvalue.StringExact("b200-serving"), "hourly_usd": knownvalue.Float64Exact(106), "start": knownvalue.Null(), "end": knownvalue.Null()}),
 				})),
 				stateIs("data.gpufleet_recommendation.serve", 0, "gcp", "out_of_pocket_hourly_usd"),
 			),
@@ -137,7 +146,7 @@ func TestAccGKEComputeClass_recommendationFlexStart(t *testing.T) {
 				stateIs("data.gpufleet_recommendation.serve", true, "gcp", "flex_start"),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.serve", tfjsonpath.New("gcp").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.ObjectExact(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("flex_start"), "nodes": knownvalue.Int64Exact(1),
-						"reservation_id": knownvalue.Null(), "hourly_usd": knownvalue.Float64Exact(106)}),
+						"reservation_id": knownvalue.Null(), "hourly_usd": knownvalue.Float64Exact(106), "start": knownvalue.Null(), "end": knownvalue.Null()}),
 				})),
 			),
 			Check: func(*terraform.State) error {
@@ -147,6 +156,55 @@ func TestAccGKEComputeClass_recommendationFlexStart(t *testing.T) {
 				}
 				if got := rungs(t, u); got != "flex_start" {
 					return fmt.Errorf("rungs %s", got)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// Issue #40, item 7, the overflow rung: four production serving replicas of 20 GiB with the team's
+// reservation of two g2-standard-8 in us-central1-a and overflow_to_on_demand are answered on it,
+// reservation 2 then on_demand 2, for gpufleet_gke_compute_class only (applies_to). Plugged in as
+// is, the class's first priority consumes the reservation by name and the next runs on demand in
+// the reservation's zone (GKE tries the priorities in order), with no policy finding.
+func TestAccGKEComputeClass_recommendationOverflow(t *testing.T) {
+	w := newWorld(t)
+	const name = "cc-l4-overflow"
+	addr := "gpufleet_gke_compute_class." + name
+	data := "data.gpufleet_recommendation.serve"
+	config := recommendedClassFor(name, `    overflow_to_on_demand = true
+    reservation {
+      id        = "l4-serving"
+      zone      = "us-central1-a"
+      node_type = "g2-standard-8"
+      nodes     = 2
+    }`, `
+    gpu_memory_gib           = 20`, "", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             w.checkGone(t, name),
+		Steps: []resource.TestStep{{
+			Config: w.providerConfig("") + config,
+			ConfigStateChecks: stateChecks(
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue(data, tfjsonpath.New("gcp").AtMapKey("applies_to"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("gpufleet_gke_compute_class")})),
+				statecheck.ExpectKnownValue(data, tfjsonpath.New("gcp").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("reservation"), "nodes": knownvalue.Int64Exact(2), "reservation_id": knownvalue.StringExact("l4-serving")}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("on_demand"), "nodes": knownvalue.Int64Exact(2)}),
+				})),
+			),
+			Check: func(*terraform.State) error {
+				u := w.live(t, name)
+				if u == nil {
+					return fmt.Errorf("no ComputeClass %s in the cluster", name)
+				}
+				if got := rungs(t, u); got != "reservation:Specific,on_demand,flex_start" {
+					return fmt.Errorf("rungs %s", got)
+				}
+				second := spec(t, u, "priorities").([]any)[1].(map[string]any)
+				if got := fmt.Sprint(second["machineType"], " ", second["location"]); got != "g2-standard-8 map[zones:[us-central1-a]]" {
+					return fmt.Errorf("on-demand priority %s", got)
 				}
 				return nil
 			},

@@ -2,6 +2,7 @@ package eks_test
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
@@ -17,18 +18,19 @@ import (
 // servingODCR is the team's On-Demand Capacity Reservation of five g6e.xlarge in us-east-1a.
 const servingODCR = "cr-0123456789abcdef0"
 
-// Issue #40, item 7: eight replicas of interruptible production serving with the team's ODCR of five
-// g6e.xlarge are answered on it (the five on-demand nodes reserved, three on spot), and the answer
-// plugged into gpufleet_eks_node_pool (the reservation block from the answer) applies against
-// cloudsim, whose node groups that target an ODCR fail their launches beyond its free instances
-// (reservationLaunch): the on-demand node group is ACTIVE on the reservation, with no policy finding
-// (the resource is at addr, the pool named serve).
-func TestAccEKSNodePool_recommendationOnReservation(t *testing.T) {
-	sim := startSimWith(t, func(r *cloudsim.AWSRegionSeed) {
+// odcrSim is cloudsim with the team's ODCR of nodes g6e.xlarge in us-east-1a, all free.
+func odcrSim(t *testing.T, nodes int) *cloudsim.Sim {
+	return startSimWith(t, func(r *cloudsim.AWSRegionSeed) {
 		r.CapacityReservations = append(r.CapacityReservations, cloudsim.CapacityReservationSeed{ID: servingODCR, InstanceType: "g6e.xlarge",
-			AvailabilityZone: "us-east-1a", TotalInstanceCount: 5, AvailableInstanceCount: 5, InstanceMatchCriteria: "targeted"})
+			AvailabilityZone: "us-east-1a", TotalInstanceCount: nodes, AvailableInstanceCount: nodes, InstanceMatchCriteria: "targeted"})
 	})
-	config := providerConfig(sim, "") + fmt.Sprintf(`
+}
+
+// servingOnODCR is the recommendation for eight replicas of interruptible production serving with
+// the team's ODCR of nodes g6e.xlarge (overflow: overflow_to_on_demand), and the pool serve
+// configured from its aws answer as the right-sizing guide plugs it into gpufleet_eks_node_pool.
+func servingOnODCR(sim *cloudsim.Sim, nodes int, overflow bool) string {
+	return providerConfig(sim, "") + fmt.Sprintf(`
 data "gpufleet_recommendation" "serve" {
   workload {
     kind           = "inference"
@@ -40,11 +42,12 @@ data "gpufleet_recommendation" "serve" {
   clouds   = ["aws"]
   regions  = [%[1]q]
   capacity {
+    overflow_to_on_demand = %[4]t
     reservation {
       id        = %[2]q
       zone      = "us-east-1a"
       node_type = "g6e.xlarge"
-      nodes     = 5
+      nodes     = %[3]d
     }
   }
 }
@@ -52,7 +55,7 @@ data "gpufleet_recommendation" "serve" {
 locals {
   aws = data.gpufleet_recommendation.serve.aws
 }
-`, testRegion, servingODCR) + inZoneA(poolConfigAs("train", "serve", "[local.aws.node_type]", `
+`, testRegion, servingODCR, nodes, overflow) + inZoneA(poolConfigAs("train", "serve", "[local.aws.node_type]", `
   workload {
     kind           = "inference"
     environment    = "production"
@@ -61,6 +64,17 @@ locals {
     replicas       = 8
   }
 `+acctest.AnswerBlocks("aws", true, "id", "type", "hourly_price_usd")))
+}
+
+// Issue #40, item 7: eight replicas of interruptible production serving with the team's ODCR of five
+// g6e.xlarge are answered on it (the five on-demand nodes reserved, three on spot), and the answer
+// plugged into gpufleet_eks_node_pool (the reservation block from the answer) applies against
+// cloudsim, whose node groups that target an ODCR fail their launches beyond its free instances
+// (reservationLaunch): the on-demand node group is ACTIVE on the reservation, with no policy finding
+// (the resource is at addr, the pool named serve).
+func TestAccEKSNodePool_recommendationOnReservation(t *testing.T) {
+	sim := odcrSim(t, 5)
+	config := servingOnODCR(sim, 5, false)
 	resource.Test(t, poolTest(t, sim, resource.TestStep{
 		Config: config,
 		ConfigStateChecks: append(nodeGroupCheck(0, "serve-od", "ON_DEMAND", 2, 5, 5),
@@ -140,5 +154,29 @@ locals {
 			}
 			return wantReservation(data, blockID, true)
 		}),
+	}))
+}
+
+// Issue #40, item 7: the EKS node-pool path with a reservation smaller than the answer's on-demand
+// side. Without overflow_to_on_demand (the default) the ODCR of three g6e.xlarge is not used: the
+// answer (g6.2xlarge, no reservation) applies to gpufleet_eks_node_pool (applies_to names it) and
+// applies against cloudsim with no policy finding. With overflow_to_on_demand the answer is for
+// gpufleet_karpenter_node_pool only, and plugged into the node pool anyway its plan fails at
+// max_size, before any change: the node group could never launch beyond the reservation.
+func TestAccEKSNodePool_recommendationReservationTooSmall(t *testing.T) {
+	sim := odcrSim(t, 3)
+	config := func(overflow bool) string { return servingOnODCR(sim, 3, overflow) }
+	data := "data.gpufleet_recommendation.serve"
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: config(false),
+		ConfigStateChecks: append(nodeGroupCheck(0, "serve-od", "ON_DEMAND", 2, 5, 5),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("instance_types"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("g6.2xlarge")})),
+			statecheck.ExpectKnownValue(data, tfjsonpath.New("aws").AtMapKey("reservation").AtMapKey("id"), knownvalue.Null()),
+			statecheck.ExpectKnownValue(data, tfjsonpath.New("aws").AtMapKey("applies_to"), knownvalue.ListExact([]knownvalue.Check{
+				knownvalue.StringExact("gpufleet_eks_node_pool"), knownvalue.StringExact("gpufleet_karpenter_node_pool")}))),
+	}, resource.TestStep{
+		Config:      config(true),
+		ExpectError: regexp.MustCompile(`More nodes than the reservation holds`),
 	}))
 }

@@ -184,8 +184,16 @@ func applyCheck(ctx context.Context, c *clients, project string, s pool.Spec, d 
 	}
 	addLabelBudgetProblem(diags, d, clusterName, cl.resourceLabels)
 	if r := s.Capacity.Reservation; r != nil && r.Type == pool.ReservationSpecific && len(zones) == 1 && !diags.HasError() {
-		if err := checkReservation(ctx, c.compute, project, zones[0], r, d.Node); err != nil {
+		reserved := 0 // the nodes of the on-demand side, which consumes the reservation
+		for _, side := range d.Sides {
+			if !side.Spot() {
+				reserved = side.Sizes.Max
+			}
+		}
+		if rsv, err := checkReservation(ctx, c.compute, project, zones[0], r, d.Node); err != nil {
 			diags.AddAttributeError(path.Root("capacity").AtName("reservation"), "Reservation the pool cannot consume", err.Error())
+		} else if err := checkReservationCount(rsv, r, reserved); err != nil {
+			diags.AddAttributeError(path.Root("scaling").AtName("max_size"), "More nodes than the reservation holds", err.Error())
 		}
 	}
 }
@@ -194,38 +202,62 @@ func applyCheck(ctx context.Context, c *clients, project string, s pool.Spec, d 
 // (Compute Engine reservations.get; reservations are zonal) and checks that the pool's nodes can
 // consume it: the same machine type and GPUs ("Consume reservations": a VM consumes a reservation
 // only when its properties match), and, for another project's reservation, shared with the pool's
-// project ("Shared reservations").
-func checkReservation(ctx context.Context, conn *compute.Service, project, zone string, r *pool.Reservation, node catalog.NodeType) error {
+// project ("Shared reservations"); it returns the reservation read.
+func checkReservation(ctx context.Context, conn *compute.Service, project, zone string, r *pool.Reservation, node catalog.NodeType) (*compute.Reservation, error) {
 	owner := project
 	if r.Project != "" {
 		owner = r.Project
 	}
-	var rsv *compute.Reservation
-	err := gax.Invoke(ctx, func(ctx context.Context, _ gax.CallSettings) error {
-		var err error
-		rsv, err = conn.Reservations.Get(owner, zone, r.Name).Context(ctx).Do()
-		return err
-	}, computeRetry())
+	rsv, err := findReservation(ctx, conn, owner, zone, r.Name)
 	switch {
 	case isNotFound(err):
-		return fmt.Errorf("capacity.reservation: reservation %q is not in zone %s of project %s; a specific reservation is consumed only in its own zone: set node_locations to the reservation's zone, or name the project that owns it", r.Name, zone, owner)
+		return nil, fmt.Errorf("capacity.reservation: reservation %q is not in zone %s of project %s; a specific reservation is consumed only in its own zone: set node_locations to the reservation's zone, or name the project that owns it", r.Name, zone, owner)
 	case err != nil:
-		return fmt.Errorf("capacity.reservation: reading reservation %q in zone %s of project %s: %w", r.Name, zone, owner, err)
+		return nil, fmt.Errorf("capacity.reservation: reading reservation %q in zone %s of project %s: %w", r.Name, zone, owner, err)
 	}
 	if owner != project && !sharedWith(rsv.ShareSettings, project) {
-		return fmt.Errorf("capacity.reservation: reservation %q of project %s is not shared with project %s: share it with the project (share settings) or use a reservation of the pool's own project", r.Name, owner, project)
+		return nil, fmt.Errorf("capacity.reservation: reservation %q of project %s is not shared with project %s: share it with the project (share settings) or use a reservation of the pool's own project", r.Name, owner, project)
 	}
 	props := rsv.SpecificReservation
 	if props == nil || props.InstanceProperties == nil {
-		return nil // a reservation of another kind: nothing to compare
+		return rsv, nil // a reservation of another kind: nothing to compare
 	}
 	if mt := props.InstanceProperties.MachineType; mt != node.Name {
-		return fmt.Errorf("capacity.reservation: reservation %q reserves %s VMs, and a VM consumes a reservation only with its exact machine type: the pool's machine_type %s cannot consume it", r.Name, mt, node.Name)
+		return nil, fmt.Errorf("capacity.reservation: reservation %q reserves %s VMs, and a VM consumes a reservation only with its exact machine type: the pool's machine_type %s cannot consume it", r.Name, mt, node.Name)
 	}
 	for _, acc := range props.InstanceProperties.GuestAccelerators {
 		if acceleratorName(acc.AcceleratorType) != node.Accelerator || int(acc.AcceleratorCount) != node.GPUCount {
-			return fmt.Errorf("capacity.reservation: reservation %q reserves VMs with %d x %s, the pool's nodes have %d x %s", r.Name, acc.AcceleratorCount, acceleratorName(acc.AcceleratorType), node.GPUCount, node.Accelerator)
+			return nil, fmt.Errorf("capacity.reservation: reservation %q reserves VMs with %d x %s, the pool's nodes have %d x %s", r.Name, acc.AcceleratorCount, acceleratorName(acc.AcceleratorType), node.GPUCount, node.Accelerator)
 		}
+	}
+	return rsv, nil
+}
+
+// findReservation reads a Compute Engine reservation (reservations.get; zonal), retried as the
+// provider retries Compute Engine reads.
+func findReservation(ctx context.Context, conn *compute.Service, owner, zone, name string) (*compute.Reservation, error) {
+	var rsv *compute.Reservation
+	err := gax.Invoke(ctx, func(ctx context.Context, _ gax.CallSettings) error {
+		var err error
+		rsv, err = conn.Reservations.Get(owner, zone, name).Context(ctx).Do()
+		return err
+	}, computeRetry())
+	return rsv, err
+}
+
+// checkReservationCount checks that a specific reservation holds the nodes of the pool's
+// on-demand side that consumes it: a VM of a specific reservation affinity is created only from
+// that reservation ("Consume reserved zonal resources"), so the nodes beyond its count would never
+// be created (cloudsim specificReservationFailure). The reservation's count is
+// specificReservation.count (Compute Engine API, AllocationSpecificSKUReservation.Count: "the
+// number of resources that are allocated"). An autoscaler object falls back to on demand past it;
+// a node pool does not (issue #40 item 7, gpufleet_recommendation's overflow_to_on_demand).
+func checkReservationCount(rsv *compute.Reservation, r *pool.Reservation, nodes int) error {
+	if rsv.SpecificReservation == nil || rsv.SpecificReservation.Count == 0 {
+		return nil // a reservation of another kind: nothing to count
+	}
+	if total := int(rsv.SpecificReservation.Count); nodes > total {
+		return fmt.Errorf("scaling.max_size: reservation %q holds %d VMs, and the pool's on-demand side, which consumes only that reservation, may grow to %d nodes, which it could never create: lower max_size (or the on-demand share) to %d, or use a gpufleet_gke_compute_class, whose on_demand rung takes the rest", r.Name, total, nodes, total)
 	}
 	return nil
 }

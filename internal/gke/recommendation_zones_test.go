@@ -3,6 +3,7 @@ package gke_test
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -147,53 +148,20 @@ func TestAccGKENodePool_recommendationOnReservation(t *testing.T) {
 		p.Reservations = append(p.Reservations, cloudsim.GCEReservationSeed{Name: "b200-serving", Zone: zone, MachineType: "a4-highgpu-8g",
 			AcceleratorType: "nvidia-b200", AcceleratorCount: 8, Count: 2})
 	})
-	config := fmt.Sprintf(`
-data "gpufleet_recommendation" "serve" {
-  workload {
+	config := reservedPoolConfig(`
     kind                     = "inference"
     environment              = "production"
     model_parameters_billion = 405
-    precision                = "fp4"
-  }
-  clouds  = ["gcp"]
-  regions = [%[1]q]
-  capacity {
-    reservation {
-      id        = "b200-serving"
-      zone      = %[2]q
-      node_type = "a4-highgpu-8g"
-      nodes     = 2
-    }
-  }
-}
-
-locals {
-  gcp = data.gpufleet_recommendation.serve.gcp
-}
-
-resource "gpufleet_gke_node_pool" "serve" {
-  location       = local.gcp.region
-  node_locations = local.gcp.node_locations
-  cluster        = %[3]q
-  name           = "serve"
-  client         = "acme"
-  machine_type   = local.gcp.node_type
-
-  workload {
+    precision                = "fp4"`, `
     kind             = "inference"
     environment      = "production"
     gpu_memory_gib   = data.gpufleet_recommendation.serve.required_gpu_memory_gib
     precision        = "fp4"
-    gpus_per_replica = local.gcp.gpus_per_replica
-  }
-
-  gpu {
-    type  = local.gcp.accelerator
-    count = local.gcp.gpus_per_node
-  }
-
-%[4]s}
-`, testLocation, zone, testCluster, acctest.AnswerBlocks("gcp", true, "type", "name", "project"))
+    gpus_per_replica = local.gcp.gpus_per_replica`, 1, `
+      id        = "b200-serving"
+      zone      = "`+zone+`"
+      node_type = "a4-highgpu-8g"
+      nodes     = 2`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
@@ -210,6 +178,130 @@ resource "gpufleet_gke_node_pool" "serve" {
 				}
 				return nil
 			}),
+		}},
+	})
+}
+
+// reservedPoolConfig is a gpufleet_recommendation of replicas of a workload (demand: its workload
+// lines) on the team's reservation (its block's lines), and the gpufleet_gke_node_pool serve
+// configured from the gcp answer as the right-sizing guide plugs it in (pool: its workload lines).
+func reservedPoolConfig(demand, pool string, replicas int, reservation string, capacity ...string) string {
+	return fmt.Sprintf(`
+data "gpufleet_recommendation" "serve" {
+  workload {%[4]s
+  }
+  replicas = %[6]d
+  clouds   = ["gcp"]
+  regions  = [%[1]q]
+  capacity {%[8]s
+    reservation {%[7]s
+    }
+  }
+}
+
+locals {
+  gcp = data.gpufleet_recommendation.serve.gcp
+}
+
+resource "gpufleet_gke_node_pool" "serve" {
+  location       = local.gcp.region
+  node_locations = local.gcp.node_locations
+  cluster        = %[2]q
+  name           = "serve"
+  client         = "acme"
+  machine_type   = local.gcp.node_type
+
+  workload {%[5]s
+    replicas         = %[6]d
+  }
+
+  gpu {
+    type  = local.gcp.accelerator
+    count = local.gcp.gpus_per_node
+  }
+
+%[3]s}
+`, testLocation, testCluster, acctest.AnswerBlocks("gcp", true, "type", "name", "project"), demand, pool, replicas, reservation, strings.Join(capacity, ""))
+}
+
+// Issue #40, item 7: a Compute Engine reservation of N1 VMs names their attached GPUs: two staging
+// replicas of 12 GiB with the team's reservation of two n1-standard-8 with one T4 each (node_type,
+// gpu, gpus_per_node) are answered on it, and the answer plugged into gpufleet_gke_node_pool applies
+// against cloudsim, which consumes a specific reservation only with its machine type and its
+// accelerators per VM (validateReservationAffinity): the pool's node_config carries 1 x
+// nvidia-tesla-t4 and the reservation affinity, with no policy finding.
+func TestAccGKENodePool_recommendationOnN1Reservation(t *testing.T) {
+	sim := startSimWith(t, func(s *cloudsim.Seed) {
+		p := s.GCP.Projects[testProject]
+		p.Reservations = append(p.Reservations, cloudsim.GCEReservationSeed{Name: "t4-serving", Zone: testZoneB, MachineType: "n1-standard-8",
+			AcceleratorType: "nvidia-tesla-t4", AcceleratorCount: 1, Count: 2})
+	})
+	config := reservedPoolConfig(`
+    kind           = "inference"
+    environment    = "staging"
+    gpu_memory_gib = 12`, `
+    kind             = "inference"
+    environment      = "staging"
+    gpu_memory_gib   = data.gpufleet_recommendation.serve.required_gpu_memory_gib`, 2, `
+      id            = "t4-serving"
+      zone          = "`+testZoneB+`"
+      node_type     = "n1-standard-8"
+      nodes         = 2
+      gpu           = "T4"
+      gpus_per_node = 1`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config: providerConfig(sim, "") + config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("gpufleet_gke_node_pool.serve", tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue("data.gpufleet_recommendation.serve", tfjsonpath.New("gcp").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("reservation"), "nodes": knownvalue.Int64Exact(2), "reservation_id": knownvalue.StringExact("t4-serving")}),
+				})),
+			},
+			Check: checkNodePool(t, sim, "serve-od", func(np *containerpb.NodePool) error {
+				ra := np.GetConfig().GetReservationAffinity()
+				accs := np.GetConfig().GetAccelerators()
+				if np.GetStatus() != containerpb.NodePool_RUNNING || fmt.Sprint(ra.GetValues()) != "[t4-serving]" || np.GetConfig().GetMachineType() != "n1-standard-8" ||
+					len(accs) != 1 || accs[0].GetAcceleratorType() != "nvidia-tesla-t4" || accs[0].GetAcceleratorCount() != 1 {
+					return fmt.Errorf("node pool %s, machine %s, accelerators %v, affinity %v", np.GetStatus(), np.GetConfig().GetMachineType(), accs, ra)
+				}
+				return nil
+			}),
+		}},
+	})
+}
+
+// Issue #40, item 7: an answer that overflows its reservation (overflow_to_on_demand: reservation
+// 2, on_demand 2) is for gpufleet_gke_compute_class only; plugged into gpufleet_gke_node_pool
+// anyway, the apply fails before any change at max_size, naming the reservation's count: a node
+// pool of a specific reservation gets only its VMs (cloudsim fails the nodes beyond them,
+// specificReservationFailure), so its on-demand side could never reach its size.
+func TestAccGKENodePool_recommendationOverflowRefused(t *testing.T) {
+	sim := startSimWith(t, func(s *cloudsim.Seed) {
+		p := s.GCP.Projects[testProject]
+		p.Reservations = append(p.Reservations, cloudsim.GCEReservationSeed{Name: "l4-serving", Zone: testZoneB, MachineType: "g2-standard-8",
+			AcceleratorType: "nvidia-l4", AcceleratorCount: 1, Count: 2})
+	})
+	config := reservedPoolConfig(`
+    kind           = "inference"
+    environment    = "production"
+    gpu_memory_gib = 20`, `
+    kind             = "inference"
+    environment      = "production"
+    gpu_memory_gib   = data.gpufleet_recommendation.serve.required_gpu_memory_gib`, 4, `
+      id        = "l4-serving"
+      zone      = "`+testZoneB+`"
+      node_type = "g2-standard-8"
+      nodes     = 2`, `
+    overflow_to_on_demand = true`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config:      providerConfig(sim, "") + config,
+			ExpectError: regexp.MustCompile(`(?s)More nodes than the reservation holds.*reservation "l4-serving" holds 2 VMs`),
 		}},
 	})
 }

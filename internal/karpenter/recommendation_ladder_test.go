@@ -2,6 +2,7 @@ package karpenter_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 // recommendedKarpenterPool is a gpufleet_recommendation for replicas of an interruptible
 // production workload of kind with the team's reservation, and a gpufleet_karpenter_node_pool
 // configured from its aws answer as the right-sizing guide plugs it in.
-func recommendedKarpenterPool(name, kind string, memoryGiB float64, gpusPerReplica, replicas int, reservation string) string {
+func recommendedKarpenterPool(name, kind string, memoryGiB float64, gpusPerReplica, replicas int, reservation string, capacity ...string) string {
 	gpus := ""
 	if gpusPerReplica > 0 {
 		gpus = fmt.Sprintf("gpus_per_replica = %d", gpusPerReplica)
@@ -38,7 +39,7 @@ data "gpufleet_recommendation" %[1]q {
     reservation {
 %[7]s
     }
-  }
+%[10]s  }
 }
 
 locals {
@@ -64,14 +65,14 @@ resource "gpufleet_karpenter_node_pool" %[1]q {
   }
 
 %[9]s}
-`, name, kind, memoryGiB, gpus, replicas, testRegion, reservation, testCluster, acctest.AnswerBlocks(name, false, "id", "type", "hourly_price_usd"))
+`, name, kind, memoryGiB, gpus, replicas, testRegion, reservation, testCluster, acctest.AnswerBlocks(name, false, "id", "type", "hourly_price_usd"), strings.Join(capacity, ""))
 }
 
 // Issue #40, item 7: the recommendation's ladder assigns to gpufleet_karpenter_node_pool as is. An
 // EC2 capacity reservation the team holds (5 g6e.xlarge) is used first by 8 interruptible serving
 // replicas: the answer's reserved rung becomes the pool's reserved NodePool (selecting the
 // reservation), its spot rung the spot NodePool; a capacity block (2
-// p5.48xlarge) takes every node of a training job, with no spot. Both plan and apply with no
+// p5.48xlarge, scheduled in 2099: its rung carries its dates) takes every node of a training job, with no spot. Both plan and apply with no
 // policy finding (GF-AS-001 would deny a reserved rung that selects no reservation).
 func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
 	e := newEnv(t)
@@ -84,7 +85,9 @@ func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
       zone             = "us-east-1a"
       node_type        = "p5.48xlarge"
       nodes            = 2
-      hourly_price_usd = 31.464`)
+      hourly_price_usd = 31.464
+      start            = "2099-01-05T11:30:00Z"
+      end              = "2099-01-12T11:30:00Z"`)
 	ladder := func(name string) []statecheck.StateCheck {
 		return []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("gpufleet_karpenter_node_pool."+name, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
@@ -101,7 +104,10 @@ func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("spot"), "nodes": knownvalue.Int64Exact(3)}),
 				})),
 				statecheck.ExpectKnownValue("data.gpufleet_recommendation.train", tfjsonpath.New("aws").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("capacity-block"), "nodes": knownvalue.Int64Exact(2)}),
+					// A block that has not started (its dates, far ahead, checked at plan) is used, and
+					// its rung carries them.
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("capacity-block"), "nodes": knownvalue.Int64Exact(2),
+						"start": knownvalue.StringExact("2099-01-05T11:30:00Z"), "end": knownvalue.StringExact("2099-01-12T11:30:00Z")}),
 				})),
 			),
 			Check: resource.ComposeTestCheckFunc(
@@ -130,14 +136,17 @@ func TestAccKarpenterNodePool_recommendationLadder(t *testing.T) {
 }
 
 // sameRungs checks that the answer's ladder and the pool's dynamic NodePools have the same
-// capacity types in the same order.
+// capacity types in the same order; an on-demand rung after the reserved one (the overflow rung) is
+// the reserved NodePool's fallback, not a NodePool of its own.
 func sameRungs(name string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		data := s.RootModule().Resources["data.gpufleet_recommendation."+name].Primary.Attributes
 		pool := s.RootModule().Resources["gpufleet_karpenter_node_pool."+name].Primary.Attributes
 		var rungs, pools []string
 		for i := 0; data[fmt.Sprintf("aws.ladder.%d.capacity_type", i)] != ""; i++ {
-			rungs = append(rungs, data[fmt.Sprintf("aws.ladder.%d.capacity_type", i)])
+			if r := data[fmt.Sprintf("aws.ladder.%d.capacity_type", i)]; r != "on-demand" || len(rungs) == 0 || rungs[len(rungs)-1] != "reserved" {
+				rungs = append(rungs, r)
+			}
 		}
 		for i := 0; pool[fmt.Sprintf("node_pools.%d.name", i)] != ""; i++ {
 			if pool[fmt.Sprintf("node_pools.%d.static", i)] == "false" {
@@ -149,4 +158,63 @@ func sameRungs(name string) resource.TestCheckFunc {
 		}
 		return nil
 	}
+}
+
+// Issue #40, item 7, the overflow rung: the same eight serving replicas with an ODCR of only three
+// g6e.xlarge and overflow_to_on_demand are answered on it, reserved 3, on-demand 2, spot 3, for
+// gpufleet_karpenter_node_pool only (applies_to). Plugged in as is, the pool's reserved NodePool
+// takes reserved and on-demand capacity (Karpenter falls back to on demand when the reservation is
+// full) up to the five nodes of the two rungs, selecting the reservation, and its spot NodePool
+// the three spot nodes: it applies with no policy finding.
+func TestAccKarpenterNodePool_recommendationOverflow(t *testing.T) {
+	e := newEnv(t)
+	serve := recommendedKarpenterPool("serve", "inference", 20, 0, 8, `      id        = "cr-0123456789abcdef0"
+      zone      = "us-east-1a"
+      node_type = "g6e.xlarge"
+      nodes     = 3`, "    overflow_to_on_demand = true\n")
+	data := "data.gpufleet_recommendation.serve"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("serve"),
+		Steps: []resource.TestStep{{
+			Config: e.provider("") + serve,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("gpufleet_karpenter_node_pool.serve", tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue(data, tfjsonpath.New("aws").AtMapKey("applies_to"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("gpufleet_karpenter_node_pool")})),
+				statecheck.ExpectKnownValue(data, tfjsonpath.New("aws").AtMapKey("ladder"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("reserved"), "nodes": knownvalue.Int64Exact(3), "reservation_id": knownvalue.StringExact("cr-0123456789abcdef0")}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("on-demand"), "nodes": knownvalue.Int64Exact(2)}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"capacity_type": knownvalue.StringExact("spot"), "nodes": knownvalue.Int64Exact(3)}),
+				})),
+			},
+			Check: resource.ComposeTestCheckFunc(
+				// The reserved and on-demand rungs are the reserved NodePool, limited to their nodes.
+				sameRungs("serve"),
+				func(s *terraform.State) error {
+					pool := s.RootModule().Resources["gpufleet_karpenter_node_pool.serve"].Primary.Attributes
+					nodes := map[string]int{}
+					for i := 0; pool[fmt.Sprintf("node_pools.%d.name", i)] != ""; i++ {
+						n, err := strconv.Atoi(pool[fmt.Sprintf("node_pools.%d.nodes", i)])
+						if err != nil {
+							return err
+						}
+						nodes[pool[fmt.Sprintf("node_pools.%d.capacity_type", i)]] += n
+					}
+					if fmt.Sprint(nodes) != "map[reserved:5 spot:3]" { // static and dynamic NodePools of each rung
+						return fmt.Errorf("nodes per capacity type %v", nodes)
+					}
+					return nil
+				},
+				check(func() error {
+					if got := requirement(e.get(t, nodePoolGVK, "serve-od"), "karpenter.sh/capacity-type"); got != "In reserved,on-demand" {
+						return fmt.Errorf("serve-od capacity types %s", got)
+					}
+					if got := fmt.Sprint(nested(e.get(t, ec2NodeClassGVK, "serve"), "spec", "capacityReservationSelectorTerms")); got != "[map[id:cr-0123456789abcdef0]]" {
+						return fmt.Errorf("reservation selector %s", got)
+					}
+					return nil
+				}),
+			),
+		}},
+	})
 }

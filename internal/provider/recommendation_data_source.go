@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -86,6 +87,7 @@ type recommendationWorkloadModel struct {
 type recommendationCapacityModel struct {
 	Reservations []heldReservationModel `tfsdk:"reservation"`
 	FlexStart    types.Bool             `tfsdk:"flex_start"`
+	Overflow     types.Bool             `tfsdk:"overflow_to_on_demand"`
 }
 
 type heldReservationModel struct {
@@ -96,6 +98,11 @@ type heldReservationModel struct {
 	Nodes          types.Int64   `tfsdk:"nodes"`
 	Project        types.String  `tfsdk:"project"`
 	HourlyPriceUSD types.Float64 `tfsdk:"hourly_price_usd"`
+	GPU            types.String  `tfsdk:"gpu"`
+	GPUs           types.Int64   `tfsdk:"gpus"`
+	GPUsPerNode    types.Int64   `tfsdk:"gpus_per_node"`
+	Start          types.String  `tfsdk:"start"`
+	End            types.String  `tfsdk:"end"`
 }
 
 // rungModel is a rung of the answer's ladder.
@@ -104,6 +111,8 @@ type rungModel struct {
 	Nodes         types.Int64   `tfsdk:"nodes"`
 	ReservationID types.String  `tfsdk:"reservation_id"`
 	HourlyUSD     types.Float64 `tfsdk:"hourly_usd"`
+	Start         types.String  `tfsdk:"start"`
+	End           types.String  `tfsdk:"end"`
 }
 
 // answerReservationModel is the answer's reservation, in the attribute names of the pool
@@ -147,6 +156,7 @@ type recommendedPoolModel struct {
 	OutOfPocketHourlyUSD           types.Float64           `tfsdk:"out_of_pocket_hourly_usd"`
 	MonthlyUSD                     types.Float64           `tfsdk:"monthly_usd"`
 	Ladder                         []rungModel             `tfsdk:"ladder"`
+	AppliesTo                      types.List              `tfsdk:"applies_to"`
 	Reservation                    *answerReservationModel `tfsdk:"reservation"`
 	FlexStart                      types.Bool              `tfsdk:"flex_start"`
 	CommittedMonthlyUSD            types.Float64           `tfsdk:"committed_monthly_usd"`
@@ -180,7 +190,7 @@ func (d *RecommendationDataSource) Schema(_ context.Context, _ datasource.Schema
 			"Spot is used only for interruptible work, with a floor on demand where the workload needs one: production inference keeps half its nodes and at least one on demand (`on_demand_base = 1`, `spot_percentage = 50`; two, and `min_size` 2, when it has two or more replicas to spread over nodes), production training or batch on two or more nodes keeps its first node on demand (`on_demand_base = 1`, `spot_percentage = 100`), other interruptible work runs all on spot; GPU sharing " +
 			"(time-slicing) is never recommended in production. Without `client`, GF-TAG-001 (about the pool's client) is not held against candidates. " +
 			"With `observed` (the outputs of `gpufleet_pool_utilization`), it sizes from what the pool's GPUs did: P99 memory, and the P95 work consolidated onto fewer GPUs, MIG slices or shared GPUs that carry it; `observed_monthly_usd` and each answer's `saving_monthly_usd` compare it with the pool now. " +
-			"With `capacity`, reservations the team holds (EC2 capacity reservations and blocks, Compute Engine reservations) are used first, and flex-start VMs accepted on GKE; each answer has a priced `ladder` (reserved, on demand, spot) and a `reservation` that assign to `gpufleet_karpenter_node_pool` and `gpufleet_gke_compute_class` (and the node pool resources) as is: guide \"Right-sizing\", \"Reservations and the ladder\". " +
+			"With `capacity`, reservations the team holds (EC2 capacity reservations and blocks, Compute Engine reservations) are used first, and flex-start VMs accepted on GKE; each answer has a priced `ladder` (reserved, on demand, spot) and a `reservation` that assign to `gpufleet_karpenter_node_pool` and `gpufleet_gke_compute_class` (and the node pool resources) as is, and says which resources it applies to (`applies_to`: with `capacity.overflow_to_on_demand`, a reservation smaller than the on-demand side is used too, the rest overflowing to on demand, for the autoscaler resources only); reservations may be given in nodes of a node type or in GPUs of a model, and capacity blocks with their dates: guide \"Right-sizing\", \"Reservations and the ladder\". " +
 			"No cloud is called. The price model (hours, spot per region, commitments, spot mixes) and the throughput check, with sources and worked examples: guide \"What a recommendation costs\".\n\n" + "With `model_parameters_billion`, the memory need is estimated like `provider::gpufleet::gpu_memory_required`. " + memoryEstimateDescription +
 			"\n\n" + fitDescription + "\n\n" + observedDescription,
 		Attributes: map[string]schema.Attribute{
@@ -382,14 +392,19 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 			Computed: true,
 			MarkdownDescription: "The answer's capacity ladder, in the order the autoscaler tries it, priced: the reserved rung, then on demand, then spot. " +
 				"`capacity_type` is the resource's own word: on AWS the capacity type of `gpufleet_karpenter_node_pool`'s NodePools (`reserved`, `capacity-block`, `on-demand`, `spot`), on GCP a rung of `gpufleet_gke_compute_class` (`reservation`, `on_demand`, `spot`). " +
-				"A reservation is used only when it holds the whole on-demand side, which the pool resources' on-demand node group or node pool consumes without falling back to on demand (an EKS node group that targets an EC2 capacity reservation launches nothing beyond it); a capacity block (no spot) only when it holds every node; a Compute Engine reservation (zonal, consumed by name) with the pool in its zone. When the reservation holds every node, none runs on spot.",
+				"A reservation is used when it holds the whole on-demand side, which the pool resources' on-demand node group or node pool consumes without falling back to on demand (an EKS node group that targets an EC2 capacity reservation launches nothing beyond it); a capacity block (no spot) only when it holds every node; a Compute Engine reservation (zonal, consumed by name) with the pool in its zone. When the reservation holds every node, none runs on spot. " +
+				"With `capacity.overflow_to_on_demand`, a capacity reservation or Compute Engine reservation smaller than the on-demand side is used too, and the rest overflows to the next rung: reserved N, `on-demand` (GCP `on_demand`, or `flex_start` with `capacity.flex_start` on a machine type not sold on demand) M, spot K; such an answer applies to the autoscaler resources only (`applies_to`).",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"capacity_type":  schema.StringAttribute{Computed: true, MarkdownDescription: "Capacity type (AWS) or rung (GCP)."},
 				"nodes":          schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes on the rung at `node_count`."},
 				"reservation_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The reservation the rung consumes; null for others."},
 				"hourly_usd":     schema.Float64Attribute{Computed: true, MarkdownDescription: "What the rung's nodes cost per hour: reserved nodes at the on-demand rate (a capacity block at its `hourly_price_usd`), on-demand and spot at the provider's pricing."},
+				"start":          schema.StringAttribute{Computed: true, MarkdownDescription: "A capacity block's rung: the block's `start` (RFC 3339, UTC) when the reservation gave it; a block that has not started holds no instance until then (the data source warns). Null otherwise."},
+				"end":            schema.StringAttribute{Computed: true, MarkdownDescription: "A capacity block's rung: the block's `end` (RFC 3339, UTC), when EC2 terminates its instances. Null otherwise."},
 			}},
 		},
+		"applies_to": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The resources the answer plugs into as is: `gpufleet_eks_node_pool` and `gpufleet_karpenter_node_pool` on AWS, `gpufleet_gke_node_pool` and `gpufleet_gke_compute_class` on GCP; " +
+			"only the autoscaler resource (`gpufleet_karpenter_node_pool`, `gpufleet_gke_compute_class`) when the answer overflows a reservation (`capacity.overflow_to_on_demand`: a node group or node pool that consumes a reservation launches nothing beyond it) or runs flex-start VMs (`flex_start`)."},
 		"flex_start": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the answer's on-demand side runs flex-start VMs (`capacity.flex_start`, for a machine type Compute Engine does not sell on demand): it is then for `gpufleet_gke_compute_class` (`capacity.ladder` = `gke_capacity_ladder`), not `gpufleet_gke_node_pool`, which has no flex-start setting and refuses on-demand nodes of the type at plan."},
 		"reservation": schema.SingleNestedAttribute{
 			Computed: true,
@@ -465,6 +480,9 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 		addArgumentError(&resp.Diagnostics, "No recommendation", err)
 		return
 	}
+	for _, w := range answer.Warnings {
+		resp.Diagnostics.AddAttributeWarning(argumentPath(w.Argument), w.Summary, w.Detail)
+	}
 	m.RequiredGPUMemoryGiB = types.Float64Value(answer.NeedGiB)
 	m.RequiredKVCacheGiB = types.Float64Value(answer.KVCacheGiB)
 	m.AWS, m.GCP = nil, nil
@@ -479,6 +497,11 @@ func (d *RecommendationDataSource) Read(ctx context.Context, req datasource.Read
 		if res.Best.FlexStart {
 			resp.Diagnostics.AddAttributeWarning(path.Root("capacity").AtName("flex_start"), "The gcp answer runs flex-start VMs",
 				fmt.Sprintf("Compute Engine does not sell %s on demand, and the answer runs its on-demand side as flex-start VMs (priced here at the on-demand list price, an upper bound): configure a gpufleet_gke_compute_class with capacity.ladder = gke_capacity_ladder; a gpufleet_gke_node_pool cannot run flex-start VMs.", res.Best.Node.Name))
+		}
+		if b := res.Best; b.Overflow {
+			resp.Diagnostics.AddAttributeWarning(path.Root("capacity").AtName("overflow_to_on_demand"), fmt.Sprintf("The %s answer overflows its reservation", cloud),
+				fmt.Sprintf("Reservation %s holds %d nodes, fewer than the answer runs on demand, and the rest overflow to the ladder's next rung: the answer applies to %s only (applies_to); a %s would launch nothing beyond the reservation.",
+					b.Reservation.ID, b.Reservation.Nodes, recommend.AutoscalerResourceTypes[cloud], recommend.ResourceTypes[cloud]))
 		}
 		out := recommendedPool(res, rr.AWSRegion)
 		switch cloud {
@@ -523,9 +546,11 @@ func (m recommendationModel) request() recommend.Request {
 	}
 	if m.Capacity != nil {
 		r.FlexStart = m.Capacity.FlexStart.ValueBool()
+		r.Overflow = m.Capacity.Overflow.ValueBool()
 		for _, h := range m.Capacity.Reservations {
 			r.Reservations = append(r.Reservations, recommend.Reservation{ID: h.ID.ValueString(), Type: h.Type.ValueString(), Zone: h.Zone.ValueString(),
-				NodeType: h.NodeType.ValueString(), Nodes: int(h.Nodes.ValueInt64()), Project: h.Project.ValueString(), HourlyUSD: h.HourlyPriceUSD.ValueFloat64()})
+				NodeType: h.NodeType.ValueString(), Nodes: int(h.Nodes.ValueInt64()), Project: h.Project.ValueString(), HourlyUSD: h.HourlyPriceUSD.ValueFloat64(),
+				GPU: h.GPU.ValueString(), GPUs: int(h.GPUs.ValueInt64()), GPUsPerNode: int(h.GPUsPerNode.ValueInt64()), Start: h.Start.ValueString(), End: h.End.ValueString()})
 		}
 	}
 	if !m.MemoryHeadroom.IsNull() {
@@ -574,6 +599,7 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 		HourlyUSD:                      types.Float64Value(b.HourlyUSD),
 		OutOfPocketHourlyUSD:           types.Float64Value(b.OutOfPocketHourlyUSD),
 		Ladder:                         make([]rungModel, 0, len(b.Ladder)),
+		AppliesTo:                      types.ListValueMust(types.StringType, poolschema.StringValues(b.AppliesTo())),
 		Reservation:                    answerReservation(b),
 		FlexStart:                      types.BoolValue(b.FlexStart),
 		MonthlyUSD:                     types.Float64Value(b.MonthlyUSD),
@@ -596,7 +622,7 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 	}
 	for _, r := range b.Ladder {
 		out.Ladder = append(out.Ladder, rungModel{CapacityType: types.StringValue(r.CapacityType), Nodes: types.Int64Value(int64(r.Nodes)),
-			ReservationID: stringOrNull(r.ReservationID), HourlyUSD: types.Float64Value(r.HourlyUSD)})
+			ReservationID: stringOrNull(r.ReservationID), HourlyUSD: types.Float64Value(r.HourlyUSD), Start: timeOrNull(r.Start), End: timeOrNull(r.End)})
 	}
 	if b.DecodeTokensPerSecond > 0 {
 		out.DecodeTokensPerSecond = types.Float64Value(math.Round(b.DecodeTokensPerSecond*10) / 10)
@@ -652,23 +678,40 @@ func capacityInputBlock() schema.SingleNestedBlock {
 				MarkdownDescription: "GKE only: the team accepts flex-start VMs (Dynamic Workload Scheduler, at most seven days per node). The GKE machine types Compute Engine sells as flex-start but not on demand (A3 High with 1, 2 or 4 GPUs, A3 Ultra, A4) are then answered with their on-demand side on flex-start VMs (the `ladder`'s `flex_start` rung; `flex_start` of the answer true), priced at the on-demand list price (an upper bound: flex-start is billed at Dynamic Workload Scheduler prices, discounted \"up to 53%\"). Such an answer is for `gpufleet_gke_compute_class`; `gpufleet_gke_node_pool` has no flex-start setting. A reservation of the machine type still comes first.",
 				Optional:            true,
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"reservation": schema.ListNestedBlock{
-				MarkdownDescription: "A reservation: an EC2 On-Demand Capacity Reservation or capacity block, or a Compute Engine reservation, of `nodes` instances of one `node_type` in one `zone`. Checked at plan, each problem at its attribute: an unknown node type, a node type of a cloud not asked, a zone that is not a zone name, or in a region the catalog does not price the type in, or (GCP) that does not offer its GPU, `nodes` below 1, an id that is not an EC2 reservation id (`cr-…`) or a Compute Engine name, a capacity block without its price.",
-				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-					"id": schema.StringAttribute{MarkdownDescription: "The EC2 capacity reservation or block id (`cr-…`), or the Compute Engine reservation's name.", Required: true},
-					"type": schema.StringAttribute{MarkdownDescription: "AWS only: `capacity-reservation` (default; an ODCR, billed at the on-demand rate: used when it holds the answer's whole on-demand side) or `capacity-block` (prepaid: used only when it holds every node of the answer, with no spot). Unset on GCP, where the reservation is consumed by name (a `specific` affinity).",
-						Optional: true, Validators: []validator.String{oneOfNearest(recommend.ReservationTypes...)}},
-					"zone":      schema.StringAttribute{MarkdownDescription: "The Availability Zone (`us-east-1a`) or Compute Engine zone (`us-central1-b`) of the reservation; its region must be among `regions`. A GCP answer on the reservation runs in that zone (`node_locations`).", Required: true},
-					"node_type": schema.StringAttribute{MarkdownDescription: "The EC2 instance type or GKE machine type reserved, e.g. `p5.48xlarge`, `a4-highgpu-8g` (N1 machine types, whose reservations also name a GPU, are not taken).", Required: true},
-					"nodes":     schema.Int64Attribute{MarkdownDescription: "How many instances (VMs) the reservation holds: nodes, not GPUs.", Required: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
-					"project":   schema.StringAttribute{MarkdownDescription: "GCP: the project of a shared reservation; unset for the cluster's.", Optional: true},
-					"hourly_price_usd": schema.Float64Attribute{MarkdownDescription: "AWS capacity block only, and required there: its price per instance-hour (the upfront fee ÷ instances ÷ hours), which no EC2 API returns afterwards.",
-						Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0.0001)}},
-				}},
+			"overflow_to_on_demand": schema.BoolAttribute{
+				MarkdownDescription: "The pool is an autoscaler object that falls back from a full reservation to on demand: a `gpufleet_karpenter_node_pool` (its reserved NodePool takes capacity types `reserved` and `on-demand`, which Karpenter documents as prioritising the reservation and falling back to on demand) or a `gpufleet_gke_compute_class` (a `reservation` rung, then `on_demand`). " +
+					"A capacity reservation or Compute Engine reservation smaller than the answer's on-demand side is then used too: the `ladder` is reserved N, on-demand M, spot K, ranked by `out_of_pocket_hourly_usd` like any answer. Such an answer's `applies_to` names only the autoscaler resource, with a warning: an EKS node group that targets the reservation and a GKE node pool with a specific reservation launch nothing beyond it (without this setting every answer also applies to them). " +
+					"Never for a capacity block (no fallback); on GKE only for a machine type sold on demand, or overflowing to flex-start VMs with `flex_start`. Needs a reservation other than a capacity block.",
+				Optional: true,
 			},
 		},
+		Blocks: map[string]schema.Block{
+			"reservation": heldReservationBlock(),
+		},
+	}
+}
+
+// heldReservationBlock is a reservation the team holds.
+func heldReservationBlock() schema.ListNestedBlock {
+	return schema.ListNestedBlock{
+		MarkdownDescription: "A reservation: an EC2 On-Demand Capacity Reservation or capacity block, or a Compute Engine reservation, in one `zone`, of `nodes` instances of one `node_type`, or given as `gpus` GPUs of a `gpu` model (one form or the other). Checked at plan, each problem at its attribute: an unknown node type or GPU model, a node type of a cloud not asked, a zone that is not a zone name, or in a region the catalog does not price the type in, or (GCP) that does not offer its GPU, `nodes` below 1, both forms or neither, GPUs that no shape holds in whole nodes or that several shapes could hold, an N1 machine type without its `gpu` and `gpus_per_node` or with ones that do not attach to it, an id that is not an EC2 reservation id (`cr-…`) or a Compute Engine name, a capacity block without its price.",
+		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{MarkdownDescription: "The EC2 capacity reservation or block id (`cr-…`), or the Compute Engine reservation's name.", Required: true},
+			"type": schema.StringAttribute{MarkdownDescription: "AWS only: `capacity-reservation` (default; an ODCR, billed at the on-demand rate: used when it holds the answer's whole on-demand side, or with `overflow_to_on_demand` when smaller) or `capacity-block` (prepaid: used only when it holds every node of the answer, with no spot). Unset on GCP, where the reservation is consumed by name (a `specific` affinity).",
+				Optional: true, Validators: []validator.String{oneOfNearest(recommend.ReservationTypes...)}},
+			"zone":      schema.StringAttribute{MarkdownDescription: "The Availability Zone (`us-east-1a`) or Compute Engine zone (`us-central1-b`) of the reservation; its region must be among `regions`. A GCP answer on the reservation runs in that zone (`node_locations`).", Required: true},
+			"node_type": schema.StringAttribute{MarkdownDescription: "The EC2 instance type or GKE machine type reserved, e.g. `p5.48xlarge`, `a4-highgpu-8g`, `n1-standard-8` (with `gpu` and `gpus_per_node`: a reservation of N1 VMs names their attached GPUs). With `nodes`; unset with `gpus`.", Optional: true},
+			"nodes":     schema.Int64Attribute{MarkdownDescription: "How many instances (VMs) the reservation holds: nodes, not GPUs. With `node_type`; or give `gpu` and `gpus` instead.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"gpu": schema.StringAttribute{MarkdownDescription: "The GPU model reserved, as `gpufleet_gpu_catalog` names it (e.g. `H100-80GB`): with `gpus`, resolved to the one shape the zone's cloud sells the model as there that holds the GPUs in whole nodes (a reservation is of one instance or machine type, which the pool must run to consume it, so when several shapes could be it the plan fails listing them: give `node_type` and `nodes`); with an N1 `node_type`, the GPU attached to each VM (`T4`, `P4`, `V100-16GB`, `P100`).",
+				Optional: true, Validators: []validator.String{oneOfNearest(gpuModelNames()...)}},
+			"gpus":          schema.Int64Attribute{MarkdownDescription: "How many GPUs of `gpu` the reservation holds, instead of `node_type` and `nodes`: a whole number of nodes of the shape it resolves to.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"start":         schema.StringAttribute{MarkdownDescription: "AWS capacity block only: when the block starts (RFC 3339, e.g. `2026-12-01T11:30:00Z`: the reservation's `StartDate`), with `end`. A block that has not started is still used, with a warning, and its `ladder` rung carries `start` and `end`.", Optional: true},
+			"end":           schema.StringAttribute{MarkdownDescription: "AWS capacity block only: when the block ends (RFC 3339: its `EndDate`), with `start`. Checked at plan: after `start`, at 11:30 UTC (every capacity block ends then: EC2 User Guide, \"Find and purchase Capacity Blocks\"), and at most 182 days after it (26 weeks, extensions included; the 1-day and 7-day steps EC2 sells durations in are what one asks for, not the dates a block gets, which are not checked against them). A block that has ended is not used, with a warning.", Optional: true},
+			"gpus_per_node": schema.Int64Attribute{MarkdownDescription: "With an N1 `node_type` only: the GPUs of `gpu` attached to each VM (the reservation's `guestAccelerators` count), in the counts Compute Engine allows for the machine type.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"project":       schema.StringAttribute{MarkdownDescription: "GCP: the project of a shared reservation; unset for the cluster's.", Optional: true},
+			"hourly_price_usd": schema.Float64Attribute{MarkdownDescription: "AWS capacity block only, and required there: its price per instance-hour (the upfront fee ÷ instances ÷ hours), which no EC2 API returns afterwards.",
+				Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0.0001)}},
+		}},
 	}
 }
 
@@ -677,6 +720,14 @@ func stringOrNull(s string) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(s)
+}
+
+// timeOrNull is t in RFC 3339, UTC, or null when zero.
+func timeOrNull(t time.Time) types.String {
+	if t.IsZero() {
+		return types.StringNull()
+	}
+	return types.StringValue(t.UTC().Format(time.RFC3339))
 }
 
 func intOrNull(n int) types.Int64 {

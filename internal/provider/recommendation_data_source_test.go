@@ -14,8 +14,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	ccrender "github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/render"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/eks"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/gke"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/recommend"
 )
 
@@ -54,6 +56,9 @@ provider "gpufleet" {
 func TestRecommendResourceTypes(t *testing.T) {
 	if recommend.ResourceTypes["aws"] != eks.ResourceType || recommend.ResourceTypes["gcp"] != gke.ResourceType {
 		t.Fatalf("recommend.ResourceTypes %v disagree with the pool resources", recommend.ResourceTypes)
+	}
+	if recommend.AutoscalerResourceTypes["aws"] != karpenter.ResourceType || recommend.AutoscalerResourceTypes["gcp"] != ccrender.ResourceType {
+		t.Fatalf("recommend.AutoscalerResourceTypes %v disagree with the autoscaler resources", recommend.AutoscalerResourceTypes)
 	}
 }
 
@@ -210,6 +215,22 @@ func TestAccRecommendationDataSource_badInput(t *testing.T) {
 			[]string{`capacity.flex_start`, "flex-start VMs are GKE's"}},
 		"reservation on a cloud not asked": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-*"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`),
 			[]string{`capacity.reservation\[0\].node_type`, "a4-highgpu-8g is a gcp node type, and clouds is aws"}},
+		"reservation in both forms": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `node_type = "a4-highgpu-8g"`, `nodes = 1`, `gpu = "B200"`, `gpus = 8`),
+			[]string{`capacity.reservation\[0\].gpus`, "given in one form"}},
+		"reservation in GPUs of several shapes": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "h100s"`, `zone = "us-central1-a"`, `gpu = "H100-80GB"`, `gpus = 16`),
+			[]string{`capacity.reservation\[0\].gpu`, "may be a reservation of a3-highgpu-1g", "give node_type and nodes"}},
+		"reservation in GPUs not whole nodes": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "b200"`, `zone = "us-central1-b"`, `gpu = "B200"`, `gpus = 12`),
+			[]string{`capacity.reservation\[0\].gpus`, "12 GPUs of B200 are not a whole number of nodes", "a4-highgpu-8g \\(8 GPUs each\\)"}},
+		"N1 reservation without its GPU": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "t4s"`, `zone = "us-central1-b"`, `node_type = "n1-standard-8"`, `nodes = 2`),
+			[]string{`capacity.reservation\[0\].gpu`, "N1 machine type", "guestAccelerators"}},
+		"N1 reservation of a count it does not take": {mem + `clouds = ["gcp"]` + "\n" + `regions = ["us-central1"]` + "\n" + held(`id = "t4s"`, `zone = "us-central1-b"`, `node_type = "n1-standard-8"`, `nodes = 2`, `gpu = "T4"`, `gpus_per_node = 3`),
+			[]string{`capacity.reservation\[0\].gpus_per_node`, "takes T4 in counts 1, 2, 4 per VM, not 3"}},
+		"capacity block ending at another hour": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + held(`id = "cr-0fedcba9876543210"`, `type = "capacity-block"`, `zone = "us-east-1a"`, `node_type = "p5.48xlarge"`, `nodes = 2`, `hourly_price_usd = 31.464`, `start = "2099-01-05T11:30:00Z"`, `end = "2099-01-12T12:00:00Z"`),
+			[]string{`capacity.reservation\[0\].end`, "every EC2 capacity block ends at 11:30 UTC"}},
+		"capacity block with one date": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + held(`id = "cr-0fedcba9876543210"`, `type = "capacity-block"`, `zone = "us-east-1a"`, `node_type = "p5.48xlarge"`, `nodes = 2`, `hourly_price_usd = 31.464`, `start = "2099-01-05T11:30:00Z"`),
+			[]string{`capacity.reservation\[0\].end`, "dates go together"}},
+		"overflow without a reservation": {mem + `clouds = ["aws"]` + "\n" + `regions = ["us-east-1"]` + "\n" + "capacity {\n overflow_to_on_demand = true\n}\n",
+			[]string{`capacity.overflow_to_on_demand`, "overflow applies to a capacity reservation"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

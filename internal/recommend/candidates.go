@@ -17,6 +17,22 @@ import (
 // gke.ResourceType; the provider's tests check they agree).
 var ResourceTypes = map[catalog.Cloud]string{catalog.AWS: "gpufleet_eks_node_pool", catalog.GCP: "gpufleet_gke_node_pool"}
 
+// AutoscalerResourceTypes are the autoscaler resources a recommendation plugs into
+// (karpenter.ResourceType and computeclass's render.ResourceType; the provider's tests check they
+// agree): they take every answer, the overflow rung and flex-start VMs included.
+var AutoscalerResourceTypes = map[catalog.Cloud]string{catalog.AWS: "gpufleet_karpenter_node_pool", catalog.GCP: "gpufleet_gke_compute_class"}
+
+// AppliesTo are the resources the option plugs into as is: the cloud's node pool resource and its
+// autoscaler resource, or the autoscaler resource alone when the node pool would fail at plan or
+// apply: an overflow rung (an EKS node group that targets a capacity reservation, a GKE node pool
+// with a specific reservation launch nothing beyond it) or flex-start VMs (no node pool setting).
+func (o Option) AppliesTo() []string {
+	if o.Overflow || o.FlexStart {
+		return []string{AutoscalerResourceTypes[o.Cloud]}
+	}
+	return []string{ResourceTypes[o.Cloud], AutoscalerResourceTypes[o.Cloud]}
+}
+
 // candidate is an option with what judging it needs.
 type candidate struct {
 	Option
@@ -192,8 +208,8 @@ func onReservation(o Option, h Reservation, nodes, base, spot, minSize int, w Wo
 		}
 		o.Zones, o.Nodes, o.OnDemandBase, o.SpotPercentage = 1, nodes, base, spot
 	}
-	o.FlexStart = false // the reservation holds the on-demand side
-	o, ok := reserved(o, h)
+	o.FlexStart = false // the reservation holds the on-demand side, or overflows (reserved)
+	o, ok := reserved(o, h, req.Overflow, req.FlexStart)
 	if !ok {
 		return candidate{}, false
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -221,5 +222,266 @@ func TestRecommend_flexStartAnswersA4(t *testing.T) {
 	_, err = Recommend(context.Background(), Request{Workload: fp4, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, FlexStart: true}, e)
 	if err == nil || !strings.HasPrefix(err.Error(), "capacity.flex_start: flex-start VMs are GKE's") {
 		t.Errorf("flex_start on AWS: %v", err)
+	}
+}
+
+// Issue #40, item 7: with overflow_to_on_demand, a reservation smaller than the on-demand side is
+// used too, the rest overflowing to on demand (reserved N, on-demand M, spot K), ranked by what the
+// answer costs beyond the reservation; the answer then applies to the autoscaler resources only.
+// Without it the same reservation is not used and the answer applies to the node pools as well.
+// Worked example of the guide.
+func TestRecommend_reservationOverflow(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	serve := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 20}
+	odcr := Reservation{ID: "cr-0123456789abcdef0", Zone: "us-east-1a", NodeType: "g6e.xlarge", Nodes: 3}
+	req := Request{Workload: serve, Replicas: 8, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{odcr}}
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := a.Results[catalog.AWS].Best
+	if plain.Reservation != nil || plain.Overflow || !reflect.DeepEqual(plain.AppliesTo(), []string{"gpufleet_eks_node_pool", "gpufleet_karpenter_node_pool"}) {
+		t.Fatalf("without overflow: %s, applies to %v", plain.Label(), plain.AppliesTo())
+	}
+	req.Overflow = true
+	if a, err = Recommend(context.Background(), req, e); err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.AWS].Best
+	got := ladderText(b.Ladder)
+	if b.Node.Name != "g6e.xlarge" || b.Reservation == nil || !b.Overflow || got != "reserved 3 ($5.58/h), on-demand 2 ($3.72/h), spot 3 ($2.24/h)" {
+		t.Fatalf("with overflow: %s, overflow %v, ladder %s", b.Label(), b.Overflow, got)
+	}
+	if !reflect.DeepEqual(b.AppliesTo(), []string{"gpufleet_karpenter_node_pool"}) || b.OutOfPocketHourlyUSD >= plain.OutOfPocketHourlyUSD {
+		t.Errorf("applies to %v, out of pocket %g against %g", b.AppliesTo(), b.OutOfPocketHourlyUSD, plain.OutOfPocketHourlyUSD)
+	}
+	// The pool's reservation is the ODCR, for the Karpenter pool's reserved NodePool, and its spot
+	// mix is the workload's: five on demand (three of them reserved), three on spot.
+	if r := b.Spec.Capacity.Reservation; r == nil || r.ID != odcr.ID || b.SpotPercentage != 50 || b.OnDemandBase != 2 || b.Nodes != 8 {
+		t.Errorf("pool reservation %+v, spot %d, base %d, nodes %d", r, b.SpotPercentage, b.OnDemandBase, b.Nodes)
+	}
+	guideHas(t, fmt.Sprintf("ladder `%s`, %s/h beyond the reservation (%s/h in all) against %s/h for %s",
+		got, usd(b.OutOfPocketHourlyUSD), usd(b.HourlyUSD), usd(plain.HourlyUSD), plain.Label()))
+
+	// GKE: a reservation of 2 g2-standard-8 in us-central1-a, the rest of the on-demand side
+	// overflowing to on_demand in the same zone.
+	gcp := Request{Workload: serve, Replicas: 8, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Overflow: true,
+		Reservations: []Reservation{{ID: "l4-serving", Zone: "us-central1-a", NodeType: "g2-standard-8", Nodes: 2}}}
+	if a, err = Recommend(context.Background(), gcp, e); err != nil {
+		t.Fatal(err)
+	}
+	g := a.Results[catalog.GCP].Best
+	got = ladderText(g.Ladder)
+	if got != "reservation 2 ($1.71/h), on_demand 3 ($2.56/h), spot 3 ($1.01/h)" || !reflect.DeepEqual(g.NodeLocations, []string{"us-central1-a"}) ||
+		!reflect.DeepEqual(g.AppliesTo(), []string{"gpufleet_gke_compute_class"}) {
+		t.Fatalf("gcp with overflow: %s, ladder %s, locations %v, applies to %v", g.Label(), got, g.NodeLocations, g.AppliesTo())
+	}
+	guideHas(t, "`"+g.Label()+"`, ladder `"+got+"`")
+
+	// A4 is not sold on demand: a reservation of one A4 overflows only to flex-start VMs.
+	fp4 := Workload{Kind: pool.KindInference, Environment: pool.EnvProduction, ParametersBillion: 405, Precision: "fp4"}
+	a4 := Request{Workload: fp4, Replicas: 3, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Overflow: true, GKEZones: 1,
+		Reservations: []Reservation{{ID: "b200-serving", Zone: "us-central1-b", NodeType: "a4-highgpu-8g", Nodes: 1}}}
+	_, err = Recommend(context.Background(), a4, e)
+	const notSold = "(reservation b200-serving holds 1 node(s), fewer than the 2 the pool runs on demand, and a4-highgpu-8g is not sold on demand to overflow to (capacity.flex_start overflows to flex-start VMs))"
+	if err == nil || !strings.Contains(err.Error(), notSold) {
+		t.Fatalf("A4 overflow without flex-start: %v", err)
+	}
+	guideHas(t, "`"+notSold+"`")
+	a4.FlexStart = true
+	if a, err = Recommend(context.Background(), a4, e); err != nil {
+		t.Fatal(err)
+	}
+	if got = ladderText(a.Results[catalog.GCP].Best.Ladder); got != "reservation 1 ($106.00/h), flex_start 1 ($106.00/h)" {
+		t.Errorf("A4 overflow to flex-start: ladder %s", got)
+	}
+	guideHas(t, "ladder `"+got+"`")
+
+	// A capacity block has no fallback, and overflow needs a reservation that is not one.
+	block := Reservation{ID: "cr-0fedcba9876543210", Type: pool.ReservationCapacityBlock, Zone: "us-east-1a", NodeType: "p5.48xlarge", Nodes: 2, HourlyUSD: 31.464}
+	_, err = Recommend(context.Background(), Request{Workload: serve, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Overflow: true, Reservations: []Reservation{block}}, e)
+	if err == nil || !strings.HasPrefix(err.Error(), "capacity.overflow_to_on_demand: ") {
+		t.Errorf("overflow with a capacity block only: %v", err)
+	}
+	train := Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 70, GPUsPerReplica: 8}
+	if a, err = Recommend(context.Background(), Request{Workload: train, Replicas: 3, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Overflow: true,
+		Reservations: []Reservation{block, odcr}}, e); err != nil || a.Results[catalog.AWS].Best.Reservation != nil {
+		t.Errorf("3 nodes on a block of 2 with overflow: %v %v", a.Results[catalog.AWS].Best.Label(), err)
+	}
+}
+
+// Issue #40, item 7: a reservation given as GPUs of a model (gpu, gpus) is resolved to the one
+// shape the zone's cloud sells the model as that holds the GPUs in whole nodes, and used as that
+// reservation of nodes; when several shapes could be it, or none holds the GPUs whole, the plan
+// fails at the attribute, naming the candidates. Worked examples of the guide.
+func TestRecommend_reservationInGPUs(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	train := Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 70, GPUsPerReplica: 8}
+	// 16 B200 on a capacity block in us-east-1a: p6-b200.48xlarge, the one B200 shape of EC2, 2 nodes.
+	block := Reservation{ID: "cr-0fedcba9876543210", Type: pool.ReservationCapacityBlock, Zone: "us-east-1a", GPU: "B200", GPUs: 16, HourlyUSD: 113.93}
+	a, err := Recommend(context.Background(), Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{block}}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.AWS].Best
+	got := ladderText(b.Ladder)
+	if b.Node.Name != "p6-b200.48xlarge" || b.Reservation == nil || b.Reservation.Nodes != 2 || got != "capacity-block 2 ($227.86/h)" {
+		t.Fatalf("16 B200 on a block: %s, ladder %s", b.Label(), got)
+	}
+	guideHas(t, "`"+b.Label()+"`, ladder `"+got+"`")
+	// 16 H200 in us-central1-b: a3-ultragpu-8g, 2 VMs.
+	gcp := Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"},
+		Reservations: []Reservation{{ID: "h200-training", Zone: "us-central1-b", GPU: "H200-141GB", GPUs: 16}}}
+	if a, err = Recommend(context.Background(), gcp, e); err != nil {
+		t.Fatal(err)
+	}
+	if g := a.Results[catalog.GCP].Best; g.Node.Name != "a3-ultragpu-8g" || g.Reservation == nil || g.Reservation.Nodes != 2 {
+		t.Fatalf("16 H200 on GKE: %s", g.Label())
+	}
+	for _, tc := range []struct {
+		name string
+		r    Reservation
+		want string
+	}{
+		{"several shapes", Reservation{ID: "h100s", Zone: "us-central1-a", GPU: "H100-80GB", GPUs: 16},
+			"capacity.reservation[0].gpu: 16 GPUs of H100-80GB in us-central1-a may be a reservation of a3-highgpu-1g (1 GPU each: nodes = 16), a3-highgpu-2g (2 GPUs each: nodes = 8), a3-highgpu-4g (4 GPUs each: nodes = 4), a3-highgpu-8g (8 GPUs each: nodes = 2), a3-megagpu-8g (8 GPUs each: nodes = 2): a reservation is of one instance or machine type, which the pool must run to consume it, so give node_type and nodes (and for N1 gpu and gpus_per_node) instead of gpus"},
+		{"not whole nodes", Reservation{ID: "h200s", Zone: "us-central1-b", GPU: "H200-141GB", GPUs: 12},
+			"capacity.reservation[0].gpus: 12 GPUs of H200-141GB are not a whole number of nodes of any shape gcp sells it as in us-central1-b: a3-ultragpu-8g (8 GPUs each)"},
+		{"both forms", Reservation{ID: "h200s", Zone: "us-central1-b", GPU: "H200-141GB", GPUs: 16, Nodes: 2}, "capacity.reservation[0].gpus: a reservation is given in one form"},
+		{"node type with gpus", Reservation{ID: "h200s", Zone: "us-central1-b", GPU: "H200-141GB", GPUs: 16, NodeType: "a3-ultragpu-8g"}, "capacity.reservation[0].node_type: a reservation is given in one form"},
+		{"gpus without gpu", Reservation{ID: "h200s", Zone: "us-central1-b", GPUs: 16}, "capacity.reservation[0].gpu: required with gpus"},
+		{"unknown gpu", Reservation{ID: "h200s", Zone: "us-central1-b", GPU: "H200", GPUs: 16}, "capacity.reservation[0].gpu: unknown GPU model \"H200\""},
+		{"not sold in the zone", Reservation{ID: "b200s", Zone: "us-central1-a", GPU: "B200", GPUs: 8}, "capacity.reservation[0].gpu: gcp sells no node type with B200 in us-central1-a"},
+		{"gpu on a type with its own", Reservation{ID: "h200s", Zone: "us-central1-b", NodeType: "a3-ultragpu-8g", Nodes: 2, GPU: "H200-141GB"}, "capacity.reservation[0].gpu: a3-ultragpu-8g brings its own GPUs (8 x H200-141GB)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Recommend(context.Background(), Request{Workload: train, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Reservations: []Reservation{tc.r}}, e)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %s…", err, tc.want)
+			}
+		})
+	}
+	guideHas(t, "`16 GPUs of H100-80GB in us-central1-a may be a reservation of a3-highgpu-1g (1 GPU each: nodes = 16), a3-highgpu-2g")
+}
+
+// Issue #40, item 7: a Compute Engine reservation of N1 VMs names their attached GPUs
+// (guestAccelerators: type and count): node_type n1-*, gpu and gpus_per_node, checked against the
+// catalog's N1 table (which GPU models attach, in which counts per machine type). Worked example of
+// the guide.
+func TestRecommend_reservationN1(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	serve := Workload{Kind: pool.KindInference, Environment: pool.EnvStaging, GPUMemoryGiB: 12}
+	t4 := Reservation{ID: "t4-serving", Zone: "us-central1-b", NodeType: "n1-standard-8", Nodes: 2, GPU: "T4", GPUsPerNode: 1}
+	req := Request{Workload: serve, Replicas: 2, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Reservations: []Reservation{t4}}
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.GCP].Best
+	got := ladderText(b.Ladder)
+	if b.Node.Name != "n1-standard-8" || b.Spec.GPU.Type != "nvidia-tesla-t4" || b.Spec.GPU.Count != 1 || b.Reservation == nil || got != "reservation 2 ($1.46/h)" ||
+		!reflect.DeepEqual(b.NodeLocations, []string{"us-central1-b"}) || len(b.Spec.Validate()) > 0 {
+		t.Fatalf("on the N1 reservation: %s, gpu %s x %d, ladder %s, locations %v, problems %v", b.Label(), b.Spec.GPU.Type, b.Spec.GPU.Count, got, b.NodeLocations, b.Spec.Validate())
+	}
+	guideHas(t, "`"+b.Label()+"`, `gpu.type = \"nvidia-tesla-t4\"`, `gpu.count = 1`, ladder `"+got+"`")
+	// A reservation of n1-standard-8 with two T4s is another shape: not used for one-T4 nodes.
+	two := t4
+	two.GPUsPerNode = 2
+	req.Reservations = []Reservation{two}
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.GCP].Best.Reservation != nil && a.Results[catalog.GCP].Best.Node.GPUCount != 2 {
+		t.Errorf("two T4s per VM: %v %v", a.Results[catalog.GCP].Best.Label(), err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Reservation)
+		want string
+	}{
+		{"no gpu", func(r *Reservation) { r.GPU, r.GPUsPerNode = "", 0 }, "capacity.reservation[0].gpu: n1-standard-8 is an N1 machine type, and a Compute Engine reservation of N1 VMs names the GPUs attached to each (guestAccelerators: type and count): set gpu ("},
+		{"no count", func(r *Reservation) { r.GPUsPerNode = 0 }, "capacity.reservation[0].gpus_per_node: n1-standard-8 is an N1 machine type"},
+		{"count", func(r *Reservation) { r.GPUsPerNode = 3 }, "capacity.reservation[0].gpus_per_node: n1-standard-8 takes T4 in counts 1, 2, 4 per VM, not 3"},
+		{"model", func(r *Reservation) { r.GPU = "L4" }, "capacity.reservation[0].gpu: \"L4\" does not attach to n1-standard-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := t4
+			tc.edit(&r)
+			_, err := Recommend(context.Background(), Request{Workload: serve, Clouds: []catalog.Cloud{catalog.GCP}, Regions: []string{"us-central1"}, Reservations: []Reservation{r}}, e)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %s…", err, tc.want)
+			}
+		})
+	}
+	guideHas(t, "`n1-standard-8 takes T4 in counts 1, 2, 4 per VM, not 3")
+}
+
+// Issue #40, item 7: a capacity block's dates (start, end), checked at plan and judged against the
+// request's clock (Request.Now, set here so that no test depends on the day it runs): a block that
+// has not started is used, its rung carrying its dates, with a warning at its start; one that has
+// ended is not used, with a warning at its end. Worked example of the guide.
+func TestRecommend_capacityBlockDates(t *testing.T) {
+	e := env(t, catalog.Pricing{})
+	train := Workload{Kind: pool.KindTraining, Environment: pool.EnvProduction, Interruptible: true, GPUMemoryGiB: 70, GPUsPerReplica: 8}
+	block := Reservation{ID: "cr-0fedcba9876543210", Type: pool.ReservationCapacityBlock, Zone: "us-east-1a", NodeType: "p5.48xlarge", Nodes: 2, HourlyUSD: 31.464,
+		Start: "2026-12-01T11:30:00Z", End: "2026-12-15T11:30:00Z"}
+	req := Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{block}}
+	at := func(s string) time.Time {
+		t.Helper()
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// Three days before the block: used, and said.
+	req.Now = at("2026-11-28T16:00:00Z")
+	a, err := Recommend(context.Background(), req, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Results[catalog.AWS].Best
+	if b.Reservation == nil || len(b.Ladder) != 1 || !b.Ladder[0].Start.Equal(at(block.Start)) || !b.Ladder[0].End.Equal(at(block.End)) {
+		t.Fatalf("before the block: %s, ladder %+v", b.Label(), b.Ladder)
+	}
+	if len(a.Warnings) != 1 || a.Warnings[0].Argument != "capacity.reservation[0].start" {
+		t.Fatalf("warnings %+v", a.Warnings)
+	}
+	guideHas(t, "`"+a.Warnings[0].Detail+"`")
+	// While it runs: used, nothing to say.
+	req.Now = at("2026-12-02T00:00:00Z")
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.AWS].Best.Reservation == nil || len(a.Warnings) != 0 {
+		t.Fatalf("during the block: %v, warnings %+v", err, a.Warnings)
+	}
+	// At its end and after: not used, and said.
+	req.Now = at(block.End)
+	if a, err = Recommend(context.Background(), req, e); err != nil || a.Results[catalog.AWS].Best.Reservation != nil || len(a.Warnings) != 1 || a.Warnings[0].Argument != "capacity.reservation[0].end" {
+		t.Fatalf("after the block: %v, %v, warnings %+v", a.Results[catalog.AWS].Best.Label(), err, a.Warnings)
+	}
+	guideHas(t, "`"+a.Warnings[0].Detail+"`")
+
+	for _, tc := range []struct {
+		name string
+		edit func(*Reservation)
+		want string
+	}{
+		{"start only", func(r *Reservation) { r.End = "" }, "capacity.reservation[0].end: a capacity block's dates go together"},
+		{"not RFC 3339", func(r *Reservation) { r.Start = "2026-12-01 11:30" }, "capacity.reservation[0].start: \"2026-12-01 11:30\" is not an RFC 3339 date"},
+		{"end before start", func(r *Reservation) { r.End = "2026-11-30T11:30:00Z" }, "capacity.reservation[0].end: 2026-11-30T11:30:00Z is not after start 2026-12-01T11:30:00Z"},
+		{"end not at 11:30 UTC", func(r *Reservation) { r.End = "2026-12-15T11:30:00+01:00" }, "capacity.reservation[0].end: 2026-12-15T11:30:00+01:00 is 10:30:00 UTC, and every EC2 capacity block ends at 11:30 UTC"},
+		{"longer than 182 days", func(r *Reservation) { r.End = "2027-06-08T11:30:00Z" }, "capacity.reservation[0].end: the block would last 189.0 days: a capacity block lasts at most 182 days"},
+		{"dates on an ODCR", func(r *Reservation) { r.Type, r.HourlyUSD = pool.ReservationCapacityReservation, 0 }, "capacity.reservation[0].start: only a capacity block has dates"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := block
+			tc.edit(&r)
+			_, err := Recommend(context.Background(), Request{Workload: train, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{r}, Now: at("2026-11-28T16:00:00Z")}, e)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %s…", err, tc.want)
+			}
+		})
+	}
+	// 182 days and the hours by which an offering may exceed it are a block.
+	long := block
+	long.Start, long.End = "2026-12-01T04:55:00Z", "2027-06-01T11:30:00Z"
+	if _, err := Recommend(context.Background(), Request{Workload: train, Replicas: 2, Clouds: []catalog.Cloud{catalog.AWS}, Regions: []string{"us-east-1"}, Reservations: []Reservation{long}, Now: at("2026-11-28T16:00:00Z")}, e); err != nil {
+		t.Errorf("182 days and 6.5 hours: %v", err)
 	}
 }

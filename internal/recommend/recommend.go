@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
@@ -83,6 +84,14 @@ type Request struct {
 	// Engine sells as flex-start but not on demand runs its on-demand side as flex-start VMs, in a
 	// gpufleet_gke_compute_class.
 	FlexStart bool
+	// Overflow says the team's pool is an autoscaler object that falls back from a full
+	// reservation to on demand (capacity.go): a held reservation smaller than the on-demand side
+	// is used too, and the answer applies to gpufleet_karpenter_node_pool and
+	// gpufleet_gke_compute_class only.
+	Overflow bool
+	// Now is the request's clock, against which capacity blocks' dates are judged (capacity.go);
+	// zero: the time now. Tests set it.
+	Now time.Time
 	// AWSRegion is the region the provider creates EKS pools in (aws.region, else the SDK's
 	// environment); "" when unknown. An AWS answer is in it when it has one (region.go).
 	AWSRegion string
@@ -135,6 +144,9 @@ type Option struct {
 	// FlexStart says that the option's on-demand side runs flex-start VMs (Request.FlexStart): it
 	// plugs into gpufleet_gke_compute_class, not gpufleet_gke_node_pool.
 	FlexStart bool
+	// Overflow says that the reservation holds fewer nodes than the on-demand side, whose rest
+	// runs on demand (Request.Overflow): the answer applies to the autoscaler resources only.
+	Overflow bool
 	// Ladder is the option's capacity ladder, priced: reserved, on-demand, spot (capacity.go).
 	Ladder []Rung
 	// OutOfPocketHourlyUSD is HourlyUSD less its reserved rung, already paid for: options are
@@ -175,6 +187,14 @@ type Answer struct {
 	Results map[catalog.Cloud]*Result
 	// Observed is what the recommendation made of Request.Observed; nil without it.
 	Observed *ObservedAnswer
+	// Warnings are what the answer asks the user to know about its inputs (a capacity block that
+	// ended, or that an answer uses before it starts).
+	Warnings []Warning
+}
+
+// Warning is a warning at a request argument.
+type Warning struct {
+	Argument, Summary, Detail string
 }
 
 const (
@@ -231,6 +251,7 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 		return Answer{}, err
 	}
 	answer := Answer{NeedGiB: need, KVCacheGiB: kv, KVCache: kvEstimate, HostGiB: host, Results: map[catalog.Cloud]*Result{}, Observed: req.observedAnswer}
+	answer.Warnings = blockDates(&req)
 	for _, cloud := range req.Clouds {
 		var res *Result
 		if len(regions[cloud]) == 0 {
@@ -239,6 +260,11 @@ func Recommend(ctx context.Context, req Request, env Env) (Answer, error) {
 			return Answer{}, err
 		}
 		answer.Results[cloud] = res
+		if res.Best != nil {
+			if why := scheduledBlock(req, res.Best); why != "" {
+				answer.Warnings = append(answer.Warnings, Warning{Argument: fmt.Sprintf("capacity.reservation[%d].start", res.Best.Reservation.index), Summary: "Capacity block not started", Detail: why})
+			}
+		}
 	}
 	return answer, impossible(answer, req, regions)
 }
