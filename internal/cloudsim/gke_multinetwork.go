@@ -93,7 +93,9 @@ func validateAdditionalNodeNetworks(pool *containerpb.NodePool, cl *GKEClusterSe
 			return invalidArg("Invalid value for field 'node_pool.network_config.additional_node_network_configs[%d].subnetwork': subnetwork %q was not found in network %q.", i, n.GetSubnetwork(), n.GetNetwork())
 		case slices.Contains(used, n.GetNetwork()) && !slices.Contains(project.RDMANetworks, n.GetNetwork()):
 			return invalidArg("Invalid value for field 'node_pool.network_config.additional_node_network_configs[%d].network': network %q has an interface of the node already; each network interface must be in a different VPC network.", i, n.GetNetwork())
-		case slices.ContainsFunc(extra[:i], func(o *containerpb.AdditionalNodeNetworkConfig) bool { return o.GetSubnetwork() == n.GetSubnetwork() && o.GetNetwork() == n.GetNetwork() }):
+		case slices.ContainsFunc(extra[:i], func(o *containerpb.AdditionalNodeNetworkConfig) bool {
+			return o.GetSubnetwork() == n.GetSubnetwork() && o.GetNetwork() == n.GetNetwork()
+		}):
 			return invalidArg("Invalid value for field 'node_pool.network_config.additional_node_network_configs[%d].subnetwork': subnetwork %q is given twice.", i, n.GetSubnetwork())
 		}
 		used = append(used, n.GetNetwork())
