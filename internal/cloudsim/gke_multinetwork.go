@@ -4,8 +4,6 @@ import (
 	"slices"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // GKE multi-networking: a node pool's additional node networks (NodeNetworkConfig.
@@ -21,7 +19,8 @@ import (
 //     dranet.dev "GKE with NVIDIA DRA and DraNet" for A4. The container v1 API has the setting as
 //     NetworkConfig.enable_multi_networking (cloud.google.com/go/container v1.56.0). GKE's error
 //     text for a node pool on a cluster without it is not quoted by any source read: cloudsim's
-//     wording is its own (FAILED_PRECONDITION is assumed).
+//     wording is its own, and its code INVALID_ARGUMENT, as GKE answers a node pool it cannot create
+//     as asked (assumed: FAILED_PRECONDITION, which clients retry, would be the other candidate).
 //   - Set only when the node pool is created: terraform-provider-google marks
 //     network_config.additional_node_network_configs and its network and subnetwork ForceNew
 //     (services/container/node_config.go, hashicorp/terraform-provider-google); gcloud container
@@ -69,7 +68,7 @@ func validateAdditionalNodeNetworks(pool *containerpb.NodePool, cl *GKEClusterSe
 		return nil
 	}
 	if !cl.MultiNetworking {
-		return failedPrecondition("Node pool %q sets additional_node_network_configs, but multi-networking is not enabled on cluster %q: create the cluster with enable_multi_networking and GKE Dataplane V2.", pool.GetName(), cl.Name)
+		return invalidArg("Node pool %q sets additional_node_network_configs, but multi-networking is not enabled on cluster %q: create the cluster with enable_multi_networking and GKE Dataplane V2.", pool.GetName(), cl.Name)
 	}
 	machine := pool.GetConfig().GetMachineType()
 	limit, ok := maxNetworkInterfaces[machine]
@@ -110,8 +109,4 @@ func checkNodeNetworkUpdate(nc *containerpb.NodeNetworkConfig) error {
 		return invalidArg("Invalid UpdateNodePoolRequest: node_network_config.additional_node_network_configs cannot be updated; it is set when the node pool is created.")
 	}
 	return nil
-}
-
-func failedPrecondition(format string, args ...any) error {
-	return status.Errorf(codes.FailedPrecondition, format, args...)
 }

@@ -53,7 +53,7 @@ func TestGKE_AdditionalNodeNetworks(t *testing.T) {
 		t.Parallel()
 		c := gkeClient(t, newSim(t, multiNetworked(false)))
 		_, err := c.CreateNodePool(ctxT(t), &containerpb.CreateNodePoolRequest{Parent: gkeParent, NodePool: a3HighPool("tcpx", gpuNets(4)...)})
-		wantCode(t, err, codes.FailedPrecondition, "multi-networking is not enabled on cluster \"ml\"")
+		wantCode(t, err, codes.InvalidArgument, "multi-networking is not enabled on cluster \"ml\"")
 		cl, err := c.GetCluster(ctxT(t), &containerpb.GetClusterRequest{Name: gkeParent})
 		if err != nil || cl.GetNetworkConfig().GetEnableMultiNetworking() {
 			t.Fatalf("GetCluster = %v, %v: want multi-networking off", cl.GetNetworkConfig(), err)
