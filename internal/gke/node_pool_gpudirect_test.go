@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
@@ -208,4 +210,105 @@ type noPlanWarning struct {
 
 func (c noPlanWarning) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	resp.Error = c.diags.ExpectNoPlanWarning(c.part)
+}
+
+// Issue #40, item 8: a training replica over 16 GPUs in europe-west4 is answered on two nodes of a
+// GPUDirect machine type, and the answer plugged into gpufleet_gke_node_pool with its network
+// (additional_node_networks built from the answer's additional_node_network_count over the team's
+// networks) applies against cloudsim's multi-networking rules with no policy finding; the pool's
+// network.gpu_direct is the answer's. It failed before the answer had a network attribute.
+func TestAccGKENodePool_recommendationGPUDirect(t *testing.T) {
+	sim := startSimWith(t, func(s *cloudsim.Seed) {
+		gpuDirectSeed(true)(s)
+		p := s.GCP.Projects[testProject]
+		for i := 5; i <= 8; i++ {
+			p.Networks[fmt.Sprintf("gpu-net-%d", i)] = []string{fmt.Sprintf("gpu-sub-%d", i)}
+		}
+	})
+	const addr = "gpufleet_gke_node_pool.train"
+	config := providerConfig(sim, "") + fmt.Sprintf(`
+data "gpufleet_recommendation" "train" {
+  workload {
+    kind             = "training"
+    environment      = "staging"
+    interruptible    = true
+    gpu_memory_gib   = 1100
+    gpus_per_replica = 16
+  }
+  clouds  = ["gcp"]
+  regions = [%[1]q]
+}
+
+locals {
+  gcp = data.gpufleet_recommendation.train.gcp
+}
+
+resource "gpufleet_gke_node_pool" "train" {
+  location       = local.gcp.region
+  node_locations = local.gcp.node_locations
+  cluster        = %[2]q
+  name           = "train"
+  client         = "acme"
+  machine_type   = local.gcp.node_type
+
+  workload {
+    kind             = "training"
+    environment      = "staging"
+    interruptible    = true
+    gpu_memory_gib   = data.gpufleet_recommendation.train.required_gpu_memory_gib
+    gpus_per_replica = local.gcp.gpus_per_replica
+  }
+
+  scaling {
+    min_size     = local.gcp.min_size
+    desired_size = local.gcp.node_count
+    max_size     = local.gcp.node_count
+  }
+
+  capacity {
+    spot_percentage = local.gcp.spot_percentage
+    on_demand_base  = local.gcp.on_demand_base
+  }
+
+  network {
+    additional_node_networks = [for i in range(local.gcp.network.additional_node_network_count) : {
+      network    = "gpu-net-${i + 1}"
+      subnetwork = "gpu-sub-${i + 1}"
+    }]
+  }
+}
+`, testLocation, testCluster)
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy_findings"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue("data.gpufleet_recommendation.train", tfjsonpath.New("gcp").AtMapKey("nodes_per_replica"), knownvalue.Int64Exact(2)),
+				statecheck.CompareValuePairs(addr, tfjsonpath.New("network").AtMapKey("gpu_direct"),
+					"data.gpufleet_recommendation.train", tfjsonpath.New("gcp").AtMapKey("network").AtMapKey("gpu_direct"), compare.ValuesSame()),
+				statecheck.CompareValuePairs("data.gpufleet_recommendation.train", tfjsonpath.New("gcp").AtMapKey("network").AtMapKey("gpu_direct"),
+					"data.gpufleet_recommendation.train", tfjsonpath.New("gcp").AtMapKey("inter_node_network"), compare.ValuesSame()),
+			},
+			Check: func(s *terraform.State) error {
+				if err := diags.ExpectNoPlanWarning("Replicas span nodes"); err != nil {
+					return err
+				}
+				a := s.RootModule().Resources[addr].Primary.Attributes
+				want := map[string]string{"a3-highgpu-8g": "4", "a3-megagpu-8g": "8"}[a["machine_type"]]
+				if want == "" || a["network.additional_node_networks.#"] != want {
+					return fmt.Errorf("machine type %s with %s additional node networks", a["machine_type"], a["network.additional_node_networks.#"])
+				}
+				for _, side := range []string{"train-od", "train-spot"} {
+					if np, ok := sim.NodePool(testProject, testLocation, testCluster, side); ok && fmt.Sprint(len(np.GetNetworkConfig().GetAdditionalNodeNetworkConfigs())) != want {
+						return fmt.Errorf("node pool %s has %d additional node networks, want %s", side, len(np.GetNetworkConfig().GetAdditionalNodeNetworkConfigs()), want)
+					}
+				}
+				t.Logf("answer: %s, %s additional node networks (%s)", a["machine_type"], want, a["network.gpu_direct"])
+				return nil
+			},
+		}},
+	})
 }
