@@ -226,7 +226,7 @@ func TestAccGKENodePool_faultMatrix(t *testing.T) {
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			sim := startSimWith(t, gpuDirectSeed(true)) // multi-networking, for the GPUDirect rows
-			healthy := map[string]string{} // node pool → creation id, RUNNING before the faulty apply
+			healthy := map[string]string{}              // node pool → creation id, RUNNING before the faulty apply
 			var steps []resource.TestStep
 			if row.before != "" {
 				steps = append(steps, resource.TestStep{Config: matrixConfig(sim, row.before, "")})
