@@ -105,7 +105,7 @@ func (n *networkModel) networks(ctx context.Context) ([]additionalNodeNetworkMod
 // planNetwork fills network.gpu_direct and checks the block against the machine type at plan:
 // additional node networks only on a GPUDirect machine type, exactly as many as it takes. Without
 // them, training replicas that span nodes of a GPUDirect machine type get a warning.
-func planNetwork(ctx context.Context, diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
+func planNetwork(diags *diag.Diagnostics, m *nodePoolModel, s pool.Spec) {
 	attr := path.Root("network").AtName("additional_node_networks")
 	if m.Network != nil {
 		m.Network.GPUDirect = types.StringUnknown()

@@ -104,7 +104,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	addLocationProblems(&resp.Diagnostics, plan, spec)
 	addAcceleratorZoneProblem(&resp.Diagnostics, &forSpec, spec)
 	addUpgradeSettingsProblems(&resp.Diagnostics, plan.UpgradeSettings, spec)
-	planNetwork(ctx, &resp.Diagnostics, plan, spec)
+	planNetwork(&resp.Diagnostics, plan, spec)
 	if resp.Diagnostics.HasError() {
 		return
 	}
