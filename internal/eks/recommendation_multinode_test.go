@@ -21,30 +21,7 @@ import (
 // failed before the answer had a network attribute (Unsupported attribute).
 func TestAccEKSNodePool_recommendationMultiNode(t *testing.T) {
 	sim := startSim(t)
-	config := providerConfig(sim, "") + fmt.Sprintf(`
-data "gpufleet_recommendation" "train" {
-  workload {
-    kind             = "training"
-    environment      = "staging"
-    interruptible    = true
-    gpu_memory_gib   = 1100
-    gpus_per_replica = 16
-  }
-  clouds  = ["aws"]
-  regions = [%[1]q]
-}
-
-locals {
-  aws = data.gpufleet_recommendation.train.aws
-}
-`, testRegion) + inZoneA(poolConfig("train", "[local.aws.node_type]", `
-  workload {
-    kind             = "training"
-    environment      = "staging"
-    interruptible    = true
-    gpu_memory_gib   = data.gpufleet_recommendation.train.required_gpu_memory_gib
-    gpus_per_replica = local.aws.gpus_per_replica
-  }
+	config := providerConfig(sim, "") + acctest.MultiNodeTrainingAnswer("aws", testRegion) + inZoneA(poolConfig("train", "[local.aws.node_type]", acctest.MultiNodeTrainingWorkload("aws")+`
   network {
     efa                = local.aws.network.efa
     efa_interfaces     = local.aws.network.efa_interfaces

@@ -226,39 +226,16 @@ func TestAccGKENodePool_recommendationGPUDirect(t *testing.T) {
 		}
 	})
 	const addr = "gpufleet_gke_node_pool.train"
-	config := providerConfig(sim, "") + fmt.Sprintf(`
-data "gpufleet_recommendation" "train" {
-  workload {
-    kind             = "training"
-    environment      = "staging"
-    interruptible    = true
-    gpu_memory_gib   = 1100
-    gpus_per_replica = 16
-  }
-  clouds  = ["gcp"]
-  regions = [%[1]q]
-}
-
-locals {
-  gcp = data.gpufleet_recommendation.train.gcp
-}
-
+	config := providerConfig(sim, "") + acctest.MultiNodeTrainingAnswer("gcp", testLocation) + fmt.Sprintf(`
 resource "gpufleet_gke_node_pool" "train" {
   location       = local.gcp.region
   node_locations = local.gcp.node_locations
-  cluster        = %[2]q
+  cluster        = %[1]q
   name           = "train"
   client         = "acme"
   machine_type   = local.gcp.node_type
 
-  workload {
-    kind             = "training"
-    environment      = "staging"
-    interruptible    = true
-    gpu_memory_gib   = data.gpufleet_recommendation.train.required_gpu_memory_gib
-    gpus_per_replica = local.gcp.gpus_per_replica
-  }
-
+%[2]s
   scaling {
     min_size     = local.gcp.min_size
     desired_size = local.gcp.node_count
@@ -277,7 +254,7 @@ resource "gpufleet_gke_node_pool" "train" {
     }]
   }
 }
-`, testLocation, testCluster)
+`, testCluster, acctest.MultiNodeTrainingWorkload("gcp"))
 	var diags acctest.ApplyDiagnostics
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: diags.ProviderFactories(),
