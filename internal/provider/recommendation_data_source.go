@@ -422,7 +422,7 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 			MarkdownDescription: "The inter-node network a multi-node answer (`nodes_per_replica` > 1) needs, in the attribute names of the pool resources' `network` block, so that each assigns as is. " +
 				"AWS (`gpufleet_eks_node_pool`): `efa = true`, `efa_interfaces` (every network card of the instance type) and `placement_strategy = \"cluster\"` (a cluster placement group gpufleet creates and owns; the pool then needs one subnet, the answer's one zone). " +
 				"GCP (`gpufleet_gke_node_pool`): `gpu_direct`, the stack its `network.gpu_direct` will show, and `additional_node_network_count`, how many entries `network.additional_node_networks` takes (the networks and subnetworks are the team's to name: 4 for GPUDirect-TCPX, 8 for TCPXO, 9 for RDMA). " +
-				"Never null: every attribute is null when a replica is on one node, which the resources read as no network.",
+				"Never null: every attribute is null when a replica is on one node (which needs no `network` block).",
 			Attributes: map[string]schema.Attribute{
 				"efa":                           schema.BoolAttribute{Computed: true, MarkdownDescription: "AWS: EFA interfaces on the nodes."},
 				"efa_interfaces":                schema.Int64Attribute{Computed: true, MarkdownDescription: "AWS: network cards with an EFA interface: all the instance type has (p5.48xlarge 32, p5en 16, p6-b200 8, p4d 4)."},
