@@ -21,10 +21,11 @@ import (
 //     text for a node pool on a cluster without it is not quoted by any source read: cloudsim's
 //     wording is its own, and its code INVALID_ARGUMENT, as GKE answers a node pool it cannot create
 //     as asked (assumed: FAILED_PRECONDITION, which clients retry, would be the other candidate).
-//   - Set only when the node pool is created: terraform-provider-google marks
-//     network_config.additional_node_network_configs and its network and subnetwork ForceNew
-//     (services/container/node_config.go, hashicorp/terraform-provider-google); gcloud container
-//     node-pools update has no --additional-node-network. cloudsim refuses an UpdateNodePool that
+//   - Set only when the node pool is created: google_container_node_pool's schema (schemaNodePool,
+//     as GoogleCloudPlatform/terraform-google-conversion v7 carries terraform-provider-google's
+//     resource_container_node_pool.go) marks network_config.additional_node_network_configs and its
+//     network and subnetwork ForceNew; gcloud container node-pools update has no
+//     --additional-node-network. cloudsim refuses an UpdateNodePool that
 //     carries them.
 //   - Each network and subnetwork exists in the project (the cluster's region).
 //   - One interface per VPC network (Compute Engine "Multiple network interfaces": each interface

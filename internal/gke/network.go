@@ -30,7 +30,8 @@ import (
 // and 8 RDMA NICs): catalog.GKEAdditionalNodeNetworks, with its sources. The networks are the
 // team's (VPCs and subnets it creates, with firewall rules, as the GKE pages do): gpufleet names
 // them on both node pools and never creates or deletes them. GKE sets them when a node pool is
-// created only (terraform-provider-google: ForceNew): a change replaces the pool. The cluster must
+// created only (google_container_node_pool: network_config.additional_node_network_configs is
+// ForceNew; cloudsim's gke_multinetwork.go): a change replaces the pool. The cluster must
 // have multi-networking (GKE Dataplane V2 and enable_multi_networking), checked at apply before any
 // node pool is created.
 //
