@@ -120,3 +120,41 @@ func AnswerBlocks(answer string, desired bool, reservation ...string) string {
 	b.WriteString("    }\n  }\n")
 	return b.String()
 }
+
+// MultiNodeTrainingAnswer is a gpufleet_recommendation "train" for 70B trained in full (1100 GiB)
+// with replicas over 16 GPUs, two 8-GPU nodes (issue #40, item 8), on cloud ("aws" or "gcp") in
+// region, and its answer in local.<cloud>; the pool's workload block for it is
+// MultiNodeTrainingWorkload.
+func MultiNodeTrainingAnswer(cloud, region string) string {
+	return fmt.Sprintf(`
+data "gpufleet_recommendation" "train" {
+  workload {
+    kind             = "training"
+    environment      = "staging"
+    interruptible    = true
+    gpu_memory_gib   = 1100
+    gpus_per_replica = 16
+  }
+  clouds  = [%[1]q]
+  regions = [%[2]q]
+}
+
+locals {
+  %[1]s = data.gpufleet_recommendation.train.%[1]s
+}
+`, cloud, region)
+}
+
+// MultiNodeTrainingWorkload is the workload block of a pool for MultiNodeTrainingAnswer's answer
+// in local.<cloud>.
+func MultiNodeTrainingWorkload(cloud string) string {
+	return fmt.Sprintf(`
+  workload {
+    kind             = "training"
+    environment      = "staging"
+    interruptible    = true
+    gpu_memory_gib   = data.gpufleet_recommendation.train.required_gpu_memory_gib
+    gpus_per_replica = local.%s.gpus_per_replica
+  }
+`, cloud)
+}

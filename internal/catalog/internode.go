@@ -73,6 +73,33 @@ var gkeGPUDirect = map[string]struct {
 	"a4-highgpu-8g":  {NetworkGPUDirectRDMA, 8},
 }
 
+// GKEAdditionalNodeNetworks is how many additional node networks (node pool
+// network_config.additional_node_network_configs) a GKE node of a GPUDirect machine type takes for
+// its inter-node network: one per GPU NIC for GPUDirect-TCPX (4) and TCPXO (8); for GPUDirect-RDMA
+// its second gVNIC's network and one RDMA subnetwork per GPU (1 + 8). Sources, read 2026-11-28: GKE
+// "Maximize GPU network bandwidth in Standard mode clusters" (kubernetes-engine/docs/how-to/
+// gpu-bandwidth-gpudirect-tcpx: --additional-node-network once per GPU NIC, "up to eight on A3 Mega
+// machine types and up to four on A3 High"); dranet.dev "GKE with NVIDIA DRA and DraNet" (an A4 node
+// pool: a "VPC for the additional Google Titanium CPU NIC" and an RDMA VPC "with 8 subnets"); NVIDIA
+// AI Cluster Runtime "GKE A4X (GB200) networking" (the same pattern on A4X: gvnic-1 and rdma-0 to
+// rdma-3, one RDMA network per GPU). 0 for a machine type without GPUDirect.
+func GKEAdditionalNodeNetworks(machineType string) int {
+	g, ok := gkeGPUDirect[machineType]
+	switch {
+	case !ok:
+		return 0
+	case g.network == NetworkGPUDirectRDMA:
+		return 1 + g.nics
+	}
+	return g.nics
+}
+
+// GKEGPUDirect is a GKE machine type's GPUDirect stack (NetworkGPUDirectTCPX, …; "" without one).
+func GKEGPUDirect(machineType string) string {
+	network, _ := gkeInterNode(machineType)
+	return network
+}
+
 // awsInterNode is an EC2 instance type's inter-node network and its network cards ("" and 0 without EFA).
 func awsInterNode(instanceType string) (string, int) {
 	if n, ok := awsEFA[instanceType]; ok {

@@ -309,6 +309,7 @@ func clusterProto(w *world, ref clusterRef, cl *GKEClusterSeed) *containerpb.Clu
 		CurrentMasterVersion: cl.Version, CurrentNodeVersion: cl.Version, InitialClusterVersion: cl.Version,
 		SelfLink: containerAPIBase + ref.path(), Endpoint: "34.118.0.1", Network: "default", Subnetwork: "default",
 		CreateTime: "2025-01-01T00:00:00+00:00", ResourceLabels: maps.Clone(cl.ResourceLabels),
+		NetworkConfig: clusterNetworkConfig(cl),
 	}
 	if k := gkeClusterKubernetes(w, ref, cl); k != nil {
 		// A real API server plays the cluster. GKE API Reference: Cluster.endpoint, "The IP address of

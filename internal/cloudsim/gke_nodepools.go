@@ -336,6 +336,9 @@ func (g *gkeServer) UpdateNodePool(ctx context.Context, req *containerpb.UpdateN
 	if err := checkUpdateFieldGroups(req); err != nil {
 		return nil, err
 	}
+	if err := checkNodeNetworkUpdate(req.GetNodeNetworkConfig()); err != nil {
+		return nil, err
+	}
 	return g.mutatePool(ctx, ref, name, containerpb.Operation_UPGRADE_NODES, nil, recreatesNodes(req),
 		func(next *containerpb.NodePool, cl *GKEClusterSeed) error { return applyPoolUpdate(next, req, cl) })
 }

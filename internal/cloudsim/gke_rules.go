@@ -40,6 +40,7 @@ func updateFieldGroups(req *containerpb.UpdateNodePoolRequest) []string {
 	add(req.GetWorkloadMetadataConfig() != nil, "workload_metadata_config")
 	add(req.GetKubeletConfig() != nil, "kubelet_config")
 	add(req.GetLinuxNodeConfig() != nil, "linux_node_config")
+	add(req.GetNodeNetworkConfig() != nil, "node_network_config")
 	return groups
 }
 

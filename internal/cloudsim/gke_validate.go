@@ -47,6 +47,7 @@ func validateNodePool(pool *containerpb.NodePool, cl *GKEClusterSeed, project *G
 		func() error { return validateUpgradeSettings(pool.GetUpgradeSettings()) },
 		func() error { return validateNodeConfig(pool.GetConfig(), gkeZones(pool, cl), project) },
 		func() error { return validateReservationAffinity(pool.GetConfig(), gkeZones(pool, cl), consumer, seed) },
+		func() error { return validateAdditionalNodeNetworks(pool, cl, project) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

@@ -129,6 +129,11 @@ type GCPProjectSeed struct {
 	// Reservations are Compute Engine reservations that node pools can consume through
 	// reservation affinity SPECIFIC_RESERVATION.
 	Reservations []GCEReservationSeed `json:"reservations,omitempty"`
+	// Networks are the project's VPC networks and, per network, its subnetworks in the clusters'
+	// region, which node pools name as additional node networks (gke_multinetwork.go).
+	// RDMANetworks are those created with an RDMA (RoCE) network profile.
+	Networks     map[string][]string `json:"networks,omitempty"`
+	RDMANetworks []string            `json:"rdma_networks,omitempty"`
 	// MachineTypes lists the machine types offered per zone (Compute Engine machineTypes.list of
 	// the zone). A zone not listed offers every machine type; a listed zone only those.
 	MachineTypes map[string][]string `json:"machine_types,omitempty"`
@@ -160,6 +165,9 @@ type GKEClusterSeed struct {
 	// RetiredNodeVersions are versions GKE no longer offers for new node pools or upgrades
 	// (Sim.RetireGKENodeVersions); node pools that run one keep running it.
 	RetiredNodeVersions []string `json:"retired_node_versions,omitempty"`
+	// MultiNetworking is the cluster's enable_multi_networking (with GKE Dataplane V2, which GKE
+	// requires of it): only then do node pools take additional node networks.
+	MultiNetworking bool `json:"multi_networking,omitempty"`
 	// Kubernetes is the cluster's API server, when a real one plays it (the tests' and the demo's
 	// CRD-serving API server); GetCluster then returns its endpoint and CA.
 	Kubernetes *KubernetesAPI `json:"kubernetes,omitempty"`

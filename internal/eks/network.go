@@ -268,12 +268,20 @@ func (networkValidator) ValidateResource(ctx context.Context, req resource.Valid
 	if resp.Diagnostics.HasError() || n == nil {
 		return
 	}
-	var types []string
+	// instance_types may be unknown, or hold unknown elements (a recommendation's node_type, which
+	// validation sees before the data source is read): those are checked at plan, once known.
+	var listed fwtypes.List
 	var subnets fwtypes.Set
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("instance_types"), &types)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("instance_types"), &listed)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("subnet_ids"), &subnets)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	var types []string
+	for _, e := range listed.Elements() {
+		if s, ok := e.(fwtypes.String); ok && !s.IsUnknown() && !s.IsNull() {
+			types = append(types, s.ValueString())
+		}
 	}
 	if n.EFA.ValueBool() {
 		for _, it := range types {

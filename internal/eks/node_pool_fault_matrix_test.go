@@ -479,6 +479,19 @@ func faultMatrix() []matrixRow {
 			},
 			err:    []string{"deleting EKS node pool", od, "UnauthorizedOperation"},
 			repair: repairPlan{action: plancheck.ResourceActionDestroy}},
+		// Destroy of a multi-node training pool (issue #40, item 8): its node group and launch
+		// template go, then the placement group it owns. Refused, the pool stays in state holding only
+		// the group (no node group), and the next destroy deletes it.
+		{name: "DeletePlacementGroup/efa/refused", before: efaPool(efaNet), intended: []string{od},
+			faults: faults(refused("ec2", "DeletePlacementGroup", "")),
+			err:    []string{"deleting placement group " + ownedPG, "UnauthorizedOperation"},
+			left: func(sim *cloudsim.Sim) error {
+				if tags := placementGroupTags(sim, ownedPG); tags == nil {
+					return fmt.Errorf("placement group %s is gone, but its delete was refused", ownedPG)
+				}
+				return nil
+			},
+			repair: repairPlan{action: plancheck.ResourceActionDestroy}},
 	}
 }
 
@@ -697,6 +710,9 @@ type poolState struct {
 			LaunchTemplateVersion *string `json:"launch_template_version"`
 			InSync                *bool   `json:"in_sync"`
 		} `json:"node_groups"`
+		Network *struct {
+			PlacementGroup *string `json:"placement_group"`
+		} `json:"network"`
 	}
 }
 
@@ -790,6 +806,11 @@ func (st poolState) matches(sim *cloudsim.Sim) error {
 		if !recordedLTs[lt.ID] {
 			errs = append(errs, fmt.Errorf("the cloud holds launch template %s (%s), which state does not record", lt.Name, lt.ID))
 		}
+	}
+	// The placement group the pool owns exists exactly while state records it (issue #40, item 8).
+	recordedPG := st.exists && st.attrs.Network != nil && deref(st.attrs.Network.PlacementGroup) == ownedPG
+	if inCloud := placementGroupTags(sim, ownedPG) != nil; inCloud != recordedPG {
+		errs = append(errs, fmt.Errorf("placement group %s in the cloud: %t; recorded in state: %t", ownedPG, inCloud, recordedPG))
 	}
 	if firstTags != nil {
 		want := maps.Clone(firstTags)

@@ -293,18 +293,3 @@ func acceleratorName(t string) string {
 	}
 	return t
 }
-
-// warnReplicaWithoutGPUDirect warns when the workload's training replicas span nodes of a machine
-// type with GPUDirect (issue #40, item 8): the pool resource does not attach the machine type's
-// additional GPU networks (GKE "Maximize GPU network bandwidth with GPUDirect and multi-networking":
-// node pool additional node networks, and GPUDirect-RDMA's gpu_direct_config), so NCCL between the
-// nodes would run over the primary network until they are set up outside gpufleet.
-func warnReplicaWithoutGPUDirect(diags *diag.Diagnostics, s pool.Spec) {
-	node, problem, known := s.NodeType()
-	if problem != nil || !known || !node.MultiNode() || !catalog.SpansNodes(s.Workload.Kind, s.Workload.GPUsPerReplica, node.GPUCount) {
-		return
-	}
-	diags.AddAttributeWarning(path.Root("workload").AtName("gpus_per_replica"), "Replicas span nodes without GPUDirect networks",
-		fmt.Sprintf("workload.gpus_per_replica = %d spans %d %s nodes, whose GPUs reach each other over %s with %d additional GPU networks; gpufleet_gke_node_pool does not attach them yet, so NCCL between the nodes runs over the primary network. Create the node pool's additional node networks (and, for GPUDirect-RDMA, its gpu_direct_config) outside gpufleet, or keep a replica on one node.",
-			s.Workload.GPUsPerReplica, s.Workload.GPUsPerReplica/node.GPUCount, node.Name, catalog.InterNodeName(node.InterNode), node.InterNodeNICs))
-}

@@ -132,6 +132,17 @@ func matrixRows() []matrixRow {
 			faults: []cloudsim.Fault{{Service: "gke", Operation: "CreateNodePool", Match: "infer-od", Kind: cloudsim.Unavailable, AfterStart: true, Count: 1}},
 			repair: plancheck.ResourceActionNoop},
 	}
+	// Multi-node training (issue #40, item 8): both node pools carry the GPUDirect-TCPX networks;
+	// the spot one refused, the on-demand one the create made goes again, and nothing is left.
+	gpuDirect := strings.Replace(mixBody(50, limits(2, 4), gpuNetworks(1, 4)), "europe-west4-a", "europe-west4-b", 1) // H100 zone
+	rows = append(rows,
+		matrixRow{name: "CreateNodePool/gpudirect-spot/refused", after: gpuDirect, machineType: "a3-highgpu-8g",
+			faults: []cloudsim.Fault{refused("CreateNodePool", "infer-spot")},
+			err:    []string{"infer-spot", "Insufficient regional quota", "were deleted again"}, repair: plancheck.ResourceActionCreate},
+		matrixRow{name: "CreateNodePool/gpudirect-od/stockout", after: gpuDirect, machineType: "a3-highgpu-8g",
+			faults: []cloudsim.Fault{stockout("CreateNodePool", "infer-od")},
+			repair: plancheck.ResourceActionUpdate},
+	)
 	// Update: each UpdateNodePool field group.
 	rows = append(rows, updateRows("resource_labels", "  tags = { project = \"vision\" }\n", nil)...)
 	rows = append(rows, updateRows("labels", "  labels = { team = \"ml\" }\n", nil)...)
@@ -214,8 +225,8 @@ func TestAccGKENodePool_faultMatrix(t *testing.T) {
 	t.Logf("%d rows", len(rows))
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			sim := startSim(t)
-			healthy := map[string]string{} // node pool → creation id, RUNNING before the faulty apply
+			sim := startSimWith(t, gpuDirectSeed(true)) // multi-networking, for the GPUDirect rows
+			healthy := map[string]string{}              // node pool → creation id, RUNNING before the faulty apply
 			var steps []resource.TestStep
 			if row.before != "" {
 				steps = append(steps, resource.TestStep{Config: matrixConfig(sim, row.before, "")})

@@ -32,6 +32,7 @@ type nodePoolModel struct {
 	GPU             *gpuModel             `tfsdk:"gpu"`
 	Capacity        *capacityModel        `tfsdk:"capacity"`
 	UpgradeSettings *upgradeSettingsModel `tfsdk:"upgrade_settings"`
+	Network         *networkModel         `tfsdk:"network"`
 
 	NodePools types.List `tfsdk:"node_pools"`
 }

@@ -104,7 +104,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	addLocationProblems(&resp.Diagnostics, plan, spec)
 	addAcceleratorZoneProblem(&resp.Diagnostics, &forSpec, spec)
 	addUpgradeSettingsProblems(&resp.Diagnostics, plan.UpgradeSettings, spec)
-	warnReplicaWithoutGPUDirect(&resp.Diagnostics, spec)
+	planNetwork(&resp.Diagnostics, plan, spec)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -405,11 +405,18 @@ func (r *NodePoolResource) prepareApply(ctx context.Context, m *nodePoolModel, d
 	if len(zones) == 0 {
 		zones = cl.zones
 	}
+	networks, netDiags := m.Network.networks(ctx)
+	diags.Append(netDiags...)
 	applyCheck(ctx, c, m.Project.ValueString(), spec, derived, cl, m.Cluster.ValueString(), zones, diags)
+	addMultiNetworkingProblem(diags, networks, cl, m.Cluster.ValueString())
 	if diags.HasError() {
 		return nil, nil
 	}
-	return c, sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), m.OwnerID.ValueString(), m.UpgradeSettings)
+	cfgs := sideConfigs(spec, derived, zones, poolschema.OwnDefaultTags(spec.Tags, r.Meta.Pool.DefaultTags), m.OwnerID.ValueString(), m.UpgradeSettings)
+	for i := range cfgs {
+		cfgs[i].NodePool.NetworkConfig = nodeNetworkConfig(networks)
+	}
+	return c, cfgs
 }
 
 // versionConfiguredKey is the private state key that records whether kubernetes_version was
@@ -703,6 +710,7 @@ func (r *NodePoolResource) flatten(m *nodePoolModel, sides []side, versionConfig
 	m.Capacity = capacityFrom(sides, m.Capacity)
 	rollout := sides[0].np // the on-demand node pool when there is one: its settings may differ on a reservation
 	m.UpgradeSettings = upgradeSettingsFrom(rollout.GetUpgradeSettings(), m.UpgradeSettings, !rollout.GetConfig().GetSpot() && reserves(rollout))
+	m.Network = networkFrom(primary, m.Network)
 	m.NodePools = nodePoolList(poolschema.MapSlice(sides, nodePoolSideFrom))
 }
 

@@ -133,6 +133,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			},
 		}),
 		"upgrade_settings": upgradeSettingsBlock(),
+		"network":          networkBlock(),
 	})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GPU node pool on a GKE cluster: up to two GKE node pools, `<name>-od` (on-demand, optionally " +

@@ -180,6 +180,9 @@ func findNodePool(ctx context.Context, conn *container.ClusterManagerClient, c c
 type cluster struct {
 	zones          []string          // the zones of a node pool without node_locations
 	resourceLabels map[string]string // labels its nodes' VMs carry too
+	// multiNetworking: the cluster takes node pools with additional node networks
+	// (NetworkConfig.enable_multi_networking, on GKE Dataplane V2).
+	multiNetworking bool
 }
 
 // findCluster reads the pool's cluster.
@@ -188,7 +191,7 @@ func findCluster(ctx context.Context, conn *container.ClusterManagerClient, c cl
 	if err != nil {
 		return cluster{}, err
 	}
-	return cluster{zones: cl.GetLocations(), resourceLabels: cl.GetResourceLabels()}, nil
+	return cluster{zones: cl.GetLocations(), resourceLabels: cl.GetResourceLabels(), multiNetworking: cl.GetNetworkConfig().GetEnableMultiNetworking()}, nil
 }
 
 // currentSize is a node pool's current node count: the target sizes of its instance group

@@ -75,6 +75,9 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 		}
 		shape.NodeMemoryGiB, shape.VCPUs = memory, vcpus
 		shape.InterNode, _ = n["internode"].(string)
+		if !sameInterNode(cloud, doc["instance_types"], shape.InterNode) { // lib._doc_internode
+			shape.InterNode = ""
+		}
 		if perNode >= 2 {
 			shape.Interconnect, _ = n["interconnect"].(string)
 		}
@@ -125,6 +128,32 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 }
 
 // documentNode is lib.doc_node's catalog entry for the document's first instance or machine type.
+// sameInterNode reports whether every node type of a document that the catalog knows has the
+// inter-node GPU network internode (lib._doc_internode): a Karpenter NodePool or a ComputeClass that
+// admits a shape without it, or with another, can put a replica's nodes there.
+func sameInterNode(cloud string, types any, internode string) bool {
+	list, _ := types.([]any)
+	for _, t := range list {
+		name, ok := t.(string)
+		if !ok {
+			continue
+		}
+		table := "aws_instance_types"
+		if cloud == "gcp" {
+			table = "gke_machine_types"
+		}
+		n, found := catalogAt(table, name)
+		if !found {
+			continue
+		}
+		m, _ := n.(map[string]any)
+		if got, _ := m["internode"].(string); got != internode {
+			return false
+		}
+	}
+	return true
+}
+
 func documentNode(cloud string, types any) (map[string]any, bool) {
 	name, ok := at(types, 0)
 	if !ok {

@@ -84,6 +84,14 @@ func TestDocumentFit_sameAsTheBundle(t *testing.T) {
 				"replicas":         pick(rng, nil, nil, nil, 1.0, 3.0, 40.0, 9000.0, 1.0, 3.0, 40.0, 9000.0, 2.5),
 			},
 		}
+		if rng.IntN(4) == 0 {
+			// A NodePool or ComputeClass admits several shapes: a replica's nodes share an
+			// inter-node network only if every one has it (lib._doc_internode).
+			other := types[rng.IntN(len(types))]
+			if other.cloud == n.cloud {
+				doc["instance_types"] = []any{n.name, other.name}
+			}
+		}
 		rs, err := q.Eval(context.Background(), rego.EvalInput(doc))
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +124,7 @@ func TestDocumentFit_sameAsTheBundle(t *testing.T) {
 		}
 	}
 	t.Logf("%d fits compared (%d without a problem), problems %v; %d left to the rules", compared, fits, byProblem, omitted)
-	for _, c := range []string{"precision", "memory", "gpus_per_replica", "interconnect", "host_memory", "vcpus", "node_limit"} {
+	for _, c := range []string{"precision", "memory", "gpus_per_replica", "interconnect", "internode", "host_memory", "vcpus", "node_limit"} {
 		if byProblem[c] == 0 {
 			t.Errorf("no document failed %s: the comparison does not reach it", c)
 		}

@@ -62,6 +62,11 @@ func (s Spec) eksNodeType() (catalog.NodeType, *Problem, bool) {
 			first = n
 			continue
 		}
+		if n.InterNode != first.InterNode {
+			// A replica's nodes reach each other only over a network every instance type has (the
+			// bundle's lib._doc_internode; issue #40, item 8): the node group may launch any of them.
+			first.InterNode, first.InterNodeNICs = "", 0
+		}
 		if n.GPUModel != first.GPUModel || n.GPUCount != first.GPUCount {
 			return catalog.NodeType{}, &Problem{Path: P("instance_types", i), Summary: "Instance types carry different GPUs",
 				Detail: fmt.Sprintf("%q has %d x %s but %q has %d x %s: every instance type of a pool must carry the same GPU model and count, so that scheduling, MIG and cost stay the same on every node.", name, n.GPUCount, n.GPUModel, first.Name, first.GPUCount, first.GPUModel)}, true

@@ -127,6 +127,18 @@ type answerReservationModel struct {
 	Zones          types.List    `tfsdk:"zones"`
 }
 
+// answerNetworkModel is the inter-node network of a multi-node answer, in the attribute names of
+// the pool resources' network blocks (gpufleet_eks_node_pool: efa, efa_interfaces,
+// placement_strategy; gpufleet_gke_node_pool: gpu_direct, which it computes, and how many entries its
+// additional_node_networks take), null where the answer needs none.
+type answerNetworkModel struct {
+	EFA                        types.Bool   `tfsdk:"efa"`
+	EFAInterfaces              types.Int64  `tfsdk:"efa_interfaces"`
+	PlacementStrategy          types.String `tfsdk:"placement_strategy"`
+	GPUDirect                  types.String `tfsdk:"gpu_direct"`
+	AdditionalNodeNetworkCount types.Int64  `tfsdk:"additional_node_network_count"`
+}
+
 type recommendedPoolModel struct {
 	NodeType                       types.String            `tfsdk:"node_type"`
 	Accelerator                    types.String            `tfsdk:"accelerator"`
@@ -158,6 +170,7 @@ type recommendedPoolModel struct {
 	Ladder                         []rungModel             `tfsdk:"ladder"`
 	AppliesTo                      types.List              `tfsdk:"applies_to"`
 	Reservation                    *answerReservationModel `tfsdk:"reservation"`
+	Network                        *answerNetworkModel     `tfsdk:"network"`
 	FlexStart                      types.Bool              `tfsdk:"flex_start"`
 	CommittedMonthlyUSD            types.Float64           `tfsdk:"committed_monthly_usd"`
 	Commitment                     types.String            `tfsdk:"commitment"`
@@ -369,7 +382,7 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 		"gpus_per_replica":  schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs one replica spans on one node: the pool's `workload.gpus_per_replica`."},
 		"nodes_per_replica": schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes one replica spans: 1, or for a training replica over a whole multiple of a node's GPUs (`gpus_per_replica` / `gpus_per_node`) that many, whose GPUs reach each other over `inter_node_network`."},
 		"inter_node_network": schema.StringAttribute{Computed: true, MarkdownDescription: "The network between the nodes of a replica that spans several (`nodes_per_replica` > 1): `" + strings.Join(catalog.InterNodeNetworks, "`, `") + "` " +
-			"(EFA on EC2; GPUDirect-TCPX on A3 High, TCPXO on A3 Mega, RDMA on A3 Ultra and A4). Only shapes with one answer such a replica. The pool's nodes need it themselves: on EKS the pool's `network` block (`efa = true`, and a `placement_strategy`); on GKE the machine type's additional GPU networks, which `gpufleet_gke_node_pool` does not configure yet. Null when a replica is on one node."},
+			"(EFA on EC2; GPUDirect-TCPX on A3 High, TCPXO on A3 Mega, RDMA on A3 Ultra and A4). Only shapes with one answer such a replica. The pool's nodes need it themselves: the pool's `network` block, which the answer's `network` fills (on GKE with the team's networks). Null when a replica is on one node."},
 		"node_memory_gib":          schema.Float64Attribute{Computed: true, MarkdownDescription: "Host memory of one node, GiB: it holds the weights of every replica of the node plus the system reserve."},
 		"vcpus_per_node":           schema.Int64Attribute{Computed: true, MarkdownDescription: "vCPUs of one node: at least one per replica it runs."},
 		"mig_profile":              schema.StringAttribute{Computed: true, MarkdownDescription: "MIG profile for `gpu.mig.profile`; null for whole GPUs."},
@@ -417,6 +430,20 @@ func recommendedPoolAttributes(nodeType string) map[string]schema.Attribute {
 				"name":             schema.StringAttribute{Computed: true, MarkdownDescription: "GCP: the reservation's name."},
 				"project":          schema.StringAttribute{Computed: true, MarkdownDescription: "GCP: the project of a shared reservation."},
 				"zones":            schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "GCP: the reservation's zone."},
+			},
+		},
+		"network": schema.SingleNestedAttribute{
+			Computed: true,
+			MarkdownDescription: "The inter-node network a multi-node answer (`nodes_per_replica` > 1) needs, in the attribute names of the pool resources' `network` block, so that each assigns as is. " +
+				"AWS (`gpufleet_eks_node_pool`): `efa = true`, `efa_interfaces` (every network card of the instance type) and `placement_strategy = \"cluster\"` (a cluster placement group gpufleet creates and owns; the pool then needs one subnet, the answer's one zone). " +
+				"GCP (`gpufleet_gke_node_pool`): `gpu_direct`, the stack its `network.gpu_direct` will show, and `additional_node_network_count`, how many entries `network.additional_node_networks` takes (the networks and subnetworks are the team's to name: 4 for GPUDirect-TCPX, 8 for TCPXO, 9 for RDMA). " +
+				"Never null: every attribute is null when a replica is on one node (which needs no `network` block).",
+			Attributes: map[string]schema.Attribute{
+				"efa":                           schema.BoolAttribute{Computed: true, MarkdownDescription: "AWS: EFA interfaces on the nodes."},
+				"efa_interfaces":                schema.Int64Attribute{Computed: true, MarkdownDescription: "AWS: network cards with an EFA interface: all the instance type has (p5.48xlarge 32, p5en 16, p6-b200 8, p4d 4)."},
+				"placement_strategy":            schema.StringAttribute{Computed: true, MarkdownDescription: "AWS: `cluster`."},
+				"gpu_direct":                    schema.StringAttribute{Computed: true, MarkdownDescription: "GCP: `gpudirect-tcpx`, `gpudirect-tcpxo` or `gpudirect-rdma`."},
+				"additional_node_network_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "GCP: entries of the pool's `network.additional_node_networks`."},
 			},
 		},
 		"committed_monthly_usd": schema.Float64Attribute{Computed: true, MarkdownDescription: "`monthly_usd` with the answer's on-demand nodes (its steady baseline) under `commitment`: those nodes at the committed rate for every hour of the month (max(730, `hours_per_month`)), since a commitment is billed whether used or not; spot nodes at the spot price as in `monthly_usd`. " +
@@ -601,6 +628,7 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 		Ladder:                         make([]rungModel, 0, len(b.Ladder)),
 		AppliesTo:                      types.ListValueMust(types.StringType, poolschema.StringValues(b.AppliesTo())),
 		Reservation:                    answerReservation(b),
+		Network:                        answerNetwork(b),
 		FlexStart:                      types.BoolValue(b.FlexStart),
 		MonthlyUSD:                     types.Float64Value(b.MonthlyUSD),
 		CommittedMonthlyUSD:            types.Float64Null(),
@@ -643,6 +671,28 @@ func recommendedPool(res *recommend.Result, awsRegion string) *recommendedPoolMo
 			MonthlyUSD:      types.Float64Value(r.MonthlyUSD),
 			Reason:          types.StringValue(r.Reason),
 		})
+	}
+	return out
+}
+
+// answerNetwork is the answer's network block (every attribute null when a replica is on one node):
+// on AWS EFA on every network card of the instance type and a cluster placement group (its nodes in
+// one Availability Zone, close together: EC2 User Guide "Placement strategies"; the answer's pool is
+// in one zone); on GKE the machine type's GPUDirect stack and how many additional node networks it
+// takes (the networks themselves are the team's).
+func answerNetwork(b *recommend.Option) *answerNetworkModel {
+	out := &answerNetworkModel{EFA: types.BoolNull(), EFAInterfaces: types.Int64Null(), PlacementStrategy: types.StringNull(),
+		GPUDirect: types.StringNull(), AdditionalNodeNetworkCount: types.Int64Null()}
+	if b.NodesPerReplica <= 1 || b.InterNode == "" {
+		return out
+	}
+	switch b.Spec.Cloud {
+	case catalog.AWS:
+		out.EFA, out.EFAInterfaces = types.BoolValue(true), types.Int64Value(int64(b.Node.InterNodeNICs))
+		out.PlacementStrategy = types.StringValue("cluster")
+	case catalog.GCP:
+		out.GPUDirect = types.StringValue(b.InterNode)
+		out.AdditionalNodeNetworkCount = types.Int64Value(int64(catalog.GKEAdditionalNodeNetworks(b.Node.Name)))
 	}
 	return out
 }

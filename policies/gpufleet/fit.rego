@@ -222,10 +222,41 @@ _doc_shape(doc) := {
 	"node_memory_gib": node.memory_gib,
 	"vcpus": node.vcpu,
 	"interconnect": _doc_interconnect(node, doc.gpu.per_node),
-	"internode": object.get(node, "internode", null),
+	"internode": _doc_internode(doc, node),
 } if {
 	node := doc_node(doc)
 }
+
+# The inter-node GPU network of the pool's nodes: the first node type's, when every node type the
+# pool admits that the catalog knows has the same one. A Karpenter NodePool or a ComputeClass that
+# admits a shape without it, or with another (GPUDirect-TCPX and TCPXO nodes do not reach each
+# other's GPUs), can put a replica's nodes there (issue #40, item 8). A first node type the catalog
+# does not know keeps "unknown" (doc_node).
+_doc_internode(doc, node) := null if {
+	object.get(node, "internode", null) != "unknown"
+	some t in doc.instance_types
+	n := _catalog_node(doc.cloud, t)
+	object.get(n, "internode", null) != object.get(node, "internode", null)
+} else := object.get(node, "internode", null)
+
+# The node types a pool admits that the catalog knows to have no inter-node GPU network, in order.
+without_internode(doc) := [t |
+	some t in doc.instance_types
+	n := _catalog_node(doc.cloud, t)
+	object.get(n, "internode", null) == null
+]
+
+# The inter-node GPU networks of the node types a pool admits that the catalog knows, as
+# "<type> <network>", in order.
+internode_of_types(doc) := [sprintf("%s %s", [t, n.internode]) |
+	some t in doc.instance_types
+	n := _catalog_node(doc.cloud, t)
+	is_string(object.get(n, "internode", null))
+]
+
+_catalog_node("aws", t) := data.gpufleet.catalog.aws_instance_types[t]
+
+_catalog_node("gcp", t) := data.gpufleet.catalog.gke_machine_types[t]
 
 # The node type's host facts from the catalog; a node type the catalog does not know puts no limit on
 # host memory or vCPUs (the numbers are larger than any node's).

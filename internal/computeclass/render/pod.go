@@ -1,8 +1,10 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
 
@@ -109,6 +111,17 @@ func Warnings(s pool.Spec, c Class) []pool.Problem {
 	if !s.AutoscalerOwnsSize && s.Known(pool.P("scaling", "desired_size")) {
 		add(pool.P("scaling", "desired_size"), "Desired size not carried by a ComputeClass",
 			"a ComputeClass has no size: GKE sizes the class's nodes to the pending pods. desired_size sizes the cost estimate only.")
+	}
+	if n, problem, known := s.NodeType(); problem == nil && known && n.MultiNode() && s.Known(pool.P("workload", "gpus_per_replica")) &&
+		catalog.SpansNodes(s.Workload.Kind, s.Workload.GPUsPerReplica, n.GPUCount) {
+		// The ComputeClass CRD (cloud.google.com/v1, GKE "ComputeClass" CRD reference, read
+		// 2026-11-28) has no field for a node pool's additional node networks: a priority takes a
+		// machine type or family, GPUs, reservations, a placement policy and storage (issue #40,
+		// item 8).
+		add(pool.P("workload", "gpus_per_replica"), "GPUDirect networks not carried by a ComputeClass",
+			fmt.Sprintf("workload.gpus_per_replica = %d spans %d %s nodes, whose GPUs reach each other over %s through %d additional node networks; a ComputeClass cannot give the node pools GKE creates for it additional node networks, so NCCL between those nodes runs over the primary network. "+
+				"For multi-node training use gpufleet_gke_node_pool with network.additional_node_networks, or keep a replica on one node.",
+				s.Workload.GPUsPerReplica, s.Workload.GPUsPerReplica/n.GPUCount, n.Name, catalog.InterNodeName(n.InterNode), catalog.GKEAdditionalNodeNetworks(n.Name)))
 	}
 	if c.WhenUnsatisfiable == ScaleUpAnyway {
 		add(pool.P("when_unsatisfiable"), "ScaleUpAnyway on a GPU class",

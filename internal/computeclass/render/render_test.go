@@ -310,6 +310,27 @@ func TestWarnings_sizesAndScaleUpAnyway(t *testing.T) {
 	}
 }
 
+// Issue #40, item 8: training replicas over two a3-megagpu-8g nodes get a warning that a
+// ComputeClass cannot give its nodes GPUDirect-TCPXO's 8 additional node networks; a replica on one
+// node gets none.
+func TestWarnings_gpuDirectNetworks(t *testing.T) {
+	for _, gpus := range []int{16, 8} {
+		s := l4Pool()
+		s.MachineType = "a3-megagpu-8g"
+		s.Workload = pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 600, GPUsPerReplica: gpus, Interruptible: true}
+		var got string
+		for _, w := range Warnings(s, l4Class()) {
+			if w.Path.String() == "workload.gpus_per_replica" {
+				got = w.Summary + ": " + w.Detail
+			}
+		}
+		want := gpus == 16
+		if (got != "") != want || want && !strings.Contains(got, "GPUDirect networks not carried by a ComputeClass: workload.gpus_per_replica = 16 spans 2 a3-megagpu-8g nodes, whose GPUs reach each other over GPUDirect-TCPXO through 8 additional node networks") {
+			t.Errorf("%d GPUs per replica: warning %q", gpus, got)
+		}
+	}
+}
+
 // The recommended ladder: cheapest first where the workload allows, rungs the type is sold as.
 func TestRecommendedLadder(t *testing.T) {
 	for _, tc := range []struct {

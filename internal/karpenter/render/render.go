@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/crds"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
@@ -186,6 +187,7 @@ func Render(s pool.Spec, d pool.Derived, set Settings) Rendering {
 		r.set.KarpenterVersion = LatestKarpenter
 	}
 	r.checkSettings()
+	r.checkInterNode()
 	nodeClass := r.nodeClass()
 	pools := r.nodePools()
 	out := Rendering{Objects: append([]Object{nodeClass}, pools...), NodePools: r.summaries}
@@ -214,6 +216,24 @@ func (r *renderer) autoMode() bool { return r.set.Mode == ModeAutoMode }
 // metadata is an object's metadata: its name and gpufleet's labels.
 func (r *renderer) metadata(name string) map[string]any {
 	return map[string]any{"name": name, "labels": map[string]any{LabelResource: ResourceType, LabelPool: r.spec.Name}}
+}
+
+// checkInterNode says what a training pool whose replicas span nodes needs beyond its NodePools
+// (issue #40, item 8). The NodePools admit only the pool's instance types (node.kubernetes.io/
+// instance-type In), which the fit (GF-RS-001) requires all to have EFA. Karpenter attaches EFA
+// interfaces, one per network card, only to a node launched for pods that request the
+// vpc.amazonaws.com/efa resource (karpenter-provider-aws v1.15.2, pkg/providers/instance/instance.go
+// getEFACountForInstance and pkg/providers/launchtemplate/launchtemplate.go
+// generateNetworkInterfaces, read 2026-11-28): without that request the nodes come up without EFA.
+// EKS Auto Mode's handling of EFA is not read: the note is given in both modes.
+func (r *renderer) checkInterNode() {
+	n := r.derived.Node
+	if !n.MultiNode() || !catalog.SpansNodes(r.spec.Workload.Kind, r.spec.Workload.GPUsPerReplica, n.GPUCount) {
+		return
+	}
+	r.note(Warning, pool.P("workload", "gpus_per_replica"), "EFA needs the training pods' request",
+		"workload.gpus_per_replica = %d spans %d %s nodes, which reach each other over EFA (%d network cards): Karpenter attaches the EFA interfaces only to nodes launched for pods that request the vpc.amazonaws.com/efa resource (e.g. resources.limits \"vpc.amazonaws.com/efa\": %d, with the EFA device plugin on the nodes), so give the training pods that request.",
+		r.spec.Workload.GPUsPerReplica, r.spec.Workload.GPUsPerReplica/n.GPUCount, n.Name, n.InterNodeNICs, n.InterNodeNICs)
 }
 
 // checkSettings reports the settings the objects cannot take.

@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
@@ -109,5 +110,45 @@ func TestMIGStrategyAdvertised(t *testing.T) {
 	s.GPU = pool.GPU{MIG: &pool.MIG{Config: pool.MIGConfigBalanced}}
 	if problems := s.Validate(); len(problems) != 1 || problems[0].Path.String() != "gpu.mig.config" {
 		t.Errorf("all-balanced under single: %v", problems)
+	}
+}
+
+// Issue #40, item 8: a training replica over 16 GPUs spans two p5.48xlarge, whose NodePools admit
+// p5.48xlarge only, and the rendering says that Karpenter gives them EFA only for pods that request
+// vpc.amazonaws.com/efa; a replica on one node gets no such note.
+func TestInterNodeNeedsTheEFARequest(t *testing.T) {
+	set := render.Settings{NodeRole: "r", Subnets: []render.SelectorTerm{{ID: "subnet-1"}}, SecurityGroups: []render.SelectorTerm{{ID: "sg-1"}}}
+	for _, tc := range []struct {
+		gpus int
+		want bool
+	}{{16, true}, {8, false}} {
+		s := spec(0, 4, 100, 0)
+		s.InstanceTypes = []string{"p5.48xlarge"}
+		s.Workload = pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 600, GPUsPerReplica: tc.gpus, Interruptible: true}
+		d, err := pool.Derive(s, pool.Environment{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := render.Render(s, d, set)
+		noted := false
+		for _, n := range rd.Notes {
+			if n.Summary == "EFA needs the training pods' request" {
+				noted = n.Severity == render.Warning && n.Path.String() == "workload.gpus_per_replica" &&
+					strings.Contains(n.Detail, "spans 2 p5.48xlarge nodes, which reach each other over EFA (32 network cards)") &&
+					strings.Contains(n.Detail, `"vpc.amazonaws.com/efa": 32`)
+			}
+		}
+		if noted != tc.want {
+			t.Errorf("%d GPUs per replica: noted %v, want %v (%+v)", tc.gpus, noted, tc.want, rd.Notes)
+		}
+		for _, o := range rd.Objects {
+			if o.Kind() != "NodePool" {
+				continue
+			}
+			reqs := o.Manifest["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["requirements"].([]any)
+			if got := fmt.Sprint(reqs[1]); !strings.Contains(got, "node.kubernetes.io/instance-type") || !strings.Contains(got, "[p5.48xlarge]") {
+				t.Errorf("NodePool requirement %s, want instance types p5.48xlarge only", got)
+			}
+		}
 	}
 }

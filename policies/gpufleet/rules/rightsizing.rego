@@ -1,7 +1,8 @@
 # Right-sizing rules.
 #   GF-RS-001 deny  the workload does not fit the pool's nodes (lib.fit): GPU or MIG slice memory with
 #                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs, an
-#                   inter-node GPU network (EFA, GPUDirect) for a training replica over several nodes
+#                   inter-node GPU network (EFA, GPUDirect) for a training replica over several nodes,
+#                   the same on every node type the pool admits (a NodePool's or ComputeClass's shapes)
 #   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
 #                   fitting option on the same cloud and region
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
@@ -85,8 +86,28 @@ _rs001_text("interconnect", f) := sprintf("a training replica over %d GPUs needs
 ])
 
 _rs001_text("internode", f) := sprintf("a training replica over %d GPUs spans %d nodes of %d GPUs, which needs an inter-node GPU network (%s), and %s has none", [
-	f.gpus_per_replica, f.nodes_per_replica, doc.gpu.per_node, _internode_names[doc.cloud], doc.instance_types[0],
-])
+	f.gpus_per_replica, f.nodes_per_replica, doc.gpu.per_node, _internode_names[doc.cloud], _rs001_without_internode,
+]) if {
+	not _rs001_mixed_internode
+}
+
+# A NodePool or ComputeClass that admits shapes of different networks, each with one.
+_rs001_text("internode", f) := sprintf("a training replica over %d GPUs spans %d nodes of %d GPUs, which must share one inter-node GPU network (%s), and the node types this pool admits have different ones (%s); admit node types of one network only", [
+	f.gpus_per_replica, f.nodes_per_replica, doc.gpu.per_node, _internode_names[doc.cloud], concat(", ", lib.internode_of_types(doc)),
+]) if {
+	_rs001_mixed_internode
+}
+
+_rs001_mixed_internode if {
+	count(lib.without_internode(doc)) == 0
+	count({split(s, " ")[1] | some s in lib.internode_of_types(doc)}) > 1
+}
+
+# The node types without the network: the pool's (its first), or those of the shapes a NodePool or
+# ComputeClass admits beside ones with it, which can take a replica's nodes all the same.
+_rs001_without_internode := concat(", ", lib.without_internode(doc)) if {
+	count(lib.without_internode(doc)) > 0
+} else := doc.instance_types[0]
 
 _internode_names := {"aws": "EFA", "gcp": "GPUDirect-TCPX, GPUDirect-TCPXO or GPUDirect-RDMA"}
 

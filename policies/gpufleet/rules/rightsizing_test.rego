@@ -152,6 +152,23 @@ test_rs001_training_over_nodes_needs_internode if {
 	g.attribute == "workload.gpus_per_replica"
 }
 
+# A ComputeClass or NodePool that admits several shapes keeps a replica's nodes on one inter-node
+# network only if every shape has the same: a3-highgpu-8g (GPUDirect-TCPX) and a3-megagpu-8g
+# (TCPXO), both 8 x H100 80GB, do not reach each other's GPUs (issue #40, item 8).
+test_rs001_training_over_nodes_needs_one_internode_on_every_shape if {
+	h100 := {"model": "H100-80GB", "class": "training", "memory_gib": 80, "per_node": 8, "slice_memory_gib": 80}
+	w := {"kind": "training", "gpu_memory_gib": 1100, "gpus_per_replica": 16}
+	mixed := fx.pool({"cloud": "gcp", "region": "us-central1", "workload": w, "gpu": h100, "instance_types": ["a3-megagpu-8g", "a3-highgpu-8g"]})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as mixed
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "a training replica over 16 GPUs spans 2 nodes of 8 GPUs, which must share one inter-node GPU network (GPUDirect-TCPX, GPUDirect-TCPXO or GPUDirect-RDMA), and the node types this pool admits have different ones (a3-megagpu-8g gpudirect-tcpxo, a3-highgpu-8g gpudirect-tcpx)")
+	one := fx.pool({"cloud": "gcp", "region": "us-central1", "workload": w, "gpu": h100, "instance_types": ["a3-megagpu-8g"]})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as one
+	single_node := fx.pool({"cloud": "gcp", "region": "us-central1", "workload": object.union(w, {"gpus_per_replica": 8, "gpu_memory_gib": 600}), "gpu": h100, "instance_types": ["a3-megagpu-8g", "a3-highgpu-8g"]})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as single_node
+}
+
 # --- GF-RS-004 -------------------------------------------------------------------------------
 
 test_rs004_bf16_not_on_a_t4 if {
