@@ -24,13 +24,16 @@ import data.gpufleet.inputs
 import data.gpufleet.lib
 import data.gpufleet.rules
 
-# One plan or documents file: its findings as they are. (Not combined: the input is the file.)
+# One plan or documents file, or the objects of one YAML document: its findings as they are. (Not
+# combined: the input is the file.)
 deny contains f if {
+	not inputs.passed_over
 	not inputs.combined
 	some f in _plan_deny
 }
 
 warn contains f if {
+	not inputs.passed_over
 	not inputs.combined
 	some f in _plan_warn
 }
@@ -74,6 +77,7 @@ _in_kube_file(f) := inputs.in_file(f, documents.kube_files[f.address]) if {
 # number, an array that is not conftest --combine's): one clear failure per such file instead of
 # passing checks.
 deny contains _input_failure(path, why) if {
+	not inputs.passed_over
 	some [path, why] in inputs.not_judged
 }
 
@@ -93,23 +97,21 @@ _input_finding(path, why) := {
 # The findings of the plan or documents file in input.
 
 # GF-COST-004 judges a pool against its client's total over the plan: the totals are computed once,
-# over the plan, and pinned while each pool is judged. So is the catalog: inside `with input as doc`
-# OPA evaluates every rule a pool's rules refer to again, and the catalog's tables are JSON text
-# decoded when evaluated (catalog.rego).
+# over the plan, and pinned while each pool is judged. (Inside `with input as doc` OPA evaluates
+# every rule a pool's rules refer to again. The catalog is not pinned: its tables are decoded by key
+# (catalog.rego), so a pool's rules decode the few entries they read, which costs less than
+# decoding every table whole in each of conftest's two queries, BenchmarkConftestManifests.)
 _plan_deny contains findings.judged_deny(f, doc, address) if {
 	totals := rules.client_totals
 	some [address, doc] in documents.pools
-	some f in rules.deny with input as doc with rules.client_totals as totals with data.gpufleet.catalog as _catalog
+	some f in rules.deny with input as doc with rules.client_totals as totals
 }
 
 _plan_warn contains findings.judged_warn(f, doc, address) if {
 	some [address, doc] in documents.pools
-	some f in rules.warn with input as doc with data.gpufleet.catalog as _catalog
+	some f in rules.warn with input as doc
 	findings.well_formed(f) # a malformed result is a deny (below)
 }
-
-# The catalog, decoded once for the query (conftest asks deny and warn as two queries).
-_catalog := data.gpufleet.catalog
 
 # A warn rule whose result is malformed fails the run, as a deny rule's does (GF-RULE-001), so a
 # broken custom rule never passes as a warning. Only a team's own rules can be malformed: with
@@ -117,7 +119,7 @@ _catalog := data.gpufleet.catalog
 # (rules/bundle.rego), so this costs a plan without custom rules about 5 µs a pool.
 _plan_deny contains findings.malformed(f, address) if {
 	some [address, doc] in documents.pools
-	some f in rules.warn with input as doc with data.gpufleet.rules.own_warn_rules_only as true with data.gpufleet.catalog as _catalog
+	some f in rules.warn with input as doc with data.gpufleet.rules.own_warn_rules_only as true
 	not findings.well_formed(f)
 }
 
@@ -128,7 +130,7 @@ _plan_warn contains findings.waived(f, address, reason, doc.resource_type) if {
 	some [address, doc] in _waiving_pools
 	_may_waive_a_deny(doc.waivers)
 	totals := rules.client_totals
-	some f in rules.deny with input as doc with rules.client_totals as totals with data.gpufleet.catalog as _catalog
+	some f in rules.deny with input as doc with rules.client_totals as totals
 	reason := findings.waiver(doc, f)
 }
 

@@ -262,6 +262,37 @@ test_classified_passes_over_only_objects_no_builder_reads if {
 	]
 }
 
+# One YAML document of a kind no builder reads (conftest without --combine) is passed over before
+# any rule is evaluated, and only such a document: each one passed over is Kubernetes objects
+# (inputs.kind) of which no builder reads any (documents.kube_objects), so nothing it holds goes
+# unjudged; a builder's kind, a List, a kind or apiVersion that is not a string or is missing, and a
+# documents file or a plan are not passed over.
+test_single_object_no_builder_reads_is_passed_over if {
+	deployment := {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}}
+	data.gpufleet.inputs.passed_over with input as deployment
+	main.deny == set() with input as deployment
+	main.warn == set() with input as deployment
+	every doc in [
+		{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "b"}},
+		{"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "b"}},
+		{"apiVersion": "v1", "kind": "List", "items": [deployment]},
+		{"apiVersion": "v1", "kind": 5},
+		{"apiVersion": 1, "kind": "Service"},
+		{"kind": "ConfigMap"},
+		object.union(documents_file, {"apiVersion": "v1", "kind": "ConfigMap"}),
+		documents_plan,
+		[deployment],
+		null,
+	] {
+		not data.gpufleet.inputs.passed_over with input as doc
+	}
+	every doc in [deployment, {"apiVersion": "v1", "kind": "Service", "spec": {}}, {"apiVersion": "v1", "kind": "NodePoolish"}] {
+		data.gpufleet.inputs.passed_over with input as doc
+		data.gpufleet.inputs.kind(doc) == "manifests"
+		count(data.gpufleet.documents.kube_objects) == 0 with input as doc
+	}
+}
+
 # ---------------------------------------------------------------------------------------------
 # Convention labels written the Kubernetes way (GF-DATA-004 for what cannot be read)
 # ---------------------------------------------------------------------------------------------

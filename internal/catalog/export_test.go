@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -54,8 +55,9 @@ func firstDifference(got, want []byte) string {
 }
 
 // exportedRules splits the export into its header and rules (blocks separated by a blank line, each
-// "# doc" lines then "name := value", a table as "name := json.unmarshal(`value`)") and decodes each
-// value, which also proves every value is a JSON literal.
+// "# doc" lines then "name := value", or a table by key: "name[key] := json.unmarshal(entry) if …"
+// and then the block "_name := {key: `entry`, …}" of its JSON texts, keyed one or two levels deep)
+// and decodes each value, which also proves every value and entry is a JSON literal.
 func exportedRules(t *testing.T) (header string, rules map[string]any) {
 	t.Helper()
 	out, err := RegoExport()
@@ -64,6 +66,8 @@ func exportedRules(t *testing.T) (header string, rules map[string]any) {
 	}
 	blocks := strings.Split(string(out), "\n\n")
 	rules = map[string]any{}
+	byKey := map[string]int{} // table -> its levels of keys
+	rawString := regexp.MustCompile("`[^`]*`")
 	for _, block := range blocks[1:] {
 		for strings.HasPrefix(block, "#") {
 			_, block, _ = strings.Cut(block, "\n")
@@ -72,11 +76,34 @@ func exportedRules(t *testing.T) (header string, rules map[string]any) {
 		if !ok {
 			t.Fatalf("block is not a rule:\n%s", block)
 		}
-		if table, ok := strings.CutPrefix(value, "json.unmarshal(`"); ok {
-			value, ok = strings.CutSuffix(strings.TrimRight(table, "\n"), "`)")
-			if !ok {
-				t.Fatalf("rule %s: the table's string does not end the rule", name)
+		if table, keys, ok := strings.Cut(name, "["); ok {
+			want := map[int]string{1: fmt.Sprintf("json.unmarshal(entry) if some %s, entry in _%s", strings.TrimSuffix(keys, "]"), table)}[strings.Count(keys, "[")+1]
+			if levels := strings.Count(keys, "[") + 1; levels == 2 {
+				k := strings.Split(strings.Trim(keys, "]"), "][")
+				want = fmt.Sprintf("json.unmarshal(entry) if {\n\tsome %s, entries in _%s\n\tsome %s, entry in entries\n}", k[0], table, k[1])
 			}
+			if strings.TrimRight(value, "\n") != want {
+				t.Fatalf("rule %s: %q, want %q", name, value, want)
+			}
+			byKey[table] = strings.Count(keys, "[") + 1
+			continue
+		}
+		if table, ok := strings.CutPrefix(name, "_"); ok {
+			levels, ok := byKey[table]
+			if !ok {
+				t.Fatalf("the JSON texts _%s come before their table's rule or without one", table)
+			}
+			// The entries are raw strings: as JSON strings, the block is a JSON object of them.
+			asJSON := rawString.ReplaceAllStringFunc(value, func(s string) string {
+				q, _ := json.Marshal(strings.Trim(s, "`"))
+				return string(q)
+			})
+			var texts map[string]any
+			if err := json.Unmarshal([]byte(asJSON), &texts); err != nil {
+				t.Fatalf("the JSON texts of %s: %v", table, err)
+			}
+			rules[table] = decodeEntries(t, table, texts, levels)
+			continue
 		}
 		var v any
 		if err := json.Unmarshal([]byte(value), &v); err != nil {
@@ -84,7 +111,38 @@ func exportedRules(t *testing.T) (header string, rules map[string]any) {
 		}
 		rules[name] = v
 	}
+	for table := range byKey {
+		if _, ok := rules[table]; !ok {
+			t.Errorf("table %s has no JSON texts", table)
+		}
+	}
 	return blocks[0] + "\n", rules
+}
+
+// decodeEntries decodes the JSON texts of a table by key, levels deep.
+func decodeEntries(t *testing.T, table string, texts map[string]any, levels int) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for k, v := range texts {
+		if levels > 1 {
+			inner, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("%s[%s] is not an object of JSON texts", table, k)
+			}
+			out[k] = decodeEntries(t, table+"["+k+"]", inner, levels-1)
+			continue
+		}
+		text, ok := v.(string)
+		if !ok {
+			t.Fatalf("%s[%s] is not a JSON text", table, k)
+		}
+		var entry any
+		if err := json.Unmarshal([]byte(text), &entry); err != nil {
+			t.Fatalf("%s[%s] is not a JSON literal: %v", table, k, err)
+		}
+		out[k] = entry
+	}
+	return out
 }
 
 func TestRegoExportContent(t *testing.T) {

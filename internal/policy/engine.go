@@ -290,11 +290,13 @@ func embeddedModules() (map[string]*ast.Module, error) {
 			return err
 		}
 		name := "policies/" + p
-		m, err := ast.ParseModuleWithOpts(name, string(b), ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return err
+		var m *ast.Module
+		if p == CatalogModule {
+			m, err = catalogAsTerms(context.Background(), name)
+		} else {
+			m, err = ast.ParseModuleWithOpts(name, string(b), ast.ParserOptions{RegoVersion: ast.RegoV1})
 		}
-		if err := inlineJSONTables(m); err != nil {
+		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		out[name] = m
@@ -438,32 +440,4 @@ func findingFrom(item any) (Finding, error) {
 		return Finding{}, fmt.Errorf("policy finding %v has no msg or severity", item)
 	}
 	return f, nil
-}
-
-// inlineJSONTables puts in place of each rule value json.unmarshal(`…`) of a module (the tables of
-// the generated catalog, internal/catalog's RegoExport) the table the call decodes to. conftest
-// compiles the bundle on every run, and a table as a string costs it far less than as Rego terms;
-// the provider compiles it once and evaluates it for every pool, where the call would decode the
-// table again on every evaluation.
-func inlineJSONTables(m *ast.Module) error {
-	unmarshal := ast.JSONUnmarshal.Ref()
-	for _, r := range m.Rules {
-		if r.Head.Value == nil { // a partial set rule
-			continue
-		}
-		call, ok := r.Head.Value.Value.(ast.Call)
-		if !ok || len(call) != 2 || call[0].Value.Compare(unmarshal) != 0 {
-			continue
-		}
-		s, ok := call[1].Value.(ast.String)
-		if !ok {
-			continue
-		}
-		v, err := ast.ValueFromReader(strings.NewReader(string(s)))
-		if err != nil {
-			return fmt.Errorf("the table of %s: %w", r.Head.Name, err)
-		}
-		r.Head.Value = ast.NewTerm(v).SetLocation(r.Head.Value.Location)
-	}
-	return nil
 }

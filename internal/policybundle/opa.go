@@ -8,6 +8,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 )
 
 // Signing signs an OPA bundle as `opa sign` / `opa build --signing-key` do: a JWT in
@@ -39,7 +41,7 @@ func WriteOPA(ctx context.Context, w io.Writer, dataFiles []string, signing *Sig
 	if err != nil {
 		return "", err
 	}
-	catalog, err := catalogData(ctx)
+	catalog, err := policy.CatalogData(ctx)
 	if err != nil {
 		return "", fmt.Errorf("the catalog: %w", err)
 	}
@@ -58,7 +60,7 @@ func WriteOPA(ctx context.Context, w io.Writer, dataFiles []string, signing *Sig
 	}
 	var b bundle.Bundle
 	for _, m := range mods {
-		if m.path == catalogModule {
+		if m.path == policy.CatalogModule {
 			continue // carried as data
 		}
 		parsed, err := ast.ParseModuleWithOpts(m.path, string(m.raw), ast.ParserOptions{RegoVersion: ast.RegoV1})

@@ -17,7 +17,6 @@
 package policybundle
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -26,8 +25,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/open-policy-agent/opa/v1/rego"
-
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/policies"
 )
@@ -35,9 +32,6 @@ import (
 // Roots are the data paths the bundle owns: package main (the entry point conftest and OPA
 // servers query) and everything under data.gpufleet (rules, catalog, policy data).
 var Roots = []string{"main", "gpufleet"}
-
-// catalogModule is the generated catalog; the OPA bundle carries it as data instead.
-const catalogModule = "gpufleet/catalog.rego"
 
 // module is one Rego file of the bundle, by its path in policies/.
 type module struct {
@@ -61,26 +55,6 @@ func modules() ([]module, error) {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, err
-}
-
-// catalogData is data.gpufleet.catalog as JSON values: the generated catalog.rego evaluated.
-func catalogData(ctx context.Context) (map[string]any, error) {
-	raw, err := policies.Bundle.ReadFile(catalogModule)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := rego.New(rego.Query("data.gpufleet.catalog"), rego.Module(catalogModule, string(raw))).Eval(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, fmt.Errorf("the catalog is undefined")
-	}
-	catalog, ok := rs[0].Expressions[0].Value.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("the catalog is not an object")
-	}
-	return catalog, nil
 }
 
 // policyData is data.gpufleet of the policy data files (clients, thresholds), validated and merged

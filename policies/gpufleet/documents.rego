@@ -203,7 +203,7 @@ ours(rc, cloud) := {
 	},
 	"gpu": {
 		"model": model,
-		"class": object.get(data.gpufleet.catalog.gpus, [model, "class"], null),
+		"class": lib.gpu_class(model),
 		"memory_gib": object.get(a, "gpu_memory_gib", null),
 		"per_node": object.get(a, "gpus_per_node", null),
 		"mig_profile": profile,

@@ -95,6 +95,20 @@ _kind_of_entry(doc) := "manifests" if {
 	not doc.gpufleet_pool_documents
 } else := kind(doc)
 
+# A single Kubernetes object of a kind no builder reads (a string apiVersion and kind, neither a
+# builder's kind nor List, not a documents file): conftest without --combine on a GitOps directory
+# gives each YAML document as an input of its own, nearly all of them Deployments, Services and
+# ConfigMaps. kind would call it Kubernetes objects, none of which a builder reads: there is nothing
+# to judge, and main's rules stop here before any other rule is evaluated (BenchmarkConftestManifests,
+# separate).
+passed_over if {
+	is_string(input.kind)
+	not input.kind in builder_kinds
+	input.kind != "List"
+	is_string(input.apiVersion)
+	not input.gpufleet_pool_documents
+}
+
 # The kinds of Kubernetes object the builders read (documents_kube.rego).
 builder_kinds := {"NodePool", "ComputeClass", "NodeOverlay", "EC2NodeClass", "NodeClass"}
 

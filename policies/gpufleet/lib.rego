@@ -508,6 +508,11 @@ hours_per_month := data.gpufleet.catalog.hours_per_month
 # A GPU model's catalog entry.
 gpu(model) := data.gpufleet.catalog.gpus[model]
 
+# A GPU model's class (training, inference), null for a model the catalog does not know.
+gpu_class(model) := c if {
+	c := data.gpufleet.catalog.gpus[model].class
+} else := null
+
 # Memory of one GPU slice a replica gets: the whole GPU's memory without MIG; the MIG profile's
 # memory when a profile is set; the smallest profile of the GPU's balanced list for
 # "all-balanced"; the profile's memory for "all-<profile>". null when the MIG setting is unknown
@@ -595,8 +600,14 @@ gpu_document(model, per_node) := {
 	"slice_memory_gib": g.memory_gib,
 	"sharing": null,
 } if {
-	g := object.get(data.gpufleet.catalog.gpus, [model], {"class": null, "memory_gib": null})
+	g := _gpu_or_unknown(model)
 }
+
+# A GPU model's catalog entry; class and memory null for a model the catalog does not know (or null).
+# (By key: the catalog decodes the entries that are read, catalog.rego.)
+_gpu_or_unknown(model) := g if {
+	g := data.gpufleet.catalog.gpus[model]
+} else := {"class": null, "memory_gib": null}
 
 # gpu_document of every EC2 GPU instance type of the catalog, computed once per evaluation.
 aws_gpu_documents := {shape: gpu_document(t.gpu_model, t.gpu_count) | some shape, t in data.gpufleet.catalog.aws_instance_types}
