@@ -9,7 +9,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // RegoExportPath is where the generated policy data lives, relative to the module root.
@@ -68,7 +67,7 @@ func RegoExport() ([]byte, error) {
 func writeKeyedJSON(b *bytes.Buffer, v any, levels int, indent string) error {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("a table of %d levels of keys is not an object at %q", levels, strings.TrimSpace(indent))
+		return fmt.Errorf("a %T where an object of %d more levels of keys was expected", v, levels)
 	}
 	b.WriteString("{\n")
 	for i, k := range sortedKeys(m) {
