@@ -77,15 +77,20 @@ func exportedRules(t *testing.T) (header string, rules map[string]any) {
 			t.Fatalf("block is not a rule:\n%s", block)
 		}
 		if table, keys, ok := strings.Cut(name, "["); ok {
-			want := map[int]string{1: fmt.Sprintf("json.unmarshal(entry) if some %s, entry in _%s", strings.TrimSuffix(keys, "]"), table)}[strings.Count(keys, "[")+1]
-			if levels := strings.Count(keys, "[") + 1; levels == 2 {
-				k := strings.Split(strings.Trim(keys, "]"), "][")
+			k := strings.Split(strings.TrimSuffix(keys, "]"), "][")
+			var want string
+			switch len(k) {
+			case 1:
+				want = fmt.Sprintf("json.unmarshal(entry) if some %s, entry in _%s", k[0], table)
+			case 2:
 				want = fmt.Sprintf("json.unmarshal(entry) if {\n\tsome %s, entries in _%s\n\tsome %s, entry in entries\n}", k[0], table, k[1])
+			default:
+				t.Fatalf("rule %s: %d levels of keys", name, len(k))
 			}
 			if strings.TrimRight(value, "\n") != want {
 				t.Fatalf("rule %s: %q, want %q", name, value, want)
 			}
-			byKey[table] = strings.Count(keys, "[") + 1
+			byKey[table] = len(k)
 			continue
 		}
 		if table, ok := strings.CutPrefix(name, "_"); ok {
