@@ -239,8 +239,8 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 	case g > s.GPUs && SpansNodes(d.Kind, g, s.GPUs):
 		f.NodesPerReplica = g / s.GPUs
 		if s.InterNode == "" {
-			add(ConstraintInterNode, "a training replica over %d GPUs spans %d nodes of %d GPUs, which needs an inter-node GPU network (%s); this node type has none",
-				g, f.NodesPerReplica, s.GPUs, InterNodeNamesFor(s.Cloud))
+			add(ConstraintInterNode, "a training replica over %d GPUs spans %d nodes of %s, which needs an inter-node GPU network (%s); this node type has none",
+				g, f.NodesPerReplica, gpusText(s.GPUs), InterNodeNamesFor(s.Cloud))
 		}
 		g = s.GPUs
 	case g > s.GPUs && d.Kind == "training":
@@ -262,8 +262,12 @@ func FitWorkload(s FitShape, d FitDemand) Fit {
 	}
 	// Over several nodes too: each node's GPUs take their share of the replica over NVLink (a node of
 	// one GPU, or of PCIe-linked GPUs, is no building block for one replica).
-	if g*f.NodesPerReplica > 1 && d.Kind == "training" && s.Interconnect != InterconnectNVLink && s.Interconnect != InterconnectNVSwitch {
-		add(ConstraintInterconnect, "a training replica over %d GPUs needs NVLink between them; this node's GPUs share %s only", f.GPUsPerReplica, cmpOr(s.Interconnect, "nothing"))
+	switch {
+	case g*f.NodesPerReplica <= 1 || d.Kind != "training" || s.Interconnect == InterconnectNVLink || s.Interconnect == InterconnectNVSwitch:
+	case s.GPUs == 1: // the catalog names no interconnect for a node of one GPU
+		add(ConstraintInterconnect, "a training replica over %d GPUs needs NVLink between them; this node type has a single GPU, linked to no other", f.GPUsPerReplica)
+	default:
+		add(ConstraintInterconnect, "a training replica over %d GPUs needs NVLink between them; this node's GPUs share %s only", f.GPUsPerReplica, cmpOr(s.Interconnect, "the PCIe bus"))
 	}
 	onNode := f.ReplicasPerNode
 	if d.Replicas > 0 {
@@ -354,4 +358,12 @@ func exportFitModel() map[string]any {
 		"inference_overhead":              InferenceOverhead,
 		"nvlinked":                        []string{InterconnectNVLink, InterconnectNVSwitch},
 	}
+}
+
+// gpusText is "1 GPU", "8 GPUs".
+func gpusText(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -123,5 +124,32 @@ func TestFitWorkload(t *testing.T) {
 				t.Errorf("gpus per replica %d, nodes %d; want %d, %d", f.GPUsPerReplica, f.Nodes, tt.gpus, tt.nodes)
 			}
 		})
+	}
+}
+
+// On nodes of one GPU a training replica over several spans nodes: the texts say the node has a
+// single GPU (the catalog names no interconnect for it; they said "share nothing only") and count
+// one GPU per node in the singular; on nodes of PCIe-linked GPUs they name the bus.
+func TestFitWorkload_interconnectTexts(t *testing.T) {
+	demand := FitDemand{NeedGiB: 60, Kind: "training", GPUsPerReplica: 4, HeadroomPercent: 5}
+	for _, tt := range []struct {
+		instanceType string
+		want         []string
+	}{
+		{"p5.4xlarge", []string{
+			"a training replica over 4 GPUs spans 4 nodes of 1 GPU, which needs an inter-node GPU network (EFA); this node type has none",
+			"a training replica over 4 GPUs needs NVLink between them; this node type has a single GPU, linked to no other",
+		}},
+		{"g5.12xlarge", []string{"a training replica over 4 GPUs needs NVLink between them; this node's GPUs share pcie only"}},
+	} {
+		f := FitWorkload(WholeGPUs(node(t, AWS, tt.instanceType, "", 0)), demand)
+		for _, w := range tt.want {
+			if !strings.Contains(f.Text(), w) {
+				t.Errorf("%s: %q does not say %q", tt.instanceType, f.Text(), w)
+			}
+		}
+		if strings.Contains(f.Text(), "nothing only") || strings.Contains(f.Text(), "of 1 GPUs") {
+			t.Errorf("%s: %q", tt.instanceType, f.Text())
+		}
 	}
 }

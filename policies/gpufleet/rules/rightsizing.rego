@@ -82,18 +82,36 @@ _rs001_text("gpus_per_replica", f) := sprintf("a replica over %d GPUs needs them
 ])
 
 _rs001_text("interconnect", f) := sprintf("a training replica over %d GPUs needs NVLink between them, and the %s GPUs of this node share %s only", [
-	f.gpus_per_replica, doc.gpu.model, object.get(lib.doc_node(doc), "interconnect", "the PCIe bus"),
-])
+	f.gpus_per_replica, doc.gpu.model, _interconnect_name(object.get(lib.doc_node(doc), "interconnect", null)),
+]) if {
+	doc.gpu.per_node != 1
+}
 
-_rs001_text("internode", f) := sprintf("a training replica over %d GPUs spans %d nodes of %d GPUs, which needs an inter-node GPU network (%s), and %s has none", [
-	f.gpus_per_replica, f.nodes_per_replica, doc.gpu.per_node, _internode_names[doc.cloud], _rs001_without_internode,
+# A node of one GPU (whose catalog entry names no interconnect) links it to no other.
+_rs001_text("interconnect", f) := sprintf("a training replica over %d GPUs needs NVLink between them, and a node of this pool has a single %s, linked to no other GPU", [
+	f.gpus_per_replica, doc.gpu.model,
+]) if {
+	doc.gpu.per_node == 1
+}
+
+_interconnect_name(i) := i if is_string(i)
+
+else := "the PCIe bus"
+
+# "1 GPU", "8 GPUs".
+_gpus_text(n) := "1 GPU" if n == 1
+
+else := sprintf("%d GPUs", [n])
+
+_rs001_text("internode", f) := sprintf("a training replica over %d GPUs spans %d nodes of %s, which needs an inter-node GPU network (%s), and %s has none", [
+	f.gpus_per_replica, f.nodes_per_replica, _gpus_text(doc.gpu.per_node), _internode_names[doc.cloud], _rs001_without_internode,
 ]) if {
 	not _rs001_mixed_internode
 }
 
 # A NodePool or ComputeClass that admits shapes of different networks, each with one.
-_rs001_text("internode", f) := sprintf("a training replica over %d GPUs spans %d nodes of %d GPUs, which must share one inter-node GPU network (%s), and the node types this pool admits have different ones (%s); admit node types of one network only", [
-	f.gpus_per_replica, f.nodes_per_replica, doc.gpu.per_node, _internode_names[doc.cloud], concat(", ", lib.internode_of_types(doc)),
+_rs001_text("internode", f) := sprintf("a training replica over %d GPUs spans %d nodes of %s, which must share one inter-node GPU network (%s), and the node types this pool admits have different ones (%s); admit node types of one network only", [
+	f.gpus_per_replica, f.nodes_per_replica, _gpus_text(doc.gpu.per_node), _internode_names[doc.cloud], concat(", ", lib.internode_of_types(doc)),
 ]) if {
 	_rs001_mixed_internode
 }

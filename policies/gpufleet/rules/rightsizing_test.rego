@@ -133,6 +133,23 @@ test_rs001_training_needs_nvlink if {
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as nvlink
 }
 
+# On nodes of one GPU a training replica over several spans nodes: the message says the node has a
+# single GPU (its catalog entry names no interconnect; it said "share null only"), and counts one
+# GPU per node in the singular.
+test_rs001_training_on_single_gpu_nodes if {
+	single := fx.pool({
+		"workload": {"kind": "training", "gpu_memory_gib": 60, "gpus_per_replica": 4},
+		"gpu": {"model": "H100-80GB", "class": "training", "memory_gib": 80, "per_node": 1, "slice_memory_gib": 80},
+		"instance_types": ["p5.4xlarge"],
+	})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as single
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "needs NVLink between them, and a node of this pool has a single H100-80GB, linked to no other GPU;")
+	contains(f.msg, "spans 4 nodes of 1 GPU, which needs an inter-node GPU network (EFA)")
+	not contains(f.msg, "null")
+}
+
 # A training replica over 16 GPUs spans two 8-GPU nodes: p3.16xlarge has NVLink but no EFA, p5.48xlarge
 # has both (issue #40, item 8). 12 GPUs are no whole number of 8-GPU nodes.
 test_rs001_training_over_nodes_needs_internode if {
