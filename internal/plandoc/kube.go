@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -64,6 +67,45 @@ func ReadManifests(files []ManifestFile) (*Plan, error) {
 		return nil, errors.New("the input holds no Kubernetes object")
 	}
 	return p, nil
+}
+
+// ManifestPaths are the files gpufleet-policy documents reads for its arguments: a file (or - for
+// standard input) as it is; a directory, as conftest test takes one, its .yaml, .yml and .json files
+// at any depth in path order (a GitOps repository's cluster directory), named as conftest names them
+// (the directory's path joined with theirs). A path that is not a directory is returned as it is:
+// reading it tells what is wrong with it.
+func ManifestPaths(args []string) ([]string, error) {
+	var paths []string
+	for _, arg := range args {
+		if arg == "-" {
+			paths = append(paths, arg)
+			continue
+		}
+		if info, err := os.Stat(arg); err != nil || !info.IsDir() {
+			paths = append(paths, arg) // reading it says what is wrong with it
+			continue
+		}
+		n := len(paths)
+		err := filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch strings.ToLower(filepath.Ext(path)) {
+			case ".yaml", ".yml", ".json":
+				if !d.IsDir() {
+					paths = append(paths, path)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(paths) == n {
+			return nil, fmt.Errorf("%s: the directory holds no .yaml, .yml or .json file", arg)
+		}
+	}
+	return paths, nil
 }
 
 // manifestDocuments are the YAML documents of data as JSON values (sigs.k8s.io/yaml, as conftest

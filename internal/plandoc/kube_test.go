@@ -305,3 +305,33 @@ func mutateDeep(rng *rand.Rand, m map[string]any, values map[string][]any) {
 		p[last.(int)] = replacement
 	}
 }
+
+// A directory is read as conftest reads one: its .yaml, .yml and .json files at any depth, in path
+// order, under the directory's path; files, - and paths that do not exist are taken as they are; a
+// directory without one such file is an error that names it.
+func TestManifestPaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"clusters/ml/karpenter/gpu.yaml", "clusters/ml/classes/gpu.YML", "clusters/ml/README.md", "clusters/gke/cc.json", "charts/x/templates/_helpers.tpl", "docs/empty/.keep"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ManifestPaths([]string{filepath.Join(dir, "clusters"), "-", filepath.Join(dir, "clusters/ml/README.md")})
+	want := []string{
+		filepath.Join(dir, "clusters/gke/cc.json"), filepath.Join(dir, "clusters/ml/classes/gpu.YML"), filepath.Join(dir, "clusters/ml/karpenter/gpu.yaml"),
+		"-", filepath.Join(dir, "clusters/ml/README.md"),
+	}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("ManifestPaths: %q, %v; want %q", got, err, want)
+	}
+	if _, err := ManifestPaths([]string{filepath.Join(dir, "docs")}); err == nil || !strings.Contains(err.Error(), "docs: the directory holds no .yaml, .yml or .json file") {
+		t.Fatalf("a directory without manifests: %v", err)
+	}
+	if got, err := ManifestPaths([]string{filepath.Join(dir, "missing")}); err != nil || !slices.Equal(got, []string{filepath.Join(dir, "missing")}) {
+		t.Fatalf("a path that does not exist, left for reading to refuse: %q, %v", got, err)
+	}
+}

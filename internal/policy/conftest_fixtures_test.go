@@ -77,7 +77,7 @@ func TestConftest_fixtures(t *testing.T) {
 			if want.Combine {
 				// Manifests: their documents file (gpufleet-policy documents --data …) gets the
 				// same findings, to the letter but for the file a combined run names.
-				documents := manifestDocumentsFile(t, args[len(args)-1], want.Data, policies)
+				documents := manifestDocumentsFile(t, args[len(args)-1:], want.Data, policies)
 				docArgs := slices.Concat(slices.DeleteFunc(slices.Clone(args[:len(args)-1]), func(a string) bool { return a == "--combine" }), []string{documents})
 				viaDocuments, docErr := exec.Command(bin, docArgs...).Output()
 				if docErr != nil && (!errors.As(docErr, &exitErr) || exitErr.ExitCode() != 1) {
@@ -136,23 +136,27 @@ func documentsFile(t *testing.T, path string) (string, bool) {
 	return documents, true
 }
 
-// manifestDocumentsFile writes what gpufleet-policy documents --data DATA... writes for a manifest
-// file, in a temporary pools.json.
-func manifestDocumentsFile(t *testing.T, path string, data []string, policies string) string {
+// manifestDocumentsFile writes what gpufleet-policy documents --data DATA... writes for manifest
+// files, in a temporary pools.json.
+func manifestDocumentsFile(t *testing.T, paths []string, data []string, policies string) string {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	var files []plandoc.ManifestFile
+	for _, path := range paths {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, plandoc.ManifestFile{Path: path, Data: raw})
+	}
+	p, err := plandoc.ReadManifests(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plandoc.ReadManifests([]plandoc.ManifestFile{{Path: path, Data: raw}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths []string
+	var dataPaths []string
 	for _, d := range data {
-		paths = append(paths, filepath.Join(policies, d))
+		dataPaths = append(dataPaths, filepath.Join(policies, d))
 	}
-	loaded, err := policy.LoadData(paths)
+	loaded, err := policy.LoadData(dataPaths)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,5 +477,71 @@ func TestConftest_manifestsAsThePolicyInCIGuideQuotes(t *testing.T) {
 		if !strings.Contains(printed, q) {
 			t.Errorf("the guide quotes\n%s …\nconftest printed\n%s", q, printed)
 		}
+	}
+}
+
+// gpufleet-policy documents on a directory (plandoc.ManifestPaths: its manifests at any depth) and
+// conftest on its documents file get the findings conftest --combine gets on the directory, to the
+// letter but for the file a combined run names in each, and the same exit status.
+func TestConftest_documentsOfADirectory(t *testing.T) {
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	policies, _ := filepath.Abs("../../policies")
+	data := filepath.Join(policies, "examples", "policy-data.yaml")
+	dir := t.TempDir()
+	for from, to := range map[string]string{
+		"karpenter_time_slicing_without_overlay.yaml": "notebooks.yaml",
+		"karpenter_training_disruption.yaml":          "training/finetune.yaml",
+		"karpenter_no_gpu_limit.yaml":                 "inference/nodepools.yml",
+		"computeclass_scale_up_anyway.yaml":           "README.md", // not a manifest: passed over by both
+	} {
+		b, err := os.ReadFile(filepath.Join(policies, "testdata", "kube", from))
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(filepath.Join(dir, "ml-us", to)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "ml-us", to), b, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	conftest := func(args ...string) ([]string, error) {
+		cmd := exec.Command(bin, append([]string{"test", "--no-color", "-o", "json", "--policy", policies, "--data", data}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		var exitErr *exec.ExitError
+		if err != nil && (!errors.As(err, &exitErr) || exitErr.ExitCode() != 1) {
+			t.Fatalf("conftest %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return conftestMessages(t, out), err
+	}
+	combined, err := conftest("--combine", "ml-us/")
+	var files []string
+	for i, m := range combined {
+		_, raw, _ := strings.Cut(m, " ")
+		var f map[string]any
+		if err := json.Unmarshal([]byte(raw), &f); err != nil {
+			t.Fatal(err)
+		}
+		file, _ := f["metadata"].(map[string]any)["file"].(string)
+		files = append(files, file)
+		combined[i] = withoutFile(t, []string{m}, file)[0]
+	}
+	slices.Sort(combined)
+	if slices.Sort(files); len(slices.Compact(files)) != 3 {
+		t.Fatalf("the combined run's findings name the files %q, not the three of manifests", files)
+	}
+
+	paths, pathsErr := plandoc.ManifestPaths([]string{filepath.Join(dir, "ml-us")})
+	if pathsErr != nil {
+		t.Fatal(pathsErr)
+	}
+	documents := manifestDocumentsFile(t, paths, []string{"examples/policy-data.yaml"}, policies)
+	viaDocuments, docErr := conftest(documents)
+	if !slices.Equal(combined, viaDocuments) || (err == nil) != (docErr == nil) {
+		t.Fatalf("conftest on the documents of the directory (exit %v):\n%s\non the directory (exit %v):\n%s", docErr, strings.Join(viaDocuments, "\n"), err, strings.Join(combined, "\n"))
 	}
 }

@@ -23,6 +23,10 @@ import (
 //	                                        Policy in CI has teams run it (the target: 1.3)
 //	separate:released/floor, rss-…, cpu-…  conftest test on the directory, each file's documents
 //	                                        judged apart (a NodePool without its node class)
+//	documents:released/floor, rss-…, cpu-… gpufleet-policy bundle, gpufleet-policy documents --data
+//	                                        on the directory and conftest test on its pools.json (the
+//	                                        findings of combine but for the file each names; times
+//	                                        added up, the largest peak), against combine's floor
 //
 // Run with -benchtime=1x (make bench does). Every command runs GPUFLEET_BENCH_RUNS times (default
 // 5), bundle and floor alternating, and the medians are reported.
@@ -47,30 +51,56 @@ func BenchmarkConftestManifests(b *testing.B) {
 	if _, _, err := r.Run("", nil, nil, gpufleetPolicy, "bundle", "-o", released); err != nil {
 		b.Fatalf("gpufleet-policy bundle: %v", err)
 	}
-	conftest := func(policyDir string, flags ...string) bench.Sample {
+	conftest := func(policyDir, target string, flags ...string) bench.Sample {
 		// exit code 1: the repository has failures, as one GPU object in ten and the floor's deny have
 		args := append([]string{bin, "test", "--no-color", "--policy", policyDir, "--data", data}, flags...)
-		s, _, err := r.Run(dir, nil, []int{0, 1}, append(args, "repo/")...)
+		s, _, err := r.Run(dir, nil, []int{0, 1}, append(args, target)...)
 		if err != nil {
 			b.Fatalf("conftest: %v", err)
 		}
 		return s
 	}
-	// What is measured is judging: the bundle reports the ten violating GPU objects, no more.
-	if _, out, err := r.Run(dir, nil, []int{1}, bin, "test", "--no-color", "--combine", "--policy", released, "--data", data, "repo/"); err != nil {
-		b.Fatalf("conftest: %v", err)
-	} else if fails := strings.Count(string(out), "FAIL - "); fails != gpu/10 || strings.Contains(string(out), "WARN - ") {
-		b.Fatalf("the bundle reports %d failures (want %d) on the repository:\n%s", fails, gpu/10, out)
+	// The documents way, as CI runs it: the bundle written, the directory's documents built in Go,
+	// conftest on them.
+	viaDocuments, pools := filepath.Join(dir, "gpufleet-policies-documents"), filepath.Join(dir, "pools.json")
+	documents := func() bench.Sample {
+		if err := os.RemoveAll(viaDocuments); err != nil {
+			b.Fatal(err)
+		}
+		written, _, err := r.Run("", nil, nil, gpufleetPolicy, "bundle", "-o", viaDocuments)
+		if err != nil {
+			b.Fatalf("gpufleet-policy bundle: %v", err)
+		}
+		built, _, err := r.Run(dir, nil, nil, gpufleetPolicy, "documents", "--data", data, "-o", pools, "repo/")
+		if err != nil {
+			b.Fatalf("gpufleet-policy documents: %v", err)
+		}
+		return written.Then(built).Then(conftest(viaDocuments, pools))
+	}
+	// What is measured is judging: the bundle reports the ten violating GPU objects, no more, on the
+	// directory and on its documents.
+	documents()
+	for _, target := range []string{"repo/", pools} {
+		if _, out, err := r.Run(dir, nil, []int{1}, bin, "test", "--no-color", "--combine", "--policy", released, "--data", data, target); err != nil {
+			b.Fatalf("conftest: %v", err)
+		} else if fails := strings.Count(string(out), "FAIL - "); fails != gpu/10 || strings.Contains(string(out), "WARN - ") {
+			b.Fatalf("the bundle reports %d failures (want %d) on %s:\n%s", fails, gpu/10, target, out)
+		}
 	}
 	for b.Loop() {
 		for _, way := range []struct {
 			name  string
 			flags []string
-		}{{"combine", []string{"--combine"}}, {"separate", nil}} {
+		}{{"combine", []string{"--combine"}}, {"separate", nil}, {"documents", nil}} {
 			var bundle, floor bench.Series
 			for range runs {
-				bundle.Add(conftest(released, way.flags...))
-				floor.Add(conftest(floorPolicy, way.flags...))
+				if way.name == "documents" {
+					bundle.Add(documents())
+					floor.Add(conftest(floorPolicy, "repo/", "--combine"))
+					continue
+				}
+				bundle.Add(conftest(released, "repo/", way.flags...))
+				floor.Add(conftest(floorPolicy, "repo/", way.flags...))
 			}
 			for unit, v := range map[string]float64{
 				"s-floor": bench.Median(floor.Wall), "MiB-floor": bench.Median(floor.Peak),
@@ -80,8 +110,12 @@ func BenchmarkConftestManifests(b *testing.B) {
 			} {
 				b.ReportMetric(v, way.name+":"+unit)
 			}
-			b.Logf("%s: one-deny-one-warn %.2fs %.0fMiB (cpu %.2fs), release's bundle %.2fs %.0fMiB (cpu %.2fs), ratios (median of %d) wall %.2f, rss %.2f, cpu %.2f",
-				way.name, bench.Median(floor.Wall), bench.Median(floor.Peak), bench.Median(floor.CPU), bench.Median(bundle.Wall), bench.Median(bundle.Peak), bench.Median(bundle.CPU), runs,
+			what := "release's bundle"
+			if way.name == "documents" {
+				what = "bundle + documents + conftest"
+			}
+			b.Logf("%s: one-deny-one-warn %.2fs %.0fMiB (cpu %.2fs), %s %.2fs %.0fMiB (cpu %.2fs), ratios (median of %d) wall %.2f, rss %.2f, cpu %.2f",
+				way.name, bench.Median(floor.Wall), bench.Median(floor.Peak), bench.Median(floor.CPU), what, bench.Median(bundle.Wall), bench.Median(bundle.Peak), bench.Median(bundle.CPU), runs,
 				bench.MedianRatio(bundle.Wall, floor.Wall), bench.MedianRatio(bundle.Peak, floor.Peak), bench.MedianRatio(bundle.CPU, floor.CPU))
 		}
 	}

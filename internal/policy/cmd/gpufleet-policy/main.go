@@ -1,7 +1,7 @@
 // Command gpufleet-policy is the gpufleet bundle's companion for CI:
 //
 //	gpufleet-policy documents [-o FILE] PLAN.json    pool documents of a plan, for conftest
-//	gpufleet-policy documents [-o FILE] [--data FILE] MANIFEST.yaml...   of Kubernetes manifests
+//	gpufleet-policy documents [-o FILE] [--data FILE] MANIFEST.yaml|DIR...   of Kubernetes manifests
 //	gpufleet-policy bundle -o DIR                      the policy bundle of this release, for conftest
 //	gpufleet-policy bundle --format opa -o FILE         a (signed) OPA bundle archive, for OPA servers
 //	gpufleet-policy bundle --format hcp -o DIR          an HCP Terraform / TFE OPA policy set
@@ -53,16 +53,18 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policybundle"
 )
 
-const usage = "usage: gpufleet-policy documents [-o FILE] [--data FILE ...] PLAN.json | MANIFEST.yaml ...\n" +
+const usage = "usage: gpufleet-policy documents [-o FILE] [--data FILE ...] PLAN.json | MANIFEST.yaml|DIR ...\n" +
 	"       gpufleet-policy bundle -o DIR|FILE.tar.gz\n" +
 	"       gpufleet-policy bundle --format hcp -o DIR [--data FILE ...]\n" +
 	"       gpufleet-policy bundle --format opa -o BUNDLE.tar.gz [--data FILE ...] [--signing-key KEY [--signing-alg RS256|HS256|...] [--signing-key-id ID]]\n" +
 	"       gpufleet-policy validate FILE...\n" +
 	"       gpufleet-policy junit [RESULTS.json]\n" +
 	"       gpufleet-policy utilization --prometheus URL --pool NAME [--selector MATCHERS] [--window 14d] [--step 5m] ...\n" +
-	"documents: the pool documents of a Terraform plan's JSON, or of Kubernetes manifests (YAML or JSON,\n" +
-	"  any number of files, judged together as conftest --combine judges them; - reads standard input), for\n" +
-	"  conftest test --policy DIR FILE: the same findings as on the plan or manifests, documents built once.\n" +
+	"documents: the pool documents of a Terraform plan's JSON, or of Kubernetes manifests (YAML or JSON:\n" +
+	"  any number of files, and directories, whose .yaml, .yml and .json files are read at any depth, as\n" +
+	"  conftest reads a directory; judged together as conftest --combine judges them; - reads standard\n" +
+	"  input), for conftest test --policy DIR FILE: the same findings as on the plan or manifests (but for\n" +
+	"  the file a combined run names in each finding), documents built once.\n" +
 	"  --data: the policy data's cluster registry, for manifests whose objects name no zone (give conftest the same).\n" +
 	"bundle: writes the gpufleet policy bundle of this release, without its tests: for conftest, to DIR\n" +
 	"  (or, with -o FILE.tar.gz, as the archive a release publishes for conftest pull --policy DIR FILE);\n" +
@@ -137,8 +139,13 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		clusters, _ = data.Raw["gpufleet"].(map[string]any)["clusters"].(map[string]any)
 	}
+	names, err := plandoc.ManifestPaths(fset.Args())
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
 	var files []plandoc.ManifestFile
-	for _, name := range fset.Args() {
+	for _, name := range names {
 		var raw []byte
 		var err error
 		if name == "-" {

@@ -388,6 +388,39 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 	if doc.Address != "NodePool/gpu" || doc.Region != "eu-west-1" || doc.Tags["gpufleet:cost-center"] != "cc-1001" {
 		t.Fatalf("document %+v", doc)
 	}
+	want := stdout.String()
+
+	// A directory, as conftest test takes one: its .yaml, .yml and .json files at any depth, the
+	// rest passed over; the same documents as of its files given one by one.
+	repo := filepath.Join(dir, "repo")
+	for name, from := range map[string]string{"clusters/ml/karpenter/gpu.yaml": nodePool, "clusters/ml/classes/gpu.yml": nodeClass} {
+		raw, err := os.ReadFile(from)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(repo, name), raw, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("# not a manifest\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if code := run([]string{"documents", "--data", "../../../../policies/examples/policy-data.yaml", repo}, nil, &stdout, &stderr); code != 0 || stdout.String() != want {
+		t.Fatalf("exit %d: %s\n%s\nwant\n%s", code, stderr.String(), stdout.String(), want)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(filepath.Join(empty, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if code := run([]string{"documents", empty}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "empty: the directory holds no .yaml, .yml or .json file") || stdout.Len() > 0 {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
+	}
+
 	stdout.Reset()
 	if code := run([]string{"documents", nodePool, write("notes.yaml", "title: not an object of Kubernetes\n")}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "notes.yaml: document 1 is not a Kubernetes object") || stdout.Len() > 0 {
 		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
