@@ -29,29 +29,51 @@ import data.gpufleet.rules
 deny contains f if {
 	not inputs.passed_over
 	not inputs.combined
+	not documents.pool_files
 	some f in _plan_deny
 }
 
 warn contains f if {
 	not inputs.passed_over
 	not inputs.combined
+	not documents.pool_files
 	some f in _plan_warn
 }
 
+# A documents file of manifests (gpufleet-policy documents over YAML files): each finding names the
+# file of its NodePool or ComputeClass, as conftest --combine's on the files do.
+deny contains _in_pool_file(f) if {
+	not inputs.combined
+	documents.pool_files
+	some f in _plan_deny
+}
+
+warn contains _in_pool_file(f) if {
+	not inputs.combined
+	documents.pool_files
+	some f in _plan_warn
+}
+
+_in_pool_file(f) := inputs.in_file(f, documents.pool_files[f.address]) if {
+	is_string(documents.pool_files[f.address])
+} else := f
+
 # conftest --combine: every plan and documents file judged on its own, as if it were the input
 # (GF-COST-004's budget is per plan, as in a run over that file alone), its findings naming it.
-deny contains inputs.in_file(f, path) if {
+deny contains inputs.in_file(g, path) if {
 	inputs.combined
 	some [path, doc, kind] in inputs.classified
 	kind in {"plan", "documents"}
 	some f in _plan_deny with input as doc
+	g := _in_pool_file(f) with input as doc # a documents file of manifests: the manifest's file too
 }
 
-warn contains inputs.in_file(f, path) if {
+warn contains inputs.in_file(g, path) if {
 	inputs.combined
 	some [path, doc, kind] in inputs.classified
 	kind in {"plan", "documents"}
 	some f in _plan_warn with input as doc
+	g := _in_pool_file(f) with input as doc
 }
 
 # conftest --combine over Kubernetes manifests: the objects of every file are judged together (a

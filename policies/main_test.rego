@@ -220,6 +220,26 @@ test_combined_documents_files if {
 	count(both) == 2 * count(by_plan)
 }
 
+# A documents file of manifests names each pool's file (gpufleet-policy documents over YAML files):
+# its findings name it as conftest --combine's on the files do, the other findings are as they are;
+# combined, a finding names the documents file, then the manifest's.
+test_documents_file_of_manifests_names_their_files if {
+	some [address, _] in documents_file.pools
+	named := object.union(documents_file, {"files": {address: "clusters/ml/gpu.yaml"}})
+	plain := main.deny with input as documents_file with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	deny := main.deny with input as named with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	count(deny) == count(plain)
+	count({f | some f in plain; f.address == address}) > 0
+	{f | some f in plain; f.address != address} == {f | some f in deny; f.address != address}
+	{f | some f in deny; f.address == address} == {data.gpufleet.inputs.in_file(f, "clusters/ml/gpu.yaml") | some f in plain; f.address == address}
+	some f in deny
+	f.address == address
+	f.file == "clusters/ml/gpu.yaml"
+	startswith(f.msg, concat("", [f.rule, ": clusters/ml/gpu.yaml: "]))
+	combined := main.deny with input as combine({"pools.json": named}) with data.gpufleet.clients as documents_clients with data.gpufleet.catalog as fx.catalog
+	{g.msg | some g in combined; g.address == address} == {concat("", [g.rule, ": pools.json: ", trim_prefix(g.msg, concat("", [g.rule, ": "]))]) | some g in deny; g.address == address}
+}
+
 test_wrong_namespace_on_a_combined_input if {
 	data.gpufleet.rules.deny_plan == {lib.wrong_namespace} with input as combined_plans
 	data.gpufleet.findings.deny_plan == {lib.wrong_namespace} with input as combined_plans

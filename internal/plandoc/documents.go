@@ -16,6 +16,9 @@ import (
 type Pool struct {
 	Address  string
 	Document json.RawMessage
+	// File is the manifest file of a NodePool's or ComputeClass's document ("" for a plan's pools):
+	// the documents file's files, which its findings name, as conftest --combine's do.
+	File string
 }
 
 // Unjudged is a resource the bundle could not judge (documents.unjudged): [rule, address,
@@ -921,10 +924,13 @@ func (p *Plan) moduleResourcesOf(key string) map[string]any {
 // WriteFile writes the documents file conftest judges with the bundle in place of the plan:
 //
 //	{"gpufleet_pool_documents": {"version": 1, "plan_format_version": …, "terraform_version": …},
-//	 "pools": [[address, document], …], "unjudged": [[rule, address, attribute, text], …]}
+//	 "pools": [[address, document], …], "unjudged": [[rule, address, attribute, text], …],
+//	 "files": {address: file, …}}
 //
-// documents.rego reads pools and unjudged as they are. Documents are written one by one, so the
-// file never exists twice in memory.
+// documents.rego reads pools and unjudged as they are; files, written for manifests' pools only (of
+// an address in two files the first in path order, as documents.kube_files takes), is what their
+// findings name (documents.pool_files), as conftest --combine's on the manifests do. Documents are
+// written one by one, so the file never exists twice in memory.
 func (d Documents) WriteFile(w io.Writer, p *Plan) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	header, err := json.Marshal(map[string]any{
@@ -950,6 +956,20 @@ func (d Documents) WriteFile(w io.Writer, p *Plan) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(bw, "],\n\"unjudged\":%s}\n", u)
+	fmt.Fprintf(bw, "],\n\"unjudged\":%s", u)
+	files := map[string]string{}
+	for _, pool := range d.Pools {
+		if f, ok := files[pool.Address]; pool.File != "" && (!ok || pool.File < f) {
+			files[pool.Address] = pool.File
+		}
+	}
+	if len(files) > 0 {
+		f, err := json.Marshal(files)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, ",\n\"files\":%s", f)
+	}
+	fmt.Fprint(bw, "}\n")
 	return bw.Flush()
 }

@@ -271,7 +271,7 @@ func (p *Plan) kubePools() ([]Pool, error) {
 	}
 	k := p.kube()
 	var out []Pool
-	add := func(address string, doc map[string]any) error {
+	add := func(address, file string, doc map[string]any) error {
 		if doc == nil {
 			return nil
 		}
@@ -282,18 +282,18 @@ func (p *Plan) kubePools() ([]Pool, error) {
 		if err != nil {
 			return fmt.Errorf("encoding the document of %s: %w", address, err)
 		}
-		out = append(out, Pool{Address: address, Document: raw})
+		out = append(out, Pool{Address: address, Document: raw, File: file})
 		return nil
 	}
 	for _, o := range k.nodePools {
 		address := kubeAddress(o)
-		if err := add(address, p.nodePoolDocument(k, address, o.obj)); err != nil {
+		if err := add(address, o.path, p.nodePoolDocument(k, address, o.obj)); err != nil {
 			return nil, err
 		}
 	}
 	for _, o := range k.computeClasses {
 		address := kubeAddress(o)
-		if err := add(address, p.computeClassDocument(address, o.obj)); err != nil {
+		if err := add(address, o.path, p.computeClassDocument(address, o.obj)); err != nil {
 			return nil, err
 		}
 	}

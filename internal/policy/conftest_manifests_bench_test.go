@@ -25,8 +25,8 @@ import (
 //	                                        judged apart (a NodePool without its node class)
 //	documents:released/floor, rss-…, cpu-… gpufleet-policy bundle, gpufleet-policy documents --data
 //	                                        on the directory and conftest test on its pools.json (the
-//	                                        findings of combine but for the file each names; times
-//	                                        added up, the largest peak), against combine's floor
+//	                                        findings of combine; times added up, the largest peak),
+//	                                        against combine's floor
 //
 // Run with -benchtime=1x (make bench does). Every command runs GPUFLEET_BENCH_RUNS times (default
 // 5), bundle and floor alternating, and the medians are reported.

@@ -50,6 +50,14 @@ _carried_fits_hold if lib.memory_headroom_percent == data.gpufleet.catalog.fit_m
 # same release; plandoc.FormatVersion; inputs.documents_file).
 documents_file if input.gpufleet_pool_documents.version == 1
 
+# The file of each NodePool's and ComputeClass's document in a documents file of manifests
+# (gpufleet-policy documents over YAML files: {address: file}), which their findings name, as
+# conftest --combine's on the manifests do (kube_files); undefined for a plan's.
+pool_files := input.files if {
+	documents_file
+	is_object(input.files)
+}
+
 # Kubernetes objects (YAML manifests; documents_kube.rego): the documents of their GPU NodePools and
 # ComputeClasses, all the input's objects together (with --combine, every file's).
 pools := [[address, doc] | some [_, address, doc] in kube_pools] if {

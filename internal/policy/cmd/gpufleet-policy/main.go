@@ -63,8 +63,8 @@ const usage = "usage: gpufleet-policy documents [-o FILE] [--data FILE ...] PLAN
 	"documents: the pool documents of a Terraform plan's JSON, or of Kubernetes manifests (YAML or JSON:\n" +
 	"  any number of files, and directories, whose .yaml, .yml and .json files are read at any depth, as\n" +
 	"  conftest reads a directory; judged together as conftest --combine judges them; - reads standard\n" +
-	"  input), for conftest test --policy DIR FILE: the same findings as on the plan or manifests (but for\n" +
-	"  the file a combined run names in each finding), documents built once.\n" +
+	"  input), for conftest test --policy DIR FILE: the same findings as on the plan or manifests (each\n" +
+	"  naming its manifest's file, as conftest --combine's do), documents built once.\n" +
 	"  --data: the policy data's cluster registry, for manifests whose objects name no zone (give conftest the same).\n" +
 	"bundle: writes the gpufleet policy bundle of this release, without its tests: for conftest, to DIR\n" +
 	"  (or, with -o FILE.tar.gz, as the archive a release publishes for conftest pull --policy DIR FILE);\n" +

@@ -388,12 +388,19 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 	if doc.Address != "NodePool/gpu" || doc.Region != "eu-west-1" || doc.Tags["gpufleet:cost-center"] != "cc-1001" {
 		t.Fatalf("document %+v", doc)
 	}
-	want := stdout.String()
+	// The file of each pool, which its findings name, as a combined run's do.
+	var files struct {
+		Files map[string]string `json:"files"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &files); err != nil || !maps.Equal(files.Files, map[string]string{"NodePool/gpu": nodePool}) {
+		t.Fatalf("files %v (%v)", files.Files, err)
+	}
+	want := strings.Replace(stdout.String(), strings.Trim(jsonString(t, nodePool), `"`), "ml/karpenter/gpu.yaml", 1)
 
 	// A directory, as conftest test takes one: its .yaml, .yml and .json files at any depth, the
-	// rest passed over; the same documents as of its files given one by one.
+	// rest passed over; the same documents as of its files given one by one, under its paths.
 	repo := filepath.Join(dir, "repo")
-	for name, from := range map[string]string{"clusters/ml/karpenter/gpu.yaml": nodePool, "clusters/ml/classes/gpu.yml": nodeClass} {
+	for name, from := range map[string]string{"ml/karpenter/gpu.yaml": nodePool, "ml/classes/gpu.yml": nodeClass} {
 		raw, err := os.ReadFile(from)
 		if err == nil {
 			err = os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755)
@@ -409,7 +416,9 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 		t.Fatal(err)
 	}
 	stdout.Reset()
-	if code := run([]string{"documents", "--data", "../../../../policies/examples/policy-data.yaml", repo}, nil, &stdout, &stderr); code != 0 || stdout.String() != want {
+	data, _ := filepath.Abs(example)
+	t.Chdir(repo) // the files named as conftest names them: ml/…
+	if code := run([]string{"documents", "--data", data, "ml/"}, nil, &stdout, &stderr); code != 0 || stdout.String() != want {
 		t.Fatalf("exit %d: %s\n%s\nwant\n%s", code, stderr.String(), stdout.String(), want)
 	}
 	empty := filepath.Join(dir, "empty")
@@ -425,4 +434,14 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 	if code := run([]string{"documents", nodePool, write("notes.yaml", "title: not an object of Kubernetes\n")}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "notes.yaml: document 1 is not a Kubernetes object") || stdout.Len() > 0 {
 		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
 	}
+}
+
+// jsonString is s as JSON writes it.
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
