@@ -26,34 +26,21 @@ import data.gpufleet.rules
 
 # One plan or documents file, or the objects of one YAML document: its findings as they are. (Not
 # combined: the input is the file.)
-deny contains f if {
-	not inputs.passed_over
-	not inputs.combined
-	not documents.pool_files
-	some f in _plan_deny
-}
-
-warn contains f if {
-	not inputs.passed_over
-	not inputs.combined
-	not documents.pool_files
-	some f in _plan_warn
-}
-
-# A documents file of manifests (gpufleet-policy documents over YAML files): each finding names the
-# file of its NodePool or ComputeClass, as conftest --combine's on the files do.
 deny contains _in_pool_file(f) if {
+	not inputs.passed_over
 	not inputs.combined
-	documents.pool_files
 	some f in _plan_deny
 }
 
 warn contains _in_pool_file(f) if {
+	not inputs.passed_over
 	not inputs.combined
-	documents.pool_files
 	some f in _plan_warn
 }
 
+# A documents file of manifests (gpufleet-policy documents over YAML files) names the file of each
+# NodePool and ComputeClass: their findings name it, as conftest --combine's on the files do. (In
+# the rules above, not rules of their own: conftest counts deny and warn rules as its tests.)
 _in_pool_file(f) := inputs.in_file(f, documents.pool_files[f.address]) if {
 	is_string(documents.pool_files[f.address])
 } else := f
