@@ -148,9 +148,8 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, name := range names {
 		var raw []byte
 		var err error
-		if name == "-" {
+		if name == "-" { // named so in the documents' files, as conftest names it
 			raw, err = io.ReadAll(stdin)
-			name = "standard input"
 		} else {
 			raw, err = os.ReadFile(name)
 		}
@@ -161,6 +160,9 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		files = append(files, plandoc.ManifestFile{Path: name, Data: raw})
 	}
 	name := files[0].Path
+	if name == "-" {
+		name = "standard input"
+	}
 	plan, err := plandoc.Read(bytes.NewReader(files[0].Data))
 	if err != nil || len(files) > 1 {
 		// Kubernetes manifests (YAML or JSON: NodePools and their node classes and overlays,

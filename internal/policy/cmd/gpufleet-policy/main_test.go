@@ -396,6 +396,18 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 		t.Fatalf("files %v (%v)", files.Files, err)
 	}
 	want := strings.Replace(stdout.String(), strings.Trim(jsonString(t, nodePool), `"`), "ml/karpenter/gpu.yaml", 1)
+	// From standard input (helm template … | gpufleet-policy documents -), named "-" as conftest names it.
+	raw, err := os.ReadFile(nodePool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var piped bytes.Buffer
+	files.Files = nil
+	if code := run([]string{"documents", "-"}, bytes.NewReader(raw), &piped, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	} else if err := json.Unmarshal(piped.Bytes(), &files); err != nil || !maps.Equal(files.Files, map[string]string{"NodePool/gpu": "-"}) {
+		t.Fatalf("files of standard input %v (%v)", files.Files, err)
+	}
 
 	// A directory, as conftest test takes one: its .yaml, .yml and .json files at any depth, the
 	// rest passed over; the same documents as of its files given one by one, under its paths.
