@@ -69,43 +69,124 @@ func ReadManifests(files []ManifestFile) (*Plan, error) {
 	return p, nil
 }
 
-// ManifestPaths are the files gpufleet-policy documents reads for its arguments: a file (or - for
-// standard input) as it is; a directory, as conftest test takes one, its .yaml, .yml and .json files
-// at any depth in path order (a GitOps repository's cluster directory), named as conftest names them
-// (the directory's path joined with theirs). A path that is not a directory is returned as it is:
-// reading it tells what is wrong with it.
-func ManifestPaths(args []string) ([]string, error) {
+// ManifestPaths are the files gpufleet-policy documents reads for its arguments, taken as conftest
+// test takes them (runner.parseFileList and getWalkFn, conftest v0.71.1), so that the documents'
+// files name what conftest --combine's findings name:
+//   - a file (or - for standard input) as it is; a path that does not exist too: reading it tells
+//     what is wrong with it;
+//   - a directory, its .yaml, .yml and .json files at any depth in path order (a GitOps repository's
+//     cluster directory), named by the directory's path joined with theirs; a symbolic link is
+//     followed, a linked directory walked and a linked file named under its target's path, and a
+//     link to nothing is an error, as in conftest;
+//   - a file reached twice is read once: conftest keys the files it parses by name;
+//   - with ignore (conftest's --ignore), files whose path matches are passed over, in a directory
+//     (matched before a link is followed) and when named.
+//
+// A directory that holds no file to read, or arguments that leave none, are refused.
+func ManifestPaths(args []string, ignore *regexp.Regexp) ([]string, error) {
 	var paths []string
+	seen := map[string]bool{}
+	add := func(path string) {
+		if !seen[path] {
+			seen[path] = true
+			paths = append(paths, path)
+		}
+	}
 	for _, arg := range args {
+		if arg == "" {
+			continue
+		}
 		if arg == "-" {
-			paths = append(paths, arg)
+			add(arg)
 			continue
 		}
 		if info, err := os.Stat(arg); err != nil || !info.IsDir() {
-			paths = append(paths, arg) // reading it says what is wrong with it
+			if ignore == nil || !ignore.MatchString(arg) {
+				add(arg)
+			}
 			continue
 		}
-		n := len(paths)
-		err := filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".yaml", ".yml", ".json":
-				if !d.IsDir() {
-					paths = append(paths, path)
-				}
-			}
-			return nil
-		})
+		found := 0
+		err := filepath.Walk(arg, manifestWalk(map[string]bool{}, ignore, func(path string) {
+			found++
+			add(path)
+		}))
 		if err != nil {
 			return nil, err
 		}
-		if len(paths) == n {
+		if found == 0 {
 			return nil, fmt.Errorf("%s: the directory holds no .yaml, .yml or .json file", arg)
 		}
 	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no file to read in %s", strings.Join(args, ", "))
+	}
 	return paths, nil
+}
+
+// ReadManifestFiles reads the files ManifestPaths names for ReadManifests: - from stdin, named
+// stdinName where it is not empty (conftest's --stdin-filename), - otherwise, as conftest names it.
+func ReadManifestFiles(paths []string, stdin io.Reader, stdinName string) ([]ManifestFile, error) {
+	files := make([]ManifestFile, 0, len(paths))
+	for _, path := range paths {
+		var raw []byte
+		var err error
+		if path == "-" {
+			if stdin == nil {
+				return nil, errors.New("- names standard input, and there is none")
+			}
+			raw, err = io.ReadAll(stdin)
+			if stdinName != "" {
+				path = stdinName
+			}
+		} else {
+			raw, err = os.ReadFile(path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, ManifestFile{Path: path, Data: raw})
+	}
+	return files, nil
+}
+
+// manifestWalk is conftest's walk function (runner.getWalkFn) for manifests: each directory walked
+// once by its path, links followed.
+func manifestWalk(visited map[string]bool, ignore *regexp.Regexp, add func(string)) filepath.WalkFunc {
+	return func(path string, info fs.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if info.IsDir() {
+			if visited[path] {
+				return filepath.SkipDir
+			}
+			visited[path] = true
+			return nil
+		}
+		if ignore != nil && ignore.MatchString(path) {
+			return nil
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return fmt.Errorf("%s: the link leads nowhere: %w", path, err)
+			}
+			targetInfo, err := os.Stat(target)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if targetInfo.IsDir() {
+				return filepath.Walk(target, manifestWalk(visited, ignore, add))
+			}
+			path = target
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+			add(path)
+		}
+		return nil
+	}
 }
 
 // manifestDocuments are the YAML documents of data as JSON values (sigs.k8s.io/yaml, as conftest

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -311,7 +312,7 @@ func mutateDeep(rng *rand.Rand, m map[string]any, values map[string][]any) {
 // directory without one such file is an error that names it.
 func TestManifestPaths(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"clusters/ml/karpenter/gpu.yaml", "clusters/ml/classes/gpu.YML", "clusters/ml/README.md", "clusters/gke/cc.json", "charts/x/templates/_helpers.tpl", "docs/empty/.keep"} {
+	for _, name := range []string{"clusters/ml/karpenter/gpu.yaml", "clusters/ml/classes/gpu.YML", "clusters/ml/README.md", "clusters/gke/cc.json", "charts/x/templates/_helpers.tpl", "docs/empty/.keep", "shared/gpu/nodepools.yaml"} {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -320,7 +321,7 @@ func TestManifestPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := ManifestPaths([]string{filepath.Join(dir, "clusters"), "-", filepath.Join(dir, "clusters/ml/README.md")})
+	got, err := ManifestPaths([]string{filepath.Join(dir, "clusters"), "-", filepath.Join(dir, "clusters/ml/README.md")}, nil)
 	want := []string{
 		filepath.Join(dir, "clusters/gke/cc.json"), filepath.Join(dir, "clusters/ml/classes/gpu.YML"), filepath.Join(dir, "clusters/ml/karpenter/gpu.yaml"),
 		"-", filepath.Join(dir, "clusters/ml/README.md"),
@@ -328,10 +329,62 @@ func TestManifestPaths(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("ManifestPaths: %q, %v; want %q", got, err, want)
 	}
-	if _, err := ManifestPaths([]string{filepath.Join(dir, "docs")}); err == nil || !strings.Contains(err.Error(), "docs: the directory holds no .yaml, .yml or .json file") {
+	if _, err := ManifestPaths([]string{filepath.Join(dir, "docs")}, nil); err == nil || !strings.Contains(err.Error(), "docs: the directory holds no .yaml, .yml or .json file") {
 		t.Fatalf("a directory without manifests: %v", err)
 	}
-	if got, err := ManifestPaths([]string{filepath.Join(dir, "missing")}); err != nil || !slices.Equal(got, []string{filepath.Join(dir, "missing")}) {
+	if got, err := ManifestPaths([]string{filepath.Join(dir, "missing")}, nil); err != nil || !slices.Equal(got, []string{filepath.Join(dir, "missing")}) {
 		t.Fatalf("a path that does not exist, left for reading to refuse: %q, %v", got, err)
+	}
+
+	// Symbolic links, as conftest test follows them (runner.getWalkFn, conftest v0.71.1): a linked
+	// directory is walked under its target's path, a linked file is named by its target's path, and
+	// a file reached twice is read once (conftest keys what it parses by file name). A team's shared
+	// NodePools linked into each cluster's directory are judged, not passed over.
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"clusters/ml/shared": "../../shared", "clusters/ml/gpu-link.yaml": "karpenter/gpu.yaml", "clusters/ml/cc.yml": "../gke/cc.json"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err = ManifestPaths([]string{filepath.Join(dir, "clusters", "ml"), filepath.Join(dir, "clusters", "ml", "classes", "gpu.YML")}, nil)
+	want = []string{
+		filepath.Join(resolved, "clusters/gke/cc.json"), filepath.Join(dir, "clusters/ml/classes/gpu.YML"), filepath.Join(resolved, "clusters/ml/karpenter/gpu.yaml"),
+		filepath.Join(dir, "clusters/ml/karpenter/gpu.yaml"), filepath.Join(resolved, "shared/gpu/nodepools.yaml"),
+	}
+	if resolved == dir {
+		want = slices.Delete(want, 3, 4) // the link and the file, one path
+	}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("ManifestPaths over links: %q, %v; want %q", got, err, want)
+	}
+	if err := os.Symlink("nowhere.yaml", filepath.Join(dir, "clusters/gke/dangling.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ManifestPaths([]string{filepath.Join(dir, "clusters", "gke")}, nil); err == nil || !strings.Contains(err.Error(), "dangling.yaml") {
+		t.Fatalf("a link to nothing, which conftest refuses too: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "clusters/gke/dangling.yaml")); err != nil {
+		t.Fatal(err)
+	}
+
+	// conftest test --ignore REGEX: files whose path matches are passed over, in a directory and
+	// when named; a directory left with nothing, or arguments all ignored, are refused.
+	ignore := regexp.MustCompile(`cc\.|README`)
+	got, err = ManifestPaths([]string{filepath.Join(dir, "clusters"), filepath.Join(dir, "clusters/ml/README.md")}, ignore)
+	want = []string{filepath.Join(dir, "clusters/ml/classes/gpu.YML"), filepath.Join(resolved, "clusters/ml/karpenter/gpu.yaml"), filepath.Join(dir, "clusters/ml/karpenter/gpu.yaml"), filepath.Join(resolved, "shared/gpu/nodepools.yaml")}
+	if resolved == dir {
+		want = slices.Delete(want, 2, 3)
+	}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("ManifestPaths --ignore: %q, %v; want %q", got, err, want)
+	}
+	if _, err := ManifestPaths([]string{filepath.Join(dir, "clusters/gke")}, ignore); err == nil || !strings.Contains(err.Error(), "gke: the directory holds no .yaml, .yml or .json file") {
+		t.Fatalf("a directory whose manifests are all ignored: %v", err)
+	}
+	if _, err := ManifestPaths([]string{filepath.Join(dir, "clusters/ml/README.md")}, ignore); err == nil || !strings.Contains(err.Error(), "no file to read") {
+		t.Fatalf("arguments all ignored: %v", err)
 	}
 }

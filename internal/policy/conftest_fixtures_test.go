@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -140,14 +141,16 @@ func documentsFile(t *testing.T, path string) (string, bool) {
 // files, in a temporary pools.json.
 func manifestDocumentsFile(t *testing.T, paths []string, data []string, policies string) string {
 	t.Helper()
-	var files []plandoc.ManifestFile
-	for _, path := range paths {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, plandoc.ManifestFile{Path: path, Data: raw})
+	files, err := plandoc.ReadManifestFiles(paths, nil, "")
+	if err != nil {
+		t.Fatal(err)
 	}
+	return manifestDocumentsOf(t, files, data, policies)
+}
+
+// manifestDocumentsOf is manifestDocumentsFile of files already read.
+func manifestDocumentsOf(t *testing.T, files []plandoc.ManifestFile, data []string, policies string) string {
+	t.Helper()
 	p, err := plandoc.ReadManifests(files)
 	if err != nil {
 		t.Fatal(err)
@@ -457,6 +460,25 @@ func TestConftest_manifestsAsThePolicyInCIGuideQuotes(t *testing.T) {
 			t.Errorf("the guide quotes\n%s …\nconftest printed\n%s", q, printed)
 		}
 	}
+	// A chart beside the manifests: its Chart.yaml is refused, naming it, and the guide's --ignore
+	// passes it over, leaving the findings of the manifests.
+	ignore := regexp.MustCompile(`(?m)^conftest test --combine --ignore '([^']+)' .* clusters/ml-us/$`).FindStringSubmatch(section)
+	if ignore == nil {
+		t.Fatal("the guide shows no conftest --ignore on the cluster directory")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "clusters", "ml-us", "charts", "gpu"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "clusters", "ml-us", "charts", "gpu", "Chart.yaml"), []byte("apiVersion: v2\nname: gpu\nversion: 0.1.0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	withChart, ignored := conftest(nil, "clusters/ml-us/"), conftest(nil, "--ignore", ignore[1], "clusters/ml-us/")
+	if !strings.Contains(withChart, "FAIL - Combined - main - GF-INPUT-001: clusters/ml-us/charts/gpu/Chart.yaml: ") {
+		t.Errorf("a chart's Chart.yaml in the directory, without --ignore:\n%s", withChart)
+	}
+	if want := conftest(nil, "clusters/ml-us/notebooks.yaml", "clusters/ml-us/finetune.yaml"); strings.Contains(ignored, "GF-INPUT-001") || ignored != want {
+		t.Errorf("--ignore '%s':\n%s\nwant\n%s", ignore[1], ignored, want)
+	}
 }
 
 // gpufleet-policy documents on a directory (plandoc.ManifestPaths: its manifests at any depth) and
@@ -475,8 +497,12 @@ func TestConftest_documentsOfADirectory(t *testing.T) {
 		"karpenter_training_disruption.yaml":          "training/finetune.yaml",
 		"karpenter_no_gpu_limit.yaml":                 "inference/nodepools.yml",
 		"computeclass_scale_up_anyway.yaml":           "README.md", // not a manifest: passed over by both
+		// NodePools shared by the clusters' directories, linked into each: conftest follows the links
+		// and names the files under their targets' paths.
+		"../shared/gpu/karpenter_isolation.yaml": "../shared/gpu/isolation.yaml",
+		"../shared/karpenter_budget.yaml":        "../shared/budget.yaml",
 	} {
-		b, err := os.ReadFile(filepath.Join(policies, "testdata", "kube", from))
+		b, err := os.ReadFile(filepath.Join(policies, "testdata", "kube", filepath.Base(from)))
 		if err == nil {
 			err = os.MkdirAll(filepath.Dir(filepath.Join(dir, "ml-us", to)), 0o755)
 		}
@@ -487,9 +513,19 @@ func TestConftest_documentsOfADirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Chdir(dir) // the files named as conftest names them: ml-us/…
+	for link, target := range map[string]string{"ml-us/shared-gpu": "../shared/gpu", "ml-us/budget.yaml": "../shared/budget.yaml", "ml-us/training/again.yml": "finetune.yaml"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir) // the files named as conftest names them: ml-us/…, shared/…
+	var stdin []byte
 	conftest := func(args ...string) ([]string, error) {
-		out, err := exec.Command(bin, append([]string{"test", "--no-color", "-o", "json", "--policy", policies, "--data", data}, args...)...).Output()
+		cmd := exec.Command(bin, append([]string{"test", "--no-color", "-o", "json", "--policy", policies, "--data", data}, args...)...)
+		if stdin != nil {
+			cmd.Stdin = bytes.NewReader(stdin)
+		}
+		out, err := cmd.Output()
 		var exitErr *exec.ExitError
 		if err != nil && (!errors.As(err, &exitErr) || exitErr.ExitCode() != 1) {
 			t.Fatalf("conftest %s: %v: %s", strings.Join(args, " "), err, out)
@@ -507,10 +543,10 @@ func TestConftest_documentsOfADirectory(t *testing.T) {
 		file, _ := f["metadata"].(map[string]any)["file"].(string)
 		files = append(files, file)
 	}
-	if slices.Sort(files); !slices.Equal(slices.Compact(files), []string{"ml-us/inference/nodepools.yml", "ml-us/notebooks.yaml", "ml-us/training/finetune.yaml"}) {
-		t.Fatalf("the combined run's findings name the files %q, not the three of manifests", files)
+	if slices.Sort(files); !slices.Equal(slices.Compact(files), []string{"ml-us/inference/nodepools.yml", "ml-us/notebooks.yaml", "ml-us/training/finetune.yaml", "shared/budget.yaml", "shared/gpu/isolation.yaml"}) {
+		t.Fatalf("the combined run's findings name the files %q, not the five of manifests", files)
 	}
-	paths, pathsErr := plandoc.ManifestPaths([]string{"ml-us/"})
+	paths, pathsErr := plandoc.ManifestPaths([]string{"ml-us/"}, nil)
 	if pathsErr != nil {
 		t.Fatal(pathsErr)
 	}
@@ -518,5 +554,35 @@ func TestConftest_documentsOfADirectory(t *testing.T) {
 	viaDocuments, docErr := conftest(documents)
 	if !slices.Equal(combined, viaDocuments) || (err == nil) != (docErr == nil) {
 		t.Fatalf("conftest on the documents of the directory (exit %v):\n%s\non the directory (exit %v):\n%s", docErr, strings.Join(viaDocuments, "\n"), err, strings.Join(combined, "\n"))
+	}
+
+	// conftest test --ignore, given to both: matched on the paths walked, before links are followed
+	// (the link ml-us/shared-gpu, not shared/gpu/…).
+	const ignore = `finetune|again|shared-gpu$`
+	combined, err = conftest("--combine", "--ignore", ignore, "ml-us/")
+	if paths, pathsErr = plandoc.ManifestPaths([]string{"ml-us/"}, regexp.MustCompile(ignore)); pathsErr != nil {
+		t.Fatal(pathsErr)
+	}
+	viaDocuments, docErr = conftest(manifestDocumentsFile(t, paths, []string{"examples/policy-data.yaml"}, policies))
+	if !slices.Equal(combined, viaDocuments) || (err == nil) != (docErr == nil) || slices.ContainsFunc(combined, func(m string) bool { return strings.Contains(m, "finetune") || strings.Contains(m, "isolation.yaml") }) {
+		t.Fatalf("--ignore %s: conftest on the documents (exit %v):\n%s\non the directory (exit %v):\n%s", ignore, docErr, strings.Join(viaDocuments, "\n"), err, strings.Join(combined, "\n"))
+	}
+
+	// helm template … | conftest test --combine --stdin-filename NAME -: the findings name NAME.
+	helm, err := os.ReadFile(filepath.Join(policies, "testdata", "kube", "helm_template_output.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rendered = "charts/gpu-pools/rendered.yaml"
+	stdin = helm
+	combined, err = conftest("--combine", "--stdin-filename", rendered, "-")
+	stdin = nil
+	piped, readErr := plandoc.ReadManifestFiles([]string{"-"}, bytes.NewReader(helm), rendered)
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+	viaDocuments, docErr = conftest(manifestDocumentsOf(t, piped, []string{"examples/policy-data.yaml"}, policies))
+	if len(combined) == 0 || !slices.Equal(combined, viaDocuments) || (err == nil) != (docErr == nil) || !strings.Contains(combined[0], `"file":"`+rendered+`"`) {
+		t.Fatalf("--stdin-filename: conftest on the documents (exit %v):\n%s\non standard input (exit %v):\n%s", docErr, strings.Join(viaDocuments, "\n"), err, strings.Join(combined, "\n"))
 	}
 }

@@ -45,6 +45,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -53,7 +54,7 @@ import (
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policybundle"
 )
 
-const usage = "usage: gpufleet-policy documents [-o FILE] [--data FILE ...] PLAN.json | MANIFEST.yaml|DIR ...\n" +
+const usage = "usage: gpufleet-policy documents [-o FILE] [--data FILE ...] [--ignore REGEX] [--stdin-filename NAME] PLAN.json | MANIFEST.yaml|DIR ...\n" +
 	"       gpufleet-policy bundle -o DIR|FILE.tar.gz\n" +
 	"       gpufleet-policy bundle --format hcp -o DIR [--data FILE ...]\n" +
 	"       gpufleet-policy bundle --format opa -o BUNDLE.tar.gz [--data FILE ...] [--signing-key KEY [--signing-alg RS256|HS256|...] [--signing-key-id ID]]\n" +
@@ -62,10 +63,12 @@ const usage = "usage: gpufleet-policy documents [-o FILE] [--data FILE ...] PLAN
 	"       gpufleet-policy utilization --prometheus URL --pool NAME [--selector MATCHERS] [--window 14d] [--step 5m] ...\n" +
 	"documents: the pool documents of a Terraform plan's JSON, or of Kubernetes manifests (YAML or JSON:\n" +
 	"  any number of files, and directories, whose .yaml, .yml and .json files are read at any depth, as\n" +
-	"  conftest reads a directory; judged together as conftest --combine judges them; - reads standard\n" +
-	"  input), for conftest test --policy DIR FILE: the same findings as on the plan or manifests (each\n" +
-	"  naming its manifest's file, as conftest --combine's do), documents built once.\n" +
+	"  conftest reads a directory, symbolic links followed; judged together as conftest --combine judges\n" +
+	"  them; - reads standard input), for conftest test --policy DIR FILE: the same findings as on the\n" +
+	"  plan or manifests (each naming its manifest's file, as conftest --combine's do), documents built once.\n" +
 	"  --data: the policy data's cluster registry, for manifests whose objects name no zone (give conftest the same).\n" +
+	"  --ignore, --stdin-filename: as conftest test's (files whose path matches REGEX passed over; the name\n" +
+	"  of standard input in the findings, - without it).\n" +
 	"bundle: writes the gpufleet policy bundle of this release, without its tests: for conftest, to DIR\n" +
 	"  (or, with -o FILE.tar.gz, as the archive a release publishes for conftest pull --policy DIR FILE);\n" +
 	"  --format opa, an OPA bundle archive for OPA servers (the catalog and the --data policy data as\n" +
@@ -124,9 +127,19 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := fset.String("o", "", "")
 	var dataFiles multiFlag
 	fset.Var(&dataFiles, "data", "")
+	ignore := fset.String("ignore", "", "")
+	stdinName := fset.String("stdin-filename", "", "")
 	if fset.Parse(args) != nil || fset.NArg() < 1 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	var ignoreRegexp *regexp.Regexp
+	if *ignore != "" {
+		var err error
+		if ignoreRegexp, err = regexp.Compile(*ignore); err != nil {
+			fmt.Fprintf(stderr, "--ignore: %v\n", err)
+			return 2
+		}
 	}
 	// The cluster registry of the policy data places Kubernetes objects that name no zone: conftest
 	// must judge the documents with the same data.
@@ -139,28 +152,18 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		clusters, _ = data.Raw["gpufleet"].(map[string]any)["clusters"].(map[string]any)
 	}
-	names, err := plandoc.ManifestPaths(fset.Args())
+	names, err := plandoc.ManifestPaths(fset.Args(), ignoreRegexp)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	var files []plandoc.ManifestFile
-	for _, name := range names {
-		var raw []byte
-		var err error
-		if name == "-" { // named so in the documents' files, as conftest names it
-			raw, err = io.ReadAll(stdin)
-		} else {
-			raw, err = os.ReadFile(name)
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		files = append(files, plandoc.ManifestFile{Path: name, Data: raw})
+	files, err := plandoc.ReadManifestFiles(names, stdin, *stdinName)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
 	}
 	name := files[0].Path
-	if name == "-" {
+	if name == "-" && *stdinName == "" {
 		name = "standard input"
 	}
 	plan, err := plandoc.Read(bytes.NewReader(files[0].Data))
@@ -178,7 +181,7 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: %v; run it on the JSON of a plan: terraform show -json plan.out > plan.json\n", name, err)
 			return 1
 		default:
-			fmt.Fprintf(stderr, "%v; run it on the JSON of one plan (terraform show -json plan.out > plan.json) or on Kubernetes manifests\n", kubeErr)
+			fmt.Fprintf(stderr, "%v; run it on the JSON of one plan (terraform show -json plan.out > plan.json) or on Kubernetes manifests (--ignore REGEX passes over other files, as conftest test --ignore does)\n", kubeErr)
 			return 1
 		}
 	}

@@ -433,6 +433,35 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 	if code := run([]string{"documents", "--data", data, "ml/"}, nil, &stdout, &stderr); code != 0 || stdout.String() != want {
 		t.Fatalf("exit %d: %s\n%s\nwant\n%s", code, stderr.String(), stdout.String(), want)
 	}
+	// A file that is not a manifest (a chart's Chart.yaml) is refused, as the bundle refuses it in
+	// conftest (GF-INPUT-001); --ignore passes it over, as conftest test --ignore does.
+	if err := os.MkdirAll("ml/charts/gpu", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("ml/charts/gpu/Chart.yaml", []byte("apiVersion: v2\nname: gpu\nversion: 0.1.0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if code := run([]string{"documents", "--data", data, "ml/"}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "ml/charts/gpu/Chart.yaml: document 1 is not a Kubernetes object") || !strings.Contains(stderr.String(), "--ignore REGEX passes over other files") || stdout.Len() > 0 {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"documents", "--data", data, "--ignore", `charts/`, "ml/"}, nil, &stdout, &stderr); code != 0 || stdout.String() != want {
+		t.Fatalf("--ignore: exit %d: %s\n%s\nwant\n%s", code, stderr.String(), stdout.String(), want)
+	}
+	stderr.Reset()
+	if code := run([]string{"documents", "--ignore", `(`, "ml/"}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--ignore: error parsing regexp") {
+		t.Fatalf("a bad --ignore: exit %d, stderr %q", code, stderr.String())
+	}
+	// --stdin-filename names standard input in the documents' files, as conftest's names it.
+	piped.Reset()
+	files.Files = nil
+	if code := run([]string{"documents", "--stdin-filename", "charts/gpu/rendered.yaml", "-"}, bytes.NewReader(raw), &piped, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	} else if err := json.Unmarshal(piped.Bytes(), &files); err != nil || !maps.Equal(files.Files, map[string]string{"NodePool/gpu": "charts/gpu/rendered.yaml"}) {
+		t.Fatalf("files of standard input named by --stdin-filename %v (%v)", files.Files, err)
+	}
+
 	empty := filepath.Join(dir, "empty")
 	if err := os.MkdirAll(filepath.Join(empty, "docs"), 0o755); err != nil {
 		t.Fatal(err)
