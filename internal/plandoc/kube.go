@@ -150,6 +150,67 @@ func ReadManifestFiles(paths []string, stdin io.Reader, stdinName string) ([]Man
 	return files, nil
 }
 
+// ConftestUnread are the lines of data, a file of YAML manifests, that start a document conftest
+// test never reads although kubectl applies it: conftest (parser/yaml, v0.71.1) splits a file
+// into documents only at lines of "---" alone, with the file's line ending (CRLF if any line has
+// one), and reads only the first document of each part (sigs.k8s.io/yaml). kubectl's YAML reader
+// also takes "--- " and "--- # comment" as separators, and "---" with either ending, so a NodePool
+// after such a line passes conftest unjudged (TestConftest_separatorsConftestSkips runs conftest
+// on each case). Each line returned is the separator of a document with content that conftest
+// skips; a comment or blank document is not reported.
+func ConftestUnread(data []byte) []int {
+	linebreak := []byte("\n")
+	if bytes.Contains(data, []byte("\r\n")) {
+		linebreak = []byte("\r\n")
+	}
+	sep := slices.Concat(linebreak, []byte("---"), linebreak)
+	var unread []int
+	line := 1
+	for {
+		part, rest, found := bytes.Cut(data, sep)
+		unread = append(unread, unreadIn(part, line)...)
+		if !found {
+			return unread
+		}
+		line += bytes.Count(part, []byte("\n")) + 2
+		data = rest
+	}
+}
+
+// unreadIn is ConftestUnread for one of conftest's parts, starting at line: as go-yaml reads a
+// stream, a separator starts the first document when only comments, blank lines and directives
+// precede it, and a new document otherwise; conftest keeps the first.
+func unreadIn(part []byte, line int) []int {
+	var unread []int
+	docs, content, sepLine := 0, false, 0
+	for n := line; len(part) > 0; n++ {
+		var l []byte
+		l, part, _ = bytes.Cut(part, []byte("\n"))
+		if after, ok := bytes.CutPrefix(l, []byte("---")); ok {
+			if t := bytes.TrimSpace(after); len(t) == 0 || t[0] == '#' {
+				switch {
+				case docs == 0 && !content:
+					docs = 1
+				case docs == 0:
+					docs = 2
+				default:
+					docs++
+				}
+				content, sepLine = false, n
+				continue
+			}
+		}
+		if t := bytes.TrimSpace(l); len(t) == 0 || t[0] == '#' || t[0] == '%' || content {
+			continue
+		}
+		content = true
+		if docs >= 2 {
+			unread = append(unread, sepLine)
+		}
+	}
+	return unread
+}
+
 // manifestWalk is conftest's walk function (runner.getWalkFn) for manifests: each directory walked
 // once by its path, links followed.
 func manifestWalk(visited map[string]bool, ignore *regexp.Regexp, add func(string)) filepath.WalkFunc {

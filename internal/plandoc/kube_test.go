@@ -388,3 +388,30 @@ func TestManifestPaths(t *testing.T) {
 		t.Fatalf("arguments all ignored: %v", err)
 	}
 }
+
+// The separators after which conftest reads nothing of a YAML file although kubectl applies what
+// follows (ConftestUnread), on the cases that TestConftest_separatorsConftestSkips checks against
+// conftest itself.
+func TestConftestUnread(t *testing.T) {
+	raw, err := os.ReadFile("testdata/conftest_separators.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Cases map[string]struct {
+			YAML   string `json:"yaml"`
+			Unread []int  `json:"unread"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil || len(file.Cases) < 10 {
+		t.Fatalf("%d cases: %v", len(file.Cases), err)
+	}
+	const cm, np = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\n"
+	crlf := strings.NewReplacer("\n", "\r\n")
+	expand := strings.NewReplacer("{cm}", cm, "{np}", np, "{cm_crlf}", crlf.Replace(cm), "{np_crlf}", crlf.Replace(np))
+	for name, c := range file.Cases {
+		if got := ConftestUnread([]byte(expand.Replace(c.YAML))); !slices.Equal(got, c.Unread) && (len(got) > 0 || len(c.Unread) > 0) {
+			t.Errorf("%s: ConftestUnread %v, want %v", name, got, c.Unread)
+		}
+	}
+}

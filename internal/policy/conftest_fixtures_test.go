@@ -586,3 +586,57 @@ func TestConftest_documentsOfADirectory(t *testing.T) {
 		t.Fatalf("--stdin-filename: conftest on the documents (exit %v):\n%s\non standard input (exit %v):\n%s", docErr, strings.Join(viaDocuments, "\n"), err, strings.Join(combined, "\n"))
 	}
 }
+
+// conftest test splits a YAML file only at lines of "---" alone and reads the first document of
+// each part: after "--- ", "--- # comment", or "---" with LF in a file with CRLF line endings
+// (separators for kubectl), a GPU NodePool passes conftest unjudged. plandoc.ConftestUnread tells
+// those lines (gpufleet-policy documents warns of them and reads the documents as kubectl does):
+// on each case of plandoc's testdata, conftest reports the NodePool's GF-AS-007 exactly when
+// ConftestUnread reports no line.
+func TestConftest_separatorsConftestSkips(t *testing.T) {
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	policies, _ := filepath.Abs("../../policies")
+	raw, err := os.ReadFile("../plandoc/testdata/conftest_separators.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Cases map[string]struct {
+			YAML string `json:"yaml"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil || len(file.Cases) < 10 {
+		t.Fatalf("%d cases: %v", len(file.Cases), err)
+	}
+	fixture, err := os.ReadFile(filepath.Join(policies, "testdata", "kube", "karpenter_no_gpu_limit.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	np, _, _ := strings.Cut(string(fixture), "\n---\n") // the NodePool, without its node class
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+	crlf := strings.NewReplacer("\n", "\r\n")
+	expand := strings.NewReplacer("{cm}", cm, "{np}", np+"\n", "{cm_crlf}", crlf.Replace(cm), "{np_crlf}", crlf.Replace(np+"\n"))
+	dir := t.TempDir()
+	skipped := 0
+	for name, c := range file.Cases {
+		data := []byte(expand.Replace(c.YAML))
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".yaml")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := exec.Command(bin, "test", "--no-color", "--combine", "--policy", policies, "--data", filepath.Join(policies, "examples", "policy-data.yaml"), path).CombinedOutput()
+		judged, unread := strings.Contains(string(out), "GF-AS-007: "), plandoc.ConftestUnread(data)
+		if judged == (len(unread) > 0) {
+			t.Errorf("%s: conftest judged the NodePool: %v; ConftestUnread: %v\n%s", name, judged, unread, out)
+		}
+		if !judged {
+			skipped++
+		}
+	}
+	if skipped < 4 {
+		t.Errorf("conftest skipped the NodePool in %d cases only", skipped)
+	}
+}

@@ -462,6 +462,17 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 		t.Fatalf("files of standard input named by --stdin-filename %v (%v)", files.Files, err)
 	}
 
+	// A separator kubectl takes and conftest does not ("--- " here): the NodePool after it is read,
+	// and the line is named in a warning.
+	stdout.Reset()
+	stderr.Reset()
+	configMap := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n--- # the GPU pool\n"
+	if code := run([]string{"documents", "--stdin-filename", "gitops/gpu.yaml", "-"}, strings.NewReader(configMap+string(raw)), &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), `"NodePool/gpu"`) {
+		t.Fatalf("exit %d: %s\n%s", code, stderr.String(), stdout.String())
+	} else if !strings.HasPrefix(stderr.String(), "gitops/gpu.yaml:4: warning: kubectl starts a document at this separator, conftest test does not") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Fatalf("the warning: %q", stderr.String())
+	}
+
 	empty := filepath.Join(dir, "empty")
 	if err := os.MkdirAll(filepath.Join(empty, "docs"), 0o755); err != nil {
 		t.Fatal(err)
