@@ -85,15 +85,35 @@ _in_kube_file(f) := inputs.in_file(f, documents.kube_files[f.address]) if {
 # Input that is not a Terraform plan nor a documents file (state, {}, another format, a string, a
 # number, an array that is not conftest --combine's): one clear failure per such file instead of
 # passing checks.
-deny contains _input_failure(path, why) if {
+deny contains f if {
 	not inputs.passed_over
-	some [path, why] in inputs.not_judged
+	some f in _input_failures
 }
 
-_input_failure(path, why) := f if {
-	not inputs.combined
-	f := _input_finding(path, why)
-} else := object.union(_input_finding(path, why), {"file": path})
+_input_failures contains _input_failure(path, why) if some [path, why] in inputs.not_judged
+
+# Manifests that declare one NodePool, ComputeClass or node class several times (GF-INPUT-003):
+# several clusters' objects, or a base and its patch, judged together. gpufleet-policy documents
+# refuses them in the same words (plandoc.ReadManifests).
+_input_failures contains f if {
+	some [address, files] in documents.duplicate_objects
+	why := sprintf("%s is declared %d times (%s): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -", [address, count(files), concat(", ", files)])
+	finding := {
+		"msg": sprintf("GF-INPUT-003: %s: %s", [files[0], why]),
+		"rule": "GF-INPUT-003",
+		"address": address,
+		"attribute": "metadata.name",
+		"severity": "deny",
+	}
+	f := _combined_file(finding, files[0])
+}
+
+# A finding about a file names it in its metadata too when conftest combines files.
+_combined_file(f, path) := f if not inputs.combined
+
+else := object.union(f, {"file": path})
+
+_input_failure(path, why) := _combined_file(_input_finding(path, why), path)
 
 _input_finding(path, why) := {
 	"msg": sprintf("GF-INPUT-001: %s: %s; run conftest on the JSON of a plan: terraform show -json plan.out > plan.json", [path, why]),

@@ -342,3 +342,27 @@ test_unreadable_label_is_a_data_finding if {
 		["google_container_node_pool.y", `node_config[0].labels["gpufleet.io/interruptible"]`, `GF-DATA-004: google_container_node_pool.y: the label gpufleet.io/interruptible = "yes" is not a value the bundle reads (true or false, in any case), so the pool's workload interruptibility is unknown and the rules that need it could not judge the pool; set true or false`],
 	}
 }
+
+# GF-INPUT-003: one failure per object declared more than once, naming its first file and all of
+# them; with one NodePool per cluster directory, none.
+test_objects_declared_twice_fail_gf_input_003 if {
+	np := {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "gpu"}, "spec": {"template": {"spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.xlarge"]}]}}}}
+	deny := main.deny with input as combine({"clusters/us/gpu.yaml": np, "clusters/eu/gpu.yaml": np})
+	[f] := [f | some f in deny; f.rule == "GF-INPUT-003"]
+	f == {
+		"msg": "GF-INPUT-003: clusters/eu/gpu.yaml: NodePool/gpu is declared 2 times (clusters/eu/gpu.yaml, clusters/us/gpu.yaml): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -",
+		"rule": "GF-INPUT-003",
+		"address": "NodePool/gpu",
+		"attribute": "metadata.name",
+		"severity": "deny",
+		"file": "clusters/eu/gpu.yaml",
+	}
+	alone := main.deny with input as [np, np]
+	[g] := [g | some g in alone; g.rule == "GF-INPUT-003"]
+	not g.file
+	one := main.deny with input as combine({"clusters/us/gpu.yaml": np})
+	count(one) > 0
+	every h in one {
+		h.rule != "GF-INPUT-003"
+	}
+}

@@ -3,6 +3,7 @@ package plandoc
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -66,7 +67,45 @@ func ReadManifests(files []ManifestFile) (*Plan, error) {
 	if len(p.objects) == 0 {
 		return nil, errors.New("the input holds no Kubernetes object")
 	}
+	if err := duplicateObjects(p.objects); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// duplicateObjects refuses manifests that declare one NodePool, ComputeClass or node class several
+// times, in the words of the bundle's GF-INPUT-003 (documents_kube.rego's duplicate_objects, which
+// sorts them by API group, kind and name, each with its files sorted): several clusters' objects,
+// or a base and its patch, whose joins and files would be mixed up.
+func duplicateObjects(objects []kubeObject) error {
+	type key struct{ group, kind, name string }
+	files := map[key][]string{}
+	var keys []key
+	for _, o := range objects {
+		kind, _ := o.obj["kind"].(string)
+		apiVersion, _ := o.obj["apiVersion"].(string)
+		v, _ := at(o.obj, "metadata", "name")
+		name, named := v.(string)
+		if !named || (kind != "NodePool" && kind != "ComputeClass" && kind != "EC2NodeClass" && kind != "NodeClass") {
+			continue
+		}
+		group, _, _ := strings.Cut(apiVersion, "/")
+		k := key{group, kind, name}
+		if files[k] == nil {
+			keys = append(keys, k)
+		}
+		files[k] = append(files[k], o.path)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(strings.Compare(a.group, b.group), strings.Compare(a.kind, b.kind), strings.Compare(a.name, b.name))
+	})
+	for _, k := range keys {
+		if paths := files[k]; len(paths) > 1 {
+			slices.Sort(paths)
+			return fmt.Errorf("%s: %s/%s is declared %d times (%s): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -", paths[0], k.kind, k.name, len(paths), strings.Join(paths, ", "))
+		}
+	}
+	return nil
 }
 
 // ManifestPaths are the files gpufleet-policy documents reads for its arguments, taken as conftest

@@ -415,3 +415,59 @@ func TestConftestUnread(t *testing.T) {
 		}
 	}
 }
+
+// Manifests that declare a NodePool, ComputeClass or node class more than once (several clusters'
+// directories, a base and its patch): ReadManifests refuses them in the words of the bundle's
+// GF-INPUT-003 on the same files combined; one object per cluster directory is read.
+func TestReadManifests_duplicatesSameAsTheBundle(t *testing.T) {
+	q, err := rego.New(
+		rego.Query(`x := sort([f.msg | some f in data.main.deny; f.rule == "GF-INPUT-003"])`),
+		rego.Load([]string{"../../policies/main.rego", "../../policies/gpufleet"}, func(_ string, info os.FileInfo, _ int) bool {
+			return strings.HasSuffix(info.Name(), "_test.rego")
+		}),
+	).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const np = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge]}]\n"
+	const nc = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: gpu}\n"
+	const cc = "apiVersion: cloud.google.com/v1\nkind: ComputeClass\nmetadata: {name: gpu}\nspec: {priorities: [{machineType: g2-standard-8}]}\n"
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gpu}\n"
+	for _, c := range []struct {
+		name  string
+		files []ManifestFile
+		want  int // GF-INPUT-003 findings
+	}{
+		{"one cluster", []ManifestFile{{"clusters/us/gpu.yaml", []byte(np + "---\n" + nc)}, {"clusters/us/cc.yaml", []byte(cc)}, {"clusters/us/cm.yaml", []byte(cm)}}, 0},
+		{"two clusters' NodePools", []ManifestFile{{"clusters/us/gpu.yaml", []byte(np)}, {"clusters/eu/gpu.yaml", []byte(np)}}, 1},
+		{"one file, twice", []ManifestFile{{"gpu.yaml", []byte(np + "---\n" + cm + "---\n" + np)}}, 1},
+		{"a ComputeClass of two files, ConfigMaps of one name", []ManifestFile{{"b.yaml", []byte(cc + "---\n" + cm)}, {"a.yaml", []byte(cc + "---\n" + cm)}}, 1},
+		{"NodePools and node classes", []ManifestFile{{"us.yaml", []byte(np + "---\n" + nc)}, {"eu.yaml", []byte(np + "---\n" + nc)}}, 2},
+	} {
+		var combined []any
+		for _, f := range c.files {
+			docs, err := manifestDocuments(f.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			combined = append(combined, map[string]any{"path": f.Path, "contents": docs})
+		}
+		rs, err := q.Eval(context.Background(), rego.EvalInput(combined))
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("%s: %v %v", c.name, rs, err)
+		}
+		var msgs []string
+		for _, m := range rs[0].Bindings["x"].([]any) {
+			msgs = append(msgs, strings.TrimPrefix(m.(string), "GF-INPUT-003: "))
+		}
+		_, readErr := ReadManifests(c.files)
+		switch {
+		case len(msgs) != c.want:
+			t.Errorf("%s: the bundle fails GF-INPUT-003 %d times, want %d: %q", c.name, len(msgs), c.want, msgs)
+		case c.want == 0 && readErr != nil:
+			t.Errorf("%s: ReadManifests refuses it: %v", c.name, readErr)
+		case c.want > 0 && (readErr == nil || !slices.Contains(msgs, readErr.Error())):
+			t.Errorf("%s: ReadManifests says %v, the bundle %q", c.name, readErr, msgs)
+		}
+	}
+}

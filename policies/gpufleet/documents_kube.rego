@@ -118,6 +118,26 @@ kube_pools := array.concat(
 
 kube_files := {address: min({p | some [p, a, _] in kube_pools; a == address}) | some [_, address, _] in kube_pools}
 
+# [address, files] of each NodePool, ComputeClass and node class that manifests declare more than
+# once (GF-INPUT-003; files sorted, one entry per declaration). A cluster holds one object of a
+# kind and name, so these are several clusters' objects (conftest --combine over a directory of
+# clusters) or a base and its Kustomize patch, and judged together their node classes and files
+# would be mixed up. Neighbours once sorted by key, so no pair of objects is compared. A plan's
+# objects are told apart by their resources' addresses.
+duplicate_objects := [[concat("/", [key[1], key[2]]), [p | some [k, p] in _named_objects; k == key]] |
+	some key in {k |
+		some i, [k, _] in _named_objects
+		_named_objects[i + 1][0] == k
+	}
+]
+
+_named_objects := sort([[[split(obj.apiVersion, "/")[0], obj.kind, obj.metadata.name], path] |
+	not plan_input
+	some [_, path, obj] in kube_objects
+	obj.kind in {"NodePool", "ComputeClass", "EC2NodeClass", "NodeClass"}
+	is_string(obj.metadata.name)
+])
+
 # ---------------------------------------------------------------------------------------------
 # Shared helpers
 # ---------------------------------------------------------------------------------------------

@@ -171,3 +171,28 @@ test_mixed_mig_limits_are_the_gpu_limit if {
 	[[_, doc]] := documents.pools with input as mixed
 	doc.autoscaler.gpu_limit == 40
 }
+
+# Objects declared more than once (several clusters' directories combined, a base and its patch):
+# each NodePool, ComputeClass or node class of one kind and name with its files, sorted; other
+# kinds, objects of other names and a plan's resources are not.
+test_duplicate_objects if {
+	clusters := [
+		{"path": "clusters/us/gpu.yaml", "contents": gpu_nodepool},
+		{"path": "clusters/eu/gpu.yaml", "contents": gpu_nodepool},
+		{"path": "clusters/eu/gpu.yaml", "contents": node_class},
+		{"path": "clusters/us/gpu.yaml", "contents": node_class},
+		{"path": "clusters/us/overlay.yaml", "contents": overlay},
+		{"path": "clusters/eu/overlay.yaml", "contents": overlay},
+		{"path": "clusters/eu/cpu.yaml", "contents": cpu_nodepool},
+	]
+	documents.duplicate_objects == [
+		["EC2NodeClass/gpu", ["clusters/eu/gpu.yaml", "clusters/us/gpu.yaml"]],
+		["NodePool/gpu", ["clusters/eu/gpu.yaml", "clusters/us/gpu.yaml"]],
+	] with input as clusters
+	documents.duplicate_objects == [["NodePool/gpu", ["-", "-"]]] with input as [{"path": "-", "contents": [gpu_nodepool, cpu_nodepool, gpu_nodepool]}]
+	documents.duplicate_objects == [] with input as [{"path": "a.yaml", "contents": [gpu_nodepool, node_class, overlay, cpu_nodepool]}]
+	documents.duplicate_objects == [] with input as {"format_version": "1.2", "planned_values": {}, "resource_changes": [
+		{"address": "kubernetes_manifest.us", "mode": "managed", "type": "kubernetes_manifest", "change": {"actions": ["create"], "after": {"manifest": gpu_nodepool}}},
+		{"address": "kubernetes_manifest.eu", "mode": "managed", "type": "kubernetes_manifest", "change": {"actions": ["create"], "after": {"manifest": gpu_nodepool}}},
+	]}
+}

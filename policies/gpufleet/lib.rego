@@ -44,7 +44,7 @@ rule_ids := {
 	"GF-RS-001", "GF-RS-002", "GF-RS-003", "GF-RS-004", "GF-RS-005", "GF-RS-006", "GF-RS-007", "GF-ISO-001", "GF-ISO-002", "GF-ISO-003", "GF-ISO-004",
 	"GF-DR-001", "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-TAG-001",
 	"GF-AS-001", "GF-AS-002", "GF-AS-003", "GF-AS-004", "GF-AS-005", "GF-AS-006", "GF-AS-007", "GF-AS-008",
-	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-DATA-004", "GF-INPUT-001", "GF-INPUT-002", "GF-RULE-001", "GF-WAIVE-001",
+	"GF-DATA-001", "GF-DATA-002", "GF-DATA-003", "GF-DATA-004", "GF-INPUT-001", "GF-INPUT-002", "GF-INPUT-003", "GF-RULE-001", "GF-WAIVE-001",
 }
 
 # conftest run with --namespace gpufleet.rules or gpufleet.findings (or --all-namespaces) asks these
