@@ -73,6 +73,12 @@ func ReadManifests(files []ManifestFile) (*Plan, error) {
 	return p, nil
 }
 
+// DuplicateObjectsError is ReadManifests' refusal of manifests that declare one NodePool,
+// ComputeClass or node class several times, in the words of the bundle's GF-INPUT-003.
+type DuplicateObjectsError struct{ msg string }
+
+func (e *DuplicateObjectsError) Error() string { return e.msg }
+
 // duplicateObjects refuses manifests that declare one NodePool, ComputeClass or node class several
 // times, in the words of the bundle's GF-INPUT-003 (documents_kube.rego's duplicate_objects, which
 // sorts them by API group, kind and name, each with its files sorted): several clusters' objects,
@@ -102,7 +108,7 @@ func duplicateObjects(objects []kubeObject) error {
 	for _, k := range keys {
 		if paths := files[k]; len(paths) > 1 {
 			slices.Sort(paths)
-			return fmt.Errorf("%s: %s/%s is declared %d times (%s): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -", paths[0], k.kind, k.name, len(paths), strings.Join(paths, ", "))
+			return &DuplicateObjectsError{fmt.Sprintf("%s: %s/%s is declared %d times (%s): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -", paths[0], k.kind, k.name, len(paths), strings.Join(paths, ", "))}
 		}
 	}
 	return nil

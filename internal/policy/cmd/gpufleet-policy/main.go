@@ -185,6 +185,9 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if len(files) > 1 {
 				name = fmt.Sprintf("%d files", len(files))
 			}
+		case errors.As(kubeErr, new(*plandoc.DuplicateObjectsError)):
+			fmt.Fprintln(stderr, kubeErr) // manifests, but of several clusters (GF-INPUT-003)
+			return 1
 		case err != nil && !plandoc.LooksLikeManifests(files[0].Data):
 			fmt.Fprintf(stderr, "%s: %v; run it on the JSON of a plan: terraform show -json plan.out > plan.json\n", name, err)
 			return 1

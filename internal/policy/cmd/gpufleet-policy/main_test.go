@@ -473,6 +473,21 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 		t.Fatalf("the warning: %q", stderr.String())
 	}
 
+	// Two clusters' directories at once, each with its NodePool "gpu": refused in the words of the
+	// bundle's GF-INPUT-003, and nothing written.
+	if err := os.MkdirAll("ml-eu/karpenter", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("ml-eu/karpenter/gpu.yaml", raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"documents", "--ignore", "charts/", "ml/", "ml-eu/"}, nil, &stdout, &stderr); code != 1 || stdout.Len() > 0 ||
+		stderr.String() != "ml-eu/karpenter/gpu.yaml: NodePool/gpu is declared 2 times (ml-eu/karpenter/gpu.yaml, ml/karpenter/gpu.yaml): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -\n" {
+		t.Fatalf("two clusters: exit %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
+	}
+
 	empty := filepath.Join(dir, "empty")
 	if err := os.MkdirAll(filepath.Join(empty, "docs"), 0o755); err != nil {
 		t.Fatal(err)
