@@ -122,7 +122,9 @@ func duplicateObjects(objects []kubeObject) error {
 //   - a directory, its .yaml, .yml and .json files at any depth in path order (a GitOps repository's
 //     cluster directory), named by the directory's path joined with theirs; a symbolic link is
 //     followed, a linked directory walked and a linked file named under its target's path, and a
-//     link to nothing is an error, as in conftest;
+//     link to nothing is an error, as in conftest; a file of another format conftest reads (a
+//     Dockerfile, .tf, .gitignore, .env …), which the bundle fails with GF-INPUT-001, is an error
+//     naming it;
 //   - a file reached twice is read once: conftest keys the files it parses by name;
 //   - with ignore (conftest's --ignore), files whose path matches are passed over, in a directory
 //     (matched before a link is followed) and when named.
@@ -290,9 +292,46 @@ func manifestWalk(visited map[string]bool, ignore *regexp.Regexp, add func(strin
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".yaml", ".yml", ".json":
 			add(path)
+		default:
+			if format := conftestFormat(path); format != "" {
+				return fmt.Errorf("%s: conftest test reads this file too (as %s) and the bundle fails it with GF-INPUT-001, as it holds no Kubernetes manifest nor plan; pass it over with --ignore REGEX, given to conftest too", path, format)
+			}
 		}
 		return nil
 	}
+}
+
+// conftestFormat is the format conftest test parses a file of a directory as, other than YAML and
+// JSON ("" for a file it passes over): conftest v0.71.1's parser.NewFromPath (a Dockerfile,
+// Terraform and HCL, ignore files, .env files, nginx.conf, Jenkinsfiles, text protos, CODEOWNERS,
+// and the extensions named after its parsers). TestConftest_documentsOfADirectory checks a file of
+// each against conftest.
+func conftestFormat(path string) string {
+	name := strings.ToLower(filepath.Base(path))
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch {
+	case name == "dockerfile" || strings.HasPrefix(name, "dockerfile.") || ext == "dockerfile":
+		return "a Dockerfile"
+	case ext == "hcl" || ext == "tf" || ext == "tfvars":
+		return "HCL"
+	case ext == "gitignore" || ext == "dockerignore":
+		return "an ignore file"
+	case name == ".env" || strings.HasPrefix(name, ".env.") || ext == "env":
+		return "a .env file"
+	case name == "nginx.conf":
+		return "nginx configuration"
+	case name == "jenkinsfile" || strings.HasPrefix(name, "jenkinsfile."):
+		return "a Jenkinsfile"
+	case ext == "textproto" || ext == "textpb":
+		return "a text proto"
+	case name == "codeowners":
+		return "CODEOWNERS"
+	}
+	switch ext {
+	case "codeowners", "cue", "cyclonedx", "dockerfile", "edn", "groovy", "hcl1", "hcl2", "hocon", "ignore", "ini", "jsonc", "jsonnet", "nginx", "properties", "spdx", "textproto", "toml", "vcl", "xml", "dotenv":
+		return ext
+	}
+	return ""
 }
 
 // manifestDocuments are the YAML documents of data as JSON values (sigs.k8s.io/yaml, as conftest

@@ -335,6 +335,16 @@ func TestManifestPaths(t *testing.T) {
 	if got, err := ManifestPaths([]string{filepath.Join(dir, "missing")}, nil); err != nil || !slices.Equal(got, []string{filepath.Join(dir, "missing")}) {
 		t.Fatalf("a path that does not exist, left for reading to refuse: %q, %v", got, err)
 	}
+	// A file conftest reads as another format, which the bundle fails (GF-INPUT-001): refused, named.
+	if err := os.WriteFile(filepath.Join(dir, "docs", ".gitignore"), []byte("*.tmp\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ManifestPaths([]string{filepath.Join(dir, "docs")}, nil); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "docs", ".gitignore")+": conftest test reads this file too (as an ignore file)") {
+		t.Fatalf("a .gitignore: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "docs", ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
 
 	// Symbolic links, as conftest test follows them (runner.getWalkFn, conftest v0.71.1): a linked
 	// directory is walked under its target's path, a linked file is named by its target's path, and

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -19,11 +18,7 @@ import (
 // policies/testdata with the example policy data, and returns its output and exit code.
 func conftest(t *testing.T, fixture string, args ...string) (string, int) {
 	t.Helper()
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
-	policies, _ := filepath.Abs("../../policies")
+	bin, policies := conftestAndPolicies(t)
 	all := append([]string{"test", "--no-color", "--policy", policies, "--data", filepath.Join(policies, "examples", "policy-data.yaml")}, args...)
 	all = append(all, filepath.Join(policies, "testdata", fixture))
 	out, err := exec.Command(bin, all...).Output()

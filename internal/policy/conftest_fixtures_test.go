@@ -27,11 +27,7 @@ type expectedResult struct {
 // values, deletes, no policy data) gives exactly the results in testdata/expected when conftest
 // runs the bundle as CI does, with no builtin error (conftest --show-builtin-errors).
 func TestConftest_fixtures(t *testing.T) {
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
-	policies, _ := filepath.Abs("../../policies")
+	bin, policies := conftestAndPolicies(t)
 	files, err := filepath.Glob(filepath.Join(policies, "testdata", "expected", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no expected results under policies/testdata/expected: %v", err)
@@ -135,6 +131,21 @@ func documentsFile(t *testing.T, path string) (string, bool) {
 		t.Fatal(err)
 	}
 	return documents, true
+}
+
+// conftestAndPolicies are the pinned conftest (GPUFLEET_CONFTEST; the test is skipped without it)
+// and the absolute path of the policies directory.
+func conftestAndPolicies(t *testing.T) (string, string) {
+	t.Helper()
+	bin := os.Getenv("GPUFLEET_CONFTEST")
+	if bin == "" {
+		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
+	}
+	policies, err := filepath.Abs("../../policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin, policies
 }
 
 // manifestDocumentsFile writes what gpufleet-policy documents --data DATA... writes for manifest
@@ -242,11 +253,7 @@ func sortResults(rs []expectedResult) {
 // string, a number) is a GF-INPUT-001 failure naming it. Before, a combined input found no pool and
 // no GF-INPUT-001: "9 passed", exit 0, on the bundle's violating fixtures.
 func TestConftest_combine(t *testing.T) {
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
-	policies, _ := filepath.Abs("../../policies")
+	bin, policies := conftestAndPolicies(t)
 	expected, _ := filepath.Glob(filepath.Join(policies, "testdata", "expected", "*.json"))
 	var files []string
 	for _, file := range expected {
@@ -332,10 +339,7 @@ func TestConftest_combine(t *testing.T) {
 // The guide "Policy in CI" quotes a run of conftest --combine over envs/*/plan.json: the line of
 // the violating fixture's GF-ISO-001 as envs/prod/plan.json, up to its ellipsis.
 func TestConftest_combineAsThePolicyInCIGuideQuotes(t *testing.T) {
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
+	bin, _ := conftestAndPolicies(t)
 	raw, err := os.ReadFile("../../templates/guides/policy-in-ci.md.tmpl")
 	if err != nil {
 		t.Fatal(err)
@@ -355,10 +359,7 @@ func TestConftest_combineAsThePolicyInCIGuideQuotes(t *testing.T) {
 // policies/README.md's example output: each line is one conftest prints for the violating EKS
 // fixture saved as plan.json.
 func TestConftest_readmeExampleOutput(t *testing.T) {
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
+	bin, _ := conftestAndPolicies(t)
 	raw, err := os.ReadFile("../../policies/README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -404,10 +405,7 @@ func violatingFixtureAs(t *testing.T, conftest, path string, flags ...string) []
 // helm template output: each line it quotes (up to its ellipsis) is one conftest prints for the
 // manifest fixtures laid out as the guide lays them out.
 func TestConftest_manifestsAsThePolicyInCIGuideQuotes(t *testing.T) {
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
+	bin, _ := conftestAndPolicies(t)
 	raw, err := os.ReadFile("../../templates/guides/policy-in-ci.md.tmpl")
 	if err != nil {
 		t.Fatal(err)
@@ -485,11 +483,7 @@ func TestConftest_manifestsAsThePolicyInCIGuideQuotes(t *testing.T) {
 // conftest on its documents file get the findings conftest --combine gets on the directory, to the
 // letter (each naming its NodePool's or ComputeClass's file), and the same exit status.
 func TestConftest_documentsOfADirectory(t *testing.T) {
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
-	policies, _ := filepath.Abs("../../policies")
+	bin, policies := conftestAndPolicies(t)
 	data := filepath.Join(policies, "examples", "policy-data.yaml")
 	dir := t.TempDir()
 	for from, to := range map[string]string{
@@ -594,11 +588,7 @@ func TestConftest_documentsOfADirectory(t *testing.T) {
 // on each case of plandoc's testdata, conftest reports the NodePool's GF-AS-007 exactly when
 // ConftestUnread reports no line.
 func TestConftest_separatorsConftestSkips(t *testing.T) {
-	bin := os.Getenv("GPUFLEET_CONFTEST")
-	if bin == "" {
-		t.Skip("GPUFLEET_CONFTEST is not set (make test sets it to the pinned conftest)")
-	}
-	policies, _ := filepath.Abs("../../policies")
+	bin, policies := conftestAndPolicies(t)
 	raw, err := os.ReadFile("../plandoc/testdata/conftest_separators.json")
 	if err != nil {
 		t.Fatal(err)
@@ -638,5 +628,44 @@ func TestConftest_separatorsConftestSkips(t *testing.T) {
 	}
 	if skipped < 4 {
 		t.Errorf("conftest skipped the NodePool in %d cases only", skipped)
+	}
+}
+
+// The files of a directory conftest test reads besides YAML and JSON (plandoc's conftestFormat):
+// beside a NodePool, each fails conftest's run, named (the bundle's GF-INPUT-001, or conftest's
+// own parse error), and gpufleet-policy documents refuses the directory naming it; the files
+// conftest passes over are passed over by both.
+func TestConftest_filesOfADirectory(t *testing.T) {
+	bin, policies := conftestAndPolicies(t)
+	nodePool, err := os.ReadFile(filepath.Join(policies, "testdata", "kube", "karpenter_no_gpu_limit.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, contents := range map[string]string{
+		"Dockerfile": "FROM alpine:3\n", "Dockerfile.gpu": "FROM alpine:3\n", "main.tf": "locals {\n  a = 1\n}\n", "prod.tfvars": "a = 1\n",
+		".gitignore": "*.tmp\n", ".dockerignore": "*.tmp\n", ".env": "A=1\n", ".env.prod": "A=1\n", "nginx.conf": "events {}\n",
+		"Jenkinsfile": "pipeline {}\n", "CODEOWNERS": "* @platform\n", "settings.toml": "a = 1\n", "settings.ini": "[a]\nb = 1\n",
+		"pom.xml": "<a>1</a>\n", "app.properties": "a=1\n", "x.textproto": "a: 1\n",
+		"README.md": "", "values.tpl": "", "notes.txt": "", "LICENSE": "", // passed over
+	} {
+		dir := t.TempDir()
+		for file, body := range map[string][]byte{"np.yaml": nodePool, name: []byte(contents)} {
+			if err := os.WriteFile(filepath.Join(dir, file), body, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := exec.Command(bin, "test", "--no-color", "--combine", "--policy", policies, dir).CombinedOutput()
+		var exitErr *exec.ExitError
+		if err != nil && !errors.As(err, &exitErr) {
+			t.Fatal(err)
+		}
+		read := strings.Contains(string(out), filepath.Join(dir, name))
+		_, pathsErr := plandoc.ManifestPaths([]string{dir}, nil)
+		if read != (pathsErr != nil) || (pathsErr != nil && !strings.Contains(pathsErr.Error(), filepath.Join(dir, name)+": conftest test reads this file too")) {
+			t.Errorf("%s: conftest reads it: %v (%s); ManifestPaths: %v", name, read, out, pathsErr)
+		}
+		if _, err := plandoc.ManifestPaths([]string{dir}, regexp.MustCompile(regexp.QuoteMeta(name)+"$")); err != nil {
+			t.Errorf("%s, --ignore'd: %v", name, err)
+		}
 	}
 }

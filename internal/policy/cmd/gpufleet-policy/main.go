@@ -63,9 +63,10 @@ const usage = "usage: gpufleet-policy documents [-o FILE] [--data FILE ...] [--i
 	"       gpufleet-policy utilization --prometheus URL --pool NAME [--selector MATCHERS] [--window 14d] [--step 5m] ...\n" +
 	"documents: the pool documents of a Terraform plan's JSON, or of Kubernetes manifests (YAML or JSON:\n" +
 	"  any number of files, and directories, whose .yaml, .yml and .json files are read at any depth, as\n" +
-	"  conftest reads a directory, symbolic links followed; judged together as conftest --combine judges\n" +
-	"  them; - reads standard input), for conftest test --policy DIR FILE: the same findings as on the\n" +
-	"  plan or manifests (each naming its manifest's file, as conftest --combine's do), documents built once.\n" +
+	"  conftest reads a directory, symbolic links followed, files of other formats conftest reads refused;\n" +
+	"  judged together as conftest --combine judges them; - reads standard input), for conftest test\n" +
+	"  --policy DIR FILE: the same findings as on the plan or manifests (each naming its manifest's file,\n" +
+	"  as conftest --combine's do), documents built once.\n" +
 	"  --data: the policy data's cluster registry, for manifests whose objects name no zone (give conftest the same).\n" +
 	"  --ignore, --stdin-filename: as conftest test's (files whose path matches REGEX passed over; the name\n" +
 	"  of standard input in the findings, - without it).\n" +
