@@ -97,7 +97,7 @@ _input_failures contains _input_failure(path, why) if some [path, why] in inputs
 # refuses them in the same words (plandoc.ReadManifests).
 _input_failures contains f if {
 	some [address, files] in documents.duplicate_objects
-	why := sprintf("%s is declared %d times (%s): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -", [address, count(files), concat(", ", files)])
+	why := sprintf("%s is declared %d times (%s): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files are mixed up when judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -", [address, count(files), concat(", ", files)])
 	finding := {
 		"msg": sprintf("GF-INPUT-003: %s: %s", [files[0], why]),
 		"rule": "GF-INPUT-003",

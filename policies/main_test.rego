@@ -350,7 +350,7 @@ test_objects_declared_twice_fail_gf_input_003 if {
 	deny := main.deny with input as combine({"clusters/us/gpu.yaml": np, "clusters/eu/gpu.yaml": np})
 	[f] := [f | some f in deny; f.rule == "GF-INPUT-003"]
 	f == {
-		"msg": "GF-INPUT-003: clusters/eu/gpu.yaml: NodePool/gpu is declared 2 times (clusters/eu/gpu.yaml, clusters/us/gpu.yaml): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -",
+		"msg": "GF-INPUT-003: clusters/eu/gpu.yaml: NodePool/gpu is declared 2 times (clusters/eu/gpu.yaml, clusters/us/gpu.yaml): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files are mixed up when judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -",
 		"rule": "GF-INPUT-003",
 		"address": "NodePool/gpu",
 		"attribute": "metadata.name",

@@ -108,7 +108,7 @@ func duplicateObjects(objects []kubeObject) error {
 	for _, k := range keys {
 		if paths := files[k]; len(paths) > 1 {
 			slices.Sort(paths)
-			return &DuplicateObjectsError{fmt.Sprintf("%s: %s/%s is declared %d times (%s): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -", paths[0], k.kind, k.name, len(paths), strings.Join(paths, ", "))}
+			return &DuplicateObjectsError{fmt.Sprintf("%s: %s/%s is declared %d times (%s): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files are mixed up when judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -", paths[0], k.kind, k.name, len(paths), strings.Join(paths, ", "))}
 		}
 	}
 	return nil
@@ -304,7 +304,7 @@ func manifestWalk(visited map[string]bool, ignore *regexp.Regexp, add func(strin
 // conftestFormat is the format conftest test parses a file of a directory as, other than YAML and
 // JSON ("" for a file it passes over): conftest v0.71.1's parser.NewFromPath (a Dockerfile,
 // Terraform and HCL, ignore files, .env files, nginx.conf, Jenkinsfiles, text protos, CODEOWNERS,
-// and the extensions named after its parsers). TestConftest_documentsOfADirectory checks a file of
+// and the extensions named after its parsers). TestConftest_filesOfADirectory checks a file of
 // each against conftest.
 func conftestFormat(path string) string {
 	name := strings.ToLower(filepath.Base(path))
@@ -328,7 +328,7 @@ func conftestFormat(path string) string {
 		return "CODEOWNERS"
 	}
 	switch ext {
-	case "codeowners", "cue", "cyclonedx", "dockerfile", "edn", "groovy", "hcl1", "hcl2", "hocon", "ignore", "ini", "jsonc", "jsonnet", "nginx", "properties", "spdx", "textproto", "toml", "vcl", "xml", "dotenv":
+	case "codeowners", "cue", "cyclonedx", "edn", "groovy", "hcl1", "hcl2", "hocon", "ignore", "ini", "jsonc", "jsonnet", "nginx", "properties", "spdx", "toml", "vcl", "xml", "dotenv":
 		return ext
 	}
 	return ""

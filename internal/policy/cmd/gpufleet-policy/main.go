@@ -175,9 +175,9 @@ func documents(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch {
 		case kubeErr == nil:
 			plan = manifests
-			for _, f := range files {
-				if strings.EqualFold(filepath.Ext(f.Path), ".json") {
-					continue // conftest parses it as JSON
+			for i, f := range files {
+				if names[i] != "-" && strings.EqualFold(filepath.Ext(f.Path), ".json") {
+					continue // conftest parses it as JSON (standard input as YAML, whatever its name)
 				}
 				for _, line := range plandoc.ConftestUnread(f.Data) {
 					fmt.Fprintf(stderr, "%s:%d: warning: kubectl starts a document at this separator, conftest test does not: it splits a file only at lines of \"---\" alone (with the file's line endings) and reads the first document of each part, so the objects from here to the next such line pass conftest unjudged; these documents judge them, as kubectl applies them. Write \"---\" alone on the line.\n", f.Path, line)

@@ -484,7 +484,7 @@ spec: {tags: {gpufleet:cost-center: cc-1001}}
 	stdout.Reset()
 	stderr.Reset()
 	if code := run([]string{"documents", "--ignore", "charts/", "ml/", "ml-eu/"}, nil, &stdout, &stderr); code != 1 || stdout.Len() > 0 ||
-		stderr.String() != "ml-eu/karpenter/gpu.yaml: NodePool/gpu is declared 2 times (ml-eu/karpenter/gpu.yaml, ml/karpenter/gpu.yaml): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files would be mixed up if judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -\n" {
+		stderr.String() != "ml-eu/karpenter/gpu.yaml: NodePool/gpu is declared 2 times (ml-eu/karpenter/gpu.yaml, ml/karpenter/gpu.yaml): a cluster holds one object of a kind and name, so these are several clusters' objects or a base and its patch, whose node classes and files are mixed up when judged together; judge each cluster's manifests on their own, as kubectl applies them: one conftest run per cluster directory, or kustomize build | conftest test --combine -\n" {
 		t.Fatalf("two clusters: exit %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
 	}
 
