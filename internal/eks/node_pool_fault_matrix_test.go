@@ -28,7 +28,7 @@ import (
 )
 
 // The fault matrix (issue #34): every mutating call gpufleet makes when it creates a pool, changes it
-// (sizes, spot mix, labels and taints, tags, the launch template, the Kubernetes version, a pool on a
+// (sizes, spot mix and side swap, labels and taints, tags, the launch template, the Kubernetes version, a pool on a
 // reservation) and destroys it, broken in cloudsim the ways that call can break: refused (an IAM
 // denial, which no retryer retries), failed later (CREATE_FAILED, an update Failed with the node
 // group DEGRADED, DELETE_FAILED) or outlasting the timeout (stuck). Each row is named after the call
@@ -47,7 +47,7 @@ import (
 //     keeping what ran.
 func TestAccEKSNodePool_faultMatrix(t *testing.T) {
 	if os.Getenv(resource.EnvTfAcc) == "" {
-		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc) // before 43 simulators start
+		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc) // before a simulator a row starts
 	}
 	// One set of credentials for every row, set here so that the rows can run in parallel.
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAGPUFLEETTEST")
@@ -72,6 +72,18 @@ func TestAccEKSNodePool_faultMatrix(t *testing.T) {
 			ran.Add(1)
 			row.run(t)
 		})
+	}
+}
+
+// The README quotes how many rows the matrix has.
+func TestFaultMatrix_rowsTheREADMEQuotes(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("`TestAccEKSNodePool_faultMatrix` (`make test`, %d rows)", len(faultMatrix()))
+	if !strings.Contains(strings.Join(strings.Fields(string(raw)), " "), want) {
+		t.Errorf("README.md does not say %s", want)
 	}
 }
 
@@ -101,10 +113,11 @@ type matrixRow struct {
 }
 
 // repairPlan is what the plan after the failure must be: the pool's action, the node groups whose
-// ARN it keeps (the cloud's) and those it creates or replaces (ARN unknown).
+// ARN it keeps (the cloud's) and those it creates or replaces (ARN unknown). order is the planned
+// node groups' order when it is not train-od, train-spot (a pool of one side).
 type repairPlan struct {
-	action      plancheck.ResourceActionType
-	keep, renew []string
+	action             plancheck.ResourceActionType
+	keep, renew, order []string
 }
 
 const (
@@ -122,6 +135,12 @@ func mix(extra string) string { return mixOf(4, 50, extra) }
 
 func mixOf(desired, pct int, extra string) string {
 	return poolConfig("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, 8)+acctest.Capacity(pct, 1)+extra)
+}
+
+// swap is a pool whose every node is on one side: on demand (pct 0) or spot (pct 100), no
+// on-demand base, so that a change of pct swaps one node group for the other.
+func swap(pct int, extra string) string {
+	return poolConfig("train", `["g5.xlarge", "g5.2xlarge"]`, trainingWorkload+acctest.Scaling(0, 4, 8)+acctest.Capacity(pct, 0)+extra)
 }
 
 // reserved is a pool on the test seed's on-demand capacity reservation: one node group, train-od.
@@ -432,6 +451,28 @@ func faultMatrix() []matrixRow {
 			err:    []string{"deleting EKS node groups", spot, "UnauthorizedOperation"},
 			repair: update(od)},
 
+		// A side swap: the spot mix moves every node to the other capacity type, so one node group
+		// replaces the other. The one that goes is deleted only once the one that replaces it is
+		// ACTIVE (the GKE audit's N1, which the EKS pool had too): a spot stockout, a refusal or a
+		// create that outlasts the apply leaves the running side where it is, and the next apply
+		// deletes it once its replacement runs.
+		{name: "CreateNodegroup/side-swap/create-failed", before: swap(0, ""), after: swap(100, ""),
+			faults: faults(failedLater("CreateNodegroup", spot, cloudsim.IssueSpotCapacity)),
+			err:    []string{spot, "CREATE_FAILED", "no Spot capacity", od + " kept", "not ACTIVE"},
+			repair: repairPlan{action: plancheck.ResourceActionUpdate, renew: []string{spot}, order: []string{spot}}},
+		{name: "CreateNodegroup/side-swap/refused", before: swap(0, ""), after: swap(100, ""),
+			faults: faults(refused("eks", "CreateNodegroup", spot)),
+			err:    []string{"creating EKS node group", spot, "AccessDeniedException", od + " kept"},
+			repair: repairPlan{action: plancheck.ResourceActionUpdate, renew: []string{spot}, order: []string{spot}}},
+		{name: "CreateNodegroup/side-swap/timeout", before: swap(0, ""), after: swap(100, timeouts("update")), stuck: true,
+			faults: faults(stuck("CreateNodegroup", spot)),
+			err:    []string{spot, "(timed out|deadline exceeded)", od + " kept"},
+			repair: repairPlan{action: plancheck.ResourceActionUpdate, keep: []string{spot}, order: []string{spot}}},
+		{name: "CreateNodegroup/side-swap-back/create-failed", before: swap(100, ""), after: swap(0, ""),
+			faults: faults(failedLater("CreateNodegroup", od, cloudsim.IssueInsufficientCapacity)),
+			err:    []string{od, "CREATE_FAILED", spot + " kept", "not ACTIVE"},
+			repair: repairPlan{action: plancheck.ResourceActionUpdate, renew: []string{od}, order: []string{od}}},
+
 		// The repair of a node group that failed to create: deleted (DeleteNodegroup), then created
 		// again; the other node group stays.
 		{name: "DeleteNodegroup/repair/refused", before: mix(""), after: mix(""),
@@ -510,7 +551,7 @@ func (row matrixRow) run(t *testing.T) {
 	work := t.TempDir()
 	config := func(pool string) string { return providerConfig(sim, "") + pool }
 	ran := map[string]string{}  // running node groups before the failing apply: name → ARN
-	kept := map[string]string{} // node groups the repair keeps, as the failed apply left them
+	kept := map[string]string{} // node groups the repair keeps, as the failed apply left them (settled)
 	var steps []resource.TestStep
 	if row.before != "" {
 		steps = append(steps, resource.TestStep{
@@ -559,9 +600,6 @@ func (row matrixRow) run(t *testing.T) {
 		if row.left != nil {
 			errs = append(errs, row.left(sim))
 		}
-		for _, name := range row.repair.keep {
-			kept[name] = running[name]
-		}
 		return errors.Join(errs...)
 	}
 	failing := resource.TestStep{
@@ -595,6 +633,13 @@ func (row matrixRow) run(t *testing.T) {
 			}
 			if row.stuck {
 				waitSettled(t, sim)
+			}
+			// Once what outlasted the apply has ended: a side still creating then runs now.
+			running := runningNodegroups(sim)
+			for _, name := range row.repair.keep {
+				if kept[name] = running[name]; kept[name] == "" {
+					t.Fatalf("%s, which the repair keeps, does not run: %v", name, sim.Nodegroups(testRegion, testCluster))
+				}
 			}
 			sim.ClearFaults()
 		},
@@ -643,12 +688,12 @@ func (r repairPlan) checks(sim *cloudsim.Sim) []plancheck.PlanCheck {
 		return []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}
 	}
 	out := []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, r.action)}
+	order := r.order
+	if order == nil {
+		order = []string{od, spot}
+	}
 	at := func(name string) tfjsonpath.Path {
-		i := 0
-		if name == spot {
-			i = 1
-		}
-		return tfjsonpath.New("node_groups").AtSliceIndex(i).AtMapKey("arn")
+		return tfjsonpath.New("node_groups").AtSliceIndex(slices.Index(order, name)).AtMapKey("arn")
 	}
 	for _, name := range r.keep {
 		out = append(out, plancheck.ExpectKnownValue(addr, at(name), knownvalue.StringFunc(func(v string) error {

@@ -1296,10 +1296,26 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			result = append(result, updated)
 		}
 		var gone []nodeGroupModel
+		var goneNames []string
 		for _, ng := range recorded {
 			if !wantedNames[ng.Name.ValueString()] {
 				gone = append(gone, ng)
+				goneNames = append(goneNames, ng.Name.ValueString())
 			}
+		}
+		// What goes is deleted only once what stays runs: a side swap (the spot mix moving every node
+		// to the other capacity type) whose new node group is refused, fails to create (a spot
+		// stockout) or is still creating when the apply times out keeps the node group it was to
+		// replace, running, and the next apply deletes it once its replacement is ACTIVE (as the GKE
+		// pool does: allHealthy).
+		if down := notActive(wanted, result); len(gone) > 0 && (resp.Diagnostics.HasError() || len(down) > 0) {
+			why := "the apply failed"
+			if len(down) > 0 {
+				why = "the node groups that replace it are not ACTIVE (" + strings.Join(down, ", ") + ")"
+			}
+			resp.Diagnostics.AddError(fmt.Sprintf("keeping EKS node groups of pool (%s/%s)", cluster, plan.Name.ValueString()),
+				fmt.Sprintf("%s kept, running: %s; the next apply deletes it once they are ACTIVE.", strings.Join(goneNames, " and "), why))
+			gone = nil
 		}
 		skipped, err := deleteSides(ctx, c, plan, gone, timeout)
 		if err != nil {
@@ -1333,6 +1349,25 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
+}
+
+// notActive names the pool's sides that are not ACTIVE after an update's creates and updates, with
+// their status (a side the update could not create is missing from result): the node groups a side
+// swap leaves the pool with, which must run before the ones they replace are deleted. ACTIVE only:
+// a DEGRADED node group may have launched none of its nodes (EKS API Reference: Issue,
+// AsgInstanceLaunchFailures).
+func notActive(wanted []sideConfig, result []*types.Nodegroup) []string {
+	var out []string
+	for _, cfg := range wanted {
+		i := slices.IndexFunc(result, func(ng *types.Nodegroup) bool { return ng != nil && aws.ToString(ng.NodegroupName) == cfg.Name })
+		switch {
+		case i < 0:
+			out = append(out, cfg.Name+" not created")
+		case result[i].Status != types.NodegroupStatusActive:
+			out = append(out, fmt.Sprintf("%s %s", cfg.Name, result[i].Status))
+		}
+	}
+	return out
 }
 
 // mergeSides overlays newer state entries on older ones, by node group name.

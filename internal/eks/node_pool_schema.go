@@ -182,7 +182,10 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"for want of spot or GPU capacity, refused, or still creating at the timeout) while another runs, the create succeeds " +
 			"with a warning naming the failed node group and its health issues, records it with `in_sync = false`, and the next " +
 			"apply replaces (or creates) only that node group. Only a create where no node group runs fails, and Terraform then " +
-			"taints the pool.",
+			"taints the pool. An update that swaps one node group for the other (`spot_percentage` moved to 0 or 100 with no " +
+			"`on_demand_base`) deletes the one that goes only once the one that replaces it is `ACTIVE`: refused, `CREATE_FAILED` " +
+			"or still creating at the timeout, the update fails naming the node group it keeps running, and the next apply " +
+			"deletes it once its replacement runs.",
 		Attributes: attributes,
 		Blocks:     blocks,
 	}
