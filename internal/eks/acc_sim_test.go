@@ -38,12 +38,14 @@ const (
 	usedODCR      = "cr-0c2d3e4f5a6b70720"
 	dedicatedODCR = "cr-0d3e4f5a6b7c80721"
 	futureODCR    = "cr-0e4f5a6b7c8d90722"
+	// secondODCR is another free ODCR like odcrID, for a pool that moves between reservations.
+	secondODCR = "cr-0f5a6b7c8d9ea0723"
 )
 
 // testSeed is the AWS world of the acceptance tests: clusters at 1.31 and one at 1.33 ("new"), two
 // subnets, GPU offerings for every family the tests use, an ODCR and a capacity block (started a
-// day ago, for a month) for p5.48xlarge in us-east-1a, and three more ODCRs there: one mostly used by
-// other instances, one for dedicated tenancy, one future-dated.
+// day ago, for a month) for p5.48xlarge in us-east-1a, and four more ODCRs there: one mostly used by
+// other instances, one for dedicated tenancy, one future-dated, and a second free one.
 func testSeed(t *testing.T) *cloudsim.Seed {
 	t.Helper()
 	start := time.Now().UTC().Add(-24 * time.Hour).Truncate(time.Hour)
@@ -67,6 +69,7 @@ func testSeed(t *testing.T) *cloudsim.Seed {
 				{ID: usedODCR, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 1, InstanceMatchCriteria: "targeted"},
 				{ID: dedicatedODCR, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 4, InstanceMatchCriteria: "targeted", Tenancy: "dedicated"},
 				{ID: futureODCR, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 4, InstanceMatchCriteria: "targeted", StartDate: &future},
+				{ID: secondODCR, InstanceType: "p5.48xlarge", AvailabilityZone: "us-east-1a", TotalInstanceCount: 4, AvailableInstanceCount: 4, InstanceMatchCriteria: "targeted"},
 			},
 			InstanceTypeOfferings: map[string][]string{"us-east-1a": types, "us-east-1b": types},
 		},

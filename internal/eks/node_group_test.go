@@ -160,6 +160,28 @@ func TestUpdateConfig_implicitMinimalOnReservations(t *testing.T) {
 	}
 }
 
+// A node group left on MINIMAL by a reservation since removed, or by an update_strategy since unset,
+// goes back to EKS's default strategy: refresh would read MINIMAL back for ever otherwise. One on a
+// reservation keeps it.
+func TestConfigUpdate_minimalNoLongerGiven(t *testing.T) {
+	sizes := pool.Sizes{Min: 0, Desired: 1, Max: 2}
+	ng := &ekstypes.Nodegroup{
+		ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), DesiredSize: aws.Int32(1), MaxSize: aws.Int32(2)},
+		UpdateConfig:  &ekstypes.NodegroupUpdateConfig{MaxUnavailable: aws.Int32(1), UpdateStrategy: ekstypes.NodegroupUpdateStrategiesMinimal},
+	}
+	in := configUpdate(ng, sideConfig{Side: pool.Side{Sizes: sizes}}, nil)
+	if in == nil || in.UpdateConfig == nil || in.UpdateConfig.UpdateStrategy != ekstypes.NodegroupUpdateStrategiesDefault || aws.ToInt32(in.UpdateConfig.MaxUnavailable) != 1 {
+		t.Fatalf("MINIMAL without a reservation or a configured strategy: %+v, want DEFAULT with maxUnavailable 1", in)
+	}
+	if in := configUpdate(ng, sideConfig{Side: pool.Side{Sizes: sizes}, Reservation: &pool.Reservation{ID: "cr-0a1b2c3d4e5f60718", Type: "capacity-reservation"}}, nil); in != nil {
+		t.Fatalf("MINIMAL on a reservation changed: %+v", in.UpdateConfig)
+	}
+	ng.UpdateConfig.UpdateStrategy = ekstypes.NodegroupUpdateStrategiesDefault
+	if in := configUpdate(ng, sideConfig{Side: pool.Side{Sizes: sizes}}, nil); in != nil {
+		t.Fatalf("DEFAULT changed again: %+v", in.UpdateConfig)
+	}
+}
+
 // A node group keeps its Kubernetes version and AMI release unless the configuration moves them; a
 // configured Amazon Linux release of another Kubernetes version is an error (the plan refuses it,
 // audit D13), never dropped; a Bottlerocket release is Bottlerocket's, of no Kubernetes version (D14).

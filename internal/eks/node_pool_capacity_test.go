@@ -111,6 +111,87 @@ func TestAccEKSNodePool_capacityReservation(t *testing.T) {
 	}))
 }
 
+// Another capacity reservation, or none, rolls only the on-demand node group onto it (a new version
+// of its launch template); the spot node group, its nodes and its ARN stay as they are (the GKE
+// audit's N17, on EKS: before, any reservation change replaced the whole pool, spot nodes included).
+// A capacity block coming in still replaces the pool (the node group's capacity type changes, and a
+// block takes no spot side: the fault matrix's reservation-replaced row).
+func TestAccEKSNodePool_reservationChangeReplacesItsSideOnly(t *testing.T) {
+	sim := startSim(t)
+	config := func(reservation string) string {
+		capacity := acctest.Capacity(50, 1)
+		if reservation != "" {
+			capacity = fmt.Sprintf("  capacity {\n    spot_percentage = 50\n    on_demand_base = 1\n    reservation {\n      id   = %q\n      type = \"capacity-reservation\"\n    }\n  }\n", reservation)
+		}
+		return providerConfig(sim, "") + inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, 2, 4)+capacity))
+	}
+	arns := map[string]string{}
+	record := func(*terraform.State) error {
+		for _, name := range []string{"train-od", "train-spot"} {
+			ng, ok := sim.Nodegroup(testRegion, testCluster, name)
+			if !ok {
+				return fmt.Errorf("%s does not exist", name)
+			}
+			arns[name] = ng.NodegroupArn
+		}
+		return nil
+	}
+	// rolled checks that train-od kept its ARN and its template targets the reservation (none: ""),
+	// and that nothing but a create ever changed train-spot.
+	rolled := func(reservation string) func(*terraform.State) error {
+		return func(*terraform.State) error {
+			var errs []error
+			for name, arn := range arns {
+				if ng, _ := sim.Nodegroup(testRegion, testCluster, name); ng.NodegroupArn != arn {
+					errs = append(errs, fmt.Errorf("%s was replaced (%s, was %s)", name, ng.NodegroupArn, arn))
+				}
+			}
+			ng, err := clients(t, sim).nodegroup("train-od")
+			if err != nil {
+				return err
+			}
+			data, err := clients(t, sim).launchTemplateData(ng)
+			if err != nil {
+				return err
+			}
+			switch {
+			case reservation != "":
+				errs = append(errs, wantReservation(data, reservation, false))
+			case data.CapacityReservationSpecification != nil && data.CapacityReservationSpecification.CapacityReservationTarget != nil:
+				errs = append(errs, fmt.Errorf("train-od's template still targets %+v", data.CapacityReservationSpecification.CapacityReservationTarget))
+			}
+			for _, r := range sim.Requests() {
+				if name, _ := r.Params["nodegroupName"].(string); r.Service == "eks" && name == "train-spot" && r.Operation != "CreateNodegroup" &&
+					!strings.HasPrefix(r.Operation, "Describe") && !strings.HasPrefix(r.Operation, "List") {
+					errs = append(errs, fmt.Errorf("train-spot got %s", r.Operation))
+				}
+			}
+			return errors.Join(errs...)
+		}
+	}
+	var diags acctest.ApplyDiagnostics
+	moved := func(reservation string) resource.TestStep {
+		return resource.TestStep{
+			PreConfig:        diags.Reset,
+			Config:           config(reservation),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
+			Check: resource.ComposeAggregateTestCheckFunc(rolled(reservation), func(*terraform.State) error {
+				return diags.ExpectPlanWarning("The apply replaces every node of train-od", "moves to", "spot node group", "stays as it is")
+			}),
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: config(odcrID), Check: resource.ComposeAggregateTestCheckFunc(record, rolled(odcrID))},
+			moved(secondODCR),
+			moved(""),
+			moved(odcrID),
+		},
+	})
+}
+
 // capacityBlock is a pool on the test seed's capacity block: in its zone, sized by the autoscaler
 // and EKS (no desired_size, min_size 0), priced at the block's price.
 func capacityBlock(sim *cloudsim.Sim) string { return providerConfig(sim, "") + capacityBlockPool() }

@@ -310,6 +310,17 @@ func faultMatrix() []matrixRow {
 			faults: faults(stuck("CreateNodegroup", od)),
 			warn:   []string{od, "not ACTIVE yet", "CREATING", spot, "replaces only " + od},
 			repair: nothing},
+		// Nothing runs yet when the create times out, but nothing failed either: a node group still
+		// creating may run by the next apply, which a tainted pool would destroy (GKE audit N17b), so
+		// the create warns and the pool is not tainted.
+		{name: "CreateNodegroup/single/timeout", after: swap(0, timeouts("create")), stuck: true,
+			faults: faults(stuck("CreateNodegroup", od)),
+			warn:   []string{od, "not ACTIVE yet", "CREATING", "still creating", "does not taint", "replaces only " + od},
+			repair: nothing},
+		{name: "CreateNodegroup/both/timeout", after: mix(timeouts("create")), stuck: true,
+			faults: faults(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.Stuck, Count: 2, Match: "train-*", Latency: matrixStuck}),
+			warn:   []string{od, "not ACTIVE yet", "CREATING", od + " and " + spot, "still creating", "does not taint"},
+			repair: nothing},
 
 		// Sizes: UpdateNodegroupConfig on each node group.
 		{name: "UpdateNodegroupConfig/sizes/refused", before: mix(""), after: sizes,

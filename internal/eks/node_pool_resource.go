@@ -132,8 +132,8 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !unchanged {
 		planReleaseVersion(cfg, plan, state)
 	}
-	if state == nil && derived != nil {
-		addProblems(&resp.Diagnostics, r.planTimeChecks(ctx, plan, spec, cfg))
+	if derived != nil && (state == nil || reservationMoves(plan, state) && spec.Capacity.Reservation != nil) {
+		addProblems(&resp.Diagnostics, r.planTimeChecks(ctx, plan, spec, cfg, state == nil))
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -145,6 +145,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.NodeGroups = plannedNodeGroups(ctx, spec, *derived, plan, state, behind)
 		if state != nil {
 			warnNodesReplaced(ctx, &resp.Diagnostics, plan, state)
+			warnReservationMoves(&resp.Diagnostics, plan, state, spec)
 		}
 	}
 	if state != nil {
@@ -196,7 +197,7 @@ func plannedNodeGroups(ctx context.Context, s pool.Spec, d pool.Derived, plan, s
 		releaseChanges = plan.ReleaseVersion.IsUnknown() || !plan.ReleaseVersion.Equal(state.ReleaseVersion)
 		// A tag change makes no template version (fleet.go); a roll may, with the pool's tags, and
 		// so does a change of the EFA interfaces (network.go).
-		ltChanges = versionChanges || releaseChanges || efaChanges(plan, state)
+		ltChanges = versionChanges || releaseChanges || efaChanges(plan, state) || reservationMoves(plan, state)
 	}
 	var out []nodeGroupModel
 	for _, side := range d.Sides {
@@ -433,10 +434,11 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			}
 			return
 		}
-		// State records what exists. With a node group running, the failed sides are recorded as
-		// they are (a CREATE_FAILED node group not in sync, a refused side absent) and the next apply
-		// creates or replaces only them. With none running (an error), terraform taints the pool and
-		// the next apply replaces it, deleting every node group and launch template recorded here.
+		// State records what exists. With a node group running, or still creating at the timeout, the
+		// failed sides are recorded as they are (a CREATE_FAILED node group not in sync, a refused
+		// side absent) and the next apply creates or replaces only them. With none running or
+		// creating (an error), terraform taints the pool and the next apply replaces it, deleting
+		// every node group and launch template recorded here.
 		plan.ID = fwtypes.StringValue(poolID(cluster, plan.Name.ValueString()))
 		plan.NodeGroups = nodeGroupList(createdSides(sides, existing, leftovers))
 		if plan.KubernetesVersion.IsUnknown() || plan.KubernetesVersion.IsNull() {
@@ -700,25 +702,34 @@ type sideFailure struct {
 	err  error
 }
 
-// reportCreate reports how a create went. When no node group runs, each failure is an error: the
-// pool has nothing worth keeping, and terraform taints it. When one runs, a failure of another side
-// must not cost it (audit D1: terraform taints a resource whose create fails with state, and the
-// next apply would destroy the healthy node group to replace the pool), so each failure is a
-// warning that names the side and its health issues, and says that the next apply replaces (or
-// creates) only that side; state records the side as it is, not in sync. A DEGRADED node group is
-// running, with a warning, as after an update.
+// reportCreate reports how a create went. When no node group runs or may still come to run, each
+// failure is an error: the pool has nothing worth keeping, and terraform taints it. When one runs, a
+// failure of another side must not cost it (audit D1: terraform taints a resource whose create fails
+// with state, and the next apply would destroy the healthy node group to replace the pool), so each
+// failure is a warning that names the side and its health issues, and says that the next apply
+// replaces (or creates) only that side; state records the side as it is, not in sync. So too when
+// none runs yet but one is still CREATING at the create timeout (GKE audit N17b): it may run by the
+// next apply, which would destroy it with a tainted pool. A DEGRADED node group is running, with a
+// warning, as after an update.
 func reportCreate(diags *diag.Diagnostics, cluster string, outcomes []sideOutcome, failed []sideFailure) {
-	var up []string
+	var up, creating []string
 	for _, o := range outcomes {
 		if running(o.ng) {
 			up = append(up, aws.ToString(o.ng.NodegroupName))
+		}
+		if o.ng.Status == types.NodegroupStatusCreating {
+			creating = append(creating, aws.ToString(o.ng.NodegroupName))
 		}
 		if o.ng.Status == types.NodegroupStatusDegraded {
 			diags.AddWarning(fmt.Sprintf("EKS node group (%s/%s) is DEGRADED", cluster, aws.ToString(o.ng.NodegroupName)), healthIssues(o.ng))
 		}
 	}
+	kept := fmt.Sprintf("The pool is created with %s, which keeps running: terraform does not taint the pool for this. ", strings.Join(up, " and "))
+	if len(up) == 0 {
+		kept = fmt.Sprintf("The pool is created with %s, still creating at the create timeout and maybe running by the next apply: terraform does not taint the pool for this, so that the next apply does not destroy it. ", strings.Join(creating, " and "))
+	}
 	for _, f := range failed {
-		if len(up) == 0 {
+		if len(up) == 0 && len(creating) == 0 {
 			summary := fmt.Sprintf("creating EKS node group (%s/%s)", cluster, f.name)
 			if f.ng != nil {
 				summary = fmt.Sprintf("waiting for EKS node group (%s/%s) to become ACTIVE", cluster, f.name)
@@ -726,7 +737,6 @@ func reportCreate(diags *diag.Diagnostics, cluster string, outcomes []sideOutcom
 			diags.AddError(summary, f.err.Error())
 			continue
 		}
-		kept := fmt.Sprintf("The pool is created with %s, which keeps running: terraform does not taint the pool for this. ", strings.Join(up, " and "))
 		switch {
 		case f.ng == nil:
 			diags.AddWarning(fmt.Sprintf("EKS node group (%s/%s) not created", cluster, f.name),
@@ -1236,6 +1246,9 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 				reservedCreating = reservedCreating || cfg.Reservation != nil
 			}
 		}
+		// Another capacity reservation (or one added) is checked as a new one is, before any change:
+		// the on-demand node group rolls onto it.
+		reservedCreating = reservedCreating || reservationMoves(plan, state) && plan.Capacity != nil && plan.Capacity.Reservation != nil
 		spec, _ := plan.spec(ctx)
 		if err := applyChecks(ctx, c, plan, spec, wanted, creating, reservedCreating); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
@@ -1349,6 +1362,19 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
+}
+
+// reservationMoves reports whether an update changes the capacity reservation the on-demand node
+// group's launch template targets (another one, or one added or removed; a capacity block coming or
+// going replaces the pool instead, reservationChanged).
+func reservationMoves(plan, state *nodePoolModel) bool {
+	key := func(m *nodePoolModel) string {
+		if m == nil || m.Capacity == nil || m.Capacity.Reservation == nil {
+			return ""
+		}
+		return m.Capacity.Reservation.Type.ValueString() + "/" + m.Capacity.Reservation.ID.ValueString()
+	}
+	return state != nil && key(plan) != key(state)
 }
 
 // notActive names the pool's sides that are not ACTIVE after an update's creates and updates, with
@@ -1568,7 +1594,16 @@ func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *e
 	if ng.ScalingConfig == nil || current != sizes {
 		in.ScalingConfig, changed = scalingConfig(sizes), true
 	}
-	if want := updateConfig(uc, cfg.Reservation != nil); want != nil && (ng.UpdateConfig == nil ||
+	want := updateConfig(uc, cfg.Reservation != nil)
+	if ng.UpdateConfig != nil && ng.UpdateConfig.UpdateStrategy == types.NodegroupUpdateStrategiesMinimal && (want == nil || want.UpdateStrategy == "") {
+		// MINIMAL that the configuration no longer gives the node group (its reservation removed, or
+		// update_strategy unset): EKS's default again, or refresh would find MINIMAL for ever.
+		if want == nil {
+			want = &types.NodegroupUpdateConfig{MaxUnavailable: aws.Int32(1)}
+		}
+		want.UpdateStrategy = types.NodegroupUpdateStrategiesDefault
+	}
+	if want != nil && (ng.UpdateConfig == nil ||
 		aws.ToInt32(want.MaxUnavailable) != aws.ToInt32(ng.UpdateConfig.MaxUnavailable) ||
 		aws.ToInt32(want.MaxUnavailablePercentage) != aws.ToInt32(ng.UpdateConfig.MaxUnavailablePercentage) ||
 		(want.UpdateStrategy != "" && want.UpdateStrategy != ng.UpdateConfig.UpdateStrategy)) {

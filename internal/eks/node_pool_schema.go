@@ -156,7 +156,8 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				"Checked before anything is created: at plan with read-only calls (`ec2:DescribeCapacityReservations`, `ec2:DescribeSubnets`) when the credentials allow and the subnets are known, else at apply: the reservation exists, is of this type and active, is for `instance_types[0]` and default tenancy (the node groups' instances are), holds the on-demand side's `max_size`, has its starting size free (a warning when other instances leave less than `max_size` free), and every subnet is in its Availability Zone. A capacity block before its start, and a future-dated capacity reservation (`assessing`, `scheduled` or `delayed`), are accepted with a warning: the node group exists and launches once the capacity is there.",
 			Attributes: poolschema.EC2ReservationAttributes(" (its upfront fee ÷ instances ÷ hours), which no EC2 API returns after the purchase. The cost estimate counts every instance of the block (`max_size`) at this price, running or not. Changing it changes only the estimate."),
 			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(reservationChanged,
-				"Another reservation (id or type) replaces the pool.", "Another reservation (`id` or `type`) replaces the pool.")},
+				"A capacity block put in or taken out replaces the pool (a node group cannot change capacity types); another capacity reservation, or one added or removed, rolls only the on-demand node group onto it.",
+				"A capacity block put in or taken out replaces the pool (a node group cannot change capacity types); another capacity reservation, or one added or removed, rolls only the on-demand node group onto it (a new launch template version), and the spot node group stays as it is.")},
 		}),
 		"network": networkBlock(),
 		"update_config": schema.SingleNestedBlock{
@@ -181,8 +182,9 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"at plan time.\n\nA failure never costs what is running: when one node group of a new pool fails to come up (`CREATE_FAILED` " +
 			"for want of spot or GPU capacity, refused, or still creating at the timeout) while another runs, the create succeeds " +
 			"with a warning naming the failed node group and its health issues, records it with `in_sync = false`, and the next " +
-			"apply replaces (or creates) only that node group. Only a create where no node group runs fails, and Terraform then " +
-			"taints the pool. An update that swaps one node group for the other (`spot_percentage` moved to 0 or 100 with no " +
+			"apply replaces (or creates) only that node group. So too when no node group runs yet but one is still creating at " +
+			"the create timeout: it may run by the next apply. Only a create where no node group runs or is still creating fails, " +
+			"and Terraform then taints the pool. An update that swaps one node group for the other (`spot_percentage` moved to 0 or 100 with no " +
 			"`on_demand_base`) deletes the one that goes only once the one that replaces it is `ACTIVE`: refused, `CREATE_FAILED` " +
 			"or still creating at the timeout, the update fails naming the node group it keeps running, and the next apply " +
 			"deletes it once its replacement runs.",
@@ -191,18 +193,28 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	}
 }
 
-// reservationChanged requires replacing the pool when the reservation block comes, goes, or names
-// another reservation: a node group cannot switch capacity types or templates. Its price is only
-// the estimate's.
+// reservationChanged requires replacing the pool when a capacity block comes or goes: the
+// on-demand node group's capacity type changes (CAPACITY_BLOCK), which no EKS update does, and a
+// capacity block takes no spot side. Another capacity reservation, or one added or removed, is the
+// on-demand node group's launch template alone (its capacity reservation target): the update rolls
+// that node group onto a new template version, and the spot node group and its nodes stay (as the
+// GKE pool replaces only its on-demand node pool, audit N17). Its price is only the estimate's.
 func reservationChanged(ctx context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-	if req.StateValue.IsNull() != req.PlanValue.IsNull() {
+	if req.PlanValue.IsUnknown() {
 		resp.RequiresReplace = true
 		return
 	}
-	if req.StateValue.IsNull() || req.PlanValue.IsUnknown() {
-		resp.RequiresReplace = req.PlanValue.IsUnknown()
-		return
+	block := func(v types.Object) bool {
+		if v.IsNull() {
+			return false
+		}
+		t, ok := v.Attributes()["type"].(types.String)
+		return !ok || t.IsUnknown() || t.ValueString() == pool.ReservationCapacityBlock
 	}
-	before, after := req.StateValue.Attributes(), req.PlanValue.Attributes()
-	resp.RequiresReplace = !before["id"].Equal(after["id"]) || !before["type"].Equal(after["type"])
+	resp.RequiresReplace = block(req.StateValue) || block(req.PlanValue)
+	if resp.RequiresReplace && !req.StateValue.IsNull() && !req.PlanValue.IsNull() {
+		// A capacity block kept, its price alone changed: the estimate's.
+		before, after := req.StateValue.Attributes(), req.PlanValue.Attributes()
+		resp.RequiresReplace = !before["id"].Equal(after["id"]) || !before["type"].Equal(after["type"])
+	}
 }

@@ -255,6 +255,21 @@ func warnNodesReplaced(ctx context.Context, diags *diag.Diagnostics, plan, state
 		fmt.Sprintf("%s: EKS rolls the node groups, draining and terminating every node (update_config: update_strategy DEFAULT launches the new nodes first, MINIMAL terminates the old ones first; max_unavailable at a time).", upperFirst(strings.Join(why, "; "))))
 }
 
+// warnReservationMoves says that an update moving the pool to another capacity reservation (or
+// adding or removing one) rolls the on-demand node group onto it, and only that node group.
+func warnReservationMoves(diags *diag.Diagnostics, plan, state *nodePoolModel, s pool.Spec) {
+	if !reservationMoves(plan, state) {
+		return
+	}
+	to := "no capacity reservation"
+	if r := s.Capacity.Reservation; r != nil {
+		to = "capacity reservation " + r.ID
+	}
+	od := plan.Name.ValueString() + "-od"
+	diags.AddWarning("The apply replaces every node of "+od,
+		fmt.Sprintf("The on-demand node group moves to %s: a new version of its launch template, onto which EKS rolls it, draining and terminating every node (update_config: update_strategy DEFAULT launches the new nodes first, MINIMAL terminates the old ones first). The spot node group, if any, stays as it is.", to))
+}
+
 // warnVersionsDiffer reports node groups of the pool on different Kubernetes versions or AMI
 // releases: a side created after a cluster upgrade runs the cluster's version, the only one EKS
 // creates node groups at, and gpufleet never moves a node group back.
@@ -290,8 +305,8 @@ func addProblems(diags *diag.Diagnostics, problems []checkProblem) {
 // planTimeChecks reads, for a pool about to be created, the facts its creation depends on: the
 // cluster's version when the configuration pins one or the AMI type depends on it, the reservation.
 // Reads that fail (no credentials at plan, no permission) defer the check to the apply.
-func (r *NodePoolResource) planTimeChecks(ctx context.Context, plan *nodePoolModel, s pool.Spec, cfg configuredVersions) []checkProblem {
-	withCluster := cfg.pinned() != "" || strings.HasPrefix(plan.AMIType.ValueString(), "AL2_") || cfg.pinnedRelease() != ""
+func (r *NodePoolResource) planTimeChecks(ctx context.Context, plan *nodePoolModel, s pool.Spec, cfg configuredVersions, creating bool) []checkProblem {
+	withCluster := creating && (cfg.pinned() != "" || strings.HasPrefix(plan.AMIType.ValueString(), "AL2_") || cfg.pinnedRelease() != "")
 	subnets := subnetsOf(plan)
 	if (!withCluster && s.Capacity.Reservation == nil) || plan.ClusterName.IsUnknown() || plan.AMIType.IsUnknown() || cfg.kubernetes.IsUnknown() || cfg.release.IsUnknown() {
 		return nil
@@ -308,7 +323,10 @@ func (r *NodePoolResource) planTimeChecks(ctx context.Context, plan *nodePoolMod
 		tflog.Info(ctx, "could not read the cloud at plan: the checks run at apply", map[string]any{"error": err.Error()})
 		return nil
 	}
-	out := facts.createProblems(cfg.pinned(), cfg.pinnedRelease(), plan.AMIType.ValueString())
+	var out []checkProblem
+	if creating {
+		out = facts.createProblems(cfg.pinned(), cfg.pinnedRelease(), plan.AMIType.ValueString())
+	}
 	if subnets != nil {
 		out = append(out, facts.reservationProblems(s, subnets)...)
 	}

@@ -334,21 +334,56 @@ func TestAccGKENodePool_etagConflict(t *testing.T) {
 	})
 }
 
-// An operation that outlasts the timeout fails the apply with a clear message.
+// A create that outlasts its timeout while GKE is still provisioning the node pool warns, with
+// GKE's message, and does not taint the pool (GKE audit N17b): the node pool may run by the next
+// apply, which would delete it to replace a tainted pool. State records it; once it runs, the next
+// plan is empty and the node pool is the one the create started.
 func TestAccGKENodePool_timeout(t *testing.T) {
 	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sim.Close() })
+	var diags acctest.ApplyDiagnostics
+	config := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+"  timeouts {\n    create = \"1s\"\n  }\n")
+	var created string
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config:      providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+"  timeouts {\n    create = \"1s\"\n  }\n"),
-			ExpectError: acctest.ExpectErrorParts("timed out waiting for operation", "CREATE_NODE_POOL"),
-		}},
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config: config, // the plan after it is empty: a node pool provisioning is on its way
+				Check: func(s *terraform.State) error {
+					if err := diags.ExpectWarning("infer-od", "timed out waiting for operation", "CREATE_NODE_POOL", "PROVISIONING", "does not taint"); err != nil {
+						return err
+					}
+					if r := s.RootModule().Resources[addr]; r == nil || r.Primary.Tainted {
+						return fmt.Errorf("the pool is tainted or not in state: %v", r)
+					}
+					created = creationID(sim, "infer-od")
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+						if np, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-od"); ok && np.GetStatus() == containerpb.NodePool_RUNNING {
+							return
+						}
+					}
+					t.Fatal("infer-od never ran")
+				},
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: func(*terraform.State) error {
+					if id := creationID(sim, "infer-od"); created == "" || id != created {
+						return fmt.Errorf("infer-od was created again (creation id %q, the timed-out create's %q)", id, created)
+					}
+					return nil
+				},
+			},
+		},
 	})
-	// The pool GKE went on creating is in state (terraform destroys it at the end of the test).
 }
 
 // A node pool of the same name that gpufleet did not create is an error before any change, and is

@@ -459,7 +459,8 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		timedOut := false
 		for _, cfg := range cfgs {
 			if err := ctx.Err(); err != nil {
-				// The create timeout: what was made stays, in state, and the pool is tainted.
+				// The create timeout: what was made stays, in state (tainted only when nothing of it
+				// runs or is still provisioning).
 				refused, timedOut = fmt.Errorf("%s: not created: %w", cfg.Name, err), true
 				break
 			}
@@ -493,7 +494,23 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}), &resp.State, &resp.Diagnostics)
 		addWarnings(&resp.Diagnostics, fmt.Sprintf("GKE node pool (%s/%s)", cluster, plan.Name.ValueString()), warnings)
 		subject := fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, plan.Name.ValueString())
+		provisioning := provisioningSides(ctx, plan.NodePools)
 		switch {
+		case timedOut || len(sideErrs) > 0 && len(provisioning) > 0:
+			if found && (anyRunning(ctx, plan.NodePools) || len(provisioning) > 0) {
+				// The create timeout, with node pools that run or are still provisioning (GKE audit
+				// N17b): an error would have Terraform taint the pool, and the next apply would delete
+				// node pools that may be running by then. What is missing or failed is in state for the
+				// next plan to repair.
+				detail := errors.Join(append(sideErrs, refused)...).Error()
+				if len(provisioning) > 0 {
+					detail += fmt.Sprintf("\n\n%s %s still PROVISIONING at the create timeout", strings.Join(provisioning, " and "), map[bool]string{true: "is", false: "are"}[len(provisioning) == 1])
+				}
+				resp.Diagnostics.AddWarning(subject+": not done at the create timeout", detail+
+					"\n\nTerraform does not taint the pool for this, so that the next apply does not delete node pools that may be running by then. State records the node pools as GKE holds them; the next refresh reads how their creation ended, and the next plan shows the repair of any that failed or were not created.")
+				break
+			}
+			resp.Diagnostics.AddError(subject, errors.Join(append(sideErrs, refused)...).Error())
 		case refused != nil:
 			resp.Diagnostics.AddError(subject, errors.Join(append(sideErrs, refused)...).Error())
 		case len(sideErrs) > 0 && found && anyRunning(ctx, plan.NodePools):
@@ -520,6 +537,17 @@ func createVersion(m *nodePoolModel, configured bool) string {
 		return m.KubernetesVersion.ValueString()
 	}
 	return ""
+}
+
+// provisioningSides are the node pools of the list that GKE is still creating (PROVISIONING).
+func provisioningSides(ctx context.Context, l types.List) []string {
+	var out []string
+	for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, l) {
+		if np.Status.ValueString() == containerpb.NodePool_PROVISIONING.String() {
+			out = append(out, np.Name.ValueString())
+		}
+	}
+	return out
 }
 
 // anyRunning reports whether a node pool of the list has nodes that serve.
