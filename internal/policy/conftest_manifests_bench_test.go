@@ -27,7 +27,14 @@ import (
 //	                                        on the directory and conftest test on its pools.json (the
 //	                                        findings of combine; times added up, the largest peak),
 //	                                        against combine's floor
+//	combine-10k:…                           combine on a directory of 10 000 objects laid out alike
+//	                                        (500 GPU NodePools and ComputeClasses)
+//	combine-1:…                             combine on a directory of one Deployment: what loading
+//	                                        each policy costs, whatever the directory holds
 //
+// The bundle's extra cost is mostly fixed (conftest parses and compiles the bundle on every run), so
+// its ratio to the floor falls as the directory grows: combine-1 and combine-10k show both ends.
+
 // Run with -benchtime=1x (make bench does). Every command runs GPUFLEET_BENCH_RUNS times (default
 // 5), bundle and floor alternating, and the medians are reported.
 func BenchmarkConftestManifests(b *testing.B) {
@@ -39,6 +46,18 @@ func BenchmarkConftestManifests(b *testing.B) {
 	}
 	if objects != 2000 || gpu != 100 {
 		b.Fatalf("the repository has %d objects, %d of them GPU NodePools or ComputeClasses", objects, gpu)
+	}
+	// The same layout at five times the size, and a directory of one object.
+	repo10k := filepath.Join(dir, "repo-10k")
+	if objects, gpu, err := writeManifestRepo(repo10k, 10000); err != nil || objects != 10000 || gpu != 500 {
+		b.Fatalf("the 10 000-object repository: %d objects, %d GPU NodePools or ComputeClasses, %v", objects, gpu, err)
+	}
+	repoOne := filepath.Join(dir, "repo-1")
+	if err := os.MkdirAll(repoOne, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repoOne, "app001.yaml"), []byte(appYAML("app001")[0]), 0o600); err != nil {
+		b.Fatal(err)
 	}
 	data := filepath.Join(dir, "manifests-data.json")
 	if err := writeManifestBenchData(data); err != nil {
@@ -80,18 +99,19 @@ func BenchmarkConftestManifests(b *testing.B) {
 	// What is measured is judging: the bundle reports the ten violating GPU objects, no more, on the
 	// directory and on its documents.
 	documents()
-	for _, target := range []string{"repo/", pools} {
-		if _, out, err := r.Run(dir, nil, []int{1}, bin, "test", "--no-color", "--combine", "--policy", released, "--data", data, target); err != nil {
+	for target, want := range map[string]int{"repo/": gpu / 10, pools: gpu / 10, "repo-10k/": 50, "repo-1/": 0} {
+		if _, out, err := r.Run(dir, nil, []int{0, 1}, bin, "test", "--no-color", "--combine", "--policy", released, "--data", data, target); err != nil {
 			b.Fatalf("conftest: %v", err)
-		} else if fails := strings.Count(string(out), "FAIL - "); fails != gpu/10 || strings.Contains(string(out), "WARN - ") {
-			b.Fatalf("the bundle reports %d failures (want %d) on %s:\n%s", fails, gpu/10, target, out)
+		} else if fails := strings.Count(string(out), "FAIL - "); fails != want || strings.Contains(string(out), "WARN - ") {
+			b.Fatalf("the bundle reports %d failures (want %d) on %s:\n%s", fails, want, target, out)
 		}
 	}
 	for b.Loop() {
 		for _, way := range []struct {
-			name  string
-			flags []string
-		}{{"combine", []string{"--combine"}}, {"separate", nil}, {"documents", nil}} {
+			name, target string
+			flags        []string
+		}{{"combine", "repo/", []string{"--combine"}}, {"separate", "repo/", nil}, {"documents", "repo/", nil},
+			{"combine-10k", "repo-10k/", []string{"--combine"}}, {"combine-1", "repo-1/", []string{"--combine"}}} {
 			var bundle, floor bench.Series
 			for range runs {
 				if way.name == "documents" {
@@ -99,8 +119,8 @@ func BenchmarkConftestManifests(b *testing.B) {
 					floor.Add(conftest(floorPolicy, "repo/", "--combine"))
 					continue
 				}
-				bundle.Add(conftest(released, "repo/", way.flags...))
-				floor.Add(conftest(floorPolicy, "repo/", way.flags...))
+				bundle.Add(conftest(released, way.target, way.flags...))
+				floor.Add(conftest(floorPolicy, way.target, way.flags...))
 			}
 			for unit, v := range map[string]float64{
 				"s-floor": bench.Median(floor.Wall), "MiB-floor": bench.Median(floor.Peak),
