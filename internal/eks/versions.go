@@ -265,7 +265,7 @@ func warnReservationMoves(diags *diag.Diagnostics, plan, state *nodePoolModel, s
 	if r := s.Capacity.Reservation; r != nil {
 		to = "capacity reservation " + r.ID
 	}
-	od := plan.Name.ValueString() + "-od"
+	od := plan.Name.ValueString() + pool.SuffixOnDemand
 	diags.AddWarning("The apply replaces every node of "+od,
 		fmt.Sprintf("The on-demand node group moves to %s: a new version of its launch template, onto which EKS rolls it, draining and terminating every node (update_config: update_strategy DEFAULT launches the new nodes first, MINIMAL terminates the old ones first). The spot node group, if any, stays as it is.", to))
 }
@@ -303,8 +303,10 @@ func addProblems(diags *diag.Diagnostics, problems []checkProblem) {
 }
 
 // planTimeChecks reads, for a pool about to be created, the facts its creation depends on: the
-// cluster's version when the configuration pins one or the AMI type depends on it, the reservation.
-// Reads that fail (no credentials at plan, no permission) defer the check to the apply.
+// cluster's version when the configuration pins one or the AMI type depends on it, the reservation;
+// for an update that moves the pool to another capacity reservation (creating false), the
+// reservation alone. Reads that fail (no credentials at plan, no permission) defer the check to the
+// apply.
 func (r *NodePoolResource) planTimeChecks(ctx context.Context, plan *nodePoolModel, s pool.Spec, cfg configuredVersions, creating bool) []checkProblem {
 	withCluster := creating && (cfg.pinned() != "" || strings.HasPrefix(plan.AMIType.ValueString(), "AL2_") || cfg.pinnedRelease() != "")
 	subnets := subnetsOf(plan)

@@ -503,8 +503,8 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				// node pools that may be running by then. What is missing or failed is in state for the
 				// next plan to repair.
 				detail := errors.Join(append(sideErrs, refused)...).Error()
-				if len(provisioning) > 0 {
-					detail += fmt.Sprintf("\n\n%s %s still PROVISIONING at the create timeout", strings.Join(provisioning, " and "), map[bool]string{true: "is", false: "are"}[len(provisioning) == 1])
+				for _, np := range provisioning {
+					detail += fmt.Sprintf("\n\n%s is still PROVISIONING at the create timeout.", np)
 				}
 				resp.Diagnostics.AddWarning(subject+": not done at the create timeout", detail+
 					"\n\nTerraform does not taint the pool for this, so that the next apply does not delete node pools that may be running by then. State records the node pools as GKE holds them; the next refresh reads how their creation ended, and the next plan shows the repair of any that failed or were not created.")
