@@ -145,7 +145,10 @@ func swap(pct int, extra string) string {
 
 // reserved is a pool on the test seed's on-demand capacity reservation: one node group, train-od.
 // Moved to the capacity block (capacityBlockPool), it is replaced: another reservation.
-func reserved(desired int, extra string) string {
+func reserved(desired int, extra string) string { return reservedOn(odcrID, desired, extra) }
+
+// reservedOn is reserved on another ODCR of the seed: moved there, the node group rolls onto it.
+func reservedOn(id string, desired int, extra string) string {
 	return inZoneA(poolConfig("train", `["p5.48xlarge"]`, trainingWorkload+acctest.Scaling(0, desired, 2)+fmt.Sprintf(`
   capacity {
     reservation {
@@ -153,7 +156,7 @@ func reserved(desired int, extra string) string {
       type = "capacity-reservation"
     }
   }
-`, odcrID)+extra))
+`, id)+extra))
 }
 
 func timeouts(op string) string {
@@ -506,6 +509,11 @@ func faultMatrix() []matrixRow {
 		{name: "UpdateNodegroupVersion/reservation/failed-update", before: reserved(1, ""), after: reserved(1, newRelease), setup: publishRelease,
 			faults: faults(failedLater("UpdateNodegroupVersion", od, issueNodes)),
 			err:    []string{"updating EKS node group", od, "Failed", "NodeCreationFailure"},
+			repair: update(od)},
+		// Another ODCR: a new launch template version that targets it, and a roll onto it.
+		{name: "UpdateNodegroupVersion/reservation-moved/refused", before: reserved(1, ""), after: reservedOn(secondODCR, 1, ""),
+			faults: faults(refused("eks", "UpdateNodegroupVersion", od)),
+			err:    []string{"updating EKS node group", od, "UpdateNodegroupVersion", "AccessDeniedException"},
 			repair: update(od)},
 		{name: "DeleteNodegroup/reservation-replaced/refused", before: reserved(1, ""), after: capacityBlockPool(), intended: []string{od},
 			faults: faults(refused("eks", "DeleteNodegroup", od)),

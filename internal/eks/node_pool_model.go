@@ -74,6 +74,15 @@ var nodeGroupAttrTypes = map[string]attr.Type{
 	"in_sync":                 types.BoolType,
 }
 
+// reservation is the reservation of the `capacity` block, as state or the plan holds it (its id and type;
+// nil without one).
+func (m *nodePoolModel) reservation() *pool.Reservation {
+	if m.Capacity == nil || m.Capacity.Reservation == nil {
+		return nil
+	}
+	return &pool.Reservation{ID: m.Capacity.Reservation.ID.ValueString(), Type: m.Capacity.Reservation.Type.ValueString()}
+}
+
 // owner is what the pool's owner tags name. A pool read without owner id and without recorded node
 // groups is being imported: any owner id of its cluster and name is accepted, and then recorded.
 func (m *nodePoolModel) owner() poolOwner {

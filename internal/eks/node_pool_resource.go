@@ -930,10 +930,7 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 		}
 	}
 	if len(found) > 0 {
-		var priorReservation *pool.Reservation
-		if m.Capacity != nil && m.Capacity.Reservation != nil {
-			priorReservation = &pool.Reservation{ID: m.Capacity.Reservation.ID.ValueString(), Type: m.Capacity.Reservation.Type.ValueString()}
-		}
+		priorReservation := m.reservation()
 		if templateTags == nil {
 			templateTags = found[0].Tags // no owned template: the node group's own tags
 		}
@@ -1248,7 +1245,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 		// Another capacity reservation (or one added) is checked as a new one is, before any change:
 		// the on-demand node group rolls onto it.
-		reservedCreating = reservedCreating || reservationMoves(plan, state) && plan.Capacity != nil && plan.Capacity.Reservation != nil
+		reservedCreating = reservedCreating || reservationMoves(plan, state) && plan.reservation() != nil
 		spec, _ := plan.spec(ctx)
 		if err := applyChecks(ctx, c, plan, spec, wanted, creating, reservedCreating); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("updating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
@@ -1368,13 +1365,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 // group's launch template targets (another one, or one added or removed; a capacity block coming or
 // going replaces the pool instead, reservationChanged).
 func reservationMoves(plan, state *nodePoolModel) bool {
-	key := func(m *nodePoolModel) string {
-		if m == nil || m.Capacity == nil || m.Capacity.Reservation == nil {
-			return ""
-		}
-		return m.Capacity.Reservation.Type.ValueString() + "/" + m.Capacity.Reservation.ID.ValueString()
-	}
-	return state != nil && key(plan) != key(state)
+	return state != nil && reservationKey(plan.reservation()) != reservationKey(state.reservation())
 }
 
 // notActive names the pool's sides that are not ACTIVE after an update's creates and updates, with
