@@ -161,6 +161,46 @@ func tolerateNotFound[In, Out any](rule func(context.Context, In, Out, error) (b
 	}
 }
 
+// waitNodegroupSettled waits while a node group is CREATING or UPDATING, the statuses in which EKS
+// refuses to delete it (DeleteNodegroup: ResourceInUseException), with the SDK's NodegroupActive
+// waiter under another rule: pending while CREATING or UPDATING, done on any other status or when
+// the node group is gone. A create that timed out leaves a pool in state whose node group is still
+// CREATING, and a destroy then must wait for the creation to end rather than fail.
+func waitNodegroupSettled(ctx context.Context, conn *eks.Client, cluster, name string, timeout, poll time.Duration) error {
+	in := &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}
+	err := eks.NewNodegroupActiveWaiter(conn, func(o *eks.NodegroupActiveWaiterOptions) {
+		setDelays(&o.MinDelay, &o.MaxDelay, poll)
+		o.Retryable = settlingRetryable
+	}).Wait(ctx, in, timeout)
+	if err == nil {
+		return nil
+	}
+	ng, findErr := findNodegroup(context.WithoutCancel(ctx), conn, cluster, name)
+	if findErr == nil && (strings.Contains(err.Error(), "exceeded max wait time") || ctx.Err() != nil) {
+		return fmt.Errorf("timed out after %s waiting for the node group to leave status %s", timeout, ng.Status)
+	}
+	return err
+}
+
+// settlingRetryable is waitNodegroupSettled's rule: pending while CREATING or UPDATING, done on any
+// other status and when the node group is not found.
+func settlingRetryable(_ context.Context, _ *eks.DescribeNodegroupInput, out *eks.DescribeNodegroupOutput, err error) (bool, error) {
+	if err != nil {
+		if isNotFound(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	if out.Nodegroup == nil {
+		return false, nil
+	}
+	switch out.Nodegroup.Status {
+	case types.NodegroupStatusCreating, types.NodegroupStatusUpdating:
+		return true, nil
+	}
+	return false, nil
+}
+
 // waitNodegroupDeleted waits with the SDK's NodegroupDeleted waiter, which fails on DELETE_FAILED.
 // On failure it describes the node group once more to report its status and health issues.
 func waitNodegroupDeleted(ctx context.Context, conn *eks.Client, cluster, name string, timeout, poll time.Duration) error {

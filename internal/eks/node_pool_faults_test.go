@@ -2,6 +2,7 @@ package eks_test
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -324,6 +325,72 @@ func TestAccEKSNodePool_timeout(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A destroy while a node group is still CREATING or UPDATING, as a create or an update that outlasted
+// its timeout leaves it (the create warns and keeps the pool in state), waits for EKS to end the
+// operation and then deletes the pool. EKS refuses DeleteNodegroup meanwhile
+// (ResourceInUseException, as cloudsim answers), which failed the destroy before.
+func TestAccEKSNodePool_destroyWhileBusy(t *testing.T) {
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
+	}
+	pool := func(desired int, extra string) string {
+		return poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, desired, 4)+extra)
+	}
+	for _, tc := range []struct {
+		name, op, status string
+		before, during   string // the pool before (none: the create is the busy one), and as the busy apply gives it
+		warn, err        []string
+	}{
+		{name: "creating", op: "CreateNodegroup", status: "CREATING", during: pool(1, timeouts("create")),
+			warn: []string{"train-od", "still creating", "does not taint"}},
+		{name: "updating", op: "UpdateNodegroupConfig", status: "UPDATING", before: pool(1, ""), during: pool(2, timeouts("update")),
+			err: []string{"updating EKS node group", "train-od", "(timed out|deadline exceeded)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := startSim(t)
+			var diags acctest.ApplyDiagnostics
+			config := func(pool string) string { return providerConfig(sim, "") + pool }
+			var steps []resource.TestStep
+			if tc.before != "" {
+				steps = append(steps, resource.TestStep{Config: config(tc.before)})
+			}
+			busy := resource.TestStep{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: tc.op, Kind: cloudsim.Stuck, Count: 1, Match: "train-od", Latency: matrixStuck}); err != nil {
+						t.Fatal(err)
+					}
+					diags.Reset()
+				},
+				Config: config(tc.during),
+			}
+			if tc.err != nil {
+				busy.ExpectError = acctest.ExpectErrorParts(tc.err...)
+			} else {
+				busy.Check = func(*terraform.State) error { return diags.ExpectWarning(tc.warn...) }
+			}
+			destroy := resource.TestStep{
+				PreConfig: func() {
+					if ng, ok := sim.Nodegroup(testRegion, testCluster, "train-od"); !ok || ng.Status != tc.status {
+						t.Fatalf("train-od is %q when the destroy starts, want %s: the test proves nothing", ng.Status, tc.status)
+					}
+				},
+				Config:  config(tc.during),
+				Destroy: true,
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: diags.ProviderFactories(),
+				CheckDestroy: func(s *terraform.State) error {
+					if n := requestCount(sim, "DeleteNodegroup"); n != 2 {
+						return fmt.Errorf("DeleteNodegroup called %d times, want 2: refused while %s, then accepted", n, tc.status)
+					}
+					return checkNothingLeft(t, sim)(s)
+				},
+				Steps: append(steps, busy, destroy),
+			})
+		})
+	}
 }
 
 // Policy at plan time: a deny fails the plan at the attribute (no cloud call), a waiver turns it

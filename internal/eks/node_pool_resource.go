@@ -1661,7 +1661,7 @@ func deleteSides(ctx context.Context, c *clients, m *nodePoolModel, sides []node
 			keep[name] = true
 			continue
 		}
-		_, err = c.eks.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)})
+		err = deleteNodegroup(ctx, c, cluster, name, timeout)
 		switch {
 		case isNotFound(err):
 		case err != nil:
@@ -1695,6 +1695,24 @@ func deleteSides(ctx context.Context, c *clients, m *nodePoolModel, sides []node
 		}
 	}
 	return skipped, errors.Join(errs...)
+}
+
+// deleteNodegroup starts the deletion of a node group. EKS refuses it while the node group is
+// CREATING or UPDATING (ResourceInUseException): a pool whose create or update outlasted its timeout
+// is left in state with such a node group (the create warns and keeps it, GKE audit N17b), and its
+// destroy, or the apply that deletes the side, waits for the operation to end, within the timeout,
+// and asks once more, rather than fail and leave the pool for another destroy.
+func deleteNodegroup(ctx context.Context, c *clients, cluster, name string, timeout time.Duration) error {
+	in := &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(name)}
+	_, err := c.eks.DeleteNodegroup(ctx, in)
+	if apiErrorCode(err) != "ResourceInUseException" {
+		return err
+	}
+	if werr := waitNodegroupSettled(ctx, c.eks, cluster, name, timeout, c.poll); werr != nil {
+		return fmt.Errorf("%w; waiting for it to end what it is doing: %w", err, werr)
+	}
+	_, err = c.eks.DeleteNodegroup(ctx, in)
+	return err
 }
 
 func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -339,13 +339,8 @@ func TestAccGKENodePool_etagConflict(t *testing.T) {
 // apply, which would delete it to replace a tainted pool. State records it; once it runs, the next
 // plan is empty and the node pool is the one the create started.
 func TestAccGKENodePool_timeout(t *testing.T) {
-	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sim.Close() })
+	sim, config := slowProvisioning(t)
 	var diags acctest.ApplyDiagnostics
-	config := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+"  timeouts {\n    create = \"1s\"\n  }\n")
 	var created string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: diags.ProviderFactories(),
@@ -384,6 +379,51 @@ func TestAccGKENodePool_timeout(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A destroy while the node pool a timed-out create left is still PROVISIONING (the create warns and
+// keeps the pool in state) waits for GKE's create operation to end and then deletes the node pool:
+// GKE answers the delete FAILED_PRECONDITION meanwhile ("Operation ... is currently creating node
+// pool ..."), which mutationRetry retries within the delete timeout.
+func TestAccGKENodePool_destroyWhileProvisioning(t *testing.T) {
+	sim, config := slowProvisioning(t)
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy: func(s *terraform.State) error {
+			if n := requestCount(sim, "DeleteNodePool"); n < 2 {
+				return fmt.Errorf("DeleteNodePool called %d times: the destroy never met the create operation, the test proves nothing", n)
+			}
+			return checkNothingLeft(t, sim)(s)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check:  func(*terraform.State) error { return diags.ExpectWarning("infer-od", "PROVISIONING", "does not taint") },
+			},
+			{
+				PreConfig: func() {
+					if np, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-od"); !ok || np.GetStatus() != containerpb.NodePool_PROVISIONING {
+						t.Fatalf("infer-od is %v when the destroy starts, want PROVISIONING: the test proves nothing", np.GetStatus())
+					}
+				},
+				Config:  config,
+				Destroy: true,
+			},
+		},
+	})
+}
+
+// slowProvisioning is a cloudsim whose node pools provision for 5 s and a pool whose create times
+// out after 1 s, while its node pool is still PROVISIONING.
+func slowProvisioning(t *testing.T) (*cloudsim.Sim, string) {
+	t.Helper()
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	return sim, providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+"  timeouts {\n    create = \"1s\"\n  }\n")
 }
 
 // A node pool of the same name that gpufleet did not create is an error before any change, and is
