@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 
 const (
 	testRegion  = "us-east-1"
+	otherRegion = "us-west-2"
 	testCluster = "ml"
 	testKey     = "AKIAKARPENTERTEST"
 	testSecret  = "karpenter-test-secret"
@@ -50,13 +51,23 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, nil)
+}
+
+// newEnvWith is newEnv with more regions, each holding an EKS cluster "ml" that its own API server
+// plays.
+func newEnvWith(t *testing.T, more map[string]*kubetest.Server) *env {
+	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance tests run with TF_ACC=1")
 	}
 	srv := kubetest.Shared(t)
+	regions := map[string]*cloudsim.AWSRegionSeed{testRegion: clusterSeed(srv)}
+	for region, s := range more {
+		regions[region] = clusterSeed(s)
+	}
 	seed := &cloudsim.Seed{AWS: cloudsim.AWSSeed{
-		Regions: map[string]*cloudsim.AWSRegionSeed{testRegion: {Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.33",
-			Kubernetes: &cloudsim.KubernetesAPI{Endpoint: srv.URL, CAPEM: string(srv.CAPEM)}}}}},
+		Regions:    regions,
 		Identities: []cloudsim.IdentitySeed{{AccessKeyID: testKey, SecretAccessKey: testSecret, ARN: testARN}},
 	}}
 	sim, err := cloudsim.Start(cloudsim.Options{Seed: seed})
@@ -74,8 +85,17 @@ func newEnv(t *testing.T) *env {
 	return &env{srv: srv, sim: sim, admin: admin}
 }
 
+// clusterSeed is a region whose EKS cluster "ml" the server plays.
+func clusterSeed(s *kubetest.Server) *cloudsim.AWSRegionSeed {
+	return &cloudsim.AWSRegionSeed{Clusters: []cloudsim.EKSClusterSeed{{Name: testCluster, Version: "1.33",
+		Kubernetes: &cloudsim.KubernetesAPI{Endpoint: s.URL, CAPEM: string(s.CAPEM)}}}}
+}
+
 // provider is the provider block pointing gpufleet at cloudsim's EKS and STS.
-func (e *env) provider(extra string) string {
+func (e *env) provider(extra string) string { return e.providerIn(testRegion, extra) }
+
+// providerIn is the provider block in region.
+func (e *env) providerIn(region, extra string) string {
 	ep := e.sim.Endpoints()
 	return fmt.Sprintf(`
 provider "gpufleet" {
@@ -90,7 +110,7 @@ provider "gpufleet" {
   }
 %s
 }
-`, testRegion, ep.EKS, ep.STS, extra)
+`, region, ep.EKS, ep.STS, extra)
 }
 
 // pool renders one gpufleet_karpenter_node_pool named name with body (blocks and arguments beyond

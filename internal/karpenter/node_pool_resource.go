@@ -91,6 +91,12 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	} else if state != nil && !state.Region.IsNull() {
 		plan.Region = state.Region
 	}
+	if state != nil && !state.Region.IsNull() && !plan.Region.Equal(state.Region) {
+		// The pool's objects are in the cluster of state's region: another region is another
+		// cluster, so the pool is replaced (deleted there, created in the new one), as
+		// terraform-provider-aws replaces a resource whose region changes.
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("region"))
+	}
 	if state != nil {
 		plan.OwnerID = state.OwnerID
 	}

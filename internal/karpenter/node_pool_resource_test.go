@@ -3,6 +3,7 @@ package karpenter_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/kubetest"
 )
 
 // check runs f on the test's world as a state check.
@@ -87,6 +89,58 @@ func TestAccKarpenterNodePool_basic(t *testing.T) {
 				}),
 			},
 			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
+
+// A pool lives in the region its state records. When the provider's region changes, the plan
+// replaces the pool (region forces a new one): the objects are deleted from the cluster of the old
+// region, then written to the new region's cluster of the same name. Refresh and destroy reach the
+// cluster of state's region, not the provider's; reaching the provider's, refresh found nothing in
+// the new region's cluster, dropped the pool from state, and its NodePools were left launching GPU
+// nodes in the old one, which no state recorded.
+func TestAccKarpenterNodePool_regionChange(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance tests run with TF_ACC=1")
+	}
+	west := kubetest.Own(t)
+	e := newEnvWith(t, map[string]*kubetest.Server{otherRegion: west})
+	westAdmin, err := west.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "gpufleet_karpenter_node_pool.moved"
+	pool := poolHCL("moved", `["g6.xlarge"]`, inference+scaling(0, 4))
+	// where reports which clusters hold the pool's NodePool.
+	where := func(wantEast, wantWest bool) error {
+		east := e.get(t, nodePoolGVK, "moved-od") != nil
+		_, err := westAdmin.Get(context.Background(), nodePoolGVK, "moved-od")
+		if err != nil && !kube.IsNotFound(err) {
+			return err
+		}
+		if inWest := err == nil; east != wantEast || inWest != wantWest {
+			return fmt.Errorf("NodePool moved-od in %s: %t, in %s: %t; want %t and %t", testRegion, east, otherRegion, inWest, wantEast, wantWest)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return where(false, false) },
+		Steps: []resource.TestStep{
+			{
+				Config: e.providerIn(testRegion, "") + pool,
+				Check:  check(func() error { return where(true, false) }),
+			},
+			{
+				Config: e.providerIn(otherRegion, "") + pool,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("region"), knownvalue.StringExact(otherRegion)),
+				},
+				Check: check(func() error { return where(false, true) }),
+			},
 		},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -152,8 +153,10 @@ func refOf(o render.Object) objectRef {
 }
 
 // connect is a client of the pool's cluster: through the kubernetes block, else through EKS
-// (DescribeCluster, and tokens from the provider's AWS credentials). poll is how often deletions
-// are polled.
+// (DescribeCluster, and tokens from the provider's AWS credentials) in the region m records, state's
+// for a refresh or a destroy: a pool lives in the region it was created in, whatever the provider's
+// region is today (a region change replaces the pool, deleting it there). poll is how often
+// deletions are polled.
 func (r *NodePoolResource) connect(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (c *kube.Client, poll time.Duration) {
 	if r.Meta == nil {
 		diags.AddError("Provider not configured", "the gpufleet provider was not configured before the resource was used")
@@ -165,7 +168,12 @@ func (r *NodePoolResource) connect(ctx context.Context, m *nodePoolModel, diags 
 		access, d = m.Kubernetes.Access(ctx)
 		diags.Append(d...)
 	} else {
-		eksClient, ok := poolschema.Connect(ctx, &r.Resource, "EKS", (*conns.Meta).EKS, diags)
+		region := "" // the provider's, for a pool whose region is not known yet
+		if !m.Region.IsNull() && !m.Region.IsUnknown() {
+			region = m.Region.ValueString()
+		}
+		eksIn := func(meta *conns.Meta, ctx context.Context) (*eks.Client, error) { return meta.EKSIn(ctx, region) }
+		eksClient, ok := poolschema.Connect(ctx, &r.Resource, "EKS", eksIn, diags)
 		if !ok {
 			return nil, 0
 		}

@@ -95,6 +95,22 @@ func Shared(t testing.TB) *Server {
 	return shared
 }
 
+// Own starts a server of t's own, a second cluster beside the shared one, stopped when t ends; it
+// skips t as Shared does.
+func Own(t testing.TB) *Server {
+	t.Helper()
+	etcd, apiserver := os.Getenv(EnvEtcd), os.Getenv(EnvAPIServer)
+	if etcd == "" || apiserver == "" {
+		t.Skipf("%s and %s are not set: these tests need a real API server", EnvEtcd, EnvAPIServer)
+	}
+	s, err := Start(etcd, apiserver, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
 // StopShared stops the shared server, if one was started.
 func StopShared() {
 	if shared != nil {
