@@ -347,6 +347,17 @@ func TestFaults_OutOfBand_EKS(t *testing.T) {
 	if err := sim.DeleteNodegroup("us-east-1", "ml", "gpu-gone"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("want ErrNotFound, got %v", err)
 	}
+	// The cluster deleted outside Terraform: DescribeCluster and its node groups answer not found.
+	if err := sim.DeleteEKSCluster("us-east-1", "ml"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DescribeCluster(ctxT(t), &eks.DescribeClusterInput{Name: aws.String("ml")})
+	wantAPIError(t, err, "ResourceNotFoundException", "")
+	_, err = c.DescribeNodegroup(ctxT(t), &eks.DescribeNodegroupInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("gpu-od")})
+	wantAPIError(t, err, "ResourceNotFoundException", "")
+	if err := sim.DeleteEKSCluster("us-east-1", "ml"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("want ErrNotFound, got %v", err)
+	}
 }
 
 // Out-of-band changes on GKE: label, resize, delete.
@@ -372,6 +383,15 @@ func TestFaults_OutOfBand_GKE(t *testing.T) {
 	}
 	_, err := c.GetNodePool(ctxT(t), &containerpb.GetNodePoolRequest{Name: gkeParent + "/nodePools/l4-od"})
 	wantCode(t, err, codes.NotFound, "")
+	runningPool(t, c, l4Pool("l4-spot"))
+	if err := sim.DeleteGKECluster("acme-ml", "us-central1", "ml"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.GetCluster(ctxT(t), &containerpb.GetClusterRequest{Name: gkeParent})
+	wantCode(t, err, codes.NotFound, "")
+	if _, ok := sim.NodePool("acme-ml", "us-central1", "ml", "l4-spot"); ok {
+		t.Fatal("the node pool outlived its cluster")
+	}
 }
 
 // Bad faults are rejected.

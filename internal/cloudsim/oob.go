@@ -3,7 +3,10 @@ package cloudsim
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -179,6 +182,23 @@ func (s *Sim) DeleteNodegroup(region, cluster, name string) error {
 	})
 }
 
+// DeleteEKSCluster removes an EKS cluster at once, with its node groups, as if it were deleted
+// outside Terraform (eksctl, the console) and the deletion had finished: DescribeCluster then
+// answers ResourceNotFoundException.
+func (s *Sim) DeleteEKSCluster(region, name string) error {
+	return s.change(func(w *world, _ time.Time) error {
+		r := w.Seed.awsRegion(region)
+		i := slices.IndexFunc(r.Clusters, func(c EKSClusterSeed) bool { return c.Name == name })
+		if i < 0 {
+			return fmt.Errorf("%w: EKS cluster %s in %s", ErrNotFound, name, region)
+		}
+		r.Clusters = slices.Delete(r.Clusters, i, i+1)
+		prefix := ngKey(region, name, "")
+		maps.DeleteFunc(w.Nodegroups, func(k string, _ *ngRecord) bool { return strings.HasPrefix(k, prefix) })
+		return nil
+	})
+}
+
 // ScaleNodegroup sets an EKS node group's desired size, as the cluster autoscaler or a manual
 // resize would. It must lie within the node group's min and max sizes.
 func (s *Sim) ScaleNodegroup(region, cluster, name string, desired int32) error {
@@ -282,6 +302,21 @@ func (s *Sim) DeleteNodePool(project, location, cluster, name string) error {
 			return err
 		}
 		delete(w.NodePools, key)
+		return nil
+	})
+}
+
+// DeleteGKECluster removes a GKE cluster at once, with its node pools, as if it were deleted
+// outside Terraform: GetCluster then answers NOT_FOUND.
+func (s *Sim) DeleteGKECluster(project, location, name string) error {
+	return s.change(func(w *world, _ time.Time) error {
+		p := w.Seed.gcpProject(project)
+		if p == nil || p.cluster(location, name) == nil {
+			return fmt.Errorf("%w: GKE cluster %s/%s/%s", ErrNotFound, project, location, name)
+		}
+		p.Clusters = slices.DeleteFunc(p.Clusters, func(c GKEClusterSeed) bool { return c.Location == location && c.Name == name })
+		prefix := clusterRef{project, location, name}.poolPath("")
+		maps.DeleteFunc(w.NodePools, func(k string, _ *npRecord) bool { return strings.HasPrefix(k, prefix) })
 		return nil
 	})
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -132,44 +134,48 @@ func (r *ComputeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 }
 
 // client connects to the class's cluster: the kubernetes block, or GKE's GetCluster and a Google
-// access token.
-func (r *ComputeClassResource) client(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) *kube.Client {
+// access token. A GKE cluster that does not exist (any more) is gone, with no error added: the class
+// went with it, which a refresh and a destroy take as the class gone (an apply reports it).
+func (r *ComputeClassResource) client(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) (client *kube.Client, gone error) {
 	var access kube.Access
 	if m.Kubernetes.Configured() {
 		a, ds := m.Kubernetes.Access(ctx)
 		diags.Append(ds...)
 		if diags.HasError() {
-			return nil
+			return nil, nil
 		}
 		access = a
 	} else {
 		gkeClient, ok := poolschema.Connect(ctx, &r.Resource, "GKE", (*conns.Meta).GKE, diags)
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		ref := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", m.Project.ValueString(), m.Location.ValueString(), m.Cluster.ValueString())
 		c, err := gkeClient.GetCluster(ctx, &containerpb.GetClusterRequest{Name: ref})
+		if status.Code(err) == codes.NotFound {
+			return nil, fmt.Errorf("GKE cluster %s: %w (%w)", ref, kube.ErrClusterNotFound, err)
+		}
 		if err != nil {
 			diags.AddError("Reading the GKE cluster", fmt.Sprintf("GetCluster %s: %v", ref, err))
-			return nil
+			return nil, nil
 		}
 		tokens, err := r.Meta.GoogleTokenSource(ctx)
 		if err != nil {
 			diags.AddError("Google credentials for the cluster", err.Error())
-			return nil
+			return nil, nil
 		}
 		access, err = kube.GKEAccess(kube.GKECluster{Name: ref, Endpoint: c.GetEndpoint(), CACertificateBase64: c.GetMasterAuth().GetClusterCaCertificate()}, tokens)
 		if err != nil {
 			diags.AddError("Reaching the GKE cluster", err.Error())
-			return nil
+			return nil, nil
 		}
 	}
 	client, err := kube.NewClient(access, r.Meta.UserAgent)
 	if err != nil {
 		diags.AddError("Connecting to the cluster", err.Error())
-		return nil
+		return nil, nil
 	}
-	return client
+	return client, nil
 }
 
 // desired is the object gpufleet applies: the planned class with its ownership labels.
@@ -217,7 +223,10 @@ func (r *ComputeClassResource) Update(ctx context.Context, req resource.UpdateRe
 // apply writes the planned class: never over an object of the same name that is not this
 // resource's, which is an error before any write.
 func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) bool {
-	client := r.client(ctx, m, diags)
+	client, gone := r.client(ctx, m, diags)
+	if gone != nil {
+		diags.AddError("Reading the GKE cluster", gone.Error())
+	}
 	if client == nil {
 		return false
 	}
@@ -251,7 +260,11 @@ func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diag
 
 func (r *ComputeClassResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	poolschema.Read(ctx, req, resp, func(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) bool {
-		client := r.client(ctx, m, diags)
+		client, gone := r.client(ctx, m, diags)
+		if gone != nil {
+			diags.AddWarning("ComputeClass "+m.Name.ValueString()+" is gone with its cluster", gone.Error()+"; the class went with the cluster, and it is removed from state.")
+			return false
+		}
 		if client == nil {
 			return false
 		}
@@ -272,8 +285,10 @@ func (r *ComputeClassResource) Read(ctx context.Context, req resource.ReadReques
 			if !importClass(ctx, r.Meta, live, m, diags) {
 				return false
 			}
-		} else if client.CheckOwned(live, m.OwnerID.ValueString()) != nil {
-			// Another object has taken the name: this resource's class is gone.
+		} else if err := client.CheckOwned(live, m.OwnerID.ValueString()); err != nil {
+			// Another object has taken the name: this resource's class is gone, and the next plan
+			// would create it over the other one's name (which the apply refuses): say so.
+			diags.AddWarning("ComputeClass "+m.Name.ValueString()+" is no longer this resource's", err.Error()+"; it is removed from state and left alone.")
 			return false
 		}
 		manifests, err := managedManifests(live)
@@ -311,9 +326,9 @@ func managedManifests(live *unstructured.Unstructured) (string, error) {
 
 func (r *ComputeClassResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	poolschema.Delete(ctx, req, resp, func(ctx context.Context, state *resourceModel, _ time.Duration) {
-		client := r.client(ctx, state, &resp.Diagnostics)
-		if client == nil {
-			return
+		client, gone := r.client(ctx, state, &resp.Diagnostics)
+		if gone != nil || client == nil {
+			return // gone with its cluster, or an error reported
 		}
 		live, err := client.Get(ctx, gvk, state.Name.ValueString())
 		switch {
@@ -323,8 +338,8 @@ func (r *ComputeClassResource) Delete(ctx context.Context, req resource.DeleteRe
 			resp.Diagnostics.AddError("Reading the ComputeClass", err.Error())
 			return
 		}
-		if client.CheckOwned(live, state.OwnerID.ValueString()) != nil {
-			tflog.Warn(ctx, "the ComputeClass of this name is not this resource's: leaving it alone", map[string]any{"name": state.Name.ValueString()})
+		if err := client.CheckOwned(live, state.OwnerID.ValueString()); err != nil {
+			resp.Diagnostics.AddWarning("Left alone: ComputeClass "+state.Name.ValueString(), err.Error())
 			return
 		}
 		if err := client.Delete(ctx, gvk, live.GetName(), string(live.GetUID()), deletePoll); err != nil {

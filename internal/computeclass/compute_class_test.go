@@ -229,6 +229,36 @@ func TestAccGKEComputeClass_driftAndDisappears(t *testing.T) {
 	})
 }
 
+// A class whose GKE cluster was deleted outside Terraform is gone with it: refresh removes it from
+// state with a warning (the next plan creates it again, and the apply says the cluster is not
+// found) rather than fail on GetCluster for ever, which blocked every plan and destroy.
+func TestAccGKEComputeClass_clusterDeleted(t *testing.T) {
+	w := newWorld(t)
+	const name = "cc-lost"
+	config := w.providerConfig("") + classConfig(name, l4Body(publishedLadder, ""))
+	t.Cleanup(func() { // cloudsim's deletion does not reach the API server, which outlives the test
+		_ = w.admin.Resource(computeClassGVR).Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if err := w.sim.DeleteGKECluster(testProject, testLocation, testCluster); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpufleet_gke_compute_class."+name, plancheck.ResourceActionCreate),
+				}},
+				ExpectError: acctest.ExpectErrorParts("GKE cluster projects/acme-ml/locations/us-central1/clusters/ml: cluster not found"),
+			},
+		},
+	})
+}
+
 // A ComputeClass of the same name that is not this resource's is never adopted, changed or
 // deleted: the apply fails before any write, naming it.
 func TestAccGKEComputeClass_foreignObject(t *testing.T) {

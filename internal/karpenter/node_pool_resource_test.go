@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
@@ -143,6 +145,117 @@ func TestAccKarpenterNodePool_regionChange(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A pool whose EKS cluster was deleted outside Terraform is gone with it: refresh removes it from
+// state (the next plan creates it again, and the apply says the cluster is not found) rather than
+// fail on DescribeCluster for ever, which blocked every plan and destroy; a destroy then has nothing
+// to do. Not-found in Read and in Delete, as for the node groups of gpufleet_eks_node_pool.
+func TestAccKarpenterNodePool_clusterDeleted(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.provider("") + poolHCL("lost", `["g6.xlarge"]`, inference+scaling(0, 2))
+	t.Cleanup(func() { // cloudsim's deletion does not reach the API server, which outlives the test
+		for _, o := range []struct {
+			gvk  schema.GroupVersionKind
+			name string
+		}{{nodePoolGVK, "lost-od"}, {ec2NodeClassGVK, "lost"}} {
+			if err := e.admin.Delete(context.Background(), o.gvk, o.name, "", 20*time.Millisecond); err != nil && !kube.IsNotFound(err) {
+				t.Error(err)
+			}
+		}
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					if err := e.sim.DeleteEKSCluster(testRegion, testCluster); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpufleet_karpenter_node_pool.lost", plancheck.ResourceActionCreate),
+				}},
+				// and the create says why it cannot be done
+				ExpectError: regexp.MustCompile(`EKS cluster "ml": cluster not found`),
+			},
+		},
+	})
+}
+
+// A destroy deletes the pool's NodePools side by side and waits for their drains together: while
+// Karpenter drains one (its termination finalizer holds it, as here), the other must be terminating
+// too, not still taking the evicted pods and launching GPU nodes for them. The node class goes last.
+func TestAccKarpenterNodePool_deleteDrainsTogether(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.provider("") + poolHCL("drain", `["g6.xlarge"]`, inference+scaling(0, 4)+acctest.Capacity(50, 0))
+	pools := []string{"drain-od", "drain-spot"}
+	// hold puts Karpenter's termination finalizer on the NodePools, as the controller does.
+	hold := func() {
+		for _, name := range pools {
+			u, err := e.admin.Get(context.Background(), nodePoolGVK, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u.SetFinalizers([]string{"karpenter.sh/termination"})
+			if _, err := e.srv.UpdateAs(context.Background(), u, "karpenter"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// drain watches the destroy: it notes whether both NodePools were terminating at once, and
+	// lets a NodePool go (removes the finalizer) once both are, or after 3 s alone.
+	together := make(chan bool, 1)
+	drain := func() {
+		deadline := time.Now().Add(30 * time.Second)
+		both, released := false, map[string]bool{}
+		alone := map[string]time.Time{}
+		for len(released) < len(pools) && time.Now().Before(deadline) {
+			terminating := 0
+			for _, name := range pools {
+				if u, err := e.admin.Get(context.Background(), nodePoolGVK, name); err == nil && u.GetDeletionTimestamp() != nil {
+					terminating++
+					if alone[name].IsZero() {
+						alone[name] = time.Now()
+					}
+				}
+			}
+			both = both || terminating == len(pools)
+			for _, name := range pools {
+				if released[name] || alone[name].IsZero() || (!both && time.Since(alone[name]) < 3*time.Second) {
+					continue
+				}
+				u, err := e.admin.Get(context.Background(), nodePoolGVK, name)
+				if err == nil {
+					u.SetFinalizers(nil)
+					_, err = e.srv.UpdateAs(context.Background(), u, "karpenter")
+				}
+				if err != nil && !kube.IsNotFound(err) {
+					t.Error(err)
+				}
+				released[name] = true
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		together <- both
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("drain"),
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: check(func() error { hold(); return nil })},
+			{
+				PreConfig: func() { go drain() },
+				Config:    cfg,
+				Destroy:   true,
+			},
+		},
+	})
+	if !<-together {
+		t.Fatal("the destroy deleted one NodePool while the other still ran: their drains were not side by side")
+	}
 }
 
 // The plan of a new pool sends no request to the API server (its audit log counts them) and no
@@ -381,6 +494,14 @@ func TestAccKarpenterNodePool_foreignObject(t *testing.T) {
 	}
 }
 
+// kubeBlock is a kubernetes block reaching a made-up API server with the settings given.
+func kubeBlock(settings string) string {
+	return "  kubernetes {\n    host = \"https://203.0.113.10\"\n    " + settings + "\n  }\n"
+}
+
+// badKey is a PEM block of a private key whose bytes are no key.
+const badKey = "-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1ieXRlcw==\n-----END PRIVATE KEY-----\n"
+
 // Bad input fails at plan, at the attribute, with no request to the cluster: what the CRDs refuse
 // (validated in process: a CEL rule, a schema pattern), and what the objects cannot carry.
 func TestAccKarpenterNodePool_badInput(t *testing.T) {
@@ -396,6 +517,12 @@ func TestAccKarpenterNodePool_badInput(t *testing.T) {
 		{"tag", inference + scaling(0, 2) + "  tags = { \"karpenter.sh/nodepool\" = \"x\" }\n", []string{"tags", "restricted tag"}},
 		{"desired", inference + "  scaling {\n    min_size = 0\n    max_size = 2\n    desired_size = 1\n  }\n", []string{"scaling.desired_size", "Karpenter has no desired size"}},
 		{"automode-mig", inference + scaling(0, 2) + "  mode = \"auto_mode\"\n  gpu {\n    mig {\n      profile = \"1g.10gb\"\n    }\n  }\n", []string{"gpu.mig", "Auto Mode"}},
+		// The kubernetes block: PEM that does not parse, and an exec plugin client-go would ignore.
+		{"ca-pem", inference + scaling(0, 2) + kubeBlock(`cluster_ca_certificate = "ca.crt"`), []string{"Not the PEM of a certificate", `cluster_ca_certificate = "ca.crt"`, "no PEM block"}},
+		{"key-pem", inference + scaling(0, 2) + kubeBlock(fmt.Sprintf("client_certificate = <<EOT\n%sEOT\n    client_key = %q", e.srv.AdminCert, badKey)),
+			[]string{"Not the PEM of a private key", "client_key", `"PRIVATE KEY" is not a PKCS`}},
+		{"exec-token", inference + scaling(0, 2) + kubeBlock("token = \"t\"\n    exec {\n      api_version = \"client.authentication.k8s.io/v1\"\n      command = \"get-token\"\n    }"),
+			[]string{"Invalid Attribute Combination", "exec {", `"kubernetes.token" cannot be specified when "kubernetes.exec"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			types := `["g6.xlarge"]`
@@ -410,6 +537,7 @@ func TestAccKarpenterNodePool_badInput(t *testing.T) {
 					ExpectError: acctest.ExpectErrorParts(c.want...),
 				}},
 			})
+
 		})
 	}
 	if n := e.requests(t) - before; n != 0 {

@@ -156,11 +156,13 @@ func refOf(o render.Object) objectRef {
 // (DescribeCluster, and tokens from the provider's AWS credentials) in the region m records, state's
 // for a refresh or a destroy: a pool lives in the region it was created in, whatever the provider's
 // region is today (a region change replaces the pool, deleting it there). poll is how often
-// deletions are polled.
-func (r *NodePoolResource) connect(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (c *kube.Client, poll time.Duration) {
+// deletions are polled. An EKS cluster that does not exist (any more) is gone, with no error
+// added: its objects went with it, which a refresh and a destroy take as the pool gone (an apply
+// reports it).
+func (r *NodePoolResource) connect(ctx context.Context, m *nodePoolModel, diags *diag.Diagnostics) (c *kube.Client, poll time.Duration, gone error) {
 	if r.Meta == nil {
 		diags.AddError("Provider not configured", "the gpufleet provider was not configured before the resource was used")
-		return nil, 0
+		return nil, 0, nil
 	}
 	var access kube.Access
 	if m.Kubernetes.Configured() {
@@ -175,32 +177,35 @@ func (r *NodePoolResource) connect(ctx context.Context, m *nodePoolModel, diags 
 		eksIn := func(meta *conns.Meta, ctx context.Context) (*eks.Client, error) { return meta.EKSIn(ctx, region) }
 		eksClient, ok := poolschema.Connect(ctx, &r.Resource, "EKS", eksIn, diags)
 		if !ok {
-			return nil, 0
+			return nil, 0, nil
 		}
 		stsClient, ok := poolschema.Connect(ctx, &r.Resource, "STS", (*conns.Meta).STS, diags)
 		if !ok {
-			return nil, 0
+			return nil, 0, nil
 		}
 		var err error
 		access, err = kube.EKSAccess(ctx, eksClient, stsClient, m.ClusterName.ValueString())
+		if errors.Is(err, kube.ErrClusterNotFound) {
+			return nil, 0, err
+		}
 		if err != nil {
 			diags.AddError("Reaching the cluster of "+subject(m), err.Error())
-			return nil, 0
+			return nil, 0, nil
 		}
 	}
 	if diags.HasError() {
-		return nil, 0
+		return nil, 0, nil
 	}
 	c, err := kube.NewClient(access, r.Meta.UserAgent)
 	if err != nil {
 		diags.AddError("Reaching the cluster of "+subject(m), err.Error())
-		return nil, 0
+		return nil, 0, nil
 	}
 	poll = 2 * time.Second
 	if conns.IsLoopbackEndpoint(access.Host) {
 		poll = 50 * time.Millisecond
 	}
-	return c, poll
+	return c, poll, nil
 }
 
 // apply applies the planned objects and deletes the ones the pool no longer has (state's, when
@@ -253,7 +258,10 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 		plan.OwnerID = types.StringValue(id)
 	}
 	owner := plan.OwnerID.ValueString()
-	c, poll := r.connect(ctx, plan, diags)
+	c, poll, gone := r.connect(ctx, plan, diags)
+	if gone != nil {
+		diags.AddError("Reaching the cluster of "+subject(plan), gone.Error())
+	}
 	if c == nil {
 		return
 	}
@@ -292,7 +300,12 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 		case err != nil:
 			diags.AddError(what, err.Error())
 			return
-		case c.CheckOwned(live, owner) == nil:
+		default:
+			if err := c.CheckOwned(live, owner); err != nil {
+				// no longer the pool's (replaced by someone else's): not deleted, and not in state
+				diags.AddWarning("Left alone: "+ref.gvk.Kind+" "+ref.name, err.Error())
+				continue
+			}
 			staleLive[ref] = live
 		}
 	}
@@ -411,7 +424,12 @@ func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, _ := r.connect(ctx, m, &resp.Diagnostics)
+	c, _, gone := r.connect(ctx, m, &resp.Diagnostics)
+	if gone != nil {
+		resp.Diagnostics.AddWarning(subject(m)+" is gone with its cluster", gone.Error()+"; the pool's objects went with the cluster, and it is removed from state.")
+		resp.State.RemoveResource(ctx)
+		return
+	}
 	if c == nil {
 		return
 	}
@@ -552,9 +570,12 @@ func (r *NodePoolResource) loadRecord(ctx context.Context, record string, st *tf
 	return true
 }
 
-// delete deletes the pool's objects that exist and are still the pool's, NodePools and the
-// NodeOverlay before the node class (Karpenter drains a deleted NodePool's nodes; an EC2NodeClass
-// waits for its nodes to go), each waited for; one already gone is success.
+// delete deletes the pool's objects that exist and are still the pool's: its NodePools and
+// NodeOverlay side by side, then its node class once they are gone (Karpenter drains a deleted
+// NodePool's nodes; an EC2NodeClass waits for its nodes to go). Deleted one after another, the
+// NodePools still there would take the pods a draining one evicts, and launch GPU nodes for them
+// that are drained in turn; side by side, the destroy takes as long as the longest drain, not
+// their sum. One already gone is success.
 func (r *NodePoolResource) delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	m := new(nodePoolModel)
 	resp.Diagnostics.Append(req.State.Get(ctx, m)...)
@@ -565,28 +586,55 @@ func (r *NodePoolResource) delete(ctx context.Context, req resource.DeleteReques
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, poll := r.connect(ctx, m, &resp.Diagnostics)
+	c, poll, gone := r.connect(ctx, m, &resp.Diagnostics)
+	if gone != nil {
+		return // the objects went with the cluster
+	}
 	if c == nil {
 		return
 	}
-	refs := refsOf(ctx, m.Objects)
-	for i := len(refs) - 1; i >= 0; i-- {
-		ref := refs[i]
-		live, err := c.Get(ctx, ref.gvk, ref.name)
-		switch {
-		case kube.IsNotFound(err):
-			continue
-		case err != nil:
-			resp.Diagnostics.AddError("deleting "+subject(m), err.Error())
-			return
-		}
-		if err := c.CheckOwned(live, m.OwnerID.ValueString()); err != nil {
-			resp.Diagnostics.AddWarning("Left alone: "+ref.gvk.Kind+" "+ref.name, err.Error())
-			continue
-		}
-		if err := c.Delete(ctx, ref.gvk, ref.name, string(live.GetUID()), poll); err != nil {
-			resp.Diagnostics.AddError("deleting "+subject(m), err.Error())
-			return
+	var pools, classes []objectRef
+	for _, ref := range refsOf(ctx, m.Objects) {
+		if isNodeClass(ref.gvk) {
+			classes = append(classes, ref)
+		} else {
+			pools = append(pools, ref)
 		}
 	}
+	for _, wave := range [][]objectRef{pools, classes} {
+		uids := map[objectRef]string{}
+		for _, ref := range wave {
+			live, err := c.Get(ctx, ref.gvk, ref.name)
+			switch {
+			case kube.IsNotFound(err):
+				continue
+			case err != nil:
+				resp.Diagnostics.AddError("deleting "+subject(m), err.Error())
+				return
+			}
+			if err := c.CheckOwned(live, m.OwnerID.ValueString()); err != nil {
+				resp.Diagnostics.AddWarning("Left alone: "+ref.gvk.Kind+" "+ref.name, err.Error())
+				continue
+			}
+			if err := c.StartDelete(ctx, ref.gvk, ref.name, string(live.GetUID())); err != nil {
+				resp.Diagnostics.AddError("deleting "+subject(m), err.Error())
+				return
+			}
+			uids[ref] = string(live.GetUID())
+		}
+		for _, ref := range wave {
+			if uid, ok := uids[ref]; ok {
+				if err := c.WaitDeleted(ctx, ref.gvk, ref.name, uid, poll); err != nil {
+					resp.Diagnostics.AddError("deleting "+subject(m), err.Error())
+					return
+				}
+			}
+		}
+	}
+}
+
+// isNodeClass reports a node class (Karpenter's EC2NodeClass or Auto Mode's NodeClass), which goes
+// after the NodePools that use it.
+func isNodeClass(gvk schema.GroupVersionKind) bool {
+	return gvk.Kind == "EC2NodeClass" || (gvk.Group == "eks.amazonaws.com" && gvk.Kind == "NodeClass")
 }

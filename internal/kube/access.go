@@ -112,6 +112,10 @@ func EKSToken(ctx context.Context, stsClient *sts.Client, cluster string) (strin
 	return eksTokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(presigned.URL)), nil
 }
 
+// ErrClusterNotFound marks a cluster the cloud does not have (any more): the objects that were in it
+// went with it.
+var ErrClusterNotFound = errors.New("cluster not found")
+
 // EKSAccess is the access to an EKS cluster: its endpoint and certificate authority from
 // DescribeCluster, and tokens made from the STS client's credentials.
 func EKSAccess(ctx context.Context, eksClient *eks.Client, stsClient *sts.Client, cluster string) (Access, error) {
@@ -119,7 +123,7 @@ func EKSAccess(ctx context.Context, eksClient *eks.Client, stsClient *sts.Client
 	if err != nil {
 		var nf *ekstypes.ResourceNotFoundException
 		if errors.As(err, &nf) {
-			return Access{}, fmt.Errorf("EKS cluster %q not found: %w", cluster, err)
+			return Access{}, fmt.Errorf("EKS cluster %q: %w (%w)", cluster, ErrClusterNotFound, err)
 		}
 		return Access{}, fmt.Errorf("describing EKS cluster %q: %w", cluster, err)
 	}

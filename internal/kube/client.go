@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -155,6 +156,16 @@ func (c *Client) Apply(ctx context.Context, obj map[string]any, dryRun bool) (*u
 // the same name is left alone), and waits until it is gone or ctx ends: a NodePool's nodes are
 // drained first, and an EC2NodeClass waits for its NodeClaims. An object already gone is success.
 func (c *Client) Delete(ctx context.Context, gvk schema.GroupVersionKind, name, uid string, poll time.Duration) error {
+	if err := c.StartDelete(ctx, gvk, name, uid); err != nil {
+		return err
+	}
+	return c.WaitDeleted(ctx, gvk, name, uid, poll)
+}
+
+// StartDelete asks for the deletion of the object whose UID is uid (see Delete) without waiting for
+// it to go: objects whose finalizers take time (NodePools draining their nodes) are deleted side by
+// side, then waited for with WaitDeleted. An object already gone is success.
+func (c *Client) StartDelete(ctx context.Context, gvk schema.GroupVersionKind, name, uid string) error {
 	r, err := c.resource(gvk)
 	if err != nil {
 		return err
@@ -174,6 +185,16 @@ func (c *Client) Delete(ctx context.Context, gvk schema.GroupVersionKind, name, 
 		}
 		return c.wrap("deleting", gvk.Kind, name, err)
 	}
+	return nil
+}
+
+// WaitDeleted waits until the object whose UID is uid is gone (or replaced by another of its name),
+// or ctx ends.
+func (c *Client) WaitDeleted(ctx context.Context, gvk schema.GroupVersionKind, name, uid string, poll time.Duration) error {
+	r, err := c.resource(gvk)
+	if err != nil {
+		return err
+	}
 	if poll <= 0 {
 		poll = 2 * time.Second
 	}
@@ -182,6 +203,8 @@ func (c *Client) Delete(ctx context.Context, gvk schema.GroupVersionKind, name, 
 		switch {
 		case IsNotFound(err):
 			return true, nil
+		case transient(err):
+			return false, nil // a drain takes many minutes: a blip of the API server does not end the wait
 		case err != nil:
 			return false, err
 		}
@@ -363,4 +386,12 @@ func elementMatches(pe fieldpath.PathElement, i int, elem any) bool {
 		return true
 	}
 	return false
+}
+
+// transient reports an error a wait sits out: the API server overloaded, timing out, restarting
+// (a control plane upgrade) or the connection cut.
+func transient(err error) bool {
+	return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) ||
+		utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) || utilnet.IsProbableEOF(err)
 }

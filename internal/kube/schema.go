@@ -2,8 +2,13 @@ package kube
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -46,6 +51,7 @@ func ConnectionBlock(about string) schema.SingleNestedBlock {
 			"cluster_ca_certificate": schema.StringAttribute{
 				MarkdownDescription: "PEM of the certificate authority that signed the API server's certificate; the system's roots when unset.",
 				Optional:            true,
+				Validators:          []validator.String{pemValidator{what: "certificate", parse: parseCertificates}},
 			},
 			"token": schema.StringAttribute{
 				MarkdownDescription: "Bearer token.",
@@ -56,18 +62,28 @@ func ConnectionBlock(about string) schema.SingleNestedBlock {
 			"client_certificate": schema.StringAttribute{
 				MarkdownDescription: "PEM of a client certificate; needs `client_key`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_key"))},
+				Validators: []validator.String{
+					stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_key")),
+					pemValidator{what: "certificate", parse: parseCertificates},
+				},
 			},
 			"client_key": schema.StringAttribute{
 				MarkdownDescription: "PEM of the client certificate's private key.",
 				Optional:            true,
 				Sensitive:           true,
-				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_certificate"))},
+				Validators: []validator.String{
+					stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_certificate")),
+					pemValidator{what: "private key", parse: parsePrivateKey},
+				},
 			},
 		},
 		Blocks: map[string]schema.Block{
 			"exec": schema.SingleNestedBlock{
-				MarkdownDescription: "A client-go credential plugin that prints an `ExecCredential`, e.g. `aws eks get-token` or `gke-gcloud-auth-plugin`.",
+				MarkdownDescription: "A client-go credential plugin that prints an `ExecCredential`, e.g. `aws eks get-token` or `gke-gcloud-auth-plugin`. Not with `token` or `client_certificate`, which client-go would use instead of the plugin.",
+				Validators: []validator.Object{objectvalidator.ConflictsWith(
+					path.MatchRelative().AtParent().AtName("token"),
+					path.MatchRelative().AtParent().AtName("client_certificate"),
+				)},
 				Attributes: map[string]schema.Attribute{
 					"api_version": schema.StringAttribute{
 						MarkdownDescription: "`client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`.",
@@ -138,4 +154,66 @@ func (m *ConnectionModel) Access(ctx context.Context) (Access, diag.Diagnostics)
 		}
 	}
 	return a, diags
+}
+
+// pemValidator checks at plan that a PEM value parses, so that a certificate or key pasted wrong is
+// an error at its attribute rather than at apply, when the client is built. It never quotes the
+// value (client_key is a secret).
+type pemValidator struct {
+	what  string
+	parse func([]byte) error
+}
+
+var _ validator.String = pemValidator{}
+
+func (v pemValidator) Description(context.Context) string {
+	return "must be the PEM of a " + v.what
+}
+
+func (v pemValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v pemValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := v.parse([]byte(req.ConfigValue.ValueString())); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Not the PEM of a "+v.what, err.Error())
+	}
+}
+
+// parseCertificates parses every PEM block of data as an X.509 certificate; there must be one.
+func parseCertificates(data []byte) error {
+	n := 0
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if block.Type != "CERTIFICATE" {
+			return fmt.Errorf("a PEM block of type %q, where certificates (CERTIFICATE) are expected", block.Type)
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return fmt.Errorf("certificate %d: %w", n+1, err)
+		}
+		n++
+	}
+	if n == 0 {
+		return errors.New("no PEM block (-----BEGIN CERTIFICATE-----) found")
+	}
+	return nil
+}
+
+// parsePrivateKey parses the first PEM block of data as a private key, as client-go's TLS
+// configuration does (PKCS #1, PKCS #8 or SEC 1), without quoting any of it.
+func parsePrivateKey(data []byte) error {
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return errors.New("no PEM block (-----BEGIN ... PRIVATE KEY-----) found")
+	}
+	if _, err := x509.ParsePKCS8PrivateKey(block.Bytes); err == nil {
+		return nil
+	}
+	if _, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+		return nil
+	}
+	if _, err := x509.ParseECPrivateKey(block.Bytes); err == nil {
+		return nil
+	}
+	return fmt.Errorf("the PEM block of type %q is not a PKCS #1, PKCS #8 or EC private key", block.Type)
 }

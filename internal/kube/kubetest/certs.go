@@ -47,6 +47,16 @@ func newPKI() (*pki, error) {
 	return &pki{caCert: cert, caKey: key, CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
 }
 
+// ClientCertificate is a client certificate of CN cn and its key (PEM), from a throwaway
+// certificate authority: for tests of what takes PEM.
+func ClientCertificate(cn string) (certPEM, keyPEM []byte, err error) {
+	p, err := newPKI()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.issue(cn, nil, false)
+}
+
 var serial int64 = 1
 
 // issue signs a certificate: a serving one for 127.0.0.1 (server) or a client one (CN, O).

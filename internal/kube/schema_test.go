@@ -1,0 +1,73 @@
+package kube_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/kubetest"
+)
+
+// The kubernetes block's PEM attributes are checked at plan; the error about a key never quotes it.
+func TestPEMValidators(t *testing.T) {
+	ctx := context.Background()
+	block := kube.ConnectionBlock("the cloud's")
+	const secret = "c2VjcmV0LWtleS1ieXRlcw=="
+	for _, c := range []struct {
+		attr, value, want string
+	}{
+		{"cluster_ca_certificate", "ca.crt", "no PEM block"},
+		{"cluster_ca_certificate", "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n", `type "RSA PRIVATE KEY"`},
+		{"client_certificate", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", "certificate 1:"},
+		{"client_key", "-----BEGIN PRIVATE KEY-----\n" + secret + "\n-----END PRIVATE KEY-----\n", "not a PKCS #1, PKCS #8 or EC private key"},
+		{"client_key", secret, "no PEM block"},
+	} {
+		attr := block.Attributes[c.attr].(schema.StringAttribute)
+		var diags diag.Diagnostics
+		for _, v := range attr.Validators {
+			if !isPEMCheck(ctx, v) {
+				continue // the framework's, which need the whole configuration
+			}
+			resp := &validator.StringResponse{}
+			v.ValidateString(ctx, validator.StringRequest{Path: path.Root(c.attr), ConfigValue: types.StringValue(c.value)}, resp)
+			diags.Append(resp.Diagnostics...)
+		}
+		if !diags.HasError() {
+			t.Errorf("%s = %q: no error", c.attr, c.value)
+			continue
+		}
+		got := diags.Errors()[0].Summary() + ": " + diags.Errors()[0].Detail()
+		if !strings.Contains(got, c.want) || strings.Contains(got, secret) {
+			t.Errorf("%s: %q, want %q and never the value", c.attr, got, c.want)
+		}
+	}
+	// What does parse passes.
+	cert, key, err := kubetest.ClientCertificate("ci-bot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for attr, value := range map[string]string{"cluster_ca_certificate": string(cert), "client_certificate": string(cert), "client_key": string(key)} {
+		for _, v := range block.Attributes[attr].(schema.StringAttribute).Validators {
+			if !isPEMCheck(ctx, v) {
+				continue
+			}
+			resp := &validator.StringResponse{}
+			v.ValidateString(ctx, validator.StringRequest{Path: path.Root(attr), ConfigValue: types.StringValue(value)}, resp)
+			if resp.Diagnostics.HasError() {
+				t.Errorf("%s: %v", attr, resp.Diagnostics)
+			}
+		}
+	}
+}
+
+// isPEMCheck reports gpufleet's PEM validator among an attribute's validators.
+func isPEMCheck(ctx context.Context, v validator.String) bool {
+	return strings.HasPrefix(v.Description(ctx), "must be the PEM of a")
+}
