@@ -203,7 +203,12 @@ func (r *ComputeClassResource) Create(ctx context.Context, req resource.CreateRe
 			return
 		}
 		plan.OwnerID = types.StringValue(id)
-		if !r.apply(ctx, plan, &resp.Diagnostics) {
+		if ok, left := r.apply(ctx, plan, &resp.Diagnostics); !ok {
+			if left {
+				// State records the class the failed create could not undo: Terraform taints
+				// it, and the next apply deletes it before it creates it again.
+				resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+			}
 			return
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
@@ -213,49 +218,71 @@ func (r *ComputeClassResource) Create(ctx context.Context, req resource.CreateRe
 func (r *ComputeClassResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *resourceModel, _ time.Duration) {
 		plan.OwnerID = state.OwnerID
-		if !r.apply(ctx, plan, &resp.Diagnostics) {
-			return
+		if ok, _ := r.apply(ctx, plan, &resp.Diagnostics); !ok {
+			return // state keeps the class as it was, which the next plan applies again
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
 }
 
 // apply writes the planned class: never over an object of the same name that is not this
-// resource's, which is an error before any write.
-func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) bool {
+// resource's, which is an error before any write. A create that fails after the server did the
+// apply (its answer lost: a timeout, a connection cut) deletes the class it made; left reports one
+// it could not delete, for state to record.
+func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diags *diag.Diagnostics) (ok, left bool) {
 	client, gone := r.client(ctx, m, diags)
 	if gone != nil {
 		diags.AddError("Reading the GKE cluster", gone.Error())
 	}
 	if client == nil {
-		return false
+		return false, false
 	}
 	obj, err := desired(m)
 	if err != nil {
 		diags.AddError("Applying the ComputeClass", err.Error())
-		return false
+		return false, false
 	}
 	live, err := client.Get(ctx, gvk, m.Name.ValueString())
+	creating := kube.IsNotFound(err)
 	switch {
 	case err == nil:
 		if err := client.CheckOwned(live, m.OwnerID.ValueString()); err != nil {
 			diags.AddAttributeError(path.Root("name"), "ComputeClass of this name is not this resource's", err.Error())
-			return false
+			return false, false
 		}
-	case !kube.IsNotFound(err):
+	case !creating:
 		diags.AddError("Reading the ComputeClass", err.Error())
-		return false
+		return false, false
 	}
 	if _, err := client.Apply(ctx, obj, false); err != nil {
 		if causes := kube.Causes(err); len(causes) > 0 {
 			reportFieldErrors(diags, causes)
-			return false
+		} else {
+			diags.AddError("Applying the ComputeClass", err.Error())
 		}
-		diags.AddError("Applying the ComputeClass", err.Error())
-		return false
+		if creating {
+			return false, undoCreate(ctx, client, m, diags)
+		}
+		return false, false
 	}
 	tflog.Info(ctx, "applied the ComputeClass", map[string]any{"name": m.Name.ValueString()})
-	return true
+	return true, false
+}
+
+// undoCreate deletes the class a failed create made anyway (it is this resource's: the create's new
+// owner id), and reports whether it is left.
+func undoCreate(ctx context.Context, client *kube.Client, m *resourceModel, diags *diag.Diagnostics) (left bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	live, err := client.Get(ctx, gvk, m.Name.ValueString())
+	if err != nil || client.CheckOwned(live, m.OwnerID.ValueString()) != nil {
+		return false // not made (or not readable: the apply's error says what happened)
+	}
+	if err := client.Delete(ctx, gvk, live.GetName(), string(live.GetUID()), deletePoll); err != nil {
+		diags.AddError("Removing the ComputeClass the failed create made", fmt.Sprintf("%v. State records it, and the next apply deletes it before it creates it again.", err))
+		return true
+	}
+	return false
 }
 
 func (r *ComputeClassResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

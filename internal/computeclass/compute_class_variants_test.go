@@ -2,7 +2,10 @@ package computeclass_test
 
 import (
 	"fmt"
+	"net/http"
 	"os"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -155,6 +158,45 @@ func TestAccGKEComputeClass_kubernetesBlock(t *testing.T) {
 				return nil
 			},
 		}},
+	})
+}
+
+// A create whose apply the server did but whose answer was lost (a gateway timeout, here a proxy
+// in front of the API server) leaves no class behind: the class this create made is deleted, so
+// that the next apply, with a new owner id, does not find a class of its name that is not its own.
+func TestAccGKEComputeClass_answerLost(t *testing.T) {
+	w := newWorld(t)
+	const name = "cc-lost-answer"
+	w.srv.AddToken("gpufleet-ci-gateway-token", "ci")
+	var lost atomic.Bool
+	proxy := w.srv.LossyProxy(t, func(r *http.Request) bool {
+		return r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/computeclasses/"+name) && lost.CompareAndSwap(false, true)
+	})
+	block := fmt.Sprintf(`
+  kubernetes {
+    host                   = %q
+    cluster_ca_certificate = %q
+    token                  = "gpufleet-ci-gateway-token"
+  }
+`, proxy.URL, string(proxy.CAPEM))
+	config := w.providerConfig("") + classConfig(name, l4Body(publishedLadder, block))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             w.checkGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: config, ExpectError: acctest.ExpectErrorParts("Applying the ComputeClass", "answer was lost")},
+			{
+				PreConfig: func() {
+					if !lost.Load() {
+						t.Fatal("no answer was lost: the test proves nothing")
+					}
+					if w.live(t, name) != nil {
+						t.Fatalf("ComputeClass %s is left in the cluster after the failed create", name)
+					}
+				},
+				Config: config,
+			},
+		},
 	})
 }
 

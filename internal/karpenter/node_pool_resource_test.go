@@ -3,9 +3,11 @@ package karpenter_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -255,6 +257,67 @@ func TestAccKarpenterNodePool_deleteDrainsTogether(t *testing.T) {
 	})
 	if !<-together {
 		t.Fatal("the destroy deleted one NodePool while the other still ran: their drains were not side by side")
+	}
+}
+
+// An apply of an object that the server did but whose answer was lost (a gateway timeout) leaves
+// nothing unrecorded: the object is looked up, and counts as applied. A create undoes it with the
+// others, so that the next apply, with a new owner id, finds no object of the pool's names that is
+// not its own; an update records it in state, so that an apply that takes it away again (the spot
+// mix reverted) deletes it rather than leave a NodePool that launches spot GPU nodes unrecorded.
+func TestAccKarpenterNodePool_answerLost(t *testing.T) {
+	e := newEnv(t)
+	e.srv.AddToken("token-through-the-gateway", "ci-bot")
+	for _, update := range []bool{false, true} {
+		name := map[bool]string{false: "lost-create", true: "lost-update"}[update]
+		t.Run(name, func(t *testing.T) {
+			var lost, armed atomic.Bool
+			armed.Store(!update) // an update's first apply goes through
+			proxy := e.srv.LossyProxy(t, func(r *http.Request) bool {
+				return armed.Load() && r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/nodepools/"+name+"-spot") && lost.CompareAndSwap(false, true)
+			})
+			block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-through-the-gateway\"\n  }\n", proxy.URL, proxy.CAPEM)
+			cfg := func(pct int) string {
+				return e.provider("") + poolHCL(name, `["g6.xlarge"]`, inference+scaling(0, 4)+acctest.Capacity(pct, 0)+block)
+			}
+			failing := resource.TestStep{Config: cfg(50), ExpectError: acctest.ExpectErrorParts("NodePool "+name+"-spot", "answer was lost")}
+			steps := []resource.TestStep{failing, {
+				PreConfig: func() {
+					if !lost.Load() {
+						t.Fatal("no answer was lost: the test proves nothing")
+					}
+					if err := e.gone(name)(nil); err != nil {
+						t.Fatalf("after the failed create: %v", err)
+					}
+				},
+				Config: cfg(50),
+			}}
+			if update {
+				steps = []resource.TestStep{
+					{Config: cfg(0), Check: check(func() error { armed.Store(true); return nil })},
+					failing,
+					{
+						PreConfig: func() {
+							if !lost.Load() || e.get(t, nodePoolGVK, name+"-spot") == nil {
+								t.Fatal("no answer was lost, or the spot NodePool was not applied: the test proves nothing")
+							}
+						},
+						Config: cfg(0), // the mix reverted: the spot NodePool goes
+						Check: check(func() error {
+							if e.get(t, nodePoolGVK, name+"-spot") != nil {
+								return fmt.Errorf("NodePool %s-spot is left in the cluster: the failed update did not record it", name)
+							}
+							return nil
+						}),
+					},
+				}
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				CheckDestroy:             e.gone(name),
+				Steps:                    steps,
+			})
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -314,8 +315,19 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 		live, err := c.Apply(ctx, withOwner(o.Manifest, owner), false)
 		if err != nil {
 			diags.AddError(what, applyError(o, err))
+			// An apply whose answer was lost (a timeout, a connection cut, a gateway's 5xx) may
+			// have been done: the object is looked up, and one that is the pool's counts as
+			// applied, so that it is undone or recorded like the others, never left unrecorded.
+			if u := appliedAnyway(ctx, c, o, owner); u != nil {
+				applied = append(applied, u)
+			}
 			if create {
-				r.undo(ctx, c, applied, poll, diags)
+				if left := r.undo(ctx, c, applied, poll, diags); len(left) > 0 {
+					// State records what could not be undone: Terraform taints the pool, and the
+					// next apply deletes it before it creates the pool again.
+					setFromLive(plan, left, diags)
+					diags.Append(out.Set(ctx, plan)...)
+				}
 			} else {
 				r.saveApplied(ctx, plan, state, applied, out, diags)
 			}
@@ -352,19 +364,33 @@ func applyError(o render.Object, err error) string {
 	return b.String()
 }
 
-// undo deletes what a failed create applied, so that nothing is left behind; what it cannot delete
-// it reports.
-func (r *NodePoolResource) undo(ctx context.Context, c *kube.Client, applied []*unstructured.Unstructured, poll time.Duration, diags *diag.Diagnostics) {
+// undo deletes what a failed create applied, last first, and returns what it could not delete.
+func (r *NodePoolResource) undo(ctx context.Context, c *kube.Client, applied []*unstructured.Unstructured, poll time.Duration, diags *diag.Diagnostics) (left []*unstructured.Unstructured) {
 	ctx = context.WithoutCancel(ctx)
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for i := len(applied) - 1; i >= 0; i-- {
 		u := applied[i]
 		if err := c.Delete(ctx, u.GroupVersionKind(), u.GetName(), string(u.GetUID()), poll); err != nil {
-			diags.AddError("Removing what the failed create applied", fmt.Sprintf("%s %s was applied and could not be deleted: %v. Delete it by hand (it carries the label %s=%s).",
-				u.GetKind(), u.GetName(), err, kube.LabelOwner, u.GetLabels()[kube.LabelOwner]))
+			diags.AddError("Removing what the failed create applied", fmt.Sprintf("%s %s was applied and could not be deleted: %v. State records it, and the next apply deletes it before it creates the pool again.",
+				u.GetKind(), u.GetName(), err))
+			left = append(left, u)
 		}
 	}
+	slices.Reverse(left)
+	return left
+}
+
+// appliedAnyway is the object o as the cluster holds it after an apply of it failed, when it is
+// the pool's (owner): nil when it does not exist, is someone else's, or cannot be read.
+func appliedAnyway(ctx context.Context, c *kube.Client, o render.Object, owner string) *unstructured.Unstructured {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	u, err := c.Get(ctx, refOf(o).gvk, o.Name())
+	if err != nil || c.CheckOwned(u, owner) != nil {
+		return nil
+	}
+	return u
 }
 
 // saveApplied keeps in state, after a failed update, what exists: the objects state knew and the

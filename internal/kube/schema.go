@@ -41,7 +41,7 @@ type ExecModel struct {
 // otherwise (e.g. "the EKS cluster's endpoint and a token from the provider's AWS credentials").
 func ConnectionBlock(about string) schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		MarkdownDescription: "How to reach the cluster's API server, instead of " + about + ". The same settings as the `kubernetes` provider's; gpufleet reads them only at apply, never at plan. Secrets (`token`, `client_key`, the exec plugin's `env`) are sensitive and never logged.",
+		MarkdownDescription: "How to reach the cluster's API server, instead of " + about + ". The same settings as the `kubernetes` provider's; gpufleet reaches the cluster to refresh, apply and destroy, never to compute a plan. Secrets (`token`, `client_key`, the exec plugin's `env`) are sensitive and never logged.",
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
 				MarkdownDescription: "API server URL, `https://…`. Required in the block.",
@@ -54,7 +54,7 @@ func ConnectionBlock(about string) schema.SingleNestedBlock {
 				Validators:          []validator.String{pemValidator{what: "certificate", parse: parseCertificates}},
 			},
 			"token": schema.StringAttribute{
-				MarkdownDescription: "Bearer token.",
+				MarkdownDescription: "Bearer token. State keeps it, and refresh and destroy use the one in state (Terraform gives a resource nothing else then): a short-lived token, such as `aws_eks_cluster_auth`'s (15 minutes), has expired by the next plan, which then fails with 401 Unauthorized. For such clusters use `exec`, which runs at every call, or leave the block out and let gpufleet make tokens from the provider's credentials.",
 				Optional:            true,
 				Sensitive:           true,
 				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("client_certificate"))},

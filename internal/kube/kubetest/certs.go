@@ -97,3 +97,6 @@ func certPool(caPEM []byte) (*x509.CertPool, error) {
 	}
 	return pool, nil
 }
+
+// pemOf is a DER certificate in PEM.
+func pemOf(der []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}) }

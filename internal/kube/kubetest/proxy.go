@@ -1,0 +1,46 @@
+package kubetest
+
+import (
+	"crypto/tls"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"testing"
+)
+
+// Proxy is a TLS reverse proxy in front of the server that loses answers: a request lose accepts
+// is forwarded, done by the server, and its answer replaced by 504 Gateway Timeout, as a load
+// balancer that timed out or a connection cut after the write answers. Clients reach it at URL,
+// trusting CAPEM, with a bearer token (AddToken), which it passes on.
+type Proxy struct {
+	URL   string
+	CAPEM []byte
+}
+
+// LossyProxy starts a Proxy for t.
+func (s *Server) LossyProxy(t testing.TB, lose func(*http.Request) bool) *Proxy {
+	t.Helper()
+	upstream, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := certPool(s.CAPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(upstream)
+	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !lose(r) {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		rp.ServeHTTP(httptest.NewRecorder(), r) // done upstream, the answer lost
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusGatewayTimeout)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the answer was lost on its way back","reason":"Timeout","code":504}`))
+	}))
+	t.Cleanup(srv.Close)
+	return &Proxy{URL: srv.URL, CAPEM: pemOf(srv.Certificate().Raw)}
+}
