@@ -59,6 +59,7 @@ type resourceModel struct {
 	Project    types.String          `tfsdk:"project"`
 	Cluster    types.String          `tfsdk:"cluster"`
 	OwnerID    types.String          `tfsdk:"owner_id"`
+	ClusterID  types.String          `tfsdk:"cluster_identity"`
 	Kubernetes *kube.ConnectionModel `tfsdk:"kubernetes"`
 }
 
@@ -75,7 +76,8 @@ func (r *ComputeClassResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			Required:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		"owner_id": kube.OwnerIDAttribute("the ComputeClass"),
+		"owner_id":         kube.OwnerIDAttribute("the ComputeClass"),
+		"cluster_identity": kube.ClusterIdentityAttribute("ComputeClass"),
 	})
 	attributes["manifests"] = schema.StringAttribute{
 		MarkdownDescription: "The ComputeClass as YAML, as gpufleet applies it but for the ownership labels it adds (`" + kube.LabelOwner + "`, `" + kube.LabelResource + "`). After a refresh, what of the class gpufleet still manages in the cluster: a field changed by hand shows here, and the next apply puts it back.",
@@ -237,6 +239,16 @@ func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diag
 	if client == nil {
 		return false, false
 	}
+	// The cluster first: one other than the class's stops the apply before any write. (An update's
+	// plan holds the identity state recorded; a create's is unknown.)
+	recorded := ""
+	if !m.ClusterID.IsUnknown() {
+		recorded = m.ClusterID.ValueString()
+	}
+	m.ClusterID = kube.SameCluster(ctx, client, gvk, recorded, diags)
+	if diags.HasError() {
+		return false, false
+	}
 	obj, err := desired(m)
 	if err != nil {
 		diags.AddError("Applying the ComputeClass", err.Error())
@@ -324,6 +336,10 @@ func (r *ComputeClassResource) Read(ctx context.Context, req resource.ReadReques
 			return false
 		}
 		m.Manifests = types.StringValue(manifests)
+		if m.ClusterID.IsNull() || m.ClusterID.IsUnknown() {
+			// imported, or recorded by a version that did not: the cluster the class is in
+			m.ClusterID = kube.RecordedIdentity(ctx, client, gvk)
+		}
 		return true
 	})
 }

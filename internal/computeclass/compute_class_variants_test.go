@@ -1,6 +1,7 @@
 package computeclass_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,14 +10,20 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/render"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/kubetest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
 
@@ -198,6 +205,55 @@ func TestAccGKEComputeClass_answerLost(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A kubernetes block changed to reach another cluster stops the apply before any write, rather than
+// write the class there and leave the old one in the first cluster, recorded by no state: the class
+// records the identity of its cluster (the ComputeClass CRD's uid there).
+func TestAccGKEComputeClass_anotherCluster(t *testing.T) {
+	w := newWorld(t)
+	const name = "cc-hop"
+	other := kubetest.Own(t)
+	cfg, err := other.AdminAccess().RESTConfig("gpufleet-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherAdmin, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := installCRD(otherAdmin); err != nil {
+		t.Fatal(err)
+	}
+	config := func(srv *kubetest.Server) string {
+		srv.AddToken("gpufleet-ci-token-of-both", "ci")
+		return w.providerConfig("") + classConfig(name, l4Body(publishedLadder, fmt.Sprintf(`
+  kubernetes {
+    host                   = %q
+    cluster_ca_certificate = %q
+    token                  = "gpufleet-ci-token-of-both"
+  }
+`, srv.URL, string(srv.CAPEM))))
+	}
+	crd, err := w.srv.CRD("computeclasses.cloud.google.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             w.checkGone(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: config(w.srv),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("gpufleet_gke_compute_class."+name,
+					tfjsonpath.New("cluster_identity"), knownvalue.StringExact(string(crd.GetUID())))},
+			},
+			{Config: config(other), ExpectError: acctest.ExpectErrorParts("Another cluster", "nothing was written")},
+		},
+	})
+	if _, err := otherAdmin.Resource(computeClassGVR).Get(context.Background(), name, metav1.GetOptions{}); !kube.IsNotFound(err) {
+		t.Fatalf("the refused apply wrote the class to the other cluster (%v)", err)
+	}
 }
 
 // Policy at plan time, as for the node pools: a deny fails the plan at the attribute with no

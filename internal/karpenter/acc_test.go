@@ -163,6 +163,21 @@ func (e *env) get(t *testing.T, gvk schema.GroupVersionKind, name string) map[st
 	return u.Object
 }
 
+// inClusters checks which clusters hold the NodePool name: the shared server's and other's.
+func (e *env) inClusters(t *testing.T, other *kube.Client, name string) func(wantFirst, wantOther bool) error {
+	return func(wantFirst, wantOther bool) error {
+		first := e.get(t, nodePoolGVK, name) != nil
+		_, err := other.Get(context.Background(), nodePoolGVK, name)
+		if err != nil && !kube.IsNotFound(err) {
+			return err
+		}
+		if inOther := err == nil; first != wantFirst || inOther != wantOther {
+			return fmt.Errorf("NodePool %s in the first cluster: %t, in the other: %t; want %t and %t", name, first, inOther, wantFirst, wantOther)
+		}
+		return nil
+	}
+}
+
 // gone checks that none of the pool's objects is left in the cluster after destroy.
 func (e *env) gone(names ...string) func(*terraform.State) error {
 	return func(*terraform.State) error {

@@ -22,6 +22,7 @@ type nodePoolModel struct {
 
 	ID        types.String `tfsdk:"id"`
 	OwnerID   types.String `tfsdk:"owner_id"`
+	ClusterID types.String `tfsdk:"cluster_identity"`
 	Region    types.String `tfsdk:"region"`
 	Manifests types.String `tfsdk:"manifests"`
 	Objects   types.List   `tfsdk:"objects"`

@@ -115,18 +115,7 @@ func TestAccKarpenterNodePool_regionChange(t *testing.T) {
 	}
 	addr := "gpufleet_karpenter_node_pool.moved"
 	pool := poolHCL("moved", `["g6.xlarge"]`, inference+scaling(0, 4))
-	// where reports which clusters hold the pool's NodePool.
-	where := func(wantEast, wantWest bool) error {
-		east := e.get(t, nodePoolGVK, "moved-od") != nil
-		_, err := westAdmin.Get(context.Background(), nodePoolGVK, "moved-od")
-		if err != nil && !kube.IsNotFound(err) {
-			return err
-		}
-		if inWest := err == nil; east != wantEast || inWest != wantWest {
-			return fmt.Errorf("NodePool moved-od in %s: %t, in %s: %t; want %t and %t", testRegion, east, otherRegion, inWest, wantEast, wantWest)
-		}
-		return nil
-	}
+	where := e.inClusters(t, westAdmin, "moved-od")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return where(false, false) },
@@ -144,6 +133,67 @@ func TestAccKarpenterNodePool_regionChange(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("region"), knownvalue.StringExact(otherRegion)),
 				},
 				Check: check(func() error { return where(false, true) }),
+			},
+		},
+	})
+}
+
+// A kubernetes block changed to reach another cluster stops the apply before any write: written
+// there in place, the pool's NodePools would keep launching GPU nodes in the old cluster, recorded
+// by no state. The pool records the identity of its cluster (the NodePool CRD's uid there), and
+// replacing it is the way to move it: the objects are deleted from the old cluster with state's
+// block, then created in the new one.
+func TestAccKarpenterNodePool_anotherCluster(t *testing.T) {
+	e := newEnv(t)
+	other := kubetest.Own(t)
+	otherAdmin, err := other.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range []*kubetest.Server{e.srv, other} {
+		srv.AddToken("token-of-both-clusters", "ci")
+	}
+	addr := "gpufleet_karpenter_node_pool.hop"
+	cfg := func(srv *kubetest.Server) string {
+		block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-of-both-clusters\"\n  }\n", srv.URL, srv.CAPEM)
+		return e.provider("") + poolHCL("hop", `["g6.xlarge"]`, inference+scaling(0, 2)+block)
+	}
+	where := e.inClusters(t, otherAdmin, "hop-od")
+	identity := func(srv *kubetest.Server) knownvalue.Check {
+		return knownvalue.StringFunc(func(v string) error {
+			crd, err := srv.CRD("nodepools.karpenter.sh")
+			if err != nil {
+				return err
+			}
+			if v != string(crd.GetUID()) {
+				return fmt.Errorf("cluster_identity %s, the NodePool CRD's uid there %s", v, crd.GetUID())
+			}
+			return nil
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return where(false, false) },
+		Steps: []resource.TestStep{
+			{
+				Config:            cfg(e.srv),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("cluster_identity"), identity(e.srv))},
+				Check:             check(func() error { return where(true, false) }),
+			},
+			{
+				Config:      cfg(other),
+				ExpectError: acctest.ExpectErrorParts("Another cluster", "nothing was written", "-replace"),
+			},
+			{
+				PreConfig: func() {
+					if err := where(true, false); err != nil {
+						t.Fatalf("after the refused apply: %v", err)
+					}
+				},
+				Taint:             []string{addr},
+				Config:            cfg(other),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("cluster_identity"), identity(other))},
+				Check:             check(func() error { return where(false, true) }),
 			},
 		},
 	})

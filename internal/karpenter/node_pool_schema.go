@@ -63,6 +63,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
+		"cluster_identity": kube.ClusterIdentityAttribute("NodePool"),
 		"cluster_name": schema.StringAttribute{
 			MarkdownDescription: "Name of the EKS cluster. gpufleet reaches its API server through EKS `DescribeCluster` (endpoint and certificate authority) and a token made from the provider's AWS credentials as `aws eks get-token` makes it, unless a `kubernetes` block says otherwise; only at apply, never at plan.",
 			Required:            true,

@@ -266,6 +266,15 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 	if c == nil {
 		return
 	}
+	// The cluster first: one other than the objects' stops the apply before any write.
+	recorded := ""
+	if state != nil {
+		recorded = state.ClusterID.ValueString()
+	}
+	plan.ClusterID = kube.SameCluster(ctx, c, nodePoolGVK, recorded, diags)
+	if diags.HasError() {
+		return
+	}
 	var stale []objectRef
 	if state != nil {
 		wanted := map[objectRef]bool{}
@@ -504,6 +513,10 @@ func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	setFromLive(m, live, &resp.Diagnostics)
+	if m.ClusterID.IsNull() || m.ClusterID.IsUnknown() {
+		// imported, or recorded by a version that did not: the cluster the objects are in
+		m.ClusterID = kube.RecordedIdentity(ctx, c, nodePoolGVK)
+	}
 	if importing {
 		r.refreshDerived(ctx, m, &resp.Diagnostics)
 	}
@@ -533,9 +546,12 @@ func (r *NodePoolResource) refreshDerived(ctx context.Context, m *nodePoolModel,
 var importKinds = []schema.GroupVersionKind{
 	{Group: "karpenter.k8s.aws", Version: "v1", Kind: "EC2NodeClass"},
 	{Group: "eks.amazonaws.com", Version: "v1", Kind: "NodeClass"},
-	{Group: "karpenter.sh", Version: "v1", Kind: "NodePool"},
+	nodePoolGVK,
 	{Group: "karpenter.sh", Version: "v1alpha1", Kind: "NodeOverlay"},
 }
+
+// nodePoolGVK is Karpenter's NodePool (EKS Auto Mode's too), whose CRD identifies the cluster.
+var nodePoolGVK = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", Kind: "NodePool"}
 
 // findPoolObjects lists the objects labelled as the pool's, and reads its owner id (all must agree)
 // and its recorded configuration (the node class's annotation).

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	fwtypes "github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -92,6 +95,34 @@ func (c *Client) resource(gvk schema.GroupVersionKind) (dynamic.ResourceInterfac
 	}
 	return c.dyn.Resource(gvr), nil
 }
+
+// crdResource is the CustomResourceDefinitions' resource.
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// ClusterIdentity identifies where the objects of kind gvk live in the cluster c reaches: the UID of
+// the kind's CustomResourceDefinition. The cluster made it when the CRD was installed there, no
+// other cluster has it, and it lasts as long as the kind's objects do (deleting the CRD deletes
+// them). An identity other than the one a resource recorded says that its access now reaches
+// another cluster than the one its objects were written to. "" with no error when the CRD is not
+// installed (the apply then fails on the kind itself).
+func (c *Client) ClusterIdentity(ctx context.Context, gvk schema.GroupVersionKind) (string, error) {
+	gvr, err := Resource(gvk)
+	if err != nil {
+		return "", err
+	}
+	name := gvr.Resource + "." + gvk.Group
+	u, err := c.dyn.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case IsNotFound(err):
+		return "", nil
+	case err != nil:
+		return "", c.wrap("reading", "CustomResourceDefinition", name, err)
+	}
+	return string(u.GetUID()), nil
+}
+
+// IsForbidden reports whether err is an authorization refusal.
+func IsForbidden(err error) bool { return apierrors.IsForbidden(err) }
 
 // IsNotFound reports whether err says the object does not exist.
 func IsNotFound(err error) bool { return apierrors.IsNotFound(err) }
@@ -394,4 +425,49 @@ func transient(err error) bool {
 	return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
 		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) ||
 		utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) || utilnet.IsProbableEOF(err)
+}
+
+// SameCluster checks that c reaches the cluster whose identity (ClusterIdentity of kind gvk) a
+// resource recorded, before the resource writes anything, and returns the identity to record: the
+// one read, or the recorded one when none can be read (a warning then says the check was skipped).
+// Nothing recorded (a create, a state from before identities were recorded) passes.
+func SameCluster(ctx context.Context, c *Client, gvk schema.GroupVersionKind, recorded string, diags *diag.Diagnostics) fwtypes.String {
+	return identityValue(sameCluster(ctx, c, gvk, recorded, diags))
+}
+
+// RecordedIdentity is the identity to record of the cluster c reaches, for a resource that has none
+// recorded (imported, or recorded by a version that did not); null when it cannot be read.
+func RecordedIdentity(ctx context.Context, c *Client, gvk schema.GroupVersionKind) fwtypes.String {
+	id, err := c.ClusterIdentity(ctx, gvk)
+	if err != nil {
+		return identityValue("")
+	}
+	return identityValue(id)
+}
+
+func identityValue(id string) fwtypes.String {
+	if id == "" {
+		return fwtypes.StringNull()
+	}
+	return fwtypes.StringValue(id)
+}
+
+func sameCluster(ctx context.Context, c *Client, gvk schema.GroupVersionKind, recorded string, diags *diag.Diagnostics) string {
+	id, err := c.ClusterIdentity(ctx, gvk)
+	switch {
+	case IsForbidden(err):
+		diags.AddWarning("Cluster identity not checked", fmt.Sprintf("%v: gpufleet cannot tell whether the kubernetes block now reaches another cluster than the one the objects were written to (grant get on this CustomResourceDefinition).", err))
+		return recorded
+	case err != nil:
+		diags.AddError("Reading the cluster's identity", err.Error())
+		return recorded
+	case id == "":
+		return recorded
+	case recorded != "" && id != recorded:
+		diags.AddAttributeError(path.Root("kubernetes"), "Another cluster",
+			fmt.Sprintf("%s reaches another cluster than the one this resource's objects were written to (the %s CustomResourceDefinition's uid is %s there, %s where they are). gpufleet does not move objects between clusters in place, which would leave them running in the old one, recorded nowhere; nothing was written. Replace the resource instead: terraform apply -replace=<its address> deletes the objects from the old cluster (with the settings in state) and creates them in this one.",
+				c.cluster, gvk.Kind, id, recorded))
+		return recorded
+	}
+	return id
 }

@@ -15,3 +15,14 @@ func OwnerIDAttribute(what string) schema.StringAttribute {
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 	}
 }
+
+// ClusterIdentityAttribute is the cluster_identity attribute of a resource that manages objects in
+// a cluster: ClusterIdentity of the cluster its objects were written to, recorded at apply, so that
+// an apply whose access reaches another cluster stops before any write (SameCluster).
+func ClusterIdentityAttribute(kind string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "Identity of the cluster the objects were written to: the uid of the " + kind + " CustomResourceDefinition there, which no other cluster has. An apply whose `kubernetes` block (or cluster) now reaches a cluster of another identity stops before it writes anything, instead of writing the objects there and leaving the old ones running in the old cluster: replace the resource to move it. Null when the CRD could not be read (no `get` on it).",
+		Computed:            true,
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}

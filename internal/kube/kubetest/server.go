@@ -295,6 +295,18 @@ func (s *Server) Admin() (*kube.Client, error) {
 	return kube.NewClient(s.AdminAccess(), "gpufleet-kubetest")
 }
 
+// CRD reads an installed CustomResourceDefinition with the admin's access.
+func (s *Server) CRD(name string) (*unstructured.Unstructured, error) {
+	dyn, err := s.adminDynamic()
+	if err != nil {
+		return nil, err
+	}
+	gvr := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+}
+
 // AddToken makes the webhook accept a static bearer token as user.
 func (s *Server) AddToken(token, user string) {
 	s.auth.mu.Lock()
@@ -516,11 +528,7 @@ func freePorts(n int) ([]int, error) {
 // UpdateAs replaces obj (a full object with its resourceVersion) as field manager manager, as
 // `kubectl edit` does: a hand change in the cluster.
 func (s *Server) UpdateAs(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-	cfg, err := s.AdminAccess().RESTConfig("gpufleet-kubetest")
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	dyn, err := s.adminDynamic()
 	if err != nil {
 		return nil, err
 	}
@@ -529,4 +537,13 @@ func (s *Server) UpdateAs(ctx context.Context, obj *unstructured.Unstructured, m
 		return nil, err
 	}
 	return dyn.Resource(gvr).Update(ctx, obj, metav1.UpdateOptions{FieldManager: manager})
+}
+
+// adminDynamic is a dynamic client with the admin's access.
+func (s *Server) adminDynamic() (dynamic.Interface, error) {
+	cfg, err := s.AdminAccess().RESTConfig("gpufleet-kubetest")
+	if err != nil {
+		return nil, err
+	}
+	return dynamic.NewForConfig(cfg)
 }
