@@ -64,14 +64,8 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	srv := kubetest.Shared(t)
-	cfg, err := srv.AdminAccess().RESTConfig("gpufleet-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := adminOf(t, srv)
+	var err error
 	crdOnce.Do(func() { err = installCRD(admin) })
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +85,20 @@ func newWorld(t *testing.T) *world {
 	srv.AddToken(w.oauth.token, gkeUser)
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", acctest.WriteFile(t, "key.json", w.oauth.keyJSON))
 	return w
+}
+
+// adminOf is a dynamic client of the server with the admin's access.
+func adminOf(t *testing.T, srv *kubetest.Server) dynamic.Interface {
+	t.Helper()
+	cfg, err := srv.AdminAccess().RESTConfig("gpufleet-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return admin
 }
 
 // installCRD creates the ComputeClass CRD in the API server, as GKE has it in every cluster, and

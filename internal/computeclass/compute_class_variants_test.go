@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
@@ -214,14 +213,7 @@ func TestAccGKEComputeClass_anotherCluster(t *testing.T) {
 	w := newWorld(t)
 	const name = "cc-hop"
 	other := kubetest.Own(t)
-	cfg, err := other.AdminAccess().RESTConfig("gpufleet-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	otherAdmin, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	otherAdmin := adminOf(t, other)
 	if err := installCRD(otherAdmin); err != nil {
 		t.Fatal(err)
 	}
