@@ -27,7 +27,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	compute "google.golang.org/api/compute/v1"
-	"google.golang.org/api/impersonate"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -328,16 +327,17 @@ func (m *Meta) gcpOptions(ctx context.Context, endpoint string, insecureOpts ...
 		opts = append(opts, option.WithoutAuthentication())
 		opts = append(opts, insecureOpts...)
 	case s.ImpersonateServiceAccount != "":
-		ts, err := impersonate.CredentialsTokenSource(context.WithoutCancel(ctx), impersonate.CredentialsConfig{
-			TargetPrincipal: s.ImpersonateServiceAccount,
-			Scopes:          []string{cloudPlatformScope},
-		}, credentialOptions(s.Credentials)...)
+		ts, err := impersonated(context.WithoutCancel(ctx), s)
 		if err != nil {
-			return nil, fmt.Errorf("impersonating %s: %w", s.ImpersonateServiceAccount, err)
+			return nil, err
 		}
 		opts = append(opts, option.WithTokenSource(ts))
 	default:
-		opts = append(opts, credentialOptions(s.Credentials)...)
+		creds, err := credentialOptions(s.Credentials)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, creds...)
 	}
 	if m.UserAgent != "" {
 		opts = append(opts, option.WithUserAgent(m.UserAgent))
@@ -348,22 +348,21 @@ func (m *Meta) gcpOptions(ctx context.Context, endpoint string, insecureOpts ...
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
 
 // credentialOptions turns the gcp.credentials setting (a key file's JSON or its path) into client
-// options; none means application default credentials.
-func credentialOptions(credentials string) []option.ClientOption {
+// options; none means application default credentials. The file is read here (CredentialsJSON),
+// not by the client library, whose errors quote the path: the value may be a secret.
+func credentialOptions(credentials string) ([]option.ClientOption, error) {
 	if credentials == "" {
-		return nil
+		return nil, nil
 	}
-	if !strings.HasPrefix(strings.TrimSpace(credentials), "{") {
-		return []option.ClientOption{option.WithAuthCredentialsFile(CredentialsType([]byte(nil), credentials), credentials)}
+	data, err := CredentialsJSON(credentials)
+	if err != nil {
+		return nil, err
 	}
-	return []option.ClientOption{option.WithAuthCredentialsJSON(CredentialsType([]byte(credentials), ""), []byte(credentials))}
+	return []option.ClientOption{option.WithAuthCredentialsJSON(CredentialsType(data), data)}, nil
 }
 
-// CredentialsType reads the "type" of a Google credentials JSON (from data, or the file at path).
-func CredentialsType(data []byte, path string) option.CredentialsType {
-	if data == nil && path != "" {
-		data, _ = os.ReadFile(path)
-	}
+// CredentialsType reads the "type" of a Google credentials JSON.
+func CredentialsType(data []byte) option.CredentialsType {
 	var head struct {
 		Type string `json:"type"`
 	}

@@ -1,8 +1,12 @@
 package conns
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -33,14 +37,7 @@ func (m *Meta) GoogleTokenSource(ctx context.Context) (oauth2.TokenSource, error
 func (m *Meta) newGoogleTokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	s := m.GCPSettings
 	if s.ImpersonateServiceAccount != "" {
-		ts, err := impersonate.CredentialsTokenSource(ctx, impersonate.CredentialsConfig{
-			TargetPrincipal: s.ImpersonateServiceAccount,
-			Scopes:          []string{cloudPlatformScope},
-		}, credentialOptions(s.Credentials)...)
-		if err != nil {
-			return nil, fmt.Errorf("impersonating %s: %w", s.ImpersonateServiceAccount, err)
-		}
-		return ts, nil
+		return impersonated(ctx, s)
 	}
 	if s.Credentials == "" {
 		ts, err := google.DefaultTokenSource(ctx, cloudPlatformScope)
@@ -49,16 +46,59 @@ func (m *Meta) newGoogleTokenSource(ctx context.Context) (oauth2.TokenSource, er
 		}
 		return ts, nil
 	}
-	data := []byte(s.Credentials)
-	if !strings.HasPrefix(strings.TrimSpace(s.Credentials), "{") {
-		var err error
-		if data, err = os.ReadFile(s.Credentials); err != nil {
-			return nil, fmt.Errorf("reading gcp.credentials: %w", err)
-		}
+	data, err := CredentialsJSON(s.Credentials)
+	if err != nil {
+		return nil, err
 	}
-	creds, err := google.CredentialsFromJSONWithType(ctx, data, google.CredentialsType(CredentialsType(data, "")), cloudPlatformScope)
+	creds, err := google.CredentialsFromJSONWithType(ctx, data, google.CredentialsType(CredentialsType(data)), cloudPlatformScope)
 	if err != nil {
 		return nil, fmt.Errorf("reading gcp.credentials: %w", err)
 	}
 	return creds.TokenSource, nil
+}
+
+// CredentialsJSON is the gcp.credentials setting as JSON: the value itself when it is a JSON object,
+// else the file it names. Its errors never quote the value: one that is neither JSON nor a path
+// may be the key itself in another encoding (base64, a byte-order mark before the brace), and a
+// path cannot be told apart from it.
+func CredentialsJSON(value string) ([]byte, error) {
+	trimmed := strings.TrimSpace(strings.TrimPrefix(value, "\ufeff"))
+	if strings.HasPrefix(trimmed, "{") {
+		if !json.Valid([]byte(trimmed)) {
+			return nil, errors.New("gcp.credentials starts as a JSON key does but is not valid JSON")
+		}
+		return []byte(trimmed), nil
+	}
+	data, err := os.ReadFile(value)
+	if err != nil {
+		why := "not readable"
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			why = "no such file"
+		case errors.Is(err, fs.ErrPermission):
+			why = "permission denied"
+		}
+		return nil, fmt.Errorf("gcp.credentials is neither a JSON key nor the path of a readable file (%s); a key in another encoding must be decoded first (base64decode())", why)
+	}
+	if !json.Valid(bytes.TrimPrefix(data, []byte("\ufeff"))) {
+		return nil, errors.New("the file gcp.credentials names is not a JSON key")
+	}
+	return bytes.TrimPrefix(data, []byte("\ufeff")), nil
+}
+
+// impersonated is a token source of the service account the gcp block impersonates, with its
+// credentials (or application default credentials) as the base.
+func impersonated(ctx context.Context, s GCPSettings) (oauth2.TokenSource, error) {
+	base, err := credentialOptions(s.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := impersonate.CredentialsTokenSource(ctx, impersonate.CredentialsConfig{
+		TargetPrincipal: s.ImpersonateServiceAccount,
+		Scopes:          []string{cloudPlatformScope},
+	}, base...)
+	if err != nil {
+		return nil, fmt.Errorf("impersonating %s: %w", s.ImpersonateServiceAccount, err)
+	}
+	return ts, nil
 }

@@ -9,6 +9,8 @@ import (
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
@@ -59,4 +61,46 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// gcp.credentials is a JSON key or the path of one; whatever else it is (a key in another
+// encoding, JSON cut short), the error says so without quoting it, at plan and in the clients.
+func TestCredentialsJSON_neverQuotesTheValue(t *testing.T) {
+	const secret = "eyJ0eXBlIjoic2VydmljZV9hY2NvdW50IiwicHJpdmF0ZV9rZXkiOiJzM2NyZXQifQ"
+	file := t.TempDir() + "/key.json"
+	if err := os.WriteFile(file, []byte("\ufeff{\"type\": \"service_account\"}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notJSON := t.TempDir() + "/key.txt"
+	if err := os.WriteFile(notJSON, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		value, want string
+	}{
+		{secret, "neither a JSON key nor the path of a readable file (no such file)"},
+		{strings.Repeat(secret, 10), "neither a JSON key nor the path of a readable file"},
+		{`{"type": "service_account", "private_key": "` + secret, "not valid JSON"},
+		{notJSON, "is not a JSON key"},
+		{"\ufeff{\"type\": \"service_account\"}", ""},
+		{file, ""},
+	} {
+		data, err := CredentialsJSON(tc.value)
+		switch {
+		case tc.want == "" && (err != nil || !json.Valid(data)):
+			t.Errorf("%.20q: %v, %q", tc.value, err, data)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%.20q: %v, want %q", tc.value, err, tc.want)
+		case err != nil && strings.Contains(err.Error(), secret[:16]):
+			t.Errorf("the error quotes the credentials: %v", err)
+		}
+	}
+	// The clients' errors too.
+	m := &Meta{GCPSettings: GCPSettings{Credentials: secret}}
+	if _, err := m.GoogleTokenSource(context.Background()); err == nil || strings.Contains(err.Error(), secret[:16]) {
+		t.Errorf("token source: %v", err)
+	}
+	if _, err := m.gcpOptions(context.Background(), ""); err == nil || strings.Contains(err.Error(), secret[:16]) {
+		t.Errorf("client options: %v", err)
+	}
 }

@@ -2,10 +2,13 @@ package kube
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
@@ -46,12 +49,12 @@ func ConnectionBlock(about string) schema.SingleNestedBlock {
 			"host": schema.StringAttribute{
 				MarkdownDescription: "API server URL, `https://…`. Required in the block.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(hostPattern, "must be an https:// URL")},
+				Validators:          []validator.String{URL(hostPattern, "must be an https:// URL")},
 			},
 			"cluster_ca_certificate": schema.StringAttribute{
 				MarkdownDescription: "PEM of the certificate authority that signed the API server's certificate; the system's roots when unset.",
 				Optional:            true,
-				Validators:          []validator.String{pemValidator{what: "certificate", parse: parseCertificates}},
+				Validators:          []validator.String{PEMCertificates()},
 			},
 			"token": schema.StringAttribute{
 				MarkdownDescription: "Bearer token. State keeps it, and refresh and destroy use the one in state (Terraform gives a resource nothing else then): a short-lived token, such as `aws_eks_cluster_auth`'s (15 minutes), has expired by the next plan, which then fails with 401 Unauthorized. For such clusters use `exec`, which runs at every call, or leave the block out and let gpufleet make tokens from the provider's credentials.",
@@ -64,7 +67,7 @@ func ConnectionBlock(about string) schema.SingleNestedBlock {
 				Optional:            true,
 				Validators: []validator.String{
 					stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_key")),
-					pemValidator{what: "certificate", parse: parseCertificates},
+					PEMCertificates(),
 				},
 			},
 			"client_key": schema.StringAttribute{
@@ -122,6 +125,15 @@ func (m *ConnectionModel) Validate(at path.Path, diags *diag.Diagnostics) {
 	if m.Host.IsNull() && (!m.Token.IsNull() || !m.ClientCertificate.IsNull() || m.Exec != nil || !m.ClusterCACertificate.IsNull()) {
 		diags.AddAttributeError(at.AtName("host"), "Missing API server host", "the kubernetes block needs host, the API server's https:// URL.")
 	}
+	if cert, key := m.ClientCertificate, m.ClientKey; known(cert) && known(key) &&
+		parseCertificates([]byte(cert.ValueString())) == nil && parsePrivateKey([]byte(key.ValueString())) == nil {
+		// each parses (else its validator said so): they must be a pair, which client-go checks
+		// only when it connects, at apply
+		if _, err := tls.X509KeyPair([]byte(cert.ValueString()), []byte(key.ValueString())); err != nil {
+			diags.AddAttributeError(at.AtName("client_key"), "Client key and certificate do not match",
+				"client_key is not the private key of client_certificate ("+err.Error()+").")
+		}
+	}
 	if e := m.Exec; e != nil && (e.Command.IsNull() || e.APIVersion.IsNull()) && !e.Command.IsUnknown() {
 		diags.AddAttributeError(at.AtName("exec"), "Incomplete exec plugin", "the exec block needs command and api_version.")
 	}
@@ -154,6 +166,12 @@ func (m *ConnectionModel) Access(ctx context.Context) (Access, diag.Diagnostics)
 		}
 	}
 	return a, diags
+}
+
+// PEMCertificates is the validator of an attribute that holds PEM certificates (a CA bundle): each
+// block must parse, at plan.
+func PEMCertificates() validator.String {
+	return pemValidator{what: "certificate", parse: parseCertificates}
 }
 
 // pemValidator checks at plan that a PEM value parses, so that a certificate or key pasted wrong is
@@ -202,9 +220,15 @@ func parseCertificates(data []byte) error {
 // parsePrivateKey parses the first PEM block of data as a private key, as client-go's TLS
 // configuration does (PKCS #1, PKCS #8 or SEC 1), without quoting any of it.
 func parsePrivateKey(data []byte) error {
-	block, _ := pem.Decode(data)
+	var block *pem.Block
+	for b, rest := pem.Decode(data); b != nil; b, rest = pem.Decode(rest) {
+		if strings.HasSuffix(b.Type, "PRIVATE KEY") { // past openssl's EC PARAMETERS block
+			block = b
+			break
+		}
+	}
 	if block == nil {
-		return errors.New("no PEM block (-----BEGIN ... PRIVATE KEY-----) found")
+		return errors.New("no PEM block of a private key (-----BEGIN ... PRIVATE KEY-----) found")
 	}
 	if _, err := x509.ParsePKCS8PrivateKey(block.Bytes); err == nil {
 		return nil
@@ -217,3 +241,49 @@ func parsePrivateKey(data []byte) error {
 	}
 	return fmt.Errorf("the PEM block of type %q is not a PKCS #1, PKCS #8 or EC private key", block.Type)
 }
+
+// URL checks a URL attribute: it must match pattern (what says what it must be), and must not carry
+// credentials before its host (https://user:password@host), which would be kept in state as
+// written, in a non-sensitive attribute, and quoted in every error that names the URL. Its errors
+// never quote the value, unlike the framework's regex validators.
+func URL(pattern *regexp.Regexp, what string) validator.String {
+	return urlValidator{pattern: pattern, what: what}
+}
+
+type urlValidator struct {
+	pattern *regexp.Regexp
+	what    string
+}
+
+func (v urlValidator) Description(context.Context) string {
+	return v.what + ", without credentials (user:password@) before the host"
+}
+
+func (v urlValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v urlValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	switch value := req.ConfigValue.ValueString(); {
+	case HasURLCredentials(value):
+		resp.Diagnostics.AddAttributeError(req.Path, "Credentials in a URL",
+			"the URL carries credentials (user:password@ before the host), which would be kept in state and quoted in errors; give them in the attributes made for them, which are sensitive.")
+	case !v.pattern.MatchString(value):
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid URL", req.Path.String()+" "+v.what+".")
+	}
+}
+
+// HasURLCredentials reports a URL with user information (user:password@) before its host.
+func HasURLCredentials(raw string) bool {
+	rest := raw
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.Contains(rest, "@")
+}
+
+func known(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }

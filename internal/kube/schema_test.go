@@ -71,3 +71,77 @@ func TestPEMValidators(t *testing.T) {
 func isPEMCheck(ctx context.Context, v validator.String) bool {
 	return strings.HasPrefix(v.Description(ctx), "must be the PEM of a")
 }
+
+// The kubernetes block's host must be an https URL without credentials before the host, which
+// state would keep as written; neither error quotes the value.
+func TestHostValidator(t *testing.T) {
+	ctx := context.Background()
+	attr := kube.ConnectionBlock("the cloud's").Attributes["host"].(schema.StringAttribute)
+	for value, want := range map[string]string{
+		"https://admin:s3cret@203.0.113.10":   "Credentials in a URL",
+		"https://admin@203.0.113.10/k8s":      "Credentials in a URL",
+		"http://203.0.113.10":                 "must be an https:// URL",
+		"https://203.0.113.10/a@b":            "",
+		"https://ABC.gr7.us-east-1.eks.aws":   "",
+		"https://[::1]:6443/clusters/x?y=a@b": "",
+	} {
+		var diags diag.Diagnostics
+		for _, v := range attr.Validators {
+			resp := &validator.StringResponse{}
+			v.ValidateString(ctx, validator.StringRequest{Path: path.Root("host"), ConfigValue: types.StringValue(value)}, resp)
+			diags.Append(resp.Diagnostics...)
+		}
+		got := ""
+		if diags.HasError() {
+			got = diags.Errors()[0].Summary() + ": " + diags.Errors()[0].Detail()
+		}
+		if (want == "") != (got == "") || !strings.Contains(got, want) || strings.Contains(got, "s3cret") {
+			t.Errorf("host %q: %q, want %q", value, got, want)
+		}
+	}
+}
+
+// A client certificate and a key that each parse but are not a pair fail the plan at client_key
+// (client-go finds it only when it connects, at apply); a key after openssl's EC PARAMETERS block
+// is a key.
+func TestConnectionModel_keyPair(t *testing.T) {
+	cert, key, err := kubetest.ClientCertificate("ci-bot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, otherKey, err := kubetest.ClientCertificate("someone-else")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withParams := "-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n" + string(key)
+	for name, tc := range map[string]struct {
+		key  string
+		want string
+	}{
+		"pair":                {string(key), ""},
+		"after EC PARAMETERS": {withParams, ""},
+		"not the pair":        {string(otherKey), "Client key and certificate do not match"},
+	} {
+		m := &kube.ConnectionModel{Host: types.StringValue("https://203.0.113.10"), ClientCertificate: types.StringValue(string(cert)), ClientKey: types.StringValue(tc.key)}
+		var diags diag.Diagnostics
+		m.Validate(path.Root("kubernetes"), &diags)
+		got := ""
+		if diags.HasError() {
+			got = diags.Errors()[0].Summary()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
+		attr := kube.ConnectionBlock("the cloud's").Attributes["client_key"].(schema.StringAttribute)
+		for _, v := range attr.Validators {
+			if !isPEMCheck(context.Background(), v) {
+				continue
+			}
+			resp := &validator.StringResponse{}
+			v.ValidateString(context.Background(), validator.StringRequest{Path: path.Root("client_key"), ConfigValue: types.StringValue(tc.key)}, resp)
+			if resp.Diagnostics.HasError() {
+				t.Errorf("%s: the key does not parse: %v", name, resp.Diagnostics)
+			}
+		}
+	}
+}

@@ -119,12 +119,26 @@ func TestNew_config(t *testing.T) {
 		{metrics.Config{URL: "http://p:9090", Kind: "thanos"}, "kind"},
 		{metrics.Config{URL: "http://p:9090", Kind: metrics.KindAMP, BearerToken: "x"}, "kind"},
 		{metrics.Config{URL: "http://p:9090", Kind: metrics.KindAMP}, "kind"},
-		{metrics.Config{URL: "http://p:9090", CAPEM: "not a certificate"}, "ca_file"},
+		{metrics.Config{URL: "http://p:9090", CAPEM: "not a certificate"}, "ca_pem"},
+		{metrics.Config{URL: "http://p:9090", CAFile: "/nonexistent/ca.pem"}, "ca_file"},
+		{metrics.Config{URL: "http://admin:s3cret@p:9090"}, "url"},
+		{metrics.Config{URL: "p:9090?token=s3cret"}, "url"},
 	} {
 		_, err := metrics.New(context.Background(), tc.cfg)
 		var ce *metrics.ConfigError
 		if !errors.As(err, &ce) || ce.Field != tc.field {
 			t.Errorf("%+v: %v, want a %s error", tc.cfg, err, tc.field)
 		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("the error quotes the URL's secret: %v", err)
+		}
+	}
+	// Query errors name the URL without its query, where a token may be.
+	c, err = metrics.New(context.Background(), metrics.Config{URL: "http://127.0.0.1:1/prom?token=s3cret", Timeout: time.Second, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Utilization(context.Background(), poolQuery(srv, "idle")); err == nil || !strings.Contains(err.Error(), "at http://127.0.0.1:1/prom?…") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the error of an unreachable server: %v", err)
 	}
 }

@@ -58,6 +58,8 @@ type Config struct {
 type Client struct {
 	api     v1.API
 	cfg     Config
+	where   string // the URL as errors name it: without user information or query
+	query   string // the URL's query, which may hold a token: never in an error
 	backoff time.Duration
 }
 
@@ -81,9 +83,13 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.MaxAttempts == 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
 	}
+	// Errors never quote the URL as given: it may carry a password or a token.
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &ConfigError{"url", fmt.Errorf("%q is not an http(s) URL of a Prometheus query API", cfg.URL)}
+		return nil, &ConfigError{"url", errors.New("not an http(s) URL of a Prometheus query API")}
+	}
+	if u.User != nil {
+		return nil, &ConfigError{"url", errors.New("the URL carries credentials (user:password@): give them as username and password, or bearer_token, which are secret")}
 	}
 	if cfg.Kind != KindPrometheus && (cfg.BearerToken != "" || cfg.Username != "" || cfg.Password != "") {
 		return nil, &ConfigError{"kind", fmt.Errorf("bearer_token, username and password are for kind \"prometheus\"; %q authenticates with its cloud's credentials", cfg.Kind)}
@@ -100,7 +106,11 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	rt, err := promconfig.NewRoundTripperFromConfigWithContext(ctx, hc, "gpufleet-metrics")
 	if err != nil {
-		return nil, &ConfigError{"ca_file", fmt.Errorf("TLS settings: %w", err)}
+		field := "ca_file"
+		if cfg.CAPEM != "" {
+			field = "ca_pem"
+		}
+		return nil, &ConfigError{field, fmt.Errorf("TLS settings: %w", err)}
 	}
 	switch cfg.Kind {
 	case KindPrometheus:
@@ -121,10 +131,14 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, &ConfigError{"kind", fmt.Errorf("kind %q is not one of prometheus, amp, gmp", cfg.Kind)}
 	}
 	c, err := api.NewClient(api.Config{Address: cfg.URL, RoundTripper: rt})
+	where := u.Scheme + "://" + u.Host + u.Path
+	if u.RawQuery != "" {
+		where += "?…"
+	}
 	if err != nil {
 		return nil, &ConfigError{"url", err}
 	}
-	return &Client{api: v1.NewAPI(c), cfg: cfg, backoff: 250 * time.Millisecond}, nil
+	return &Client{api: v1.NewAPI(c), cfg: cfg, where: where, query: u.RawQuery, backoff: 250 * time.Millisecond}, nil
 }
 
 // QueryError is a failed query, with the argument to blame: "url" (unreachable, not a Prometheus
@@ -189,7 +203,7 @@ func (c *Client) queryRange(ctx context.Context, q Query, metric string) (model.
 		if err == nil {
 			mat, ok := v.(model.Matrix)
 			if !ok {
-				return nil, nil, &QueryError{"url", metric, fmt.Errorf("querying %s at %s: the answer is a %s, not the matrix a Prometheus range query returns", expr, c.cfg.URL, v.Type())}
+				return nil, nil, &QueryError{"url", metric, fmt.Errorf("querying %s at %s: the answer is a %s, not the matrix a Prometheus range query returns", expr, c.where, v.Type())}
 			}
 			return mat, warnings, nil
 		}
@@ -198,7 +212,7 @@ func (c *Client) queryRange(ctx context.Context, q Query, metric string) (model.
 			break
 		}
 	}
-	return nil, nil, c.classify(expr, metric, lastErr)
+	return nil, nil, c.redacted(c.classify(expr, metric, lastErr))
 }
 
 func retryable(err error) bool {
@@ -209,8 +223,18 @@ func retryable(err error) bool {
 	return false
 }
 
+// redacted is a query error without the URL's query, which the HTTP client's errors quote with the
+// request's URL ("Post \"http://…?token=…\": …").
+func (c *Client) redacted(err error) error {
+	var qe *QueryError
+	if c.query == "" || !errors.As(err, &qe) || !strings.Contains(qe.Err.Error(), c.query) {
+		return err
+	}
+	return &QueryError{qe.Arg, qe.Metric, errors.New(strings.ReplaceAll(qe.Err.Error(), c.query, "…"))}
+}
+
 func (c *Client) classify(expr, metric string, err error) error {
-	at := fmt.Sprintf("querying %s at %s", expr, c.cfg.URL)
+	at := fmt.Sprintf("querying %s at %s", expr, c.where)
 	var apiErr *v1.Error
 	var netErr net.Error
 	switch {

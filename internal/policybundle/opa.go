@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -84,7 +85,9 @@ func WriteOPA(ctx context.Context, w io.Writer, dataFiles []string, signing *Sig
 			keyID = "default"
 		}
 		if err := b.GenerateSignature(bundle.NewSigningConfig(signing.Key, signing.Algorithm, ""), keyID, false); err != nil {
-			return "", fmt.Errorf("signing the bundle: %w", err)
+			// OPA reads the key as a file when one of that name exists, and its errors quote the
+			// name (stat <key>: file name too long): never the key itself.
+			return "", fmt.Errorf("signing the bundle: %s", strings.ReplaceAll(err.Error(), signing.Key, "<signing key>"))
 		}
 	}
 	if err := bundle.NewWriter(w).Write(b); err != nil {

@@ -639,3 +639,18 @@ func TestHCPPolicySet_sameFindingsAsConftest(t *testing.T) {
 		t.Errorf("deny on an input without plan: %v", deny)
 	}
 }
+
+// A signing key OPA cannot use is an error that never quotes it: OPA reads a key as a file name
+// first, and its error (stat <key>: file name too long) would print the key.
+func TestOPABundle_signingErrorNeverQuotesTheKey(t *testing.T) {
+	key := strings.Repeat("hs256-shared-secret-", 20) // longer than a file name may be
+	for _, alg := range []string{"RS256", "HS256-typo"} {
+		_, err := policybundle.WriteOPA(context.Background(), io.Discard, nil, &policybundle.Signing{Key: key, Algorithm: alg})
+		if err == nil {
+			t.Fatalf("%s: signed with a key that is no %s key", alg, alg)
+		}
+		if strings.Contains(err.Error(), "hs256-shared-secret") {
+			t.Errorf("%s: the error quotes the key: %v", alg, err)
+		}
+	}
+}

@@ -20,6 +20,8 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
@@ -194,7 +196,7 @@ func endpointURLAttribute(service string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: fmt.Sprintf("%s endpoint URL, e.g. `https://%s.us-east-1.amazonaws.com`.", service, map[string]string{"EKS": "eks", "EC2": "ec2", "EC2 Auto Scaling": "autoscaling", "STS": "sts"}[service]),
 		Optional:            true,
-		Validators:          []validator.String{stringvalidator.RegexMatches(endpointURLPattern, "must be an http(s) URL")},
+		Validators:          []validator.String{kube.URL(endpointURLPattern, "must be an http(s) URL")},
 	}
 }
 
@@ -226,7 +228,7 @@ func gcpBlock() schema.SingleNestedBlock {
 			"compute_endpoint": schema.StringAttribute{
 				MarkdownDescription: "Compute Engine API base URL, e.g. the offline `cloudsim`'s. Defaults to `https://compute.googleapis.com/compute/v1/`. gpufleet reads the node pools' instance group sizes there.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(endpointURLPattern, "must be an http(s) URL")},
+				Validators:          []validator.String{kube.URL(endpointURLPattern, "must be an http(s) URL")},
 			},
 			"insecure": schema.BoolAttribute{
 				MarkdownDescription: "Talk to `endpoint` and `compute_endpoint` without credentials, plaintext. Only allowed with loopback endpoints (tests and the demo).",
@@ -306,9 +308,26 @@ func (p *GPUFleetProvider) ValidateConfig(ctx context.Context, req provider.Vali
 				fmt.Sprintf("gcp.insecure sends unauthenticated plaintext gRPC and is only allowed with a loopback endpoint (127.0.0.1, ::1 or localhost), not %q.", g.Endpoint.ValueString()))
 		}
 	}
+	if g := cfg.GCP; g != nil && !g.Credentials.IsNull() && !g.Credentials.IsUnknown() && !g.Insecure.ValueBool() {
+		if _, err := conns.CredentialsJSON(g.Credentials.ValueString()); err != nil {
+			attributeError(&resp.Diagnostics, path.Root("gcp").AtName("credentials"), "Unreadable credentials", err.Error())
+		}
+	}
 	if g := cfg.GCP; g != nil && !g.Credentials.IsNull() && !g.Credentials.IsUnknown() && g.Insecure.ValueBool() {
 		attributeError(&resp.Diagnostics, path.Root("gcp").AtName("credentials"), "Credentials with an insecure connection",
 			"gcp.credentials would be sent over plaintext: remove it or turn gcp.insecure off.")
+	}
+	if mt := cfg.Metrics; mt != nil && (mt.Kind.ValueString() == metrics.KindAMP || mt.Kind.ValueString() == metrics.KindGMP) {
+		// at plan, before any cloud call (kind "amp" loads the AWS credentials when the client is made)
+		for _, a := range []struct {
+			name  string
+			value types.String
+		}{{"bearer_token", mt.BearerToken}, {"username", mt.Username}, {"password", mt.Password}} {
+			if !a.value.IsNull() {
+				attributeError(&resp.Diagnostics, path.Root("metrics").AtName(a.name), "Credentials for another kind",
+					fmt.Sprintf("metrics.%s is for kind \"prometheus\"; %q authenticates with its cloud's credentials.", a.name, mt.Kind.ValueString()))
+			}
+		}
 	}
 	if a := cfg.AWS; a != nil && a.AssumeRole != nil && a.AssumeRole.RoleARN.IsNull() {
 		attributeError(&resp.Diagnostics, path.Root("aws").AtName("assume_role").AtName("role_arn"), "Missing role ARN", "an assume_role block needs role_arn.")

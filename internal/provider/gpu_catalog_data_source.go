@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -182,6 +183,15 @@ func (d *GPUCatalogDataSource) Read(ctx context.Context, req datasource.ReadRequ
 			addArgumentError(&resp.Diagnostics, "Region glob matches nothing", err)
 			return
 		}
+	}
+	if region := m.Region.ValueString(); region != "" && !slices.Contains(catalog.Regions(cloud), region) {
+		// an empty list would look like "nothing fits"; a region the catalog does not price is
+		// most likely a typo (us-east1 for us-east-1)
+		known := catalog.Regions(cloud)
+		slices.Sort(known)
+		attributeError(&resp.Diagnostics, path.Root("region"), "Region not in the catalog",
+			fmt.Sprintf("the catalog prices no %s node type in %q; it prices these regions: %s.", cloud, region, strings.Join(known, ", ")))
+		return
 	}
 	if !m.MaxHourlyUSD.IsNull() && m.Region.IsNull() && globs == nil {
 		attributeError(&resp.Diagnostics, path.Root("max_on_demand_hourly_usd"), "Price filter without a region",

@@ -74,6 +74,7 @@ func TestAccGPUCatalogDataSource_badFilters(t *testing.T) {
 		"region and regions":      {"region = \"us-east-1\"\nregions = [\"us-*\"]", []string{"region", "regions"}},
 		"empty regions":           {`regions = []`, []string{"regions", "at least 1"}},
 		"unknown GPU model":       {`gpu_model = "H100"`, []string{"gpu_model", `"H100" is not valid`, "nearest first: H100-80GB"}},
+		"region not priced":       {`region = "us-east1"`, []string{"Region not in the catalog", `region = "us-east1"`, `no aws node type in "us-east1"`, "us-east-1"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"regexp"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -11,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics"
 )
 
@@ -38,7 +38,7 @@ func metricsBlock() schema.SingleNestedBlock {
 					"Amazon Managed Service for Prometheus: `https://aps-workspaces.<region>.amazonaws.com/workspaces/<workspace-id>`; " +
 					"Google Cloud Managed Service for Prometheus: `https://monitoring.googleapis.com/v1/projects/<project>/location/global/prometheus`. Required in the block.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.RegexMatches(endpointURLPattern, "must be an http(s) URL")},
+				Validators: []validator.String{kube.URL(endpointURLPattern, "must be an http(s) URL")},
 			},
 			"kind": schema.StringAttribute{
 				MarkdownDescription: "The kind of endpoint and so its authentication: `prometheus` (default; optional bearer token or basic auth), " +
@@ -74,7 +74,7 @@ func metricsBlock() schema.SingleNestedBlock {
 			"ca_pem": schema.StringAttribute{
 				MarkdownDescription: "The PEM CA certificate itself, instead of `ca_file`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(pemPattern, "must be a PEM certificate (-----BEGIN CERTIFICATE-----)")},
+				Validators:          []validator.String{kube.PEMCertificates()},
 			},
 			"timeout_seconds": schema.Int64Attribute{
 				MarkdownDescription: "Time limit of each query, also sent to the server as its `timeout`. Defaults to 30.",
@@ -89,8 +89,6 @@ func metricsBlock() schema.SingleNestedBlock {
 		},
 	}
 }
-
-var pemPattern = regexp.MustCompile(`-----BEGIN CERTIFICATE-----`)
 
 // metricsConfig is the block as package metrics takes it.
 func metricsConfig(m *metricsModel) *metrics.Config {

@@ -126,6 +126,10 @@ func TestAccProvider_badConfig(t *testing.T) {
 		"bad endpoint url":                     {"aws {\n endpoints {\n eks = \"localhost:4566\"\n }\n}", []string{"aws.endpoints.eks", `http\(s\) URL`}},
 		"bad gcp project":                      {"gcp {\n project = \"Acme\"\n}", []string{"gcp.project", "Google Cloud project id"}},
 		"credentials over plaintext":           {"gcp {\n endpoint = \"127.0.0.1:9\"\n insecure = true\n credentials = \"{}\"\n}", []string{"gcp.credentials", "plaintext"}},
+		"credentials neither JSON nor a file":  {"gcp {\n credentials = \"ZXlKMGVYQmxJam9p\"\n}", []string{"Unreadable credentials", "neither a JSON key nor the path of a readable file", "base64decode"}},
+		"metrics ca_pem that does not parse":   {"metrics {\n url = \"http://prometheus:9090\"\n ca_pem = \"-----BEGIN CERTIFICATE-----\\nAAAA\\n-----END CERTIFICATE-----\\n\"\n}", []string{"Not the PEM of a certificate", "ca_pem", "certificate 1:"}},
+		"bearer token for amp":                 {"metrics {\n url = \"https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-1\"\n kind = \"amp\"\n bearer_token = \"t\"\n}", []string{"Credentials for another kind", "bearer_token", `is for kind "prometheus"; "amp" authenticates`}},
+		"credentials in the metrics url":       {"metrics {\n url = \"http://admin:pw@prometheus:9090\"\n}", []string{"Credentials in a URL", "user:password@", "sensitive"}},
 		"reserved default tag prefix":          {"default_tags = { \"aws:owner\" = \"x\" }", []string{`default_tags\["aws:owner"\]`, `must not start with "aws:"`}},
 	}
 	for name, tc := range cases {
