@@ -28,9 +28,12 @@ var hostPattern = regexp.MustCompile(`^https://[^\s/]+(/.*)?$`)
 type Access struct {
 	Host   string
 	CAData []byte // PEM; empty means the system's roots
-	// Token is a static bearer token; TokenSource makes fresh ones (an EKS token lives 15 minutes).
+	// Token is a static bearer token; TokenSource makes fresh ones, each used for TokenTTL (an EKS
+	// token lives 15 minutes); 0: TokenSource is asked for every request, as an OAuth 2.0 token
+	// source that reuses its token until shortly before its own expiry wants.
 	Token       string
 	TokenSource func(context.Context) (string, error)
+	TokenTTL    time.Duration
 	ClientCert  []byte // PEM
 	ClientKey   []byte // PEM
 	Exec        *ExecConfig
@@ -78,7 +81,7 @@ func (a Access) RESTConfig(userAgent string) (*rest.Config, error) {
 		cfg.ExecProvider = ec
 	}
 	if a.TokenSource != nil {
-		src := &cachedToken{make: a.TokenSource, ttl: eksTokenRefresh}
+		src := &cachedToken{make: a.TokenSource, ttl: a.TokenTTL}
 		cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return &bearerRoundTripper{next: rt, token: src} }
 	}
 	return cfg, nil
@@ -140,6 +143,7 @@ func EKSAccess(ctx context.Context, eksClient *eks.Client, stsClient *sts.Client
 		a.CAData = ca
 	}
 	a.TokenSource = func(ctx context.Context) (string, error) { return EKSToken(ctx, stsClient, cluster) }
+	a.TokenTTL = eksTokenRefresh
 	return a, nil
 }
 
@@ -167,6 +171,9 @@ func GKEAccess(c GKECluster, tokens oauth2.TokenSource) (Access, error) {
 		}
 		a.CAData = ca
 	}
+	// The Google token source reuses a token until shortly before it expires (oauth2's
+	// ReuseTokenSource): asked at every request, never a token past its own expiry.
+	tokens = oauth2.ReuseTokenSource(nil, tokens)
 	a.TokenSource = func(context.Context) (string, error) {
 		t, err := tokens.Token()
 		if err != nil {
