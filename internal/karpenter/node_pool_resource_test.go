@@ -305,8 +305,16 @@ func TestAccKarpenterNodePool_deleteDrainsTogether(t *testing.T) {
 			},
 		},
 	})
-	if !<-together {
-		t.Fatal("the destroy deleted one NodePool while the other still ran: their drains were not side by side")
+	if t.Failed() {
+		return // the destroy step may never have started the watch
+	}
+	select {
+	case both := <-together:
+		if !both {
+			t.Fatal("the destroy deleted one NodePool while the other still ran: their drains were not side by side")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the watch of the destroy never ended")
 	}
 }
 
