@@ -78,8 +78,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 		"region": schema.StringAttribute{
 			MarkdownDescription: "AWS region of the cluster, from the provider configuration (prices and policy). The pool lives in this region's cluster: refresh and destroy reach the cluster of the region state records, and a change of the provider's region replaces the pool (its objects are deleted from the old region's cluster, then created in the new one's).",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Computed:            true, // ModifyPlan plans it, and a replacement when it changes
 		},
 		"mode": schema.StringAttribute{
 			MarkdownDescription: "`karpenter` (self-managed Karpenter: EC2NodeClass, NodePools, NodeOverlay) or `auto_mode` (EKS Auto Mode: its NodeClass and NodePools). Defaults to `karpenter`. Changing it replaces the pool: a NodePool's node class group is immutable.",
