@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -25,22 +23,18 @@ import (
 // authFront is a proxy in front of the real Prometheus that records each request's authentication
 // headers and body, then forwards it with the test server's own credentials.
 func authFront(t *testing.T, srv *metricstest.Server) (*httptest.Server, func() []http.Header, func() []string) {
-	target, _ := url.Parse(srv.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	var mu sync.Mutex
 	var headers []http.Header
 	var bodies []string
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front := srv.Front(t, func(_ http.ResponseWriter, r *http.Request) bool {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		headers, bodies = append(headers, r.Header.Clone()), append(bodies, string(body))
 		mu.Unlock()
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
 		r.Header.Del("Authorization")
 		r.SetBasicAuth(metricstest.Username, metricstest.Password)
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+		return false
+	})
 	return front, func() []http.Header { mu.Lock(); defer mu.Unlock(); return headers },
 		func() []string { mu.Lock(); defer mu.Unlock(); return bodies }
 }

@@ -3,9 +3,6 @@ package metrics_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -27,14 +24,11 @@ import (
 // read makes (at most one per metric). GPUFLEET_BENCH_RUNS pairs (default 5).
 func BenchmarkPoolUtilization(b *testing.B) {
 	srv := metricstest.Shared(b)
-	target, _ := url.Parse(srv.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	var queries atomic.Int64
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front := srv.Front(b, func(http.ResponseWriter, *http.Request) bool {
 		queries.Add(1)
-		proxy.ServeHTTP(w, r)
-	}))
-	defer front.Close()
+		return false
+	})
 
 	ctx := context.Background()
 	client, err := metrics.New(ctx, metrics.Config{URL: front.URL, Username: metricstest.Username, Password: metricstest.Password})

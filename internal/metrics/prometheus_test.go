@@ -6,8 +6,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -127,17 +125,14 @@ func TestUtilization_errors(t *testing.T) {
 // MaxAttempts naming the server error.
 func TestUtilization_retriesServerErrors(t *testing.T) {
 	srv := metricstest.Shared(t)
-	target, _ := url.Parse(srv.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	var calls, failFirst atomic.Int32
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front := srv.Front(t, func(w http.ResponseWriter, _ *http.Request) bool {
 		if calls.Add(1) <= failFirst.Load() {
 			http.Error(w, "upstream overloaded", http.StatusServiceUnavailable)
-			return
+			return true
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer front.Close()
+		return false
+	})
 
 	failFirst.Store(2)
 	u, err := client(t, srv, func(c *metrics.Config) { c.URL = front.URL }).Utilization(context.Background(), poolQuery(srv, "idle"))

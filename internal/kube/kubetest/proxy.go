@@ -1,7 +1,9 @@
 package kubetest
 
 import (
+	"bytes"
 	"crypto/tls"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -32,6 +34,15 @@ func (s *Server) LossyProxy(t testing.TB, lose func(*http.Request) bool) *Proxy 
 	rp := httputil.NewSingleHostReverseProxy(upstream)
 	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The body is read whole first: net/http's server closes an unread request body when the
+		// answer's headers are written, and the transport's last read of it then cuts the upstream
+		// connection mid-answer (golang/go#40747), an "unexpected EOF" no real API server gives.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		if !lose(r) {
 			rp.ServeHTTP(w, r)
 			return
