@@ -15,7 +15,8 @@ import (
 // ApplyDiagnostics records the diagnostics the provider returns from its applies (creates, updates
 // and deletes), which terraform prints but the testing framework does not show a test: a warning
 // that an apply succeeded with is checked through it. It records the warnings of plans apart
-// (PlanWarnings), so that a test tells a plan's notice from an apply's.
+// (PlanWarnings, with those of the provider configuration's validation, which every plan runs), so
+// that a test tells a plan's notice from an apply's.
 type ApplyDiagnostics struct {
 	mu    sync.Mutex
 	diags []*tfprotov6.Diagnostic
@@ -113,6 +114,14 @@ func (s recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6
 
 func (s recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	if resp != nil {
+		s.rec.record(&s.rec.plans, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s recordingServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+	resp, err := s.ProviderServer.ValidateProviderConfig(ctx, req)
 	if resp != nil {
 		s.rec.record(&s.rec.plans, resp.Diagnostics)
 	}

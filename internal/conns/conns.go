@@ -9,10 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +28,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/endpoint"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -62,7 +60,7 @@ type AWSSettings struct {
 // quickly against an EKS endpoint on this machine (cloudsim, localstack), which answers in
 // milliseconds and would otherwise stretch every apply by minutes.
 func (s AWSSettings) PollInterval() time.Duration {
-	if s.EKSEndpoint != "" && IsLoopbackEndpoint(s.EKSEndpoint) {
+	if s.EKSEndpoint != "" && endpoint.IsLoopback(s.EKSEndpoint) {
 		return 100 * time.Millisecond
 	}
 	return 0
@@ -227,7 +225,7 @@ func (m *Meta) EC2In(ctx context.Context, region string) (*ec2.Client, error) {
 // a client that fell back to the real service from a simulated world would reach AWS.
 func (m *Meta) AutoScalingIn(ctx context.Context, region string) (*autoscaling.Client, error) {
 	s := m.AWSSettings
-	if s.AutoScalingEndpoint == "" && (IsLoopbackEndpoint(s.EKSEndpoint) || IsLoopbackEndpoint(s.EC2Endpoint)) {
+	if s.AutoScalingEndpoint == "" && (endpoint.IsLoopback(s.EKSEndpoint) || endpoint.IsLoopback(s.EC2Endpoint)) {
 		return nil, errors.New("aws.endpoints names a local EKS or EC2 endpoint (a simulator such as cloudsim) but no autoscaling endpoint: set aws.endpoints.autoscaling too (cloudsim prints AUTOSCALING_ENDPOINT), or the EC2 Auto Scaling calls would go to AWS")
 	}
 	return awsClient(ctx, m, "autoscaling", region, func(cfg aws.Config) *autoscaling.Client {
@@ -313,16 +311,16 @@ func (m *Meta) Compute(ctx context.Context) (*compute.Service, error) {
 
 // gcpOptions are the client options of one Google API: its endpoint, and credentials unless
 // gcp.insecure (then insecureOpts, e.g. a plaintext gRPC dial).
-func (m *Meta) gcpOptions(ctx context.Context, endpoint string, insecureOpts ...option.ClientOption) ([]option.ClientOption, error) {
+func (m *Meta) gcpOptions(ctx context.Context, address string, insecureOpts ...option.ClientOption) ([]option.ClientOption, error) {
 	s := m.GCPSettings
 	var opts []option.ClientOption
-	if endpoint != "" {
-		opts = append(opts, option.WithEndpoint(endpoint))
+	if address != "" {
+		opts = append(opts, option.WithEndpoint(address))
 	}
 	switch {
 	case s.Insecure:
-		if !IsLoopbackEndpoint(endpoint) {
-			return nil, fmt.Errorf("gcp.insecure is only allowed with loopback endpoints, not %q", endpoint)
+		if !endpoint.IsLoopback(address) {
+			return nil, fmt.Errorf("gcp.insecure is only allowed with loopback endpoints, not %q", address)
 		}
 		opts = append(opts, option.WithoutAuthentication())
 		opts = append(opts, insecureOpts...)
@@ -378,23 +376,6 @@ func (m *Meta) Close() error {
 		return m.gke.Close()
 	}
 	return nil
-}
-
-// IsLoopbackEndpoint reports whether endpoint (host:port or a URL) points at this machine.
-func IsLoopbackEndpoint(endpoint string) bool {
-	host := endpoint
-	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
-		host = u.Host
-	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // FromProviderData extracts the Meta in a resource's or data source's Configure. It returns nil

@@ -25,6 +25,7 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/endpoint"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/poolschema"
 )
@@ -377,7 +378,7 @@ func (r *NodePoolResource) clients(ctx context.Context, diags *diag.Diagnostics)
 		return nil
 	}
 	poll := 10 * time.Second
-	if conns.IsLoopbackEndpoint(r.Meta.GCPSettings.Endpoint) {
+	if endpoint.IsLoopback(r.Meta.GCPSettings.Endpoint) {
 		poll = 50 * time.Millisecond // a simulator answers in milliseconds
 	}
 	return &clients{gke: gkeConn, compute: computeConn, poll: poll}

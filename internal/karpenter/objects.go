@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/endpoint"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter/render"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -203,7 +204,7 @@ func (r *NodePoolResource) connect(ctx context.Context, m *nodePoolModel, diags 
 		return nil, 0, nil
 	}
 	poll = 2 * time.Second
-	if conns.IsLoopbackEndpoint(access.Host) {
+	if endpoint.IsLoopback(access.Host) {
 		poll = 50 * time.Millisecond
 	}
 	return c, poll, nil

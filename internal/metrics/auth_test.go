@@ -136,3 +136,24 @@ func TestNew_config(t *testing.T) {
 		t.Errorf("the error of an unreachable server: %v", err)
 	}
 }
+
+// A secret is named as sent in clear only over plain http:// to another machine.
+func TestConfig_cleartextSecret(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  metrics.Config
+		want string
+	}{
+		{metrics.Config{URL: "http://prometheus.monitoring:9090", BearerToken: "t"}, "bearer_token"},
+		{metrics.Config{URL: "HTTP://10.0.3.7:9090/prom", Username: "u", Password: "p"}, "password"},
+		{metrics.Config{URL: "https://prometheus.monitoring:9090", BearerToken: "t"}, ""},
+		{metrics.Config{URL: "http://127.0.0.1:9090", BearerToken: "t"}, ""},
+		{metrics.Config{URL: "http://[::1]:9090", Username: "u", Password: "p"}, ""},
+		{metrics.Config{URL: "http://localhost:9090", BearerToken: "t"}, ""},
+		{metrics.Config{URL: "http://prometheus.monitoring:9090"}, ""},
+		{metrics.Config{URL: "http://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-1", Kind: metrics.KindAMP}, ""},
+	} {
+		if got := tc.cfg.CleartextSecret(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.cfg.URL, got, tc.want)
+		}
+	}
+}

@@ -17,6 +17,8 @@ import (
 	promconfig "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"golang.org/x/oauth2"
+
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/endpoint"
 )
 
 // Kinds of query endpoint.
@@ -52,6 +54,25 @@ type Config struct {
 	AWS func(context.Context) (aws.Config, error)
 	// TokenSource overrides application default credentials for KindGMP.
 	TokenSource oauth2.TokenSource
+}
+
+// CleartextSecret names the secret cfg would send unencrypted, "bearer_token" or "password", when
+// its URL is plain http:// to a host other than this machine (a sidecar or port-forward on
+// loopback is fine); "" otherwise. Anyone on the path reads an Authorization header sent so, and a
+// Prometheus token often reads every series of the cluster. Prometheus's own clients allow it, so
+// callers warn rather than refuse: an in-cluster Service without TLS is a common setup.
+func (cfg Config) CleartextSecret() string {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || u.Host == "" || endpoint.IsLoopback(u.Host) {
+		return ""
+	}
+	switch {
+	case cfg.BearerToken != "":
+		return "bearer_token"
+	case cfg.Password != "":
+		return "password"
+	}
+	return ""
 }
 
 // Client queries one endpoint.
@@ -91,6 +112,9 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if u.User != nil {
 		return nil, &ConfigError{"url", errors.New("the URL carries credentials (user:password@): give them as username and password, or bearer_token, which are secret")}
 	}
+	if cfg.Kind != KindPrometheus && cfg.Kind != KindAMP && cfg.Kind != KindGMP {
+		return nil, &ConfigError{"kind", fmt.Errorf("kind %q is not one of prometheus, amp, gmp", cfg.Kind)}
+	}
 	if cfg.Kind != KindPrometheus && (cfg.BearerToken != "" || cfg.Username != "" || cfg.Password != "") {
 		return nil, &ConfigError{"kind", fmt.Errorf("bearer_token, username and password are for kind \"prometheus\"; %q authenticates with its cloud's credentials", cfg.Kind)}
 	}
@@ -127,8 +151,6 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 			}
 		}
 		rt = &oauth2.Transport{Source: ts, Base: rt}
-	default:
-		return nil, &ConfigError{"kind", fmt.Errorf("kind %q is not one of prometheus, amp, gmp", cfg.Kind)}
 	}
 	c, err := api.NewClient(api.Config{Address: cfg.URL, RoundTripper: rt})
 	where := u.Scheme + "://" + u.Host + u.Path

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/conns"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/endpoint"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/metrics"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/policy"
@@ -303,7 +304,7 @@ func (p *GPUFleetProvider) ValidateConfig(ctx context.Context, req provider.Vali
 		return
 	}
 	if g := cfg.GCP; g != nil && g.Insecure.ValueBool() && !g.Endpoint.IsUnknown() {
-		if !conns.IsLoopbackEndpoint(g.Endpoint.ValueString()) {
+		if !endpoint.IsLoopback(g.Endpoint.ValueString()) {
 			attributeError(&resp.Diagnostics, path.Root("gcp").AtName("insecure"), "Insecure GKE connection to a non-loopback endpoint",
 				fmt.Sprintf("gcp.insecure sends unauthenticated plaintext gRPC and is only allowed with a loopback endpoint (127.0.0.1, ::1 or localhost), not %q.", g.Endpoint.ValueString()))
 		}
@@ -327,6 +328,12 @@ func (p *GPUFleetProvider) ValidateConfig(ctx context.Context, req provider.Vali
 				attributeError(&resp.Diagnostics, path.Root("metrics").AtName(a.name), "Credentials for another kind",
 					fmt.Sprintf("metrics.%s is for kind \"prometheus\"; %q authenticates with its cloud's credentials.", a.name, mt.Kind.ValueString()))
 			}
+		}
+	}
+	if mt := cfg.Metrics; mt != nil && !mt.URL.IsUnknown() && !mt.BearerToken.IsUnknown() && !mt.Password.IsUnknown() {
+		if secret := metricsConfig(mt).CleartextSecret(); secret != "" {
+			resp.Diagnostics.AddAttributeWarning(path.Root("metrics").AtName("url"), "Credentials sent unencrypted",
+				fmt.Sprintf("metrics.url is plain http:// to a host other than this machine, so metrics.%s is sent in clear on every query: anyone on the path can read it. Use https:// (with ca_file or ca_pem for a private CA), or reach the server on a loopback port-forward.", secret))
 		}
 	}
 	if a := cfg.AWS; a != nil && a.AssumeRole != nil && a.AssumeRole.RoleARN.IsNull() {

@@ -48,9 +48,10 @@ func metricsBlock() schema.SingleNestedBlock {
 				Validators: []validator.String{oneOfNearest(metrics.KindPrometheus, metrics.KindAMP, metrics.KindGMP)},
 			},
 			"bearer_token": schema.StringAttribute{
-				MarkdownDescription: "Bearer token sent as `Authorization: Bearer …` (kind `prometheus`). Sensitive; never logged.",
-				Optional:            true,
-				Sensitive:           true,
+				MarkdownDescription: "Bearer token sent as `Authorization: Bearer …` (kind `prometheus`). Sensitive; never logged. " +
+					"Over a plain `http://` URL to another machine it travels in clear, and plan warns: use `https://`, or a loopback port-forward.",
+				Optional:  true,
+				Sensitive: true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1),
 					stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("username"), path.MatchRelative().AtParent().AtName("password"))},
 			},
@@ -60,7 +61,7 @@ func metricsBlock() schema.SingleNestedBlock {
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("password"))},
 			},
 			"password": schema.StringAttribute{
-				MarkdownDescription: "Basic auth password (kind `prometheus`). Sensitive; never logged.",
+				MarkdownDescription: "Basic auth password (kind `prometheus`). Sensitive; never logged. Plan warns when a plain `http://` URL to another machine would carry it in clear.",
 				Optional:            true,
 				Sensitive:           true,
 				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("username"))},

@@ -1,14 +1,18 @@
 package provider_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
@@ -139,6 +143,43 @@ func TestAccProvider_badConfig(t *testing.T) {
 				Steps: []resource.TestStep{{
 					Config:      "provider \"gpufleet\" {\n" + tc.block + "\n}\n" + `data "gpufleet_gpu_catalog" "any" { cloud = "aws" }`,
 					ExpectError: acctest.ExpectErrorParts(tc.want...),
+				}},
+			})
+		})
+	}
+}
+
+// A metrics bearer token or password sent over plain http:// to another machine is warned about at
+// plan (anyone on the path reads it), naming the attribute; https:// and a loopback port-forward
+// are not.
+func TestAccProvider_cleartextMetricsCredentials(t *testing.T) {
+	cases := map[string]struct {
+		block string
+		want  string // "" for no warning
+	}{
+		"bearer token over http":      {"url = \"http://prometheus.monitoring:9090\"\n bearer_token = \"t0ken-s3cret\"", "metrics.bearer_token is sent in clear"},
+		"password over http":          {"url = \"http://10.0.3.7:9090\"\n username = \"u\"\n password = \"pw-s3cret\"", "metrics.password is sent in clear"},
+		"bearer token over https":     {"url = \"https://prometheus.monitoring:9090\"\n bearer_token = \"t0ken-s3cret\"", ""},
+		"port-forward on loopback":    {"url = \"http://127.0.0.1:9090\"\n bearer_token = \"t0ken-s3cret\"", ""},
+		"no credentials over http":    {"url = \"http://prometheus.monitoring:9090\"", ""},
+		"port-forward with localhost": {"url = \"http://localhost:9090\"\n username = \"u\"\n password = \"pw-s3cret\"", ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var diags acctest.ApplyDiagnostics
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: diags.ProviderFactories(),
+				Steps: []resource.TestStep{{
+					Config: "provider \"gpufleet\" {\n metrics {\n " + tc.block + "\n }\n}\n" + `data "gpufleet_gpu_catalog" "any" { cloud = "aws" }`,
+					Check: func(*terraform.State) error {
+						if tc.want == "" {
+							return diags.ExpectNoPlanWarning("Credentials sent unencrypted")
+						}
+						if slices.ContainsFunc(diags.PlanWarnings(), func(w string) bool { return strings.Contains(w, "s3cret") }) {
+							return errors.New("the warning quotes the secret")
+						}
+						return diags.ExpectPlanWarning("Credentials sent unencrypted", tc.want, "Use https://")
+					},
 				}},
 			})
 		})

@@ -19,7 +19,7 @@ import (
 )
 
 const utilizationUsage = "usage: gpufleet-policy utilization --prometheus URL --pool NAME [--selector MATCHERS] [--window 14d] [--step 5m]\n" +
-	"         [--end RFC3339] [--hourly-usd-per-gpu USD] [--kind prometheus|amp|gmp] [--ca-file PEM] [--timeout 30s] [-o FILE]\n" +
+	"         [--end RFC3339] [--hourly-usd-per-gpu USD] [--kind prometheus|amp|gmp] [--ca-file PEM] [--timeout 30s, 1s to 10m] [-o FILE]\n" +
 	"utilization: what a pool's GPUs did over the window, from dcgm-exporter series in a Prometheus-compatible\n" +
 	"  query API, as policy data for GF-RS-006 (conftest --data FILE, provider policy.data_files):\n" +
 	"  {\"gpufleet\": {\"utilization\": {\"pools\": {NAME: {...}}}}}. NAME is the pool's name (a gpufleet pool's\n" +
@@ -104,6 +104,15 @@ func utilization(args []string, stdout, stderr io.Writer) int {
 		}
 		return usageError(stderr, "--selector", err)
 	}
+	// A price or a timeout out of range would give figures that look right and are not.
+	priceSet := false
+	fset.Visit(func(f *flag.Flag) { priceSet = priceSet || f.Name == "hourly-usd-per-gpu" })
+	if priceSet && (*price < 0 || math.IsNaN(*price) || math.IsInf(*price, 0)) {
+		return usageError(stderr, "--hourly-usd-per-gpu", fmt.Errorf("%v is not a price: give the on-demand price of one GPU-hour in USD, 0 or more", *price))
+	}
+	if *timeout <= 0 || *timeout > 10*time.Minute {
+		return usageError(stderr, "--timeout", fmt.Errorf("%s is not a time limit between 1s and 10m", *timeout))
+	}
 	ctx := context.Background()
 	cfg := metrics.Config{
 		URL: *url, Kind: *kind, CAFile: *caFile, Timeout: *timeout,
@@ -113,11 +122,15 @@ func utilization(args []string, stdout, stderr io.Writer) int {
 	client, err := metrics.New(ctx, cfg)
 	if err != nil {
 		var ce *metrics.ConfigError
-		if errors.As(err, &ce) && ce.Field == "url" {
-			return usageError(stderr, "--prometheus", err)
+		if errors.As(err, &ce) && flagOf[ce.Field] != "" {
+			return usageError(stderr, flagOf[ce.Field], err)
 		}
 		fmt.Fprintf(stderr, "utilization: %v\n", err)
 		return 1
+	}
+	if secret := cfg.CleartextSecret(); secret != "" {
+		fmt.Fprintf(stderr, "utilization: warning: --prometheus is plain http:// to a host other than this machine, so %s is sent in clear: use https://, or a loopback port-forward\n",
+			map[string]string{"bearer_token": "PROMETHEUS_BEARER_TOKEN", "password": "PROMETHEUS_PASSWORD"}[secret])
 	}
 	u, err := client.Utilization(ctx, q)
 	if err != nil {
@@ -158,6 +171,10 @@ func utilization(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// flagOf is the flag of each metrics.ConfigError field the command line sets (the credentials come
+// from the environment).
+var flagOf = map[string]string{"url": "--prometheus", "kind": "--kind", "ca_file": "--ca-file"}
 
 func usageError(stderr io.Writer, flagName string, err error) int {
 	fmt.Fprintf(stderr, "utilization: %s: %s\n", flagName, strings.TrimSpace(err.Error()))

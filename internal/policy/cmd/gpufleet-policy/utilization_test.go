@@ -213,11 +213,16 @@ func TestUtilization_badInput(t *testing.T) {
 		code int
 		want string
 	}{
-		"no pool":          {nil, 2, "--prometheus and --pool are required"},
-		"window over 90d":  {[]string{"--pool", "p", "--window", "91d", "--step", "1h"}, 2, "--window: window 91d is longer than the maximum of 90d"},
-		"too many points":  {[]string{"--pool", "p", "--window", "60d", "--step", "1m"}, 2, "--step: window 60d at step 1m would return 86400 points"},
-		"matching nothing": {[]string{"--pool", "nobody"}, 1, `pool nobody: selector {gpufleet_pool="nobody"} matches no dcgm-exporter series`},
-		"bad selector":     {[]string{"--pool", "p", "--selector", "pool=p"}, 2, "--selector: selector \"pool=p\" must be label matchers in braces"},
+		"no pool":            {nil, 2, "--prometheus and --pool are required"},
+		"window over 90d":    {[]string{"--pool", "p", "--window", "91d", "--step", "1h"}, 2, "--window: window 91d is longer than the maximum of 90d"},
+		"too many points":    {[]string{"--pool", "p", "--window", "60d", "--step", "1m"}, 2, "--step: window 60d at step 1m would return 86400 points"},
+		"matching nothing":   {[]string{"--pool", "nobody"}, 1, `pool nobody: selector {gpufleet_pool="nobody"} matches no dcgm-exporter series`},
+		"bad selector":       {[]string{"--pool", "p", "--selector", "pool=p"}, 2, "--selector: selector \"pool=p\" must be label matchers in braces"},
+		"negative price":     {[]string{"--pool", "idle", "--hourly-usd-per-gpu", "-1"}, 2, "--hourly-usd-per-gpu: -1 is not a price"},
+		"price not a number": {[]string{"--pool", "idle", "--hourly-usd-per-gpu", "NaN"}, 2, "--hourly-usd-per-gpu: NaN is not a price"},
+		"zero timeout":       {[]string{"--pool", "idle", "--timeout", "0s"}, 2, "--timeout: 0s is not a time limit between 1s and 10m"},
+		"negative timeout":   {[]string{"--pool", "idle", "--timeout", "-5s"}, 2, "--timeout: -5s is not a time limit"},
+		"unknown kind":       {[]string{"--pool", "idle", "--kind", "thanos"}, 2, `--kind: kind "thanos" is not one of prometheus, amp, gmp`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -227,6 +232,24 @@ func TestUtilization_badInput(t *testing.T) {
 			}
 		})
 	}
+	// A password over plain http:// to another machine is warned about (the query then fails here:
+	// the host does not resolve); the password itself is never printed.
+	t.Run("password over plain http", func(t *testing.T) {
+		t.Setenv("PROMETHEUS_USERNAME", metricstest.Username)
+		t.Setenv("PROMETHEUS_PASSWORD", "pw-s3cret")
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"utilization", "--prometheus", "http://prometheus.invalid:9090", "--pool", "idle", "--timeout", "5s"}, strings.NewReader(""), &stdout, &stderr)
+		want := "utilization: warning: --prometheus is plain http:// to a host other than this machine, so PROMETHEUS_PASSWORD is sent in clear"
+		if code != 1 || !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "s3cret") {
+			t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), want)
+		}
+	})
+	t.Run("password to a loopback port-forward", func(t *testing.T) {
+		code, _, stderr := runUtilization(t, srv, "--pool", "idle")
+		if code != 0 || strings.Contains(stderr, "sent in clear") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
 	t.Run("wrong password", func(t *testing.T) {
 		t.Setenv("PROMETHEUS_USERNAME", metricstest.Username)
 		t.Setenv("PROMETHEUS_PASSWORD", "wrong")
