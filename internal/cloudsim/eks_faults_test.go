@@ -13,7 +13,7 @@ import (
 // transition delay, for the matching node group only; then the operation ends as usual.
 func TestEKS_StuckFault(t *testing.T) {
 	t.Parallel()
-	const stuck = 400 * time.Millisecond
+	const stuck = 2 * time.Second // long beside testDelay: the checks within it run on a loaded machine too
 	sim := newSim(t)
 	c := eksClient(sim, "us-east-1")
 	if _, err := sim.Inject(Fault{Service: "eks", Kind: Stuck}); err == nil {

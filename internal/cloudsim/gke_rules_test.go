@@ -98,16 +98,18 @@ func TestGKE_AutoUpgradeAndAutoRepair_HoldTheNodePool(t *testing.T) {
 	p := l4Pool("l4-od")
 	p.Version = "1.30"
 	runningPool(t, c, p)
-	if err := sim.AutoUpgradeNodePool("acme-ml", "us-central1", "ml", "l4-od", "1.31", 300*time.Millisecond); err != nil {
+	// Windows of 1.5 s: the request that must land within one runs on a loaded machine too.
+	const window = 1500 * time.Millisecond
+	if err := sim.AutoUpgradeNodePool("acme-ml", "us-central1", "ml", "l4-od", "1.31", window); err != nil {
 		t.Fatal(err)
 	}
 	_, err := c.SetNodePoolSize(ctxT(t), &containerpb.SetNodePoolSizeRequest{Name: gkeParent + "/nodePools/l4-od", NodeCount: 2})
 	wantCode(t, err, codes.FailedPrecondition, "is currently upgrading node pool l4-od. Please wait and try again once it is done.")
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(window + 100*time.Millisecond)
 	if got := getPool(t, c, "l4-od"); got.GetVersion() != "1.31.6-gke.1020000" || got.GetStatus() != containerpb.NodePool_RUNNING {
 		t.Fatalf("after auto-upgrade: %s %s", got.GetVersion(), got.GetStatus())
 	}
-	if err := sim.AutoRepairNodePool("acme-ml", "us-central1", "ml", "l4-od", 300*time.Millisecond); err != nil {
+	if err := sim.AutoRepairNodePool("acme-ml", "us-central1", "ml", "l4-od", window); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.UpdateNodePool(ctxT(t), &containerpb.UpdateNodePoolRequest{Name: gkeParent + "/nodePools/l4-od", Labels: &containerpb.NodeLabels{}})

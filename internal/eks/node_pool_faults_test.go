@@ -335,6 +335,11 @@ func TestAccEKSNodePool_destroyWhileBusy(t *testing.T) {
 	if os.Getenv(resource.EnvTfAcc) == "" {
 		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
 	}
+	// How long the operation stays busy: past the 2 s timeout, and past the destroy's first
+	// DeleteNodegroup, which follows the timed-out apply's refresh and plans (4.0 to 4.8 s after the
+	// create on a loaded 2-core machine; with matrixStuck's 4 s the destroy sometimes came after the
+	// operation had ended, and met nothing busy).
+	const busyFor = 12 * time.Second
 	pool := func(desired int, extra string) string {
 		return poolConfig("train", `["g6.xlarge"]`, inferenceWorkload+acctest.Scaling(0, desired, 4)+extra)
 	}
@@ -358,7 +363,7 @@ func TestAccEKSNodePool_destroyWhileBusy(t *testing.T) {
 			}
 			busy := resource.TestStep{
 				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: tc.op, Kind: cloudsim.Stuck, Count: 1, Match: "train-od", Latency: matrixStuck}); err != nil {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: tc.op, Kind: cloudsim.Stuck, Count: 1, Match: "train-od", Latency: busyFor}); err != nil {
 						t.Fatal(err)
 					}
 					diags.Reset()
@@ -378,16 +383,18 @@ func TestAccEKSNodePool_destroyWhileBusy(t *testing.T) {
 				},
 				Config:  config(tc.during),
 				Destroy: true,
-			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: diags.ProviderFactories(),
-				CheckDestroy: func(s *terraform.State) error {
+				// In the step: a test case's CheckDestroy is skipped when its last step destroyed
+				// everything (terraform-plugin-testing runs it only with a post-test destroy).
+				Check: func(s *terraform.State) error {
 					if n := requestCount(sim, "DeleteNodegroup"); n != 2 {
 						return fmt.Errorf("DeleteNodegroup called %d times, want 2: refused while %s, then accepted", n, tc.status)
 					}
 					return checkNothingLeft(t, sim)(s)
 				},
-				Steps: append(steps, busy, destroy),
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: diags.ProviderFactories(),
+				Steps:                    append(steps, busy, destroy),
 			})
 		})
 	}

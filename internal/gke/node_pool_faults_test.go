@@ -390,12 +390,6 @@ func TestAccGKENodePool_destroyWhileProvisioning(t *testing.T) {
 	var diags acctest.ApplyDiagnostics
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: diags.ProviderFactories(),
-		CheckDestroy: func(s *terraform.State) error {
-			if n := requestCount(sim, "DeleteNodePool"); n < 2 {
-				return fmt.Errorf("DeleteNodePool called %d times: the destroy never met the create operation, the test proves nothing", n)
-			}
-			return checkNothingLeft(t, sim)(s)
-		},
 		Steps: []resource.TestStep{
 			{
 				Config: config,
@@ -409,16 +403,26 @@ func TestAccGKENodePool_destroyWhileProvisioning(t *testing.T) {
 				},
 				Config:  config,
 				Destroy: true,
+				// In the step: a test case's CheckDestroy is skipped when its last step destroyed
+				// everything (terraform-plugin-testing runs it only with a post-test destroy).
+				Check: func(s *terraform.State) error {
+					if n := requestCount(sim, "DeleteNodePool"); n < 2 {
+						return fmt.Errorf("DeleteNodePool called %d times: the destroy never met the create operation, the test proves nothing", n)
+					}
+					return checkNothingLeft(t, sim)(s)
+				},
 			},
 		},
 	})
 }
 
-// slowProvisioning is a cloudsim whose node pools provision for 5 s and a pool whose create times
-// out after 1 s, while its node pool is still PROVISIONING.
+// slowProvisioning is a cloudsim whose node pools provision for 10 s and a pool whose create times
+// out after 1 s, while its node pool is still PROVISIONING: long enough for the refresh, plans and
+// destroy that follow on a loaded machine to meet it still provisioning (the first DeleteNodePool
+// came 2.3 s after the create there).
 func slowProvisioning(t *testing.T) (*cloudsim.Sim, string) {
 	t.Helper()
-	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 5 * time.Second})
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,9 +83,8 @@ func TestUtilization_errors(t *testing.T) {
 		_, _ = w.Write([]byte("<html><body>Grafana</body></html>"))
 	}))
 	defer notProm.Close()
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closedURL := closed.URL
-	closed.Close()
+	// Port 1 on loopback: nothing listens there (a closed test server's port may be taken again).
+	const closedURL = "http://127.0.0.1:1"
 
 	cases := map[string]struct {
 		cfg      func(*metrics.Config)

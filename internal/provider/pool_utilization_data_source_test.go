@@ -180,8 +180,6 @@ func TestAccPoolUtilizationDataSource_badInput(t *testing.T) {
 		_, _ = w.Write([]byte("<html><body>Welcome to nginx!</body></html>"))
 	}))
 	defer notProm.Close()
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closed.Close()
 	ds := func(body string) string {
 		return "data \"gpufleet_pool_utilization\" \"p\" {\n" + body + "\n}\n"
 	}
@@ -191,7 +189,7 @@ func TestAccPoolUtilizationDataSource_badInput(t *testing.T) {
 		want   []string
 	}{
 		"unreachable url": {
-			"provider \"gpufleet\" {\n metrics {\n url = \"" + closed.URL + "\"\n }\n}\n" + ds(pool),
+			"provider \"gpufleet\" {\n metrics {\n url = \"http://127.0.0.1:1\"\n }\n}\n" + ds(pool), // nothing listens on port 1
 			[]string{"Cannot query the metrics endpoint", "provider metrics.url", "cannot reach the server"},
 		},
 		"wrong password (401)": {
