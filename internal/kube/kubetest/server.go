@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -132,9 +133,23 @@ func Start(etcdBin, apiserverBin string, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, Cluster: opts.Cluster, auditPath: filepath.Join(dir, "audit.log")}
-	if err := s.start(etcdBin, apiserverBin); err != nil {
-		s.Stop()
-		return nil, err
+	// freePorts releases the ports before etcd and the API server bind them, and in between another
+	// process may take one (CI starts test servers by the hundred): the child then exits, and both
+	// are started again on other ports.
+	for attempt := 1; ; attempt++ {
+		err := s.start(etcdBin, apiserverBin)
+		if err == nil {
+			break
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			s.Stop()
+			return nil, err
+		}
+		s.stopProcesses()
+		if err := os.RemoveAll(filepath.Join(dir, "etcd")); err != nil {
+			s.Stop()
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -254,8 +269,10 @@ func (s *Server) waitReady(timeout time.Duration) error {
 	}
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if err := s.apiserver.alive(); err != nil {
-			return fmt.Errorf("%w\n%s", err, s.apiserver.tail())
+		for _, p := range []*process{s.etcd, s.apiserver} {
+			if err := p.alive(); err != nil {
+				return fmt.Errorf("%w\n%s", err, p.tail())
+			}
 		}
 		// /readyz stays red on the informer of v1 Services, which this server cannot list (the
 		// recipe, item 4): harmless.
@@ -427,16 +444,24 @@ func (s *Server) Events() ([]Event, error) {
 
 // Stop stops the API server and etcd, by PID, and removes the directory.
 func (s *Server) Stop() {
+	s.stopProcesses()
+	_ = os.RemoveAll(s.dir)
+}
+
+// stopProcesses stops the API server, etcd and the token webhook.
+func (s *Server) stopProcesses() {
 	if s.apiserver != nil {
 		s.apiserver.stop()
+		s.apiserver = nil
 	}
 	if s.etcd != nil {
 		s.etcd.stop()
+		s.etcd = nil
 	}
 	if s.authSrv != nil {
 		_ = s.authSrv.Close()
+		s.authSrv = nil
 	}
-	_ = os.RemoveAll(s.dir)
 }
 
 // process is one child process with its log.

@@ -119,11 +119,27 @@ func (s *Server) start(prometheus, promtool string) error {
 	if err := os.WriteFile(web, fmt.Appendf(nil, "basic_auth_users:\n  %s: %s\n", Username, hash), 0o600); err != nil {
 		return err
 	}
+	// freePort releases the port before Prometheus binds it, and in between another process may take
+	// it (CI starts test servers by the hundred): then Prometheus exits at once, and it is started
+	// again on another port.
+	for attempt := 1; ; attempt++ {
+		err := s.launch(prometheus, config, web, tsdb)
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return err
+		}
+	}
+}
+
+// launch starts Prometheus on a free port and waits until it is ready.
+func (s *Server) launch(prometheus, config, web, tsdb string) error {
 	addr, err := freePort()
 	if err != nil {
 		return err
 	}
 	s.URL = "http://" + addr
+	if s.log != nil {
+		s.log.Close()
+	}
 	if s.log, err = os.Create(filepath.Join(s.dir, "prometheus.log")); err != nil {
 		return err
 	}
@@ -140,22 +156,25 @@ func (s *Server) start(prometheus, promtool string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/-/ready", nil)
-		req.SetBasicAuth(Username, Password)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
+		// Exited first: whatever answers on the port is not this Prometheus then.
 		select {
 		case err := <-s.exited:
 			s.cmd = nil
 			return fmt.Errorf("prometheus exited before it was ready (%w):\n%s", err, s.logTail())
 		case <-ctx.Done():
 			return fmt.Errorf("prometheus not ready after 2 minutes:\n%s", s.logTail())
-		case <-time.After(100 * time.Millisecond):
+		default:
 		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/-/ready", nil)
+		req.SetBasicAuth(Username, Password)
+		// A short limit per try: another process on the port may accept and never answer.
+		if resp, err := (&http.Client{Timeout: 2 * time.Second}).Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
