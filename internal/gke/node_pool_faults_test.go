@@ -73,38 +73,45 @@ func TestAccGKENodePool_badInput(t *testing.T) {
 			}
 		})
 	}
-	// Provider default_tags become resource labels of GKE pools: one GCP rejects fails the plan.
-	t.Run("default tag GCP rejects", func(t *testing.T) {
+	// planFails plans config against a cloudsim of its own: the plan fails with want, and no call
+	// reached the cloud.
+	planFails := func(t *testing.T, config func(*cloudsim.Sim) string, want *regexp.Regexp) {
+		t.Helper()
 		sim := startSim(t)
-		cfg := strings.Replace(providerConfig(sim, ""), `default_tags = { managed-by = "terraform" }`, `default_tags = { ManagedBy = "terraform" }`, 1)
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: acctest.ProviderFactories,
-			Steps: []resource.TestStep{{
-				Config:      cfg + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)),
-				ExpectError: acctest.ExpectErrorParts("Provider default tag GKE does not take", "ManagedBy"),
-			}},
+			Steps:                    []resource.TestStep{{Config: config(sim), ExpectError: want}},
 		})
 		if n := requestCount(sim, ""); n != 0 {
 			t.Fatalf("bad input reached the cloud: %d calls", n)
 		}
+	}
+	pool := poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4))
+	// Provider default_tags become resource labels of GKE pools: one GCP rejects fails the plan.
+	t.Run("default tag GCP rejects", func(t *testing.T) {
+		planFails(t, func(sim *cloudsim.Sim) string {
+			return strings.Replace(providerConfig(sim, ""), `default_tags = { managed-by = "terraform" }`, `default_tags = { ManagedBy = "terraform" }`, 1) + pool
+		}, acctest.ExpectErrorParts("Provider default tag GKE does not take", "ManagedBy"))
 	})
+	// gcp.insecure (plaintext, no credentials) with a Compute Engine endpoint on another machine, or
+	// none (compute.googleapis.com), fails the plan of a node pool, which reads instance groups there.
+	for name, compute := range map[string]string{"remote": "    compute_endpoint = \"https://compute.googleapis.com/compute/v1/\"\n", "none": ""} {
+		t.Run("insecure with a "+name+" Compute Engine endpoint", func(t *testing.T) {
+			planFails(t, func(sim *cloudsim.Sim) string {
+				return regexp.MustCompile(`    compute_endpoint = "[^"]*"\n`).ReplaceAllString(providerConfig(sim, ""), compute) + pool
+			}, acctest.ExpectErrorParts("Insecure connection without a loopback Compute Engine endpoint", "gcp.compute_endpoint"))
+		})
+	}
 	// Arguments of the resource itself, with the validator's message at the attribute.
 	for name, edit := range map[string][2]string{
 		"name too long for <name>-spot": {`name         = "infer"`, `name         = "an-inference-pool-name-of-36-letters"`},
 		"location not a region or zone": {`location     = "europe-west4"`, `location     = "europe"`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			sim := startSim(t)
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: acctest.ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      providerConfig(sim, "") + strings.Replace(poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)), edit[0], edit[1], 1),
-					ExpectError: regexp.MustCompile(strings.Fields(edit[0])[0]),
-				}},
-			})
-			if n := requestCount(sim, ""); n != 0 {
-				t.Fatalf("bad input reached the cloud: %d calls", n)
-			}
+			planFails(t, func(sim *cloudsim.Sim) string {
+				return providerConfig(sim, "") + strings.Replace(pool, edit[0], edit[1], 1)
+			},
+				regexp.MustCompile(strings.Fields(edit[0])[0]))
 		})
 	}
 }

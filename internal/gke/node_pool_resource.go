@@ -77,6 +77,14 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !PlanProject(&plan.Project, state != nil, func() types.String { return state.Project }, r.Meta, "the pool", &resp.Diagnostics) {
 		return
 	}
+	if m := r.Meta; m != nil && m.GCPSettings.Insecure && !endpoint.IsLoopback(m.GCPSettings.ComputeEndpoint) {
+		// The provider's own check allows gcp.insecure without compute_endpoint (a ComputeClass
+		// needs no Compute Engine); a node pool reads its instance group sizes there.
+		resp.Diagnostics.AddError("Insecure connection without a loopback Compute Engine endpoint",
+			"gcp.insecure talks to Google APIs in plaintext and without credentials, so a gpufleet_gke_node_pool needs the provider's gcp.compute_endpoint on this machine too "+
+				"(127.0.0.1, ::1 or localhost): the node pools' instance group sizes are read there. Set it, or turn gcp.insecure off.")
+		return
+	}
 	plan.Region = types.StringUnknown()
 	if !plan.Location.IsUnknown() {
 		plan.Region = types.StringValue(regionOf(plan.Location.ValueString()))

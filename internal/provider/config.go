@@ -232,7 +232,7 @@ func gcpBlock() schema.SingleNestedBlock {
 				Validators:          []validator.String{kube.URL(endpointURLPattern, "must be an http(s) URL")},
 			},
 			"insecure": schema.BoolAttribute{
-				MarkdownDescription: "Talk to `endpoint` and `compute_endpoint` without credentials, plaintext. Only allowed with loopback endpoints (tests and the demo).",
+				MarkdownDescription: "Talk to `endpoint` and `compute_endpoint` without credentials, plaintext. Only allowed with loopback endpoints (tests and the demo); the plan of a `gpufleet_gke_node_pool` fails unless `compute_endpoint` is on loopback too.",
 				Optional:            true,
 			},
 		},
