@@ -39,12 +39,13 @@ func Start(t testing.TB, upstream string, transport http.RoundTripper, useTLS bo
 // handler hands each request to handle first, and otherwise forwards it with rp.
 //
 // The request body is read whole before either sees it, and each gets a fresh reader of it. The
-// clients under test POST (the Prometheus client its queries, client-go its server-side applies),
-// and net/http's server closes a request body still unread when the handler writes the answer's
-// headers: the transport's final read of it, after copying Content-Length bytes, then tears down
-// the upstream connection mid-answer. The proxy logs "read error during body copy: use of closed
-// network connection" and the client gets "unexpected EOF", a failure no real server gives
-// (golang/go#40747; it failed TestUtilization_retriesServerErrors in CI, one run in 300 here).
+// clients under test send bodies (the Prometheus client POSTs its queries, client-go PATCHes its
+// server-side applies), and net/http's server closes a request body still unread when the handler
+// writes the answer's headers: the transport's final read of it, after copying Content-Length
+// bytes, then tears down the upstream connection mid-answer. The proxy logs "read error during body
+// copy: use of closed network connection" and the client gets "unexpected EOF", a failure no real
+// server gives (golang/go#40747; it failed TestUtilization_retriesServerErrors in CI, one run in
+// 300 here).
 func handler(rp *httputil.ReverseProxy, handle func(http.ResponseWriter, *http.Request, http.Handler) bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)

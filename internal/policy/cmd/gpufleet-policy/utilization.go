@@ -110,7 +110,7 @@ func utilization(args []string, stdout, stderr io.Writer) int {
 	if priceSet && (*price < 0 || math.IsNaN(*price) || math.IsInf(*price, 0)) {
 		return usageError(stderr, "--hourly-usd-per-gpu", fmt.Errorf("%v is not a price: give the on-demand price of one GPU-hour in USD, 0 or more", *price))
 	}
-	if *timeout <= 0 || *timeout > 10*time.Minute {
+	if *timeout < time.Second || *timeout > 10*time.Minute {
 		return usageError(stderr, "--timeout", fmt.Errorf("%s is not a time limit between 1s and 10m", *timeout))
 	}
 	ctx := context.Background()

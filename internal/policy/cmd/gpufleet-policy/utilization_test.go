@@ -222,6 +222,7 @@ func TestUtilization_badInput(t *testing.T) {
 		"price not a number": {[]string{"--pool", "idle", "--hourly-usd-per-gpu", "NaN"}, 2, "--hourly-usd-per-gpu: NaN is not a price"},
 		"zero timeout":       {[]string{"--pool", "idle", "--timeout", "0s"}, 2, "--timeout: 0s is not a time limit between 1s and 10m"},
 		"negative timeout":   {[]string{"--pool", "idle", "--timeout", "-5s"}, 2, "--timeout: -5s is not a time limit"},
+		"timeout under 1s":   {[]string{"--pool", "idle", "--timeout", "500ms"}, 2, "--timeout: 500ms is not a time limit between 1s and 10m"},
 		"unknown kind":       {[]string{"--pool", "idle", "--kind", "thanos"}, 2, `--kind: kind "thanos" is not one of prometheus, amp, gmp`},
 	}
 	for name, tc := range cases {
