@@ -41,8 +41,9 @@ provider "gpufleet" {
     }
   }
   gcp {
-    endpoint = "127.0.0.1:1"
-    insecure = true
+    endpoint         = "127.0.0.1:1"
+    compute_endpoint = "http://127.0.0.1:1/compute/v1/"
+    insecure         = true
   }
   policy {
     enforcement = "deny"
