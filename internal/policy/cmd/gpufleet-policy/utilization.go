@@ -110,6 +110,9 @@ func utilization(args []string, stdout, stderr io.Writer) int {
 	if priceSet && (*price < 0 || math.IsNaN(*price) || math.IsInf(*price, 0)) {
 		return usageError(stderr, "--hourly-usd-per-gpu", fmt.Errorf("%v is not a price: give the on-demand price of one GPU-hour in USD, 0 or more", *price))
 	}
+	if *kind != metrics.KindPrometheus && *kind != metrics.KindAMP && *kind != metrics.KindGMP {
+		return usageError(stderr, "--kind", fmt.Errorf("kind %q is not one of prometheus, amp, gmp", *kind))
+	}
 	if *timeout < time.Second || *timeout > 10*time.Minute {
 		return usageError(stderr, "--timeout", fmt.Errorf("%s is not a time limit between 1s and 10m", *timeout))
 	}
@@ -172,9 +175,9 @@ func utilization(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// flagOf is the flag of each metrics.ConfigError field the command line sets (the credentials come
-// from the environment).
-var flagOf = map[string]string{"url": "--prometheus", "kind": "--kind", "ca_file": "--ca-file"}
+// flagOf is the flag of each metrics.ConfigError field that only a flag sets. (A "kind" error past
+// the check of --kind's value is about credentials, which come from the environment.)
+var flagOf = map[string]string{"url": "--prometheus", "ca_file": "--ca-file"}
 
 func usageError(stderr io.Writer, flagName string, err error) int {
 	fmt.Fprintf(stderr, "utilization: %s: %s\n", flagName, strings.TrimSpace(err.Error()))

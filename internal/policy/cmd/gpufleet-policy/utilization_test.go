@@ -224,6 +224,7 @@ func TestUtilization_badInput(t *testing.T) {
 		"negative timeout":   {[]string{"--pool", "idle", "--timeout", "-5s"}, 2, "--timeout: -5s is not a time limit"},
 		"timeout under 1s":   {[]string{"--pool", "idle", "--timeout", "500ms"}, 2, "--timeout: 500ms is not a time limit between 1s and 10m"},
 		"unknown kind":       {[]string{"--pool", "idle", "--kind", "thanos"}, 2, `--kind: kind "thanos" is not one of prometheus, amp, gmp`},
+		"password for amp":   {[]string{"--pool", "idle", "--kind", "amp"}, 1, `utilization: bearer_token, username and password are for kind "prometheus"; "amp" authenticates`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
