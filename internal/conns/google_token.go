@@ -80,10 +80,11 @@ func CredentialsJSON(value string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("gcp.credentials is neither a JSON key nor the path of a readable file (%s); a key in another encoding must be decoded first (base64decode())", why)
 	}
-	if !json.Valid(bytes.TrimPrefix(data, []byte("\ufeff"))) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if !json.Valid(data) {
 		return nil, errors.New("the file gcp.credentials names is not a JSON key")
 	}
-	return bytes.TrimPrefix(data, []byte("\ufeff")), nil
+	return data, nil
 }
 
 // impersonated is a token source of the service account the gcp block impersonates, with its

@@ -184,11 +184,9 @@ func (d *GPUCatalogDataSource) Read(ctx context.Context, req datasource.ReadRequ
 			return
 		}
 	}
-	if region := m.Region.ValueString(); region != "" && !slices.Contains(catalog.Regions(cloud), region) {
+	if region, known := m.Region.ValueString(), catalog.Regions(cloud); region != "" && !slices.Contains(known, region) {
 		// an empty list would look like "nothing fits"; a region the catalog does not price is
-		// most likely a typo (us-east1 for us-east-1)
-		known := catalog.Regions(cloud)
-		slices.Sort(known)
+		// most likely a typo (us-east1 for us-east-1). known is sorted.
 		attributeError(&resp.Diagnostics, path.Root("region"), "Region not in the catalog",
 			fmt.Sprintf("the catalog prices no %s node type in %q; it prices these regions: %s.", cloud, region, strings.Join(known, ", ")))
 		return
