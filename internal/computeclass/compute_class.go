@@ -256,18 +256,22 @@ func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diag
 	}
 	live, err := client.Get(ctx, gvk, m.Name.ValueString())
 	creating := kube.IsNotFound(err)
+	checked := "" // the UID of the class checked: the write goes to it alone (none: a create)
 	switch {
 	case err == nil:
 		if err := client.CheckOwned(live, m.OwnerID.ValueString()); err != nil {
 			diags.AddAttributeError(path.Root("name"), "ComputeClass of this name is not this resource's", err.Error())
 			return false, false
 		}
+		checked = string(live.GetUID())
 	case !creating:
 		diags.AddError("Reading the ComputeClass", err.Error())
 		return false, false
 	}
-	if _, err := client.Apply(ctx, obj, false); err != nil {
-		if causes := kube.Causes(err); len(causes) > 0 {
+	if _, err := client.ApplyOver(ctx, obj, checked); err != nil {
+		if kube.IsNotOwned(err) {
+			diags.AddAttributeError(path.Root("name"), "ComputeClass of this name is not this resource's", err.Error())
+		} else if causes := kube.Causes(err); len(causes) > 0 {
 			reportFieldErrors(diags, causes)
 		} else {
 			diags.AddError("Applying the ComputeClass", err.Error())

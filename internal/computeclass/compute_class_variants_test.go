@@ -167,6 +167,49 @@ func TestAccGKEComputeClass_kubernetesBlock(t *testing.T) {
 	})
 }
 
+// A ComputeClass of the name created by someone else after gpufleet checked the name was free,
+// before its write, is never written: the write is create-only (kube.Client.ApplyOver), the apply
+// fails at name naming the class, and the other's class is left exactly as it was.
+func TestAccGKEComputeClass_classCreatedMeanwhile(t *testing.T) {
+	w := newWorld(t)
+	const name = "cc-raced"
+	w.srv.AddToken("gpufleet-ci-race-token", "ci")
+	var raced atomic.Bool
+	var before string // the other's class's resourceVersion, as it made it
+	proxy := w.srv.HookedProxy(t, func(r *http.Request) {
+		if r.Method != http.MethodPatch || !strings.HasSuffix(r.URL.Path, "/computeclasses/"+name) || !raced.CompareAndSwap(false, true) {
+			return
+		}
+		other := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"priorities": []any{map[string]any{"machineFamily": "n4"}}, "whenUnsatisfiable": "ScaleUpAnyway"},
+		}}
+		made, err := w.admin.Resource(computeClassGVR).Create(context.Background(), other, metav1.CreateOptions{})
+		if err != nil {
+			t.Errorf("creating the other's class: %v", err)
+			return
+		}
+		before = made.GetResourceVersion()
+	})
+	t.Cleanup(func() {
+		_ = w.admin.Resource(computeClassGVR).Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	block := proxyBlock(proxy, "gpufleet-ci-race-token")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      w.providerConfig("") + classConfig(name, l4Body(publishedLadder, block)),
+			ExpectError: acctest.ExpectErrorParts("ComputeClass of this name is not this resource's", "no "+kube.LabelOwner+" label", "gpufleet has written nothing"),
+		}},
+	})
+	if !raced.Load() {
+		t.Fatal("the class was never applied: the test proves nothing")
+	}
+	if u := w.live(t, name); u == nil || u.GetResourceVersion() != before || len(u.GetLabels()) != 0 {
+		t.Fatalf("the other's class was written: %v", u)
+	}
+}
+
 // A create whose apply the server did but whose answer was lost (a gateway timeout, here a proxy
 // in front of the API server) leaves no class behind: the class this create made is deleted, so
 // that the next apply, with a new owner id, does not find a class of its name that is not its own.
@@ -178,13 +221,7 @@ func TestAccGKEComputeClass_answerLost(t *testing.T) {
 	proxy := w.srv.LossyProxy(t, func(r *http.Request) bool {
 		return r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/computeclasses/"+name) && lost.CompareAndSwap(false, true)
 	})
-	block := fmt.Sprintf(`
-  kubernetes {
-    host                   = %q
-    cluster_ca_certificate = %q
-    token                  = "gpufleet-ci-gateway-token"
-  }
-`, proxy.URL, string(proxy.CAPEM))
+	block := proxyBlock(proxy, "gpufleet-ci-gateway-token")
 	config := w.providerConfig("") + classConfig(name, l4Body(publishedLadder, block))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -389,4 +426,15 @@ func TestAccGKEComputeClass_policyParity(t *testing.T) {
 		{Pool: "elsewhere", Rule: "GF-DR-001", Severity: "deny"},
 		{Pool: "stranger", Rule: "GF-TAG-001", Severity: "deny"},
 	})
+}
+
+// proxyBlock is a kubernetes block reaching the test API server through proxy with token.
+func proxyBlock(proxy *kubetest.Proxy, token string) string {
+	return fmt.Sprintf(`
+  kubernetes {
+    host                   = %q
+    cluster_ca_certificate = %q
+    token                  = %q
+  }
+`, proxy.URL, string(proxy.CAPEM), token)
 }

@@ -615,6 +615,56 @@ func TestAccKarpenterNodePool_foreignObject(t *testing.T) {
 	}
 }
 
+// An object of the pool's names created by someone else after gpufleet checked the name was free,
+// before its write, is never written either: the write is create-only (kube.Client.ApplyOver), the
+// apply fails naming the object, the objects the create wrote are undone, and the other's object is
+// left exactly as it was.
+func TestAccKarpenterNodePool_objectCreatedMeanwhile(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.srv.AddToken("token-through-the-race", "ci-bot")
+	foreign := map[string]any{
+		"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+		"metadata": map[string]any{"name": "raced-od", "labels": map[string]any{"team": "platform"}},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+			"requirements": []any{map[string]any{"key": "karpenter.sh/capacity-type", "operator": "In", "values": []any{"spot"}}},
+		}}},
+	}
+	var raced atomic.Bool
+	var before string // the other's object's resourceVersion, as it made it
+	proxy := e.srv.HookedProxy(t, func(r *http.Request) {
+		if r.Method != http.MethodPatch || !strings.HasSuffix(r.URL.Path, "/nodepools/raced-od") || !raced.CompareAndSwap(false, true) {
+			return
+		}
+		made, err := e.admin.Apply(ctx, foreign, false)
+		if err != nil {
+			t.Errorf("creating the other's NodePool: %v", err)
+			return
+		}
+		before = made.GetResourceVersion()
+	})
+	t.Cleanup(func() { e.deleteObject(t, nodePoolGVK, "raced-od") })
+	block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-through-the-race\"\n  }\n", proxy.URL, proxy.CAPEM)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      e.provider("") + poolHCL("raced", `["g6.xlarge"]`, inference+scaling(0, 2)+block),
+			ExpectError: acctest.ExpectErrorParts("NodePool raced-od", "is not this resource's", "no gpufleet.io/owner label", "written nothing"),
+		}},
+	})
+	if !raced.Load() {
+		t.Fatal("the NodePool was never applied: the test proves nothing")
+	}
+	if e.get(t, ec2NodeClassGVK, "raced") != nil {
+		t.Fatal("the failed create left its node class")
+	}
+	live := e.get(t, nodePoolGVK, "raced-od")
+	if live == nil || nested(live, "metadata", "resourceVersion") != before || requirement(live, "karpenter.sh/capacity-type") != "In spot" {
+		t.Fatalf("the other's NodePool was written: %v", live)
+	}
+}
+
 // kubeBlock is a kubernetes block reaching a made-up API server with the settings given.
 func kubeBlock(settings string) string {
 	return "  kubernetes {\n    host = \"https://203.0.113.10\"\n    " + settings + "\n  }\n"

@@ -288,8 +288,11 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 			}
 		}
 	}
-	// Ownership first, for every object the apply writes or deletes.
+	// Ownership first, for every object the apply writes or deletes. Each write then goes only to
+	// the object checked (its UID; none: a create), so that one created or replaced meanwhile is
+	// never written (kube.Client.ApplyOver).
 	staleLive := map[objectRef]*unstructured.Unstructured{}
+	checked := map[objectRef]string{}
 	for _, o := range rendering.Objects {
 		live, err := c.Get(ctx, refOf(o).gvk, o.Name())
 		switch {
@@ -302,6 +305,7 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 				diags.AddError(what, err.Error())
 				return
 			}
+			checked[refOf(o)] = string(live.GetUID())
 		}
 	}
 	for _, ref := range stale {
@@ -322,7 +326,7 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 	}
 	var applied []*unstructured.Unstructured
 	for _, o := range rendering.Objects {
-		live, err := c.Apply(ctx, withOwner(o.Manifest, owner), false)
+		live, err := c.ApplyOver(ctx, withOwner(o.Manifest, owner), checked[refOf(o)])
 		if err != nil {
 			diags.AddError(what, applyError(o, err))
 			// An apply whose answer was lost (a timeout, a connection cut, a gateway's 5xx) may

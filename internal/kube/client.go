@@ -183,6 +183,82 @@ func (c *Client) Apply(ctx context.Context, obj map[string]any, dryRun bool) (*u
 	return out, nil
 }
 
+// ApplyOver server-side applies obj as Apply does, but only to the object the caller checked the
+// ownership of: with uid "", only if no object of obj's name exists (the apply creates it); else
+// only to the object whose UID is uid. An object created, deleted or replaced by another of its name
+// between that check and this write is never written, whoever made it: the server refuses the
+// apply on its precondition, checked in the same storage transaction as the write (k8s.io/apiserver
+// pkg/registry/generic/registry/store.go, Store.Update: a resourceVersion that differs from the
+// object's is a Conflict, and a create wipes it "AFTER preconditions are checked"; a uid that
+// differs from the object's is refused, and one without an object is a Conflict). The error is then
+// a *NotOwnedError when the name is now another's object, or an *APIError saying the object
+// changed. (Shown on the API server in TestApplyOver_writesOnlyTheObjectChecked.)
+func (c *Client) ApplyOver(ctx context.Context, obj map[string]any, uid string) (*unstructured.Unstructured, error) {
+	u := (&unstructured.Unstructured{Object: obj}).DeepCopy()
+	if uid == "" {
+		// A resourceVersion no object has (an object's is the storage revision of its last write)
+		// refuses the apply if the name is taken; the server wipes it on a create.
+		u.SetResourceVersion(createOnly)
+	} else {
+		u.SetUID(types.UID(uid))
+	}
+	out, err := c.Apply(ctx, u.Object, false)
+	if err == nil || !preconditionFailed(err, uid != "") {
+		return out, err
+	}
+	return nil, c.changed(ctx, u, uid, err)
+}
+
+// createOnly is the resourceVersion of a create-only apply: the largest a server parses
+// (strconv.ParseUint, 64 bits), never an object's.
+const createOnly = "18446744073709551615"
+
+// preconditionFailed reports whether err refuses an ApplyOver on its precondition: a Conflict (a
+// resourceVersion or a uid without an object; a forced apply has no field conflicts), or, with a
+// uid, the Invalid answer of a uid other than the object's ("metadata.uid: … field is immutable").
+func preconditionFailed(err error, withUID bool) bool {
+	if apierrors.IsConflict(err) {
+		return true
+	}
+	if !withUID || !apierrors.IsInvalid(err) {
+		return false
+	}
+	for _, f := range Causes(err) {
+		if f.Field == "metadata.uid" {
+			return true
+		}
+	}
+	return false
+}
+
+// changed is the error of an ApplyOver refused on its precondition: the object that has the name
+// now is looked up, and one that is not the applying resource's (by the owner label obj carries) is
+// a *NotOwnedError, as the caller's own check would have said.
+func (c *Client) changed(ctx context.Context, obj *unstructured.Unstructured, uid string, refused error) error {
+	var api *APIError
+	if errors.As(refused, &api) {
+		refused = api.err // the server's words, without the "applying … in …" said once below
+	}
+	live, err := c.Get(ctx, obj.GroupVersionKind(), obj.GetName())
+	what := "an object of its name appeared while gpufleet created it"
+	switch {
+	case IsNotFound(err) && uid != "":
+		what = "the object was deleted while gpufleet applied it"
+	case IsNotFound(err):
+		what = "an object of its name appeared, and went, while gpufleet created it"
+	case err != nil:
+		return c.wrap("applying", obj.GetKind(), obj.GetName(), fmt.Errorf("the server refused the apply (%s), and reading the object again failed: %w", refused.Error(), err))
+	default:
+		if err := c.CheckOwned(live, obj.GetLabels()[LabelOwner]); err != nil {
+			return err
+		}
+		if uid != "" {
+			what = "the object was replaced by another of its name while gpufleet applied it"
+		}
+	}
+	return c.wrap("applying", obj.GetKind(), obj.GetName(), fmt.Errorf("%s, so the server refused the apply and gpufleet has written nothing (%s); run the apply again", what, refused.Error()))
+}
+
 // Delete deletes the object whose UID is uid (so that an object replaced meanwhile by another of
 // the same name is left alone), and waits until it is gone or ctx ends: a NodePool's nodes are
 // drained first, and an EC2NodeClass waits for its NodeClaims. An object already gone is success.

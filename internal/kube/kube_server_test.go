@@ -131,12 +131,7 @@ func TestEKSAccess(t *testing.T) {
 // Server-side apply as gpufleet, ownership, drift from the managed fields, delete.
 func TestApplyManagedDelete(t *testing.T) {
 	srv := kubetest.Shared(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	admin, err := srv.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, admin := adminClient(t)
 	want := nodePool("managed-check", "owner-1", map[string]any{"team": "ml"})
 	live, err := admin.Apply(ctx, want, false)
 	if err != nil {
@@ -188,4 +183,116 @@ func TestApplyManagedDelete(t *testing.T) {
 	if err := admin.Delete(ctx, nodePoolGVK, "managed-check", "", 10*time.Millisecond); err != nil {
 		t.Fatalf("deleting what is gone: %v", err)
 	}
+}
+
+// ApplyOver writes only the object its caller checked: create-only where the name was free, else
+// only over the object of the UID checked. Whatever took the name between the check and the write
+// (another tool's object, another resource's, this resource's own, or nothing after a delete) is
+// left exactly as it was (its resourceVersion unchanged), and the error says what happened: the
+// race a Get-then-apply leaves open, closed by the server's preconditions.
+func TestApplyOver_writesOnlyTheObjectChecked(t *testing.T) {
+	ctx, admin := adminClient(t)
+	put := func(name, owner string) *unstructured.Unstructured {
+		t.Helper()
+		obj := nodePool(name, owner, map[string]any{"team": "platform"})
+		if owner == "" {
+			delete(obj["metadata"].(map[string]any)["labels"].(map[string]any), kube.LabelOwner)
+		}
+		live, err := admin.Apply(ctx, obj, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = admin.Delete(context.Background(), nodePoolGVK, name, "", 10*time.Millisecond) })
+		return live
+	}
+	remove := func(u *unstructured.Unstructured) {
+		t.Helper()
+		if err := admin.Delete(ctx, nodePoolGVK, u.GetName(), string(u.GetUID()), 10*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	untouched := func(before *unstructured.Unstructured) {
+		t.Helper()
+		now, err := admin.Get(ctx, nodePoolGVK, before.GetName())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now.GetUID() != before.GetUID() || now.GetResourceVersion() != before.GetResourceVersion() {
+			t.Fatalf("%s was written: resourceVersion %s, was %s", before.GetName(), now.GetResourceVersion(), before.GetResourceVersion())
+		}
+	}
+	mine := func(name string) map[string]any { return nodePool(name, "owner-1", map[string]any{"team": "ml"}) }
+
+	// The name was free when checked; by the write it is another's.
+	for _, c := range []struct{ name, owner string }{{"over-foreign", ""}, {"over-other-owner", "owner-2"}} {
+		taken := put(c.name, c.owner)
+		_, err := admin.ApplyOver(ctx, mine(c.name), "")
+		if !kube.IsNotOwned(err) || !strings.Contains(err.Error(), "written nothing") {
+			t.Errorf("%s: create-only over another's object: %v", c.name, err)
+		}
+		untouched(taken)
+	}
+	// ...or this resource's own (an earlier attempt): refused too, and said.
+	own := put("over-own", "owner-1")
+	if _, err := admin.ApplyOver(ctx, mine("over-own"), ""); err == nil || kube.IsNotOwned(err) || !strings.Contains(err.Error(), "appeared while gpufleet created it") {
+		t.Errorf("create-only over an object of the same owner: %v", err)
+	}
+	untouched(own)
+
+	// The object checked was deleted and its name taken by another's object.
+	checked := put("over-replaced", "owner-1")
+	remove(checked)
+	intruder := put("over-replaced", "")
+	if _, err := admin.ApplyOver(ctx, mine("over-replaced"), string(checked.GetUID())); !kube.IsNotOwned(err) {
+		t.Errorf("over a replaced object: %v", err)
+	}
+	untouched(intruder)
+	// ...or by another object of this resource's.
+	checked = put("over-replaced-own", "owner-1")
+	remove(checked)
+	again := put("over-replaced-own", "owner-1")
+	if _, err := admin.ApplyOver(ctx, mine("over-replaced-own"), string(checked.GetUID())); err == nil || !strings.Contains(err.Error(), "replaced by another of its name") {
+		t.Errorf("over an object replaced by one of the same owner: %v", err)
+	}
+	untouched(again)
+	// ...or deleted: nothing is created in its place.
+	checked = put("over-deleted", "owner-1")
+	remove(checked)
+	if _, err := admin.ApplyOver(ctx, mine("over-deleted"), string(checked.GetUID())); err == nil || !strings.Contains(err.Error(), "was deleted while gpufleet applied it") {
+		t.Errorf("over a deleted object: %v", err)
+	}
+	if _, err := admin.Get(ctx, nodePoolGVK, "over-deleted"); !kube.IsNotFound(err) {
+		t.Errorf("the apply over a deleted object created one: %v", err)
+	}
+
+	// What was checked is written: a create where the name is free, then an update of that object.
+	created, err := admin.ApplyOver(ctx, mine("over-free"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Delete(context.Background(), nodePoolGVK, "over-free", "", 10*time.Millisecond) })
+	changed := mine("over-free")
+	changed["spec"].(map[string]any)["limits"] = map[string]any{"nodes": "8"}
+	updated, err := admin.ApplyOver(ctx, changed, string(created.GetUID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedString(updated.Object, "spec", "limits", "nodes"); got != "8" {
+		t.Fatalf("the update was not written: limits.nodes %q", got)
+	}
+	if managed, _ := kube.Managed(updated, kube.FieldManager); kube.YAML(managed) != kube.YAML(changed) {
+		t.Fatalf("the preconditions show in the managed view:\n%s", kube.YAML(managed))
+	}
+}
+
+// adminClient is the shared test API server's admin client, with a context of a minute.
+func adminClient(t *testing.T) (context.Context, *kube.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	admin, err := kubetest.Shared(t).Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, admin
 }

@@ -21,12 +21,7 @@ type Proxy struct {
 // LossyProxy starts a Proxy for t.
 func (s *Server) LossyProxy(t testing.TB, lose func(*http.Request) bool) *Proxy {
 	t.Helper()
-	roots, err := certPool(s.CAPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
-	srv := testproxy.Start(t, s.URL, transport, true, func(w http.ResponseWriter, r *http.Request, forward http.Handler) bool {
+	return s.proxy(t, func(w http.ResponseWriter, r *http.Request, forward http.Handler) bool {
 		if !lose(r) {
 			return false
 		}
@@ -36,5 +31,26 @@ func (s *Server) LossyProxy(t testing.TB, lose func(*http.Request) bool) *Proxy 
 		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the answer was lost on its way back","reason":"Timeout","code":504}`))
 		return true
 	})
+}
+
+// HookedProxy starts a Proxy for t that loses nothing but calls before with each request before
+// forwarding it: what another client does at that moment, such as creating an object of the name
+// gpufleet is about to write, after gpufleet checked it.
+func (s *Server) HookedProxy(t testing.TB, before func(*http.Request)) *Proxy {
+	t.Helper()
+	return s.proxy(t, func(_ http.ResponseWriter, r *http.Request, _ http.Handler) bool {
+		before(r)
+		return false
+	})
+}
+
+func (s *Server) proxy(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, forward http.Handler) bool) *Proxy {
+	t.Helper()
+	roots, err := certPool(s.CAPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
+	srv := testproxy.Start(t, s.URL, transport, true, handle)
 	return &Proxy{URL: srv.URL, CAPEM: pemOf(srv.Certificate().Raw)}
 }
