@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -701,7 +702,7 @@ func oneAdmits(r any, key string, v any, vDefined bool) bool {
 		return vDefined && (!isString(v) || !values()[v.(string)])
 	case op == "Exists":
 		return true
-	case op == "Gt" || op == "Lt":
+	case op == "Gt" || op == "Lt" || op == "Gte" || op == "Lte":
 		first, ok := at(r, "values", 0)
 		if !ok || !vDefined {
 			return false
@@ -711,8 +712,13 @@ func oneAdmits(r any, key string, v any, vDefined bool) bool {
 		if !ok1 || !ok2 {
 			return false
 		}
-		if op == "Gt" {
+		switch op {
+		case "Gt":
 			return a > b
+		case "Gte":
+			return a >= b
+		case "Lte":
+			return a <= b
 		}
 		return a < b
 	case op == "DoesNotExist":
@@ -749,22 +755,13 @@ func reqIn(reqs []any, key string) []string {
 	return out
 }
 
-func reqHas(reqs []any, key string) bool {
-	for _, r := range reqs {
-		if get(r, nil, "key") == key {
-			return true
-		}
-	}
-	return false
-}
-
 var karpenterKeys = []string{"instance-family", "instance-category", "instance-generation", "instance-gpu-name", "instance-gpu-count", "instance-gpu-memory", "instance-gpu-manufacturer"}
 
 var (
 	gpuNameSuffix  = regexp.MustCompile(`-[0-9]+GB$`)
 	digits         = regexp.MustCompile(`[0-9]+`)
 	gpuFamilyValue = regexp.MustCompile(`^(p[0-9]?|gr?[0-9]?)(\.|[a-z]*$|[a-z]*\.)`)
-	gpuMachine     = regexp.MustCompile(`^(a[0-9]|g[0-9])`)
+	gpuMachine     = regexp.MustCompile(`^(a[0-9]|g[2-9])`)
 )
 
 // awsFeatures is documents._aws_features, once per process.
@@ -830,12 +827,13 @@ func npGPU(reqs []any, prefix string, taints any, limits map[string]any) bool {
 		key, op := get(r, nil, "key"), get(r, nil, "operator")
 		switch key {
 		case prefix + "instance-gpu-name", prefix + "instance-gpu-manufacturer", prefix + "instance-gpu-memory":
-			if op == "In" || op == "Exists" || op == "Gt" {
+			if gpuOperators[op] {
 				return true
 			}
 		case prefix + "instance-gpu-count":
 			values, _ := at(r, "values")
-			if (op == "In" || op == "Gt") && (!isArray(values) || len(values.([]any)) != 1 || values.([]any)[0] != "0") {
+			noGPU := op == "In" && isArray(values) && len(values.([]any)) == 1 && values.([]any)[0] == "0"
+			if gpuOperators[op] && !noGPU {
 				return true
 			}
 		}
@@ -859,16 +857,21 @@ func npGPU(reqs []any, prefix string, taints any, limits map[string]any) bool {
 	return truthy(v, ok)
 }
 
-// npCapacityTypes is documents._np_capacity_types.
-func npCapacityTypes(reqs []any) []string {
-	if !reqHas(reqs, "karpenter.sh/capacity-type") {
-		return []string{"on-demand"}
-	}
+// gpuOperators are documents._gpu_operators.
+var gpuOperators = map[any]bool{"In": true, "Exists": true, "Gt": true, "Gte": true, "Lt": true, "Lte": true}
+
+// npCapacityTypes is documents._np_capacity_types (nc: the node class, nil when not known).
+func npCapacityTypes(reqs []any, nc map[string]any) []string {
 	var out []string
 	for _, c := range []string{"on-demand", "reserved", "spot"} {
-		if reqAdmits(reqs, "karpenter.sh/capacity-type", c, true) {
-			out = append(out, c)
+		if !reqAdmits(reqs, "karpenter.sh/capacity-type", c, true) {
+			continue
 		}
+		if c == "reserved" && !slices.Contains(reqIn(reqs, "karpenter.sh/capacity-type"), "reserved") &&
+			(nc == nil || len(arr(get(nc, []any{}, "spec", "capacityReservationSelectorTerms"))) == 0) {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -984,14 +987,14 @@ func (p *Plan) nodePoolDocument(k *kubeIndex, address string, np map[string]any)
 	}
 	model, perNode := only(models), only(counts)
 	migConfig := conventionMIGConfig(labels)
-	advertised := p.advertised(k, np, perNode)
+	advertised := p.advertised(k, np, perNode, catalogTypes, prefix)
 	gpu := gpuDocument(model, perNode)
 	gpu["mig_config"] = migConfig
 	gpu["slice_memory_gib"] = sliceMemory(model, nil, migConfig, false)
 	gpu["sharing"] = npSharing(labels, advertised, perNode)
 	zones := reqIn(reqs, "topology.kubernetes.io/zone")
 	region := p.kubeRegion("aws", zones, reqIn(reqs, "topology.kubernetes.io/region"), kubeCluster(np, nc))
-	types := npCapacityTypes(reqs)
+	types := npCapacityTypes(reqs, nc)
 	replicas, static := get(np, nil, "spec", "replicas").(float64)
 	gpuLimit := npGPULimit(limits)
 	maxSize := npMaxNodes(np, limits, advertised)
@@ -1059,37 +1062,46 @@ func (p *Plan) nodePoolDocument(k *kubeIndex, address string, np map[string]any)
 			"static":                   static,
 			"gpu_limit":                gpuLimit,
 			"advertised_gpus_per_node": advertised,
-			"disruption":               npDisruption(disruptionV.(map[string]any), get(tmpl, nil, "expireAfter")),
+			"disruption":               npDisruption(disruptionV.(map[string]any), get(tmpl, nil, "expireAfter"), static, get(np, nil, "spec", "template", "metadata", "annotations", "karpenter.sh/do-not-disrupt")),
 			"fallback_to":              p.fallbackTo(k, np, types),
 		},
 	}
 }
 
 // advertised is documents._advertised.
-func (p *Plan) advertised(k *kubeIndex, np map[string]any, perNode any) any {
+func (p *Plan) advertised(k *kubeIndex, np map[string]any, perNode any, candidates []string, prefix string) any {
 	if !p.kubeComplete {
 		return nil
 	}
-	best, found := 0.0, false
+	var best struct {
+		weight  float64
+		name    string
+		n       float64
+		defined bool
+	}
 	for _, o := range k.overlays {
-		if !overlaySelects(o, np) {
+		if !overlaySelects(o, np, candidates, prefix) {
 			continue
 		}
-		if n, ok := kubeCount(get(o, nil, "spec", "capacity", "nvidia.com/gpu")).(float64); ok {
-			if !found || n > best {
-				best = n
-			}
-			found = true
+		n, ok := kubeCount(get(o, nil, "spec", "capacity", "nvidia.com/gpu")).(float64)
+		if !ok {
+			continue
+		}
+		// documents._overlay_weight, _overlay_name: the largest [weight, name, n] (Karpenter's order)
+		w, _ := get(o, 0.0, "spec", "weight").(float64)
+		name, _ := get(o, "", "metadata", "name").(string)
+		if !best.defined || w > best.weight || w == best.weight && (name > best.name || name == best.name && n > best.n) {
+			best.weight, best.name, best.n, best.defined = w, name, n, true
 		}
 	}
-	if found {
-		return best
+	if best.defined {
+		return best.n
 	}
 	return perNode
 }
 
 // overlaySelects is documents._overlay_selects.
-func overlaySelects(o, np map[string]any) bool {
+func overlaySelects(o, np map[string]any, candidates []string, prefix string) bool {
 	name, ok := at(np, "metadata", "name")
 	if !ok {
 		return false
@@ -1100,21 +1112,61 @@ func overlaySelects(o, np map[string]any) bool {
 	}
 	labels["karpenter.sh/nodepool"] = name
 	for _, r := range arr(get(o, []any{}, "spec", "requirements")) {
-		key, hasKey := at(r, "key")
-		if !hasKey || !isString(key) {
+		if !overlayRequirement(r, labels, candidates, prefix) {
 			return false
 		}
-		v, defined := labels[key.(string)]
-		op, hasOp := at(r, "operator")
-		if !truthy(v, defined) && hasOp && op != "DoesNotExist" {
-			continue
-		}
-		if defined && oneAdmits(r, key.(string), v, true) {
-			continue
-		}
-		return false
 	}
 	return true
+}
+
+// overlayRequirement is documents._overlay_requirement.
+func overlayRequirement(r any, labels map[string]any, candidates []string, prefix string) bool {
+	keyV, hasKey := at(r, "key")
+	key, isStr := keyV.(string)
+	if !hasKey || !isStr {
+		return false
+	}
+	if v, defined := labels[key]; defined && oneAdmits(r, key, v, true) {
+		return true
+	}
+	if v, defined := labels[key]; truthy(v, defined) {
+		return false
+	}
+	op, hasOp := at(r, "operator")
+	switch {
+	case instanceKey(key, prefix):
+		features := awsFeatures()
+		for _, t := range candidates {
+			v, ok := any(t), true
+			if key != "node.kubernetes.io/instance-type" {
+				f, known := features[t]
+				v, ok = f[strings.TrimPrefix(key, prefix)]
+				ok = ok && known
+			}
+			if !ok || !oneAdmits(r, key, v, true) {
+				return false
+			}
+		}
+		return true
+	case wellKnown(key):
+		return hasOp && op != "DoesNotExist"
+	}
+	return op == "NotIn" || op == "DoesNotExist"
+}
+
+// instanceKey is documents._instance_key.
+func instanceKey(key, prefix string) bool {
+	return key == "node.kubernetes.io/instance-type" || strings.HasPrefix(key, prefix) && slices.Contains(karpenterKeys, strings.TrimPrefix(key, prefix))
+}
+
+// wellKnown is documents._well_known.
+func wellKnown(key string) bool {
+	for _, p := range []string{"karpenter.sh/", "karpenter.k8s.aws/", "eks.amazonaws.com/", "kubernetes.io/", "node.kubernetes.io/", "topology.kubernetes.io/", "topology.k8s.aws/"} {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // npSharing is documents._np_sharing.
@@ -1182,9 +1234,9 @@ func npCost(catalogTypes []string, perNode, region any, types []string, nodes an
 }
 
 // npDisruption is documents._np_disruption.
-func npDisruption(d map[string]any, expire any) map[string]any {
+func npDisruption(d map[string]any, expire any, static bool, doNotDisrupt any) map[string]any {
 	policy := get(d, "WhenEmptyOrUnderutilized", "consolidationPolicy")
-	busy := policy != "WhenEmpty"
+	busy := policy != "WhenEmpty" && get(d, nil, "consolidateAfter") != "Never" && !static && doNotDisrupt != "true"
 	if busy {
 		for _, b := range arr(get(d, []any{}, "budgets")) {
 			nodes, ok := at(b, "nodes")
@@ -1234,7 +1286,7 @@ func summarise(np map[string]any) (npSummary, bool) {
 	l, _ := json.Marshal(labels) // map keys sorted: equal maps, equal bytes
 	return npSummary{
 		name: get(np, "", "metadata", "name"), class: get(tmpl, nil, "nodeClassRef", "name"), weight: get(np, 0.0, "spec", "weight"),
-		types: npCapacityTypes(reqs), static: static, gpu: string(gpu), labels: string(l),
+		types: npCapacityTypes(reqs, nil), static: static, gpu: string(gpu), labels: string(l),
 	}, true
 }
 
@@ -1276,63 +1328,185 @@ func ccGPUPriority(p any) bool {
 	return false
 }
 
-func ccModel(p any) (any, bool) {
-	if t, ok := at(p, "gpu", "type"); truthy(t, ok) {
-		s, _ := t.(string)
-		m, ok := at(policyCatalog(), "gke_accelerators", s, "gpu_model")
-		return m, ok && isString(t)
+// ccModel is documents._cc_model: nil where the catalog cannot tell.
+func ccModel(p any) any {
+	if t, ok := get(p, nil, "gpu", "type").(string); ok {
+		m, _ := at(policyCatalog(), "gke_accelerators", t, "gpu_model")
+		return m
 	}
 	mt, _ := get(p, nil, "machineType").(string)
 	if m, ok := at(policyCatalog(), "gke_machine_types", mt, "gpu_model"); ok && isString(m) {
-		return m, true
+		return m
 	}
-	return nil, false
+	if mt, ok := at(p, "machineType"); truthy(mt, ok) {
+		return nil
+	}
+	if f, ok := get(p, nil, "machineFamily").(string); ok {
+		return only(familyModels()[f])
+	}
+	return nil
 }
 
-func ccCount(p any) (any, bool) {
+// familyModels is documents._family_models.
+var familyModels = sync.OnceValue(func() map[string]map[any]bool {
+	out := map[string]map[any]bool{}
+	for name, mt := range obj(get(policyCatalog(), nil, "gke_machine_types")) {
+		m, ok := get(mt, nil, "gpu_model").(string)
+		if !ok {
+			continue
+		}
+		f := strings.Split(name, "-")[0]
+		if out[f] == nil {
+			out[f] = map[any]bool{}
+		}
+		out[f][m] = true
+	}
+	return out
+})
+
+// ccCount is documents._cc_count: nil where the catalog cannot tell.
+func ccCount(p any) any {
 	if c, ok := at(p, "gpu", "count"); ok && isNumber(c) {
-		return c, true
+		return c
 	}
 	mt, _ := get(p, nil, "machineType").(string)
 	if n, ok := at(policyCatalog(), "gke_machine_types", mt, "gpu_count"); ok && isNumber(n) && n.(float64) > 0 {
-		return n, true
+		return n
 	}
-	return nil, false
+	return nil
+}
+
+// ccWithDefaults is documents._cc_with_defaults.
+func ccWithDefaults(p, location any) any {
+	pm, ok := p.(map[string]any)
+	if !ok || !isObject(location) {
+		return p
+	}
+	return objectUnion(map[string]any{"location": location}, pm)
+}
+
+// objectUnion is Rego's object.union: b's values win, objects in both merged.
+func objectUnion(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		am, aok := out[k].(map[string]any)
+		bm, bok := v.(map[string]any)
+		if aok && bok {
+			out[k] = objectUnion(am, bm)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// ccCommonLabels is documents._cc_common_labels.
+func ccCommonLabels(ps []any) map[string]any {
+	out := map[string]any{}
+	for k, v := range obj(get(ps[0], map[string]any{}, "nodeLabels")) {
+		common := true
+		for _, p := range ps {
+			if !reflect.DeepEqual(get(p, nil, "nodeLabels", k), v) {
+				common = false
+				break
+			}
+		}
+		if common {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ccCommonTaints is documents._cc_common_taints.
+func ccCommonTaints(ps []any) []any {
+	out := []any{}
+	for _, t := range normalisedTaints(arr(get(ps[0], []any{}, "taints"))) {
+		common := true
+		for _, p := range ps {
+			if !slices.ContainsFunc(normalisedTaints(arr(get(p, []any{}, "taints"))), func(u any) bool { return reflect.DeepEqual(t, u) }) {
+				common = false
+				break
+			}
+		}
+		if common {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ccGPU is documents._cc_gpu.
+func ccGPU(model, perNode any, ps []any) map[string]any {
+	gpu := gpuDocument(model, perNode)
+	var profiles, sharings []any
+	shared := false
+	for _, p := range ps {
+		s := get(p, nil, "gpu", "gpuSharing")
+		if s != nil {
+			shared = true
+		}
+		profile := get(s, nil, "gpuPartitionSize")
+		if ps, ok := profile.(string); !ok || ps == "" {
+			profile = nil
+		}
+		profiles = append(profiles, profile)
+		var sharing any
+		if strategy, ok := gkeStrategies[fmt.Sprint(get(s, nil, "sharingStrategy"))]; ok && isString(get(s, nil, "sharingStrategy")) {
+			sharing = map[string]any{"strategy": strategy, "replicas": num(get(s, nil, "maxSharedClientsPerGPU"))}
+		}
+		sharings = append(sharings, sharing)
+	}
+	if !shared {
+		return gpu
+	}
+	profile := onlyValue(profiles)
+	gpu["mig_profile"] = profile
+	gpu["slice_memory_gib"] = sliceMemory(model, profile, nil, false)
+	gpu["sharing"] = onlyValue(sharings)
+	return gpu
+}
+
+// onlyValue is documents._only of the set of values: the value when they are all the same, else nil.
+func onlyValue(vs []any) any {
+	if len(vs) == 0 {
+		return nil
+	}
+	for _, v := range vs[1:] {
+		if !reflect.DeepEqual(v, vs[0]) {
+			return nil
+		}
+	}
+	return vs[0]
 }
 
 // computeClassDocument is documents._computeclass_document; nil when the class is not a GPU class.
 func (p *Plan) computeClassDocument(address string, cc map[string]any) map[string]any {
 	priorities := arr(get(cc, []any{}, "spec", "priorities"))
 	var gpuPriorities []any
+	defaults := get(cc, nil, "spec", "priorityDefaults", "location")
 	for _, pr := range priorities {
 		if ccGPUPriority(pr) {
-			gpuPriorities = append(gpuPriorities, pr)
+			gpuPriorities = append(gpuPriorities, ccWithDefaults(pr, defaults))
 		}
 	}
 	if len(gpuPriorities) == 0 {
 		return nil
 	}
-	labels := kubeLabels(get(cc, nil, "metadata", "labels"), get(cc, nil, "spec", "nodePoolConfig", "nodeLabels"))
+	labels := kubeLabels(get(cc, nil, "metadata", "labels"), objectUnion(obj(get(cc, map[string]any{}, "spec", "nodePoolConfig", "nodeLabels")), ccCommonLabels(gpuPriorities)))
 	machines, models, counts := map[string]bool{}, map[any]bool{}, map[any]bool{}
+	zoneSet := map[string]bool{}
+	var reservation any
+	spot := false
 	for _, pr := range gpuPriorities {
 		if mt, ok := get(pr, nil, "machineType").(string); ok {
 			machines[mt] = true
 		}
-		if m, ok := ccModel(pr); ok {
-			models[m] = true
-		}
-		if n, ok := ccCount(pr); ok {
-			counts[n] = true
-		}
-	}
-	zoneSet := map[string]bool{}
-	var reservation any
-	var prioritiesDoc []any
-	spot := false
-	for _, pr := range priorities {
-		if !isObject(pr) {
-			continue // object.get on it is a type error: no element, in Rego
-		}
+		models[ccModel(pr)] = true
+		counts[ccCount(pr)] = true
 		for _, z := range arr(get(pr, []any{}, "location", "zones")) {
 			if s, ok := z.(string); ok {
 				zoneSet[s] = true
@@ -1348,12 +1522,18 @@ func (p *Plan) computeClassDocument(address string, cc map[string]any) map[strin
 		if get(pr, nil, "spot") == true {
 			spot = true
 		}
-		if r, ok := get(pr, nil, "reservations").(map[string]any); ok && reservation == nil {
+		if r, ok := get(pr, nil, "reservations").(map[string]any); ok && reservation == nil && get(r, nil, "affinity") != "None" {
 			reservation = map[string]any{"type": "any", "id": nil, "name": nil, "project": nil}
 			if r["affinity"] == "Specific" {
 				reservation = map[string]any{"type": "specific", "id": nil,
 					"name": str(get(r, nil, "specific", 0, "name")), "project": str(get(r, nil, "specific", 0, "project"))}
 			}
+		}
+	}
+	var prioritiesDoc []any
+	for _, pr := range priorities {
+		if !isObject(pr) {
+			continue // object.get on it is a type error: no element, in Rego
 		}
 		prioritiesDoc = append(prioritiesDoc, map[string]any{
 			"spot":                 get(pr, false, "spot") == true,
@@ -1392,9 +1572,9 @@ func (p *Plan) computeClassDocument(address string, cc map[string]any) map[strin
 		"workload":       conventionWorkload(labels),
 		"unread_labels":  conventionUnread(labels),
 		"waivers":        kubeWaivers(get(cc, nil, "metadata", "annotations")),
-		"taints":         normalisedTaints(arr(get(cc, []any{}, "spec", "nodePoolConfig", "taints"))),
+		"taints":         append(normalisedTaints(arr(get(cc, []any{}, "spec", "nodePoolConfig", "taints"))), ccCommonTaints(gpuPriorities)...),
 		"instance_types": stringsAny(machineList),
-		"gpu":            gpuDocument(only(models), only(counts)),
+		"gpu":            ccGPU(only(models), only(counts), gpuPriorities),
 		"scaling":        map[string]any{"min_size": 0.0, "max_size": nil, "desired_size": nil},
 		"capacity": map[string]any{
 			"spot_percentage": pct,

@@ -238,20 +238,19 @@ _op_admits("Gt", values, v) if to_number(v) > to_number(values[0])
 
 _op_admits("Lt", values, v) if to_number(v) < to_number(values[0])
 
+_op_admits("Gte", values, v) if to_number(v) >= to_number(values[0])
+
+_op_admits("Lte", values, v) if to_number(v) <= to_number(values[0])
+
 # An operator the bundle does not know constrains nothing it can tell. (A requirement without an
 # operator, which the CRD refuses, admits nothing.)
 _op_admits(op, _, _) if {
 	is_string(op)
-	not op in {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}
+	not op in {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"}
 }
 
 # The In values of key (strings), [] when there is no In requirement of key.
 _req_in(reqs, key) := sort({sprintf("%v", [x]) | some r in reqs; r.key == key; r.operator == "In"; some x in lib.arr(r.values)})
-
-_req_has(reqs, key) if {
-	some r in reqs
-	r.key == key
-}
 
 # Features of every catalog EC2 GPU instance type, as Karpenter labels them (karpenter-provider-aws
 # pkg/providers/instancetype/types.go: instance-family, -category, -generation, -gpu-name (EC2's
@@ -326,16 +325,21 @@ _np_feature_keys(reqs, prefix) := {k |
 
 # A NodePool is a GPU pool when its requirements name a GPU (an instance-gpu-* requirement that
 # admits GPUs, a GPU instance type, family or category: EC2's p*, g*, gr*), its template taints
-# nvidia.com/gpu, or it limits nvidia.com/gpu.
+# nvidia.com/gpu, or it limits nvidia.com/gpu. The instance-gpu-* labels are on GPU instance types
+# alone (karpenter-provider-aws v1.15.2 pkg/providers/instancetype/types.go: DoesNotExist on the
+# others), so any requirement of one that is not NotIn or DoesNotExist selects GPU instances: In,
+# Exists, and the bounds Gt, Gte, Lt and Lte (sigs.k8s.io/karpenter v1.15.0 pkg/scheduling/
+# requirement.go), instance-gpu-count Gt 0 or Exists as teams write "any GPU"; but for
+# instance-gpu-count In [0].
 _np_gpu(reqs, prefix, taints, limits) if {
 	some r in reqs
 	_np_gpu_keys[prefix][r.key] == "gpu"
-	r.operator in {"In", "Exists", "Gt"}
+	r.operator in _gpu_operators
 } else if {
 	some r in reqs
 	_np_gpu_keys[prefix][r.key] == "count"
-	r.operator in {"In", "Gt"}
-	not r.values == ["0"]
+	r.operator in _gpu_operators
+	not _no_gpu_count(r)
 } else if {
 	some r in reqs
 	_np_gpu_keys[prefix][r.key] == "shape"
@@ -349,16 +353,36 @@ _np_gpu(reqs, prefix, taints, limits) if {
 	limits["nvidia.com/gpu"]
 }
 
-# Capacity types a NodePool allows (karpenter.sh/capacity-type; on-demand when not constrained:
-# karpenter.sh, "NodePools", spec.template.spec.requirements).
-_np_capacity_types(reqs) := ["on-demand"] if {
-	not _req_has(reqs, "karpenter.sh/capacity-type")
-} else := sort([c |
+_gpu_operators := {"In", "Exists", "Gt", "Gte", "Lt", "Lte"}
+
+_no_gpu_count(r) if {
+	r.operator == "In"
+	r.values == ["0"]
+}
+
+# Capacity types a NodePool launches: those its karpenter.sh/capacity-type requirements admit, all
+# of them when it has none (Karpenter reads a key without a requirement as Exists:
+# sigs.k8s.io/karpenter v1.15.0 pkg/scheduling/requirements.go, Get; the AWS provider then launches
+# reserved, else spot, else on-demand: karpenter-provider-aws v1.15.2 pkg/providers/instance/
+# instance.go, getCapacityType; there is no default of on-demand since the v1 API dropped the
+# defaulting webhook), but reserved only where the requirement names it (In) or the node class
+# selects reservations (capacityReservationSelectorTerms): without terms there is no reserved
+# offering to launch (pkg/providers/instancetype/types.go), and a NodePool that merely admits
+# reserved (NotIn [spot]) launches on-demand. node_class: null when not known.
+_np_capacity_types(reqs, node_class) := [c |
 	some c in ["on-demand", "reserved", "spot"]
 	_req_admits(reqs, "karpenter.sh/capacity-type", c)
-])
+	_offered(c, reqs, node_class)
+]
 
-# A Kubernetes quantity of a count ("8", 8, "1k") as a number; null otherwise.
+_offered(c, _, _) if c != "reserved"
+
+_offered("reserved", reqs, _) if "reserved" in _req_in(reqs, "karpenter.sh/capacity-type")
+
+_offered("reserved", _, node_class) if _reservation_terms(node_class) > 0
+
+# A count written as a whole number ("8", 8) as a number; null otherwise: a quantity with a suffix or
+# a fraction ("1k", "8.0", which the CRD allows but GPU limits are not written as) reads as no count.
 _count(q) := q if {
 	is_number(q)
 } else := to_number(q) if {
@@ -401,7 +425,7 @@ _np_document(address, np, node_class, nc_known) := {
 		"static": static,
 		"gpu_limit": gpu_limit,
 		"advertised_gpus_per_node": advertised,
-		"disruption": _np_disruption(object.get(np, ["spec", "disruption"], {}), object.get(tmpl, "expireAfter", null)),
+		"disruption": _np_disruption(object.get(np, ["spec", "disruption"], {}), object.get(tmpl, "expireAfter", null), static, object.get(np, ["spec", "template", "metadata", "annotations", "karpenter.sh/do-not-disrupt"], null)),
 		"fallback_to": _np_fallback_to({true: np, false: null}[types == ["spot"]], types),
 	},
 } if {
@@ -421,7 +445,7 @@ _np_document(address, np, node_class, nc_known) := {
 	per_node := _only(counts)
 	mig_config := convention_mig_config(labels)
 	overlays := array.concat(object.get(_overlays_by_nodepool, [object.get(np, ["metadata", "name"], null)], []), _overlays_of_any_nodepool)
-	advertised := _advertised(overlays, {true: np, false: null}[count(overlays) > 0], per_node)
+	advertised := _advertised(overlays, {true: [np, catalog_types, prefix], false: null}[count(overlays) > 0], per_node)
 	gpu := object.union(lib.gpu_document(model, per_node), {
 		"mig_config": mig_config,
 		"slice_memory_gib": lib.slice_memory(model, null, mig_config, false),
@@ -433,7 +457,7 @@ _np_document(address, np, node_class, nc_known) := {
 		object.get(np, ["metadata", "annotations", "gpufleet.io/cluster"], null),
 		node_class,
 	))
-	types := _np_capacity_types(reqs)
+	types := _np_capacity_types(reqs, node_class)
 	replicas := object.get(np, ["spec", "replicas"], null)
 	static := is_number(replicas)
 	gpu_count := _count(object.get(limits, "nvidia.com/gpu", null))
@@ -495,15 +519,16 @@ _reservation_terms(null) := null
 _reservation_terms(nc) := count(lib.arr(object.get(nc, ["spec", "capacityReservationSelectorTerms"], []))) if nc != null
 
 # nvidia.com/gpu a node advertises to Karpenter: the capacity of the NodeOverlays that select the
-# NodePool (the highest, where several do), else its GPUs; null while the overlays are not known
+# NodePool (where several do, the one Karpenter applies first: below), else its GPUs; null while the overlays are not known
 # (one object judged alone) and the GPUs are not either.
-# (overlays: those that may select the NodePool, np: the NodePool, null when there are none, so that
-# OPA reuses the result of a call for the NodePools without an overlay.)
-_advertised(overlays, np, per_node) := max(gpus) if {
+# (overlays: those that may select the NodePool; pool: the NodePool, its catalog instance types and
+# its label prefix, null when there are no overlays, so that OPA reuses the result of a call for the
+# NodePools without one.)
+_advertised(overlays, pool, per_node) := max(gpus)[2] if {
 	kube_complete
-	gpus := [n |
+	gpus := [[_overlay_weight(o), _overlay_name(o), n] |
 		some o in overlays
-		_overlay_selects(o, np)
+		_overlay_selects(o, pool[0], pool[1], pool[2])
 		n := _count(o.spec.capacity["nvidia.com/gpu"])
 		is_number(n)
 	]
@@ -511,6 +536,20 @@ _advertised(overlays, np, per_node) := max(gpus) if {
 } else := per_node if {
 	kube_complete
 } else := null
+
+# Of several overlays that set the capacity, Karpenter keeps the first one's in its order: the
+# highest weight (unset: 0), then the name later in the alphabet (sigs.k8s.io/karpenter v1.15.0
+# pkg/apis/v1alpha1/nodeoverlay.go, OrderByWeight; pkg/controllers/nodeoverlay/store.go leaves a
+# resource an earlier overlay set): the largest [weight, name].
+_overlay_weight(o) := w if {
+	w := o.spec.weight
+	is_number(w)
+} else := 0
+
+_overlay_name(o) := n if {
+	n := o.metadata.name
+	is_string(n)
+} else := ""
 
 # The overlays that can select a NodePool, without trying each overlay on each NodePool: those with
 # a requirement karpenter.sh/nodepool In [names] under each of the names (no other NodePool's
@@ -534,24 +573,68 @@ _overlay_nodepools(o) := {n |
 	n := sprintf("%v", [x])
 }
 
-# An overlay selects a NodePool when each of its requirements admits the NodePool's name
-# (karpenter.sh/nodepool) or one of its template labels of that key; a requirement of another key
-# (an instance type, a zone) is taken as selecting it too: the overlay then applies to some of its
-# nodes.
-_overlay_selects(o, np) if {
+# An overlay selects a NodePool's nodes when each of its requirements admits them, as Karpenter
+# matches an overlay with the NodePool's name, its template labels and each instance type's labels
+# (sigs.k8s.io/karpenter v1.15.0 pkg/controllers/nodeoverlay/controller.go, getOverlaidOfferings):
+# candidates are the NodePool's catalog instance types, prefix its instance labels' prefix.
+_overlay_selects(o, np, candidates, prefix) if {
 	labels := object.union(lib.obj(object.get(np, ["spec", "template", "metadata", "labels"], {})), {"karpenter.sh/nodepool": np.metadata.name})
 	every r in lib.arr(object.get(o, ["spec", "requirements"], [])) {
-		_overlay_requirement(r, labels)
+		_overlay_requirement(r, labels, candidates, prefix)
 	}
 }
 
-_overlay_requirement(r, labels) if {
-	is_string(r.key) # (a requirement without a key, which the CRD refuses, selects nothing)
+# A requirement of a label the template sets, or of the NodePool's name, admits its value.
+_overlay_requirement(r, labels, _, _) if _one_admits(r, r.key, labels[r.key])
+
+# One of an instance type's labels (node.kubernetes.io/instance-type, <prefix>instance-*) admits
+# every candidate instance type: the overlay's capacity reaches only the types it admits, and a
+# node of another has its physical GPUs. (Instance types the catalog does not know are not
+# judged: the overlay is taken as selecting them.)
+_overlay_requirement(r, labels, candidates, prefix) if {
 	not labels[r.key]
+	_instance_key(r.key, prefix)
+	every t in candidates {
+		_one_admits(r, r.key, _instance_value(r.key, prefix, t))
+	}
+}
+
+# Another label every node carries (a zone, the capacity type, the architecture): the overlay
+# applies to some of the NodePool's offerings, and is taken as selecting it.
+_overlay_requirement(r, labels, _, prefix) if {
+	not labels[r.key]
+	_well_known(r.key)
+	not _instance_key(r.key, prefix)
 	r.operator != "DoesNotExist"
 }
 
-_overlay_requirement(r, labels) if _one_admits(r, r.key, labels[r.key])
+# A custom label the template does not set admits the NodePool's nodes only NotIn or DoesNotExist
+# ("Custom Labels must intersect, but if not defined are denied": pkg/scheduling/requirements.go).
+_overlay_requirement(r, labels, _, _) if {
+	is_string(r.key)
+	not labels[r.key]
+	not _well_known(r.key)
+	r.operator in {"NotIn", "DoesNotExist"}
+}
+
+_instance_key("node.kubernetes.io/instance-type", _)
+
+_instance_key(key, prefix) if {
+	startswith(key, prefix)
+	substring(key, count(prefix), -1) in _karpenter_keys
+}
+
+_instance_value("node.kubernetes.io/instance-type", _, t) := t
+
+_instance_value(key, prefix, t) := _aws_features_of(data.gpufleet.catalog.aws_instance_types[t])[substring(key, count(prefix), -1)] if {
+	key != "node.kubernetes.io/instance-type"
+}
+
+# Labels of every node Karpenter launches, set by Karpenter or the cloud provider.
+_well_known(key) if {
+	some p in ["karpenter.sh/", "karpenter.k8s.aws/", "eks.amazonaws.com/", "kubernetes.io/", "node.kubernetes.io/", "topology.kubernetes.io/", "topology.k8s.aws/"]
+	startswith(key, p)
+}
 
 # GPU sharing from the NVIDIA device plugin config label (as on node groups); its replicas are what
 # the overlay advertises per GPU.
@@ -636,23 +719,33 @@ _price_names := {"spot_usd": "spot", "on_demand_usd": "on-demand"}
 
 # Disruption as Karpenter applies it (karpenter.sh, "Disruption"; defaults: consolidationPolicy
 # WhenEmptyOrUnderutilized, expireAfter 720h): whether it consolidates nodes that run pods
-# (WhenEmptyOrUnderutilized or Balanced, unless a budget of 0 nodes without a schedule covers the
-# Underutilized reason) and when nodes expire.
-_np_disruption(d, expire) := {
+# (WhenEmptyOrUnderutilized or Balanced, unless consolidation is off: consolidateAfter Never,
+# sigs.k8s.io/karpenter v1.15.0 pkg/controllers/disruption/consolidation.go; a static NodePool,
+# spec.replicas, whose consolidationPolicy "is simply ignored" (its CRD); nodes annotated
+# karpenter.sh/do-not-disrupt: "true" by the template, pkg/controllers/state/statenode.go; or a
+# budget of 0 nodes without a schedule covers the Underutilized reason) and when nodes expire
+# (expiration is forceful in v1: neither the annotation nor a budget holds it).
+_np_disruption(d, expire, static, do_not_disrupt) := {
 	"consolidation_policy": policy,
 	"consolidates_busy_nodes": busy,
 	"expire_after": _expire_after(expire),
 } if {
 	policy := object.get(d, "consolidationPolicy", "WhenEmptyOrUnderutilized")
-	busy := _consolidates_busy(policy, lib.arr(object.get(d, "budgets", [])))
+	busy := _consolidates_busy(policy, lib.arr(object.get(d, "budgets", [])), object.get(d, "consolidateAfter", null), static, do_not_disrupt)
 }
 
 _expire_after(e) := e if is_string(e)
 
 else := "720h"
 
-_consolidates_busy(policy, budgets) := false if {
+_consolidates_busy(policy, budgets, after, static, do_not_disrupt) := false if {
 	policy == "WhenEmpty"
+} else := false if {
+	after == "Never"
+} else := false if {
+	static == true
+} else := false if {
+	do_not_disrupt == "true"
 } else := false if {
 	_blocked(budgets)
 } else := true
@@ -709,7 +802,7 @@ _on_demand_keyed := [[[s.class, s.gpu, s.labels], s] |
 _np_summary(np) := {
 	"name": object.get(np, ["metadata", "name"], ""),
 	"class": object.get(tmpl, ["nodeClassRef", "name"], null),
-	"types": _np_capacity_types(reqs),
+	"types": _np_capacity_types(reqs, null),
 	"weight": object.get(np, ["spec", "weight"], 0),
 	"static": is_number(object.get(np, ["spec", "replicas"], null)),
 	"gpu": [_req_in(reqs, "node.kubernetes.io/instance-type"), _req_in(reqs, concat("", [prefix, "instance-family"])), _req_in(reqs, concat("", [prefix, "instance-gpu-name"]))],
@@ -740,12 +833,13 @@ _class_lookup(key) := [_node_classes[key], true] if {
 # ---------------------------------------------------------------------------------------------
 
 # A class is a GPU class when a priority names a GPU (gpu.type) or an accelerator-optimised machine
-# type or family (a2, a3, a4, g2, g4 …: the catalog's GKE GPU machine families start with a or g).
+# type or family (a2, a3, a4, g2, g4 …: the catalog's GKE GPU machine families start with a or g;
+# not g1, the shared-core family of g1-small, as on node pools).
 _cc_gpu_priority(p) if is_string(p.gpu.type)
 
-_cc_gpu_priority(p) if regex.match(`^(a[0-9]|g[0-9])`, object.get(p, "machineType", ""))
+_cc_gpu_priority(p) if regex.match(`^(a[0-9]|g[2-9])`, object.get(p, "machineType", ""))
 
-_cc_gpu_priority(p) if regex.match(`^(a[0-9]|g[0-9])`, object.get(p, "machineFamily", ""))
+_cc_gpu_priority(p) if regex.match(`^(a[0-9]|g[2-9])`, object.get(p, "machineFamily", ""))
 
 _computeclass_document(address, cc) := {
 	"address": address,
@@ -760,14 +854,14 @@ _computeclass_document(address, cc) := {
 	"workload": convention_workload(labels),
 	"unread_labels": convention_unread(labels),
 	"waivers": _kube_waivers(object.get(cc, ["metadata", "annotations"], null)),
-	"taints": lib.taints(lib.arr(object.get(cc, ["spec", "nodePoolConfig", "taints"], []))),
+	"taints": array.concat(lib.taints(lib.arr(object.get(cc, ["spec", "nodePoolConfig", "taints"], []))), _cc_common_taints(gpu_priorities)),
 	"instance_types": machines,
-	"gpu": lib.gpu_document(model, per_node),
+	"gpu": _cc_gpu(model, per_node, gpu_priorities),
 	"scaling": {"min_size": 0, "max_size": null, "desired_size": null},
 	"capacity": {
 		"spot_percentage": pct,
 		"on_demand_base": 0,
-		"reservation": _cc_reservation(priorities),
+		"reservation": _cc_reservation(gpu_priorities),
 		"on_demand": null,
 		"spot": null,
 	},
@@ -788,15 +882,14 @@ _computeclass_document(address, cc) := {
 	},
 } if {
 	priorities := lib.arr(object.get(cc, ["spec", "priorities"], []))
-	gpu_priorities := [p | some p in priorities; _cc_gpu_priority(p)]
+	gpu_priorities := [_cc_with_defaults(p, object.get(cc, ["spec", "priorityDefaults", "location"], null)) | some p in priorities; _cc_gpu_priority(p)]
 	count(gpu_priorities) > 0
-	labels := _kube_labels(object.get(cc, ["metadata", "labels"], null), object.get(cc, ["spec", "nodePoolConfig", "nodeLabels"], null))
+	labels := _kube_labels(object.get(cc, ["metadata", "labels"], null), object.union(lib.obj(object.get(cc, ["spec", "nodePoolConfig", "nodeLabels"], {})), _cc_common_labels(gpu_priorities)))
 	machines := sort({p.machineType | some p in gpu_priorities; is_string(p.machineType)})
-	models := {m | some p in gpu_priorities; m := _cc_model(p)}
-	model := _only(models)
-	per_node := _only({n | some p in gpu_priorities; n := _cc_count(p)})
+	model := _only({_cc_model(p) | some p in gpu_priorities})
+	per_node := _only({_cc_count(p) | some p in gpu_priorities})
 	zones := sort({z |
-		some p in priorities
+		some p in gpu_priorities
 		some z in array.concat(lib.arr(object.get(p, ["location", "zones"], [])), [z | some s in lib.arr(object.get(p, ["reservations", "specific"], [])); some z in lib.arr(object.get(s, "zones", []))])
 		is_string(z)
 	})
@@ -805,25 +898,93 @@ _computeclass_document(address, cc) := {
 		object.get(cc, ["metadata", "annotations", "gpufleet.io/cluster"], null),
 		null,
 	))
-	pct := _cc_spot_percentage(priorities)
+	pct := _cc_spot_percentage(gpu_priorities)
 }
 
-# The GPU model of a priority: its gpu.type's, else its machine type's.
-_cc_model(p) := data.gpufleet.catalog.gke_accelerators[p.gpu.type].gpu_model
+# What the class's GPU nodes are made from: its GPU priorities (CPU priorities' spot, zones and
+# reservations are not those of its GPU nodes), each with the class's spec.priorityDefaults.location
+# where it has no location of its own ("PriorityDefaults define the default rules for all priorities
+# if the rule doesn't exist in some priority", the ComputeClass CRD; merged field by field).
+_cc_with_defaults(p, location) := object.union({"location": location}, p) if {
+	is_object(location)
+	is_object(p)
+} else := p
 
+# Labels and taints of the class's GPU nodes: spec.nodePoolConfig's, with those that every GPU
+# priority adds to its nodes (priorities[].nodeLabels, priorities[].taints: "add user defined
+# Kubernetes taints to all nodes in the new node pool", the ComputeClass CRD); one that only some
+# priorities add is not on every GPU node.
+_cc_common_labels(ps) := {k: v |
+	some k, v in lib.obj(object.get(ps[0], "nodeLabels", {}))
+	every p in ps {
+		object.get(p, ["nodeLabels", k], null) == v
+	}
+}
+
+_cc_common_taints(ps) := [t |
+	some t in lib.taints(lib.arr(object.get(ps[0], "taints", [])))
+	every p in ps {
+		t in lib.taints(lib.arr(object.get(p, "taints", [])))
+	}
+]
+
+# The GPU of the class's nodes, with GPU sharing and MIG partitions (priorities[].gpu.gpuSharing:
+# sharingStrategy, maxSharedClientsPerGPU, gpuPartitionSize) where every GPU priority has the same.
+_cc_gpu(model, per_node, ps) := lib.gpu_document(model, per_node) if {
+	every p in ps {
+		object.get(p, ["gpu", "gpuSharing"], null) == null
+	}
+} else := object.union(lib.gpu_document(model, per_node), {
+	"mig_profile": profile,
+	"slice_memory_gib": lib.slice_memory(model, profile, null, false),
+	"sharing": _only({_cc_sharing(object.get(p, ["gpu", "gpuSharing"], null)) | some p in ps}),
+}) if {
+	profile := _only({_cc_partition(object.get(p, ["gpu", "gpuSharing"], null)) | some p in ps})
+}
+
+_cc_partition(s) := p if {
+	p := s.gpuPartitionSize
+	is_string(p)
+	p != ""
+} else := null
+
+_cc_sharing(s) := {"strategy": _gke_strategies[s.sharingStrategy], "replicas": lib.num(object.get(s, "maxSharedClientsPerGPU", null))} if {
+	is_string(s.sharingStrategy)
+} else := null
+
+# The GPU model of a GPU priority: its gpu.type's, else its machine type's, else the one model of
+# the catalog's machine types of its family (g2: L4); null when the catalog cannot tell (a type it
+# does not list, a family of several models such as a2), so that the class has a model only when
+# all its GPU priorities have the same.
 _cc_model(p) := m if {
-	not object.get(p, ["gpu", "type"], false) # (not p.gpu.type is undefined, not true, when gpu is null)
+	m := data.gpufleet.catalog.gke_accelerators[p.gpu.type].gpu_model
+} else := null if {
+	is_string(p.gpu.type)
+} else := m if {
 	m := data.gpufleet.catalog.gke_machine_types[p.machineType].gpu_model
 	is_string(m)
+} else := m if {
+	not object.get(p, "machineType", false)
+	ms := _family_models[p.machineFamily]
+	count(ms) == 1
+	some m in ms
+} else := null
+
+# The GPU models of the catalog's GKE machine types by family (a2 → {A100-40GB, A100-80GB}).
+_family_models[f] contains m if {
+	some name, mt in data.gpufleet.catalog.gke_machine_types
+	m := mt.gpu_model
+	is_string(m)
+	f := split(name, "-")[0]
 }
 
-_cc_count(p) := p.gpu.count if is_number(p.gpu.count)
-
-_cc_count(p) := n if {
-	not is_number(object.get(p, ["gpu", "count"], null))
+# GPUs per node of a GPU priority: gpu.count, else its machine type's; null otherwise (a family).
+_cc_count(p) := p.gpu.count if {
+	is_number(p.gpu.count)
+} else := n if {
 	n := data.gpufleet.catalog.gke_machine_types[p.machineType].gpu_count
 	n > 0
-}
+} else := null
 
 # A class with a Spot priority may run every node on Spot VMs once the priorities before it have no
 # capacity: spot_percentage 100 (as internal/computeclass/render.Capacity shows a ladder).
@@ -832,9 +993,10 @@ _cc_spot_percentage(priorities) := 100 if {
 	p.spot == true
 } else := 0
 
-# The reservation of the first priority that consumes one: Specific (named) or AnyBestEffort.
+# The reservation of the first priority that consumes one: Specific (named) or AnyBestEffort; not
+# affinity None, which "would prevent reservations from being used" (the ComputeClass CRD).
 _cc_reservation(priorities) := r if {
-	rs := [_cc_one_reservation(p.reservations) | some p in priorities; is_object(p.reservations)]
+	rs := [_cc_one_reservation(p.reservations) | some p in priorities; is_object(p.reservations); object.get(p.reservations, "affinity", null) != "None"]
 	r := rs[0]
 } else := null
 

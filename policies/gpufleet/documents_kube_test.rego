@@ -129,7 +129,10 @@ test_overlays_select_by_nodepool_name_or_labels if {
 	advertised(by_label) == 2
 	advertised(named_too) == 3
 	advertised([other, by_label]) == 2
-	advertised([other, by_label, named_too, overlay]) == 4
+	advertised([other, by_label, named_too, overlay]) == 3 # Karpenter's order: equal weights, the name later in the alphabet
+	heavy := json.patch(overlay, [{"op": "add", "path": "/spec/weight", "value": 10}])
+	advertised([other, by_label, named_too, heavy]) == 4 # the highest weight, whatever its capacity
+	advertised([json.patch(heavy, [{"op": "replace", "path": "/spec/capacity/nvidia.com~1gpu", "value": "1"}]), named_too]) == 1
 	b := json.patch(gpu_nodepool, [{"op": "replace", "path": "/metadata/name", "value": "gpu-b"}])
 	docs := {a: d | some [a, d] in documents.pools} with input as {"apiVersion": "v1", "kind": "List", "items": [gpu_nodepool, b, node_class, other, named_too]}
 	docs["NodePool/gpu"].autoscaler.advertised_gpus_per_node == 3
@@ -196,3 +199,169 @@ test_duplicate_objects if {
 		{"address": "kubernetes_manifest.eu", "mode": "managed", "type": "kubernetes_manifest", "change": {"actions": ["create"], "after": {"manifest": gpu_nodepool}}},
 	]}
 }
+
+# A NodePool of the given requirements (and no taint nor limit): its document, alone.
+_np_alone(reqs) := doc if {
+	np := json.patch(gpu_nodepool, [
+		{"op": "replace", "path": "/spec/template/spec/requirements", "value": reqs},
+		{"op": "remove", "path": "/spec/limits"},
+	])
+	[[_, doc]] := documents.pools with input as np
+}
+
+_count_req(op, values) := {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": op, "values": values}
+
+# "Any GPU" as teams write it: every instance-gpu-* requirement but NotIn, DoesNotExist and
+# instance-gpu-count In [0] selects GPU instances, which alone carry those labels.
+test_gpu_nodepools_by_any_gpu_requirement if {
+	_np_alone([_count_req("Gt", ["0"])])
+	_np_alone([_count_req("Gte", ["1"])])
+	_np_alone([_count_req("Exists", [])])
+	_np_alone([_count_req("Lte", ["2"])])
+	_np_alone([{"key": "karpenter.k8s.aws/instance-gpu-memory", "operator": "Gte", "values": ["40000"]}])
+	not _np_alone([{"key": "eks.amazonaws.com/instance-gpu-name", "operator": "Exists"}]) # another prefix than the node class's
+	not _np_alone([_count_req("In", ["0"])])
+	not _np_alone([_count_req("NotIn", ["0"])])
+	not _np_alone([_count_req("DoesNotExist", [])])
+}
+
+# Gte and Lte bound the candidate instance types as Gt and Lt do.
+test_gte_and_lte_bound_the_instance_types if {
+	doc := _np_alone([
+		{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4"]},
+		_count_req("Lte", ["1"]),
+	])
+	count(doc.instance_types) > 0
+	every t in doc.instance_types {
+		data.gpufleet.catalog.aws_instance_types[t].gpu_count == 1
+	}
+	doc.gpu.per_node == 1
+	big := _np_alone([{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4"]}, _count_req("Gte", ["8"])])
+	every t in big.instance_types {
+		data.gpufleet.catalog.aws_instance_types[t].gpu_count >= 8
+	}
+	big.gpu.per_node == 8
+}
+
+# Without a karpenter.sh/capacity-type requirement Karpenter launches spot first: the NodePool's
+# capacity types are all it admits. Reserved is one only where the requirement names it or the
+# node class selects reservations.
+test_capacity_types_as_karpenter_launches_them if {
+	no_requirement := _np_alone([_count_req("Gt", ["0"])])
+	no_requirement.autoscaler.capacity_types == ["on-demand", "spot"]
+	no_requirement.capacity.spot_percentage == 100
+	no_requirement.capacity.reservation == null
+	not_spot := _np_alone([_count_req("Gt", ["0"]), {"key": "karpenter.sh/capacity-type", "operator": "NotIn", "values": ["spot"]}])
+	not_spot.autoscaler.capacity_types == ["on-demand"]
+	named := _np_alone([_count_req("Gt", ["0"]), {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved", "on-demand"]}])
+	named.autoscaler.capacity_types == ["on-demand", "reserved"]
+	with_terms := json.patch(node_class, [{"op": "add", "path": "/spec/capacityReservationSelectorTerms", "value": [{"id": "cr-0123456789abcdef0"}]}])
+	np := json.patch(gpu_nodepool, [{"op": "remove", "path": "/spec/template/spec/requirements/0"}])
+	[[_, selected]] := documents.pools with input as [np, with_terms]
+	selected.autoscaler.capacity_types == ["on-demand", "reserved", "spot"]
+	selected.capacity.reservation.type == "capacity-reservation"
+}
+
+# Consolidation is off for a NodePool whose consolidateAfter is Never, a static NodePool, and nodes
+# the template annotates karpenter.sh/do-not-disrupt: "true"; expiry is not.
+test_disruption_that_never_consolidates if {
+	never := json.patch(gpu_nodepool, [{"op": "add", "path": "/spec/disruption", "value": {"consolidateAfter": "Never"}}])
+	static := json.patch(gpu_nodepool, [{"op": "add", "path": "/spec/replicas", "value": 2}])
+	pinned := json.patch(gpu_nodepool, [{"op": "add", "path": "/spec/template/metadata/annotations", "value": {"karpenter.sh/do-not-disrupt": "true"}}])
+	every np in [never, static, pinned] {
+		[[_, doc]] := documents.pools with input as np
+		doc.autoscaler.disruption.consolidates_busy_nodes == false
+		doc.autoscaler.disruption.expire_after == "720h"
+	}
+	[[_, defaults]] := documents.pools with input as gpu_nodepool
+	defaults.autoscaler.disruption.consolidates_busy_nodes == true
+}
+
+_class(spec) := {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "c"}, "spec": spec}
+
+_l4 := {"machineType": "g2-standard-8", "gpu": {"type": "nvidia-l4", "count": 1}}
+
+# A priority without a location takes spec.priorityDefaults.location: the class's zones and region.
+test_computeclass_priority_defaults_location if {
+	[[_, doc]] := documents.pools with input as _class({"priorities": [_l4], "priorityDefaults": {"location": {"zones": ["us-central1-a", "us-central1-b"]}}})
+	doc.zones == ["us-central1-a", "us-central1-b"]
+	doc.region == "us-central1"
+	[[_, own]] := documents.pools with input as _class({"priorities": [object.union(_l4, {"location": {"zones": ["europe-west4-a"]}})], "priorityDefaults": {"location": {"zones": ["us-central1-a"]}}})
+	own.region == "europe-west4"
+}
+
+# Labels and taints every GPU priority adds to its nodes are the class's; one that a single priority
+# adds is not on every GPU node.
+test_computeclass_priority_labels_and_taints if {
+	tainted := object.union(_l4, {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}], "nodeLabels": {"gpufleet.io/environment": "production"}})
+	[[_, doc]] := documents.pools with input as _class({"priorities": [tainted, object.union(tainted, {"spot": true})]})
+	doc.taints == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]
+	doc.workload.environment == "production"
+	[[_, partly]] := documents.pools with input as _class({"priorities": [tainted, _l4]})
+	partly.taints == []
+	partly.workload.environment == null
+}
+
+# CPU priorities say nothing of the GPU nodes: not their spot, zones or reservation.
+test_computeclass_cpu_priorities_apart if {
+	cpu := {"machineFamily": "n4", "spot": true, "location": {"zones": ["us-east1-b"]}, "reservations": {"affinity": "AnyBestEffort"}}
+	[[_, doc]] := documents.pools with input as _class({"priorities": [object.union(_l4, {"location": {"zones": ["europe-west4-a"]}}), cpu]})
+	doc.capacity.spot_percentage == 0
+	doc.capacity.reservation == null
+	doc.zones == ["europe-west4-a"]
+}
+
+# A machine family's GPU is the catalog's when the family has one model (g2: L4), unknown otherwise
+# (a2: A100 40 and 80 GB); an unknown GPU priority makes the class's model unknown.
+test_computeclass_machine_family_gpu if {
+	[[_, g2]] := documents.pools with input as _class({"priorities": [{"machineFamily": "g2"}]})
+	g2.gpu.model == "L4"
+	g2.gpu.per_node == null
+	[[_, mixed]] := documents.pools with input as _class({"priorities": [{"machineType": "a2-ultragpu-1g"}, {"machineFamily": "a2"}]})
+	mixed.gpu.model == null
+	[[_, unlisted]] := documents.pools with input as _class({"priorities": [_l4, {"machineType": "g2-standard-999"}]})
+	unlisted.gpu.model == null
+}
+
+# Reservations with affinity None are not consumed: no reservation, and flex-start beside them is
+# not GF-AS-006's trap.
+test_computeclass_affinity_none if {
+	flex := object.union(_l4, {"flexStart": {"enabled": true}, "reservations": {"affinity": "None"}})
+	[[_, doc]] := documents.pools with input as _class({"priorities": [flex]})
+	doc.capacity.reservation == null
+	not "GF-AS-006" in {f.rule | some f in data.gpufleet.rules.deny with input as doc}
+}
+
+# GPU sharing and MIG partitions of the priorities' gpu.gpuSharing, when every GPU priority has the
+# same.
+test_computeclass_gpu_sharing if {
+	shared := object.union(_l4, {"gpu": {"gpuSharing": {"sharingStrategy": "TIME_SHARING", "maxSharedClientsPerGPU": 4}}})
+	[[_, doc]] := documents.pools with input as _class({"priorities": [shared]})
+	doc.gpu.sharing == {"strategy": "time-slicing", "replicas": 4}
+	[[_, mig]] := documents.pools with input as _class({"priorities": [{"machineType": "a2-highgpu-1g", "gpu": {"type": "nvidia-tesla-a100", "count": 1, "gpuSharing": {"gpuPartitionSize": "1g.5gb"}}}]})
+	mig.gpu.mig_profile == "1g.5gb"
+	mig.gpu.slice_memory_gib < mig.gpu.memory_gib
+	[[_, apart]] := documents.pools with input as _class({"priorities": [shared, _l4]})
+	apart.gpu.sharing == null
+}
+
+# g1-small is a shared-core CPU machine type, not a GPU one.
+test_computeclass_g1_is_no_gpu if {
+	count(documents.pools) == 0 with input as _class({"priorities": [{"machineType": "g1-small"}, {"machineFamily": "e2"}]})
+}
+
+# An overlay reaches the NodePool's nodes as Karpenter matches it with each instance type: one for
+# instance types the NodePool does not launch advertises nothing on its nodes, nor one on a custom
+# label its template does not set; one that admits all its instance types does.
+test_overlays_match_instance_types_and_labels if {
+	on := func_overlay([{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.xlarge", "g6.2xlarge"]}])
+	advertised(on) == 4
+	advertised(func_overlay([{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.12xlarge"]}])) == 1
+	advertised(func_overlay([{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4"]}])) == 4
+	advertised(func_overlay([{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["a10g"]}])) == 1
+	advertised(func_overlay([{"key": "example.com/team", "operator": "In", "values": ["ml"]}])) == 1
+	advertised(func_overlay([{"key": "example.com/team", "operator": "DoesNotExist"}])) == 4
+	advertised(func_overlay([{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["eu-west-1a"]}])) == 4
+}
+
+func_overlay(reqs) := json.patch(overlay, [{"op": "replace", "path": "/spec/requirements", "value": reqs}])

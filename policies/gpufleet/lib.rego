@@ -170,7 +170,7 @@ official_text(type, text) := strings.replace_n(_official_names[type], strings.re
 
 _official_fixes := {
 	"NodePool": {
-		"capacity.spot_percentage 100 and capacity.on_demand_base 0": "karpenter.sh/capacity-type In [spot]",
+		"capacity.spot_percentage 100 and capacity.on_demand_base 0": "karpenter.sh/capacity-type allowing spot (a NodePool without that requirement allows it)",
 		"capacity.spot_percentage is 100 ": "the NodePool allows karpenter.sh/capacity-type spot ",
 		"capacity.spot_percentage = 100": "karpenter.sh/capacity-type In [spot]",
 		"set capacity.spot_percentage = 0": "remove spot from the karpenter.sh/capacity-type requirement",

@@ -33,9 +33,9 @@ import input as doc
 deny contains lib.finding("GF-AS-001", "spec.template.spec.nodeClassRef", text) if {
 	a := doc.autoscaler
 	a.kind == "NodePool"
-	"reserved" in a.capacity_types
+	"reserved" in a.capacity_types # named by the requirement: the node class selects no reservation (documents._np_capacity_types)
 	a.node_class.reservation_terms == 0
-	text := sprintf("the NodePool allows capacity type reserved but its %s %q has no capacityReservationSelectorTerms, so Karpenter has no reservation to launch it into and the reserved rung never launches a node; select the reservation in the node class (capacityReservationSelectorTerms: [{id: cr-…}] or by tags)", [a.node_class.kind, a.node_class.name])
+	text := sprintf("the NodePool asks for capacity type reserved but its %s %q has no capacityReservationSelectorTerms, so Karpenter has no reservation to launch into: the reserved rung never launches a reserved node and the reservation goes unused; select the reservation in the node class (capacityReservationSelectorTerms: [{id: cr-…}] or by tags)", [a.node_class.kind, a.node_class.name])
 }
 
 deny contains lib.finding("GF-AS-001", "spec.template.spec.requirements", text) if {
@@ -124,7 +124,7 @@ deny contains lib.finding("GF-AS-006", sprintf("spec.priorities[%d]", [i]), text
 	a.kind == "ComputeClass"
 	some i, p in a.priorities
 	p.flex_start
-	p.reservation_affinity != null
+	not p.reservation_affinity in {null, "None"} # None: no reservation is consumed
 	text := sprintf("priority %d enables flex-start and consumes reservations (affinity %s): flex-start VMs never come from a reservation, so the priority never matches; put the reservation and flex-start in priorities of their own", [i, p.reservation_affinity])
 }
 
