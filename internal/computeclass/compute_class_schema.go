@@ -116,7 +116,7 @@ func classAttributes() map[string]schema.Attribute {
 					}},
 				},
 				"labels":      schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Pod labels: `gpufleet.io/client` and `gpufleet.io/workload`."},
-				"annotations": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Pod annotations: `cluster-autoscaler.kubernetes.io/safe-to-evict = \"false\"` for training and batch work that is not interruptible; null otherwise."},
+				"annotations": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Pod annotations: `cluster-autoscaler.kubernetes.io/safe-to-evict = \"false\"` for work that is not interruptible on a class without active migration (by default training and batch work that is not interruptible; inference and development migrate by default), so that consolidation does not evict it; null otherwise."},
 			},
 		},
 	})

@@ -7,12 +7,14 @@ package karpenter
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/karpenter/render"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
@@ -127,6 +129,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	check := func(s pool.Spec, d pool.Derived, diags *diag.Diagnostics) {
 		rendering = render.Render(s, d, set)
 		addNotes(diags, rendering.Notes)
+		warnTagDrift(old, rendering, diags)
 		if diags.HasError() || unchanged || skipValidation {
 			return
 		}
@@ -147,6 +150,29 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.NodePools = nodePoolList(rendering.NodePools)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// warnTagDrift warns when an update changes the node class's tags: Karpenter hashes an
+// EC2NodeClass's spec.tags into the hash it compares with its nodes' (karpenter-provider-aws
+// v1.15.2 pkg/apis/v1/ec2nodeclass.go: Tags has no hash:"ignore", EC2NodeClass.Hash), so the
+// change marks every node of the pool drifted, and Karpenter replaces them as the disruption
+// budgets allow. (old: state's objects by kind and name, empty on a create or a replacement.)
+func warnTagDrift(old map[string]map[string]any, rendering render.Rendering, diags *diag.Diagnostics) {
+	for _, o := range rendering.Objects {
+		if o.Kind() != "EC2NodeClass" && o.Kind() != "NodeClass" {
+			continue
+		}
+		before, ok := old[o.Kind()+"/"+o.Name()]
+		if !ok {
+			continue
+		}
+		was, _, _ := unstructured.NestedFieldNoCopy(before, "spec", "tags")
+		now, _, _ := unstructured.NestedFieldNoCopy(o.Manifest, "spec", "tags")
+		if !reflect.DeepEqual(was, now) {
+			diags.AddAttributeWarning(path.Root("tags"), "Changed tags replace the pool's nodes",
+				fmt.Sprintf("the tags of %s %s change, and Karpenter counts a change of a node class's spec.tags as drift (karpenter-provider-aws v1.15.2, EC2NodeClass.Hash): it replaces every node of the pool, as the disruption budgets allow, to give the new instances the new tags (existing instances keep the old ones until then). Change tags in a maintenance window, or tag through a tag policy instead.", o.Kind(), o.Name()))
+		}
+	}
 }
 
 // replaced reports whether the plan replaces the pool: an argument that requires replacement

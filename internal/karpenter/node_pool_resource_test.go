@@ -665,6 +665,30 @@ func TestAccKarpenterNodePool_objectCreatedMeanwhile(t *testing.T) {
 	}
 }
 
+// A change of the pool's tags changes its node class's spec.tags, which Karpenter counts as drift:
+// the plan warns that every node is replaced; a change of anything else does not.
+func TestAccKarpenterNodePool_tagChangeWarns(t *testing.T) {
+	e := newEnv(t)
+	cfg := func(team string, maxSize int) string {
+		return e.provider("") + poolHCL("tagged", `["g6.xlarge"]`, inference+scaling(0, maxSize)+fmt.Sprintf("  tags = { team = %q }\n", team))
+	}
+	var diags acctest.ApplyDiagnostics
+	step := func(team string, maxSize int, check func() error) resource.TestStep {
+		return resource.TestStep{PreConfig: diags.Reset, Config: cfg(team, maxSize), Check: func(*terraform.State) error { return check() }}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             e.gone("tagged"),
+		Steps: []resource.TestStep{
+			step("search", 2, func() error { return diags.ExpectNoPlanWarning("Changed tags replace the pool's nodes") }),
+			step("search", 3, func() error { return diags.ExpectNoPlanWarning("Changed tags replace the pool's nodes") }),
+			step("ranking", 3, func() error {
+				return diags.ExpectPlanWarning("Changed tags replace the pool's nodes", "EC2NodeClass tagged", "counts a change of a node class's spec.tags as drift")
+			}),
+		},
+	})
+}
+
 // kubeBlock is a kubernetes block reaching a made-up API server with the settings given.
 func kubeBlock(settings string) string {
 	return "  kubernetes {\n    host = \"https://203.0.113.10\"\n    " + settings + "\n  }\n"

@@ -52,6 +52,9 @@ func selectorAttribute(what string, names bool) schema.ListNestedAttribute {
 
 func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attributes := poolschema.Attributes("node_pools")
+	tags := attributes["tags"].(schema.MapAttribute)
+	tags.MarkdownDescription = "Extra tags, merged over the provider's `default_tags`: the node class's `spec.tags`, which Karpenter gives the instances, volumes and launch templates it makes. A change of them is a change of the node class that Karpenter counts as drift: it replaces every node of the pool, as the disruption budgets allow (karpenter-provider-aws v1.15.2, `EC2NodeClass.Hash`), and the plan warns of it. Derived tags (`gpufleet:`) are in `effective_tags`."
+	attributes["tags"] = tags
 	maps.Copy(attributes, map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "`<cluster_name>:<name>`, also the import id.",

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
@@ -96,13 +97,27 @@ func Warnings(s pool.Spec, c Class) []pool.Problem {
 			"Cluster-wide resource labels (google_container_cluster resource_labels) reach auto-created node pools too.")
 	if s.GPU.MIG != nil && s.Known(pool.P("gpu", "mig")) {
 		add(pool.P("gpu", "mig"), "MIG partitions requested by the pods",
-			"a ComputeClass has no MIG partition field in the schema gpufleet validates against: GKE partitions the GPUs of the node pools it creates for the pods' node selector "+LabelPartitionSize+
+			"gpufleet does not render the ComputeClass field gpu.gpuSharing.gpuPartitionSize: it is known from one third-party source only (GKE 1.35.2-gke.1485000 and later; no dumped CRD confirms its names), and an older GKE refuses it. GKE partitions the GPUs of the node pools it creates for the pods' node selector "+LabelPartitionSize+
 				". Use pod_spec.node_selector in the workload, or pods get whole GPUs.")
 	}
 	if s.GPU.Sharing != nil && s.Known(pool.P("gpu", "sharing")) {
 		add(pool.P("gpu", "sharing"), "GPU sharing requested by the pods",
-			"a ComputeClass has no GPU sharing field in the schema gpufleet validates against: GKE shares the GPUs of the node pools it creates for the pods' node selectors "+
+			"gpufleet does not render the ComputeClass field gpu.gpuSharing: it is known from one third-party source only (GKE 1.35.2-gke.1485000 and later; no dumped CRD confirms its names), and an older GKE refuses it. GKE shares the GPUs of the node pools it creates for the pods' node selectors "+
 				LabelSharingStrategy+" and "+LabelMaxSharedClients+". Use pod_spec.node_selector in the workload, or pods get whole GPUs.")
+	}
+	if r := s.Capacity.Reservation; r != nil && r.Type == pool.ReservationAny && s.Known(pool.P("capacity", "reservation")) && s.Known(pool.P("capacity", "ladder")) {
+		if i := slices.Index(c.Ladder, RungReservation); i >= 0 {
+			for _, later := range c.Ladder[i+1:] {
+				if later == RungOnDemand {
+					break // on-demand before it either way
+				}
+				if later == RungSpot || later == RungFlexStart {
+					add(pool.P("capacity", "ladder"), "Rungs after an \"any\" reservation run only in a stockout",
+						fmt.Sprintf("the %q rung consumes any matching reservation with AnyBestEffort, which falls back to on-demand VMs within its own priority (the ComputeClass CRD: \"AnyBestEffort: any matching reservation, else on-demand\"; GKE, \"Consuming reserved zonal resources\": any matching reservation with fallback). GKE moves on to the %q rung only when on-demand capacity of the machine type is out too: the class runs on-demand where the ladder reads %s. Put %q before the reservation rung, consume a \"specific\" reservation (no fallback), or leave the rung out.", RungReservation, later, strings.Join(c.Ladder, ", "), later))
+					break
+				}
+			}
+		}
 	}
 	if s.Scaling.Min > 0 && s.Known(pool.P("scaling", "min_size")) {
 		add(pool.P("scaling", "min_size"), "Minimum size not carried by a ComputeClass",

@@ -310,6 +310,35 @@ func TestWarnings_sizesAndScaleUpAnyway(t *testing.T) {
 	}
 }
 
+// An "any" reservation rung falls back to on-demand within its own priority (AnyBestEffort): a spot
+// or flex-start rung right after it runs only when on-demand is out too, which a warning at the
+// ladder says; after an on-demand rung, or after a specific reservation (no fallback), nothing.
+func TestWarnings_rungsAfterAnAnyReservation(t *testing.T) {
+	for _, tc := range []struct {
+		reservation string
+		ladder      []string
+		warn        bool
+	}{
+		{pool.ReservationAny, []string{RungReservation, RungSpot, RungOnDemand}, true},
+		{pool.ReservationAny, []string{RungReservation, RungFlexStart}, true},
+		{pool.ReservationAny, []string{RungReservation, RungOnDemand, RungSpot}, false},
+		{pool.ReservationAny, []string{RungSpot, RungReservation, RungOnDemand}, false},
+		{pool.ReservationSpecific, []string{RungReservation, RungSpot, RungOnDemand}, false},
+	} {
+		s := l4Pool()
+		s.Capacity.Reservation = &pool.Reservation{Type: tc.reservation, Name: "r"}
+		var got string
+		for _, w := range Warnings(s, Class{Name: "c", Ladder: tc.ladder}) {
+			if w.Path.String() == "capacity.ladder" {
+				got = w.Summary + ": " + w.Detail
+			}
+		}
+		if (got != "") != tc.warn || tc.warn && !strings.Contains(got, "falls back to on-demand VMs within its own priority") {
+			t.Errorf("%s reservation, ladder %v: warning %q", tc.reservation, tc.ladder, got)
+		}
+	}
+}
+
 // Issue #40, item 8: training replicas over two a3-megagpu-8g nodes get a warning that a
 // ComputeClass cannot give its nodes GPUDirect-TCPXO's 8 additional node networks; a replica on one
 // node gets none.

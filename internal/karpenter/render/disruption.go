@@ -2,6 +2,7 @@ package render
 
 import (
 	"slices"
+	"time"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
 )
@@ -29,6 +30,11 @@ const (
 	ExpireAfterDefault        = "720h"
 	BudgetNodesDefault        = "10%"
 )
+
+// AutoModeMaxLifetime is the longest an EKS Auto Mode node lives, whatever its NodePool's
+// expireAfter (AWS, "Automate cluster infrastructure with EKS Auto Mode": "EKS Auto Mode enforces a
+// 21-day maximum node lifetime"; read 2026-11-29).
+const AutoModeMaxLifetime = 21 * 24 * time.Hour
 
 // Consolidation policies (the NodePool CRD's enum; Balanced since Karpenter v1.15).
 const (

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/crds"
@@ -256,6 +257,26 @@ func (r *renderer) checkSettings() {
 	}
 	if r.spec.GPU.MIG != nil {
 		r.note(Error, pool.P("gpu", "mig"), "MIG in Auto Mode", "EKS Auto Mode runs its own NVIDIA driver and device plugin (not a DaemonSet you can configure: AWS, \"Deploy an accelerated workload\"), so no MIG manager applies the nvidia.com/mig.config label. Use mode = \"karpenter\" with the NVIDIA GPU Operator, or drop gpu.mig.")
+	}
+	// EKS Auto Mode replaces every node after at most 21 days whatever expireAfter says (AWS,
+	// "Automate cluster infrastructure with EKS Auto Mode": "EKS Auto Mode enforces a 21-day maximum
+	// node lifetime to ensure up-to-date software and APIs"; read 2026-11-29).
+	if after := r.expireAfter(); r.protected() || r.set.Disruption.ExpireAfter != "" {
+		if d, err := time.ParseDuration(after); after == "Never" || err == nil && d > AutoModeMaxLifetime {
+			at := pool.P("disruption", "expire_after")
+			if r.set.Disruption.ExpireAfter == "" {
+				at = pool.P("workload", "interruptible")
+			}
+			r.note(Warning, at, "Nodes live at most 21 days in Auto Mode",
+				"the NodePool says expireAfter: %s, but EKS Auto Mode replaces every node after at most 21 days (AWS, \"Automate cluster infrastructure with EKS Auto Mode\": \"EKS Auto Mode enforces a 21-day maximum node lifetime\"): a run longer than that is evicted with its node. Checkpoint work that can run longer, or use mode = \"karpenter\", whose nodes live as expireAfter says.", after)
+		}
+	}
+	// A NodeClass that selects reservations turns off Auto Mode's use of open ODCRs for every
+	// NodeClass of the cluster (AWS, "Control deployment of workloads into EC2 On-Demand Capacity
+	// Reservations with EKS Auto Mode", warning; read 2026-11-29).
+	if r.spec.Capacity.Reservation != nil {
+		r.note(Warning, pool.P("capacity", "reservation"), "A reservation in Auto Mode changes the whole cluster",
+			"the NodeClass selects the reservation by capacityReservationSelectorTerms, and then \"EKS Auto Mode will no longer automatically use open ODCRs for any NodeClass in the cluster\" (AWS, \"Control deployment of workloads into EC2 On-Demand Capacity Reservations with EKS Auto Mode\"): open reservations that other NodePools launched into go unused, and their nodes are billed at on-demand rates beside them, unless their NodeClasses select them too.")
 	}
 	if r.spec.GPU.Sharing != nil {
 		r.note(Error, pool.P("gpu", "sharing"), "GPU sharing in Auto Mode", "EKS Auto Mode's built-in NVIDIA device plugin cannot be given a time-slicing or MPS config, and Auto Mode has no NodeOverlay to make Karpenter count shared GPUs. Use mode = \"karpenter\", or drop gpu.sharing.")

@@ -152,3 +152,49 @@ func TestInterNodeNeedsTheEFARequest(t *testing.T) {
 		}
 	}
 }
+
+// EKS Auto Mode replaces every node after at most 21 days, whatever expireAfter says, and a
+// NodeClass that selects reservations stops Auto Mode from using open ODCRs for the whole cluster:
+// both are warnings at the attribute, in Auto Mode only.
+func TestAutoModeLifetimeAndReservationWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		mode                   string
+		expire                 string
+		interrupt, reservation bool
+		want                   []string
+	}{
+		{"protected training", render.ModeAutoMode, "", false, false, []string{"workload.interruptible"}},
+		{"expire_after 720h", render.ModeAutoMode, "720h", true, false, []string{"disruption.expire_after"}},
+		{"expire_after 336h", render.ModeAutoMode, "336h", false, false, nil},
+		{"interruptible, default", render.ModeAutoMode, "", true, false, nil},
+		{"reservation", render.ModeAutoMode, "", true, true, []string{"capacity.reservation"}},
+		{"self-managed Karpenter", render.ModeKarpenter, "", false, true, nil},
+	} {
+		s := spec(0, 4, 0, 0)
+		s.InstanceTypes = []string{"p5.48xlarge"}
+		s.Workload = pool.Workload{Kind: pool.KindTraining, Environment: pool.EnvStaging, GPUMemoryGiB: 600, Interruptible: tc.interrupt}
+		if tc.reservation {
+			s.Capacity = pool.Capacity{Reservation: &pool.Reservation{Type: pool.ReservationCapacityReservation, ID: "cr-0a1b2c3d4e5f60718"}}
+		}
+		d, err := pool.Derive(s, pool.Environment{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := render.Settings{Mode: tc.mode, NodeRole: "r", Subnets: []render.SelectorTerm{{ID: "subnet-1"}}, SecurityGroups: []render.SelectorTerm{{ID: "sg-1"}}}
+		set.Disruption.ExpireAfter = tc.expire
+		var got []string
+		for _, n := range render.Render(s, d, set).Notes {
+			if n.Summary == "Nodes live at most 21 days in Auto Mode" && strings.Contains(n.Detail, "enforces a 21-day maximum node lifetime") ||
+				n.Summary == "A reservation in Auto Mode changes the whole cluster" && strings.Contains(n.Detail, "no longer automatically use open ODCRs for any NodeClass") {
+				if n.Severity != render.Warning {
+					t.Errorf("%s: %s is not a warning", tc.name, n.Summary)
+				}
+				got = append(got, n.Path.String())
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: warnings at %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
