@@ -368,18 +368,22 @@ _no_gpu_count(r) if {
 # defaulting webhook), but reserved only where the requirement names it (In) or the node class
 # selects reservations (capacityReservationSelectorTerms): without terms there is no reserved
 # offering to launch (pkg/providers/instancetype/types.go), and a NodePool that merely admits
-# reserved (NotIn [spot]) launches on-demand. node_class: null when not known.
-_np_capacity_types(reqs, node_class) := [c |
-	some c in ["on-demand", "reserved", "spot"]
+# reserved (NotIn [spot]) launches on-demand. terms: the node class's reservation selector terms
+# (_reservation_terms), null when it is not known. (The types offered are looked up once, not
+# asked of a function per type: a call with the requirements costs a hundred allocations.)
+_np_capacity_types(reqs, terms) := [c |
+	some c in _offered[_reserved_offered(reqs, terms)]
 	_req_admits(reqs, "karpenter.sh/capacity-type", c)
-	_offered(c, reqs, node_class)
 ]
 
-_offered(c, _, _) if c != "reserved"
+_offered := {true: ["on-demand", "reserved", "spot"], false: ["on-demand", "spot"]}
 
-_offered("reserved", reqs, _) if "reserved" in _req_in(reqs, "karpenter.sh/capacity-type")
-
-_offered("reserved", _, node_class) if _reservation_terms(node_class) > 0
+_reserved_offered(reqs, terms) if {
+	is_number(terms)
+	terms > 0
+} else if {
+	"reserved" in _req_in(reqs, "karpenter.sh/capacity-type")
+} else := false
 
 # A count written as a whole number ("8", 8) as a number; null otherwise: a quantity with a suffix or
 # a fraction ("1k", "8.0", which the CRD allows but GPU limits are not written as) reads as no count.
@@ -416,7 +420,7 @@ _np_document(address, np, node_class, nc_known) := {
 			"kind": object.get(tmpl, ["nodeClassRef", "kind"], null),
 			"name": object.get(tmpl, ["nodeClassRef", "name"], null),
 			"found": nc_known,
-			"reservation_terms": _reservation_terms(node_class),
+			"reservation_terms": terms,
 		},
 		"capacity_types": types,
 		"capacity_block": capacity_block,
@@ -457,7 +461,8 @@ _np_document(address, np, node_class, nc_known) := {
 		object.get(np, ["metadata", "annotations", "gpufleet.io/cluster"], null),
 		node_class,
 	))
-	types := _np_capacity_types(reqs, node_class)
+	terms := _reservation_terms(node_class)
+	types := _np_capacity_types(reqs, terms)
 	replicas := object.get(np, ["spec", "replicas"], null)
 	static := is_number(replicas)
 	gpu_count := _count(object.get(limits, "nvidia.com/gpu", null))
