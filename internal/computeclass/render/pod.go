@@ -113,7 +113,7 @@ func Warnings(s pool.Spec, c Class) []pool.Problem {
 				}
 				if later == RungSpot || later == RungFlexStart {
 					add(pool.P("capacity", "ladder"), "Rungs after an \"any\" reservation run only in a stockout",
-						fmt.Sprintf("the %q rung consumes any matching reservation with AnyBestEffort, which falls back to on-demand VMs within its own priority (the ComputeClass CRD: \"AnyBestEffort: any matching reservation, else on-demand\"; GKE, \"Consuming reserved zonal resources\": any matching reservation with fallback). GKE moves on to the %q rung only when on-demand capacity of the machine type is out too: the class runs on-demand where the ladder reads %s. Put %q before the reservation rung, consume a \"specific\" reservation (no fallback), or leave the rung out.", RungReservation, later, strings.Join(c.Ladder, ", "), later))
+						fmt.Sprintf("the %q rung consumes any matching reservation with AnyBestEffort, which falls back to on-demand VMs within its own priority (the ComputeClass CRD: \"AnyBestEffort: any matching reservation, else on-demand\"; GKE, https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations: \"Any matching reservation with fallback\"). GKE moves on to the %q rung only when on-demand capacity of the machine type is out too: the class runs on-demand where the ladder reads %s. Put %q before the reservation rung, consume a \"specific\" reservation (no fallback), or leave the rung out.", RungReservation, later, strings.Join(c.Ladder, ", "), later))
 					break
 				}
 			}

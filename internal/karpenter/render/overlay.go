@@ -17,6 +17,14 @@ import (
 // ApplyCapacityOverlay: the overlay's values are assigned over the instance type's), here for the
 // pool's NodePools only (requirement karpenter.sh/nodepool).
 
+// OverlayWeight is the weight of gpufleet's NodeOverlays, the highest the CRD allows: Karpenter
+// applies overlays highest weight first and keeps the capacity the first one set, so an overlay of
+// weight 0 (unset) loses to any other overlay of the cluster that sets the same resource, and ties
+// with an unweighted one in a conflict that voids both (sigs.k8s.io/karpenter v1.15.0
+// pkg/apis/v1alpha1/nodeoverlay.go OrderByWeight, pkg/controllers/nodeoverlay/store.go). The pool's
+// overlay selects the pool's NodePools alone, whose nodes' GPUs it describes.
+const OverlayWeight = 10000
+
 // NodeOverlayName is the name of the pool's NodeOverlay: the pool's name.
 func NodeOverlayName(s pool.Spec) string { return s.Name }
 
@@ -53,6 +61,7 @@ func (r *renderer) nodeOverlay() (Object, bool) {
 		"spec": map[string]any{
 			"requirements": []any{map[string]any{"key": labelNodePool, "operator": "In", "values": anyStrings(names)}},
 			"capacity":     capacity,
+			"weight":       int64(OverlayWeight),
 		},
 	}
 	r.note(Warning, attr, "NodeOverlay is alpha",

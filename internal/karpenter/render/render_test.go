@@ -98,6 +98,10 @@ func TestMIGStrategyAdvertised(t *testing.T) {
 		if got := overlay["spec"].(map[string]any)["capacity"]; fmt.Sprint(got) != fmt.Sprint(c.capacity) {
 			t.Errorf("%s: overlay capacity %v, want %v", c.strategy, got, c.capacity)
 		}
+		// the highest weight: no other overlay of the cluster takes the pool's GPUs over
+		if got := overlay["spec"].(map[string]any)["weight"]; got != int64(10000) {
+			t.Errorf("%s: overlay weight %v, want 10000", c.strategy, got)
+		}
 		limits := nodePool["spec"].(map[string]any)["limits"].(map[string]any)
 		if limits[c.limit[0]] != c.limit[1] || len(limits) != 2 {
 			t.Errorf("%s: NodePool limits %v, want %s = %s and nodes", c.strategy, limits, c.limit[0], c.limit[1])
