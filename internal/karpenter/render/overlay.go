@@ -19,10 +19,11 @@ import (
 
 // OverlayWeight is the weight of gpufleet's NodeOverlays, the highest the CRD allows: Karpenter
 // applies overlays highest weight first and keeps the capacity the first one set, so an overlay of
-// weight 0 (unset) loses to any other overlay of the cluster that sets the same resource, and ties
-// with an unweighted one in a conflict that voids both (sigs.k8s.io/karpenter v1.15.0
-// pkg/apis/v1alpha1/nodeoverlay.go OrderByWeight, pkg/controllers/nodeoverlay/store.go). The pool's
-// overlay selects the pool's NodePools alone, whose nodes' GPUs it describes.
+// weight 0 (unset) loses to any other overlay of the cluster that sets the same resource, and is
+// not applied at all after an unweighted one named later in the alphabet, which makes it the
+// conflicting one (sigs.k8s.io/karpenter v1.15.0 pkg/apis/v1alpha1/nodeoverlay.go OrderByWeight,
+// pkg/controllers/nodeoverlay/store.go isCapacityUpdateConflicting). The pool's overlay selects the
+// pool's NodePools alone, whose nodes' GPUs it describes.
 const OverlayWeight = 10000
 
 // NodeOverlayName is the name of the pool's NodeOverlay: the pool's name.
