@@ -1126,10 +1126,11 @@ func overlayRequirement(r any, labels map[string]any, candidates []string, prefi
 	if !hasKey || !isStr {
 		return false
 	}
-	if v, defined := labels[key]; defined && oneAdmits(r, key, v, true) {
+	v, defined := labels[key]
+	if defined && oneAdmits(r, key, v, true) {
 		return true
 	}
-	if v, defined := labels[key]; truthy(v, defined) {
+	if truthy(v, defined) {
 		return false
 	}
 	op, hasOp := at(r, "operator")
@@ -1449,14 +1450,13 @@ func ccGPU(model, perNode any, ps []any) map[string]any {
 		if s != nil {
 			shared = true
 		}
-		profile := get(s, nil, "gpuPartitionSize")
-		if ps, ok := profile.(string); !ok || ps == "" {
-			profile = nil
+		var profile, sharing any
+		if size, ok := get(s, nil, "gpuPartitionSize").(string); ok && size != "" {
+			profile = size
 		}
 		profiles = append(profiles, profile)
-		var sharing any
-		if strategy, ok := gkeStrategies[fmt.Sprint(get(s, nil, "sharingStrategy"))]; ok && isString(get(s, nil, "sharingStrategy")) {
-			sharing = map[string]any{"strategy": strategy, "replicas": num(get(s, nil, "maxSharedClientsPerGPU"))}
+		if name, ok := get(s, nil, "sharingStrategy").(string); ok && gkeStrategies[name] != "" {
+			sharing = map[string]any{"strategy": gkeStrategies[name], "replicas": num(get(s, nil, "maxSharedClientsPerGPU"))}
 		}
 		sharings = append(sharings, sharing)
 	}
