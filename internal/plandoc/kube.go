@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	json "github.com/segmentio/encoding/json"
+	"k8s.io/apimachinery/pkg/api/resource"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -876,9 +877,9 @@ func npCapacityTypes(reqs []any, nc map[string]any) []string {
 	return out
 }
 
-var wholeNumberString = regexp.MustCompile(`^[0-9]+$`)
+// quantityString is a Kubernetes quantity the builders read (documents._count's expression).
+var quantityString = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?$`)
 
-// kubeCount is documents._count.
 // npGPULimit is a NodePool's GPU limit: nvidia.com/gpu, else the sum of its MIG slices' limits
 // (nvidia.com/mig-<profile>, what nodes advertise under the GPU Operator's mixed MIG strategy);
 // nil without either.
@@ -897,14 +898,17 @@ func npGPULimit(limits any) any {
 	return sum
 }
 
+// kubeCount is documents._count: a Kubernetes quantity as a number (a number as it is, a string as
+// resource.ParseQuantity reads it: "8", "8.0", "500m", "1k", "2Ki", "1e3"), nil for anything else.
 func kubeCount(q any) any {
 	switch v := q.(type) {
 	case float64:
 		return v
 	case string:
-		if wholeNumberString.MatchString(v) {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
+		if quantityString.MatchString(v) {
+			if n, err := resource.ParseQuantity(v); err == nil {
+				return n.AsApproximateFloat64()
+			}
 		}
 	}
 	return nil

@@ -481,3 +481,46 @@ func TestReadManifests_duplicatesSameAsTheBundle(t *testing.T) {
 		}
 	}
 }
+
+// Limits and an overlay's capacity are Kubernetes quantities ("16.0", "1k", "500m", "2Ki", "1e1"):
+// both builders read them as the API server does, and what is no quantity (or micro and nano
+// units) as no limit.
+func TestDocuments_limitQuantitiesSameAsTheBundle(t *testing.T) {
+	clusters := exampleClusters(t)
+	bundle := bundleKubeDocuments(t, clusters)
+	objects := kubeFixtures(t)["karpenter_compliant.yaml"]
+	for q, want := range map[any]any{"4": 4.0, 4.0: 4.0, "4.0": 4.0, "+4": 4.0, "4.": 4.0, "1k": 1000.0, "2Ki": 2048.0, "1e1": 10.0, "500m": 0.5, ".5": 0.5, "1E": 1e18,
+		"4 GPUs": nil, "1K": nil, "1u": nil, "1e": nil, "": nil, true: nil} {
+		var changed []any
+		for _, o := range objects {
+			o := deepCopyValue(o).(map[string]any)
+			if o["kind"] == "NodePool" {
+				o["spec"].(map[string]any)["limits"] = map[string]any{"nodes": "8", "nvidia.com/gpu": q}
+			}
+			if o["kind"] == "NodeOverlay" {
+				o["spec"].(map[string]any)["capacity"] = map[string]any{"nvidia.com/gpu": q}
+			}
+			changed = append(changed, o)
+		}
+		name := fmt.Sprintf("karpenter_compliant.yaml with %v", q)
+		if compareKube(t, bundle, clusters, name, changed) == 0 {
+			t.Fatalf("%s: no documents", name)
+		}
+		p, err := ReadManifests([]ManifestFile{{Path: "x.yaml", Data: func() []byte {
+			var docs [][]byte
+			for _, o := range changed {
+				y, _ := yaml.Marshal(o)
+				docs = append(docs, y)
+			}
+			return bytes.Join(docs, []byte("---\n"))
+		}()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for address, doc := range goKubeDocuments(t, p, clusters) {
+			if got := doc.(map[string]any)["autoscaler"].(map[string]any)["gpu_limit"]; got != want {
+				t.Errorf("%s: %s's gpu_limit is %v, want %v", name, address, got, want)
+			}
+		}
+	}
+}

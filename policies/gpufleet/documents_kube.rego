@@ -385,13 +385,16 @@ _reserved_offered(reqs, terms) if {
 	"reserved" in _req_in(reqs, "karpenter.sh/capacity-type")
 } else := false
 
-# A count written as a whole number ("8", 8) as a number; null otherwise: a quantity with a suffix or
-# a fraction ("1k", "8.0", which the CRD allows but GPU limits are not written as) reads as no count.
+# A Kubernetes quantity as a number: a number as it is, a string as the API server reads it ("8",
+# "8.0", "+8", ".5", "500m", "1k", "2Ki", "1e3", "1E": k8s.io/apimachinery pkg/api/resource,
+# ParseQuantity; the NodePool CRD's limits and the NodeOverlay's capacity take such strings); null
+# for anything else, and for the micro and nano suffixes (u, n), which units.parse does not read and
+# no count is written in. (plandoc.kubeCount is the same.)
 _count(q) := q if {
 	is_number(q)
-} else := to_number(q) if {
+} else := units.parse(q) if {
 	is_string(q)
-	regex.match(`^[0-9]+$`, q)
+	regex.match(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?$`, q)
 } else := null
 
 _np_document(address, np, node_class, nc_known) := {

@@ -175,6 +175,27 @@ test_mixed_mig_limits_are_the_gpu_limit if {
 	doc.autoscaler.gpu_limit == 40
 }
 
+# Limits and an overlay's capacity are Kubernetes quantities, read as the API server reads them (the
+# CRDs take "16.0", "1k" or "500m" as well as 16 and "16"); a string that is no quantity, or one in
+# micro or nano units, is no limit.
+test_limits_are_quantities if {
+	every pair in [["16", 16], [16, 16], ["16.0", 16], ["+16", 16], ["16.", 16], ["1k", 1000], ["2Ki", 2048], ["1e1", 10], ["1E", 1e18], ["500m", 0.5], [".5", 0.5]] {
+		[q, want] := pair
+		[[_, doc]] := documents.pools with input as json.patch(gpu_nodepool, [{"op": "replace", "path": "/spec/limits", "value": {"nvidia.com/gpu": q}}])
+		doc.autoscaler.gpu_limit == want
+	}
+	every q in ["16 GPUs", "1K", "1u", "1e", "sixteen", "", true] {
+		[[_, doc]] := documents.pools with input as json.patch(gpu_nodepool, [{"op": "replace", "path": "/spec/limits", "value": {"nodes": "4", "nvidia.com/gpu": q}}])
+		doc.autoscaler.gpu_limit == null
+	}
+	[[_, doc]] := documents.pools with input as {"apiVersion": "v1", "kind": "List", "items": [
+		json.patch(gpu_nodepool, [{"op": "replace", "path": "/spec/limits", "value": {"nvidia.com/gpu": "1.6e1"}}]),
+		node_class, json.patch(overlay, [{"op": "replace", "path": "/spec/capacity", "value": {"nvidia.com/gpu": "4.0"}}]),
+	]}
+	doc.autoscaler.advertised_gpus_per_node == 4
+	doc.scaling.max_size == 4
+}
+
 # Objects declared more than once (several clusters' directories combined, a base and its patch):
 # each NodePool, ComputeClass or node class of one kind and name with its files, sorted; other
 # kinds, objects of other names and a plan's resources are not.
