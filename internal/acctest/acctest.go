@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,4 +152,38 @@ func lastLines(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// ExpectREADMESays fails t unless the repository's README.md (read from a package two levels
+// down, internal/<pkg>) says text, white space folded: a figure the README quotes from a test.
+func ExpectREADMESays(t *testing.T, text string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(string(raw)), " "), text) {
+		t.Errorf("README.md does not say %s", text)
+	}
+}
+
+// ChangedAttributes are the names of the top-level attributes whose values differ between two
+// values of a resource in a plan's JSON (a drift's before and after), sorted: what a test reports
+// of a drift without printing the values, which may hold credentials.
+func ChangedAttributes(before, after any) []string {
+	b, _ := before.(map[string]any)
+	a, _ := after.(map[string]any)
+	var changed []string
+	for k := range b {
+		if fmt.Sprint(b[k]) != fmt.Sprint(a[k]) {
+			changed = append(changed, k)
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			changed = append(changed, k)
+		}
+	}
+	slices.Sort(changed)
+	return changed
 }

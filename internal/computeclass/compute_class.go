@@ -221,7 +221,14 @@ func (r *ComputeClassResource) Update(ctx context.Context, req resource.UpdateRe
 	poolschema.Update(ctx, req, resp, func(ctx context.Context, plan, state *resourceModel, _ time.Duration) {
 		plan.OwnerID = state.OwnerID
 		if ok, _ := r.apply(ctx, plan, &resp.Diagnostics); !ok {
-			return // state keeps the class as it was, which the next plan applies again
+			// State keeps the configuration as it was, which the next plan applies again, with the
+			// class as the cluster now holds it: an apply whose answer was lost (a timeout, a
+			// connection cut) may have been done.
+			if m, ok := r.liveManifests(ctx, state); ok && m != state.Manifests.ValueString() {
+				state.Manifests = types.StringValue(m)
+				resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+			}
+			return
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
@@ -283,6 +290,24 @@ func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diag
 	}
 	tflog.Info(ctx, "applied the ComputeClass", map[string]any{"name": m.Name.ValueString()})
 	return true, false
+}
+
+// liveManifests are the managed fields of the class in the cluster (managedManifests) when it is
+// there and this resource's; ok is false otherwise, or when it cannot be read.
+func (r *ComputeClassResource) liveManifests(ctx context.Context, m *resourceModel) (string, bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	var scratch diag.Diagnostics
+	client, gone := r.client(ctx, m, &scratch)
+	if gone != nil || client == nil {
+		return "", false
+	}
+	live, err := client.Get(ctx, gvk, m.Name.ValueString())
+	if err != nil || client.CheckOwned(live, m.OwnerID.ValueString()) != nil {
+		return "", false
+	}
+	out, err := managedManifests(live)
+	return out, err == nil
 }
 
 // undoCreate deletes the class a failed create made anyway (it is this resource's: the create's new

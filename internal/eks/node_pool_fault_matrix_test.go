@@ -77,14 +77,7 @@ func TestAccEKSNodePool_faultMatrix(t *testing.T) {
 
 // The README quotes how many rows the matrix has.
 func TestFaultMatrix_rowsTheREADMEQuotes(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := fmt.Sprintf("`TestAccEKSNodePool_faultMatrix` (`make test`, %d rows)", len(faultMatrix()))
-	if !strings.Contains(strings.Join(strings.Fields(string(raw)), " "), want) {
-		t.Errorf("README.md does not say %s", want)
-	}
+	acctest.ExpectREADMESays(t, fmt.Sprintf("`TestAccEKSNodePool_faultMatrix` (`make test`, %d rows)", len(faultMatrix())))
 }
 
 // matrixRow is one broken call.

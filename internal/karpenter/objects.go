@@ -343,12 +343,13 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 					diags.Append(out.Set(ctx, plan)...)
 				}
 			} else {
-				r.saveApplied(ctx, plan, state, applied, out, diags)
+				r.saveApplied(ctx, plan, state, applied, nil, out, diags)
 			}
 			return
 		}
 		applied = append(applied, live)
 	}
+	deleted := map[objectRef]bool{}
 	for _, ref := range stale {
 		live, ok := staleLive[ref]
 		if !ok {
@@ -356,9 +357,10 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 		}
 		if err := c.Delete(ctx, ref.gvk, ref.name, string(live.GetUID()), poll); err != nil {
 			diags.AddError(what, err.Error())
-			r.saveApplied(ctx, plan, state, applied, out, diags)
+			r.saveApplied(ctx, plan, state, applied, deleted, out, diags)
 			return
 		}
+		deleted[ref] = true
 	}
 	setFromLive(plan, applied, diags)
 	diags.Append(out.Set(ctx, plan)...)
@@ -407,10 +409,10 @@ func appliedAnyway(ctx context.Context, c *kube.Client, o render.Object, owner s
 	return u
 }
 
-// saveApplied keeps in state, after a failed update, what exists: the objects state knew and the
-// ones applied, with manifests that differ from the configuration's, so that the next plan shows
-// the update again.
-func (r *NodePoolResource) saveApplied(ctx context.Context, plan, state *nodePoolModel, applied []*unstructured.Unstructured, out *tfsdk.State, diags *diag.Diagnostics) {
+// saveApplied keeps in state, after a failed update, what exists: the objects state knew but those
+// the update deleted, and the ones applied, with manifests that differ from the configuration's, so
+// that the next plan shows the update again.
+func (r *NodePoolResource) saveApplied(ctx context.Context, plan, state *nodePoolModel, applied []*unstructured.Unstructured, deleted map[objectRef]bool, out *tfsdk.State, diags *diag.Diagnostics) {
 	if state == nil {
 		return
 	}
@@ -423,7 +425,7 @@ func (r *NodePoolResource) saveApplied(ctx context.Context, plan, state *nodePoo
 	}
 	prev := previousObjects(state)
 	for _, ref := range refsOf(ctx, state.Objects) {
-		if !known[ref] {
+		if !known[ref] && !deleted[ref] {
 			if m, ok := prev[ref.gvk.Kind+"/"+ref.name]; ok {
 				objs = append(objs, render.Object{Manifest: m})
 			}
@@ -640,6 +642,11 @@ func (r *NodePoolResource) delete(ctx context.Context, req resource.DeleteReques
 	if c == nil {
 		return
 	}
+	defer func() {
+		if resp.Diagnostics.HasError() {
+			keepRemaining(ctx, c, m, &resp.State, &resp.Diagnostics)
+		}
+	}()
 	var pools, classes []objectRef
 	for _, ref := range refsOf(ctx, m.Objects) {
 		if isNodeClass(ref.gvk) {
@@ -678,6 +685,34 @@ func (r *NodePoolResource) delete(ctx context.Context, req resource.DeleteReques
 			}
 		}
 	}
+}
+
+// keepRemaining records, after a failed destroy, the pool's objects that are still in the cluster
+// (and still the pool's): the NodePools deleted before the failure are gone from state as from the
+// cluster, and the next destroy deletes the rest. An object that cannot be read is kept.
+func keepRemaining(ctx context.Context, c *kube.Client, m *nodePoolModel, st *tfsdk.State, diags *diag.Diagnostics) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	prev := previousObjects(m)
+	var objs []render.Object
+	for _, ref := range refsOf(ctx, m.Objects) {
+		live, err := c.Get(ctx, ref.gvk, ref.name)
+		if kube.IsNotFound(err) || err == nil && c.CheckOwned(live, m.OwnerID.ValueString()) != nil {
+			continue
+		}
+		man, ok := prev[ref.gvk.Kind+"/"+ref.name]
+		if !ok {
+			man = map[string]any{"apiVersion": ref.gvk.GroupVersion().String(), "kind": ref.gvk.Kind, "metadata": map[string]any{"name": ref.name}}
+		}
+		objs = append(objs, render.Object{Manifest: man})
+	}
+	if len(objs) == 0 {
+		st.RemoveResource(ctx)
+		return
+	}
+	m.Objects = objectList(objs)
+	m.Manifests = types.StringValue(manifests(objs))
+	diags.Append(st.Set(ctx, m)...)
 }
 
 // isNodeClass reports a node class (Karpenter's EC2NodeClass or Auto Mode's NodeClass), which goes

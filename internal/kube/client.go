@@ -287,12 +287,32 @@ func (c *Client) StartDelete(ctx context.Context, gvk schema.GroupVersionKind, n
 	policy := metav1.DeletePropagationBackground
 	opts.PropagationPolicy = &policy
 	if err := r.Delete(ctx, name, opts); err != nil {
-		if IsNotFound(err) {
+		if IsNotFound(err) || deletionStarted(ctx, r, name, uid) {
 			return nil
 		}
 		return c.wrap("deleting", gvk.Kind, name, err)
 	}
 	return nil
+}
+
+// deletionStarted reports, after a deletion request failed, whether the object was deleted all the
+// same: an answer lost on its way back (a gateway's timeout, a connection cut after the server
+// acted) hides a deletion the server did. The object is looked up: gone, being deleted, or replaced
+// by another object of its name (uid) is a deletion started; there unchanged, or not readable, is
+// not.
+func deletionStarted(ctx context.Context, r dynamic.ResourceInterface, name, uid string) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	live, err := r.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case IsNotFound(err):
+		return true
+	case err != nil:
+		return false
+	case uid != "" && string(live.GetUID()) != uid:
+		return true
+	}
+	return live.GetDeletionTimestamp() != nil
 }
 
 // WaitDeleted waits until the object whose UID is uid is gone (or replaced by another of its name),

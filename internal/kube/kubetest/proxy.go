@@ -21,15 +21,44 @@ type Proxy struct {
 // LossyProxy starts a Proxy for t.
 func (s *Server) LossyProxy(t testing.TB, lose func(*http.Request) bool) *Proxy {
 	t.Helper()
-	return s.proxy(t, func(w http.ResponseWriter, r *http.Request, forward http.Handler) bool {
-		if !lose(r) {
-			return false
+	return s.FaultyProxy(t, func(r *http.Request) Fault {
+		if lose(r) {
+			return Lose
 		}
-		forward.ServeHTTP(httptest.NewRecorder(), r) // done upstream, the answer lost
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusGatewayTimeout)
-		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the answer was lost on its way back","reason":"Timeout","code":504}`))
-		return true
+		return Pass
+	})
+}
+
+// Fault is what a FaultyProxy does with a request.
+type Fault int
+
+const (
+	// Pass forwards the request and returns its answer.
+	Pass Fault = iota
+	// Refuse answers 500 Internal Server Error without forwarding: nothing is done, as when an
+	// admission webhook or etcd fails the request (the API server's InternalError status).
+	Refuse
+	// Lose forwards the request, which is done, and replaces its answer by 504 Gateway Timeout.
+	Lose
+)
+
+// FaultyProxy starts a Proxy for t that does with each request what fault says.
+func (s *Server) FaultyProxy(t testing.TB, fault func(*http.Request) Fault) *Proxy {
+	t.Helper()
+	return s.proxy(t, func(w http.ResponseWriter, r *http.Request, forward http.Handler) bool {
+		f := fault(r)
+		switch f {
+		case Refuse:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Internal error occurred: failed calling webhook \"validation.example.com\": context deadline exceeded","reason":"InternalError","code":500}`))
+		case Lose:
+			forward.ServeHTTP(httptest.NewRecorder(), r) // done upstream, the answer lost
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusGatewayTimeout)
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the answer was lost on its way back","reason":"Timeout","code":504}`))
+		}
+		return f != Pass
 	})
 }
 
