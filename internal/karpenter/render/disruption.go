@@ -55,11 +55,33 @@ func (r *renderer) protected() bool {
 	return !w.Interruptible && (w.Kind == pool.KindTraining || w.Kind == pool.KindBatch)
 }
 
-func (r *renderer) disruption() map[string]any {
+// holdsBase reports whether rg is the on-demand (or reserved) rung of a pool with an on-demand
+// base beside a spot rung. Karpenter consolidates the priciest nodes first (sigs.k8s.io/karpenter
+// v1.15.0 pkg/controllers/disruption/consolidation.go, sortCandidates: price over disruption cost,
+// descending), so under WhenEmptyOrUnderutilized a scale-down removes the on-demand nodes before the
+// spot ones and leaves the pool on spot alone, below the base capacity.on_demand_base promises. Such
+// a rung consolidates only its empty nodes: the spot rung's underutilised nodes go, and their pods
+// move onto the on-demand nodes' room.
+func (r *renderer) holdsBase(rg rung) bool {
+	if rg.side.Spot() || r.spec.Capacity.OnDemandBase <= 0 {
+		return false
+	}
+	for _, side := range r.derived.Sides {
+		if side.Spot() && side.Sizes.Max > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *renderer) disruption(rg rung) map[string]any {
 	d := r.set.Disruption
 	policy, after := WhenEmptyOrUnderutilized, ConsolidateAfterDefault
-	if r.protected() {
+	switch {
+	case r.protected():
 		policy, after = WhenEmpty, ConsolidateAfterProtected
+	case r.holdsBase(rg):
+		policy = WhenEmpty
 	}
 	if d.ConsolidationPolicy != "" {
 		policy = d.ConsolidationPolicy
@@ -90,6 +112,12 @@ func (r *renderer) disruption() map[string]any {
 	}
 	out["budgets"] = budgets
 	r.disruptionNotes(policy)
+	if r.holdsBase(rg) && policy != WhenEmpty && !r.baseNoted {
+		r.baseNoted = true
+		r.note(Warning, pool.P("disruption", "consolidation_policy"), "Consolidation of the on-demand base",
+			"%s on the on-demand NodePool %s: Karpenter consolidates the priciest nodes first, so a scale-down removes on-demand nodes before spot ones and can leave the pool on spot alone, below capacity.on_demand_base (%d). Leave consolidation_policy unset (gpufleet then gives the on-demand rung %s), or set it to %s.",
+			policy, rg.side.Name, r.spec.Capacity.OnDemandBase, WhenEmpty, WhenEmpty)
+	}
 	return out
 }
 

@@ -107,7 +107,7 @@ func (r *renderer) advertisedGPUs() int {
 
 func (r *renderer) nodePool(rg rung, name string, nodes int, static bool) Object {
 	spec := map[string]any{
-		"disruption": r.disruption(),
+		"disruption": r.disruption(rg),
 		"template": map[string]any{
 			"metadata": map[string]any{"labels": anyMap(pool.SideLabels(r.derived.Labels, rg.side))},
 			"spec":     r.nodeClaimTemplate(rg),

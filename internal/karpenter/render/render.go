@@ -206,6 +206,7 @@ type renderer struct {
 	notes           []Note
 	summaries       []NodePoolSummary
 	disruptionNoted bool
+	baseNoted       bool
 }
 
 func (r *renderer) note(sev Severity, p pool.Path, summary, format string, args ...any) {

@@ -202,3 +202,55 @@ func TestAutoModeLifetimeAndReservationWarnings(t *testing.T) {
 		}
 	}
 }
+
+// Karpenter consolidates the priciest nodes first: the on-demand NodePool of a pool with an
+// on-demand base beside a spot share consolidates only empty nodes, so that a scale-down leaves the
+// base on-demand; the spot NodePool, and pools without a base or without spot, consolidate
+// underutilised nodes. A policy written in the block is kept, with a warning when it would
+// consolidate the base.
+func TestOnDemandBaseIsNotConsolidatedFirst(t *testing.T) {
+	set := render.Settings{NodeRole: "r", Subnets: []render.SelectorTerm{{ID: "subnet-1"}}, SecurityGroups: []render.SelectorTerm{{ID: "sg-1"}}}
+	for _, tc := range []struct {
+		name          string
+		minSize, pct  int
+		base          int
+		policy        string
+		want          map[string]string // NodePool → consolidationPolicy
+		warnsAtPolicy bool
+	}{
+		{"base beside spot", 0, 50, 1, "", map[string]string{"p-od": render.WhenEmpty, "p-spot": render.WhenEmptyOrUnderutilized}, false},
+		{"base beside spot, static minimum", 4, 50, 1, "", map[string]string{"p-od-min": render.WhenEmpty, "p-od": render.WhenEmpty, "p-spot-min": render.WhenEmptyOrUnderutilized, "p-spot": render.WhenEmptyOrUnderutilized}, false},
+		{"no base", 0, 50, 0, "", map[string]string{"p-od": render.WhenEmptyOrUnderutilized, "p-spot": render.WhenEmptyOrUnderutilized}, false},
+		{"base, no spot", 0, 0, 2, "", map[string]string{"p-od": render.WhenEmptyOrUnderutilized}, false},
+		{"base, written policy", 0, 50, 1, render.WhenEmptyOrUnderutilized, map[string]string{"p-od": render.WhenEmptyOrUnderutilized, "p-spot": render.WhenEmptyOrUnderutilized}, true},
+		{"base, written WhenEmpty", 0, 50, 1, render.WhenEmpty, map[string]string{"p-od": render.WhenEmpty, "p-spot": render.WhenEmpty}, false},
+	} {
+		s := spec(tc.minSize, 8, tc.pct, tc.base)
+		d, err := pool.Derive(s, pool.Environment{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.Disruption.ConsolidationPolicy = tc.policy
+		rd := render.Render(s, d, set)
+		got := map[string]string{}
+		for _, o := range rd.Objects {
+			if o.Kind() == "NodePool" {
+				spec, _ := o.Manifest["spec"].(map[string]any)
+				disruption, _ := spec["disruption"].(map[string]any)
+				got[o.Name()], _ = disruption["consolidationPolicy"].(string)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: consolidation %v, want %v", tc.name, got, tc.want)
+		}
+		warned := 0
+		for _, n := range rd.Notes {
+			if n.Summary == "Consolidation of the on-demand base" && n.Path.String() == "disruption.consolidation_policy" && n.Severity == render.Warning {
+				warned++
+			}
+		}
+		if warned != map[bool]int{true: 1, false: 0}[tc.warnsAtPolicy] {
+			t.Errorf("%s: %d warnings of a consolidated base", tc.name, warned)
+		}
+	}
+}
