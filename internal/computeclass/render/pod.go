@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -118,6 +119,13 @@ func Warnings(s pool.Spec, c Class) []pool.Problem {
 				}
 			}
 		}
+	}
+	if w := s.Workload; c.Has(RungFlexStart) && !w.Interruptible && (w.Kind == pool.KindTraining || w.Kind == pool.KindBatch) &&
+		s.Known(pool.P("workload", "interruptible")) && s.Known(pool.P("capacity", "ladder")) {
+		run := c.FlexStart.maxRun()
+		add(pool.P("workload", "interruptible"), "Flex-start nodes end within 7 days",
+			fmt.Sprintf("the %q rung's nodes run at most %d seconds (%s; capacity.flex_start.max_run_duration_seconds, up to 7 days: GKE, \"About flex-start provisioning mode\", \"for up to seven days\"), then GKE removes them, node recycling or not: a %s run that is not interruptible and outlasts that is lost with its node. Keep the rung for runs shorter than that, checkpoint and mark the workload interruptible, or leave %q out of the ladder.",
+				RungFlexStart, run, time.Duration(run)*time.Second, w.Kind, RungFlexStart))
 	}
 	if s.Scaling.Min > 0 && s.Known(pool.P("scaling", "min_size")) {
 		add(pool.P("scaling", "min_size"), "Minimum size not carried by a ComputeClass",

@@ -387,3 +387,34 @@ func TestRecommendedLadder(t *testing.T) {
 		}
 	}
 }
+
+// Flex-start nodes end after their maximum run duration (7 days at most): a warning for training
+// or batch that is not interruptible on a ladder with a flex_start rung, none for interruptible
+// work, inference, or a ladder without the rung.
+func TestWarnings_flexStartEndsProtectedRuns(t *testing.T) {
+	for _, tc := range []struct {
+		kind          string
+		interruptible bool
+		ladder        []string
+		maxRun        int
+		want          string
+	}{
+		{pool.KindTraining, false, []string{RungReservation, RungFlexStart}, 0, "at most 604800 seconds (168h0m0s;"},
+		{pool.KindBatch, false, []string{RungFlexStart, RungOnDemand}, 86400, "at most 86400 seconds (24h0m0s;"},
+		{pool.KindTraining, true, []string{RungReservation, RungFlexStart}, 0, ""},
+		{pool.KindInference, false, []string{RungOnDemand, RungFlexStart}, 0, ""},
+		{pool.KindTraining, false, []string{RungReservation, RungOnDemand, RungSpot}, 0, ""},
+	} {
+		s := l4Pool()
+		s.Workload = pool.Workload{Kind: tc.kind, Environment: pool.EnvStaging, GPUMemoryGiB: 16, Interruptible: tc.interruptible}
+		var got string
+		for _, w := range Warnings(s, Class{Name: "c", Ladder: tc.ladder, FlexStart: FlexStartSettings{MaxRunDurationSeconds: tc.maxRun}}) {
+			if w.Path.String() == "workload.interruptible" {
+				got = w.Summary + ": " + w.Detail
+			}
+		}
+		if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) || tc.want != "" && !strings.Contains(got, "not interruptible and outlasts that is lost") {
+			t.Errorf("%s (interruptible %v), ladder %v: warning %q", tc.kind, tc.interruptible, tc.ladder, got)
+		}
+	}
+}
