@@ -121,11 +121,18 @@ func (r *renderer) disruption(rg rung) map[string]any {
 	return out
 }
 
-func (r *renderer) expireAfter() string {
+// expireAfter is a NodePool's node lifetime. A static NodePool (a rung's min_size share) gets none
+// unless the block sets one: Karpenter expires nodes forcefully, deleting their NodeClaims without
+// regard to disruption budgets (sigs.k8s.io/karpenter v1.15.0 pkg/controllers/nodeclaim/
+// expiration), and a static NodePool's nodes, made together, would all expire together: the pool's
+// whole minimum drained at once, its replacements held back meanwhile by the NodePool's node limit.
+// Drift (a new AMI of the node class's alias) still replaces them, within the budget
+// (pkg/controllers/disruption/staticdrift.go).
+func (r *renderer) expireAfter(static bool) string {
 	switch {
 	case r.set.Disruption.ExpireAfter != "":
 		return r.set.Disruption.ExpireAfter
-	case r.protected():
+	case r.protected(), static:
 		return "Never"
 	}
 	return ExpireAfterDefault

@@ -110,7 +110,7 @@ func (r *renderer) nodePool(rg rung, name string, nodes int, static bool) Object
 		"disruption": r.disruption(rg),
 		"template": map[string]any{
 			"metadata": map[string]any{"labels": anyMap(pool.SideLabels(r.derived.Labels, rg.side))},
-			"spec":     r.nodeClaimTemplate(rg),
+			"spec":     r.nodeClaimTemplate(rg, static),
 		},
 	}
 	if static {
@@ -143,7 +143,7 @@ func (r *renderer) nodePool(rg rung, name string, nodes int, static bool) Object
 	}}
 }
 
-func (r *renderer) nodeClaimTemplate(rg rung) map[string]any {
+func (r *renderer) nodeClaimTemplate(rg rung, static bool) map[string]any {
 	ref := map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": NodeClassName(r.spec)}
 	if r.autoMode() {
 		ref = map[string]any{"group": "eks.amazonaws.com", "kind": "NodeClass", "name": NodeClassName(r.spec)}
@@ -151,7 +151,7 @@ func (r *renderer) nodeClaimTemplate(rg rung) map[string]any {
 	spec := map[string]any{
 		"nodeClassRef": ref,
 		"requirements": r.requirements(rg),
-		"expireAfter":  r.expireAfter(),
+		"expireAfter":  r.expireAfter(static),
 	}
 	if t := r.set.Disruption.TerminationGracePeriod; t != "" {
 		spec["terminationGracePeriod"] = t

@@ -262,7 +262,7 @@ func (r *renderer) checkSettings() {
 	// EKS Auto Mode replaces every node after at most 21 days whatever expireAfter says (AWS,
 	// "Automate cluster infrastructure with EKS Auto Mode": "EKS Auto Mode enforces a 21-day maximum
 	// node lifetime to ensure up-to-date software and APIs"; read 2026-11-29).
-	if after := r.expireAfter(); r.protected() || r.set.Disruption.ExpireAfter != "" {
+	if after := r.expireAfter(false); r.protected() || r.set.Disruption.ExpireAfter != "" {
 		if d, err := time.ParseDuration(after); after == "Never" || err == nil && d > AutoModeMaxLifetime {
 			at := pool.P("disruption", "expire_after")
 			if r.set.Disruption.ExpireAfter == "" {
@@ -270,6 +270,15 @@ func (r *renderer) checkSettings() {
 			}
 			r.note(Warning, at, "Nodes live at most 21 days in Auto Mode",
 				"the NodePool says expireAfter: %s, but EKS Auto Mode replaces every node after at most 21 days (AWS, \"Automate cluster infrastructure with EKS Auto Mode\": \"EKS Auto Mode enforces a 21-day maximum node lifetime\"): a run longer than that is evicted with its node. Checkpoint work that can run longer, or use mode = \"karpenter\", whose nodes live as expireAfter says.", after)
+		}
+	}
+	// The static NodePools' nodes are made together, and Auto Mode's lifetime expires them together:
+	// Karpenter's expiry is forceful, without regard to budgets (expireAfter).
+	for _, side := range r.derived.Sides {
+		if side.Sizes.Min > 0 {
+			r.note(Warning, pool.P("scaling", "min_size"), "The minimum is replaced all at once in Auto Mode",
+				"min_size is held by static NodePools whose nodes are made together, and EKS Auto Mode replaces every node after at most 21 days (AWS, \"Automate cluster infrastructure with EKS Auto Mode\"): Karpenter's expiry deletes nodes without regard to disruption budgets, so the pool's whole minimum drains at once every 21 days, its replacements held back until the old nodes are gone. gpufleet gives static NodePools no expiry in mode = \"karpenter\" (drift still replaces their nodes within the budget); in Auto Mode, keep the minimum in pods' PodDisruptionBudgets and spare replicas, or use mode = \"karpenter\".")
+			break
 		}
 	}
 	// A NodeClass that selects reservations turns off Auto Mode's use of open ODCRs for every

@@ -254,3 +254,49 @@ func TestOnDemandBaseIsNotConsolidatedFirst(t *testing.T) {
 		}
 	}
 }
+
+// Karpenter expires nodes forcefully, whatever the budgets, and a static NodePool's nodes are made
+// together: static NodePools get no expiry unless the block sets one (dynamic ones keep 720h), and
+// in Auto Mode, which replaces every node after 21 days anyway, a minimum is a warning.
+func TestStaticNodePoolsDoNotExpireTogether(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, expire string
+		minSize            int
+		want               map[string]string // NodePool → expireAfter
+		warns              bool
+	}{
+		{"karpenter, minimum", render.ModeKarpenter, "", 2, map[string]string{"p-od-min": "Never", "p-od": "720h"}, false},
+		{"karpenter, written expiry", render.ModeKarpenter, "336h", 2, map[string]string{"p-od-min": "336h", "p-od": "336h"}, false},
+		{"karpenter, no minimum", render.ModeKarpenter, "", 0, map[string]string{"p-od": "720h"}, false},
+		{"auto mode, minimum", render.ModeAutoMode, "", 2, map[string]string{"p-od-min": "Never", "p-od": "720h"}, true},
+		{"auto mode, no minimum", render.ModeAutoMode, "", 0, map[string]string{"p-od": "720h"}, false},
+	} {
+		s := spec(tc.minSize, 4, 0, 0)
+		d, err := pool.Derive(s, pool.Environment{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := render.Settings{Mode: tc.mode, NodeRole: "r", Subnets: []render.SelectorTerm{{ID: "subnet-1"}}, SecurityGroups: []render.SelectorTerm{{ID: "sg-1"}}}
+		set.Disruption.ExpireAfter = tc.expire
+		rd := render.Render(s, d, set)
+		got := map[string]string{}
+		for _, o := range rd.Objects {
+			if o.Kind() == "NodePool" {
+				spec, _ := o.Manifest["spec"].(map[string]any)
+				tmpl, _ := spec["template"].(map[string]any)
+				ts, _ := tmpl["spec"].(map[string]any)
+				got[o.Name()], _ = ts["expireAfter"].(string)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: expireAfter %v, want %v", tc.name, got, tc.want)
+		}
+		warned := false
+		for _, n := range rd.Notes {
+			warned = warned || n.Path.String() == "scaling.min_size" && n.Severity == render.Warning && strings.Contains(n.Detail, "whole minimum drains at once every 21 days")
+		}
+		if warned != tc.warns {
+			t.Errorf("%s: warning of the minimum %v, want %v", tc.name, warned, tc.warns)
+		}
+	}
+}
