@@ -232,14 +232,7 @@ func TestOnDemandBaseIsNotConsolidatedFirst(t *testing.T) {
 		}
 		set.Disruption.ConsolidationPolicy = tc.policy
 		rd := render.Render(s, d, set)
-		got := map[string]string{}
-		for _, o := range rd.Objects {
-			if o.Kind() == "NodePool" {
-				spec, _ := o.Manifest["spec"].(map[string]any)
-				disruption, _ := spec["disruption"].(map[string]any)
-				got[o.Name()], _ = disruption["consolidationPolicy"].(string)
-			}
-		}
+		got := nodePoolStrings(rd, "spec", "disruption", "consolidationPolicy")
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s: consolidation %v, want %v", tc.name, got, tc.want)
 		}
@@ -279,15 +272,7 @@ func TestStaticNodePoolsDoNotExpireTogether(t *testing.T) {
 		set := render.Settings{Mode: tc.mode, NodeRole: "r", Subnets: []render.SelectorTerm{{ID: "subnet-1"}}, SecurityGroups: []render.SelectorTerm{{ID: "sg-1"}}}
 		set.Disruption.ExpireAfter = tc.expire
 		rd := render.Render(s, d, set)
-		got := map[string]string{}
-		for _, o := range rd.Objects {
-			if o.Kind() == "NodePool" {
-				spec, _ := o.Manifest["spec"].(map[string]any)
-				tmpl, _ := spec["template"].(map[string]any)
-				ts, _ := tmpl["spec"].(map[string]any)
-				got[o.Name()], _ = ts["expireAfter"].(string)
-			}
-		}
+		got := nodePoolStrings(rd, "spec", "template", "spec", "expireAfter")
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s: expireAfter %v, want %v", tc.name, got, tc.want)
 		}
@@ -299,4 +284,21 @@ func TestStaticNodePoolsDoNotExpireTogether(t *testing.T) {
 			t.Errorf("%s: warning of the minimum %v, want %v", tc.name, warned, tc.warns)
 		}
 	}
+}
+
+// nodePoolStrings is the string at path in each NodePool of the rendering, by NodePool name.
+func nodePoolStrings(rd render.Rendering, path ...string) map[string]string {
+	out := map[string]string{}
+	for _, o := range rd.Objects {
+		if o.Kind() != "NodePool" {
+			continue
+		}
+		var v any = o.Manifest
+		for _, k := range path {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		out[o.Name()], _ = v.(string)
+	}
+	return out
 }
