@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,7 +22,6 @@ import (
 	"sync"
 
 	json "github.com/segmentio/encoding/json"
-	"k8s.io/apimachinery/pkg/api/resource"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -877,8 +878,18 @@ func npCapacityTypes(reqs []any, nc map[string]any) []string {
 	return out
 }
 
-// quantityString is a Kubernetes quantity the builders read (documents._count's expression).
-var quantityString = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?$`)
+// quantityString is a Kubernetes quantity the builders read (documents._count's expression): at
+// most 18 digits before the point, 9 after it (the API server keeps nanos) and an exponent of 2
+// digits, so that every value read is a finite float64 in both builders.
+var quantityString = regexp.MustCompile(`^([+-]?([0-9]{1,18}(\.[0-9]{0,9})?|\.[0-9]{1,9}))([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]{1,2})?$`)
+
+// quantityUnits are the multipliers of units.parse (OPA topdown/parse_units.go), whose result the
+// Rego builder reads: m is the float64 0.001, as there.
+var quantityUnits = map[string]*big.Rat{
+	"": big.NewRat(1, 1), "m": new(big.Rat).SetFloat64(0.001),
+	"k": big.NewRat(1e3, 1), "M": big.NewRat(1e6, 1), "G": big.NewRat(1e9, 1), "T": big.NewRat(1e12, 1), "P": big.NewRat(1e15, 1), "E": big.NewRat(1e18, 1),
+	"Ki": big.NewRat(1<<10, 1), "Mi": big.NewRat(1<<20, 1), "Gi": big.NewRat(1<<30, 1), "Ti": big.NewRat(1<<40, 1), "Pi": big.NewRat(1<<50, 1), "Ei": big.NewRat(1<<60, 1),
+}
 
 // npGPULimit is a NodePool's GPU limit: nvidia.com/gpu, else the sum of its MIG slices' limits
 // (nvidia.com/mig-<profile>, what nodes advertise under the GPU Operator's mixed MIG strategy);
@@ -888,28 +899,56 @@ func npGPULimit(limits any) any {
 		return g
 	}
 	m, _ := limits.(map[string]any)
-	var sum any
-	for k, v := range m {
-		if n, ok := kubeCount(v).(float64); ok && strings.HasPrefix(k, "nvidia.com/mig-") {
-			s, _ := sum.(float64)
-			sum = s + n
+	// Summed as OPA's sum does (topdown/aggregates.go): big.Float of each number's decimal text, in
+	// the bundle's order (the keys sorted), the result as its shortest text.
+	var sum *big.Float
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if n, ok := kubeCount(m[k]).(float64); ok && strings.HasPrefix(k, "nvidia.com/mig-") {
+			if sum == nil {
+				sum = new(big.Float)
+			}
+			x, _ := new(big.Float).SetString(strconv.FormatFloat(n, 'g', -1, 64))
+			sum.Add(sum, x)
 		}
 	}
-	return sum
+	if sum == nil {
+		return nil
+	}
+	f, _ := strconv.ParseFloat(sum.Text('g', -1), 64)
+	return f
 }
 
-// kubeCount is documents._count: a Kubernetes quantity as a number (a number as it is, a string as
-// resource.ParseQuantity reads it: "8", "8.0", "500m", "1k", "2Ki", "1e3"), nil for anything else.
+// kubeCount is documents._count: a Kubernetes quantity as a number (a number as it is; a string
+// such as "8", "8.0", "500m", "1k", "2Ki", "1e3", as the API server reads it and computed as
+// units.parse computes it: exactly, an integer as it is and a fraction to 10 decimals), nil for
+// anything else.
 func kubeCount(q any) any {
 	switch v := q.(type) {
 	case float64:
 		return v
 	case string:
-		if quantityString.MatchString(v) {
-			if n, err := resource.ParseQuantity(v); err == nil {
-				return n.AsApproximateFloat64()
-			}
+		m := quantityString.FindStringSubmatch(v)
+		if m == nil {
+			return nil
 		}
+		num, unit := m[1], m[4]
+		if len(unit) > 1 && (unit[0] == 'e' || unit[0] == 'E') && unit[1] != 'i' { // an exponent
+			num, unit = num+unit, ""
+		}
+		n, ok := new(big.Rat).SetString(strings.TrimPrefix(num, "+"))
+		if !ok {
+			return nil
+		}
+		n.Mul(n, quantityUnits[unit])
+		text := n.FloatString(10)
+		if n.IsInt() {
+			text = n.Num().String()
+		}
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return nil
+		}
+		return f
 	}
 	return nil
 }

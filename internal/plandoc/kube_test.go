@@ -490,7 +490,8 @@ func TestDocuments_limitQuantitiesSameAsTheBundle(t *testing.T) {
 	bundle := bundleKubeDocuments(t, clusters)
 	objects := kubeFixtures(t)["karpenter_compliant.yaml"]
 	for q, want := range map[any]any{"4": 4.0, 4.0: 4.0, "4.0": 4.0, "+4": 4.0, "4.": 4.0, "1k": 1000.0, "2Ki": 2048.0, "1e1": 10.0, "500m": 0.5, ".5": 0.5, "1E": 1e18,
-		"4 GPUs": nil, "1K": nil, "1u": nil, "1e": nil, "": nil, true: nil} {
+		"0.3": 0.3, "99.9": 99.9, "1e-11": 0.0, "16Ei": 18446744073709551616.0, "1e99": 1e99, "-1.5Ki": -1536.0, "1E3": 1000.0, "1e+3": 1000.0,
+		"4 GPUs": nil, "1K": nil, "1u": nil, "1e": nil, "": nil, true: nil, "1e309": nil, "1.0000000001": nil, "1234567890123456789": nil, "0x10": nil, " 4": nil} {
 		var changed []any
 		for _, o := range objects {
 			o := deepCopyValue(o).(map[string]any)
@@ -521,6 +522,53 @@ func TestDocuments_limitQuantitiesSameAsTheBundle(t *testing.T) {
 			if got := doc.(map[string]any)["autoscaler"].(map[string]any)["gpu_limit"]; got != want {
 				t.Errorf("%s: %s's gpu_limit is %v, want %v", name, address, got, want)
 			}
+		}
+		bundleGPULimitsAre(t, bundle, name, changed, want)
+	}
+	// MIG slices' limits are summed, as fractions too, in the order the bundle sums them.
+	for limits, want := range map[string]float64{
+		`{"nodes": "8", "nvidia.com/mig-3g.40gb": "0.3", "nvidia.com/mig-1g.10gb": "0.1", "nvidia.com/mig-2g.20gb": "0.2"}`: 0.6,
+		`{"nodes": "8", "nvidia.com/mig-3g.40gb": "16", "nvidia.com/mig-1g.10gb": "1k"}`:                                    1016,
+	} {
+		var l map[string]any
+		if err := json.Unmarshal([]byte(limits), &l); err != nil {
+			t.Fatal(err)
+		}
+		var changed []any
+		for _, o := range objects {
+			o := deepCopyValue(o).(map[string]any)
+			if o["kind"] == "NodePool" {
+				o["spec"].(map[string]any)["limits"] = l
+			}
+			changed = append(changed, o)
+		}
+		compareKube(t, bundle, clusters, "karpenter_compliant.yaml with "+limits, changed)
+		if got := npGPULimit(l); got != want {
+			t.Errorf("%s: GPU limit %v, want %v", limits, got, want)
+		}
+		bundleGPULimitsAre(t, bundle, limits, changed, want)
+	}
+}
+
+// bundleGPULimitsAre checks the bundle's gpu_limit of every NodePool document of objects, exactly
+// (compareKube forgives the last digits of a float).
+func bundleGPULimitsAre(t *testing.T, bundle func(any) (map[string]any, map[string]any), name string, objects []any, want any) {
+	t.Helper()
+	var combined []any
+	for _, o := range objects {
+		combined = append(combined, map[string]any{"path": "x.yaml", "contents": o})
+	}
+	docs, _ := bundle(combined)
+	if len(docs) == 0 {
+		t.Errorf("%s: the bundle built no documents", name)
+	}
+	for address, doc := range docs {
+		got := doc.(map[string]any)["autoscaler"].(map[string]any)["gpu_limit"]
+		if n, ok := got.(json.Number); ok {
+			got, _ = n.Float64()
+		}
+		if got != want {
+			t.Errorf("%s: the bundle's gpu_limit of %s is %v (%T), want %v", name, address, got, got, want)
 		}
 	}
 }

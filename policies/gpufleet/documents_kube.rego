@@ -387,14 +387,15 @@ _reserved_offered(reqs, terms) if {
 
 # A Kubernetes quantity as a number: a number as it is, a string as the API server reads it ("8",
 # "8.0", "+8", ".5", "500m", "1k", "2Ki", "1e3", "1E": k8s.io/apimachinery pkg/api/resource,
-# ParseQuantity; the NodePool CRD's limits and the NodeOverlay's capacity take such strings); null
-# for anything else, and for the micro and nano suffixes (u, n), which units.parse does not read and
-# no count is written in. (plandoc.kubeCount is the same.)
+# ParseQuantity; the NodePool CRD's limits and the NodeOverlay's capacity take such strings) with at
+# most 18 digits before the point, 9 after it and an exponent of 2 digits (every value a finite
+# float64 in the Go builder too); null for anything else, and for the micro and nano suffixes (u,
+# n), which units.parse does not read and no count is written in. (plandoc.kubeCount is the same.)
 _count(q) := q if {
 	is_number(q)
 } else := units.parse(q) if {
 	is_string(q)
-	regex.match(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?$`, q)
+	regex.match(`^([+-]?([0-9]{1,18}(\.[0-9]{0,9})?|\.[0-9]{1,9}))([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]{1,2})?$`, q)
 } else := null
 
 _np_document(address, np, node_class, nc_known) := {
