@@ -287,7 +287,7 @@ func (c *Client) StartDelete(ctx context.Context, gvk schema.GroupVersionKind, n
 	policy := metav1.DeletePropagationBackground
 	opts.PropagationPolicy = &policy
 	if err := r.Delete(ctx, name, opts); err != nil {
-		if IsNotFound(err) || deletionStarted(ctx, r, name, uid) {
+		if IsNotFound(err) || deletionStarted(ctx, r, name, uid, err) {
 			return nil
 		}
 		return c.wrap("deleting", gvk.Kind, name, err)
@@ -299,8 +299,11 @@ func (c *Client) StartDelete(ctx context.Context, gvk schema.GroupVersionKind, n
 // same: an answer lost on its way back (a gateway's timeout, a connection cut after the server
 // acted) hides a deletion the server did. The object is looked up: gone, being deleted, or replaced
 // by another object of its name (uid) is a deletion started; there unchanged, or not readable, is
-// not.
-func deletionStarted(ctx context.Context, r dynamic.ResourceInterface, name, uid string) bool {
+// not. A refusal the server answered before acting (forbidden, invalid) is not looked up.
+func deletionStarted(ctx context.Context, r dynamic.ResourceInterface, name, uid string, err error) bool {
+	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsMethodNotSupported(err) {
+		return false // refused before anything was done: nothing to look up
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	live, err := r.Get(ctx, name, metav1.GetOptions{})
