@@ -8,9 +8,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
@@ -32,6 +34,9 @@ type faultRow struct {
 	err []string
 	// repair is what the next plan does.
 	repair plancheck.ResourceActionType
+	// meanwhile, when set, is an object someone else deletes while the faulty apply runs (as its
+	// node class's write passes, after it checked the objects it writes and deletes).
+	meanwhile *poolObject
 }
 
 // poolObject is one of a pool's objects: its kind and its name after the pool's name.
@@ -111,6 +116,12 @@ func faultMatrixRows() []faultRow {
 	add("shrink", fmMix, fmPlain, http.MethodPatch, fmObjects(fmPlain), failed(plancheck.ResourceActionUpdate, "updating"))
 	add("shrink", fmMix, fmPlain, http.MethodDelete, []poolObject{fmSpot, fmOverlay}, deleted(plancheck.ResourceActionUpdate, "updating"))
 	add("destroy", fmMix, "", http.MethodDelete, []poolObject{fmOnDemand, fmSpot, fmOverlay, fmNodeClass}, deleted(plancheck.ResourceActionDestroy, "deleting"))
+	// An update that fails after an object it was to delete went meanwhile: state drops it.
+	rows = append(rows, faultRow{
+		name: "shrink/PATCH/nodepool-od/refused/overlay-gone-meanwhile", before: fmMix, after: fmPlain, method: http.MethodPatch, object: fmOnDemand,
+		fault: kubetest.Refuse, err: []string{"updating", "NodePool", "Internal error occurred"}, repair: plancheck.ResourceActionUpdate,
+		meanwhile: &fmOverlay,
+	})
 	return rows
 }
 
@@ -132,7 +143,15 @@ func TestAccKarpenterNodePool_faultMatrix(t *testing.T) {
 			addr := "gpufleet_karpenter_node_pool." + name
 			var armed, fired atomic.Bool
 			path := row.object.path(name)
+			var gone atomic.Bool
 			proxy := e.srv.FaultyProxy(t, func(r *http.Request) kubetest.Fault {
+				if m := row.meanwhile; m != nil && armed.Load() && r.Method == http.MethodPatch && r.URL.Path == fmNodeClass.path(name) && gone.CompareAndSwap(false, true) {
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					if err := e.admin.Delete(ctx, m.gvk, name+m.suffix, "", 100*time.Millisecond); err != nil {
+						t.Errorf("deleting %s meanwhile: %v", m, err)
+					}
+				}
 				if armed.Load() && r.Method == row.method && r.URL.Path == path && fired.CompareAndSwap(false, true) {
 					return row.fault
 				}
@@ -274,4 +293,42 @@ func (c stateIsCluster) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 // The README quotes how many rows the matrix has.
 func TestFaultMatrix_rowsTheREADMEQuotes(t *testing.T) {
 	acctest.ExpectREADMESays(t, fmt.Sprintf("`TestAccKarpenterNodePool_faultMatrix` (`make test`, %d rows", len(faultMatrixRows())))
+}
+
+// A destroy that fails after the last of the pool's objects went (here: the node class deleted by
+// someone else while gpufleet's read of it failed) is done: nothing of the pool is left, the error
+// becomes a warning and the resource leaves state. (Terraform keeps the prior state of a failed
+// destroy that returns none, so the error would have left every object in state.)
+func TestAccKarpenterNodePool_destroyFailsWithNothingLeft(t *testing.T) {
+	e := newEnv(t)
+	e.srv.AddToken("token-through-the-gateway", "ci-bot")
+	const name = "fm-nothing-left"
+	var armed, fired atomic.Bool
+	path := fmNodeClass.path(name)
+	proxy := e.srv.FaultyProxy(t, func(r *http.Request) kubetest.Fault {
+		if r.Method == http.MethodDelete && r.URL.Path == fmOnDemand.path(name) {
+			armed.Store(true) // the destroy's NodePools go first; its read of the node class follows
+		}
+		if armed.Load() && r.Method == http.MethodGet && r.URL.Path == path && fired.CompareAndSwap(false, true) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := e.admin.Delete(ctx, ec2NodeClassGVK, name, "", 100*time.Millisecond); err != nil {
+				t.Errorf("deleting the node class meanwhile: %v", err)
+			}
+			return kubetest.Refuse
+		}
+		return kubetest.Pass
+	})
+	block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-through-the-gateway\"\n  }\n", proxy.URL, proxy.CAPEM)
+	cfg := e.provider("") + poolHCL(name, `["g6.xlarge"]`, fmPlain+block)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			if !fired.Load() {
+				return fmt.Errorf("the node class was never read during the destroy: the test proves nothing")
+			}
+			return e.gone(name)(s)
+		},
+		Steps: []resource.TestStep{{Config: cfg}},
+	})
 }

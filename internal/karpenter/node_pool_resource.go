@@ -6,6 +6,7 @@ package karpenter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -130,6 +131,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		rendering = render.Render(s, d, set)
 		addNotes(diags, rendering.Notes)
 		warnTagDrift(old, rendering, diags)
+		warnTemplateDrift(old, rendering, diags)
 		if diags.HasError() || unchanged || skipValidation {
 			return
 		}
@@ -173,6 +175,52 @@ func warnTagDrift(old map[string]map[string]any, rendering render.Rendering, dia
 				fmt.Sprintf("the tags of %s %s change, and Karpenter counts a change of a node class's spec.tags as drift (karpenter-provider-aws v1.15.2, EC2NodeClass.Hash): it replaces every node of the pool, as the disruption budgets allow, to give the new instances the new tags (existing instances keep the old ones until then). Change tags in a maintenance window, or tag through a tag policy instead.", o.Kind(), o.Name()))
 		}
 	}
+}
+
+// driftingTemplateFields are the fields of a NodePool's spec.template that Karpenter hashes
+// (sigs.k8s.io/karpenter v1.15.0 pkg/apis/v1/nodepool.go: NodePool.Hash over spec.template, whose
+// requirements alone are hash:"ignore"), among those gpufleet writes.
+var driftingTemplateFields = [][]string{
+	{"metadata", "labels"}, {"metadata", "annotations"}, {"spec", "taints"}, {"spec", "startupTaints"},
+	{"spec", "nodeClassRef"}, {"spec", "terminationGracePeriod"}, {"spec", "expireAfter"},
+}
+
+// warnTemplateDrift warns when an update changes a field of a NodePool's node template that
+// Karpenter hashes: it then marks every node of that NodePool drifted and replaces them as the
+// disruption budgets allow (static NodePools too: pkg/controllers/disruption/staticdrift.go). Each
+// field is named at the attribute behind it. (old: state's objects by kind and name, empty on a
+// create or a replacement.)
+func warnTemplateDrift(old map[string]map[string]any, rendering render.Rendering, diags *diag.Diagnostics) {
+	for _, o := range rendering.Objects {
+		before, ok := old[o.Kind()+"/"+o.Name()]
+		if o.Kind() != "NodePool" || !ok {
+			continue
+		}
+		for _, f := range driftingTemplateFields {
+			field := append([]string{"spec", "template"}, f...)
+			was, _, _ := unstructured.NestedFieldNoCopy(before, field...)
+			now, _, _ := unstructured.NestedFieldNoCopy(o.Manifest, field...)
+			if reflect.DeepEqual(was, now) {
+				continue
+			}
+			at := o.AttributeOf(strings.Join(field, "."))
+			diags.AddAttributeWarning(poolschema.ProblemPath(at), "A change that replaces the NodePool's nodes",
+				fmt.Sprintf("%s: %s of NodePool %s changes (%s to %s), and Karpenter counts a change of the node template (NodePool.Hash: every field of spec.template but its requirements) as drift: it replaces every node of that NodePool, as the disruption budgets allow. Apply it in a maintenance window.",
+					at, strings.Join(field, "."), o.Name(), shortValue(was), shortValue(now)))
+		}
+	}
+}
+
+// shortValue is a manifest value for a message: JSON, cut to 80 characters; "unset" for none.
+func shortValue(v any) string {
+	if v == nil {
+		return "unset"
+	}
+	b, _ := json.Marshal(v)
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
 }
 
 // replaced reports whether the plan replaces the pool: an argument that requires replacement

@@ -665,25 +665,55 @@ func TestAccKarpenterNodePool_objectCreatedMeanwhile(t *testing.T) {
 	}
 }
 
-// A change of the pool's tags changes its node class's spec.tags, which Karpenter counts as drift:
-// the plan warns that every node is replaced; a change of anything else does not.
-func TestAccKarpenterNodePool_tagChangeWarns(t *testing.T) {
+// Changes that Karpenter counts as drift replace nodes, and the plan says so at the attribute. The
+// pool's tags are its node class's spec.tags (EC2NodeClass.Hash): every node of the pool goes. A
+// field of a NodePool's node template that Karpenter hashes (labels, taints, expireAfter…): that
+// NodePool's nodes go. Dropping expire_after of a pool with a minimum changes the static NodePool's
+// expireAfter (720h to Never, gpufleet's default for static NodePools) and not the dynamic one's;
+// new labels change both; a new max_size changes only limits, which drift no node. (Every step
+// updates a pool with a min_size, which failed at plan before: state's replicas read as a float.)
+func TestAccKarpenterNodePool_driftingChangesWarn(t *testing.T) {
 	e := newEnv(t)
-	cfg := func(team string, maxSize int) string {
-		return e.provider("") + poolHCL("tagged", `["g6.xlarge"]`, inference+scaling(0, maxSize)+fmt.Sprintf("  tags = { team = %q }\n", team))
+	cfg := func(team, extra string, maxSize int) string {
+		return e.provider("") + poolHCL("drifting", `["g6.xlarge"]`, inference+scaling(1, maxSize)+fmt.Sprintf("  tags = { team = %q }\n", team)+extra)
 	}
+	const expiry = "  disruption {\n    expire_after = \"720h\"\n  }\n"
+	const template, tags = "A change that replaces the NodePool's nodes", "Changed tags replace the pool's nodes"
 	var diags acctest.ApplyDiagnostics
-	step := func(team string, maxSize int, check func() error) resource.TestStep {
-		return resource.TestStep{PreConfig: diags.Reset, Config: cfg(team, maxSize), Check: func(*terraform.State) error { return check() }}
+	step := func(team, extra string, maxSize int, check func() error) resource.TestStep {
+		return resource.TestStep{PreConfig: diags.Reset, Config: cfg(team, extra, maxSize), Check: func(*terraform.State) error { return check() }}
+	}
+	none := func() error {
+		if err := diags.ExpectNoPlanWarning(template); err != nil {
+			return err
+		}
+		return diags.ExpectNoPlanWarning(tags)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: diags.ProviderFactories(),
-		CheckDestroy:             e.gone("tagged"),
+		CheckDestroy:             e.gone("drifting"),
 		Steps: []resource.TestStep{
-			step("search", 2, func() error { return diags.ExpectNoPlanWarning("Changed tags replace the pool's nodes") }),
-			step("search", 3, func() error { return diags.ExpectNoPlanWarning("Changed tags replace the pool's nodes") }),
-			step("ranking", 3, func() error {
-				return diags.ExpectPlanWarning("Changed tags replace the pool's nodes", "EC2NodeClass tagged", "counts a change of a node class's spec.tags as drift")
+			step("search", expiry, 3, none),
+			step("search", expiry, 4, none),
+			step("search", "", 4, func() error {
+				if err := diags.ExpectNoPlanWarning(template, "NodePool drifting-od "); err != nil {
+					return err
+				}
+				return diags.ExpectPlanWarning(template, "disruption.expire_after: spec.template.spec.expireAfter of NodePool drifting-od-min changes", `"720h" to "Never"`, "as drift")
+			}),
+			step("search", "  labels = { team = \"vision\" }\n", 4, func() error {
+				for _, np := range []string{"drifting-od-min", "drifting-od"} {
+					if err := diags.ExpectPlanWarning(template, "labels: spec.template.metadata.labels of NodePool "+np+" changes"); err != nil {
+						return err
+					}
+				}
+				return diags.ExpectNoPlanWarning(tags)
+			}),
+			step("ranking", "  labels = { team = \"vision\" }\n", 4, func() error {
+				if err := diags.ExpectNoPlanWarning(template); err != nil {
+					return err
+				}
+				return diags.ExpectPlanWarning(tags, "EC2NodeClass drifting", "counts a change of a node class's spec.tags as drift")
 			}),
 		},
 	})

@@ -98,19 +98,27 @@ func validateObjects(ctx context.Context, set render.Settings, rd render.Renderi
 	}
 }
 
-// previousObjects are the objects state holds (the manifests read from the cluster), by kind/name.
+// previousObjects are the objects state holds (the manifests read from the cluster), by kind/name,
+// decoded as the API server decodes a stored object: whole numbers as int64. (A YAML or JSON
+// decoder into any gives float64, and the CRDs' CEL rules, which see the old object of an update,
+// refuse a float64 replicas: "expected int, got float64", so that every plan that changed a pool
+// with a min_size, and its static NodePools, failed.)
 func previousObjects(state *nodePoolModel) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	if state == nil || state.Manifests.IsNull() || state.Manifests.IsUnknown() {
 		return out
 	}
 	for _, doc := range strings.Split(state.Manifests.ValueString(), "\n---\n") {
-		var m map[string]any
-		if yaml.Unmarshal([]byte(doc), &m) != nil || m == nil {
+		j, err := yaml.YAMLToJSON([]byte(doc))
+		if err != nil {
 			continue
 		}
-		o := render.Object{Manifest: m}
-		out[o.Kind()+"/"+o.Name()] = m
+		var u unstructured.Unstructured
+		if u.UnmarshalJSON(j) != nil || u.Object == nil {
+			continue
+		}
+		o := render.Object{Manifest: u.Object}
+		out[o.Kind()+"/"+o.Name()] = u.Object
 	}
 	return out
 }
@@ -308,10 +316,14 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 			checked[refOf(o)] = string(live.GetUID())
 		}
 	}
+	// The stale objects that are no longer the pool's in the cluster: gone already, left alone as
+	// another's, or (below) deleted. State drops them, whether the update succeeds or fails.
+	dropped := map[objectRef]bool{}
 	for _, ref := range stale {
 		live, err := c.Get(ctx, ref.gvk, ref.name)
 		switch {
 		case kube.IsNotFound(err):
+			dropped[ref] = true
 		case err != nil:
 			diags.AddError(what, err.Error())
 			return
@@ -319,6 +331,7 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 			if err := c.CheckOwned(live, owner); err != nil {
 				// no longer the pool's (replaced by someone else's): not deleted, and not in state
 				diags.AddWarning("Left alone: "+ref.gvk.Kind+" "+ref.name, err.Error())
+				dropped[ref] = true
 				continue
 			}
 			staleLive[ref] = live
@@ -343,13 +356,12 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 					diags.Append(out.Set(ctx, plan)...)
 				}
 			} else {
-				r.saveApplied(ctx, plan, state, applied, nil, out, diags)
+				r.saveApplied(ctx, c, plan, state, applied, dropped, out, diags)
 			}
 			return
 		}
 		applied = append(applied, live)
 	}
-	deleted := map[objectRef]bool{}
 	for _, ref := range stale {
 		live, ok := staleLive[ref]
 		if !ok {
@@ -357,10 +369,10 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 		}
 		if err := c.Delete(ctx, ref.gvk, ref.name, string(live.GetUID()), poll); err != nil {
 			diags.AddError(what, err.Error())
-			r.saveApplied(ctx, plan, state, applied, deleted, out, diags)
+			r.saveApplied(ctx, c, plan, state, applied, dropped, out, diags)
 			return
 		}
-		deleted[ref] = true
+		dropped[ref] = true
 	}
 	setFromLive(plan, applied, diags)
 	diags.Append(out.Set(ctx, plan)...)
@@ -410,9 +422,10 @@ func appliedAnyway(ctx context.Context, c *kube.Client, o render.Object, owner s
 }
 
 // saveApplied keeps in state, after a failed update, what exists: the objects state knew but those
-// the update deleted, and the ones applied, with manifests that differ from the configuration's, so
-// that the next plan shows the update again.
-func (r *NodePoolResource) saveApplied(ctx context.Context, plan, state *nodePoolModel, applied []*unstructured.Unstructured, deleted map[objectRef]bool, out *tfsdk.State, diags *diag.Diagnostics) {
+// that are no longer the pool's (dropped: gone, deleted by the update, or another's; or found so
+// now: gone or taken meanwhile), and the ones applied, with manifests that differ from the
+// configuration's, so that the next plan shows the update again. One that cannot be read is kept.
+func (r *NodePoolResource) saveApplied(ctx context.Context, c *kube.Client, plan, state *nodePoolModel, applied []*unstructured.Unstructured, dropped map[objectRef]bool, out *tfsdk.State, diags *diag.Diagnostics) {
 	if state == nil {
 		return
 	}
@@ -424,11 +437,17 @@ func (r *NodePoolResource) saveApplied(ctx context.Context, plan, state *nodePoo
 		known[objectRef{gvk: u.GroupVersionKind(), name: u.GetName()}] = true
 	}
 	prev := previousObjects(state)
+	lookup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	for _, ref := range refsOf(ctx, state.Objects) {
-		if !known[ref] && !deleted[ref] {
-			if m, ok := prev[ref.gvk.Kind+"/"+ref.name]; ok {
-				objs = append(objs, render.Object{Manifest: m})
-			}
+		if known[ref] || dropped[ref] {
+			continue
+		}
+		if live, err := c.Get(lookup, ref.gvk, ref.name); kube.IsNotFound(err) || err == nil && c.CheckOwned(live, plan.OwnerID.ValueString()) != nil {
+			continue
+		}
+		if m, ok := prev[ref.gvk.Kind+"/"+ref.name]; ok {
+			objs = append(objs, render.Object{Manifest: m})
 		}
 	}
 	st := *state
@@ -689,7 +708,8 @@ func (r *NodePoolResource) delete(ctx context.Context, req resource.DeleteReques
 
 // keepRemaining records, after a failed destroy, the pool's objects that are still in the cluster
 // (and still the pool's): the NodePools deleted before the failure are gone from state as from the
-// cluster, and the next destroy deletes the rest. An object that cannot be read is kept.
+// cluster, and the next destroy deletes the rest. An object that cannot be read is kept. With none
+// left (the last one went while the destroy gave up waiting), the destroy succeeds.
 func keepRemaining(ctx context.Context, c *kube.Client, m *nodePoolModel, st *tfsdk.State, diags *diag.Diagnostics) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
@@ -707,6 +727,17 @@ func keepRemaining(ctx context.Context, c *kube.Client, m *nodePoolModel, st *tf
 		objs = append(objs, render.Object{Manifest: man})
 	}
 	if len(objs) == 0 {
+		// Nothing of the pool is left: the destroy is done. Terraform restores the prior state
+		// when a failed destroy returns none, so the errors that did not stop it are warnings.
+		var kept diag.Diagnostics
+		for _, d := range *diags {
+			if d.Severity() == diag.SeverityError {
+				kept.AddWarning(d.Summary(), d.Detail()+" (None of the pool's objects is left in the cluster: the destroy is done.)")
+			} else {
+				kept.Append(d)
+			}
+		}
+		*diags = kept
 		st.RemoveResource(ctx)
 		return
 	}

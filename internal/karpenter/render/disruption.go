@@ -57,11 +57,12 @@ func (r *renderer) protected() bool {
 
 // holdsBase reports whether rg is the on-demand (or reserved) rung of a pool with an on-demand
 // base beside a spot rung. Karpenter consolidates the priciest nodes first (sigs.k8s.io/karpenter
-// v1.15.0 pkg/controllers/disruption/consolidation.go, sortCandidates: price over disruption cost,
-// descending), so under WhenEmptyOrUnderutilized a scale-down removes the on-demand nodes before the
-// spot ones and leaves the pool on spot alone, below the base capacity.on_demand_base promises. Such
-// a rung consolidates only its empty nodes: the spot rung's underutilised nodes go, and their pods
-// move onto the on-demand nodes' room.
+// v1.15.0 pkg/controllers/disruption/consolidation.go, sortCandidates: "by price/disruption ratio
+// descending"; earlier releases sorted by disruption cost alone, which takes on-demand nodes as
+// readily as spot ones), so under WhenEmptyOrUnderutilized a scale-down removes the on-demand nodes
+// before the spot ones and leaves the pool on spot alone, below the base capacity.on_demand_base
+// promises. Such a rung consolidates only its empty nodes: the spot rung's underutilised nodes go,
+// and their pods move onto the on-demand nodes' room.
 func (r *renderer) holdsBase(rg rung) bool {
 	if rg.side.Spot() || r.spec.Capacity.OnDemandBase <= 0 {
 		return false

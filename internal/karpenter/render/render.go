@@ -277,7 +277,7 @@ func (r *renderer) checkSettings() {
 	for _, side := range r.derived.Sides {
 		if side.Sizes.Min > 0 {
 			r.note(Warning, pool.P("scaling", "min_size"), "The minimum is replaced all at once in Auto Mode",
-				"min_size is held by static NodePools whose nodes are made together, and EKS Auto Mode replaces every node after at most 21 days (AWS, \"Automate cluster infrastructure with EKS Auto Mode\"): Karpenter's expiry deletes nodes without regard to disruption budgets, so the pool's whole minimum drains at once every 21 days, its replacements held back until the old nodes are gone. gpufleet gives static NodePools no expiry in mode = \"karpenter\" (drift still replaces their nodes within the budget); in Auto Mode, keep the minimum in pods' PodDisruptionBudgets and spare replicas, or use mode = \"karpenter\".")
+				"min_size is held by static NodePools whose nodes are made together, and EKS Auto Mode replaces every node after at most 21 days (AWS, \"Automate cluster infrastructure with EKS Auto Mode\"): Karpenter's expiry deletes nodes without regard to disruption budgets, so the pool's whole minimum drains at once every 21 days, its replacements held back until the old nodes are gone. gpufleet gives static NodePools no expiry (expireAfter: Never), which Auto Mode overrides; in mode = \"karpenter\" it holds, and drift replaces their nodes within the budget. In Auto Mode, keep spare replicas behind the pods' PodDisruptionBudgets, or use mode = \"karpenter\".")
 			break
 		}
 	}
