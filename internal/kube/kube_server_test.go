@@ -2,8 +2,10 @@ package kube_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -295,4 +297,72 @@ func adminClient(t *testing.T) (context.Context, *kube.Client) {
 		t.Fatal(err)
 	}
 	return ctx, admin
+}
+
+// StartDelete after a DELETE that failed: the object is looked up, and a deletion the server did
+// (its answer lost on the way back) counts as started, whether the object is gone or still being
+// deleted (a finalizer holds it); a refused DELETE (nothing done) is an error, and the object is
+// left as it was.
+func TestStartDelete_answerLostOrRefused(t *testing.T) {
+	srv := kubetest.Shared(t)
+	ctx, admin := adminClient(t)
+	srv.AddToken("kube-test-faulty-gateway", "ci")
+	var fault atomic.Int32 // the kubetest.Fault of the next DELETE
+	proxy := srv.FaultyProxy(t, func(r *http.Request) kubetest.Fault {
+		if r.Method == http.MethodDelete {
+			return kubetest.Fault(fault.Swap(int32(kubetest.Pass)))
+		}
+		return kubetest.Pass
+	})
+	c, err := kube.NewClient(kube.Access{Host: proxy.URL, CAData: proxy.CAPEM, Token: "kube-test-faulty-gateway", Cluster: "the test cluster"}, "gpufleet-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		finalizer bool
+		fault     kubetest.Fault
+		wantErr   bool
+		wantGoing bool // the object still there, being deleted
+	}{
+		{"lost", false, kubetest.Lose, false, false},
+		{"lost, held by a finalizer", true, kubetest.Lose, false, true},
+		{"refused", false, kubetest.Refuse, true, false},
+		{"refused, held by a finalizer", true, kubetest.Refuse, true, false},
+	} {
+		name := "start-delete-" + strings.NewReplacer(" ", "-", ",", "").Replace(tc.name)
+		obj := nodePool(name, "owner-1", nil)
+		if tc.finalizer {
+			obj["metadata"].(map[string]any)["finalizers"] = []any{"gpufleet.io/test-hold"}
+		}
+		live, err := admin.Apply(ctx, obj, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fault.Store(int32(tc.fault))
+		err = c.StartDelete(ctx, nodePoolGVK, name, string(live.GetUID()))
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s: StartDelete: %v", tc.name, err)
+		}
+		after, getErr := admin.Get(ctx, nodePoolGVK, name)
+		switch {
+		case tc.fault == kubetest.Refuse && (getErr != nil || after.GetDeletionTimestamp() != nil):
+			t.Errorf("%s: the refused deletion touched the object (%v)", tc.name, getErr)
+		case tc.wantGoing && (getErr != nil || after.GetDeletionTimestamp() == nil):
+			t.Errorf("%s: the object is not being deleted (%v)", tc.name, getErr)
+		case tc.fault == kubetest.Lose && !tc.wantGoing && !kube.IsNotFound(getErr):
+			t.Errorf("%s: the object is still there (%v)", tc.name, getErr)
+		}
+		// clean up: release the finalizer, delete what is left
+		if getErr == nil {
+			unstructured.RemoveNestedField(after.Object, "metadata", "finalizers")
+			unstructured.RemoveNestedField(after.Object, "metadata", "managedFields")
+			if _, err := srv.UpdateAs(ctx, after, "test-cleanup"); err != nil {
+				t.Fatal(err)
+			}
+			if err := admin.Delete(ctx, nodePoolGVK, name, "", 10*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
