@@ -113,6 +113,23 @@ provider "gpufleet" {
 `, region, ep.EKS, ep.STS, extra)
 }
 
+// tokenBlock is a kubernetes block reaching host, trusting caPEM, with a bearer token.
+func tokenBlock(host string, caPEM []byte, token string) string {
+	return fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = %q\n  }\n", host, caPEM, token)
+}
+
+// foreignNodePool is a spot NodePool of the given name that another tool made (no owner label).
+func foreignNodePool(name string) map[string]any {
+	return map[string]any{
+		"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+		"metadata": map[string]any{"name": name, "labels": map[string]any{"team": "platform"}},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+			"requirements": []any{map[string]any{"key": "karpenter.sh/capacity-type", "operator": "In", "values": []any{"spot"}}},
+		}}},
+	}
+}
+
 // pool renders one gpufleet_karpenter_node_pool named name with body (blocks and arguments beyond
 // the cluster and network ones).
 func poolHCL(name, instanceTypes, body string) string {

@@ -157,7 +157,7 @@ func TestAccKarpenterNodePool_faultMatrix(t *testing.T) {
 				}
 				return kubetest.Pass
 			})
-			block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-through-the-gateway\"\n  }\n", proxy.URL, proxy.CAPEM)
+			block := tokenBlock(proxy.URL, proxy.CAPEM, "token-through-the-gateway")
 			config := func(body string) string {
 				if body == "" {
 					return e.provider("")
@@ -319,7 +319,7 @@ func TestAccKarpenterNodePool_destroyFailsWithNothingLeft(t *testing.T) {
 		}
 		return kubetest.Pass
 	})
-	block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-through-the-gateway\"\n  }\n", proxy.URL, proxy.CAPEM)
+	block := tokenBlock(proxy.URL, proxy.CAPEM, "token-through-the-gateway")
 	cfg := e.provider("") + poolHCL(name, `["g6.xlarge"]`, fmPlain+block)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,

@@ -155,7 +155,7 @@ func TestAccKarpenterNodePool_anotherCluster(t *testing.T) {
 	}
 	addr := "gpufleet_karpenter_node_pool.hop"
 	cfg := func(srv *kubetest.Server) string {
-		block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-of-both-clusters\"\n  }\n", srv.URL, srv.CAPEM)
+		block := tokenBlock(srv.URL, srv.CAPEM, "token-of-both-clusters")
 		return e.provider("") + poolHCL("hop", `["g6.xlarge"]`, inference+scaling(0, 2)+block)
 	}
 	where := e.inClusters(t, otherAdmin, "hop-od")
@@ -334,7 +334,7 @@ func TestAccKarpenterNodePool_answerLost(t *testing.T) {
 			proxy := e.srv.LossyProxy(t, func(r *http.Request) bool {
 				return armed.Load() && r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/nodepools/"+name+"-spot") && lost.CompareAndSwap(false, true)
 			})
-			block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-through-the-gateway\"\n  }\n", proxy.URL, proxy.CAPEM)
+			block := tokenBlock(proxy.URL, proxy.CAPEM, "token-through-the-gateway")
 			cfg := func(pct int) string {
 				return e.provider("") + poolHCL(name, `["g6.xlarge"]`, inference+scaling(0, 4)+acctest.Capacity(pct, 0)+block)
 			}
@@ -587,14 +587,8 @@ func TestAccKarpenterNodePool_disappears(t *testing.T) {
 func TestAccKarpenterNodePool_foreignObject(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	foreign := map[string]any{
-		"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
-		"metadata": map[string]any{"name": "taken-od", "labels": map[string]any{"team": "platform"}},
-		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-			"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-			"requirements": []any{map[string]any{"key": "karpenter.sh/capacity-type", "operator": "In", "values": []any{"spot"}}},
-		}}, "disruption": map[string]any{"consolidateAfter": "1m"}},
-	}
+	foreign := foreignNodePool("taken-od")
+	foreign["spec"].(map[string]any)["disruption"] = map[string]any{"consolidateAfter": "1m"}
 	if _, err := e.admin.Apply(ctx, foreign, false); err != nil {
 		t.Fatal(err)
 	}
@@ -623,14 +617,7 @@ func TestAccKarpenterNodePool_objectCreatedMeanwhile(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.srv.AddToken("token-through-the-race", "ci-bot")
-	foreign := map[string]any{
-		"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
-		"metadata": map[string]any{"name": "raced-od", "labels": map[string]any{"team": "platform"}},
-		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-			"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-			"requirements": []any{map[string]any{"key": "karpenter.sh/capacity-type", "operator": "In", "values": []any{"spot"}}},
-		}}},
-	}
+	foreign := foreignNodePool("raced-od")
 	var raced atomic.Bool
 	var before string // the other's object's resourceVersion, as it made it
 	proxy := e.srv.HookedProxy(t, func(r *http.Request) {
@@ -645,7 +632,7 @@ func TestAccKarpenterNodePool_objectCreatedMeanwhile(t *testing.T) {
 		before = made.GetResourceVersion()
 	})
 	t.Cleanup(func() { e.deleteObject(t, nodePoolGVK, "raced-od") })
-	block := fmt.Sprintf("  kubernetes {\n    host = %q\n    cluster_ca_certificate = <<EOT\n%sEOT\n    token = \"token-through-the-race\"\n  }\n", proxy.URL, proxy.CAPEM)
+	block := tokenBlock(proxy.URL, proxy.CAPEM, "token-through-the-race")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{{
