@@ -239,6 +239,33 @@ _doc_internode(doc, node) := null if {
 	object.get(n, "internode", null) != object.get(node, "internode", null)
 } else := object.get(node, "internode", null)
 
+# The node types a pool admits beside the shape its gpu part describes, on which a replica of the
+# workload does not fit: [type, GPU model, fit] of each, in order, with the fit on that type's whole
+# GPUs (its problems: "memory", "precision" and the others of fit). A Karpenter NodePool launches the
+# cheapest type that meets its pods' requests, a ComputeClass falls back down its priorities, and an
+# EKS node group launches its other instance types when the first is out of capacity (spot: any of
+# them): GPU memory and compute capability are neither requests nor priorities, so a replica lands
+# on any type the pool admits. A NodePool of several GPU models (instance-gpu-name In [a10g, l4],
+# instance-family In [g5, g6, g6e]) has no gpu.model and no fit of its own: these are its only
+# right-sizing verdicts. Whole GPUs only: a MIG or shared pool's slices are per model (its gpu part
+# says which). Types the catalog does not know, and ones without a GPU model, are not judged. In
+# the order of their host memory (g6.xlarge before g6.2xlarge), then names.
+candidate_misfits(doc) := [[t, n.gpu_model, f] |
+	some [_, t, n] in sort([[n.memory_gib, t, n] |
+		some t in doc.instance_types
+		n := _catalog_node(doc.cloud, t)
+		is_string(n.gpu_model)
+	])
+	[n.gpu_model, n.gpu_count] != [doc.gpu.model, doc.gpu.per_node]
+	f := doc_fit(object.union(doc, {"instance_types": [t], "gpu": gpu_document(n.gpu_model, n.gpu_count)}))
+	count(f.problems) > 0
+] if {
+	is_number(doc.workload.gpu_memory_gib)
+	is_array(doc.instance_types)
+	count(doc.instance_types) > 1
+	not doc_partitioned(doc)
+}
+
 # The node types a pool admits that the catalog knows to have no inter-node GPU network, in order.
 without_internode(doc) := [t |
 	some t in doc.instance_types

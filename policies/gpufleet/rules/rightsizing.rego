@@ -2,12 +2,14 @@
 #   GF-RS-001 deny  the workload does not fit the pool's nodes (lib.fit): GPU or MIG slice memory with
 #                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs, an
 #                   inter-node GPU network (EFA, GPUDirect) for a training replica over several nodes,
-#                   the same on every node type the pool admits (a NodePool's or ComputeClass's shapes)
+#                   the same on every node type the pool admits (a NodePool's or ComputeClass's shapes);
+#                   GPU memory and NVLink on the other node types a pool admits (several GPU models)
 #   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
 #                   fitting option on the same cloud and region
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
 #                   smaller inference GPU fits
-#   GF-RS-004 deny  the pool's GPU does not compute in workload.precision (bf16: 8.0+, fp8: 8.9+)
+#   GF-RS-004 deny  the pool's GPU does not compute in workload.precision (bf16: 8.0+, fp8: 8.9+), nor
+#                   the GPU of any other node type it admits
 #   GF-RS-005 warn  production inference with two or more replicas on a pool of at most one node
 #   GF-RS-007 warn  the node's host memory or vCPUs do not hold the replicas it runs (lib.fit); a warning,
 #                   as a pool document knows the weights only as workload.gpu_memory_gib / 1.2
@@ -44,6 +46,55 @@ _rs001(f) := {"rule": "GF-RS-001", "attribute": _rs001_attribute(failed), "text"
 
 # In the order the message names them.
 _rs001_constraints := ["memory", "gpus_per_replica", "interconnect", "internode"]
+
+# On the other node types the pool admits (lib.candidate_misfits): GPU memory, NVLink and the
+# inter-node GPU network, which neither Karpenter nor GKE's fallback weighs (the GPUs a replica asks
+# for and its host resources are pod requests, which they do: those problems are not said here). One finding for all of them,
+# grouped by GPU model and reason.
+deny contains {"rule": "GF-RS-001", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+	misfits := [[t, model, reason] |
+		some [t, model, f] in lib.candidate_misfits(doc)
+		reasons := [_candidate_reason(c, f) | some c in ["memory", "interconnect", "internode"]; c in f.problems]
+		count(reasons) > 0
+		reason := concat(", ", reasons)
+	]
+	count(misfits) > 0
+	text := sprintf("a replica does not fit node types this pool admits: %s; %s, so replicas land on them. Admit only node types whose GPUs hold a replica (workload.gpu_memory_gib %s GiB with %v %% kept free), or set workload.gpus_per_replica when replicas ask for several GPUs", [
+		_candidate_groups(misfits), _candidates_launch[doc.resource_type], lib.gib(doc.workload.gpu_memory_gib), lib.memory_headroom_percent,
+	])
+}
+
+_candidate_reason("memory", f) := sprintf("%s GiB usable on %s", [lib.gib(f.usable_gib), _gpus_text(f.gpus_per_replica)])
+
+_candidate_reason("interconnect", f) := sprintf("no NVLink between the %d GPUs of a training replica", [f.gpus_per_replica])
+
+_candidate_reason("internode", f) := sprintf("no inter-node GPU network for a replica over %d nodes", [f.nodes_per_replica])
+
+# "A10G (21.2 GiB usable on 1 GPU): g5.xlarge, g5.2xlarge, g5.4xlarge, g5.8xlarge and 1 more; L4 (…): …",
+# the groups in the order of their first type.
+_candidate_groups(misfits) := concat("; ", [sprintf("%s (%s): %s", [model, reason, _types_text(types)]) |
+	some i, [_, model, reason] in misfits
+	not _same_group_before(misfits, i, model, reason)
+	types := [t | some [t, m, r] in misfits; m == model; r == reason]
+])
+
+_same_group_before(misfits, i, model, reason) if {
+	some j, [_, m, r] in misfits
+	j < i
+	m == model
+	r == reason
+}
+
+_types_text(types) := concat(", ", types) if {
+	count(types) <= 4
+} else := sprintf("%s and %d more", [concat(", ", array.slice(types, 0, 4)), count(types) - 4])
+
+# How each kind of pool comes to launch any node type it admits.
+_candidates_launch := {
+	"NodePool": "Karpenter launches the cheapest node type that meets the pods' requests, and a GPU's memory, compute capability and links are not among them",
+	"ComputeClass": "GKE falls back down the priorities when those before them are out of capacity",
+	"aws_eks_node_group": "the node group launches its other instance types when the first is out of capacity, and spot capacity on any of them",
+}
 
 # ---------------------------------------------------------------------------------------------
 # GF-RS-007
@@ -335,6 +386,24 @@ deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "t
 	not g.compute_capability >= need # lib.precision_supported, with the lookups made above
 	text := sprintf("%s (%s, compute capability %v) does not compute in %s, which needs compute capability %v or newer; choose a newer GPU or set workload.precision to one it supports", [
 		doc.gpu.model, g.architecture, g.compute_capability, precision, need,
+	])
+}
+
+# The same on the other node types the pool admits (lib.candidate_misfits): a NodePool of several
+# GPU models may launch the oldest for the cheapest, and a ComputeClass fall back to it.
+deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+	precision := doc.workload.precision
+	is_string(precision)
+	misfits := [[t, model] | some [t, model, f] in lib.candidate_misfits(doc); "precision" in f.problems]
+	count(misfits) > 0
+	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]
+	models := [sprintf("%s (%s, compute capability %v): %s", [model, g.architecture, g.compute_capability, _types_text(types)]) |
+		some model in sort({m | some [_, m] in misfits})
+		g := lib.gpu(model)
+		types := [t | some [t, m] in misfits; m == model]
+	]
+	text := sprintf("the GPUs of node types this pool admits do not compute in %s, which needs compute capability %v or newer: %s; %s, so replicas land on them. Admit only node types of newer GPUs, or set workload.precision to one they all support", [
+		precision, need, concat("; ", models), _candidates_launch[doc.resource_type],
 	])
 }
 

@@ -186,6 +186,72 @@ test_rs001_training_over_nodes_needs_one_internode_on_every_shape if {
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as single_node
 }
 
+# A NodePool of several GPU models (instance-family In [g5, g6, g6e]) has no gpu.model: each node
+# type it admits is judged on its own, and those whose GPU does not hold a replica are named, grouped
+# by model, smallest nodes first.
+_mixed_gpu := {"model": null, "class": null, "memory_gib": null, "per_node": null, "slice_memory_gib": null}
+
+_mixed_nodepool(types, workload) := fx.pool({
+	"address": "NodePool/any-family", "resource_type": "NodePool",
+	"gpu": _mixed_gpu, "instance_types": types, "workload": workload,
+})
+
+test_rs001_mixed_models_each_node_type_judged if {
+	pool := _mixed_nodepool(["g5.2xlarge", "g5.xlarge", "g6.xlarge", "g6e.xlarge"], {"gpu_memory_gib": 30})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as pool
+	count(fs) == 1
+	some f in fs
+	f.attribute == "spec.template.spec.requirements"
+	contains(f.msg, "a replica does not fit node types this pool admits: A10G (21.2 GiB usable on 1 GPU): g5.xlarge, g5.2xlarge; L4 (21.2 GiB usable on 1 GPU): g6.xlarge; Karpenter launches the cheapest node type that meets the pods' requests")
+	not contains(f.msg, "g6e")
+	contains(f.msg, `(spec.template.metadata.labels["gpufleet.io/gpu-memory-gib"] 30 GiB with 5 % kept free)`)
+
+	# every node type holds 13 GiB; nothing is said of a pool without a memory need
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as _mixed_nodepool(["g5.xlarge", "g6.xlarge", "g6e.xlarge"], {"gpu_memory_gib": 13})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as _mixed_nodepool(["g5.xlarge", "g6.xlarge"], {"gpu_memory_gib": null})
+}
+
+# Four node types of one group are named, the rest counted; types the catalog does not know are not
+# judged; a MIG or time-shared pool's slices are per model, and are not judged per node type.
+test_rs001_mixed_models_named_and_passed_over if {
+	many := _mixed_nodepool(["g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.8xlarge", "g5.16xlarge", "g6e.xlarge", "x9.unknown"], {"gpu_memory_gib": 30})
+	some f in fx.of(findings.deny, "GF-RS-001") with input as many
+	contains(f.msg, "A10G (21.2 GiB usable on 1 GPU): g5.xlarge, g5.2xlarge, g5.4xlarge, g5.8xlarge and 1 more; Karpenter")
+	not contains(f.msg, "x9.unknown")
+	shared := object.union(_mixed_nodepool(["g5.xlarge", "g6.xlarge"], {"gpu_memory_gib": 30}), {"gpu": {"sharing": {"strategy": "time-slicing", "replicas": 4}}})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as shared
+}
+
+# A training replica over 8 GPUs needs NVLink: a NodePool of p4d.24xlarge and g5.48xlarge (8 A10G on
+# PCIe) gets the cheaper g5 for the same request of 8 GPUs; on g6.xlarge the replica spans 8 nodes,
+# which have neither NVLink nor an inter-node GPU network.
+test_rs001_mixed_models_interconnect if {
+	pool := _mixed_nodepool(["p4d.24xlarge", "g5.48xlarge", "g6.xlarge"], {"kind": "training", "gpu_memory_gib": 10, "gpus_per_replica": 8})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as pool
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "this pool admits: L4 (no NVLink between the 8 GPUs of a training replica, no inter-node GPU network for a replica over 8 nodes): g6.xlarge; A10G (no NVLink between the 8 GPUs of a training replica): g5.48xlarge; Karpenter")
+	not contains(f.msg, "p4d")
+}
+
+# An EKS node group launches its other instance types too: a first type that fits does not cover
+# them. A ComputeClass falls back down its priorities.
+test_rs001_other_node_types_of_a_node_group_and_a_class if {
+	l40s := {"model": "L40S", "class": "inference", "memory_gib": 44.7, "per_node": 1, "slice_memory_gib": 44.7}
+	group := fx.pool({"address": "aws_eks_node_group.inference", "resource_type": "aws_eks_node_group", "gpu": l40s, "instance_types": ["g6e.xlarge", "g6.xlarge"], "workload": {"gpu_memory_gib": 30}})
+	some f in fx.of(findings.deny, "GF-RS-001") with input as group
+	f.attribute == "instance_types"
+	contains(f.msg, "L4 (21.2 GiB usable on 1 GPU): g6.xlarge; the node group launches its other instance types when the first is out of capacity")
+	class := fx.pool({
+		"address": "ComputeClass/inference", "resource_type": "ComputeClass", "cloud": "gcp", "region": "europe-west4",
+		"gpu": _mixed_gpu, "instance_types": ["a2-highgpu-1g", "g2-standard-8"], "workload": {"gpu_memory_gib": 30},
+	})
+	some g in fx.of(findings.deny, "GF-RS-001") with input as class
+	g.attribute == "spec.priorities"
+	contains(g.msg, "L4 (21.2 GiB usable on 1 GPU): g2-standard-8; GKE falls back down the priorities")
+	not contains(g.msg, "a2-highgpu-1g")
+}
+
 # --- GF-RS-004 -------------------------------------------------------------------------------
 
 test_rs004_bf16_not_on_a_t4 if {
@@ -196,6 +262,18 @@ test_rs004_bf16_not_on_a_t4 if {
 	f.attribute == "instance_types"
 	contains(f.msg, "T4 (Turing, compute capability 7.5) does not compute in bf16, which needs compute capability 8 or newer")
 	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as fx.pool({"workload": {"precision": "bf16"}})
+}
+
+# A NodePool of several GPU models that admits a T4 (g4dn) for bf16 work: the T4 is named.
+test_rs004_mixed_models_name_the_old_gpu if {
+	pool := _mixed_nodepool(["g4dn.xlarge", "g6.xlarge", "g4dn.2xlarge"], {"gpu_memory_gib": 10, "precision": "bf16"})
+	fs := fx.of(findings.deny, "GF-RS-004") with input as pool
+	count(fs) == 1
+	some f in fs
+	f.attribute == "spec.template.spec.requirements"
+	contains(f.msg, "the GPUs of node types this pool admits do not compute in bf16, which needs compute capability 8 or newer: T4 (Turing, compute capability 7.5): g4dn.xlarge, g4dn.2xlarge; Karpenter")
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as pool
+	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as _mixed_nodepool(["g5.xlarge", "g6.xlarge"], {"gpu_memory_gib": 10, "precision": "bf16"})
 }
 
 # With the fit a documents file carries: its precision problem is this rule's finding; a fit without
