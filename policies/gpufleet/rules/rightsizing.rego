@@ -89,9 +89,11 @@ _types_text(types) := concat(", ", types) if {
 	count(types) <= 4
 } else := sprintf("%s and %d more", [concat(", ", array.slice(types, 0, 4)), count(types) - 4])
 
-# How each kind of pool comes to launch any node type it admits.
+# How each kind of pool comes to launch any node type it admits. Karpenter: EC2 Fleet with the
+# lowest-price on-demand strategy, price-capacity-optimized for spot, over every instance type that
+# meets the requests (karpenter-provider-aws v1.15.2 pkg/providers/instance/types.go).
 _candidates_launch := {
-	"NodePool": "Karpenter launches the cheapest node type that meets the pods' requests, and a GPU's memory, compute capability and links are not among them",
+	"NodePool": "Karpenter launches any node type that meets the pods' requests (on-demand, the cheapest), and a GPU's memory, compute capability and links are not among them",
 	"ComputeClass": "GKE falls back down the priorities when those before them are out of capacity",
 	"aws_eks_node_group": "the node group launches its other instance types when the first is out of capacity, and spot capacity on any of them",
 }

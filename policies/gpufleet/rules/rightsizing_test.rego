@@ -202,7 +202,7 @@ test_rs001_mixed_models_each_node_type_judged if {
 	count(fs) == 1
 	some f in fs
 	f.attribute == "spec.template.spec.requirements"
-	contains(f.msg, "a replica does not fit node types this pool admits: A10G (21.2 GiB usable on 1 GPU): g5.xlarge, g5.2xlarge; L4 (21.2 GiB usable on 1 GPU): g6.xlarge; Karpenter launches the cheapest node type that meets the pods' requests")
+	contains(f.msg, "a replica does not fit node types this pool admits: A10G (21.2 GiB usable on 1 GPU): g5.xlarge, g5.2xlarge; L4 (21.2 GiB usable on 1 GPU): g6.xlarge; Karpenter launches any node type that meets the pods' requests (on-demand, the cheapest)")
 	not contains(f.msg, "g6e")
 	contains(f.msg, `(spec.template.metadata.labels["gpufleet.io/gpu-memory-gib"] 30 GiB with 5 % kept free)`)
 
