@@ -81,6 +81,8 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 		if perNode >= 2 {
 			shape.Interconnect, _ = n["interconnect"].(string)
 		}
+	} else if perNode >= 2 {
+		shape.Interconnect = modelInterconnect(cloud, model, perNode) // lib._doc_interconnect
 	}
 	d := catalog.FitDemand{NeedGiB: need, HeadroomPercent: catalog.DefaultMemoryHeadroomPercent}
 	var strs bool
@@ -152,6 +154,33 @@ func sameInterNode(cloud string, types any, internode string) bool {
 		}
 	}
 	return true
+}
+
+// modelInterconnect is lib._model_interconnect: the GPU link of every catalog node type of the
+// cloud with gpus GPUs of model, when they all have the same one; "" (none: PCIe) otherwise. What a
+// node the catalog does not name has (a ComputeClass priority of a machine family and a GPU).
+func modelInterconnect(cloud, model string, gpus int) string {
+	table := "aws_instance_types"
+	if cloud == "gcp" {
+		table = "gke_machine_types"
+	}
+	nodes, _ := catalogAt(table)
+	links := map[any]bool{}
+	for _, n := range obj(nodes) {
+		m, _ := n.(map[string]any)
+		if m["gpu_model"] != model || m["gpu_count"] != float64(gpus) {
+			continue
+		}
+		links[m["interconnect"]] = true
+	}
+	if len(links) != 1 {
+		return ""
+	}
+	for link := range links {
+		s, _ := link.(string)
+		return s
+	}
+	return ""
 }
 
 func documentNode(cloud string, types any) (map[string]any, bool) {

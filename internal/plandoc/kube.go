@@ -1583,6 +1583,9 @@ func (p *Plan) computeClassDocument(address string, cc map[string]any) map[strin
 			"flex_start":           get(pr, false, "flexStart", "enabled") == true,
 			"reservation_affinity": get(pr, nil, "reservations", "affinity"),
 			"location_zones":       float64(len(arr(get(pr, []any{}, "location", "zones")))),
+			"machine_type":         str(get(pr, nil, "machineType")),
+			"gpu_model":            ccModel(pr),
+			"gpu_count":            ccCount(pr),
 		})
 	}
 	zones := make([]string, 0, len(zoneSet))

@@ -885,6 +885,9 @@ _computeclass_document(address, cc) := {
 			"flex_start": object.get(p, ["flexStart", "enabled"], false) == true,
 			"reservation_affinity": object.get(p, ["reservations", "affinity"], null),
 			"location_zones": count(lib.arr(object.get(p, ["location", "zones"], []))),
+			"machine_type": lib.str(object.get(p, "machineType", null)),
+			"gpu_model": _cc_model(p),
+			"gpu_count": _cc_count(p),
 		} |
 			some p in priorities
 		],

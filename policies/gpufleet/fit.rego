@@ -221,7 +221,7 @@ _doc_shape(doc) := {
 	"shared": is_object(doc.gpu.sharing),
 	"node_memory_gib": node.memory_gib,
 	"vcpus": node.vcpu,
-	"interconnect": _doc_interconnect(node, doc.gpu.per_node),
+	"interconnect": _doc_interconnect(node, doc.gpu.per_node, doc),
 	"internode": _doc_internode(doc, node),
 } if {
 	node := doc_node(doc)
@@ -240,31 +240,46 @@ _doc_internode(doc, node) := null if {
 } else := object.get(node, "internode", null)
 
 # The node types a pool admits beside the shape its gpu part describes, on which a replica of the
-# workload does not fit: [type, GPU model, fit] of each, in order, with the fit on that type's whole
-# GPUs (its problems: "memory", "precision" and the others of fit). A Karpenter NodePool launches the
-# cheapest type that meets its pods' requests, a ComputeClass falls back down its priorities, and an
-# EKS node group launches its other instance types when the first is out of capacity (spot: any of
-# them): GPU memory and compute capability are neither requests nor priorities, so a replica lands
-# on any type the pool admits. A NodePool of several GPU models (instance-gpu-name In [a10g, l4],
+# workload does not fit: [name, GPU model, fit] of each, in order, with the fit on that type's whole
+# GPUs (its problems: "memory", "precision" and the others of fit). A Karpenter NodePool launches any
+# type that meets its pods' requests, a ComputeClass falls back down its priorities, and an EKS node
+# group launches its other instance types when the first is out of capacity (spot: any of them):
+# GPU memory and compute capability are neither requests nor priorities, so a replica lands on any
+# type the pool admits. A NodePool of several GPU models (instance-gpu-name In [a10g, l4],
 # instance-family In [g5, g6, g6e]) has no gpu.model and no fit of its own: these are its only
 # right-sizing verdicts. Whole GPUs only: a MIG or shared pool's slices are per model (its gpu part
-# says which). Types the catalog does not know, and ones without a GPU model, are not judged. In
-# the order of their host memory (g6.xlarge before g6.2xlarge), then names.
-candidate_misfits(doc) := [[t, n.gpu_model, f] |
-	some [_, t, n] in sort([[n.memory_gib, t, n] |
-		some t in doc.instance_types
-		n := _catalog_node(doc.cloud, t)
-		is_string(n.gpu_model)
-	])
-	[n.gpu_model, n.gpu_count] != [doc.gpu.model, doc.gpu.per_node]
-	f := doc_fit(object.union(doc, {"instance_types": [t], "gpu": gpu_document(n.gpu_model, n.gpu_count)}))
+# says which). Types the catalog does not know, and ones without a GPU model, are not judged.
+candidate_misfits(doc) := [[name, model, f] |
+	some [name, model, gpus, types] in _candidate_shapes(doc)
+	[model, gpus] != [doc.gpu.model, doc.gpu.per_node]
+	f := doc_fit(object.union(doc, {"instance_types": types, "gpu": gpu_document(model, gpus)}))
 	count(f.problems) > 0
 ] if {
 	is_number(doc.workload.gpu_memory_gib)
 	is_array(doc.instance_types)
-	count(doc.instance_types) > 1
+	count(doc.instance_types) + count(arr(object.get(doc, ["autoscaler", "priorities"], []))) > 1
 	not doc_partitioned(doc)
 }
+
+# [name, GPU model, GPUs, instance_types] of each node type a pool admits: its catalog node types,
+# smallest host memory first (g6.xlarge before g6.2xlarge), then a ComputeClass's priorities that
+# name a GPU and no machine type ("priority 2": a machine family and a GPU, on a machine type GKE
+# picks, whose host the catalog cannot tell; its GPU link is the model's, _doc_interconnect).
+_candidate_shapes(doc) := array.concat(
+	[[t, n.gpu_model, n.gpu_count, [t]] |
+		some [_, t, n] in sort([[n.memory_gib, t, n] |
+			some t in doc.instance_types
+			n := _catalog_node(doc.cloud, t)
+			is_string(n.gpu_model)
+		])
+	],
+	[[sprintf("priority %d", [i + 1]), p.gpu_model, p.gpu_count, []] |
+		some i, p in arr(object.get(doc, ["autoscaler", "priorities"], []))
+		p.machine_type == null
+		is_string(p.gpu_model)
+		is_number(p.gpu_count)
+	],
+)
 
 # The node types a pool admits that the catalog knows to have no inter-node GPU network, in order.
 without_internode(doc) := [t |
@@ -295,9 +310,35 @@ doc_node(doc) := n if {
 	n := data.gpufleet.catalog.gke_machine_types[doc.instance_types[0]]
 } else := {"memory_gib": 1000000000, "vcpu": 1000000000, "interconnect": null, "internode": "unknown"}
 
-_doc_interconnect(_, gpus) := null if gpus < 2
+_doc_interconnect(_, gpus, _) := null if gpus < 2
 
-_doc_interconnect(node, gpus) := object.get(node, "interconnect", null) if gpus >= 2
+_doc_interconnect(node, gpus, _) := object.get(node, "interconnect", null) if {
+	gpus >= 2
+	object.get(node, "internode", null) != "unknown"
+}
+
+# A node the catalog does not name (a ComputeClass priority of a machine family and a GPU, which
+# GKE places on a machine type of that family with that many GPUs): the GPU link of every catalog
+# node type of the model and GPU count, when they all have the same one (8 x H100 80GB: NVLink on
+# every a3 machine type); else none (PCIe, as n1 machine types attach their GPUs).
+_doc_interconnect(node, gpus, doc) := _model_interconnect(doc.cloud, doc.gpu.model, gpus) if {
+	gpus >= 2
+	object.get(node, "internode", null) == "unknown"
+}
+
+_model_interconnect(cloud, model, gpus) := link if {
+	links := {object.get(n, "interconnect", null) |
+		some n in _catalog_nodes(cloud)
+		n.gpu_model == model
+		n.gpu_count == gpus
+	}
+	count(links) == 1
+	some link in links
+} else := null
+
+_catalog_nodes("aws") := data.gpufleet.catalog.aws_instance_types
+
+_catalog_nodes("gcp") := data.gpufleet.catalog.gke_machine_types
 
 _doc_units(doc) := doc.gpu.sharing.replicas if {
 	is_number(doc.gpu.sharing.replicas)

@@ -186,6 +186,21 @@ test_rs001_training_over_nodes_needs_one_internode_on_every_shape if {
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as single_node
 }
 
+# A ComputeClass priority of a machine family and a GPU (machineFamily: a3, gpu: 8 x nvidia-h100-80gb)
+# names no machine type: its GPU link is the one every catalog machine type of that GPU and count
+# has. Eight H100s are linked by NVLink on every a3 machine type; eight L4s (g2-standard-96) share
+# PCIe. (It was taken as PCIe whatever the GPU: training on H100s was denied.)
+test_rs001_class_by_machine_family_has_its_gpus_link if {
+	h100 := {"model": "H100-80GB", "class": "training", "memory_gib": 80, "per_node": 8, "slice_memory_gib": 80}
+	w := {"kind": "training", "gpu_memory_gib": 300, "gpus_per_replica": 8}
+	class := {"address": "ComputeClass/train", "resource_type": "ComputeClass", "cloud": "gcp", "region": "europe-west4", "instance_types": [], "workload": w}
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as fx.pool(object.union(class, {"gpu": h100}))
+	l4 := {"model": "L4", "class": "inference", "memory_gib": 24, "per_node": 8, "slice_memory_gib": 24}
+	fs := fx.of(findings.deny, "GF-RS-001") with input as fx.pool(object.union(class, {"gpu": l4, "workload": {"gpu_memory_gib": 100}}))
+	some f in fs
+	contains(f.msg, "a training replica over 8 GPUs needs NVLink between them, and the L4 GPUs of this node share the PCIe bus only")
+}
+
 # A NodePool of several GPU models (instance-family In [g5, g6, g6e]) has no gpu.model: each node
 # type it admits is judged on its own, and those whose GPU does not hold a replica are named, grouped
 # by model, smallest nodes first.
@@ -262,6 +277,31 @@ test_rs004_bf16_not_on_a_t4 if {
 	f.attribute == "instance_types"
 	contains(f.msg, "T4 (Turing, compute capability 7.5) does not compute in bf16, which needs compute capability 8 or newer")
 	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as fx.pool({"workload": {"precision": "bf16"}})
+}
+
+# A ComputeClass priority of a machine family and a GPU has no machine type: it is judged on its GPUs
+# ("priority 2"), and priorities of one GPU are named together.
+_priority(machine_type, model, spot) := {"spot": spot, "flex_start": false, "reservation_affinity": null, "location_zones": 0, "machine_type": machine_type, "gpu_model": model, "gpu_count": 1}
+
+test_rs001_class_priorities_of_a_family_judged_on_their_gpus if {
+	class := fx.pool({
+		"address": "ComputeClass/chat", "resource_type": "ComputeClass", "cloud": "gcp", "region": "europe-west4",
+		"gpu": _mixed_gpu, "instance_types": ["a2-highgpu-1g"], "workload": {"gpu_memory_gib": 30},
+		"autoscaler": {"kind": "ComputeClass", "priorities": [_priority("a2-highgpu-1g", "A100-40GB", false), _priority(null, "L4", false), _priority(null, "L4", true)]},
+	})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as class
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "does not fit node types this pool admits: L4 (21.2 GiB usable on 1 GPU): priority 2, priority 3; GKE falls back down the priorities")
+	not contains(f.msg, "a2-highgpu-1g")
+
+	# one priority of a family, the class's own GPU: its own fit says it (GF-RS-001 once), nothing beside it
+	one := json.patch(class, [
+		{"op": "replace", "path": "/autoscaler/priorities", "value": [_priority(null, "L4", false)]},
+		{"op": "replace", "path": "/instance_types", "value": []},
+	])
+	count(fx.of(findings.deny, "GF-RS-001")) == 1 with input as fx.pool(object.union(one, {"gpu": {"model": "L4", "class": "inference", "memory_gib": 24, "per_node": 1, "slice_memory_gib": 24}}))
+	not lib.candidate_misfits(object.union(one, {"gpu": {"model": "L4", "per_node": 1}}))
 }
 
 # A NodePool of several GPU models that admits a T4 (g4dn) for bf16 work: the T4 is named.
