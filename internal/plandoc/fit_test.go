@@ -192,3 +192,60 @@ func TestDocuments_providedDocumentCarriesNoFit(t *testing.T) {
 	var counts fitCounts
 	compare(t, b, "gpufleet_compliant.json with its policy documents", raw, &counts)
 }
+
+// The convention labels are read alike by both builders (documents.convention_workload and
+// convention_unread): every label with values of each form the bundle reads and of forms it does
+// not, counts among them whole ("2"), fractional ("2.5", which reached OPA's %, which refuses a
+// fraction, when a replica's GPUs were split over nodes) and not numbers at all.
+func TestConventionLabels_sameAsTheBundle(t *testing.T) {
+	q, err := rego.New(
+		rego.Query(`w := data.gpufleet.documents.convention_workload(input); u := data.gpufleet.documents.convention_unread(input)`),
+		rego.Load([]string{"../../policies/gpufleet"}, func(_ string, info os.FileInfo, _ int) bool {
+			return strings.HasSuffix(info.Name(), "_test.rego")
+		}),
+	).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string][]any{
+		labelWorkload:        {"training", "Inference", "serving", nil},
+		labelEnvironment:     {"production", "STAGING", "prod"},
+		labelGPUMemory:       {"40", "39.5", "40Gi", "40G", "40GB", "-1", "1e3"},
+		labelInterruptible:   {"true", "False", "yes"},
+		labelPrecision:       {"bf16", "FP8", "bfloat16"},
+		labelModelParameters: {"7", "70.6", "7B"},
+		labelTrainingMethod:  {"LoRA", "full", "dora"},
+		labelGPUsPerReplica:  {"2", "8", "2.5", "0.5", "two", "-2", "02", ""},
+		labelReplicas:        {"3", "1.5", "three", "10"},
+		labelKVCache:         {"16", "16Gi", "lots"},
+	}
+	rng := rand.New(rand.NewPCG(29, 11))
+	fractions := 0
+	for i := range 400 {
+		labels := map[string]any{}
+		for _, key := range conventionKeys {
+			if rng.IntN(3) > 0 {
+				vs := values[key]
+				labels[key] = vs[rng.IntN(len(vs))]
+			}
+		}
+		if strings.Contains(fmt.Sprint(labels[labelGPUsPerReplica], labels[labelReplicas]), ".5") {
+			fractions++
+		}
+		rs, err := q.Eval(context.Background(), rego.EvalInput(labels))
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("labels %s: %v (%d results)", show(labels), err, len(rs))
+		}
+		for _, c := range []struct {
+			what      string
+			got, want any
+		}{{"convention_workload", conventionWorkload(labels), rs[0].Bindings["w"]}, {"convention_unread", conventionUnread(labels), rs[0].Bindings["u"]}} {
+			if d := diff(c.what, normalise(t, c.got), normalise(t, c.want)); d != "" {
+				t.Errorf("labels %d %s: Go and the bundle differ at %s", i, show(labels), d)
+			}
+		}
+	}
+	if fractions < 50 {
+		t.Errorf("%d label sets with a fractional count", fractions)
+	}
+}

@@ -376,6 +376,8 @@ func numLabel(v any) any {
 	return f
 }
 
+var wholeLabel = regexp.MustCompile(`^(0|[1-9][0-9]*)$`) // not "02", which OPA keeps as that literal
+
 var memoryQuantity = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$`)
 
 // quantityBytes is lib._quantity_bytes: bytes per unit of the Kubernetes quantity suffixes.
@@ -452,9 +454,15 @@ func labelValue(key string, v any) (any, bool) {
 	case labelGPUMemory, labelKVCache:
 		n, ok := memoryGiB(v)
 		return n, ok
-	case labelModelParameters, labelGPUsPerReplica, labelReplicas:
+	case labelModelParameters:
 		n := numLabel(v)
 		return n, n != nil
+	case labelGPUsPerReplica, labelReplicas: // documents._whole_label: counted, a whole number
+		s, ok := v.(string)
+		if !ok || !wholeLabel.MatchString(s) {
+			return nil, false
+		}
+		return numLabel(s), true
 	}
 	return nil, false
 }

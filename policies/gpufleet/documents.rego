@@ -362,14 +362,14 @@ label_value("gpufleet.io/model-parameters-billion", v) := n if {
 	n != null
 }
 
-label_value("gpufleet.io/gpus-per-replica", v) := n if {
-	n := lib.num_label(v)
-	n != null
-}
+# GPUs and replicas are counted: a whole number ("2.5" cannot be read, GF-DATA-004).
+label_value("gpufleet.io/gpus-per-replica", v) := to_number(v) if _whole_label(v)
 
-label_value("gpufleet.io/replicas", v) := n if {
-	n := lib.num_label(v)
-	n != null
+label_value("gpufleet.io/replicas", v) := to_number(v) if _whole_label(v)
+
+_whole_label(v) if {
+	is_string(v)
+	regex.match(`^(0|[1-9][0-9]*)$`, v) # not "02", which OPA keeps as that literal
 }
 
 label_value("gpufleet.io/kv-cache-gib", v) := lib.memory_gib(v)
@@ -403,8 +403,8 @@ convention_forms := {
 	lib.label_precision: ["workload precision", "fp32, bf16, fp16, fp8, int8, int4, awq, gptq or fp4, in any case", "one of those"],
 	lib.label_model_parameters: ["memory estimate (its model size)", "a number of billions of parameters such as 7 or 70.6", "the model's parameters in billions"],
 	lib.label_training_method: ["memory estimate (its training method)", "full, lora or qlora, in any case", "one of those"],
-	lib.label_gpus_per_replica: ["GPUs per replica", "a number such as 2", "the GPUs one replica uses"],
-	lib.label_replicas: ["replica count", "a number such as 3", "the replicas the pool holds"],
+	lib.label_gpus_per_replica: ["GPUs per replica", "a whole number such as 2", "the GPUs one replica uses"],
+	lib.label_replicas: ["replica count", "a whole number such as 3", "the replicas the pool holds"],
 	lib.label_kv_cache: ["KV cache share of the memory need", "a number of GiB such as 16, or a Kubernetes quantity of bytes such as 16Gi", "the GiB of the need that are KV cache"],
 }
 

@@ -841,6 +841,12 @@ test_unreadable_convention_labels if {
 	]
 	documents.convention_unread(null) == []
 
+	# GPUs and replicas are counted: a fraction cannot be read (it reached OPA's %, which refuses one)
+	halves := {"gpufleet.io/gpus-per-replica": "2.5", "gpufleet.io/replicas": "1.5"}
+	documents.convention_workload(halves).gpus_per_replica == null
+	documents.convention_workload(halves).replicas == null
+	documents.convention_unread(halves) == [["gpufleet.io/gpus-per-replica", "2.5"], ["gpufleet.io/replicas", "1.5"]]
+
 	# the estimate from the model labels, with names in any case; not when the method cannot be read
 	model := {"gpufleet.io/workload": "Training", "gpufleet.io/model-parameters-billion": "7", "gpufleet.io/precision": "BF16", "gpufleet.io/training-method": "LoRA"}
 	documents.convention_memory(model) == documents.convention_memory({"gpufleet.io/workload": "training", "gpufleet.io/model-parameters-billion": "7", "gpufleet.io/precision": "bf16", "gpufleet.io/training-method": "lora"})

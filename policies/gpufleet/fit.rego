@@ -121,6 +121,8 @@ _fit_nodes_per_replica(shape, demand, asked) := asked / shape.gpus if {
 	not shape.partitioned
 	shape.gpus > 0
 	asked > shape.gpus
+	floor(asked) == asked # OPA's % refuses a fraction (a label of 2.5 GPUs): not a whole multiple
+	floor(shape.gpus) == shape.gpus
 	asked % shape.gpus == 0
 } else := 1
 
@@ -240,35 +242,77 @@ _doc_internode(doc, node) := null if {
 } else := object.get(node, "internode", null)
 
 # The node types a pool admits beside the shape its gpu part describes, on which a replica of the
-# workload does not fit: [name, GPU model, fit] of each, in order, with the fit on that type's whole
-# GPUs (its problems: "memory", "precision" and the others of fit). A Karpenter NodePool launches any
-# type that meets its pods' requests, a ComputeClass falls back down its priorities, and an EKS node
-# group launches its other instance types when the first is out of capacity (spot: any of them):
-# GPU memory and compute capability are neither requests nor priorities, so a replica lands on any
-# type the pool admits. A NodePool of several GPU models (instance-gpu-name In [a10g, l4],
-# instance-family In [g5, g6, g6e]) has no gpu.model and no fit of its own: these are its only
-# right-sizing verdicts. Whole GPUs only: a MIG or shared pool's slices are per model (its gpu part
-# says which). Types the catalog does not know, and ones without a GPU model, are not judged.
+# workload does not fit: [name, GPU model, fit] of each, in the order of candidate_shapes, with the fit
+# on that type's whole GPUs (its problems: "memory", "precision" and the others of fit). A Karpenter
+# NodePool launches any type that meets its pods' requests, a ComputeClass falls back down its
+# priorities, and an EKS node group launches its other instance types when the first is out of
+# capacity (spot: any of them): GPU memory and compute capability are neither requests nor
+# priorities, so a replica can land on any type the pool admits that has the GPUs it asks for. A
+# NodePool of several GPU models (instance-gpu-name In [a10g, l4], instance-family In [g5, g6, g6e])
+# has no gpu.model and no fit of its own: these are its only right-sizing verdicts. Every node type is
+# judged with the GPUs a replica asks for (candidate_request); one with fewer GPUs than that is never
+# launched for it, and is left out. Whole GPUs only: a MIG or shared pool's slices are per model (its
+# gpu part says which). Types the catalog does not know, and ones without a GPU model, are not
+# judged.
 candidate_misfits(doc) := [[name, model, f] |
-	some [name, model, gpus, types] in _candidate_shapes(doc)
+	some [name, model, gpus, types] in shapes
 	[model, gpus] != [doc.gpu.model, doc.gpu.per_node]
-	f := doc_fit(object.union(doc, {"instance_types": types, "gpu": gpu_document(model, gpus)}))
+	f := _candidate_fit(doc, model, gpus, types, asked)
 	count(f.problems) > 0
+	not "gpus_per_replica" in f.problems
 ] if {
 	is_number(doc.workload.gpu_memory_gib)
-	is_array(doc.instance_types)
-	count(doc.instance_types) + count(arr(object.get(doc, ["autoscaler", "priorities"], []))) > 1
+	admits_several(doc)
 	not doc_partitioned(doc)
+	shapes := candidate_shapes(doc)
+	count(shapes) > 1 # a machine type in instance_types and the priority that names it are one
+	asked := candidate_request(doc, shapes)
 }
+
+# Whether a pool admits more than one node type (instance types, a ComputeClass's priorities): the
+# pools the candidate rules judge, settled by a count or two for the usual pool of one (the
+# provider's own pools, TestEvaluate_fittingPoolSkipsTheFit).
+admits_several(doc) if {
+	is_array(doc.instance_types)
+	count(doc.instance_types) > 1
+}
+
+admits_several(doc) if {
+	is_array(doc.autoscaler.priorities)
+	count(doc.autoscaler.priorities) > 1
+}
+
+_candidate_fit(doc, model, gpus, types, asked) := doc_fit(object.union(doc, {
+	"instance_types": types,
+	"gpu": gpu_document(model, gpus),
+	"workload": {"gpus_per_replica": asked},
+}))
+
+# The GPUs a replica asks for, the same whichever node type it lands on: workload.gpus_per_replica;
+# else the fewest on which a replica fits some node type the pool admits (the request a team sizes
+# for its pool: a 30 GiB model asks for 2 GPUs on a pool of 4-GPU L4 nodes, and then no 1-GPU node is
+# launched for it); else 1.
+candidate_request(doc, shapes) := doc.workload.gpus_per_replica if {
+	is_number(doc.workload.gpus_per_replica)
+	doc.workload.gpus_per_replica != 0
+} else := min(held) if {
+	held := {f.gpus_per_replica |
+		some [_, model, gpus, types] in shapes
+		f := doc_fit(object.union(doc, {"instance_types": types, "gpu": gpu_document(model, gpus)}))
+		not "memory" in f.problems
+		not "gpus_per_replica" in f.problems
+	}
+	count(held) > 0
+} else := 1
 
 # [name, GPU model, GPUs, instance_types] of each node type a pool admits: its catalog node types,
 # smallest host memory first (g6.xlarge before g6.2xlarge), then a ComputeClass's priorities that
 # name a GPU and no machine type ("priority 2": a machine family and a GPU, on a machine type GKE
 # picks, whose host the catalog cannot tell; its GPU link is the model's, _doc_interconnect).
-_candidate_shapes(doc) := array.concat(
+candidate_shapes(doc) := array.concat(
 	[[t, n.gpu_model, n.gpu_count, [t]] |
 		some [_, t, n] in sort([[n.memory_gib, t, n] |
-			some t in doc.instance_types
+			some t in arr(doc.instance_types)
 			n := _catalog_node(doc.cloud, t)
 			is_string(n.gpu_model)
 		])

@@ -49,20 +49,38 @@ _rs001_constraints := ["memory", "gpus_per_replica", "interconnect", "internode"
 
 # On the other node types the pool admits (lib.candidate_misfits): GPU memory, NVLink and the
 # inter-node GPU network, which neither Karpenter nor GKE's fallback weighs (the GPUs a replica asks
-# for and its host resources are pod requests, which they do: those problems are not said here). One finding for all of them,
-# grouped by GPU model and reason.
+# for and its host resources are pod requests, which they do: those problems are not said here). One
+# finding for all of them, grouped by GPU model and reason; what the pool's own fit already says is
+# not said again (the memory of its own GPU model; the inter-node network, which lib._doc_internode
+# judges on every node type the pool admits).
 deny contains {"rule": "GF-RS-001", "attribute": _shape_attribute[doc.cloud], "text": text} if {
 	misfits := [[t, model, reason] |
 		some [t, model, f] in lib.candidate_misfits(doc)
-		reasons := [_candidate_reason(c, f) | some c in ["memory", "interconnect", "internode"]; c in f.problems]
+		reasons := [_candidate_reason(c, f) |
+			some c in ["memory", "interconnect", "internode"]
+			c in f.problems
+			not _said_by_own_fit(c, model)
+		]
 		count(reasons) > 0
 		reason := concat(", ", reasons)
 	]
 	count(misfits) > 0
-	text := sprintf("a replica does not fit node types this pool admits: %s; %s, so replicas land on them. Admit only node types whose GPUs hold a replica (workload.gpu_memory_gib %s GiB with %v %% kept free), or set workload.gpus_per_replica when replicas ask for several GPUs", [
-		_candidate_groups(misfits), _candidates_launch[doc.resource_type], lib.gib(doc.workload.gpu_memory_gib), lib.memory_headroom_percent,
+	text := sprintf("a replica does not fit node types this pool admits: %s; %s, so replicas can land on them. Admit only node types whose GPUs hold a replica (workload.gpu_memory_gib %s GiB with %v %% kept free), or set workload.gpus_per_replica to the GPUs a replica asks for", [
+		_candidate_groups(misfits), _candidates_launch(doc.resource_type), lib.gib(doc.workload.gpu_memory_gib), lib.memory_headroom_percent,
 	])
 }
+
+_said_by_own_fit("memory", model) if {
+	model == doc.gpu.model
+	"memory" in _own_problems
+}
+
+_said_by_own_fit("internode", _) if is_string(doc.gpu.model)
+
+# The problems of the pool's own fit (none without one: several GPU models, or an unknown need).
+_own_problems := object.get(f, "problems", []) if {
+	f := lib.doc_fit_or_carried(doc)
+} else := []
 
 _candidate_reason("memory", f) := sprintf("%s GiB usable on %s", [lib.gib(f.usable_gib), _gpus_text(f.gpus_per_replica)])
 
@@ -90,12 +108,15 @@ _types_text(types) := concat(", ", types) if {
 } else := sprintf("%s and %d more", [concat(", ", array.slice(types, 0, 4)), count(types) - 4])
 
 # How each kind of pool comes to launch any node type it admits. Karpenter: EC2 Fleet with the
-# lowest-price on-demand strategy, price-capacity-optimized for spot, over every instance type that
-# meets the requests (karpenter-provider-aws v1.15.2 pkg/providers/instance/types.go).
-_candidates_launch := {
-	"NodePool": "Karpenter launches any node type that meets the pods' requests (on-demand, the cheapest), and a GPU's memory, compute capability and links are not among them",
-	"ComputeClass": "GKE falls back down the priorities when those before them are out of capacity",
-	"aws_eks_node_group": "the node group launches its other instance types when the first is out of capacity, and spot capacity on any of them",
+# lowest-price on-demand strategy and price-capacity-optimized for spot over every instance type that
+# meets the requests; where a NodeOverlay sets prices, prioritized and capacity-optimized-prioritized
+# in their order (karpenter-provider-aws v1.15.2 pkg/providers/instance/types.go).
+_candidates_launch("NodePool") := "Karpenter launches any node type that meets the pods' requests (on-demand, the cheapest), and a GPU's memory, compute capability and links are not among them"
+
+_candidates_launch("ComputeClass") := "GKE falls back down the priorities when those before them are out of capacity"
+
+_candidates_launch(t) := "the node group launches its other instance types when the first is out of capacity, and spot capacity on any of them" if {
+	not t in {"NodePool", "ComputeClass"}
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -391,21 +412,25 @@ deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "t
 	])
 }
 
-# The same on the other node types the pool admits (lib.candidate_misfits): a NodePool of several
-# GPU models may launch the oldest for the cheapest, and a ComputeClass fall back to it.
+# The same on the other node types the pool admits (lib.candidate_shapes): a NodePool of several
+# GPU models may launch the oldest for the cheapest, and a ComputeClass fall back to it. Its own GPU
+# model is the rule above's. (Whatever the memory need: compute capability is the GPU's alone.)
 deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "text": text} if {
 	precision := doc.workload.precision
 	is_string(precision)
-	misfits := [[t, model] | some [t, model, f] in lib.candidate_misfits(doc); "precision" in f.problems]
-	count(misfits) > 0
+	lib.admits_several(doc)
 	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]
-	models := [sprintf("%s (%s, compute capability %v): %s", [model, g.architecture, g.compute_capability, _types_text(types)]) |
-		some model in sort({m | some [_, m] in misfits})
+	misfits := [[t, model, reason] |
+		some [t, model, _, _] in lib.candidate_shapes(doc)
+		model != doc.gpu.model
+		not lib.computes_in(model, precision)
 		g := lib.gpu(model)
-		types := [t | some [t, m] in misfits; m == model]
+		not g.compute_capability >= need
+		reason := sprintf("%s, compute capability %v", [g.architecture, g.compute_capability])
 	]
-	text := sprintf("the GPUs of node types this pool admits do not compute in %s, which needs compute capability %v or newer: %s; %s, so replicas land on them. Admit only node types of newer GPUs, or set workload.precision to one they all support", [
-		precision, need, concat("; ", models), _candidates_launch[doc.resource_type],
+	count(misfits) > 0
+	text := sprintf("the GPUs of node types this pool admits do not compute in %s, which needs compute capability %v or newer: %s; %s, so replicas can land on them. Admit only node types of newer GPUs, or set workload.precision to one they all support", [
+		precision, need, _candidate_groups(misfits), _candidates_launch(doc.resource_type),
 	])
 }
 

@@ -237,6 +237,45 @@ test_rs001_mixed_models_named_and_passed_over if {
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as shared
 }
 
+# Every node type is judged with the GPUs a replica asks for (a pod's request, the same wherever it
+# lands): gpus_per_replica, else the fewest on which a replica fits some node type of the pool. A
+# node type with fewer GPUs is never launched for the replica, and is not named.
+test_rs001_mixed_models_judged_with_the_replicas_request if {
+	# 4 GPUs a replica: g5.12xlarge holds 60 GiB on its 4 A10Gs; the 1-GPU g5s are never launched
+	four := _mixed_nodepool(["g5.xlarge", "g5.2xlarge", "g5.12xlarge", "g6e.12xlarge"], {"gpu_memory_gib": 60, "gpus_per_replica": 4})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as four
+
+	# unset: a 30 GiB replica fits 2 of g6.12xlarge's 4 L4s, so replicas ask for 2 GPUs, and the
+	# 1-GPU g6.xlarge is never launched; beside a g6e (one L40S holds it) they ask for 1, and it is
+	two := _mixed_nodepool(["g6.xlarge", "g6.12xlarge"], {"gpu_memory_gib": 30})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as two
+	one := _mixed_nodepool(["g6.xlarge", "g6.12xlarge", "g6e.xlarge"], {"gpu_memory_gib": 30})
+	some f in fx.of(findings.deny, "GF-RS-001") with input as one
+	contains(f.msg, "admits: L4 (21.2 GiB usable on 1 GPU): g6.xlarge, g6.12xlarge; Karpenter")
+
+	# a class of 1- and 2-GPU L4 machine types, replicas of 2 GPUs: only the 2-GPU one is launched
+	class := fx.pool({
+		"address": "ComputeClass/chat", "resource_type": "ComputeClass", "cloud": "gcp", "region": "europe-west4",
+		"gpu": _mixed_gpu, "instance_types": ["g2-standard-24", "g2-standard-8"], "workload": {"gpu_memory_gib": 40, "gpus_per_replica": 2},
+	})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as class
+}
+
+# What the pool's own fit says is not said again: a node group of g5.xlarge and g5.12xlarge for a
+# 30 GiB training replica (one A10G each) gets one GF-RS-001, on its first type; a NodePool of T4s of
+# two sizes for bf16 work one GF-RS-004.
+test_rs001_rs004_own_model_said_once if {
+	a10g := {"model": "A10G", "class": "inference", "memory_gib": 22.35, "per_node": 1, "slice_memory_gib": 22.35}
+	group := fx.pool({"address": "aws_eks_node_group.train", "resource_type": "aws_eks_node_group", "gpu": a10g, "instance_types": ["g5.xlarge", "g5.12xlarge"], "workload": {"kind": "training", "gpu_memory_gib": 30}})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as group
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "one A10G GPU has 22.4 GiB of GPU memory")
+	t4 := {"model": "T4", "class": "inference", "memory_gib": 16, "per_node": 1, "slice_memory_gib": 16}
+	t4s := fx.pool({"gpu": t4, "instance_types": ["g4dn.xlarge", "g4dn.12xlarge"], "workload": {"gpu_memory_gib": 10, "precision": "bf16"}})
+	count(fx.of(findings.deny, "GF-RS-004")) == 1 with input as t4s
+}
+
 # A training replica over 8 GPUs needs NVLink: a NodePool of p4d.24xlarge and g5.48xlarge (8 A10G on
 # PCIe) gets the cheaper g5 for the same request of 8 GPUs; on g6.xlarge the replica spans 8 nodes,
 # which have neither NVLink nor an inter-node GPU network.
@@ -314,6 +353,10 @@ test_rs004_mixed_models_name_the_old_gpu if {
 	contains(f.msg, "the GPUs of node types this pool admits do not compute in bf16, which needs compute capability 8 or newer: T4 (Turing, compute capability 7.5): g4dn.xlarge, g4dn.2xlarge; Karpenter")
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as pool
 	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as _mixed_nodepool(["g5.xlarge", "g6.xlarge"], {"gpu_memory_gib": 10, "precision": "bf16"})
+
+	# compute capability is the GPU's alone: said without a memory need too
+	some g in fx.of(findings.deny, "GF-RS-004") with input as _mixed_nodepool(["g4dn.xlarge", "g6.xlarge"], {"gpu_memory_gib": null, "precision": "bf16"})
+	contains(g.msg, "T4 (Turing, compute capability 7.5): g4dn.xlarge; Karpenter")
 }
 
 # With the fit a documents file carries: its precision problem is this rule's finding; a fit without
