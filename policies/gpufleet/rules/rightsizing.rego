@@ -3,7 +3,8 @@
 #                   headroom, a multi-GPU replica larger than a node, NVLink for training over GPUs, an
 #                   inter-node GPU network (EFA, GPUDirect) for a training replica over several nodes,
 #                   the same on every node type the pool admits (a NodePool's or ComputeClass's shapes);
-#                   GPU memory and NVLink on the other node types a pool admits (several GPU models)
+#                   GPU memory, NVLink and the inter-node network on the other node types a pool
+#                   admits (several GPU models or counts)
 #   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
 #                   fitting option on the same cloud and region
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
@@ -76,12 +77,15 @@ _said_by_own_fit("memory", model) if {
 	"memory" in _own_problems
 }
 
-_said_by_own_fit("internode", _) if is_string(doc.gpu.model)
+_said_by_own_fit("internode", _) if _own_fit
 
-# The problems of the pool's own fit (none without one: several GPU models, or an unknown need).
-_own_problems := object.get(f, "problems", []) if {
-	f := lib.doc_fit_or_carried(doc)
-} else := []
+# The pool's own fit (undefined without one: several GPU models or GPU counts, an unknown need), and
+# its problems.
+_own_fit := lib.doc_fit_or_carried(doc)
+
+_own_problems := object.get(_own_fit, "problems", []) if _own_fit
+
+else := []
 
 _candidate_reason("memory", f) := sprintf("%s GiB usable on %s", [lib.gib(f.usable_gib), _gpus_text(f.gpus_per_replica)])
 

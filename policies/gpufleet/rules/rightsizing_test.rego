@@ -261,6 +261,15 @@ test_rs001_mixed_models_judged_with_the_replicas_request if {
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as class
 }
 
+# One GPU model in nodes of 1 and 8 GPUs has no GPU count, so no fit of its own: a training replica
+# over 8 GPUs spans 8 g6.xlarge nodes, which have no inter-node network, and that is said.
+test_rs001_mixed_counts_internode_said if {
+	l4 := {"model": "L4", "class": "inference", "memory_gib": 24, "per_node": null, "slice_memory_gib": 24}
+	pool := fx.pool({"address": "NodePool/l4", "resource_type": "NodePool", "gpu": l4, "instance_types": ["g6.xlarge", "g6.48xlarge"], "workload": {"kind": "training", "gpu_memory_gib": 100, "gpus_per_replica": 8}})
+	some f in fx.of(findings.deny, "GF-RS-001") with input as pool
+	contains(f.msg, "L4 (no NVLink between the 8 GPUs of a training replica, no inter-node GPU network for a replica over 8 nodes): g6.xlarge;")
+}
+
 # What the pool's own fit says is not said again: a node group of g5.xlarge and g5.12xlarge for a
 # 30 GiB training replica (one A10G each) gets one GF-RS-001, on its first type; a NodePool of T4s of
 # two sizes for bf16 work one GF-RS-004.
