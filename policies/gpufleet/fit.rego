@@ -208,7 +208,7 @@ doc_fit_or_carried(doc) := doc.fit if {
 # slice memory or the memory need is unknown.
 doc_fit(doc) := fit(_doc_shape(doc), _doc_demand(doc)) if {
 	is_string(doc.gpu.model)
-	is_number(doc.gpu.per_node)
+	doc.gpu.per_node >= 1 # a ComputeClass's gpu.count of 0 would divide by zero
 	is_number(doc.gpu.slice_memory_gib)
 	is_number(doc.workload.gpu_memory_gib)
 }
@@ -289,9 +289,9 @@ _candidate_fit(doc, model, gpus, types, asked) := doc_fit(object.union(doc, {
 }))
 
 # The GPUs a replica asks for, the same whichever node type it lands on: workload.gpus_per_replica;
-# else the fewest on which a replica fits some node type the pool admits (the request a team sizes
-# for its pool: a 30 GiB model asks for 2 GPUs on a pool of 4-GPU L4 nodes, and then no 1-GPU node is
-# launched for it); else 1.
+# else the fewest on which a replica fits some node type the pool admits wholly (memory, precision,
+# links: the request a team sizes for its pool: a 30 GiB model asks for 2 GPUs on a pool of 4-GPU L4
+# nodes, and then no 1-GPU node is launched for it); else 1.
 candidate_request(doc, shapes) := doc.workload.gpus_per_replica if {
 	is_number(doc.workload.gpus_per_replica)
 	doc.workload.gpus_per_replica != 0
@@ -299,8 +299,9 @@ candidate_request(doc, shapes) := doc.workload.gpus_per_replica if {
 	held := {f.gpus_per_replica |
 		some [_, model, gpus, types] in shapes
 		f := doc_fit(object.union(doc, {"instance_types": types, "gpu": gpu_document(model, gpus)}))
-		not "memory" in f.problems
-		not "gpus_per_replica" in f.problems
+		every c in ["memory", "gpus_per_replica", "precision", "interconnect", "internode"] {
+			not c in f.problems
+		}
 	}
 	count(held) > 0
 } else := 1
@@ -321,9 +322,22 @@ candidate_shapes(doc) := array.concat(
 		some i, p in arr(object.get(doc, ["autoscaler", "priorities"], []))
 		p.machine_type == null
 		is_string(p.gpu_model)
-		is_number(p.gpu_count)
+		p.gpu_count >= 1 # gpu.count 0 (or not a number) is no node to judge
+		floor(p.gpu_count) == p.gpu_count
 	],
 )
+
+# Whether a node type of gpus GPUs is launched for a replica of the pool's workload that asks for
+# asked GPUs: it has them, or a training replica spans whole nodes of it (lib.fit's nodes per
+# replica). A node type with fewer is never launched for the replica's pods.
+launched_for(_, gpus, asked) if asked <= gpus
+
+launched_for(doc, gpus, asked) if {
+	asked > gpus
+	doc.workload.kind == "training"
+	floor(asked) == asked
+	asked % gpus == 0
+}
 
 # The node types a pool admits that the catalog knows to have no inter-node GPU network, in order.
 without_internode(doc) := [t |

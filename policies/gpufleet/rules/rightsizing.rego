@@ -72,12 +72,15 @@ deny contains {"rule": "GF-RS-001", "attribute": _shape_attribute[doc.cloud], "t
 	])
 }
 
-_said_by_own_fit("memory", model) if {
+# Memory and NVLink: of the pool's own GPU model (the own finding names the model); the inter-node
+# network: of any node type, which lib._doc_internode judges on every type the pool admits.
+_said_by_own_fit(c, model) if {
+	c in {"memory", "interconnect"}
 	model == doc.gpu.model
-	"memory" in _own_problems
+	c in _own_problems
 }
 
-_said_by_own_fit("internode", _) if _own_fit
+_said_by_own_fit("internode", _) if "internode" in _own_problems
 
 # The pool's own fit (undefined without one: several GPU models or GPU counts, an unknown need), and
 # its problems.
@@ -425,9 +428,11 @@ deny contains {"rule": "GF-RS-004", "attribute": _shape_attribute[doc.cloud], "t
 	is_string(precision)
 	_admits_several
 	need := data.gpufleet.catalog.fit_model.min_compute_capability[precision]
+	asked := _asked_or_one
 	misfits := [[t, model, reason] |
-		some [t, model, _, _] in lib.candidate_shapes(doc)
+		some [t, model, gpus, _] in lib.candidate_shapes(doc)
 		model != doc.gpu.model
+		lib.launched_for(doc, gpus, asked)
 		not lib.computes_in(model, precision)
 		g := lib.gpu(model)
 		not g.compute_capability >= need
@@ -488,6 +493,13 @@ _option_computes(x) if x[6] >= data.gpufleet.catalog.fit_model.min_compute_capab
 option_text(o) := sprintf("%s at %s/h per GPU", [o[4], lib.usd(o[0])]) if o[2] == "gpu"
 
 option_text(o) := sprintf("%s at %s/h per slice (%s/h per GPU)", [o[4], lib.usd(o[0]), lib.usd(o[5])]) if o[2] == "mig"
+
+# The GPUs a replica asks for, as far as GF-RS-004 needs them: workload.gpus_per_replica, else 1 (a
+# node type of any size may be launched).
+_asked_or_one := doc.workload.gpus_per_replica if {
+	is_number(doc.workload.gpus_per_replica)
+	doc.workload.gpus_per_replica >= 1
+} else := 1
 
 # lib.admits_several of the pool, without a call: two lookups (a function call per pool cost a
 # combined run of 100 pools 1 400 allocations, BenchmarkConftestManifests).

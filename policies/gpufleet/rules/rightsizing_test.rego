@@ -270,6 +270,49 @@ test_rs001_mixed_counts_internode_said if {
 	contains(f.msg, "L4 (no NVLink between the 8 GPUs of a training replica, no inter-node GPU network for a replica over 8 nodes): g6.xlarge;")
 }
 
+# The pool's own fit does not span nodes on its first type (8 GPUs of a p3.16xlarge hold a replica
+# of 8); the p3.8xlarge it also admits does (2 nodes), and has no EFA: said, in either order.
+test_rs001_other_type_spans_nodes_without_internode if {
+	v100 := {"model": "V100-16GB", "class": "training", "memory_gib": 16, "per_node": 8, "slice_memory_gib": 16}
+	w := {"kind": "training", "gpu_memory_gib": 60, "gpus_per_replica": 8}
+	group := fx.pool({"address": "aws_eks_node_group.train", "resource_type": "aws_eks_node_group", "gpu": v100, "instance_types": ["p3.16xlarge", "p3.8xlarge"], "workload": w})
+	fs := fx.of(findings.deny, "GF-RS-001") with input as group
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "V100-16GB (no inter-node GPU network for a replica over 2 nodes): p3.8xlarge;")
+
+	# a training replica over the 8 A10Gs of a g5.48xlarge needs NVLink, which the pool's own fit
+	# says; the g5.12xlarge beside it (2 nodes of 4) is not told again for NVLink
+	a10g := {"model": "A10G", "class": "inference", "memory_gib": 22.35, "per_node": 8, "slice_memory_gib": 22.35}
+	g5 := fx.pool({"address": "aws_eks_node_group.g5", "resource_type": "aws_eks_node_group", "gpu": a10g, "instance_types": ["g5.48xlarge", "g5.12xlarge"], "workload": {"kind": "training", "gpu_memory_gib": 60, "gpus_per_replica": 8}})
+	gs := fx.of(findings.deny, "GF-RS-001") with input as g5
+	every g in gs {
+		not contains(g.msg, "no NVLink between")
+	}
+}
+
+# A replica's request is sized for a node type it fits wholly: a V100 node holds 25 GiB on one GPU
+# but does not compute in bf16, so the request is not taken as 1 GPU from it (GF-RS-004 names it),
+# and the L4s are judged with the 2 GPUs a replica asks for on them.
+test_rs001_request_from_a_node_type_that_fits_wholly if {
+	pool := _mixed_nodepool(["p3dn.24xlarge", "g6.12xlarge"], {"gpu_memory_gib": 25, "precision": "bf16"})
+	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as pool
+	count(fx.of(findings.deny, "GF-RS-004")) == 1 with input as pool
+}
+
+# A ComputeClass priority of gpu.count 0 is no node to judge, and a class whose only GPU count is 0
+# has no fit (it divided by zero: conftest --show-builtin-errors failed the run).
+test_rs001_gpu_count_zero if {
+	class := fx.pool({
+		"address": "ComputeClass/zero", "resource_type": "ComputeClass", "cloud": "gcp", "region": "europe-west4",
+		"gpu": object.union(_mixed_gpu, {"model": "L4", "per_node": 0}), "instance_types": [], "workload": {"gpu_memory_gib": 30},
+		"autoscaler": {"kind": "ComputeClass", "priorities": [_priority(null, "L4", false), object.union(_priority(null, "L4", false), {"gpu_count": 0})]},
+	})
+	[[name, _, _, _]] := lib.candidate_shapes(class)
+	name == "priority 1"
+	not lib.doc_fit(class)
+}
+
 # What the pool's own fit says is not said again: a node group of g5.xlarge and g5.12xlarge for a
 # 30 GiB training replica (one A10G each) gets one GF-RS-001, on its first type; a NodePool of T4s of
 # two sizes for bf16 work one GF-RS-004.
@@ -362,6 +405,9 @@ test_rs004_mixed_models_name_the_old_gpu if {
 	contains(f.msg, "the GPUs of node types this pool admits do not compute in bf16, which needs compute capability 8 or newer: T4 (Turing, compute capability 7.5): g4dn.xlarge, g4dn.2xlarge; Karpenter")
 	count(fx.of(findings.deny, "GF-RS-001")) == 0 with input as pool
 	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as _mixed_nodepool(["g5.xlarge", "g6.xlarge"], {"gpu_memory_gib": 10, "precision": "bf16"})
+
+	# a node type with fewer GPUs than a replica asks for is never launched for it
+	count(fx.of(findings.deny, "GF-RS-004")) == 0 with input as _mixed_nodepool(["g4dn.xlarge", "g6e.12xlarge"], {"gpu_memory_gib": 10, "precision": "bf16", "gpus_per_replica": 4})
 
 	# compute capability is the GPU's alone: said without a memory need too
 	some g in fx.of(findings.deny, "GF-RS-004") with input as _mixed_nodepool(["g4dn.xlarge", "g6.xlarge"], {"gpu_memory_gib": null, "precision": "bf16"})
