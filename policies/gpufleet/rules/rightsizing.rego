@@ -52,8 +52,7 @@ _rs001_constraints := ["memory", "gpus_per_replica", "interconnect", "internode"
 # inter-node GPU network, which neither Karpenter nor GKE's fallback weighs (the GPUs a replica asks
 # for and its host resources are pod requests, which they do: those problems are not said here). One
 # finding for all of them, grouped by GPU model and reason; what the pool's own fit already says is
-# not said again (the memory of its own GPU model; the inter-node network, which lib._doc_internode
-# judges on every node type the pool admits).
+# not said again (_said_by_own_fit).
 deny contains {"rule": "GF-RS-001", "attribute": _shape_attribute[doc.cloud], "text": text} if {
 	_admits_several # before the comprehension: the usual pool of one node type allocates nothing here
 	misfits := [[t, model, reason] |
@@ -72,8 +71,9 @@ deny contains {"rule": "GF-RS-001", "attribute": _shape_attribute[doc.cloud], "t
 	])
 }
 
-# Memory and NVLink: of the pool's own GPU model (the own finding names the model); the inter-node
-# network: of any node type, which lib._doc_internode judges on every type the pool admits.
+# Memory and NVLink when the pool's own fit fails them on its own GPU model (its finding names the
+# model); the inter-node network whenever its own fit fails it (lib._doc_internode judges that on
+# every node type the pool admits, and its finding names those without one).
 _said_by_own_fit(c, model) if {
 	c in {"memory", "interconnect"}
 	model == doc.gpu.model
