@@ -129,7 +129,6 @@ func documentFit(doc map[string]any) (map[string]any, bool) {
 	}, true
 }
 
-// documentNode is lib.doc_node's catalog entry for the document's first instance or machine type.
 // sameInterNode reports whether every node type of a document that the catalog knows has the
 // inter-node GPU network internode (lib._doc_internode): a Karpenter NodePool or a ComputeClass that
 // admits a shape without it, or with another, can put a replica's nodes there.
@@ -140,11 +139,7 @@ func sameInterNode(cloud string, types any, internode string) bool {
 		if !ok {
 			continue
 		}
-		table := "aws_instance_types"
-		if cloud == "gcp" {
-			table = "gke_machine_types"
-		}
-		n, found := catalogAt(table, name)
+		n, found := catalogAt(nodeTable(cloud), name)
 		if !found {
 			continue
 		}
@@ -160,11 +155,7 @@ func sameInterNode(cloud string, types any, internode string) bool {
 // cloud with gpus GPUs of model, when they all have the same one; "" (none: PCIe) otherwise. What a
 // node the catalog does not name has (a ComputeClass priority of a machine family and a GPU).
 func modelInterconnect(cloud, model string, gpus int) string {
-	table := "aws_instance_types"
-	if cloud == "gcp" {
-		table = "gke_machine_types"
-	}
-	nodes, _ := catalogAt(table)
+	nodes, _ := catalogAt(nodeTable(cloud))
 	links := map[any]bool{}
 	for _, n := range obj(nodes) {
 		m, _ := n.(map[string]any)
@@ -183,6 +174,15 @@ func modelInterconnect(cloud, model string, gpus int) string {
 	return ""
 }
 
+// nodeTable is the catalog table of a cloud's node types (lib._catalog_node, lib._catalog_nodes).
+func nodeTable(cloud string) string {
+	if cloud == "gcp" {
+		return "gke_machine_types"
+	}
+	return "aws_instance_types"
+}
+
+// documentNode is lib.doc_node's catalog entry for the document's first instance or machine type.
 func documentNode(cloud string, types any) (map[string]any, bool) {
 	name, ok := at(types, 0)
 	if !ok {
@@ -192,11 +192,7 @@ func documentNode(cloud string, types any) (map[string]any, bool) {
 	if !ok {
 		return nil, false
 	}
-	table := "aws_instance_types"
-	if cloud == "gcp" {
-		table = "gke_machine_types"
-	}
-	n, ok := catalogAt(table, s)
+	n, ok := catalogAt(nodeTable(cloud), s)
 	if !ok {
 		return nil, false
 	}

@@ -298,7 +298,7 @@ candidate_request(doc, shapes) := doc.workload.gpus_per_replica if {
 } else := min(held) if {
 	held := {f.gpus_per_replica |
 		some [_, model, gpus, types] in shapes
-		f := doc_fit(object.union(doc, {"instance_types": types, "gpu": gpu_document(model, gpus)}))
+		f := _candidate_fit(doc, model, gpus, types, null) # null: the fewest GPUs that hold it there
 		every c in ["memory", "gpus_per_replica", "precision", "interconnect", "internode"] {
 			not c in f.problems
 		}
