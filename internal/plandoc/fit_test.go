@@ -210,14 +210,14 @@ func TestConventionLabels_sameAsTheBundle(t *testing.T) {
 	values := map[string][]any{
 		labelWorkload:        {"training", "Inference", "serving", nil},
 		labelEnvironment:     {"production", "STAGING", "prod"},
-		labelGPUMemory:       {"40", "39.5", "40Gi", "40G", "40GB", "-1", "1e3"},
+		labelGPUMemory:       {"40", "39.5", "40Gi", "40G", "40GB", "-1", "1e3", "040", "0.5", "00.5", "040Gi"},
 		labelInterruptible:   {"true", "False", "yes"},
 		labelPrecision:       {"bf16", "FP8", "bfloat16"},
-		labelModelParameters: {"7", "70.6", "7B"},
+		labelModelParameters: {"7", "70.6", "7B", "07", "070.6", "0.5"},
 		labelTrainingMethod:  {"LoRA", "full", "dora"},
 		labelGPUsPerReplica:  {"2", "8", "2.5", "0.5", "two", "-2", "02", ""},
 		labelReplicas:        {"3", "1.5", "three", "10"},
-		labelKVCache:         {"16", "16Gi", "lots"},
+		labelKVCache:         {"16", "16Gi", "lots", "016", "016Gi", "16.50"},
 	}
 	rng := rand.New(rand.NewPCG(29, 11))
 	fractions := 0

@@ -361,7 +361,9 @@ func conventionClient(labels, tags any) any {
 	return ""
 }
 
-var numericLabel = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+// numericLabel is lib.num_label's number: no leading zero ("040"), which OPA's to_number keeps as a
+// literal that is not a JSON number.
+var numericLabel = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.[0-9]+)?$`)
 
 // numLabel is lib.num_label.
 func numLabel(v any) any {

@@ -816,12 +816,21 @@ test_memory_quantities if {
 	every value, gib in {
 		"40": 40, "39.5": 39.5, "40Gi": 40, "40960Mi": 40, "41943040Ki": 40, "1Ti": 1024, "0.5Gi": 0.5,
 		"40G": 37.252902984619140625, "40000M": 37.252902984619140625, "1T": 931.322574615478515625, "39.5G": 36.78724169731140137,
+		"040Gi": 40, # a quantity as Kubernetes reads it
 	} {
 		abs(data.gpufleet.lib.memory_gib(value) - gib) < 0.000000001
 	}
-	every value in ["40GB", "40GiB", "40gi", "40 Gi", "4e1", "-40", "40m", "Gi", "", "forty"] {
+
+	# a number with a leading zero: OPA's to_number keeps "040" as a literal that is not JSON
+	every value in ["40GB", "40GiB", "40gi", "40 Gi", "4e1", "-40", "40m", "Gi", "", "forty", "040", "00.5"] {
 		not data.gpufleet.lib.memory_gib(value)
 	}
+	data.gpufleet.lib.num_label("07") == null
+	data.gpufleet.lib.num_label("0.5") == 0.5
+	json.marshal(documents.convention_workload({"gpufleet.io/gpu-memory-gib": "040"})) # writable as JSON
+	documents.convention_unread({"gpufleet.io/gpu-memory-gib": "040", "gpufleet.io/model-parameters-billion": "07"}) == [
+		["gpufleet.io/gpu-memory-gib", "040"], ["gpufleet.io/model-parameters-billion", "07"],
+	]
 }
 
 # What cannot be read is null in the document and named in unread_labels, in the labels' order;

@@ -304,20 +304,23 @@ bool_label(x) if {
 	lower(x) == "false"
 } else := null
 
-# A numeric label value ("60", "39.5") as a number; anything else is null.
+# A numeric label value ("60", "39.5") as a number; anything else is null. No leading zero ("040",
+# "00.5"): OPA's to_number keeps such a text as its number literal, which is not a JSON number
+# (gpufleet-policy documents could not write it, and the Go builder reads 40).
 num_label(x) := to_number(x) if {
 	is_string(x)
-	regex.match(`^[0-9]+(\.[0-9]+)?$`, x)
+	regex.match(`^(0|[1-9][0-9]*)(\.[0-9]+)?$`, x)
 } else := null
 
 # The gpufleet.io/gpu-memory-gib label's value in GiB: a number of GiB ("40", "39.5"), or a
 # Kubernetes quantity of bytes with a binary or decimal suffix, as Kubernetes reads it ("40Gi" is
 # 40 x 2^30 bytes, 40 GiB; "40G" is 40 x 10^9 bytes, 37.252902984619140625 GiB; "40960Mi" 40 GiB),
 # converted from bytes (bytes / 2^30: exact for the byte counts such labels give). Undefined for
-# anything else (other suffixes, "40GB", "40gi", exponents, signs).
-memory_gib(x) := to_number(x) if {
-	is_string(x)
-	regex.match(`^[0-9]+(\.[0-9]+)?$`, x)
+# anything else (other suffixes, "40GB", "40gi", exponents, signs, a number with a leading zero as
+# num_label; a quantity may have one, as Kubernetes reads it, "040Gi": the arithmetic gives a number).
+memory_gib(x) := n if {
+	n := num_label(x)
+	n != null
 } else := (to_number(q[1]) * _quantity_bytes[q[3]]) / 1073741824 if {
 	is_string(x)
 	[q] := regex.find_all_string_submatch_n(`^([0-9]+(\.[0-9]+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$`, x, 1)
