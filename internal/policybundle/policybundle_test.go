@@ -188,12 +188,13 @@ func writeOPABundle(t *testing.T, path string, signing *policybundle.Signing) st
 	return rev
 }
 
-// opaServer is the pinned opa as a server on a free loopback port, loading the bundle file with
-// signature verification on (the public key, key id default, RS256), stopped by its PID when the
-// test ends.
+// opaServer is the pinned opa as a server on a UNIX domain socket of its own, loading the bundle
+// file with signature verification on (the public key, key id default, RS256), stopped by its PID
+// when the test ends.
 type opaServer struct {
 	cmd    *exec.Cmd
-	url    string
+	url    string       // http://opa: the client dials the socket whatever the host
+	client *http.Client // dials the server's socket
 	log    *syncBuffer
 	exited chan struct{} // closed when the process has exited, with err set
 	err    error
@@ -204,17 +205,26 @@ func startOPA(t *testing.T, bundlePath, publicKey string) *opaServer {
 	return startOPAWith(t, "--bundle", bundlePath, "--verification-key", publicKey, "--verification-key-id", "default", "--signing-alg", "RS256")
 }
 
-// startOPAWith starts the pinned opa as a server on a free loopback port with the arguments.
+// startOPAWith starts the pinned opa as a server with the arguments. It listens on a UNIX domain
+// socket in a directory of its own: a loopback port found free and closed before opa binds it may
+// be taken meanwhile by another package's server (go test runs packages in parallel), which opa
+// exits on or, worse, which answers in its place. (A directory under os.TempDir, not t.TempDir: a
+// socket's path has at most 107 bytes, and subtests' names are long.)
 func startOPAWith(t *testing.T, args ...string) *opaServer {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	dir, err := os.MkdirTemp("", "opa")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
-	s := &opaServer{url: "http://" + addr, log: &syncBuffer{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(opaBinary(t), append([]string{"run", "--server", "--addr", addr, "--log-level", "error"}, args...)...)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	socket := filepath.Join(dir, "s")
+	s := &opaServer{url: "http://opa", log: &syncBuffer{}, exited: make(chan struct{}), client: &http.Client{
+		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", socket)
+		}},
+	}}
+	t.Cleanup(s.client.CloseIdleConnections)
+	s.cmd = exec.Command(opaBinary(t), append([]string{"run", "--server", "--addr", "unix://" + socket, "--log-level", "error"}, args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -272,7 +282,7 @@ func (s *opaServer) waitReady(t *testing.T, timeout time.Duration) bool {
 			t.Fatalf("opa exited (%v):\n%s", s.err, s.log)
 		default:
 		}
-		if resp, err := http.Get(s.url + "/health?bundles"); err == nil {
+		if resp, err := s.client.Get(s.url + "/health?bundles"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return true
@@ -288,7 +298,7 @@ func (s *opaServer) waitReady(t *testing.T, timeout time.Duration) bool {
 func (s *opaServer) decide(t *testing.T, plan []byte) (deny, warn []finding) {
 	t.Helper()
 	body := append(append([]byte(`{"input":`), plan...), '}')
-	resp, err := http.Post(s.url+"/v1/data/"+strings.TrimSuffix(policybundle.DecisionDeny, "/deny"), "application/json", bytes.NewReader(body))
+	resp, err := s.client.Post(s.url+"/v1/data/"+strings.TrimSuffix(policybundle.DecisionDeny, "/deny"), "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +403,7 @@ func TestOPABundle_signedOnAServerSameFindingsAsConftest(t *testing.T) {
 	server.ready(t)
 
 	// the manifest the server activated: revision and roots
-	resp, err := http.Get(server.url + "/v1/data/system/bundles")
+	resp, err := server.client.Get(server.url + "/v1/data/system/bundles")
 	if err == nil {
 		resp.Body.Close()
 	}

@@ -207,24 +207,45 @@ func TestRun_printsWhatTheGuideQuotes(t *testing.T) {
 		t.Fatal("the guide no longer quotes cloudsim's output for -listen 127.0.0.1:41001")
 	}
 	quote = "EKS_ENDPOINT=" + quote
-	base := freePorts(t, 7)
-	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-seed", seed, "-state", filepath.Join(t.TempDir(), "state.json"), "-listen", fmt.Sprintf("127.0.0.1:%d", base), "-delay", "10ms"}, &stdout, &stderr)
-	}()
+	// The ports are found free and released before cloudsim binds them; another package's server
+	// may take one meanwhile (go test runs packages in parallel): then cloudsim is started again on
+	// other ports.
+	var base int
 	var printed string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(printed, "ready"); time.Sleep(10 * time.Millisecond) {
-		stdout.mu.Lock()
-		stderr.mu.Lock()
-		printed = stdout.b.String() + stderr.b.String()
-		stderr.mu.Unlock()
-		stdout.mu.Unlock()
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	for attempt := 1; ; attempt++ {
+		base = freePorts(t, 7)
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr syncBuffer
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"-seed", seed, "-state", filepath.Join(t.TempDir(), "state.json"), "-listen", fmt.Sprintf("127.0.0.1:%d", base), "-delay", "10ms"}, &stdout, &stderr)
+		}()
+		var err error
+		exited := false
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(printed, "ready") && !exited; time.Sleep(10 * time.Millisecond) {
+			stdout.mu.Lock()
+			stderr.mu.Lock()
+			printed = stdout.b.String() + stderr.b.String()
+			stderr.mu.Unlock()
+			stdout.mu.Unlock()
+			select {
+			case err = <-done:
+				exited = true
+			default:
+			}
+		}
+		cancel()
+		if !exited {
+			err = <-done
+		}
+		if err != nil && attempt < 3 && strings.Contains(err.Error(), "address already in use") {
+			printed = ""
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
 	}
 	want := quote
 	for i := 6; i >= 0; i-- {
