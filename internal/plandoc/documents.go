@@ -69,6 +69,7 @@ func (p *Plan) Build() (Documents, error) {
 		return Documents{}, err
 	}
 	d.Pools = append(d.Pools, kube...)
+	d.Unjudged = append(d.Unjudged, p.kubeUnjudged()...)
 	return d, nil
 }
 

@@ -762,7 +762,7 @@ var karpenterKeys = []string{"instance-family", "instance-category", "instance-g
 var (
 	gpuNameSuffix  = regexp.MustCompile(`-[0-9]+GB$`)
 	digits         = regexp.MustCompile(`[0-9]+`)
-	gpuFamilyValue = regexp.MustCompile(`^(p[0-9]?|gr?[0-9]?)(\.|[a-z]*$|[a-z]*\.)`)
+	gpuFamilyValue = regexp.MustCompile(`^(p[0-9]?|gr?[0-9]?)[a-z]*(-[a-z0-9]+)?(\.|$)`) // documents._gpu_shape
 	gpuMachine     = regexp.MustCompile(`^(a[0-9]|g[2-9])`)
 )
 
@@ -861,6 +861,82 @@ func npGPU(reqs []any, prefix string, taints any, limits map[string]any) bool {
 
 // gpuOperators are documents._gpu_operators.
 var gpuOperators = map[any]bool{"In": true, "Exists": true, "Gt": true, "Gte": true, "Lt": true, "Lte": true}
+
+// kubeUnjudged is documents.kube_unjudged: the GPU NodePools and ComputeClasses that admit node
+// types the catalog does not know (GF-DATA-002), NodePools first, in the input's order.
+func (p *Plan) kubeUnjudged() []Unjudged {
+	if len(p.objects) == 0 {
+		return nil
+	}
+	k := p.kube()
+	var out []Unjudged
+	for _, o := range k.nodePools {
+		tmpl, ok := get(o.obj, map[string]any{}, "spec", "template", "spec").(map[string]any)
+		if !ok {
+			continue
+		}
+		reqs := arr(get(tmpl, []any{}, "requirements"))
+		prefix := npPrefix(get(tmpl, nil, "nodeClassRef", "group"))
+		unknown := npUnknown(reqs, prefix)
+		if len(unknown) == 0 || !npGPU(reqs, prefix, get(tmpl, []any{}, "taints"), obj(get(o.obj, map[string]any{}, "spec", "limits"))) {
+			continue
+		}
+		consequence := "the GPU memory, right-sizing and cost checks judged only the catalog's instance types it admits, not those nodes Karpenter may also launch"
+		if len(npCandidates(reqs, prefix)) == 0 {
+			consequence = "the gpufleet rules judged it as a GPU pool of unknown GPU model: the GPU memory, right-sizing and cost checks could not judge it"
+		}
+		out = append(out, Unjudged{"GF-DATA-002", kubeAddress(o), "spec.template.spec.requirements", fmt.Sprintf("its requirements admit %s, which the gpufleet catalog does not know, so %s; name instance types the catalog lists (the gpufleet_gpu_catalog data source), or judge it with a gpufleet release whose catalog has them", strings.Join(unknown, ", "), consequence)})
+	}
+	for _, o := range k.computeClasses {
+		var unknown []string
+		for i, pr := range arr(get(o.obj, []any{}, "spec", "priorities")) {
+			if ccGPUPriority(pr) && ccModel(pr) == nil {
+				unknown = append(unknown, fmt.Sprintf("priority %d (%s)", i+1, ccNamed(pr)))
+			}
+		}
+		if len(unknown) > 0 {
+			out = append(out, Unjudged{"GF-DATA-002", kubeAddress(o), "spec.priorities", fmt.Sprintf("the gpufleet catalog cannot tell the GPU model of %s, so the class's GPU model is unknown and the GPU memory, right-sizing and cost checks could not judge those priorities' nodes; name a gpu.type or machine type the catalog lists (the gpufleet_gpu_catalog data source), or judge it with a gpufleet release whose catalog has them", strings.Join(unknown, ", "))})
+		}
+	}
+	return out
+}
+
+// npUnknown is documents._np_unknown: the GPU instance types and families a NodePool's In
+// requirements name that the catalog has none of, and the GPU names of no catalog type.
+func npUnknown(reqs []any, prefix string) []string {
+	var out []string
+	for _, t := range reqIn(reqs, "node.kubernetes.io/instance-type") {
+		if _, known := at(policyCatalog(), "aws_instance_types", t); gpuFamilyValue.MatchString(t) && !known {
+			out = append(out, "instance type "+t)
+		}
+	}
+	families, names := catalogFamiliesAndGPUNames()
+	for _, f := range reqIn(reqs, prefix+"instance-family") {
+		if gpuFamilyValue.MatchString(f) && !families[f] {
+			out = append(out, "instance family "+f)
+		}
+	}
+	for _, g := range reqIn(reqs, prefix+"instance-gpu-name") {
+		if !names[g] {
+			out = append(out, "GPU "+g)
+		}
+	}
+	return out
+}
+
+// catalogFamiliesAndGPUNames are documents._catalog_families and _catalog_gpu_names.
+var catalogFamiliesAndGPUNames = sync.OnceValues(func() (families, names map[string]bool) {
+	families, names = map[string]bool{}, map[string]bool{}
+	for _, it := range obj(get(policyCatalog(), nil, "aws_instance_types")) {
+		if f, ok := get(it, nil, "family").(string); ok {
+			families[f] = true
+		}
+		if m, ok := get(it, nil, "gpu_model").(string); ok {
+			names[strings.ToLower(gpuNameSuffix.ReplaceAllString(m, ""))] = true
+		}
+	}
+	return families, names
+})
 
 // npCapacityTypes is documents._np_capacity_types (nc: the node class, nil when not known).
 func npCapacityTypes(reqs []any, nc map[string]any) []string {
@@ -1389,6 +1465,17 @@ func ccModel(p any) any {
 		return only(familyModels()[f])
 	}
 	return nil
+}
+
+// ccNamed is documents._cc_named: what a priority names of its node.
+func ccNamed(p any) string {
+	if t, ok := get(p, nil, "gpu", "type").(string); ok {
+		return "gpu.type " + t
+	}
+	if t, ok := get(p, nil, "machineType").(string); ok {
+		return "machineType " + t
+	}
+	return "machineFamily " + regoV(get(p, nil, "machineFamily"))
 }
 
 // familyModels is documents._family_models.

@@ -39,15 +39,23 @@ func exampleClusters(t *testing.T) map[string]any {
 	return data.Gpufleet.Clusters
 }
 
-// bundleKubeDocuments is the bundle's data.gpufleet.documents.pools (and each pool's fit) with the
-// cluster registry as data.gpufleet.clusters.
-func bundleKubeDocuments(t *testing.T, clusters map[string]any) func(input any) (map[string]any, map[string]any) {
+// kubeDocuments are one builder's documents by address, the bundle's fits of them (nil for Go's)
+// and the objects it could not judge (documents.unjudged).
+type kubeDocuments struct {
+	pools, fits map[string]any
+	unjudged    any
+}
+
+// bundleKubeDocuments is the bundle's data.gpufleet.documents.pools (and each pool's fit) and
+// unjudged with the cluster registry as data.gpufleet.clusters.
+func bundleKubeDocuments(t *testing.T, clusters map[string]any) func(input any) kubeDocuments {
 	t.Helper()
 	c, _ := json.Marshal(clusters)
 	q, err := rego.New(
 		rego.Query(fmt.Sprintf(`x := {
 			"pools": data.gpufleet.documents.pools,
 			"fits": [[address, f] | some [address, doc] in data.gpufleet.documents.pools; f := data.gpufleet.lib.doc_fit(doc)],
+			"unjudged": data.gpufleet.documents.unjudged,
 		} with data.gpufleet.clusters as %s`, c)),
 		rego.Load([]string{"../../policies/main.rego", "../../policies/gpufleet"}, func(_ string, info os.FileInfo, _ int) bool {
 			return strings.HasSuffix(info.Name(), "_test.rego")
@@ -56,7 +64,7 @@ func bundleKubeDocuments(t *testing.T, clusters map[string]any) func(input any) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(input any) (map[string]any, map[string]any) {
+	return func(input any) kubeDocuments {
 		t.Helper()
 		rs, err := q.Eval(context.Background(), rego.EvalInput(input))
 		if err != nil {
@@ -77,12 +85,12 @@ func bundleKubeDocuments(t *testing.T, clusters map[string]any) func(input any) 
 			}
 			return m
 		}
-		return byAddress(x["pools"]), byAddress(x["fits"])
+		return kubeDocuments{pools: byAddress(x["pools"]), fits: byAddress(x["fits"]), unjudged: x["unjudged"]}
 	}
 }
 
 // goKubeDocuments builds the documents of a Plan as gpufleet-policy documents writes them.
-func goKubeDocuments(t *testing.T, p *Plan, clusters map[string]any) map[string]any {
+func goKubeDocuments(t *testing.T, p *Plan, clusters map[string]any) kubeDocuments {
 	t.Helper()
 	p.SetClusters(clusters)
 	d, err := p.Build()
@@ -94,7 +102,8 @@ func goKubeDocuments(t *testing.T, p *Plan, clusters map[string]any) map[string]
 		t.Fatal(err)
 	}
 	var file struct {
-		Pools [][2]any `json:"pools"`
+		Pools    [][2]any `json:"pools"`
+		Unjudged any      `json:"unjudged"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &file); err != nil {
 		t.Fatalf("the documents file is not JSON: %v\n%s", err, out.Bytes())
@@ -103,7 +112,7 @@ func goKubeDocuments(t *testing.T, p *Plan, clusters map[string]any) map[string]
 	for _, pair := range file.Pools {
 		pools[pair[0].(string)] = pair[1]
 	}
-	return pools
+	return kubeDocuments{pools: pools, unjudged: file.Unjudged}
 }
 
 // kubeFixtures are the manifest fixtures' objects, file by file, as conftest parses them.
@@ -131,7 +140,7 @@ func kubeFixtures(t *testing.T) map[string][]any {
 // compareKube builds the documents of objects both ways: Go from the manifests, the bundle from
 // conftest --combine's input ([{path, contents}]); and both again from a plan that holds the same
 // objects in kubernetes_manifest and kubectl_manifest resources.
-func compareKube(t *testing.T, bundle func(any) (map[string]any, map[string]any), clusters map[string]any, name string, objects []any) int {
+func compareKube(t *testing.T, bundle func(any) kubeDocuments, clusters map[string]any, name string, objects []any) int {
 	t.Helper()
 	var combined []any
 	var yamlDocs [][]byte
@@ -147,18 +156,21 @@ func compareKube(t *testing.T, bundle func(any) (map[string]any, map[string]any)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	check := func(form string, got map[string]any, want map[string]any, fits map[string]any) {
-		got = normalise(t, got).(map[string]any)
+	check := func(form string, gotDocs, want kubeDocuments) {
+		got := normalise(t, gotDocs.pools).(map[string]any)
 		var counts fitCounts
 		for address, doc := range got {
-			compareFit(t, name+" "+form+": "+address, doc.(map[string]any), fits[address], &counts)
+			compareFit(t, name+" "+form+": "+address, doc.(map[string]any), want.fits[address], &counts)
 		}
-		if d := diff("pools", got, want); d != "" {
+		if d := diff("pools", got, want.pools); d != "" {
+			t.Errorf("%s (%s): Go and the bundle's builders differ at %s\nobjects: %s", name, form, d, show(objects))
+		}
+		if d := diff("unjudged", normalise(t, gotDocs.unjudged), want.unjudged); d != "" {
 			t.Errorf("%s (%s): Go and the bundle's builders differ at %s\nobjects: %s", name, form, d, show(objects))
 		}
 	}
-	want, fits := bundle(combined)
-	check("manifests", goKubeDocuments(t, p, clusters), want, fits)
+	want := bundle(combined)
+	check("manifests", goKubeDocuments(t, p, clusters), want)
 
 	var changes []any
 	for i, o := range objects {
@@ -180,13 +192,13 @@ func compareKube(t *testing.T, bundle func(any) (map[string]any, map[string]any)
 	}
 	var planValue any
 	_ = json.Unmarshal(raw, &planValue)
-	wantPlan, planFits := bundle(planValue)
-	check("plan", goKubeDocuments(t, pp, clusters), wantPlan, planFits)
+	wantPlan := bundle(planValue)
+	check("plan", goKubeDocuments(t, pp, clusters), wantPlan)
 	// (Two objects of one kind and name share an address as manifests, not in a plan.)
-	if len(wantPlan) < len(want) || len(want) == 0 && len(wantPlan) > 0 {
-		t.Errorf("%s: %d documents from the manifests, %d from the plan", name, len(want), len(wantPlan))
+	if len(wantPlan.pools) < len(want.pools) || len(want.pools) == 0 && len(wantPlan.pools) > 0 {
+		t.Errorf("%s: %d documents from the manifests, %d from the plan", name, len(want.pools), len(wantPlan.pools))
 	}
-	return len(want)
+	return len(want.pools)
 }
 
 // The Go builders of Kubernetes objects (gpufleet-policy documents) give the bundle's documents on
@@ -518,7 +530,7 @@ func TestDocuments_limitQuantitiesSameAsTheBundle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for address, doc := range goKubeDocuments(t, p, clusters) {
+		for address, doc := range goKubeDocuments(t, p, clusters).pools {
 			if got := doc.(map[string]any)["autoscaler"].(map[string]any)["gpu_limit"]; got != want {
 				t.Errorf("%s: %s's gpu_limit is %v, want %v", name, address, got, want)
 			}
@@ -552,13 +564,13 @@ func TestDocuments_limitQuantitiesSameAsTheBundle(t *testing.T) {
 
 // bundleGPULimitsAre checks the bundle's gpu_limit of every NodePool document of objects, exactly
 // (compareKube forgives the last digits of a float).
-func bundleGPULimitsAre(t *testing.T, bundle func(any) (map[string]any, map[string]any), name string, objects []any, want any) {
+func bundleGPULimitsAre(t *testing.T, bundle func(any) kubeDocuments, name string, objects []any, want any) {
 	t.Helper()
 	var combined []any
 	for _, o := range objects {
 		combined = append(combined, map[string]any{"path": "x.yaml", "contents": o})
 	}
-	docs, _ := bundle(combined)
+	docs := bundle(combined).pools
 	if len(docs) == 0 {
 		t.Errorf("%s: the bundle built no documents", name)
 	}

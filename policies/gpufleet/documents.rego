@@ -462,12 +462,15 @@ else := null
 # [rule, address, attribute, text] of official resources the bundle could not judge.
 unjudged := input.unjudged if {
 	documents_file
-} else := [[rule, rc.address, attribute, text] |
-	some rc in plan_changes
-	rc.type == "aws_eks_node_group"
-	not rc.change.after.instance_types[0] # the common case, settled without a call
-	[rule, attribute, text] := eks_unjudged(rc)
-]
+} else := array.concat(
+	[[rule, rc.address, attribute, text] |
+		some rc in plan_changes
+		rc.type == "aws_eks_node_group"
+		not rc.change.after.instance_types[0] # the common case, settled without a call
+		[rule, attribute, text] := eks_unjudged(rc)
+	],
+	kube_unjudged,
+)
 
 no_region_text := "the pool's region is not in the plan (the provider's region comes only from the environment, such as AWS_REGION or a profile, or is known at apply only), so data residency (GF-DR-001) and the cost estimates (GF-COST-002's saving, GF-COST-004's budget) could not judge this pool; set region in the provider configuration or on the resource"
 

@@ -345,7 +345,7 @@ _np_gpu(reqs, prefix, taints, limits) if {
 	_np_gpu_keys[prefix][r.key] == "shape"
 	r.operator == "In"
 	some v in r.values
-	regex.match(`^(p[0-9]?|gr?[0-9]?)(\.|[a-z]*$|[a-z]*\.)`, v)
+	_gpu_shape(v)
 } else if {
 	some t in lib.arr(taints)
 	t.key == "nvidia.com/gpu"
@@ -354,6 +354,80 @@ _np_gpu(reqs, prefix, taints, limits) if {
 }
 
 _gpu_operators := {"In", "Exists", "Gt", "Gte", "Lt", "Lte"}
+
+# An EC2 GPU instance type, family or category by its name: p*, g*, gr* ("g6e.xlarge", "p5", "g"),
+# the families of a hyphen too ("p6-b200", "p6-b200.48xlarge", "p6e-gb200").
+_gpu_shape(v) if regex.match(`^(p[0-9]?|gr?[0-9]?)[a-z]*(-[a-z0-9]+)?(\.|$)`, v)
+
+# [rule, address, attribute, text] of the GPU NodePools and ComputeClasses that admit node types
+# the catalog does not know (GF-DATA-002, as for a node group whose instance type cannot be told):
+# Karpenter launches any instance type the requirements admit, a family that came out after the
+# catalog's date too, and GKE any priority's; no rule can judge their GPUs, so this is said rather
+# than passed over. A NodePool: the GPU instance types and families its In requirements name that
+# the catalog has none of, and the GPU names (instance-gpu-name) of no catalog type. A
+# ComputeClass: the GPU priorities whose GPU model the catalog cannot tell (_cc_model).
+kube_unjudged := array.concat(
+	[["GF-DATA-002", address, "spec.template.spec.requirements", _np_unknown_text(unknown, reqs, prefix)] |
+		some [address, _, np] in _nodepools
+		tmpl := object.get(np, ["spec", "template", "spec"], {})
+		reqs := lib.arr(object.get(tmpl, "requirements", []))
+		prefix := _np_prefix(object.get(tmpl, ["nodeClassRef", "group"], null))
+		unknown := _np_unknown(reqs, prefix)
+		count(unknown) > 0
+		_np_gpu(reqs, prefix, object.get(tmpl, "taints", []), lib.obj(object.get(np, ["spec", "limits"], {})))
+	],
+	[["GF-DATA-002", address, "spec.priorities", _cc_unknown_text(unknown)] |
+		some [address, _, cc] in _computeclasses
+		unknown := [sprintf("priority %d (%s)", [i + 1, _cc_named(p)]) |
+			some i, p in lib.arr(object.get(cc, ["spec", "priorities"], []))
+			_cc_gpu_priority(p)
+			_cc_model(p) == null
+		]
+		count(unknown) > 0
+	],
+)
+
+# What a NodePool's In requirements name that the catalog does not know.
+_np_unknown(reqs, prefix) := array.concat(
+	array.concat(
+		[sprintf("instance type %s", [t]) |
+			some t in _req_in(reqs, "node.kubernetes.io/instance-type")
+			_gpu_shape(t)
+			not data.gpufleet.catalog.aws_instance_types[t]
+		],
+		[sprintf("instance family %s", [f]) |
+			some f in _req_in(reqs, concat("", [prefix, "instance-family"]))
+			_gpu_shape(f)
+			not f in _catalog_families
+		],
+	),
+	[sprintf("GPU %s", [g]) |
+		some g in _req_in(reqs, concat("", [prefix, "instance-gpu-name"]))
+		not g in _catalog_gpu_names
+	],
+)
+
+_catalog_families := {it.family | some it in data.gpufleet.catalog.aws_instance_types}
+
+_catalog_gpu_names := {_gpu_name(it.gpu_model) | some it in data.gpufleet.catalog.aws_instance_types}
+
+_np_unknown_text(unknown, reqs, prefix) := sprintf("its requirements admit %s, which the gpufleet catalog does not know, so %s; name instance types the catalog lists (the gpufleet_gpu_catalog data source), or judge it with a gpufleet release whose catalog has them", [
+	concat(", ", unknown),
+	_np_unknown_consequence(_np_candidates(reqs, prefix, _req_in(reqs, "node.kubernetes.io/instance-type"), _np_feature_keys(reqs, prefix))),
+])
+
+_np_unknown_consequence(catalog_types) := "the gpufleet rules judged it as a GPU pool of unknown GPU model: the GPU memory, right-sizing and cost checks could not judge it" if {
+	count(catalog_types) == 0
+} else := "the GPU memory, right-sizing and cost checks judged only the catalog's instance types it admits, not those nodes Karpenter may also launch"
+
+_cc_unknown_text(unknown) := sprintf("the gpufleet catalog cannot tell the GPU model of %s, so the class's GPU model is unknown and the GPU memory, right-sizing and cost checks could not judge those priorities' nodes; name a gpu.type or machine type the catalog lists (the gpufleet_gpu_catalog data source), or judge it with a gpufleet release whose catalog has them", [concat(", ", unknown)])
+
+# What a priority names of its node: its GPU, else its machine type, else its machine family.
+_cc_named(p) := sprintf("gpu.type %s", [p.gpu.type]) if {
+	is_string(p.gpu.type)
+} else := sprintf("machineType %s", [p.machineType]) if {
+	is_string(p.machineType)
+} else := sprintf("machineFamily %s", [p.machineFamily])
 
 _no_gpu_count(r) if {
 	r.operator == "In"

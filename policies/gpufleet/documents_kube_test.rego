@@ -386,3 +386,75 @@ test_overlays_match_instance_types_and_labels if {
 }
 
 func_overlay(reqs) := json.patch(overlay, [{"op": "replace", "path": "/spec/requirements", "value": reqs}])
+
+# GF-DATA-002 on autoscaler objects: what a GPU NodePool's In requirements name that the catalog does
+# not know, and the ComputeClass priorities of a GPU model it cannot tell.
+with_requirements(reqs) := json.patch(gpu_nodepool, [{"op": "replace", "path": "/spec/template/spec/requirements", "value": reqs}])
+
+test_unjudged_nodepool_of_a_family_the_catalog_does_not_know if {
+	some_known := with_requirements([{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6", "g9x"]}])
+	[[rule, address, attribute, text]] := documents.unjudged with input as some_known
+	rule == "GF-DATA-002"
+	address == "NodePool/gpu"
+	attribute == "spec.template.spec.requirements"
+	startswith(text, "its requirements admit instance family g9x, which the gpufleet catalog does not know, so the GPU memory, right-sizing and cost checks judged only the catalog's instance types it admits")
+
+	none_known := with_requirements([{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g9x"]}])
+	[[_, _, _, alone]] := documents.unjudged with input as none_known
+	contains(alone, "so the gpufleet rules judged it as a GPU pool of unknown GPU model")
+
+	# instance types, families and GPU names, in that order; a CPU type or family is not named
+	mixed := with_requirements([
+		{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4", "rtx9000"]},
+		{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g9x.xlarge", "g6.xlarge", "m5.large"]},
+		{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p9", "c7i"]},
+	])
+	[[_, _, _, all]] := documents.unjudged with input as mixed
+	startswith(all, "its requirements admit instance type g9x.xlarge, instance family p9, GPU rtx9000, which")
+
+	# Auto Mode's keys
+	auto := json.patch(with_requirements([{"key": "eks.amazonaws.com/instance-family", "operator": "In", "values": ["g9x"]}]), [{"op": "replace", "path": "/spec/template/spec/nodeClassRef", "value": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"}}])
+	[[_, auto_address, _, _]] := documents.unjudged with input as auto
+	auto_address == "NodePool/gpu"
+}
+
+test_unjudged_nothing_the_catalog_knows_or_no_gpu_pool if {
+	documents.unjudged == [] with input as gpu_nodepool
+	documents.unjudged == [] with input as with_requirements([{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6", "p6-b200"]}])
+
+	# NotIn names no node type Karpenter launches; a CPU NodePool is not judged at all
+	documents.unjudged == [] with input as with_requirements([{"key": "karpenter.k8s.aws/instance-family", "operator": "NotIn", "values": ["g9x"]}])
+	documents.unjudged == [] with input as cpu_nodepool
+}
+
+test_gpu_shapes_of_a_hyphen if {
+	every v in ["p6-b200", "p6-b200.48xlarge", "p6e-gb200", "p6e-gb200.36xlarge", "g6e.xlarge", "gr6", "p5", "g", "p"] {
+		documents._gpu_shape(v)
+	}
+	every v in ["m5.large", "inf2", "trn1.32xlarge", "c7i", "m7g-x"] {
+		not documents._gpu_shape(v)
+	}
+
+	# a B200 NodePool named by its instance type, without the GPU taint or limit, is a GPU pool
+	b200 := json.patch(with_requirements([{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p6-b200.48xlarge"]}]), [{"op": "remove", "path": "/spec/limits"}])
+	[[_, doc]] := documents.pools with input as b200
+	doc.gpu.model == "B200"
+}
+
+test_unjudged_computeclass_priorities if {
+	cc := {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "serve"}, "spec": {"priorities": [
+		{"machineFamily": "g4", "gpu": {"type": "nvidia-rtx-pro-6000", "count": 1}},
+		{"machineFamily": "g2", "gpu": {"type": "nvidia-l4", "count": 1}},
+		{"machineFamily": "n2"},
+		{"machineFamily": "a2"},
+		{"machineType": "a3-edgegpu-8g"},
+	]}}
+	[[rule, address, attribute, text]] := documents.unjudged with input as cc
+	rule == "GF-DATA-002"
+	address == "ComputeClass/serve"
+	attribute == "spec.priorities"
+	startswith(text, "the gpufleet catalog cannot tell the GPU model of priority 1 (gpu.type nvidia-rtx-pro-6000), priority 4 (machineFamily a2), priority 5 (machineType a3-edgegpu-8g), so the class's GPU model is unknown")
+
+	known := json.patch(cc, [{"op": "replace", "path": "/spec/priorities", "value": [{"machineFamily": "g2", "gpu": {"type": "nvidia-l4", "count": 1}}, {"machineType": "a2-highgpu-1g"}]}])
+	documents.unjudged == [] with input as known
+}
