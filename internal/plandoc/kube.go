@@ -730,9 +730,9 @@ func oneAdmits(r any, key string, v any, vDefined bool) bool {
 }
 
 // reqAdmits is documents._req_admits.
-func reqAdmits(reqs []any, key string, v any, vDefined bool) bool {
+func reqAdmits(reqs []any, key string, v any) bool {
 	for _, r := range reqs {
-		if !oneAdmits(r, key, v, vDefined) {
+		if !oneAdmits(r, key, v, true) {
 			return false
 		}
 	}
@@ -762,7 +762,7 @@ var karpenterKeys = []string{"instance-family", "instance-category", "instance-g
 var (
 	gpuNameSuffix  = regexp.MustCompile(`-[0-9]+GB$`)
 	digits         = regexp.MustCompile(`[0-9]+`)
-	gpuFamilyValue = regexp.MustCompile(`^(p[0-9]?|gr?[0-9]?)[a-z]*(-[a-z0-9]+)?(\.|$)`) // documents._gpu_shape
+	gpuFamilyValue = regexp.MustCompile(`^(p[0-9]?|gr?[0-9]?)[a-z]*(-[a-z]+[0-9]+[a-z0-9]*)?(\.|$)`) // documents._gpu_shape
 	gpuMachine     = regexp.MustCompile(`^(a[0-9]|g[2-9])`)
 )
 
@@ -799,7 +799,7 @@ func npCandidates(reqs []any, prefix string) []string {
 	features := awsFeatures()
 	admits := func(f map[string]any) bool {
 		for _, k := range karpenterKeys {
-			if !reqAdmits(reqs, prefix+k, f[k], true) {
+			if !reqAdmits(reqs, prefix+k, f[k]) {
 				return false
 			}
 		}
@@ -815,7 +815,7 @@ func npCandidates(reqs []any, prefix string) []string {
 		return out
 	}
 	for t, f := range features {
-		if reqAdmits(reqs, "node.kubernetes.io/instance-type", t, true) && admits(f) {
+		if reqAdmits(reqs, "node.kubernetes.io/instance-type", t) && admits(f) {
 			out = append(out, t)
 		}
 	}
@@ -878,7 +878,7 @@ func (p *Plan) kubeUnjudged() []Unjudged {
 		reqs := arr(get(tmpl, []any{}, "requirements"))
 		prefix := npPrefix(get(tmpl, nil, "nodeClassRef", "group"))
 		unknown := npUnknown(reqs, prefix)
-		if len(unknown) == 0 || !npGPU(reqs, prefix, get(tmpl, []any{}, "taints"), obj(get(o.obj, map[string]any{}, "spec", "limits"))) {
+		if len(unknown) == 0 {
 			continue
 		}
 		consequence := "the GPU memory, right-sizing and cost checks judged only the catalog's instance types it admits, not those nodes Karpenter may also launch"
@@ -901,27 +901,51 @@ func (p *Plan) kubeUnjudged() []Unjudged {
 	return out
 }
 
-// npUnknown is documents._np_unknown: the GPU instance types and families a NodePool's In
-// requirements name that the catalog has none of, and the GPU names of no catalog type.
+// npUnknown is documents._np_unknown: what a NodePool's In requirements name that the catalog
+// does not know, of what Karpenter may launch: its instance types when it names them, else its
+// families, else its GPU names.
 func npUnknown(reqs []any, prefix string) []string {
-	var out []string
-	for _, t := range reqIn(reqs, "node.kubernetes.io/instance-type") {
-		if _, known := at(policyCatalog(), "aws_instance_types", t); gpuFamilyValue.MatchString(t) && !known {
-			out = append(out, "instance type "+t)
-		}
-	}
+	const typeKey = "node.kubernetes.io/instance-type"
+	familyKey, nameKey := prefix+"instance-family", prefix+"instance-gpu-name"
 	families, names := catalogFamiliesAndGPUNames()
-	for _, f := range reqIn(reqs, prefix+"instance-family") {
-		if gpuFamilyValue.MatchString(f) && !families[f] {
-			out = append(out, "instance family "+f)
+	var out []string
+	switch {
+	case len(reqIn(reqs, typeKey)) > 0:
+		for _, t := range reqInStrings(reqs, typeKey) {
+			if _, known := at(policyCatalog(), "aws_instance_types", t); gpuFamilyValue.MatchString(t) && !known &&
+				reqAdmits(reqs, typeKey, t) && reqAdmits(reqs, familyKey, strings.Split(t, ".")[0]) {
+				out = append(out, "instance type "+t)
+			}
 		}
-	}
-	for _, g := range reqIn(reqs, prefix+"instance-gpu-name") {
-		if !names[g] {
-			out = append(out, "GPU "+g)
+	case len(reqIn(reqs, familyKey)) > 0:
+		for _, f := range reqInStrings(reqs, familyKey) {
+			if gpuFamilyValue.MatchString(f) && !families[f] && reqAdmits(reqs, familyKey, f) {
+				out = append(out, "instance family "+f)
+			}
+		}
+	default:
+		for _, g := range reqInStrings(reqs, nameKey) {
+			if !names[g] && reqAdmits(reqs, nameKey, g) {
+				out = append(out, "GPU "+g)
+			}
 		}
 	}
 	return out
+}
+
+// reqInStrings is documents._req_in_strings: the sorted string In values of key.
+func reqInStrings(reqs []any, key string) []string {
+	s := map[string]bool{}
+	for _, r := range reqs {
+		if get(r, nil, "key") == key && get(r, nil, "operator") == "In" {
+			for _, x := range arr(get(r, nil, "values")) {
+				if v, ok := x.(string); ok {
+					s[v] = true
+				}
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(s))
 }
 
 // catalogFamiliesAndGPUNames are documents._catalog_families and _catalog_gpu_names.
@@ -942,7 +966,7 @@ var catalogFamiliesAndGPUNames = sync.OnceValues(func() (families, names map[str
 func npCapacityTypes(reqs []any, nc map[string]any) []string {
 	var out []string
 	for _, c := range []string{"on-demand", "reserved", "spot"} {
-		if !reqAdmits(reqs, "karpenter.sh/capacity-type", c, true) {
+		if !reqAdmits(reqs, "karpenter.sh/capacity-type", c) {
 			continue
 		}
 		if c == "reserved" && !slices.Contains(reqIn(reqs, "karpenter.sh/capacity-type"), "reserved") &&

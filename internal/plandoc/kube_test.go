@@ -584,3 +584,54 @@ func bundleGPULimitsAre(t *testing.T, bundle func(any) kubeDocuments, name strin
 		}
 	}
 }
+
+// GF-DATA-002 on NodePools (documents.kube_unjudged): the two builders name the same node types
+// the catalog does not know, of those Karpenter may launch, on requirements that narrow or exclude
+// them, with values that are no strings, and shapes that are no GPU's.
+func TestDocuments_unknownNodeTypesSameAsTheBundle(t *testing.T) {
+	clusters := exampleClusters(t)
+	bundle := bundleKubeDocuments(t, clusters)
+	base := kubeFixtures(t)["catalog_unknown_node_types.yaml"]
+	req := func(key, op string, values ...any) any {
+		return map[string]any{"key": key, "operator": op, "values": values}
+	}
+	const family, typ, name = "karpenter.k8s.aws/instance-family", "node.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-gpu-name"
+	for _, c := range []struct {
+		reqs  []any
+		named int // GF-DATA-002 findings: the fixture's ComputeClass, and this NodePool's when it names one
+	}{
+		{[]any{req(family, "In", "g6", "g9x")}, 2},
+		{[]any{req(family, "In", "g6", "g9x"), req(family, "NotIn", "g9x")}, 1},
+		{[]any{req(typ, "In", "g6.xlarge"), req(family, "In", "g6", "g9x"), req(name, "In", "rtx9000")}, 1},
+		{[]any{req(typ, "In", "g9x.xlarge", "g6.xlarge"), req(family, "In", "g6")}, 1},
+		{[]any{req(typ, "In", "g9x.xlarge", "g1-small", "m5.large", 1.0)}, 2},
+		{[]any{req(name, "In", "l4", "rtx9000", 1e-7, map[string]any{"a": 1.0}, []any{1.0})}, 2},
+		{[]any{req(family, "In", "g6"), req(name, "In", "rtx9000")}, 1},
+		{[]any{req(family, "In", "p6e-gb200", "p6-b300", "g1-small")}, 2},
+	} {
+		var objects []any
+		for _, o := range base {
+			o := deepCopyValue(o).(map[string]any)
+			if o["kind"] == "NodePool" && get(o, nil, "metadata", "name") == "blackwell-train" {
+				o["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["requirements"] = c.reqs
+			}
+			objects = append(objects, o)
+		}
+		label := "catalog_unknown_node_types.yaml with " + show(c.reqs)
+		compareKube(t, bundle, clusters, label, objects)
+		p, err := ReadManifests([]ManifestFile{{Path: "x.yaml", Data: func() []byte {
+			var docs [][]byte
+			for _, o := range objects {
+				y, _ := yaml.Marshal(o)
+				docs = append(docs, y)
+			}
+			return bytes.Join(docs, []byte("---\n"))
+		}()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(arr(goKubeDocuments(t, p, clusters).unjudged)); got != c.named {
+			t.Errorf("%s: %d GF-DATA-002 findings, want %d", label, got, c.named)
+		}
+	}
+}

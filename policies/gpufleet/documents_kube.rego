@@ -356,8 +356,9 @@ _np_gpu(reqs, prefix, taints, limits) if {
 _gpu_operators := {"In", "Exists", "Gt", "Gte", "Lt", "Lte"}
 
 # An EC2 GPU instance type, family or category by its name: p*, g*, gr* ("g6e.xlarge", "p5", "g"),
-# the families of a hyphen too ("p6-b200", "p6-b200.48xlarge", "p6e-gb200").
-_gpu_shape(v) if regex.match(`^(p[0-9]?|gr?[0-9]?)[a-z]*(-[a-z0-9]+)?(\.|$)`, v)
+# the families of a hyphen and a GPU's name too ("p6-b200", "p6-b200.48xlarge", "p6e-gb200"); not
+# GCE's shared-core "g1-small".
+_gpu_shape(v) if regex.match(`^(p[0-9]?|gr?[0-9]?)[a-z]*(-[a-z]+[0-9]+[a-z0-9]*)?(\.|$)`, v)
 
 # [rule, address, attribute, text] of the GPU NodePools and ComputeClasses that admit node types
 # the catalog does not know (GF-DATA-002, as for a node group whose instance type cannot be told):
@@ -365,7 +366,8 @@ _gpu_shape(v) if regex.match(`^(p[0-9]?|gr?[0-9]?)[a-z]*(-[a-z0-9]+)?(\.|$)`, v)
 # catalog's date too, and GKE any priority's; no rule can judge their GPUs, so this is said rather
 # than passed over. A NodePool: the GPU instance types and families its In requirements name that
 # the catalog has none of, and the GPU names (instance-gpu-name) of no catalog type. A
-# ComputeClass: the GPU priorities whose GPU model the catalog cannot tell (_cc_model).
+# ComputeClass: the GPU priorities whose GPU model the catalog cannot tell (_cc_model). (A NodePool
+# that names one is a GPU pool by that requirement, _np_gpu.)
 kube_unjudged := array.concat(
 	[["GF-DATA-002", address, "spec.template.spec.requirements", _np_unknown_text(unknown, reqs, prefix)] |
 		some [address, _, np] in _nodepools
@@ -374,7 +376,6 @@ kube_unjudged := array.concat(
 		prefix := _np_prefix(object.get(tmpl, ["nodeClassRef", "group"], null))
 		unknown := _np_unknown(reqs, prefix)
 		count(unknown) > 0
-		_np_gpu(reqs, prefix, object.get(tmpl, "taints", []), lib.obj(object.get(np, ["spec", "limits"], {})))
 	],
 	[["GF-DATA-002", address, "spec.priorities", _cc_unknown_text(unknown)] |
 		some [address, _, cc] in _computeclasses
@@ -387,25 +388,36 @@ kube_unjudged := array.concat(
 	],
 )
 
-# What a NodePool's In requirements name that the catalog does not know.
-_np_unknown(reqs, prefix) := array.concat(
-	array.concat(
-		[sprintf("instance type %s", [t]) |
-			some t in _req_in(reqs, "node.kubernetes.io/instance-type")
-			_gpu_shape(t)
-			not data.gpufleet.catalog.aws_instance_types[t]
-		],
-		[sprintf("instance family %s", [f]) |
-			some f in _req_in(reqs, concat("", [prefix, "instance-family"]))
-			_gpu_shape(f)
-			not f in _catalog_families
-		],
-	),
-	[sprintf("GPU %s", [g]) |
-		some g in _req_in(reqs, concat("", [prefix, "instance-gpu-name"]))
-		not g in _catalog_gpu_names
-	],
-)
+# What a NodePool's In requirements name that the catalog does not know, of what Karpenter may
+# launch: the instance types, when it names them (their families then, and GPU names, narrow them
+# only), whose family the requirements admit; else the families; else the GPU names. A value another
+# requirement of its key excludes (NotIn) is not launched. (Strings only: Karpenter's labels are.)
+_np_unknown(reqs, prefix) := [sprintf("instance type %s", [t]) |
+	some t in _req_in_strings(reqs, "node.kubernetes.io/instance-type")
+	_gpu_shape(t)
+	not data.gpufleet.catalog.aws_instance_types[t]
+	_req_admits(reqs, "node.kubernetes.io/instance-type", t)
+	_req_admits(reqs, concat("", [prefix, "instance-family"]), split(t, ".")[0])
+] if {
+	count(_req_in(reqs, "node.kubernetes.io/instance-type")) > 0
+} else := [sprintf("instance family %s", [f]) |
+	some f in families
+	_gpu_shape(f)
+	not f in _catalog_families
+	_req_admits(reqs, family_key, f)
+] if {
+	family_key := concat("", [prefix, "instance-family"])
+	families := _req_in_strings(reqs, family_key)
+	count(_req_in(reqs, family_key)) > 0
+} else := [sprintf("GPU %s", [g]) |
+	some g in _req_in_strings(reqs, name_key)
+	not g in _catalog_gpu_names
+	_req_admits(reqs, name_key, g)
+] if {
+	name_key := concat("", [prefix, "instance-gpu-name"])
+}
+
+_req_in_strings(reqs, key) := sort({x | some r in reqs; r.key == key; r.operator == "In"; some x in lib.arr(r.values); is_string(x)})
 
 _catalog_families := {it.family | some it in data.gpufleet.catalog.aws_instance_types}
 

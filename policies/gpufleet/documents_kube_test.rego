@@ -403,14 +403,15 @@ test_unjudged_nodepool_of_a_family_the_catalog_does_not_know if {
 	[[_, _, _, alone]] := documents.unjudged with input as none_known
 	contains(alone, "so the gpufleet rules judged it as a GPU pool of unknown GPU model")
 
-	# instance types, families and GPU names, in that order; a CPU type or family is not named
-	mixed := with_requirements([
-		{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4", "rtx9000"]},
-		{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g9x.xlarge", "g6.xlarge", "m5.large"]},
-		{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p9", "c7i"]},
-	])
-	[[_, _, _, all]] := documents.unjudged with input as mixed
-	startswith(all, "its requirements admit instance type g9x.xlarge, instance family p9, GPU rtx9000, which")
+	# named instance types: those Karpenter may launch (a CPU type is not named)
+	types := with_requirements([{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g9x.xlarge", "g6.xlarge", "m5.large"]}])
+	[[_, _, _, named]] := documents.unjudged with input as types
+	startswith(named, "its requirements admit instance type g9x.xlarge, which")
+
+	# GPU names, when neither instance types nor families are named; strings only
+	gpu_names := with_requirements([{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4", "rtx9000", 1, {"a": 1}]}])
+	[[_, _, _, by_name]] := documents.unjudged with input as gpu_names
+	startswith(by_name, "its requirements admit GPU rtx9000, which")
 
 	# Auto Mode's keys
 	auto := json.patch(with_requirements([{"key": "eks.amazonaws.com/instance-family", "operator": "In", "values": ["g9x"]}]), [{"op": "replace", "path": "/spec/template/spec/nodeClassRef", "value": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"}}])
@@ -418,12 +419,33 @@ test_unjudged_nodepool_of_a_family_the_catalog_does_not_know if {
 	auto_address == "NodePool/gpu"
 }
 
-test_unjudged_nothing_the_catalog_knows_or_no_gpu_pool if {
+test_unjudged_nothing_the_catalog_knows_or_karpenter_launches if {
 	documents.unjudged == [] with input as gpu_nodepool
 	documents.unjudged == [] with input as with_requirements([{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6", "p6-b200"]}])
 
-	# NotIn names no node type Karpenter launches; a CPU NodePool is not judged at all
+	# NotIn names no node type Karpenter launches, and excludes what an In names
 	documents.unjudged == [] with input as with_requirements([{"key": "karpenter.k8s.aws/instance-family", "operator": "NotIn", "values": ["g9x"]}])
+	documents.unjudged == [] with input as with_requirements([
+		{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6", "g9x"]},
+		{"key": "karpenter.k8s.aws/instance-family", "operator": "NotIn", "values": ["g9x"]},
+	])
+
+	# the instance types it names are all it launches: families and GPU names only narrow them
+	documents.unjudged == [] with input as with_requirements([
+		{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.xlarge"]},
+		{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6", "g9x"]},
+		{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["rtx9000"]},
+	])
+	documents.unjudged == [] with input as with_requirements([
+		{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g9x.xlarge", "g6.xlarge"]},
+		{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6"]},
+	])
+	documents.unjudged == [] with input as with_requirements([
+		{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6"]},
+		{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l4", "rtx9000"]},
+	])
+
+	# a CPU NodePool: its families are no GPU shapes
 	documents.unjudged == [] with input as cpu_nodepool
 }
 
@@ -431,7 +453,7 @@ test_gpu_shapes_of_a_hyphen if {
 	every v in ["p6-b200", "p6-b200.48xlarge", "p6e-gb200", "p6e-gb200.36xlarge", "g6e.xlarge", "gr6", "p5", "g", "p"] {
 		documents._gpu_shape(v)
 	}
-	every v in ["m5.large", "inf2", "trn1.32xlarge", "c7i", "m7g-x"] {
+	every v in ["m5.large", "inf2", "trn1.32xlarge", "c7i", "m7g-x", "g1-small", "gpu-a", "p4d-24xlarge"] {
 		not documents._gpu_shape(v)
 	}
 
