@@ -364,10 +364,10 @@ _gpu_shape(v) if regex.match(`^(p[0-9]?|gr?[0-9]?)[a-z]*(-[a-z]+[0-9]+[a-z0-9]*)
 # the catalog does not know (GF-DATA-002, as for a node group whose instance type cannot be told):
 # Karpenter launches any instance type the requirements admit, a family that came out after the
 # catalog's date too, and GKE any priority's; no rule can judge their GPUs, so this is said rather
-# than passed over. A NodePool: the GPU instance types and families its In requirements name that
-# the catalog has none of, and the GPU names (instance-gpu-name) of no catalog type. A
-# ComputeClass: the GPU priorities whose GPU model the catalog cannot tell (_cc_model). (A NodePool
-# that names one is a GPU pool by that requirement, _np_gpu.)
+# than passed over. A NodePool: the node types its In requirements name that the catalog does not
+# know, of those Karpenter may launch (_np_unknown). A ComputeClass: the GPU priorities whose GPU
+# model the catalog cannot tell (_cc_model). (A NodePool that names one is a GPU pool by that
+# requirement, _np_gpu.)
 kube_unjudged := array.concat(
 	[["GF-DATA-002", address, "spec.template.spec.requirements", _np_unknown_text(unknown, reqs, prefix)] |
 		some [address, _, np] in _nodepools
