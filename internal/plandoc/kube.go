@@ -741,15 +741,27 @@ func reqAdmits(reqs []any, key string, v any) bool {
 
 // reqIn is documents._req_in: the sorted In values of key.
 func reqIn(reqs []any, key string) []string {
+	return inValues(reqs, key, func(x any) (string, bool) { return regoV(x), true })
+}
+
+// reqInStrings is documents._req_in_strings: the sorted string In values of key.
+func reqInStrings(reqs []any, key string) []string {
+	return inValues(reqs, key, func(x any) (string, bool) { s, ok := x.(string); return s, ok })
+}
+
+// inValues are the In values of key that value keeps, as it writes them, sorted once each.
+func inValues(reqs []any, key string, value func(any) (string, bool)) []string {
 	s := map[string]bool{}
 	for _, r := range reqs {
 		if get(r, nil, "key") == key && get(r, nil, "operator") == "In" {
 			for _, x := range arr(get(r, nil, "values")) {
-				s[regoV(x)] = true
+				if v, ok := value(x); ok {
+					s[v] = true
+				}
 			}
 		}
 	}
-	out := make([]string, 0, len(s))
+	out := make([]string, 0, len(s)) // [], not null, where a document writes them
 	for v := range s {
 		out = append(out, v)
 	}
@@ -931,21 +943,6 @@ func npUnknown(reqs []any, prefix string) []string {
 		}
 	}
 	return out
-}
-
-// reqInStrings is documents._req_in_strings: the sorted string In values of key.
-func reqInStrings(reqs []any, key string) []string {
-	s := map[string]bool{}
-	for _, r := range reqs {
-		if get(r, nil, "key") == key && get(r, nil, "operator") == "In" {
-			for _, x := range arr(get(r, nil, "values")) {
-				if v, ok := x.(string); ok {
-					s[v] = true
-				}
-			}
-		}
-	}
-	return slices.Sorted(maps.Keys(s))
 }
 
 // catalogFamiliesAndGPUNames are documents._catalog_families and _catalog_gpu_names.

@@ -137,25 +137,34 @@ func kubeFixtures(t *testing.T) map[string][]any {
 	return out
 }
 
+// manifestPlan reads objects as one YAML file of that name, a document each.
+func manifestPlan(t *testing.T, name string, objects []any) *Plan {
+	t.Helper()
+	var docs [][]byte
+	for _, o := range objects {
+		y, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, y)
+	}
+	p, err := ReadManifests([]ManifestFile{{Path: name, Data: bytes.Join(docs, []byte("---\n"))}})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return p
+}
+
 // compareKube builds the documents of objects both ways: Go from the manifests, the bundle from
 // conftest --combine's input ([{path, contents}]); and both again from a plan that holds the same
 // objects in kubernetes_manifest and kubectl_manifest resources.
 func compareKube(t *testing.T, bundle func(any) kubeDocuments, clusters map[string]any, name string, objects []any) int {
 	t.Helper()
 	var combined []any
-	var yamlDocs [][]byte
 	for _, o := range objects {
 		combined = append(combined, map[string]any{"path": name, "contents": o})
-		y, err := yaml.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		yamlDocs = append(yamlDocs, y)
 	}
-	p, err := ReadManifests([]ManifestFile{{Path: name, Data: bytes.Join(yamlDocs, []byte("---\n"))}})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	p := manifestPlan(t, name, objects)
 	check := func(form string, gotDocs, want kubeDocuments) {
 		got := normalise(t, gotDocs.pools).(map[string]any)
 		var counts fitCounts
@@ -519,18 +528,7 @@ func TestDocuments_limitQuantitiesSameAsTheBundle(t *testing.T) {
 		if compareKube(t, bundle, clusters, name, changed) == 0 {
 			t.Fatalf("%s: no documents", name)
 		}
-		p, err := ReadManifests([]ManifestFile{{Path: "x.yaml", Data: func() []byte {
-			var docs [][]byte
-			for _, o := range changed {
-				y, _ := yaml.Marshal(o)
-				docs = append(docs, y)
-			}
-			return bytes.Join(docs, []byte("---\n"))
-		}()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for address, doc := range goKubeDocuments(t, p, clusters).pools {
+		for address, doc := range goKubeDocuments(t, manifestPlan(t, "x.yaml", changed), clusters).pools {
 			if got := doc.(map[string]any)["autoscaler"].(map[string]any)["gpu_limit"]; got != want {
 				t.Errorf("%s: %s's gpu_limit is %v, want %v", name, address, got, want)
 			}
@@ -619,18 +617,7 @@ func TestDocuments_unknownNodeTypesSameAsTheBundle(t *testing.T) {
 		}
 		label := "catalog_unknown_node_types.yaml with " + show(c.reqs)
 		compareKube(t, bundle, clusters, label, objects)
-		p, err := ReadManifests([]ManifestFile{{Path: "x.yaml", Data: func() []byte {
-			var docs [][]byte
-			for _, o := range objects {
-				y, _ := yaml.Marshal(o)
-				docs = append(docs, y)
-			}
-			return bytes.Join(docs, []byte("---\n"))
-		}()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := len(arr(goKubeDocuments(t, p, clusters).unjudged)); got != c.named {
+		if got := len(arr(goKubeDocuments(t, manifestPlan(t, "x.yaml", objects), clusters).unjudged)); got != c.named {
 			t.Errorf("%s: %d GF-DATA-002 findings, want %d", label, got, c.named)
 		}
 	}
