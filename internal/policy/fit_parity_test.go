@@ -129,6 +129,50 @@ func TestFitParity(t *testing.T) {
 	t.Logf("%d verdicts compared, %d fit, failures by constraint %v", checked, fits, failed)
 }
 
+// TestSpansNodesParity proves that the bundle's lib.spans_nodes (which lib.fit and lib.launched_for
+// read: GF-RS-001 and GF-RS-004 on the other node types a pool admits) is catalog.SpansNodes, and
+// that launched_for launches a node type for a replica that it holds or spans whole nodes of, for
+// every workload kind and the GPU counts of the catalog's nodes and of replicas.
+func TestSpansNodesParity(t *testing.T) {
+	compiler, store, err := compile(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	q, err := rego.New(rego.Compiler(compiler), rego.Store(store), rego.Query(`spans := count({1 | data.gpufleet.lib.spans_nodes(input.kind, input.gpus, input.node_gpus)}) == 1
+		launched := count({1 | data.gpufleet.lib.launched_for({"workload": {"kind": input.kind}}, input.node_gpus, input.gpus)}) == 1`)).PrepareForEval(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spanning := 0
+	for _, kind := range []string{"training", "inference", "development", "batch"} {
+		for _, nodeGPUs := range []int{1, 2, 4, 8} {
+			for gpus := 1; gpus <= 33; gpus++ {
+				rs, err := q.Eval(ctx, rego.EvalInput(map[string]any{"kind": kind, "gpus": gpus, "node_gpus": nodeGPUs}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rs) != 1 {
+					t.Fatalf("%s over %d GPUs on nodes of %d: %d results", kind, gpus, nodeGPUs, len(rs))
+				}
+				want := catalog.SpansNodes(kind, gpus, nodeGPUs)
+				if got := rs[0].Bindings["spans"]; got != want {
+					t.Errorf("%s over %d GPUs on nodes of %d: spans_nodes %v, catalog.SpansNodes %v", kind, gpus, nodeGPUs, got, want)
+				}
+				if got := rs[0].Bindings["launched"]; got != (gpus <= nodeGPUs || want) {
+					t.Errorf("%s over %d GPUs on nodes of %d: launched_for %v", kind, gpus, nodeGPUs, got)
+				}
+				if want {
+					spanning++
+				}
+			}
+		}
+	}
+	if spanning == 0 {
+		t.Error("no case spans nodes")
+	}
+}
+
 func shapeInput(s catalog.FitShape) map[string]any {
 	return map[string]any{
 		"cloud": string(s.Cloud), "gpu_model": s.GPU.Name, "gpus": s.GPUs, "unit_gib": s.UnitGiB, "units_per_gpu": s.UnitsPerGPU,

@@ -114,17 +114,24 @@ _fit_gpus_wrong(shape, asked, 1) if asked > shape.gpus
 
 default _fit_gpus_wrong(_, _, _) := false
 
-# The nodes one replica spans (catalog.SpansNodes): a training replica over a whole multiple (two or
-# more) of the node's whole GPUs; else 1.
+# The nodes one replica spans: asked / the node's GPUs when it spans whole nodes (spans_nodes) of
+# whole GPUs; else 1.
 _fit_nodes_per_replica(shape, demand, asked) := asked / shape.gpus if {
-	demand.kind == "training"
 	not shape.partitioned
-	shape.gpus > 0
-	asked > shape.gpus
-	floor(asked) == asked # OPA's % refuses a fraction (a label of 2.5 GPUs): not a whole multiple
-	floor(shape.gpus) == shape.gpus
-	asked % shape.gpus == 0
+	spans_nodes(demand.kind, asked, shape.gpus)
 } else := 1
+
+# Whether a replica of kind over gpus GPUs runs on several nodes of node_gpus GPUs each: a training
+# replica over a whole multiple (two or more) of the node's GPUs. The bundle's one copy of
+# catalog.SpansNodes (fit and launched_for read it).
+spans_nodes(kind, gpus, node_gpus) if {
+	kind == "training"
+	node_gpus > 0
+	gpus > node_gpus
+	floor(gpus) == gpus # OPA's % refuses a fraction (a label of 2.5 GPUs): not a whole multiple
+	floor(node_gpus) == node_gpus
+	gpus % node_gpus == 0
+}
 
 default _fit_needs_internode(_, _) := false
 
@@ -328,16 +335,11 @@ candidate_shapes(doc) := array.concat(
 )
 
 # Whether a node type of gpus GPUs is launched for a replica of the pool's workload that asks for
-# asked GPUs: it has them, or a training replica spans whole nodes of it (lib.fit's nodes per
-# replica). A node type with fewer is never launched for the replica's pods.
+# asked GPUs: it has them, or the replica spans whole nodes of it (spans_nodes, as lib.fit reads
+# it). A node type with fewer is never launched for the replica's pods.
 launched_for(_, gpus, asked) if asked <= gpus
 
-launched_for(doc, gpus, asked) if {
-	asked > gpus
-	doc.workload.kind == "training"
-	floor(asked) == asked
-	asked % gpus == 0
-}
+launched_for(doc, gpus, asked) if spans_nodes(doc.workload.kind, asked, gpus)
 
 # The node types a pool admits that the catalog knows to have no inter-node GPU network, in order.
 without_internode(doc) := [t |
