@@ -131,7 +131,10 @@ func EKSAccess(ctx context.Context, eksClient *eks.Client, stsClient *sts.Client
 		return Access{}, fmt.Errorf("describing EKS cluster %q: %w", cluster, err)
 	}
 	c := out.Cluster
-	if c == nil || aws.ToString(c.Endpoint) == "" {
+	if c == nil {
+		return Access{}, fmt.Errorf("describing EKS cluster %q: the answer has no cluster", cluster)
+	}
+	if aws.ToString(c.Endpoint) == "" {
 		return Access{}, fmt.Errorf("EKS cluster %q has no API server endpoint yet (status %v)", cluster, c.Status)
 	}
 	a := Access{Host: aws.ToString(c.Endpoint), Cluster: "EKS cluster " + cluster}

@@ -4,10 +4,16 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"golang.org/x/oauth2"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
@@ -58,5 +64,22 @@ func TestGKEAccess_tokenNeverPastItsExpiry(t *testing.T) {
 	}
 	if len(rec.got) != 2 || rec.got[0] != "Bearer ya29.t1" || rec.got[1] != "Bearer ya29.t2" {
 		t.Fatalf("Authorization headers %q: want a fresh token for the second request, the first expiring", rec.got)
+	}
+}
+
+// A DescribeCluster answer without a cluster (a proxy's empty body) is an error naming the
+// cluster, not a crash of the provider.
+func TestEKSAccess_answerWithoutCluster(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")}
+	eksClient := eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	stsClient := sts.NewFromConfig(cfg, func(o *sts.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	_, err := kube.EKSAccess(context.Background(), eksClient, stsClient, "ml")
+	if err == nil || !strings.Contains(err.Error(), `"ml"`) || !strings.Contains(err.Error(), "no cluster") {
+		t.Fatalf("want an error naming the cluster, got %v", err)
 	}
 }
