@@ -336,6 +336,10 @@ func (r *ComputeClassResource) Read(ctx context.Context, req resource.ReadReques
 		if client == nil {
 			return false
 		}
+		if err := kube.OtherCluster(ctx, client, gvk, m.ClusterID.ValueString()); err != nil {
+			diags.AddAttributeError(path.Root("cluster_identity"), "Reading the ComputeClass: another cluster", err.Error())
+			return false
+		}
 		live, err := client.Get(ctx, gvk, m.Name.ValueString())
 		switch {
 		case kube.IsNotFound(err):
@@ -401,6 +405,10 @@ func (r *ComputeClassResource) Delete(ctx context.Context, req resource.DeleteRe
 		client, gone := r.client(ctx, state, &resp.Diagnostics)
 		if gone != nil || client == nil {
 			return // gone with its cluster, or an error reported
+		}
+		if err := kube.OtherCluster(ctx, client, gvk, state.ClusterID.ValueString()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("cluster_identity"), "Deleting the ComputeClass: another cluster", err.Error())
+			return
 		}
 		live, err := client.Get(ctx, gvk, state.Name.ValueString())
 		switch {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/computeclass/render"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/kubetest"
@@ -283,6 +284,48 @@ func TestAccGKEComputeClass_anotherCluster(t *testing.T) {
 	if _, err := otherAdmin.Resource(computeClassGVR).Get(context.Background(), name, metav1.GetOptions{}); !kube.IsNotFound(err) {
 		t.Fatalf("the refused apply wrote the class to the other cluster (%v)", err)
 	}
+}
+
+// The provider's Google access reaching another cluster where the class's was (GetCluster answering
+// with another endpoint: a cluster recreated under its name, another project's) stops refresh and
+// destroy with an error instead of finding no class, removing it from state and leaving it in the
+// first cluster; with the first cluster reached again nothing changes.
+func TestAccGKEComputeClass_otherClusterSameName(t *testing.T) {
+	w := newWorld(t)
+	const name = "cc-kept"
+	other := kubetest.Own(t)
+	if err := installCRD(adminOf(t, other)); err != nil {
+		t.Fatal(err)
+	}
+	other.AddToken(w.oauth.token, gkeUser)
+	reach := func(srv *kubetest.Server) {
+		if err := w.sim.SetGKEClusterKubernetes(testProject, testLocation, testCluster, cloudsim.KubernetesAPI{Endpoint: srv.URL, CAPEM: string(srv.CAPEM)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := w.providerConfig("") + classConfig(name, l4Body(publishedLadder, ""))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             w.checkGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig:   func() { reach(other) },
+				Config:      config,
+				ExpectError: acctest.ExpectErrorParts("Reading the ComputeClass: another cluster", "is another cluster than the one", "state rm"),
+			},
+			{
+				PreConfig: func() {
+					if w.live(t, name) == nil {
+						t.Fatal("the class left the first cluster")
+					}
+					reach(w.srv)
+				},
+				Config:   config,
+				PlanOnly: true,
+			},
+		},
+	})
 }
 
 // Policy at plan time, as for the node pools: a deny fails the plan at the attribute with no

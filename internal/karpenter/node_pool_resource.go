@@ -94,7 +94,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	} else if state != nil && !state.Region.IsNull() {
 		plan.Region = state.Region
 	}
-	if state != nil && !state.Region.IsNull() && !plan.Region.Equal(state.Region) {
+	if regionMoves(plan, state) {
 		// The pool's objects are in the cluster of state's region: another region is another
 		// cluster, so the pool is replaced (deleted there, created in the new one), as
 		// terraform-provider-aws replaces a resource whose region changes.
@@ -227,7 +227,20 @@ func shortValue(v any) string {
 // changes (the framework tells ModifyPlan nothing of its attributes' RequiresReplace).
 func replaced(plan, state *nodePoolModel) bool {
 	return state != nil && (!plan.ClusterName.Equal(state.ClusterName) || !plan.Name.Equal(state.Name) ||
-		!plan.Mode.Equal(state.Mode) || !plan.Region.Equal(state.Region))
+		!plan.Mode.Equal(state.Mode) || regionMoves(plan, state))
+}
+
+// regionMoves reports whether another region takes the pool to another cluster: its cluster is
+// found by name in the region (EKS access). A pool reached through a kubernetes block stays in
+// that cluster whatever the region (a provider's region, or the AWS_REGION of whoever runs
+// Terraform, changed): replacing it would delete its NodePools, and Karpenter drain their GPU
+// nodes, to create the same objects again there. (A block that reaches another cluster is
+// refused at apply by the recorded cluster identity.)
+func regionMoves(plan, state *nodePoolModel) bool {
+	if state == nil || state.Region.IsNull() || plan.Region.Equal(state.Region) {
+		return false
+	}
+	return !plan.Kubernetes.Configured() || !state.Kubernetes.Configured()
 }
 
 // drifted reports whether the objects state read from the cluster differ from what state's

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/acctest"
+	"github.com/gpufleet/terraform-provider-gpufleet/internal/cloudsim"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/kube/kubetest"
 )
@@ -138,6 +139,51 @@ func TestAccKarpenterNodePool_regionChange(t *testing.T) {
 	})
 }
 
+// A pool reached through a kubernetes block stays in its cluster when the provider's region
+// changes (or AWS_REGION, where the region comes from): an update, which keeps the NodePool (its
+// uid), not a replacement, which deleted the NodePools and had Karpenter drain their GPU nodes to
+// create the same objects again in the same cluster.
+func TestAccKarpenterNodePool_regionChangeWithKubernetesBlock(t *testing.T) {
+	e := newEnv(t)
+	e.srv.AddToken("token-of-the-cluster", "ci")
+	addr := "gpufleet_karpenter_node_pool.stays"
+	pool := poolHCL("stays", `["g6.xlarge"]`, inference+scaling(0, 4)+tokenBlock(e.srv.URL, e.srv.CAPEM, "token-of-the-cluster"))
+	var uid string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("stays"),
+		Steps: []resource.TestStep{
+			{
+				Config: e.providerIn(testRegion, "") + pool,
+				Check: check(func() error {
+					np, err := e.admin.Get(context.Background(), nodePoolGVK, "stays-od")
+					if err != nil {
+						return err
+					}
+					uid = string(np.GetUID())
+					return nil
+				}),
+			},
+			{
+				Config: e.providerIn(otherRegion, "") + pool,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("region"), knownvalue.StringExact(otherRegion)),
+				},
+				Check: check(func() error {
+					np, err := e.admin.Get(context.Background(), nodePoolGVK, "stays-od")
+					if err != nil || string(np.GetUID()) != uid {
+						return fmt.Errorf("NodePool stays-od was replaced (uid %s before): %v", uid, err)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
 // A kubernetes block changed to reach another cluster stops the apply before any write: written
 // there in place, the pool's NodePools would keep launching GPU nodes in the old cluster, recorded
 // by no state. The pool records the identity of its cluster (the NodePool CRD's uid there), and
@@ -194,6 +240,49 @@ func TestAccKarpenterNodePool_anotherCluster(t *testing.T) {
 				Config:            cfg(other),
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("cluster_identity"), identity(other))},
 				Check:             check(func() error { return where(false, true) }),
+			},
+		},
+	})
+}
+
+// The provider's AWS access reaching another cluster of the pool's cluster name (the credentials of
+// another account, whose cluster is also "ml") stops refresh with an error: refresh found none of
+// the pool's objects there and removed the pool from state, the apply created it in the other
+// cluster, and its NodePools kept launching GPU nodes in the first one, recorded by no state. State
+// stays as it was, and with the right access again nothing changes and destroy deletes the objects.
+func TestAccKarpenterNodePool_otherAccountSameClusterName(t *testing.T) {
+	e := newEnv(t)
+	other := kubetest.Own(t)
+	otherAdmin, err := other.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reach := func(srv *kubetest.Server) {
+		if err := e.sim.SetClusterKubernetes(testRegion, testCluster, cloudsim.KubernetesAPI{Endpoint: srv.URL, CAPEM: string(srv.CAPEM)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := e.provider("") + poolHCL("kept", `["g6.xlarge"]`, inference+scaling(0, 2))
+	where := e.inClusters(t, otherAdmin, "kept-od")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return where(false, false) },
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: check(func() error { return where(true, false) })},
+			{
+				PreConfig:   func() { reach(other) },
+				Config:      cfg,
+				ExpectError: acctest.ExpectErrorParts("Reading Karpenter node pool kept", "another cluster", "is another cluster than the one", "state rm"),
+			},
+			{
+				PreConfig: func() {
+					if err := where(true, false); err != nil {
+						t.Fatalf("after the refused refresh: %v", err)
+					}
+					reach(e.srv)
+				},
+				Config:   cfg,
+				PlanOnly: true,
 			},
 		},
 	})

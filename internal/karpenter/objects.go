@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -494,6 +495,10 @@ func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, r
 	if c == nil {
 		return
 	}
+	if err := kube.OtherCluster(ctx, c, nodePoolGVK, m.ClusterID.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("cluster_identity"), "Reading "+subject(m)+": another cluster", err.Error())
+		return
+	}
 	importing := m.Objects.IsNull()
 	var refs []objectRef
 	owner := m.OwnerID.ValueString()
@@ -659,6 +664,10 @@ func (r *NodePoolResource) delete(ctx context.Context, req resource.DeleteReques
 		return // the objects went with the cluster
 	}
 	if c == nil {
+		return
+	}
+	if err := kube.OtherCluster(ctx, c, nodePoolGVK, m.ClusterID.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("cluster_identity"), "Deleting "+subject(m)+": another cluster", err.Error())
 		return
 	}
 	defer func() {

@@ -534,6 +534,23 @@ func SameCluster(ctx context.Context, c *Client, gvk schema.GroupVersionKind, re
 	return identityValue(sameCluster(ctx, c, gvk, recorded, diags))
 }
 
+// OtherCluster reports, for a resource that recorded the identity of its cluster, an error when c
+// reaches another cluster (ClusterIdentity of kind gvk differs): refresh and destroy stop there
+// rather than find none of the objects, drop the resource from state and leave them running in the
+// recorded cluster (credentials of another account whose cluster has the same name). An identity
+// that cannot be read, or a kind not installed, does not stop them (nil), as SameCluster.
+func OtherCluster(ctx context.Context, c *Client, gvk schema.GroupVersionKind, recorded string) error {
+	if recorded == "" {
+		return nil
+	}
+	id, err := c.ClusterIdentity(ctx, gvk)
+	if err != nil || id == "" || id == recorded {
+		return nil
+	}
+	return fmt.Errorf("%s is another cluster than the one this resource's objects were written to (the %s CustomResourceDefinition's uid is %s there, %s where they are), so gpufleet cannot read or delete them there: check the provider's credentials, region and project, or the kubernetes block. State is left as it is; to give the objects up where they are, terraform state rm the resource",
+		c.cluster, gvk.Kind, id, recorded)
+}
+
 // RecordedIdentity is the identity to record of the cluster c reaches, for a resource that has none
 // recorded (imported, or recorded by a version that did not); null when it cannot be read.
 func RecordedIdentity(ctx context.Context, c *Client, gvk schema.GroupVersionKind) fwtypes.String {
