@@ -437,8 +437,18 @@ func faultMatrix() []matrixRow {
 			repair: updateRenew(od, spot)},
 		{name: "CreateNodegroup/spot-mix/create-failed", before: mixOf(4, 0, ""), after: mix(""),
 			faults: faults(failedLater("CreateNodegroup", spot, cloudsim.IssueSpotCapacity)),
-			err:    []string{spot, "CREATE_FAILED", "AsgInstanceLaunchFailures"},
+			err:    []string{spot, "CREATE_FAILED", "AsgInstanceLaunchFailures", "keeping EKS node group", od, "runs 4 nodes"},
 			repair: updateRenew(od, spot)},
+		// The other way: a spot-only pool given an on-demand base and share. The spot node group
+		// keeps its nodes until the on-demand one runs.
+		{name: "CreateNodegroup/spot-mix-on-demand/create-failed", before: swap(100, ""), after: mix(""),
+			faults: faults(failedLater("CreateNodegroup", od, cloudsim.IssueInsufficientCapacity)),
+			err:    []string{od, "CREATE_FAILED", "keeping EKS node group", spot, "runs 4 nodes"},
+			repair: updateRenew(spot, od)},
+		{name: "CreateNodegroup/spot-mix-on-demand/refused", before: swap(100, ""), after: mix(""),
+			faults: faults(refused("eks", "CreateNodegroup", od)),
+			err:    []string{"creating EKS node group", od, "AccessDeniedException", "keeping EKS node group", spot},
+			repair: updateRenew(spot, od)},
 		{name: "DeleteNodegroup/spot-mix/refused", before: mix(""), after: mixOf(4, 0, ""), intended: []string{spot},
 			faults: faults(refused("eks", "DeleteNodegroup", spot)),
 			err:    []string{"deleting EKS node groups", spot, "AccessDeniedException"},
@@ -563,6 +573,7 @@ func (row matrixRow) run(t *testing.T) {
 	work := t.TempDir()
 	config := func(pool string) string { return providerConfig(sim, "") + pool }
 	ran := map[string]string{}  // running node groups before the failing apply: name → ARN
+	ranDesired := map[string]int{} // their desired sizes
 	kept := map[string]string{} // node groups the repair keeps, as the failed apply left them (settled)
 	var steps []resource.TestStep
 	if row.before != "" {
@@ -578,6 +589,7 @@ func (row matrixRow) run(t *testing.T) {
 			ExpectNonEmptyPlan: len(row.prepare) > 0,
 			Check: func(*terraform.State) error {
 				maps.Copy(ran, runningNodegroups(sim))
+				maps.Copy(ranDesired, desiredSizes(sim))
 				return nil
 			},
 		})
@@ -597,9 +609,15 @@ func (row matrixRow) run(t *testing.T) {
 		}
 		running := runningNodegroups(sim)
 		var errs []error
+		desired := desiredSizes(sim)
 		for name, arn := range ran {
 			if !slices.Contains(row.intended, name) && running[name] != arn {
 				errs = append(errs, fmt.Errorf("%s ran as %s before the apply; now %q", name, arn, running[name]))
+			}
+			// A failed apply costs no running node: a side whose share was to move to a side that
+			// failed keeps its size.
+			if !slices.Contains(row.intended, name) && desired[name] < ranDesired[name] {
+				errs = append(errs, fmt.Errorf("%s ran %d nodes before the failed apply; now %d", name, ranDesired[name], desired[name]))
 			}
 		}
 		if st.exists && st.tainted != row.tainted {
@@ -727,6 +745,17 @@ func runningNodegroups(sim *cloudsim.Sim) map[string]string {
 	for _, ng := range sim.Nodegroups(testRegion, testCluster) {
 		if ng.Status == "ACTIVE" || ng.Status == "DEGRADED" || ng.Status == "UPDATING" {
 			out[ng.NodegroupName] = ng.NodegroupArn
+		}
+	}
+	return out
+}
+
+// desiredSizes are the desired sizes of the running node groups, by name.
+func desiredSizes(sim *cloudsim.Sim) map[string]int {
+	out, running := map[string]int{}, runningNodegroups(sim)
+	for _, ng := range sim.Nodegroups(testRegion, testCluster) {
+		if _, ok := running[ng.NodegroupName]; ok && ng.ScalingConfig != nil && ng.ScalingConfig.DesiredSize != nil {
+			out[ng.NodegroupName] = int(*ng.ScalingConfig.DesiredSize)
 		}
 	}
 	return out

@@ -3,6 +3,7 @@
 package eks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -1273,19 +1274,42 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			create(cfg)
 		}
 
-		// Grow or change what stays and create what is new before deleting what goes, so capacity does
-		// not dip while spot and on-demand sides swap.
+		// First what is new: a side created, or one that failed to create made again (it runs
+		// nothing). A node group that failed to create cannot be updated, only deleted and created
+		// again (EKS API Reference: UpdateNodegroupConfig takes ACTIVE and DEGRADED node groups).
+		var fresh []sideConfig
 		for _, cfg := range wanted {
 			wantedNames[cfg.Name] = true
-			ng := own[cfg.Name]
-			if ng == nil {
+			switch ng := own[cfg.Name]; {
+			case ng == nil:
 				create(cfg)
+			case ng.Status == types.NodegroupStatusCreateFailed:
+				replace(cfg, ng, "CREATE_FAILED: "+healthIssues(ng))
+			default:
 				continue
 			}
-			if ng.Status == types.NodegroupStatusCreateFailed {
-				// A node group that failed to create cannot be updated, only deleted and created again
-				// (EKS API Reference: UpdateNodegroupConfig takes ACTIVE and DEGRADED node groups).
-				replace(cfg, ng, "CREATE_FAILED: "+healthIssues(ng))
+			fresh = append(fresh, cfg)
+		}
+		// Then what stays, grown or changed. A side that is to run fewer nodes (its share moving to a
+		// new side of the spot mix) keeps its size, running, when a new side was refused, failed to
+		// create (a spot stockout) or is not ACTIVE at the timeout: a failed apply costs no running
+		// node, and the next apply shrinks it once the new side runs. (Before, it shrank first.)
+		var freshDown []string
+		if len(fresh) > 0 {
+			if freshDown = notActive(fresh, result); len(freshDown) == 0 && resp.Diagnostics.HasError() {
+				freshDown = []string{"the apply failed"}
+			}
+		}
+		for _, cfg := range wanted {
+			ng := own[cfg.Name]
+			if ng == nil || ng.Status == types.NodegroupStatusCreateFailed {
+				continue
+			}
+			if now, to := nodegroupSizes(ng).Desired, targetSizes(ng, cfg).Desired; to < now && len(freshDown) > 0 {
+				resp.Diagnostics.AddError(fmt.Sprintf("keeping EKS node group (%s/%s) at its size", cluster, cfg.Name),
+					fmt.Sprintf("%s runs %d nodes and was to run %d, its share moving to node groups that do not run (%s): it is kept, running and unchanged; the next apply changes it once they are ACTIVE.",
+						cfg.Name, now, to, strings.Join(freshDown, ", ")))
+				result = append(result, ng)
 				continue
 			}
 			lt, problem, err := launchTemplateProblem(ctx, c.ec2, sideOwnerOf(plan, cfg.Name), ng)
@@ -1305,6 +1329,10 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			}
 			result = append(result, updated)
 		}
+		// In the configuration's order (the new sides were made first).
+		slices.SortStableFunc(result, func(a, b *types.Nodegroup) int {
+			return cmp.Compare(sideIndex(wanted, a), sideIndex(wanted, b))
+		})
 		var gone []nodeGroupModel
 		var goneNames []string
 		for _, ng := range recorded {
@@ -1373,6 +1401,14 @@ func reservationMoves(plan, state *nodePoolModel) bool {
 // swap leaves the pool with, which must run before the ones they replace are deleted. ACTIVE only:
 // a DEGRADED node group may have launched none of its nodes (EKS API Reference: Issue,
 // AsgInstanceLaunchFailures).
+// sideIndex is the place of a node group's side in wanted (len(wanted) for another).
+func sideIndex(wanted []sideConfig, ng *types.Nodegroup) int {
+	if i := slices.IndexFunc(wanted, func(cfg sideConfig) bool { return ng != nil && cfg.Name == aws.ToString(ng.NodegroupName) }); i >= 0 {
+		return i
+	}
+	return len(wanted)
+}
+
 func notActive(wanted []sideConfig, result []*types.Nodegroup) []string {
 	var out []string
 	for _, cfg := range wanted {
@@ -1544,6 +1580,16 @@ func sideVersions(ng *types.Nodegroup, cfg sideConfig) (version, release string,
 }
 
 // configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.
+// targetSizes are the sizes an update gives the node group: the side's, with the desired size it
+// runs now where the autoscaler owns it (moved into the new limits).
+func targetSizes(ng *types.Nodegroup, cfg sideConfig) pool.Sizes {
+	sizes := cfg.Sizes
+	if cfg.AutoscalerOwnsSize {
+		sizes.Desired = poolschema.KeptDesired(nodegroupSizes(ng).Desired, sizes)
+	}
+	return sizes
+}
+
 func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *eks.UpdateNodegroupConfigInput {
 	in := &eks.UpdateNodegroupConfigInput{}
 	changed := false
@@ -1578,10 +1624,7 @@ func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *e
 		}
 		in.Taints, changed = taints, true
 	}
-	current, sizes := nodegroupSizes(ng), cfg.Sizes
-	if cfg.AutoscalerOwnsSize {
-		sizes.Desired = poolschema.KeptDesired(current.Desired, sizes)
-	}
+	current, sizes := nodegroupSizes(ng), targetSizes(ng, cfg)
 	if ng.ScalingConfig == nil || current != sizes {
 		in.ScalingConfig, changed = scalingConfig(sizes), true
 	}
