@@ -80,7 +80,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			Validators:          []validator.String{stringvalidator.RegexMatches(namePattern, "must be 1-54 lowercase letters, digits or '-', starting and ending with a letter or digit")},
 		},
 		"region": schema.StringAttribute{
-			MarkdownDescription: "AWS region of the cluster, from the provider configuration (prices and policy). The pool lives in this region's cluster: refresh and destroy reach the cluster of the region state records, and a change of the provider's region replaces the pool (its objects are deleted from the old region's cluster, then created in the new one's).",
+			MarkdownDescription: "AWS region of the cluster, from the provider configuration (prices and policy). The pool lives in this region's cluster: refresh and destroy reach the cluster of the region state records, and a change of the provider's region replaces the pool (its objects are deleted from the old region's cluster, then created in the new one's). A pool reached through a `kubernetes` block stays in that cluster: a change of region is an update (its prices).",
 			Computed:            true, // ModifyPlan plans it, and a replacement when it changes
 		},
 		"mode": schema.StringAttribute{
