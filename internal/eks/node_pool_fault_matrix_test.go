@@ -572,9 +572,9 @@ func (row matrixRow) run(t *testing.T) {
 	var diags acctest.ApplyDiagnostics
 	work := t.TempDir()
 	config := func(pool string) string { return providerConfig(sim, "") + pool }
-	ran := map[string]string{}  // running node groups before the failing apply: name → ARN
+	ran := map[string]string{}     // running node groups before the failing apply: name → ARN
 	ranDesired := map[string]int{} // their desired sizes
-	kept := map[string]string{} // node groups the repair keeps, as the failed apply left them (settled)
+	kept := map[string]string{}    // node groups the repair keeps, as the failed apply left them (settled)
 	var steps []resource.TestStep
 	if row.before != "" {
 		steps = append(steps, resource.TestStep{

@@ -175,7 +175,7 @@ func TestAccKarpenterNodePool_regionChangeWithKubernetesBlock(t *testing.T) {
 				Check: check(func() error {
 					np, err := e.admin.Get(context.Background(), nodePoolGVK, "stays-od")
 					if err != nil || string(np.GetUID()) != uid {
-						return fmt.Errorf("NodePool stays-od was replaced (uid %s before): %v", uid, err)
+						return fmt.Errorf("NodePool stays-od was replaced (uid %s before): %w", uid, err)
 					}
 					return nil
 				}),

@@ -543,8 +543,9 @@ func OtherCluster(ctx context.Context, c *Client, gvk schema.GroupVersionKind, r
 	if recorded == "" {
 		return nil
 	}
-	id, err := c.ClusterIdentity(ctx, gvk)
-	if err != nil || id == "" || id == recorded {
+	// "" when it cannot be read (its error is not this call's to report) or is not installed
+	id, _ := c.ClusterIdentity(ctx, gvk)
+	if id == "" || id == recorded {
 		return nil
 	}
 	return fmt.Errorf("%s is another cluster than the one this resource's objects were written to (the %s CustomResourceDefinition's uid is %s there, %s where they are), so gpufleet cannot read or delete them there: check the provider's credentials, region and project, or the kubernetes block. State is left as it is; to give the objects up where they are, terraform state rm the resource",
