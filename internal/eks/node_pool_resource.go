@@ -1401,14 +1401,6 @@ func reservationMoves(plan, state *nodePoolModel) bool {
 // swap leaves the pool with, which must run before the ones they replace are deleted. ACTIVE only:
 // a DEGRADED node group may have launched none of its nodes (EKS API Reference: Issue,
 // AsgInstanceLaunchFailures).
-// sideIndex is the place of a node group's side in wanted (len(wanted) for another).
-func sideIndex(wanted []sideConfig, ng *types.Nodegroup) int {
-	if i := slices.IndexFunc(wanted, func(cfg sideConfig) bool { return ng != nil && cfg.Name == aws.ToString(ng.NodegroupName) }); i >= 0 {
-		return i
-	}
-	return len(wanted)
-}
-
 func notActive(wanted []sideConfig, result []*types.Nodegroup) []string {
 	var out []string
 	for _, cfg := range wanted {
@@ -1421,6 +1413,14 @@ func notActive(wanted []sideConfig, result []*types.Nodegroup) []string {
 		}
 	}
 	return out
+}
+
+// sideIndex is the place of a node group's side in wanted (len(wanted) for another).
+func sideIndex(wanted []sideConfig, ng *types.Nodegroup) int {
+	if i := slices.IndexFunc(wanted, func(cfg sideConfig) bool { return ng != nil && cfg.Name == aws.ToString(ng.NodegroupName) }); i >= 0 {
+		return i
+	}
+	return len(wanted)
 }
 
 // mergeSides overlays newer state entries on older ones, by node group name.
@@ -1579,7 +1579,6 @@ func sideVersions(ng *types.Nodegroup, cfg sideConfig) (version, release string,
 	return version, release, nil
 }
 
-// configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.
 // targetSizes are the sizes an update gives the node group: the side's, with the desired size it
 // runs now where the autoscaler owns it (moved into the new limits).
 func targetSizes(ng *types.Nodegroup, cfg sideConfig) pool.Sizes {
@@ -1590,6 +1589,7 @@ func targetSizes(ng *types.Nodegroup, cfg sideConfig) pool.Sizes {
 	return sizes
 }
 
+// configUpdate builds the UpdateNodegroupConfig request for what differs; nil when nothing does.
 func configUpdate(ng *types.Nodegroup, cfg sideConfig, uc *updateConfigModel) *eks.UpdateNodegroupConfigInput {
 	in := &eks.UpdateNodegroupConfigInput{}
 	changed := false
