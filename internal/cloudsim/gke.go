@@ -56,6 +56,13 @@ func (s *Sim) gkeInterceptor(ctx context.Context, req any, info *grpc.UnaryServe
 		p := s.faults.pick("gke", op, gkeResource(req))
 		sleepCtx(ctx, p.latency)
 		switch {
+		case ctx.Err() != nil:
+			// The caller's deadline passed, or it cancelled, before the call reached the service:
+			// it is not served. gRPC propagates the deadline to the server and the call's context
+			// ends with it (grpc.io/docs/guides/deadlines: "the server ... can stop work once the
+			// deadline is exceeded"); GKE registers no operation for a request that never reached
+			// it. (A call the service did start is AfterStart's lost answer.)
+			err = status.FromContextError(ctx.Err()).Err()
 		case p.err != nil && p.err.AfterStart:
 			err = serveThenFail(context.WithValue(ctx, failedKey{}, p.failed), req, handler, p.err)
 		case p.err != nil:

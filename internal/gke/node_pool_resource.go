@@ -271,13 +271,13 @@ func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *n
 	prior := map[string]nodePoolSideModel{}
 	if state != nil {
 		for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
-			if np.Status.ValueString() != containerpb.NodePool_ERROR.String() && !slices.Contains(replaced, np.Name.ValueString()) {
+			if st := np.Status.ValueString(); st != containerpb.NodePool_ERROR.String() && st != statusNotCreated && !slices.Contains(replaced, np.Name.ValueString()) {
 				prior[np.Name.ValueString()] = np
 			}
 		}
 	}
 	var out []nodePoolSideModel
-	for _, side := range d.Sides {
+	for i, side := range d.Sides {
 		np := nodePoolSideModel{
 			Name:              types.StringValue(side.Name),
 			CapacityType:      types.StringValue(side.CapacityType),
@@ -292,7 +292,13 @@ func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *n
 		if state == nil {
 			np.InSync = types.BoolUnknown()
 		}
-		if s.AutoscalerOwnsSize && len(s.Zones) == 0 && side.Sizes.Desired > 0 {
+		// A node pool the cluster autoscaler sizes, created before another: once it runs, the
+		// autoscaler may resize it while the other is created (pending GPU pods are why the pool is
+		// made); a size fixed in the plan would make Terraform fail the create as inconsistent and
+		// taint the pool, and the next apply would delete the node pools that run. The last one
+		// created is read back as soon as it runs.
+		createdFirst := state == nil && i < len(d.Sides)-1
+		if s.AutoscalerOwnsSize && (createdFirst || len(s.Zones) == 0 && side.Sizes.Desired > 0) {
 			np.DesiredSize = types.Int64Unknown()
 		}
 		if p, ok := prior[side.Name]; ok {
@@ -473,20 +479,28 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				refused, timedOut = fmt.Errorf("%s: not created: %w", cfg.Name, err), true
 				break
 			}
-			err := createSide(ctx, c, cluster, o, cfg, version)
-			if err == nil {
+			cerr := createSide(ctx, c, cluster, o, cfg, version)
+			if cerr == nil {
 				created = append(created, cfg.Name)
 				continue
 			}
-			err = fmt.Errorf("%s: %w", cfg.Name, err)
+			err := fmt.Errorf("%s: %w", cfg.Name, cerr)
 			// GKE made it, in error (or it cannot be read: state will say), or it refused it.
 			if np, ferr := findNodePool(context.WithoutCancel(ctx), c.gke, cluster, cfg.Name); ferr == nil && o.owns(np) || ferr != nil && !isNotFound(ferr) {
 				created, sideErrs = append(created, cfg.Name), append(sideErrs, err)
 				continue
 			}
+			if ctx.Err() != nil {
+				// The create timeout or an interrupt (Ctrl-C) ended the call before GKE registered
+				// the node pool: not a refusal. What was made stays, as above; the rollback would
+				// delete node pools that run for a create GKE never answered.
+				refused, timedOut = fmt.Errorf("%s: not created: %w", cfg.Name, cerr), true
+				break
+			}
 			refused = err
 			break
 		}
+		planned := plan.NodePools
 		if refused != nil && !timedOut && len(created) > 0 {
 			// GKE refused a side: the sides this create made go again, so that nothing is left
 			// half-made (the pool had nothing before); the next apply creates the pool again.
@@ -515,6 +529,13 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				for _, np := range provisioning {
 					detail += fmt.Sprintf("\n\n%s is still PROVISIONING at the create timeout.", np)
 				}
+				if withNotCreated(ctx, planned, plan) {
+					// What refresh derives from the node pools GKE holds (the pool's sizes, costs,
+					// policy document) is not what the plan gives a pool of all its node pools:
+					// state keeps the plan's values, and the next refresh reads the pool as it is.
+					resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+					resp.State.Raw = nullUnknowns(plannedWithRead(req.Plan.Raw, resp.State.Raw))
+				}
 				resp.Diagnostics.AddWarning(subject+": not done at the create timeout", detail+
 					"\n\nTerraform does not taint the pool for this, so that the next apply does not delete node pools that may be running by then. State records the node pools as GKE holds them; the next refresh reads how their creation ended, and the next plan shows the repair of any that failed or were not created.")
 				break
@@ -532,6 +553,61 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			resp.Diagnostics.AddError(subject, errors.Join(sideErrs...).Error())
 		}
 	})
+}
+
+// statusNotCreated is the status state records for a node pool a create planned and did not make
+// (withNotCreated); no GKE node pool has it.
+const statusNotCreated = "NOT_CREATED"
+
+// withNotCreated gives m, after a create that timed out or was interrupted, an entry for each node
+// pool planned that GKE does not hold: the planned values, status NOT_CREATED, no instance groups
+// and in_sync false. Terraform requires the node pools it planned in the result (else it reports
+// an inconsistent result and taints the pool, and the next apply deletes the node pools that run);
+// the next refresh drops the entries, and the next plan creates the node pools. It reports whether
+// it added any.
+func withNotCreated(ctx context.Context, planned types.List, m *nodePoolModel) bool {
+	got := map[string]nodePoolSideModel{}
+	for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, m.NodePools) {
+		got[np.Name.ValueString()] = np
+	}
+	var out []nodePoolSideModel
+	added := false
+	for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, planned) {
+		if g, ok := got[np.Name.ValueString()]; ok {
+			out = append(out, g)
+			continue
+		}
+		if np.DesiredSize.IsUnknown() {
+			np.DesiredSize = types.Int64Value(0)
+		}
+		np.Status, np.InSync = types.StringValue(statusNotCreated), types.BoolValue(false)
+		np.InstanceGroupURLs = types.ListValueMust(types.StringType, nil)
+		out, added = append(out, np), true
+	}
+	if added {
+		m.NodePools = nodePoolList(out)
+	}
+	return added
+}
+
+// plannedWithRead is the planned value with each unknown value taken from read, at the same path,
+// where read holds it known.
+func plannedWithRead(planned, read tftypes.Value) tftypes.Value {
+	out, err := tftypes.Transform(planned, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if v.IsKnown() {
+			return v, nil
+		}
+		if got, _, err := tftypes.WalkAttributePath(read, p); err == nil {
+			if rv, ok := got.(tftypes.Value); ok && rv.IsFullyKnown() && rv.Type().Equal(v.Type()) {
+				return rv, nil
+			}
+		}
+		return v, nil
+	})
+	if err != nil {
+		return read
+	}
+	return out
 }
 
 // sideNames are the names of a pool's node pools.

@@ -2,7 +2,9 @@ package gke_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -198,5 +200,155 @@ func TestAccGKENodePool_importDriverUnspecified(t *testing.T) {
 				},
 			},
 		},
+	})
+}
+
+// A create whose timeout passes while GKE has not yet registered the second node pool (its
+// CreateNodePool never reached the service) keeps the node pool that runs: the create warns
+// instead of failing, state records the running node pool and, for the one not made, an entry
+// NOT_CREATED with in_sync = false (so that Terraform finds the node pools it planned, and neither
+// reports an inconsistent result nor taints the pool), and the next apply creates the missing node
+// pool beside the running one. Before, the missing create counted as a refusal: the rollback
+// deleted the running on-demand node pool.
+func TestAccGKENodePool_createTimeoutBeforeSecondSide(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(timeouts string) string {
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+acctest.Scaling(2, 2, 4)+acctest.Capacity(50, 0)+
+			"  node_locations = [\"europe-west4-a\"]\n"+timeouts)
+	}
+	var diags acctest.ApplyDiagnostics
+	var odID string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-spot", Kind: cloudsim.Latency, Latency: time.Minute, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             cfg("  timeouts {\n    create = \"4s\"\n  }\n"),
+				ExpectNonEmptyPlan: true, // the plan after it creates infer-spot
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("infer-od"), "status": knownvalue.StringExact("RUNNING")}),
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("infer-spot"), "status": knownvalue.StringExact("NOT_CREATED"), "in_sync": knownvalue.Bool(false)}),
+					})),
+				},
+				Check: func(s *terraform.State) error {
+					if err := diags.ExpectWarning("infer-spot", "not created", "does not taint"); err != nil {
+						return err
+					}
+					if r := s.RootModule().Resources[addr]; r == nil || r.Primary.Tainted {
+						return fmt.Errorf("the pool is tainted or not in state: %v", r)
+					}
+					if _, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-spot"); ok {
+						return fmt.Errorf("infer-spot exists: the create reached GKE, the test proves nothing")
+					}
+					np, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-od")
+					if !ok || np.GetStatus() != containerpb.NodePool_RUNNING {
+						return fmt.Errorf("the running on-demand node pool was not kept: %v", np)
+					}
+					odID = creationID(sim, "infer-od")
+					return nil
+				},
+			},
+			{
+				Config: cfg(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if id := creationID(sim, "infer-od"); odID == "" || id != odID {
+						return fmt.Errorf("infer-od was created again (creation id %q, before %q)", id, odID)
+					}
+					if names := gpuPoolNames(t, sim); !slices.Equal(names, []string{"infer-od", "infer-spot"}) {
+						return fmt.Errorf("node pools %v, want infer-od and infer-spot", names)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// The create timeout passing while the first node pool still provisions (GKE registered it) and
+// before the second is sent: the pool is kept, untainted, with the provisioning node pool and a
+// NOT_CREATED entry for the other, where Terraform reported an inconsistent result and tainted it.
+func TestAccGKENodePool_createTimeoutWhileFirstSideProvisions(t *testing.T) {
+	sim, err := cloudsim.Start(cloudsim.Options{Seed: testSeed(), TransitionDelay: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			Config: providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+acctest.Scaling(2, 2, 4)+acctest.Capacity(50, 0)+
+				"  node_locations = [\"europe-west4-a\"]\n  timeouts {\n    create = \"1s\"\n  }\n"),
+			ExpectNonEmptyPlan: true,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("infer-od"), "status": knownvalue.StringExact("PROVISIONING")}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("infer-spot"), "status": knownvalue.StringExact("NOT_CREATED"), "in_sync": knownvalue.Bool(false)}),
+				})),
+			},
+			Check: func(s *terraform.State) error {
+				if err := diags.ExpectWarning("infer-spot: not created", "infer-od is still PROVISIONING", "does not taint"); err != nil {
+					return err
+				}
+				if r := s.RootModule().Resources[addr]; r == nil || r.Primary.Tainted {
+					return fmt.Errorf("the pool is tainted or not in state: %v", r)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// The cluster autoscaler resizing the first node pool of a new autoscaled pool while GKE creates
+// the second (pending GPU pods are why the pool is made): the create records the size GKE holds
+// and succeeds, where a desired_size the plan fixed made Terraform report an inconsistent result
+// and taint the pool, and the next apply deleted the node pools that ran.
+func TestAccGKENodePool_autoscaledDuringCreate(t *testing.T) {
+	sim := startSim(t)
+	config := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", trainingWorkload+autoscaled(2, 8)+acctest.Capacity(50, 0)+
+		"  node_locations = [\"europe-west4-a\"]\n")
+	scaled := make(chan error, 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-spot", Kind: cloudsim.Latency, Latency: 3 * time.Second, Count: 1}); err != nil {
+					t.Fatal(err)
+				}
+				go func() {
+					for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+						if np, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-od"); ok && np.GetStatus() == containerpb.NodePool_RUNNING {
+							scaled <- sim.ClusterAutoscale(testProject, testLocation, testCluster, "infer-od", 3)
+							return
+						}
+					}
+					scaled <- fmt.Errorf("infer-od never ran")
+				}()
+			},
+			Config: config,
+			Check: func(s *terraform.State) error {
+				if err := <-scaled; err != nil {
+					return err
+				}
+				if _, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-spot"); !ok {
+					return fmt.Errorf("infer-spot was not created")
+				}
+				if r := s.RootModule().Resources[addr]; r == nil || r.Primary.Tainted || r.Primary.Attributes["node_pools.0.desired_size"] != "3" {
+					return fmt.Errorf("the pool is tainted, or not in state with infer-od's 3 nodes: %v", r)
+				}
+				return nil
+			},
+		}},
 	})
 }
