@@ -261,7 +261,9 @@ func (r *ComputeClassResource) apply(ctx context.Context, m *resourceModel, diag
 		diags.AddError("Applying the ComputeClass", err.Error())
 		return false, false
 	}
-	live, err := client.Get(ctx, gvk, m.Name.ValueString())
+	// A class being deleted (a destroy that timed out on its finalizers) is waited for and made
+	// again: written to, it would go all the same.
+	live, err := client.GetSettled(ctx, gvk, m.Name.ValueString(), deletePoll)
 	creating := kube.IsNotFound(err)
 	checked := "" // the UID of the class checked: the write goes to it alone (none: a create)
 	switch {
@@ -361,6 +363,12 @@ func (r *ComputeClassResource) Read(ctx context.Context, req resource.ReadReques
 			// Another object has taken the name: this resource's class is gone, and the next plan
 			// would create it over the other one's name (which the apply refuses): say so.
 			diags.AddWarning("ComputeClass "+m.Name.ValueString()+" is no longer this resource's", err.Error()+"; it is removed from state and left alone.")
+			return false
+		}
+		if kube.Terminating(live) {
+			diags.AddWarning("ComputeClass "+m.Name.ValueString()+" is being deleted",
+				fmt.Sprintf("It has been terminating since %s (finalizers: %s), after a destroy that did not wait for it to go. It is removed from state; the next apply waits for it to go and creates it again.",
+					live.GetDeletionTimestamp().UTC().Format(time.RFC3339), strings.Join(live.GetFinalizers(), ", ")))
 			return false
 		}
 		manifests, err := managedManifests(live)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -346,4 +348,67 @@ func TestAccGKEComputeClass_badInput(t *testing.T) {
 	if n := len(w.sim.Requests()); n != 0 {
 		t.Fatalf("bad input sent %d requests to GKE", n)
 	}
+}
+
+// A class being deleted (a destroy that timed out while a finalizer held it) is not taken for
+// live: refresh removes it from state, and the apply waits for it to go and creates it anew.
+// Before, refresh kept it and the plan was empty while it went.
+func TestAccGKEComputeClass_terminating(t *testing.T) {
+	w := newWorld(t)
+	const name = "cc-term"
+	config := w.providerConfig("") + classConfig(name, l4Body(publishedLadder, ""))
+	classes := w.admin.Resource(computeClassGVR)
+	var oldUID string
+	var once sync.Once
+	released := make(chan error, 1)
+	// release lets the class go, 2 s after the plan (the apply has to wait for it), or 60 s after
+	// it started terminating (so that a failing test's destroy does not wait until its timeout).
+	release := func(after time.Duration) {
+		time.Sleep(after)
+		once.Do(func() {
+			u, err := classes.Get(context.Background(), name, metav1.GetOptions{})
+			if err == nil {
+				u.SetFinalizers(nil)
+				_, err = classes.Update(context.Background(), u, metav1.UpdateOptions{})
+			}
+			released <- err
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             w.checkGone(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					u := w.live(t, name)
+					oldUID = string(u.GetUID())
+					u.SetFinalizers([]string{"example.com/hold"})
+					if _, err := classes.Update(context.Background(), u, metav1.UpdateOptions{}); err != nil {
+						return err
+					}
+					go release(time.Minute)
+					return classes.Delete(context.Background(), name, metav1.DeleteOptions{})
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpufleet_gke_compute_class."+name, plancheck.ResourceActionCreate),
+					acctest.AfterPlan(func() { go release(2 * time.Second) }),
+				}},
+				Check: func(*terraform.State) error {
+					if err := <-released; err != nil {
+						return err
+					}
+					u := w.live(t, name)
+					if u == nil || kube.Terminating(u) || string(u.GetUID()) == oldUID {
+						return fmt.Errorf("%s is not a new class: %v", name, u)
+					}
+					return nil
+				},
+			},
+		},
+	})
 }

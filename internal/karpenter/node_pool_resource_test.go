@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -847,4 +848,142 @@ func TestAccKarpenterNodePool_badInput(t *testing.T) {
 	if calls := e.sim.Requests(); len(calls) != 0 {
 		t.Fatalf("bad input called AWS: %+v", calls)
 	}
+}
+
+// A NodePool of the pool that is being deleted (a removal or destroy that timed out while
+// Karpenter drained it: its finalizer holds it) is not taken for live: refresh drops it with a
+// warning, and the apply waits for it to go and creates it again. Before, refresh kept it, the plan
+// was empty, and the NodePool went a moment later with state still recording it (an apply would
+// have written to it, and reported success, as it went).
+func TestAccKarpenterNodePool_terminatingObject(t *testing.T) {
+	e := newEnv(t)
+	addr := "gpufleet_karpenter_node_pool.term"
+	cfg := e.provider("") + poolHCL("term", `["g6.xlarge"]`, inference+scaling(0, 2))
+	var oldUID string
+	released := make(chan error, 1)
+	var once sync.Once
+	// release lets the terminating NodePool go, 2 s after the plan: the apply has to wait for it.
+	// (Also 60 s after it started terminating, so that a failing test's destroy does not wait for
+	// it until its timeout.)
+	release := func(after time.Duration) {
+		time.Sleep(after)
+		once.Do(func() {
+			u, err := e.admin.Get(context.Background(), nodePoolGVK, "term-od")
+			if err == nil {
+				u.SetFinalizers(nil)
+				_, err = e.srv.UpdateAs(context.Background(), u, "karpenter")
+			}
+			released <- err
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("term"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: check(func() error {
+					u, err := e.admin.Get(context.Background(), nodePoolGVK, "term-od")
+					if err != nil {
+						return err
+					}
+					oldUID = string(u.GetUID())
+					u.SetFinalizers([]string{"karpenter.sh/termination"})
+					if _, err := e.srv.UpdateAs(context.Background(), u, "karpenter"); err != nil {
+						return err
+					}
+					go release(time.Minute)
+					return e.admin.StartDelete(context.Background(), nodePoolGVK, "term-od", "")
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					acctest.AfterPlan(func() { go release(2 * time.Second) }),
+				}},
+				Check: check(func() error {
+					if err := <-released; err != nil {
+						return err
+					}
+					u, err := e.admin.Get(context.Background(), nodePoolGVK, "term-od")
+					if err != nil {
+						return fmt.Errorf("the NodePool was not made again: %w", err)
+					}
+					if kube.Terminating(u) || string(u.GetUID()) == oldUID {
+						return fmt.Errorf("term-od is the terminating NodePool (uid %s, deletion %v), not a new one", u.GetUID(), u.GetDeletionTimestamp())
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// A NodePool that carries the pool's owner id but that state does not list (an apply made it and
+// could not record it: its answer lost and the look-up failed too, or the provider was killed
+// between two writes) is found by refresh through the owner label, and the next apply deletes it
+// as one the configuration no longer has. Before, refresh read state's objects only: the NodePool
+// launched spot GPU nodes that no state recorded, and a destroy left it.
+func TestAccKarpenterNodePool_unrecordedObject(t *testing.T) {
+	e := newEnv(t)
+	addr := "gpufleet_karpenter_node_pool.lost"
+	cfg := e.provider("") + poolHCL("lost", `["g6.xlarge"]`, inference+scaling(0, 2))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             e.gone("lost"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(s *terraform.State) error {
+					owner := s.RootModule().Resources[addr].Primary.Attributes["owner_id"]
+					if owner == "" {
+						return fmt.Errorf("no owner_id in state")
+					}
+					// The spot NodePool an interrupted apply made: the on-demand one's copy, named and
+					// priced as spot, with the pool's labels and owner id.
+					u, err := e.admin.Get(context.Background(), nodePoolGVK, "lost-od")
+					if err != nil {
+						return err
+					}
+					spot := &unstructured.Unstructured{Object: map[string]any{
+						"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(),
+						"metadata": map[string]any{"name": "lost-spot", "labels": toAny(u.GetLabels())},
+						"spec":     u.Object["spec"],
+					}}
+					if spot.GetLabels()[kube.LabelOwner] != owner {
+						return fmt.Errorf("lost-od's owner label %q, state's owner_id %q", spot.GetLabels()[kube.LabelOwner], owner)
+					}
+					_, err = e.admin.Apply(context.Background(), spot.Object, false)
+					return err
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: check(func() error {
+					if e.get(t, nodePoolGVK, "lost-spot") != nil {
+						return fmt.Errorf("lost-spot is still in the cluster")
+					}
+					if e.get(t, nodePoolGVK, "lost-od") == nil {
+						return fmt.Errorf("lost-od was deleted")
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// toAny is a string map as an unstructured object holds it.
+func toAny(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }

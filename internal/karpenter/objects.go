@@ -303,7 +303,9 @@ func (r *NodePoolResource) apply(ctx context.Context, config tftypes.Value, getP
 	staleLive := map[objectRef]*unstructured.Unstructured{}
 	checked := map[objectRef]string{}
 	for _, o := range rendering.Objects {
-		live, err := c.Get(ctx, refOf(o).gvk, o.Name())
+		// An object of the pool being deleted (a removal or destroy that timed out while Karpenter
+		// drained it) is waited for, and made again: written to, it would go all the same.
+		live, err := c.GetSettled(ctx, refOf(o).gvk, o.Name(), poll)
 		switch {
 		case kube.IsNotFound(err):
 		case err != nil:
@@ -519,7 +521,12 @@ func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.Append(resp.State.Get(ctx, m)...)
 		m.OwnerID = types.StringValue(owner)
 	} else {
-		refs = refsOf(ctx, m.Objects)
+		listed, err := ownedRefs(ctx, c, owner)
+		if err != nil {
+			resp.Diagnostics.AddError("reading "+subject(m), err.Error())
+			return
+		}
+		refs = withListed(refsOf(ctx, m.Objects), listed)
 	}
 	var live []*unstructured.Unstructured
 	for _, ref := range refs {
@@ -534,6 +541,12 @@ func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, r
 		}
 		if err := c.CheckOwned(u, owner); err != nil {
 			resp.Diagnostics.AddWarning("An object of "+subject(m)+" is no longer the pool's", err.Error())
+			continue
+		}
+		if kube.Terminating(u) {
+			resp.Diagnostics.AddWarning(fmt.Sprintf("%s %s of %s is being deleted", ref.gvk.Kind, ref.name, subject(m)),
+				fmt.Sprintf("It has been terminating since %s (finalizers: %s; Karpenter drains a NodePool's nodes first), after a removal or destroy that did not wait for it to go. State no longer counts it, and the next apply waits for it to go and creates it again.",
+					u.GetDeletionTimestamp().UTC().Format(time.RFC3339), strings.Join(u.GetFinalizers(), ", ")))
 			continue
 		}
 		live = append(live, u)
@@ -583,6 +596,47 @@ var importKinds = []schema.GroupVersionKind{
 
 // nodePoolGVK is Karpenter's NodePool (EKS Auto Mode's too), whose CRD identifies the cluster.
 var nodePoolGVK = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", Kind: "NodePool"}
+
+// ownedRefs lists the objects of every kind a pool's may be of that carry the pool's owner id
+// (kube.LabelOwner, which gpufleet writes on each): those state lists, and any an apply made but
+// could not record (its answer lost and the look-up after it failed too; the provider killed
+// between two writes), which refresh and destroy would otherwise never find while the NodePool
+// launched GPU nodes. No owner id (a pool recorded before owner ids): none. A kind whose CRD is
+// not installed has none; a list the caller may not make (RBAC grants get but not list) is
+// skipped, with a log line, and only state's objects are read.
+func ownedRefs(ctx context.Context, c *kube.Client, owner string) ([]objectRef, error) {
+	if owner == "" {
+		return nil, nil
+	}
+	var refs []objectRef
+	for _, gvk := range importKinds {
+		items, err := c.List(ctx, gvk, map[string]string{kube.LabelOwner: owner})
+		switch {
+		case kube.IsNotFound(err):
+			continue
+		case kube.IsForbidden(err):
+			tflog.Warn(ctx, "cannot list the pool's objects by its owner label: only those state records are read", map[string]any{"kind": gvk.Kind, "error": err.Error()})
+			continue
+		case err != nil:
+			return nil, err
+		}
+		for i := range items {
+			refs = append(refs, objectRef{gvk: gvk, name: items[i].GetName()})
+		}
+	}
+	return refs, nil
+}
+
+// withListed is refs with the listed ones state does not hold after them.
+func withListed(refs, listed []objectRef) []objectRef {
+	out := slices.Clone(refs)
+	for _, ref := range listed {
+		if !slices.Contains(out, ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
 
 // findPoolObjects lists the objects labelled as the pool's, and reads its owner id (all must agree)
 // and its recorded configuration (the node class's annotation).
@@ -675,8 +729,13 @@ func (r *NodePoolResource) delete(ctx context.Context, req resource.DeleteReques
 			keepRemaining(ctx, c, m, &resp.State, &resp.Diagnostics)
 		}
 	}()
+	listed, err := ownedRefs(ctx, c, m.OwnerID.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("deleting "+subject(m), err.Error())
+		return
+	}
 	var pools, classes []objectRef
-	for _, ref := range refsOf(ctx, m.Objects) {
+	for _, ref := range withListed(refsOf(ctx, m.Objects), listed) {
 		if isNodeClass(ref.gvk) {
 			classes = append(classes, ref)
 		} else {

@@ -140,6 +140,30 @@ func (c *Client) Get(ctx context.Context, gvk schema.GroupVersionKind, name stri
 	return u, nil
 }
 
+// Terminating reports an object being deleted: its deletionTimestamp is set, and its finalizers
+// hold it until they are done (Karpenter's drain a NodePool's nodes first). The API server still
+// takes writes to it, but it goes all the same: an apply to it is undone by its deletion.
+func Terminating(u *unstructured.Unstructured) bool {
+	return u != nil && u.GetDeletionTimestamp() != nil
+}
+
+// GetSettled is Get for an apply: an object being deleted (Terminating) is waited for until it is
+// gone, and then read again (IsNotFound: the apply creates the object anew), so that the apply never
+// writes to an object that then disappears. The wait ends with ctx, with an error saying what holds
+// the object.
+func (c *Client) GetSettled(ctx context.Context, gvk schema.GroupVersionKind, name string, poll time.Duration) (*unstructured.Unstructured, error) {
+	for {
+		live, err := c.Get(ctx, gvk, name)
+		if err != nil || !Terminating(live) {
+			return live, err
+		}
+		if err := c.WaitDeleted(ctx, gvk, name, string(live.GetUID()), poll); err != nil {
+			return nil, fmt.Errorf("%s %s is being deleted (since %s; finalizers %s hold it: Karpenter drains a NodePool's nodes first), and the apply waits for it to go before it creates it again: %w",
+				gvk.Kind, name, live.GetDeletionTimestamp().UTC().Format(time.RFC3339), strings.Join(live.GetFinalizers(), ", "), err)
+		}
+	}
+}
+
 // List returns the objects of a kind that carry the labels.
 func (c *Client) List(ctx context.Context, gvk schema.GroupVersionKind, labels map[string]string) ([]unstructured.Unstructured, error) {
 	r, err := c.resource(gvk)
