@@ -141,6 +141,9 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !ok {
 		return
 	}
+	if derived == nil && !unchanged && !skipValidation {
+		r.validateWithPlaceholders(ctx, req.Plan, plan.Region, old, &resp.Diagnostics)
+	}
 	switch {
 	case derived == nil:
 		plan.Manifests = types.StringUnknown()

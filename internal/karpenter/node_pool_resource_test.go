@@ -987,3 +987,56 @@ func toAny(m map[string]string) map[string]any {
 	}
 	return out
 }
+
+// A pool whose node role, AMI alias or subnet comes from a resource the same apply creates (unknown
+// at plan) still has the rest of its objects validated at plan, with placeholders for those
+// values: known bad input is a plan error at its attribute, before any cluster or cloud call, and a
+// good pool plans cleanly (no error at the attributes the placeholders stand for). Before, every
+// check of the objects was skipped when any such value was unknown, and the cluster refused the
+// bad input during the apply.
+func TestAccKarpenterNodePool_unknownSettingsValidated(t *testing.T) {
+	e := newEnv(t)
+	before := e.requests(t)
+	unknowns := `
+resource "terraform_data" "role" {
+  input = "KarpenterNodeRole-ml"
+}
+resource "terraform_data" "subnet" {
+  input = "subnet-0123456789abcdef0"
+}
+resource "terraform_data" "ami" {
+  input = "al2023@latest"
+}
+`
+	pool := func(name, body string) string {
+		hcl := poolHCL(name, `["g6.xlarge"]`, body)
+		hcl = strings.Replace(hcl, `node_role    = "KarpenterNodeRole-ml"`, `node_role    = terraform_data.role.output`, 1)
+		return strings.Replace(hcl, `subnet_selector         = [{ tags = { "karpenter.sh/discovery" = "ml" } }]`, `subnet_selector         = [{ id = terraform_data.subnet.output }]`, 1)
+	}
+	for _, c := range []struct {
+		name, body string
+		want       []string // none: the plan succeeds
+	}{
+		{"consolidate", inference + scaling(0, 2) + "  disruption {\n    consolidate_after = \"5 minutes\"\n  }\n",
+			[]string{"disruption.consolidate_after", "NodePool", "spec.disruption.consolidateAfter", "node_role, subnet_selector known only at apply"}},
+		{"budget", inference + scaling(0, 2) + "  disruption {\n    budgets = [{ nodes = \"1\", schedule = \"@daily\" }]\n  }\n", []string{"disruption.budgets", "'schedule' must be set with 'duration'"}},
+		{"good", inference + scaling(0, 2), nil},
+		{"ami", inference + scaling(0, 2) + "  ami_alias = terraform_data.ami.output\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			step := resource.TestStep{Config: e.provider("") + unknowns + pool("unk-"+c.name, c.body), PlanOnly: true}
+			if c.want != nil {
+				step.ExpectError = acctest.ExpectErrorParts(c.want...)
+			} else {
+				step.ExpectNonEmptyPlan = true
+			}
+			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, Steps: []resource.TestStep{step}})
+		})
+	}
+	if n := e.requests(t) - before; n != 0 {
+		t.Fatalf("the plans reached the cluster: %d requests", n)
+	}
+	if calls := e.sim.Requests(); len(calls) != 0 {
+		t.Fatalf("the plans called AWS: %+v", calls)
+	}
+}

@@ -72,6 +72,13 @@ func withoutOwner(m map[string]any) map[string]any {
 // that produced it. old holds the objects the pool applied before, by kind/name, so that CEL
 // transition rules (oldSelf) see the update.
 func validateObjects(ctx context.Context, set render.Settings, rd render.Rendering, old map[string]map[string]any, diags *diag.Diagnostics) {
+	validateObjectsKeeping(ctx, set, rd, old, nil, "", diags)
+}
+
+// validateObjectsKeeping is validateObjects reporting only the errors keep takes, by the attribute
+// behind each (validation with placeholders reports none at the attributes they stand for); note
+// ends each message.
+func validateObjectsKeeping(ctx context.Context, set render.Settings, rd render.Rendering, old map[string]map[string]any, keep func(pool.Path) bool, note string, diags *diag.Diagnostics) {
 	crdSet := render.CRDSet(set.Mode, set.KarpenterVersion)
 	schemas, err := kube.SchemasFor(crdSet)
 	if err != nil {
@@ -93,8 +100,11 @@ func validateObjects(ctx context.Context, set render.Settings, rd render.Renderi
 				continue // the server's note beside a schema error: the schema error says it
 			}
 			at := o.AttributeOf(e.Field)
+			if keep != nil && !keep(at) {
+				continue
+			}
 			diags.AddAttributeError(poolschema.ProblemPath(at), "The "+o.Kind()+" would be refused",
-				fmt.Sprintf("%s: %s %s: %s (validated at plan against the %s CRDs, with the API server's own validation code).", at, o.Kind(), o.Name(), e, crdSet))
+				fmt.Sprintf("%s: %s %s: %s (validated at plan against the %s CRDs, with the API server's own validation code%s).", at, o.Kind(), o.Name(), e, crdSet, note))
 		}
 	}
 }
