@@ -37,7 +37,9 @@ type FaultKind string
 //     and others did not. terraform-provider-google fails such an operation on its
 //     status_message (container_operation.go) and such a pool on its status
 //     (resource_container_node_pool.go, after create).
-//   - Latency: the call is delayed by Latency, then served normally.
+//   - Latency: the call is delayed by Latency, then served normally. On the AWS services, a caller
+//     that gives up meanwhile (its timeout, an interrupt) ends the delay, and the call is served
+//     all the same: it takes effect, and its answer is lost (see invokeAWS).
 //   - Stuck (EKS CreateNodegroup, UpdateNodegroupConfig, UpdateNodegroupVersion, DeleteNodegroup):
 //     the call succeeds, and the node group stays CREATING, UPDATING or DELETING for Latency
 //     instead of the transition delay: an operation that outlasts the caller's timeout (see

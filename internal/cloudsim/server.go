@@ -268,6 +268,12 @@ func (s *Sim) invokeAWS(ctx context.Context, c *call, resource string, params ma
 		return nil, aerr
 	}
 	p := s.faults.pick(c.service, c.op, resource)
+	// A Latency fault ends early when the caller gives up (ctx is the request's, which net/http
+	// cancels when the client's connection closes), and the call is then served all the same: the
+	// service had accepted it, and only the answer is lost. AWS services work so: a request whose
+	// client timed out may still take effect, which is what the idempotency tokens of the create
+	// calls are for (EKS API Reference, CreateNodegroup clientRequestToken; Amazon EC2 API Reference,
+	// "Ensuring idempotency in Amazon EC2 API requests"). A client must look for what such a call made.
 	sleepCtx(ctx, p.latency)
 	var out []byte
 	var aerr *apiError

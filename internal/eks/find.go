@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // errNotFound marks a cloud object that does not exist (any more).
@@ -73,6 +75,69 @@ func findNodegroup(ctx context.Context, conn *eks.Client, cluster, name string) 
 		return nil, fmt.Errorf("EKS node group (%s/%s): %w", cluster, name, errNotFound)
 	}
 	return out.Nodegroup, nil
+}
+
+// answerMayBeLost reports whether a call that failed with err may have taken effect all the same:
+// its context ended (the timeout, an interrupt: terraform-plugin-go cancels the RPC's context) or
+// its connection failed before the whole answer came, or the service failed (5xx) after it may have
+// accepted the call. An answer with a 4xx status is a refusal, after which nothing was made, and
+// so is throttling, which EC2 answers with 503 RequestLimitExceeded (aws/retry
+// DefaultThrottleErrorCodes).
+func answerMayBeLost(err error) bool {
+	if _, throttled := retry.DefaultThrottleErrorCodes[apiErrorCode(err)]; throttled {
+		return false
+	}
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) && re.Response != nil && re.Response.Response != nil {
+		status := re.HTTPStatusCode()
+		return status < 400 || status >= 500
+	}
+	return true
+}
+
+// lostAnswerTimeout bounds the reads that look for what a create call made when its answer was lost.
+const lostAnswerTimeout = 30 * time.Second
+
+// lostAnswerReads is how many reads look for it, lostAnswerDelay apart, while they find nothing: the
+// call may still be on its way to the service when the client gives up on it, and a service need not
+// show a write at once (audit eks-vs-real.md D9; cloudsim's read-after-write lag). Five reads three
+// seconds apart against AWS: an interrupted create that made nothing takes some 12 s longer to fail.
+const lostAnswerReads = 5
+
+// lostAnswerDelay is the time between those reads: the poll interval against a simulator.
+func lostAnswerDelay(poll time.Duration) time.Duration {
+	if poll > 0 {
+		return poll
+	}
+	return 3 * time.Second
+}
+
+// findAfterFailedCreate looks, with find, for what a create call that failed with createErr may
+// have made all the same; find answers an error wrapping errNotFound when there is nothing (yet).
+// After a refusal (a 4xx answer) it reads once: nothing is on its way. After an answer that may
+// have been lost (answerMayBeLost) it reads up to lostAnswerReads times while it finds nothing. The
+// reads run without the caller's cancellation, whose context has often ended (that is how the
+// answer was lost), within lostAnswerTimeout.
+func findAfterFailedCreate[T any](ctx context.Context, createErr error, poll time.Duration, find func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lostAnswerTimeout)
+	defer cancel()
+	reads := 1
+	if answerMayBeLost(createErr) {
+		reads = lostAnswerReads
+	}
+	for i := 1; ; i++ {
+		got, err := find(ctx)
+		if !isNotFound(err) || i >= reads {
+			return got, err
+		}
+		t := time.NewTimer(lostAnswerDelay(poll))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return got, err
+		case <-t.C:
+		}
+	}
 }
 
 // waitNodegroupActive waits for a node group being created with the SDK's NodegroupActive waiter,

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	fwtypes "github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/catalog"
 	"github.com/gpufleet/terraform-provider-gpufleet/internal/pool"
@@ -321,11 +322,29 @@ func efaTypesOf(gpu string) []string {
 }
 
 // ensurePlacementGroup makes the pool's placement group ready before anything else is created: the
-// group gpufleet owns is created with its owner tag (one left over from an earlier attempt that
-// carries the pool's tag is reused; one of the name that does not is an error, untouched); an
-// existing group named by placement_group_name must exist, and a cluster group needs one subnet.
-// created reports whether this call created the group (to be deleted again if the create fails).
-func ensurePlacementGroup(ctx context.Context, conn *ec2.Client, m *nodePoolModel, tags map[string]string) (created bool, err error) {
+// group gpufleet owns is created with its owner tag (one of the name that is not the pool's is an
+// error, untouched); an existing group named by placement_group_name must exist, and a cluster group
+// needs one subnet. created reports whether this create made the group (to be deleted again if the
+// create fails); with an error, that it may have (dropCreatedPlacementGroup deletes it, if it is
+// there).
+//
+// CreatePlacementGroup takes no client token (EC2 API Reference: CreatePlacementGroup), so a call
+// whose answer was lost is told from one that made nothing only by looking. Two ways:
+//
+//   - The SDK retries a call that failed with a 5xx answer or a broken connection (aws/retry,
+//     DefaultRetryables), after which EC2 may have made the group: the retry meets it and answers
+//     InvalidPlacementGroup.Duplicate. A group of the name with the pool's owner tag is that one:
+//     the tag carries the pool's owner id, which Create has just made (no state holds it), so no
+//     other call can have written it.
+//   - The create timeout or an interrupt ends the call after EC2 accepted it, or the SDK gives up on
+//     5xx answers: the group is looked for by name and owner tag (findAfterFailedCreate), and one
+//     found is the pool's, with a warning on diags.
+//
+// Either way the group counts as created: Create records it in state with the pool, or deletes it
+// again when nothing of the pool comes to exist. Counted as not created, it was orphaned, with an
+// owner id no state holds, and the next apply (a new owner id) failed on it as another's.
+func ensurePlacementGroup(ctx context.Context, c *clients, m *nodePoolModel, tags map[string]string, diags *diag.Diagnostics) (created bool, err error) {
+	conn := c.ec2
 	n := m.Network
 	if n == nil {
 		return false, nil
@@ -355,19 +374,48 @@ func ensurePlacementGroup(ctx context.Context, conn *ec2.Client, m *nodePoolMode
 		GroupName: aws.String(name), Strategy: ec2types.PlacementStrategyCluster,
 		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypePlacementGroup, Tags: ec2Tags(all)}},
 	})
-	if apiErrorCode(err) == "InvalidPlacementGroup.Duplicate" {
-		g, findErr := findPlacementGroup(ctx, conn, name)
-		if findErr != nil {
-			return false, fmt.Errorf("%w (and finding it: %w)", err, findErr)
+	// findOwned finds the pool's group: a not-found error when there is none, a *notOwnedError
+	// when the group of its name is not the pool's.
+	findOwned := func(ctx context.Context) (*ec2types.PlacementGroup, error) {
+		g, err := findPlacementGroup(ctx, conn, name)
+		if err != nil {
+			return nil, err
 		}
 		if v := tagMap(g.Tags)[tagOwner]; !o.ownerTagMatches(v) {
-			return false, o.notOwned("placement group", aws.ToString(g.GroupId), name, tagMap(g.Tags))
+			return g, o.notOwned("placement group", aws.ToString(g.GroupId), name, tagMap(g.Tags))
 		}
-		n.PlacementGroup = fwtypes.StringValue(name)
-		return false, nil
+		return g, nil
 	}
-	if err != nil {
+	switch {
+	case err == nil:
+	case apiErrorCode(err) == "InvalidPlacementGroup.Duplicate":
+		if _, findErr := findOwned(ctx); findErr != nil {
+			if isNotOwned(findErr) {
+				return false, findErr
+			}
+			return false, fmt.Errorf("%w (and finding it: %w)", err, findErr)
+		}
+		// The SDK's retry met the group its own first attempt made.
+		tflog.Warn(ctx, "EC2 made the placement group, the answer to CreatePlacementGroup was lost and its retry met the group", map[string]any{"placement_group": name})
+	case !answerMayBeLost(err):
 		return false, fmt.Errorf("creating placement group %s: %w", name, err)
+	default:
+		_, findErr := findAfterFailedCreate(ctx, err, c.poll, findOwned)
+		switch {
+		case isNotFound(findErr):
+			return false, fmt.Errorf("creating placement group %s: %w", name, err)
+		case isNotOwned(findErr):
+			return false, fmt.Errorf("creating placement group %s: %w; %w", name, err, findErr)
+		case findErr != nil:
+			// Whether EC2 made the group cannot be told: the caller deletes it if it is there, or
+			// records it.
+			n.PlacementGroup = fwtypes.StringValue(name)
+			return true, fmt.Errorf("creating placement group %s: %w (and looking for whether EC2 made it all the same failed: %w)", name, err, findErr)
+		}
+		tflog.Warn(ctx, "EC2 made the placement group, the answer to CreatePlacementGroup was lost", map[string]any{"placement_group": name, "error": err.Error()})
+		diags.AddWarning(fmt.Sprintf("Placement group %s created, its answer lost", name),
+			fmt.Sprintf("CreatePlacementGroup failed (%v), but EC2 had made %s: gpufleet found it by its %s tag. It is the pool's: state records it with the pool, or, if nothing else of the pool comes to exist, gpufleet deletes it again, so that it is not orphaned.",
+				err, name, tagOwner))
 	}
 	n.PlacementGroup = fwtypes.StringValue(name)
 	return true, nil

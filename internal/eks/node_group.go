@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -302,7 +303,17 @@ func ec2Tags(m map[string]string) []ec2types.Tag {
 // earlier attempt (a cleanup that failed, a node group deleted outside terraform): it gets a new
 // version instead. A template of the same name that the side does not own is an error, and stays as
 // it is.
-func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cfg sideConfig) (id, version string, created bool, err error) {
+//
+// A template EC2 made with warnings (warningError) is deleted again; when that deletion fails, it
+// comes back with the error, its id and version set, as a lost answer's does.
+//
+// When CreateLaunchTemplate fails with an answer that may have been lost (answerMayBeLost: the create
+// timeout or an interrupt ended the call after EC2 accepted it), the side's template is looked for
+// by its name and owner tag (findLostLaunchTemplate). One found comes back with the error, its id
+// and version set and created false: the caller records it as the side's, so that the next apply
+// reuses it and destroy deletes it. Left out of state, it would carry an owner id no state holds (a
+// new pool's), and the next apply would fail on it as another's.
+func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cfg sideConfig, poll time.Duration) (id, version string, created bool, err error) {
 	name := o.templateName()
 	out, err := conn.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{
 		LaunchTemplateName: aws.String(name),
@@ -328,17 +339,45 @@ func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cf
 		return id, version, false, err
 	}
 	if err != nil {
+		if lt, findErr := findLostLaunchTemplate(ctx, conn, o, err, poll); findErr == nil {
+			id := aws.ToString(lt.LaunchTemplateId)
+			return id, strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), false,
+				fmt.Errorf("%w; EC2 made launch template %s all the same (found by its %s tag): state records it as the pool's, so that the next apply reuses it, or deletes it with a pool it replaces, rather than fail on it as another's", err, id, tagOwner)
+		}
 		return "", "", false, err
 	}
 	lt := out.LaunchTemplate
 	id = aws.ToString(lt.LaunchTemplateId)
+	version = strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10)
 	if err := warningError(out.Warning); err != nil {
 		if _, delErr := conn.DeleteLaunchTemplate(context.WithoutCancel(ctx), &ec2.DeleteLaunchTemplateInput{LaunchTemplateId: aws.String(id)}); delErr != nil && !isNotFound(delErr) {
-			return "", "", false, fmt.Errorf("%w (and deleting launch template %s again: %w)", err, id, delErr)
+			// The template stays: it comes back with the error, for the caller to record as the
+			// side's. Left out of state, it would carry an owner id no state holds (a new pool's),
+			// and the next apply would fail on it as another's.
+			return id, version, false, fmt.Errorf("%w (and deleting launch template %s again: %w; state records it as the pool's, so that the next apply reuses it, or deletes it with a pool it replaces, and destroy deletes it)", err, id, delErr)
 		}
 		return "", "", false, err
 	}
-	return id, strconv.FormatInt(aws.ToInt64(lt.LatestVersionNumber), 10), true, nil
+	return id, version, true, nil
+}
+
+// findLostLaunchTemplate returns the side's template that a CreateLaunchTemplate call that failed
+// with createErr made all the same, its answer lost; an error when there is none (one of the side's
+// name that is not the side's is not it). EC2 reads are eventually consistent (EC2 API Reference,
+// "Eventual consistency in the Amazon EC2 API"), so a template the call made may take a moment to be
+// found: findAfterFailedCreate reads a few times. A refusal (a 4xx answer) made nothing, and is not
+// looked into.
+func findLostLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, createErr error, poll time.Duration) (*ec2types.LaunchTemplate, error) {
+	if !answerMayBeLost(createErr) {
+		return nil, createErr
+	}
+	return findAfterFailedCreate(ctx, createErr, poll, func(ctx context.Context) (*ec2types.LaunchTemplate, error) {
+		lt, err := findLaunchTemplateByName(ctx, conn, o.templateName())
+		if err != nil {
+			return nil, err
+		}
+		return lt, o.checkOwned(lt)
+	})
 }
 
 // warningError turns the warnings EC2 returns with a launch template (version) into an error: EC2

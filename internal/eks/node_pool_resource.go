@@ -398,17 +398,20 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			return
 		}
 		// The placement group before the launch templates that name it; one this create made is
-		// deleted again when nothing of the pool comes to exist.
-		pgCreated, err := ensurePlacementGroup(ctx, c.ec2, plan, sides[0].InstanceTags)
+		// deleted again when nothing of the pool comes to exist, or recorded when that fails.
+		pgCreated, err := ensurePlacementGroup(ctx, c, plan, sides[0].InstanceTags, &resp.Diagnostics)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating EKS node pool (%s/%s)", cluster, plan.Name.ValueString()), err.Error())
+			if pgCreated {
+				dropCreatedPlacementGroup(ctx, c, plan, resp)
+			}
 			return
 		}
 		var existing []*types.Nodegroup
 		var leftovers []nodeGroupModel
 		var failed []sideFailure
 		for _, cfg := range sides {
-			ng, leftover, err := createSide(ctx, c, plan, cfg)
+			ng, leftover, err := createSide(ctx, c, plan, cfg, &resp.Diagnostics)
 			if leftover != nil {
 				leftovers = append(leftovers, *leftover)
 			}
@@ -427,11 +430,10 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		reportCreate(&resp.Diagnostics, cluster, outcomes, failed)
 		if len(existing) == 0 && len(leftovers) == 0 {
-			// Nothing of the pool exists: no state, and no placement group left behind.
+			// Nothing of the pool exists: no state, and no placement group left behind (or, when it
+			// cannot be deleted, state with the group alone).
 			if pgCreated {
-				if err := deleteOwnedPlacementGroup(context.WithoutCancel(ctx), c.ec2, plan); err != nil {
-					resp.Diagnostics.AddError(fmt.Sprintf("deleting placement group of EKS node pool (%s/%s) again", cluster, plan.Name.ValueString()), err.Error())
-				}
+				dropCreatedPlacementGroup(ctx, c, plan, resp)
 			}
 			return
 		}
@@ -456,6 +458,37 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	})
+}
+
+// dropCreatedPlacementGroup deletes again the placement group a create made (or may have made: it
+// is looked for) when nothing else of the pool exists. When the deletion fails, state records the
+// pool with the group alone, as refresh reads a pool whose destroy could not delete it
+// (ownedPlacementGroupLeft): the create has failed, so terraform taints the pool, and the next apply
+// replaces it, deleting the group first, as destroy does. Without state the group was orphaned, with
+// an owner id no state holds, and the next apply failed on it as another's. A group of the name that
+// is not the pool's is not recorded: it is not the pool's to delete.
+func dropCreatedPlacementGroup(ctx context.Context, c *clients, plan *nodePoolModel, resp *resource.CreateResponse) {
+	cluster, name := plan.ClusterName.ValueString(), plan.Name.ValueString()
+	err := deleteOwnedPlacementGroup(context.WithoutCancel(ctx), c.ec2, plan)
+	if err == nil {
+		return
+	}
+	summary := fmt.Sprintf("deleting placement group of EKS node pool (%s/%s) again", cluster, name)
+	if isNotOwned(err) {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	resp.Diagnostics.AddError(summary, fmt.Sprintf("%v. State records the pool with placement group %s alone, so that it is not orphaned: terraform taints the pool, and the next apply replaces it, deleting the group first (as destroy does).",
+		err, plan.Network.PlacementGroup.ValueString()))
+	plan.ID = fwtypes.StringValue(poolID(cluster, name))
+	plan.NodeGroups = nodeGroupList(nil)
+	if plan.KubernetesVersion.IsUnknown() {
+		plan.KubernetesVersion = fwtypes.StringNull()
+	}
+	if plan.ReleaseVersion.IsUnknown() {
+		plan.ReleaseVersion = fwtypes.StringNull()
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
 // prepareApply is what Create and Update share: the cloud clients and the node groups the plan asks
@@ -564,15 +597,40 @@ func templateOnly(name, capacityType, ltID, ltVersion string) nodeGroupModel {
 // be created, a launch template this call created is deleted again; a template the side had already
 // (left over from an earlier attempt), or one whose deletion fails, comes back as the side's state
 // entry, so that the next apply reuses it and destroy deletes it.
-func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig) (*types.Nodegroup, *nodeGroupModel, error) {
+//
+// A create whose answer was lost is not a create that failed: the create timeout or an interrupt
+// (terraform-plugin-go cancels the RPC's context on Ctrl-C) can end CreateNodegroup after EKS
+// accepted it, and EKS can fail (5xx) after it did. So when CreateNodegroup fails, the side's node
+// group is looked for (findAfterFailedCreate); one that is the side's by its owner tag, which
+// carries the pool's random owner id (ownership.go), is the one this call made. It comes back as
+// created, its launch template kept, with a warning on diags: the caller records it in state and
+// waits for it as for any other, within the time left. Deleting its template and recording nothing
+// would orphan a running node group, and lose the owner id that makes it the pool's (a new pool's
+// id is in no state yet), so that the next apply would fail on it as another's. When the look-up
+// itself fails, whether EKS made the node group cannot be told: the template stays, as the side's
+// state entry. The same holds for a launch template whose CreateLaunchTemplate answer was lost,
+// and for one EC2 made with warnings that could not be deleted again (createLaunchTemplate).
+func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig, diags *diag.Diagnostics) (*types.Nodegroup, *nodeGroupModel, error) {
 	cluster := m.ClusterName.ValueString()
 	o := sideOwnerOf(m, cfg.Name)
-	ltID, ltVersion, created, err := createLaunchTemplate(ctx, c.ec2, o, cfg)
+	if err := ctx.Err(); err != nil {
+		// The timeout or an interrupt came before the side: nothing is asked for, so nothing can
+		// have been made.
+		return nil, nil, fmt.Errorf("the apply ended before it was asked for: %w", err)
+	}
+	ltID, ltVersion, created, err := createLaunchTemplate(ctx, c.ec2, o, cfg, c.poll)
 	if isNotOwned(err) {
 		return nil, nil, err
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("creating launch template %s: %w", o.templateName(), err)
+		err = fmt.Errorf("creating launch template %s: %w", o.templateName(), err)
+		if ltID != "" {
+			// Made all the same (its answer lost, or made with warnings and not deleted again): the
+			// side's, recorded.
+			leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
+			return nil, &leftover, err
+		}
+		return nil, nil, err
 	}
 	in := &eks.CreateNodegroupInput{
 		ClusterName:    aws.String(cluster),
@@ -594,25 +652,54 @@ func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfi
 	if cfg.CreateRelease != "" {
 		in.ReleaseVersion = aws.String(cfg.CreateRelease)
 	}
+	if err := ctx.Err(); err != nil {
+		// The timeout or an interrupt came between the template and the node group: no
+		// CreateNodegroup is sent, so there is no node group to look for.
+		leftover, err := dropLaunchTemplate(ctx, c, o, cfg, ltID, ltVersion, created, fmt.Errorf("the apply ended before the node group was asked for: %w", err))
+		return nil, leftover, err
+	}
 	out, err := c.eks.CreateNodegroup(ctx, in)
 	if err != nil {
-		leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
-		if !created {
-			return nil, &leftover, err
+		ng, findErr := findAfterFailedCreate(ctx, err, c.poll, func(ctx context.Context) (*types.Nodegroup, error) {
+			return findOwnedNodegroup(ctx, c, o, "")
+		})
+		switch {
+		case findErr == nil:
+			tflog.Warn(ctx, "EKS made the node group, the answer to CreateNodegroup was lost", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "error": err.Error()})
+			diags.AddWarning(fmt.Sprintf("EKS node group (%s/%s) created, its answer lost", cluster, cfg.Name),
+				fmt.Sprintf("CreateNodegroup failed (%v), but EKS had made %s: gpufleet found it by its %s tag. State records it with its launch template %s, so that it is not orphaned, and the next apply manages it as the pool's.",
+					err, cfg.Name, tagOwner, ltID))
+			return ng, nil, nil
+		case !isNotFound(findErr) && !isNotOwned(findErr):
+			leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
+			return nil, &leftover, fmt.Errorf("%w (and looking for whether EKS made %s all the same failed: %w; state records its launch template %s with the pool's owner id, so that the next refresh finds the node group if EKS made it)",
+				err, cfg.Name, findErr, ltID)
 		}
-		if cleanupErr := deleteOwnedLaunchTemplate(context.WithoutCancel(ctx), c.ec2, o, ltID); cleanupErr != nil {
-			return nil, &leftover, fmt.Errorf("%w (and deleting its launch template %s: %w; state records the template, so the next apply reuses it and destroy deletes it)", err, ltID, cleanupErr)
-		}
-		return nil, nil, err
+		leftover, err := dropLaunchTemplate(ctx, c, o, cfg, ltID, ltVersion, created, err)
+		return nil, leftover, err
 	}
 	tflog.Info(ctx, "created EKS node group", map[string]any{"cluster": cluster, "nodegroup": cfg.Name, "capacity_type": cfg.CapacityType})
 	return out.Nodegroup, nil, nil
 }
 
+// dropLaunchTemplate ends a side whose node group was not made (err says why): a launch template
+// this call created is deleted again, and err comes back; a template the side had already, or one
+// whose deletion fails, comes back as the side's state entry.
+func dropLaunchTemplate(ctx context.Context, c *clients, o sideOwner, cfg sideConfig, ltID, ltVersion string, created bool, err error) (*nodeGroupModel, error) {
+	leftover := templateOnly(cfg.Name, cfg.CapacityType, ltID, ltVersion)
+	if !created {
+		return &leftover, err
+	}
+	if cleanupErr := deleteOwnedLaunchTemplate(context.WithoutCancel(ctx), c.ec2, o, ltID); cleanupErr != nil {
+		return &leftover, fmt.Errorf("%w (and deleting its launch template %s: %w; state records the template, so the next apply reuses it and destroy deletes it)", err, ltID, cleanupErr)
+	}
+	return nil, err
+}
+
 // createSideReported is createSide for Create and Update: the error goes to diags, a launch template
 // left without its node group to leftovers; nil when the node group was not created.
 func createSideReported(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfig, leftovers *[]nodeGroupModel, diags *diag.Diagnostics) *types.Nodegroup {
-	ng, leftover, err := createSide(ctx, c, m, cfg)
+	ng, leftover, err := createSide(ctx, c, m, cfg, diags)
 	if leftover != nil {
 		*leftovers = append(*leftovers, *leftover)
 	}
@@ -1368,12 +1455,28 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		if resp.Diagnostics.HasError() {
 			// Part of the update may have happened: record what the cloud holds now, not the plan,
 			// starting from every side and template this update or the prior state knows of.
-			plan.NodeGroups = nodeGroupList(mergeSides(recorded, append(poolschema.MapSlice(result, nodeGroupFrom), leftovers...)))
-			if found, _, err := r.refresh(context.WithoutCancel(ctx), c, plan); err != nil || !found {
-				resp.Diagnostics.AddWarning("State after a failed update", fmt.Sprintf("could not read the node pool back (found %t, %v); the next refresh will", found, err))
-				return
+			merged := nodeGroupList(mergeSides(recorded, append(poolschema.MapSlice(result, nodeGroupFrom), leftovers...)))
+			plan.NodeGroups = merged
+			found, _, err := r.refresh(context.WithoutCancel(ctx), c, plan)
+			switch {
+			case err != nil:
+				// The read-back failed: state is the prior state (the framework's, for a failed
+				// update) with every node group and launch template this update or the prior state
+				// knows of. Without them, a launch template this update left without its node group
+				// was in no state: the next refresh would not look for it, and destroy would orphan
+				// it. One recorded that is gone is dropped by the next refresh; the prior settings
+				// make the next plan apply the change again.
+				kept := *state
+				kept.NodeGroups = merged
+				resp.Diagnostics.AddWarning("State after a failed update",
+					fmt.Sprintf("could not read the node pool back (%v): state records the pool's settings as before the update, with every node group and launch template the update made or found; the next refresh reads them, and the next apply makes the change again.", err))
+				resp.Diagnostics.Append(resp.State.Set(ctx, &kept)...)
+			case !found:
+				// None of them exists (refresh looked for each): the next refresh removes the pool.
+				resp.Diagnostics.AddWarning("State after a failed update", "the node pool was read back, and none of its node groups, launch templates or placement group exists; the next refresh removes it from state, and the next apply creates it.")
+			default:
+				resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 			}
-			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 			return
 		}
 		plan.NodeGroups = nodeGroupList(poolschema.MapSlice(result, nodeGroupFrom))
