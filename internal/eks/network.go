@@ -393,7 +393,10 @@ func ensurePlacementGroup(ctx context.Context, c *clients, m *nodePoolModel, tag
 			if isNotOwned(findErr) {
 				return false, findErr
 			}
-			return false, fmt.Errorf("%w (and finding it: %w)", err, findErr)
+			// Most likely the group this call's first attempt made: the caller deletes it if it
+			// is the pool's, or records it (deleteOwnedPlacementGroup leaves another's alone).
+			n.PlacementGroup = fwtypes.StringValue(name)
+			return true, fmt.Errorf("%w (and finding it: %w)", err, findErr)
 		}
 		// The SDK's retry met the group its own first attempt made.
 		tflog.Warn(ctx, "EC2 made the placement group, the answer to CreatePlacementGroup was lost and its retry met the group", map[string]any{"placement_group": name})

@@ -529,13 +529,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				for _, np := range provisioning {
 					detail += fmt.Sprintf("\n\n%s is still PROVISIONING at the create timeout.", np)
 				}
-				if withNotCreated(ctx, planned, plan) {
-					// What refresh derives from the node pools GKE holds (the pool's sizes, costs,
-					// policy document) is not what the plan gives a pool of all its node pools:
-					// state keeps the plan's values, and the next refresh reads the pool as it is.
-					resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-					resp.State.Raw = nullUnknowns(plannedWithRead(req.Plan.Raw, resp.State.Raw))
-				}
+				keepPlanned(ctx, req.Plan.Raw, planned, plan, &resp.State, &resp.Diagnostics)
 				resp.Diagnostics.AddWarning(subject+": not done at the create timeout", detail+
 					"\n\nTerraform does not taint the pool for this, so that the next apply does not delete node pools that may be running by then. State records the node pools as GKE holds them; the next refresh reads how their creation ended, and the next plan shows the repair of any that failed or were not created.")
 				break
@@ -547,12 +541,28 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			// Terraform taints a pool whose create fails, and the next apply would delete it with
 			// the node pool that runs: the create succeeds, the failed side is in state with
 			// in_sync false, and the next plan repairs it.
+			keepPlanned(ctx, req.Plan.Raw, planned, plan, &resp.State, &resp.Diagnostics)
 			resp.Diagnostics.AddWarning(subject+": a node pool is not healthy",
 				errors.Join(sideErrs...).Error()+"\n\nThe pool is created with its running node pools; a failed node pool is in state with in_sync = false, and the next plan shows its repair (terraform apply again once GKE has capacity, or once the caller has the permission named).")
 		case len(sideErrs) > 0:
 			resp.Diagnostics.AddError(subject, errors.Join(sideErrs...).Error())
 		}
 	})
+}
+
+// keepPlanned is the state of a create that ends with a warning while node pools are missing,
+// failed or still provisioning: the plan's known values, its unknown ones as GKE holds them
+// (plannedWithRead), and a NOT_CREATED entry for each planned node pool GKE does not hold
+// (withNotCreated). What refresh derives from node pools that are missing or not yet sized (the
+// pool's sizes, costs and policy document; the desired size of one whose instance groups GKE has
+// not listed yet) differs from what the plan gives the pool, and Terraform would report an
+// inconsistent result and taint the pool: the next apply would delete the node pools that run.
+// The next refresh reads the pool as it is.
+func keepPlanned(ctx context.Context, plannedRaw tftypes.Value, planned types.List, m *nodePoolModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	if withNotCreated(ctx, planned, m) {
+		diags.Append(state.Set(ctx, m)...)
+	}
+	state.Raw = nullUnknowns(plannedWithRead(plannedRaw, state.Raw))
 }
 
 // statusNotCreated is the status state records for a node pool a create planned and did not make

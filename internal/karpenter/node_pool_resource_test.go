@@ -1040,3 +1040,35 @@ resource "terraform_data" "ami" {
 		t.Fatalf("the plans called AWS: %+v", calls)
 	}
 }
+
+// Another tool's NodePool of a pool's name that is being deleted is refused at once as not the
+// pool's, as one that is not: the apply waits only for gpufleet's own objects to go.
+func TestAccKarpenterNodePool_foreignTerminatingObject(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	foreign := foreignNodePool("going-od")
+	foreign["metadata"].(map[string]any)["finalizers"] = []any{"example.com/hold"}
+	if _, err := e.admin.Apply(ctx, foreign, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.admin.StartDelete(ctx, nodePoolGVK, "going-od", ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if u, err := e.admin.Get(ctx, nodePoolGVK, "going-od"); err == nil {
+			u.SetFinalizers(nil)
+			_, _ = e.srv.UpdateAs(ctx, u, "karpenter")
+		}
+	})
+	cfg := e.provider("") + poolHCL("going", `["g6.xlarge"]`, inference+scaling(0, 2)+"  timeouts {\n    create = \"20s\"\n  }\n")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      cfg,
+			ExpectError: acctest.ExpectErrorParts("NodePool going-od", "is not this resource's", "no gpufleet.io/owner label"),
+		}},
+	})
+	if u := e.get(t, nodePoolGVK, "going-od"); u == nil || requirement(u, "karpenter.sh/capacity-type") != "In spot" {
+		t.Fatalf("the foreign NodePool was changed: %v", u)
+	}
+}

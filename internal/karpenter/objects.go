@@ -792,8 +792,12 @@ func keepRemaining(ctx context.Context, c *kube.Client, m *nodePoolModel, st *tf
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	prev := previousObjects(m)
+	refs := refsOf(ctx, m.Objects)
+	if listed, err := ownedRefs(ctx, c, m.OwnerID.ValueString()); err == nil {
+		refs = withListed(refs, listed) // the ones the destroy found by the owner label too
+	}
 	var objs []render.Object
-	for _, ref := range refsOf(ctx, m.Objects) {
+	for _, ref := range refs {
 		live, err := c.Get(ctx, ref.gvk, ref.name)
 		if kube.IsNotFound(err) || err == nil && c.CheckOwned(live, m.OwnerID.ValueString()) != nil {
 			continue

@@ -147,14 +147,16 @@ func Terminating(u *unstructured.Unstructured) bool {
 	return u != nil && u.GetDeletionTimestamp() != nil
 }
 
-// GetSettled is Get for an apply: an object being deleted (Terminating) is waited for until it is
-// gone, and then read again (IsNotFound: the apply creates the object anew), so that the apply never
-// writes to an object that then disappears. The wait ends with ctx, with an error saying what holds
-// the object.
+// GetSettled is Get for an apply: an object of gpufleet's being deleted (Terminating, with an owner
+// label: this resource's, or that of the resource it replaces) is waited for until it is gone, and
+// then read again (IsNotFound: the apply creates the object anew), so that the apply never writes to
+// an object that then disappears. Another tool's object comes back as it is, being deleted or not,
+// for the caller's ownership check to refuse at once. The wait ends with ctx, with an error saying
+// what holds the object.
 func (c *Client) GetSettled(ctx context.Context, gvk schema.GroupVersionKind, name string, poll time.Duration) (*unstructured.Unstructured, error) {
 	for {
 		live, err := c.Get(ctx, gvk, name)
-		if err != nil || !Terminating(live) {
+		if err != nil || !Terminating(live) || c.CheckOwned(live, "") != nil {
 			return live, err
 		}
 		if err := c.WaitDeleted(ctx, gvk, name, string(live.GetUID()), poll); err != nil {
