@@ -160,7 +160,7 @@ func (c *Client) GetSettled(ctx context.Context, gvk schema.GroupVersionKind, na
 			return live, err
 		}
 		if err := c.WaitDeleted(ctx, gvk, name, string(live.GetUID()), poll); err != nil {
-			return nil, fmt.Errorf("%s %s is being deleted (since %s; finalizers %s hold it: Karpenter drains a NodePool's nodes first), and the apply waits for it to go before it creates it again: %w",
+			return nil, fmt.Errorf("%s %s is being deleted (since %s; finalizers %s hold it until their controller is done, as Karpenter's drain a NodePool's nodes), and the apply waits for it to go before it creates it again: %w",
 				gvk.Kind, name, live.GetDeletionTimestamp().UTC().Format(time.RFC3339), strings.Join(live.GetFinalizers(), ", "), err)
 		}
 	}
