@@ -221,6 +221,30 @@ func (e *env) deleteObject(t *testing.T, gvk schema.GroupVersionKind, name strin
 	}
 }
 
+// release removes an object's finalizers, as Karpenter does once a NodePool's nodes are drained:
+// an object being deleted then goes.
+func (e *env) release(gvk schema.GroupVersionKind, name string) error {
+	u, err := e.admin.Get(context.Background(), gvk, name)
+	if err != nil {
+		return err
+	}
+	u.SetFinalizers(nil)
+	_, err = e.srv.UpdateAs(context.Background(), u, "karpenter")
+	return err
+}
+
+// expectNoCalls fails the test when anything since before (e.requests) reached the API server, or
+// anything at all called AWS: what, plans or bad input, is judged without either.
+func (e *env) expectNoCalls(t *testing.T, before int, what string) {
+	t.Helper()
+	if n := e.requests(t) - before; n != 0 {
+		t.Fatalf("%s sent %d requests to the API server", what, n)
+	}
+	if calls := e.sim.Requests(); len(calls) != 0 {
+		t.Fatalf("%s called AWS: %+v", what, calls)
+	}
+}
+
 // nested reads a path of maps.
 func nested(obj map[string]any, keys ...string) any {
 	var cur any = obj

@@ -369,12 +369,7 @@ func TestAccKarpenterNodePool_deleteDrainsTogether(t *testing.T) {
 				if released[name] || alone[name].IsZero() || (!both && time.Since(alone[name]) < 3*time.Second) {
 					continue
 				}
-				u, err := e.admin.Get(context.Background(), nodePoolGVK, name)
-				if err == nil {
-					u.SetFinalizers(nil)
-					_, err = e.srv.UpdateAs(context.Background(), u, "karpenter")
-				}
-				if err != nil && !kube.IsNotFound(err) {
+				if err := e.release(nodePoolGVK, name); err != nil && !kube.IsNotFound(err) {
 					t.Error(err)
 				}
 				released[name] = true
@@ -484,12 +479,7 @@ func TestAccKarpenterNodePool_planSendsNoRequests(t *testing.T) {
 			ExpectNonEmptyPlan: true,
 		}},
 	})
-	if n := e.requests(t) - before; n != 0 {
-		t.Fatalf("the plan sent %d requests to the API server", n)
-	}
-	if calls := e.sim.Requests(); len(calls) != 0 {
-		t.Fatalf("the plan called AWS: %+v", calls)
-	}
+	e.expectNoCalls(t, before, "the plan")
 	// The proof can fail: the apply does reach the cluster (and EKS and STS).
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -842,12 +832,7 @@ func TestAccKarpenterNodePool_badInput(t *testing.T) {
 
 		})
 	}
-	if n := e.requests(t) - before; n != 0 {
-		t.Fatalf("bad input reached the cluster: %d requests", n)
-	}
-	if calls := e.sim.Requests(); len(calls) != 0 {
-		t.Fatalf("bad input called AWS: %+v", calls)
-	}
+	e.expectNoCalls(t, before, "bad input")
 }
 
 // A NodePool of the pool that is being deleted (a removal or destroy that timed out while
@@ -868,12 +853,7 @@ func TestAccKarpenterNodePool_terminatingObject(t *testing.T) {
 	release := func(after time.Duration) {
 		time.Sleep(after)
 		once.Do(func() {
-			u, err := e.admin.Get(context.Background(), nodePoolGVK, "term-od")
-			if err == nil {
-				u.SetFinalizers(nil)
-				_, err = e.srv.UpdateAs(context.Background(), u, "karpenter")
-			}
-			released <- err
+			released <- e.release(nodePoolGVK, "term-od")
 		})
 	}
 	resource.Test(t, resource.TestCase{
@@ -1033,12 +1013,7 @@ resource "terraform_data" "ami" {
 			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, Steps: []resource.TestStep{step}})
 		})
 	}
-	if n := e.requests(t) - before; n != 0 {
-		t.Fatalf("the plans reached the cluster: %d requests", n)
-	}
-	if calls := e.sim.Requests(); len(calls) != 0 {
-		t.Fatalf("the plans called AWS: %+v", calls)
-	}
+	e.expectNoCalls(t, before, "the plans")
 }
 
 // Another tool's NodePool of a pool's name that is being deleted is refused at once as not the
@@ -1054,12 +1029,7 @@ func TestAccKarpenterNodePool_foreignTerminatingObject(t *testing.T) {
 	if err := e.admin.StartDelete(ctx, nodePoolGVK, "going-od", ""); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if u, err := e.admin.Get(ctx, nodePoolGVK, "going-od"); err == nil {
-			u.SetFinalizers(nil)
-			_, _ = e.srv.UpdateAs(ctx, u, "karpenter")
-		}
-	})
+	t.Cleanup(func() { _ = e.release(nodePoolGVK, "going-od") })
 	cfg := e.provider("") + poolHCL("going", `["g6.xlarge"]`, inference+scaling(0, 2)+"  timeouts {\n    create = \"20s\"\n  }\n")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,

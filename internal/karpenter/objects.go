@@ -513,6 +513,7 @@ func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, r
 	}
 	importing := m.Objects.IsNull()
 	var refs []objectRef
+	var read map[objectRef]*unstructured.Unstructured
 	owner := m.OwnerID.ValueString()
 	if importing {
 		found, record, id, err := findPoolObjects(ctx, c, m.Name.ValueString())
@@ -531,7 +532,8 @@ func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.Append(resp.State.Get(ctx, m)...)
 		m.OwnerID = types.StringValue(owner)
 	} else {
-		listed, err := ownedRefs(ctx, c, owner)
+		listed, objs, err := ownedObjects(ctx, c, owner)
+		read = objs
 		if err != nil {
 			resp.Diagnostics.AddError("reading "+subject(m), err.Error())
 			return
@@ -540,7 +542,10 @@ func (r *NodePoolResource) read(ctx context.Context, req resource.ReadRequest, r
 	}
 	var live []*unstructured.Unstructured
 	for _, ref := range refs {
-		u, err := c.Get(ctx, ref.gvk, ref.name)
+		u, err := read[ref], error(nil) // as listed; one the list did not show (not ours now) is read
+		if u == nil {
+			u, err = c.Get(ctx, ref.gvk, ref.name)
+		}
 		switch {
 		case kube.IsNotFound(err):
 			tflog.Warn(ctx, "object of the pool not found in the cluster", map[string]any{"kind": ref.gvk.Kind, "name": ref.name})
@@ -615,10 +620,17 @@ var nodePoolGVK = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", 
 // not installed has none; a list the caller may not make (RBAC grants get but not list) is
 // skipped, with a log line, and only state's objects are read.
 func ownedRefs(ctx context.Context, c *kube.Client, owner string) ([]objectRef, error) {
+	refs, _, err := ownedObjects(ctx, c, owner)
+	return refs, err
+}
+
+// ownedObjects is ownedRefs with the objects as the list read them.
+func ownedObjects(ctx context.Context, c *kube.Client, owner string) ([]objectRef, map[objectRef]*unstructured.Unstructured, error) {
 	if owner == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var refs []objectRef
+	objs := map[objectRef]*unstructured.Unstructured{}
 	for _, gvk := range importKinds {
 		items, err := c.List(ctx, gvk, map[string]string{kube.LabelOwner: owner})
 		switch {
@@ -628,13 +640,14 @@ func ownedRefs(ctx context.Context, c *kube.Client, owner string) ([]objectRef, 
 			tflog.Warn(ctx, "cannot list the pool's objects by its owner label: only those state records are read", map[string]any{"kind": gvk.Kind, "error": err.Error()})
 			continue
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		}
 		for i := range items {
-			refs = append(refs, objectRef{gvk: gvk, name: items[i].GetName()})
+			ref := objectRef{gvk: gvk, name: items[i].GetName()}
+			refs, objs[ref] = append(refs, ref), &items[i]
 		}
 	}
-	return refs, nil
+	return refs, objs, nil
 }
 
 // withListed is refs with the listed ones state does not hold after them.
