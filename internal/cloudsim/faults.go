@@ -86,6 +86,7 @@ type Fault struct {
 	Message string `json:"message,omitempty"`
 	// AfterStart (GKE, with Throttle, ServerError or Unavailable) serves the call and then answers
 	// with the fault's error: the operation has started, and the client cannot tell (gke_faults.go).
+	// With Latency, GKE serves the call when the latency ends even when the caller gave up before.
 	AfterStart bool `json:"after_start,omitempty"`
 	// Fired counts how often the fault has fired (read-only).
 	Fired int `json:"fired"`
@@ -240,6 +241,7 @@ func (fs *faultSet) list() []Fault {
 // picked is what the faults decided for one call.
 type picked struct {
 	latency time.Duration
+	started bool   // a Latency fault with AfterStart: the call is served after the latency whatever the caller does
 	err     *Fault // Throttle, ServerError or Unavailable: answer with an error, do nothing
 	failed  *Fault // CreateFailed or Degraded: do the call, fail the object later
 	stuck   *Fault // Stuck: do the call, resolve the object after Latency
@@ -258,6 +260,7 @@ func (fs *faultSet) pick(service, op, resource string) picked {
 			switch f.Kind {
 			case Latency:
 				p.latency += f.Latency
+				p.started = p.started || f.AfterStart
 			case CreateFailed, Degraded:
 				p.failed = copyFault(f)
 			case Stuck:

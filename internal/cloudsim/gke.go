@@ -54,6 +54,15 @@ func (s *Sim) gkeInterceptor(ctx context.Context, req any, info *grpc.UnaryServe
 		err = denied
 	case known:
 		p := s.faults.pick("gke", op, gkeResource(req))
+		if p.started {
+			// The call reached GKE, which carries it out after the latency even when the caller
+			// has given up meanwhile (gke_faults.go); the caller's answer is then lost.
+			time.Sleep(p.latency)
+			p.latency = 0
+			if ctx.Err() != nil {
+				_, _ = handler(context.WithValue(context.WithoutCancel(ctx), failedKey{}, p.failed), req)
+			}
+		}
 		sleepCtx(ctx, p.latency)
 		switch {
 		case ctx.Err() != nil:

@@ -18,6 +18,15 @@ import (
 // ../shared/audits/gke-vs-real.md), so it never sends a create twice; gpufleet looks the node pool
 // up by its ownership labels instead (internal/gke).
 //
+// AfterStart with Latency: the call reached GKE, which carries it out when the latency ends, after
+// the caller gave up (its deadline passed, or it cancelled): the client gets DEADLINE_EXCEEDED or
+// CANCELLED at once, and the operation and its node pool appear only later, so a look-up the client
+// makes right after giving up finds nothing. Whether GKE stops a request whose deadline passes once
+// it is running is not documented: gRPC propagates the deadline, and a server "can stop work once
+// the deadline is exceeded" (grpc.io/docs/guides/deadlines), can, not must; a front end that has
+// accepted a mutation may finish it. Latency without AfterStart is the other side (the request
+// never reached the service, gke.go), so that clients are tested against both.
+//
 // CreateFailed and Degraded on SetNodePoolSize and SetNodePoolAutoscaling: a resize, or new limits
 // that move the size, whose VMs GKE cannot get (a GPU stockout). Whether GKE then fails the
 // SET_NODE_POOL_SIZE operation or ends it DONE with the node pool RUNNING_WITH_ERROR is not
@@ -39,10 +48,10 @@ func (f *Fault) validateGKE() error {
 		return fmt.Errorf("fault: after_start is implemented for gke only, not %q", f.Service)
 	}
 	switch f.Kind {
-	case Throttle, ServerError, Unavailable:
+	case Throttle, ServerError, Unavailable, Latency:
 		return nil
 	}
-	return fmt.Errorf("fault: after_start goes with an error kind (throttle, server_error, unavailable), not %q", f.Kind)
+	return fmt.Errorf("fault: after_start goes with an error kind (throttle, server_error, unavailable) or latency, not %q", f.Kind)
 }
 
 // serveThenFail runs the call and answers with the fault's error when the call itself succeeded

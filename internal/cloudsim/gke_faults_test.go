@@ -1,7 +1,11 @@
 package cloudsim
 
 import (
+	"context"
 	"testing"
+	"time"
+
+	"github.com/googleapis/gax-go/v2"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
@@ -36,6 +40,37 @@ func TestGKEFaults_UnavailableAfterStart_CreateStarted(t *testing.T) {
 		if _, err := sim.Inject(f); err == nil {
 			t.Errorf("fault %+v accepted", f)
 		}
+	}
+}
+
+// AfterStart with Latency: the create reached GKE and is carried out after the caller gave up. The
+// caller gets DEADLINE_EXCEEDED at its deadline and finds no node pool right after; the node pool
+// appears when the latency ends. Without AfterStart the same call is never served.
+func TestGKEFaults_LatencyAfterStart_ServedAfterTheCallerGaveUp(t *testing.T) {
+	t.Parallel()
+	sim := newSim(t)
+	c := gkeClient(t, sim)
+	create := func(name string) error {
+		ctx, cancel := context.WithTimeout(ctxT(t), 200*time.Millisecond)
+		defer cancel()
+		_, err := c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: gkeParent, NodePool: l4Pool(name)}, gax.WithRetry(nil))
+		return err
+	}
+	inject(t, sim, Fault{Service: "gke", Operation: "CreateNodePool", Match: "late-od", Kind: Latency, Latency: time.Second, AfterStart: true, Count: 1})
+	inject(t, sim, Fault{Service: "gke", Operation: "CreateNodePool", Match: "never-od", Kind: Latency, Latency: time.Second, Count: 1})
+	wantCode(t, create("late-od"), codes.DeadlineExceeded, "")
+	wantCode(t, create("never-od"), codes.DeadlineExceeded, "")
+	for _, name := range []string{"late-od", "never-od"} {
+		if _, ok := sim.NodePool("acme-ml", "us-central1", "ml", name); ok {
+			t.Fatalf("%s exists right after the caller gave up", name)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if _, ok := sim.NodePool("acme-ml", "us-central1", "ml", "late-od"); !ok {
+		t.Fatal("late-od, whose create reached GKE, never appeared")
+	}
+	if _, ok := sim.NodePool("acme-ml", "us-central1", "ml", "never-od"); ok {
+		t.Fatal("never-od, whose create never reached GKE, appeared")
 	}
 }
 

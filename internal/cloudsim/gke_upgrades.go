@@ -142,3 +142,27 @@ func endBlueGreen(r *npRecord) {
 		r.Pool.InstanceGroupUrls, r.Pool.UpdateInfo, r.BlueGreen = r.BlueGreen.Green, nil, nil
 	}
 }
+
+// FailNodePool puts a node pool that has settled into ERROR by itself, with message as its status
+// message, keeping its nodes and instance groups: what GKE reports when work it started on a
+// running node pool fails (an auto-upgrade, a repair). The API says of ERROR only that "the node
+// pool may be unusable. Details can be found in the statusMessage field" (container v1 API,
+// NodePool.Status), not that its nodes are gone, and users report node pools in error whose nodes
+// still run (kubernetes/kubernetes#39385: after a failed node pool upgrade, "an error on the cluster
+// webpage" while seven of eight nodes kept running). The node pool stays ERROR until it is deleted
+// or changed.
+func (s *Sim) FailNodePool(project, location, cluster, name, message string) error {
+	return s.change(func(w *world, _ time.Time) error {
+		r, _, err := w.poolOOB(project, location, cluster, name)
+		if err != nil {
+			return err
+		}
+		if r.Operation != "" {
+			return fmt.Errorf("cloudsim: node pool %s has an operation running; fail it once it settles", name)
+		}
+		r.Pool.Status, r.Pool.StatusMessage = containerpb.NodePool_ERROR, message
+		r.Pool.Conditions = conditions([]HealthIssue{{Code: "UNKNOWN", Message: message}})
+		r.Pool.Etag = randomHex(16)
+		return nil
+	})
+}

@@ -281,6 +281,76 @@ func TestAccGKENodePool_legacyOwnership(t *testing.T) {
 	})
 }
 
+// A pool made before owner ids whose first apply under owner ids was killed (Ctrl-C twice, a lost
+// runner) after it wrote the new gpufleet_owner label on its node pool and before Terraform saved
+// the owner id: the node pool's instance groups, which state recorded, still prove it the pool's.
+// Refresh keeps it, as does the read after an update that fails, the next apply gives the pool an
+// owner id and writes it, and destroy deletes the node pool. Before, refresh dropped the node pool from state (its label named an owner id state
+// did not hold), the next apply failed on it as another's, and a destroy left it running.
+func TestAccGKENodePool_legacyUpdateKilled(t *testing.T) {
+	sim := startSimWith(t, legacySeed(""))
+	tuneID := creationID(sim, "tune-od")
+	cfg := tuneConfig(sim, "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if names := gpuPoolNames(t, sim); len(names) > 0 {
+				return fmt.Errorf("node pools %v after destroy", names)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:             cfg,
+				ResourceName:       tuneAddr,
+				ImportState:        true,
+				ImportStateId:      testProject + "/" + testLocation + "/" + testCluster + "/tune",
+				ImportStatePersist: true,
+			},
+			{
+				PreConfig: func() {
+					// What the killed apply wrote: its new owner id, which no state holds.
+					np, _ := sim.NodePool(testProject, testLocation, testCluster, "tune-od")
+					labels := np.GetConfig().GetResourceLabels()
+					labels["gpufleet_owner"] = "0123456789abcdef"
+					if _, err := gkeClient(t, sim).UpdateNodePool(context.Background(), &containerpb.UpdateNodePoolRequest{
+						Name: clusterName() + "/nodePools/tune-od", ResourceLabels: &containerpb.ResourceLabels{Labels: labels}}); err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(200 * time.Millisecond) // the update is done
+					// And this apply's update fails: the node pool keeps the killed apply's label.
+					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "UpdateNodePool", Kind: cloudsim.CreateFailed, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tuneAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(tuneAddr, tfjsonpath.New("node_pools"), knownvalue.ListSizeExact(1)),
+				}},
+				ExpectError: acctest.ExpectErrorParts("updating GKE node pool", "tune-od"),
+			},
+			{
+				// State still holds the node pool (the read after the failed update kept it).
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tuneAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(tuneAddr, tfjsonpath.New("node_pools"), knownvalue.ListSizeExact(1)),
+				}},
+				Check: func(s *terraform.State) error {
+					owner := acctest.StateAttribute(s, tuneAddr, "owner_id")
+					if owner == "" || owner == "0123456789abcdef" || creationID(sim, "tune-od") != tuneID {
+						return fmt.Errorf("owner id %q, tune-od created again: %t", owner, creationID(sim, "tune-od") != tuneID)
+					}
+					return checkNodePool(t, sim, "tune-od", func(np *containerpb.NodePool) error {
+						return wantResourceLabels(np, map[string]string{"gpufleet_owner": owner})
+					})(s)
+				},
+			},
+		},
+	})
+}
+
 // A pool made before owner ids (here: its state forgotten, the gpufleet_owner label removed, and the
 // pool imported again) plans no change: it owns the node pools its state records, and keeps a null
 // owner_id until an apply changes it.

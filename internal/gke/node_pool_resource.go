@@ -460,7 +460,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		cluster, o := plan.cluster(), plan.owner(ctx, types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}))
+		cluster, o := plan.cluster(), plan.owner(ctx, types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}), types.StringNull())
 		// A node pool of a name the pool needs that exists already is another's (a new pool owns
 		// nothing yet): an error before any change. One of a side the pool does not need is ignored.
 		if _, err := ownSides(ctx, c, cluster, o, sideNames(cfgs)); err != nil {
@@ -471,7 +471,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		var created []string
 		var refused error
 		var sideErrs []error
-		timedOut := false
+		timedOut, cutOff := false, false
 		for _, cfg := range cfgs {
 			if err := ctx.Err(); err != nil {
 				// The create timeout: what was made stays, in state (tainted only when nothing of it
@@ -494,7 +494,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				// The create timeout or an interrupt (Ctrl-C) ended the call before GKE registered
 				// the node pool: not a refusal. What was made stays, as above; the rollback would
 				// delete node pools that run for a create GKE never answered.
-				refused, timedOut = fmt.Errorf("%s: not created: %w", cfg.Name, cerr), true
+				refused, timedOut, cutOff = fmt.Errorf("%s: not created: %w", cfg.Name, cerr), true, true
 				break
 			}
 			refused = err
@@ -514,7 +514,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		// State records whatever exists, even after an error, so that nothing is orphaned.
 		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", refused == nil && len(sideErrs) == 0,
-			types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}), &resp.State, &resp.Diagnostics)
+			types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}), types.StringNull(), &resp.State, &resp.Diagnostics)
 		addWarnings(&resp.Diagnostics, fmt.Sprintf("GKE node pool (%s/%s)", cluster, plan.Name.ValueString()), warnings)
 		subject := fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, plan.Name.ValueString())
 		provisioning := provisioningSides(ctx, plan.NodePools)
@@ -532,6 +532,23 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 				keepPlanned(ctx, req.Plan.Raw, planned, plan, &resp.State, &resp.Diagnostics)
 				resp.Diagnostics.AddWarning(subject+": not done at the create timeout", detail+
 					"\n\nTerraform does not taint the pool for this, so that the next apply does not delete node pools that may be running by then. State records the node pools as GKE holds them; the next refresh reads how their creation ended, and the next plan shows the repair of any that failed or were not created.")
+				break
+			}
+			if !found && cutOff {
+				// Nothing found, but the timeout or an interrupt cut a CreateNodePool off after it was
+				// sent: GKE may carry it out after the look-up (the answer lost). State keeps the pool,
+				// with its owner id and an entry NOT_CREATED for each node pool, so that the next
+				// refresh finds by the owner label what GKE made; without state the owner id would be
+				// lost, and a node pool made late would be in no state: the next apply would fail on
+				// it as another's, and no destroy would delete it. The next refresh drops the pool if
+				// GKE made nothing.
+				if plan.ID.IsUnknown() {
+					plan.ID = types.StringValue(poolID(plan))
+				}
+				plan.NodePools = nodePoolList(nil)
+				keepPlanned(ctx, req.Plan.Raw, planned, plan, &resp.State, &resp.Diagnostics)
+				resp.Diagnostics.AddWarning(subject+": not done at the create timeout", errors.Join(append(sideErrs, refused)...).Error()+
+					"\n\nGKE had not answered the create of the node pools when the timeout passed (or the apply was interrupted), and it may still make them. State keeps the pool and its owner id, so that the next refresh finds what GKE made by the owner label, and drops the pool if GKE made nothing; the next plan then shows what is left to create.")
 				break
 			}
 			resp.Diagnostics.AddError(subject, errors.Join(append(sideErrs, refused)...).Error())
@@ -671,10 +688,10 @@ func addWarnings(diags *diag.Diagnostics, subject string, warnings []string) {
 // (createdHealthy): an error would have Terraform taint the pool, and the next apply would delete
 // and create again the node pools that run. The next refresh reads them, or fails with the same
 // error.
-func (r *NodePoolResource) refreshAfterApply(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured, createdHealthy bool, recorded types.List, state *tfsdk.State, diags *diag.Diagnostics) (bool, []string) {
+func (r *NodePoolResource) refreshAfterApply(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured, createdHealthy bool, recorded types.List, recordedOwner types.String, state *tfsdk.State, diags *diag.Diagnostics) (bool, []string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshAfterApplyTimeout)
 	defer cancel()
-	found, warnings, err := r.refresh(ctx, c, m, versionConfigured, recorded)
+	found, warnings, err := r.refresh(ctx, c, m, versionConfigured, recorded, recordedOwner)
 	if err != nil {
 		summary, detail := fmt.Sprintf("reading GKE node pool (%s/%s) back", m.cluster(), m.Name.ValueString()),
 			err.Error()+"\n\nState records the pool as the apply left it; the next refresh reads it."
@@ -724,7 +741,7 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 		}
 		// Without the record (imported, or written by an earlier version) the version counts as
 		// configured: state keeps what it holds while the nodes run it or a later version.
-		found, warnings, err := r.refresh(ctx, c, m, string(configured) != "false", m.NodePools)
+		found, warnings, err := r.refresh(ctx, c, m, string(configured) != "false", m.NodePools, m.OwnerID)
 		subject := fmt.Sprintf("GKE node pool (%s/%s)", m.cluster(), m.Name.ValueString())
 		if err != nil {
 			diags.AddError("reading "+subject, err.Error())
@@ -739,9 +756,9 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 // false when none exists. A node pool of a side's name that is not the pool's is left out, with a
 // warning when state held it. versionConfigured says that kubernetes_version is the
 // configuration's (see kubernetesVersion).
-func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured bool, recorded types.List) (bool, []string, error) {
+func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured bool, recorded types.List, recordedOwner types.String) (bool, []string, error) {
 	cluster, name := m.cluster(), m.Name.ValueString()
-	o := m.owner(ctx, recorded)
+	o := m.owner(ctx, recorded, recordedOwner)
 	priorLimits := map[string]pool.Sizes{}
 	if prior, diags := m.spec(ctx); !diags.HasError() && prior.Known(pool.P("scaling")) && prior.Known(pool.P("capacity")) {
 		for _, s := range prior.Sides() {
@@ -772,6 +789,12 @@ func (r *NodePoolResource) refresh(ctx context.Context, c *clients, m *nodePoolM
 	}
 	if len(sides) == 0 {
 		return false, warnings, nil
+	}
+	if o.legacy && slices.ContainsFunc(sides, func(s side) bool { return ownerIDOf(s.np) != o.id }) {
+		// A pool made before owner ids whose first apply under them (o.id, the plan's new id) did not
+		// write that id on every node pool keeps none yet: with it, the next refresh would take the
+		// node pools that lack it for another's. The next apply gives it an id again.
+		m.OwnerID = types.StringNull()
 	}
 	if o.anyID {
 		id, err := importedOwnerID(cluster, name, poolschema.MapSlice(sides, func(s side) *containerpb.NodePool { return s.np }))
@@ -974,7 +997,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		cluster, o := plan.cluster(), plan.owner(ctx, state.NodePools)
+		cluster, o := plan.cluster(), plan.owner(ctx, state.NodePools, state.OwnerID)
 		subject := fmt.Sprintf("GKE node pool (%s/%s)", cluster, plan.Name.ValueString())
 		// Before any change: the pool's own node pools, and none of another's of a name it needs.
 		own, err := ownSides(ctx, c, cluster, o, sideNames(cfgs))
@@ -987,11 +1010,19 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		// then delete what goes: a side that fails (refused, ERROR, RUNNING_WITH_ERROR: a stockout)
 		// leaves the side it was to replace running, and state records both.
 		var errs []error
+		recordedStatus := map[string]string{}
+		for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
+			recordedStatus[np.Name.ValueString()] = np.Status.ValueString()
+		}
 		for _, cfg := range cfgs {
 			var err error
 			switch np := own[cfg.Name]; {
 			case np == nil:
 				err = createSide(ctx, c, cluster, o, cfg, version)
+			case np.GetStatus() == containerpb.NodePool_ERROR && recordedStatus[cfg.Name] != containerpb.NodePool_ERROR.String() && !affinityChanged(np, cfg):
+				// It turned ERROR after the plan, which showed no replacement: left as it is, for the
+				// next plan to show (turnedError).
+				err = turnedError(ctx, c, np)
 			case np.GetStatus() == containerpb.NodePool_ERROR || affinityChanged(np, cfg):
 				// A node pool in ERROR (its creation failed) is not repaired in place: delete it and
 				// create it again, as terraform-provider-google replaces one created in error. Nor is
@@ -1029,7 +1060,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			}
 		}
 		// State is what GKE holds now: the update, or as much of it as happened.
-		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", false, state.NodePools, &resp.State, &resp.Diagnostics)
+		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", false, state.NodePools, state.OwnerID, &resp.State, &resp.Diagnostics)
 		addWarnings(&resp.Diagnostics, subject, warnings)
 		if found && len(errs) == 0 {
 			errs = append(errs, notInSync(ctx, plan.NodePools)...)
@@ -1039,6 +1070,25 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 				"\n\nState records the node pools as GKE holds them; the next plan shows what is left to do.")
 		}
 	})
+}
+
+// turnedError is why an update leaves a node pool that turned ERROR after the plan (state recorded
+// it in another status, so the plan showed no replacement) as it is. ERROR says that "the node pool
+// may be unusable" (container v1 API, NodePool.Status), not that its nodes are gone: after a failed
+// upgrade or repair they may still run and serve (cloudsim's FailNodePool), and no apply deletes
+// nodes its plan did not show it deleting. (Nor could the apply replace it quietly: the plan holds
+// its instance groups, and a new node pool's would be an inconsistent result.) The update records
+// the status, so the next plan shows the replacement, with the nodes it deletes, and its apply
+// makes it.
+func turnedError(ctx context.Context, c *clients, np *containerpb.NodePool) error {
+	nodes := "its nodes could not be counted"
+	if n, err := currentSize(ctx, c.compute, np); err != nil {
+		nodes += fmt.Sprintf(" (%v)", err)
+	} else {
+		nodes = fmt.Sprintf("it has %d nodes", n)
+	}
+	return fmt.Errorf("%w; it turned ERROR after the plan, and %s: gpufleet left it as it is rather than delete what the plan did not show it deleting; the next plan shows its replacement, and the apply of that plan makes it",
+		poolHealth(np), nodes)
 }
 
 // allHealthy checks that every node pool the pool keeps is RUNNING.
@@ -1080,12 +1130,12 @@ func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 		name, cluster := state.Name.ValueString(), state.cluster()
 		// Both sides, whatever state says (a side in state may be one of them only): each is
 		// deleted when it is the pool's (ownership.go); another's of the name stays.
-		err := deleteOwnSides(ctx, c, cluster, state.owner(ctx, state.NodePools), []string{name + pool.SuffixOnDemand, name + pool.SuffixSpot})
+		err := deleteOwnSides(ctx, c, cluster, state.owner(ctx, state.NodePools, state.OwnerID), []string{name + pool.SuffixOnDemand, name + pool.SuffixSpot})
 		if err == nil {
 			return
 		}
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE node pool (%s/%s)", cluster, name), err.Error())
 		// State keeps what is left.
-		r.refreshAfterApply(ctx, c, state, string(configured) != "false", false, state.NodePools, &resp.State, &resp.Diagnostics)
+		r.refreshAfterApply(ctx, c, state, string(configured) != "false", false, state.NodePools, state.OwnerID, &resp.State, &resp.Diagnostics)
 	})
 }

@@ -273,6 +273,106 @@ func TestAccGKENodePool_createTimeoutBeforeSecondSide(t *testing.T) {
 	})
 }
 
+// A create whose only CreateNodePool reached GKE and is carried out after the create timeout (the
+// answer lost, and the node pool not there yet when the create looks it up): the create keeps the
+// pool in state with its owner id and a NOT_CREATED entry, and warns, so that the next refresh finds
+// the node pool by its owner label. Before, the create failed with no state, the pool's owner id
+// was lost with it, and the node pool GKE made a moment later was in no state: the next apply failed
+// on it as another's, and a destroy left it running.
+func TestAccGKENodePool_createAnswerLostBeforeRegistered(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(timeouts string) string { return oneZonePool(sim, timeouts) }
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-od", Kind: cloudsim.Latency, Latency: 5 * time.Second, AfterStart: true, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             cfg("  timeouts {\n    create = \"2s\"\n  }\n"),
+				ExpectNonEmptyPlan: true,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("infer-od"), "status": knownvalue.StringExact("NOT_CREATED"), "in_sync": knownvalue.Bool(false)}),
+					})),
+				},
+				Check: func(s *terraform.State) error {
+					if err := diags.ExpectWarning("infer-od", "not created", "owner"); err != nil {
+						return err
+					}
+					if r := s.RootModule().Resources[addr]; r == nil || r.Primary.Tainted || r.Primary.Attributes["owner_id"] == "" {
+						return fmt.Errorf("the pool is tainted, not in state or without its owner id: %v", r)
+					}
+					if _, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-od"); ok {
+						return fmt.Errorf("infer-od exists already: the test proves nothing")
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+						if np, ok := sim.NodePool(testProject, testLocation, testCluster, "infer-od"); ok && np.GetStatus() == containerpb.NodePool_RUNNING {
+							return
+						}
+					}
+					t.Fatal("GKE never made infer-od")
+				},
+				Config: cfg(""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+				Check: func(*terraform.State) error {
+					if names := gpuPoolNames(t, sim); !slices.Equal(names, []string{"infer-od"}) {
+						return fmt.Errorf("node pools %v, want the one GKE made late", names)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// The same create cut off before GKE registered it (it never makes the node pool): the create warns
+// and keeps the pool's state, the next refresh drops the pool, and the next apply creates it.
+func TestAccGKENodePool_createCutOffNeverRegistered(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(timeouts string) string { return oneZonePool(sim, timeouts) }
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-od", Kind: cloudsim.Latency, Latency: time.Minute, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             cfg("  timeouts {\n    create = \"2s\"\n  }\n"),
+				ExpectNonEmptyPlan: true,
+				Check:              func(*terraform.State) error { return diags.ExpectWarning("infer-od", "not created") },
+			},
+			{
+				Config: cfg(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+				}},
+				Check: func(*terraform.State) error {
+					if names := gpuPoolNames(t, sim); !slices.Equal(names, []string{"infer-od"}) {
+						return fmt.Errorf("node pools %v, want infer-od", names)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
 // The create timeout passing while the first node pool still provisions (GKE registered it) and
 // before the second is sent: the pool is kept, untainted, with the provisioning node pool and a
 // NOT_CREATED entry for the other, where Terraform reported an inconsistent result and tainted it.
@@ -351,4 +451,124 @@ func TestAccGKENodePool_autoscaledDuringCreate(t *testing.T) {
 			},
 		}},
 	})
+}
+
+// A node pool that turns ERROR after the plan (a failed auto-upgrade or repair GKE started) while
+// its nodes still run is not deleted by an apply whose plan did not say so: the update leaves it and
+// its nodes as they are, fails naming it, and state records it ERROR. The next plan says that the
+// apply replaces it, with its nodes, and that apply does. Before, the update deleted it and its
+// running nodes to create it again, which no plan had shown.
+func TestAccGKENodePool_turnedErrorAfterPlan(t *testing.T) {
+	sim := startSim(t)
+	cfg := func(labels string) string {
+		return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)+labels)
+	}
+	const message = "Node pool upgrade failed: the node pool may be unusable."
+	var created string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg(""), Check: recordCreation(sim, "infer-od", &created)},
+			{
+				Config: cfg(`  labels = { team = "ml" }` + "\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.AfterPlan(func() {
+						if err := sim.FailNodePool(testProject, testLocation, testCluster, "infer-od", message); err != nil {
+							t.Error(err)
+						}
+					}),
+				}},
+				ExpectError: acctest.ExpectErrorParts("infer-od", message, "turned ERROR after the plan", "it has 2 nodes", "left it as it is"),
+			},
+			{
+				// State records what GKE holds: the node pool ERROR, with its nodes.
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				PreConfig: func() {
+					if id, _, _ := sim.NodePoolCreation(testProject, testLocation, testCluster, "infer-od"); id != created || id == "" {
+						t.Errorf("infer-od was deleted and created again (%q, was %q) though the plan did not say so", id, created)
+					}
+					if n, _ := sim.NodePoolNodeCount(testProject, testLocation, testCluster, "infer-od"); n == 0 {
+						t.Errorf("infer-od lost its nodes")
+					}
+				},
+				Check: resource.TestCheckResourceAttr(addr, "node_pools.0.status", "ERROR"),
+			},
+			{
+				// The plan shows the replacement; its apply makes it.
+				Config: cfg(`  labels = { team = "ml" }` + "\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+				Check: func(*terraform.State) error {
+					if id, _, _ := sim.NodePoolCreation(testProject, testLocation, testCluster, "infer-od"); id == created {
+						return fmt.Errorf("infer-od in ERROR was not replaced by the apply whose plan said so")
+					}
+					return checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error { return wantLabel(np, "team", "ml") })(nil)
+				},
+			},
+		},
+	})
+}
+
+// A node pool that turned ERROR after the plan with no nodes is left too (the plan holds its
+// instance groups, so a replacement now would be an inconsistent result), and the next apply,
+// whose plan shows the replacement, makes it.
+func TestAccGKENodePool_turnedErrorWithoutNodes(t *testing.T) {
+	sim := startSim(t)
+	cfg := providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 0, 4)+`  labels = { team = "ml" }`+"\n")
+	var created string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{
+				Config: providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 0, 4)),
+				Check:  recordCreation(sim, "infer-od", &created),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.AfterPlan(func() {
+						if err := sim.FailNodePool(testProject, testLocation, testCluster, "infer-od", "Node pool repair failed."); err != nil {
+							t.Error(err)
+						}
+					}),
+				}},
+				ExpectError: acctest.ExpectErrorParts("infer-od", "turned ERROR after the plan", "it has 0 nodes"),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+				Check: func(*terraform.State) error {
+					if id, _, _ := sim.NodePoolCreation(testProject, testLocation, testCluster, "infer-od"); id == created {
+						return fmt.Errorf("infer-od in ERROR was not replaced by the apply whose plan said so")
+					}
+					return checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error { return wantLabel(np, "team", "ml") })(nil)
+				},
+			},
+		},
+	})
+}
+
+// recordCreation is a check that records the creation id cloudsim gave a node pool in *id.
+func recordCreation(sim *cloudsim.Sim, name string, id *string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		*id, _, _ = sim.NodePoolCreation(testProject, testLocation, testCluster, name)
+		return nil
+	}
+}
+
+// oneZonePool is an on-demand inference pool of one node pool in one zone, with body added.
+func oneZonePool(sim *cloudsim.Sim, body string) string {
+	return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 2)+"  node_locations = [\"europe-west4-a\"]\n"+body)
 }

@@ -41,19 +41,22 @@ const labelOwner = "gpufleet_owner"
 
 // owner is whose node pools a pool's are: its name and owner id ("" before owner ids), or, on
 // import (anyID), any owner id of the name. recorded holds, per node pool name, the instance group
-// URLs state recorded for it: the proof for node pools made before owner ids.
+// URLs state recorded for it: the proof for node pools made before owner ids. legacy says that the
+// state recorded came from a pool made before owner ids (a null owner_id).
 type owner struct {
 	pool     string
 	id       string
 	anyID    bool
+	legacy   bool
 	recorded map[string][]string
 }
 
 // owner is the model's owner; recorded are the node pools of the state the model comes from (the
-// prior state during an update), null on import.
-func (m *nodePoolModel) owner(ctx context.Context, recorded types.List) owner {
+// prior state during an update), null on import, and recordedOwner that state's owner id.
+func (m *nodePoolModel) owner(ctx context.Context, recorded types.List, recordedOwner types.String) owner {
 	o := owner{pool: m.Name.ValueString(), id: m.OwnerID.ValueString(), recorded: map[string][]string{}}
 	o.anyID = (m.OwnerID.IsNull() || m.OwnerID.IsUnknown()) && recorded.IsNull()
+	o.legacy = recordedOwner.IsNull() && !recorded.IsNull()
 	for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, recorded) {
 		var urls []string
 		if !np.InstanceGroupURLs.IsUnknown() {
@@ -64,14 +67,19 @@ func (m *nodePoolModel) owner(ctx context.Context, recorded types.List) owner {
 	return o
 }
 
-// owns reports whether np is one of the pool's node pools.
+// owns reports whether np is one of the pool's node pools. A pool made before owner ids owns the
+// node pools its state recorded whatever owner id they carry: its first apply under owner ids writes
+// the new id on them before Terraform saves it, so an apply killed in between leaves node pools
+// labelled with an id that no state holds, and their instance groups are still the proof.
 func (o owner) owns(np *containerpb.NodePool) bool {
 	labels := np.GetConfig().GetResourceLabels()
 	if labels[pool.TagKeysFor(catalog.GCP).Pool] != o.pool {
 		return false
 	}
-	if id, ok := labels[labelOwner]; ok {
-		return o.anyID || o.id != "" && id == o.id
+	if id, ok := labels[labelOwner]; ok && (o.anyID || o.id != "" && id == o.id) {
+		return true
+	} else if ok && !o.legacy {
+		return false
 	}
 	return o.anyID || slices.ContainsFunc(np.GetInstanceGroupUrls(), func(u string) bool { return slices.Contains(o.recorded[np.GetName()], u) })
 }
