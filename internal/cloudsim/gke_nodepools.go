@@ -299,6 +299,17 @@ func (g *gkeServer) mutatePool(ctx context.Context, ref clusterRef, name string,
 			}
 		}
 		next.InstanceGroupUrls = instanceGroupURLs(ref, next, next.InstanceGroupUrls)
+		if rollout && next.GetUpgradeSettings().GetStrategy() == containerpb.NodePoolUpdateStrategy_BLUE_GREEN {
+			// A rollout with the blue-green strategy moves the nodes to new ("green") instance groups
+			// and deletes the old ("blue") ones: GKE "creates a new set of node resources ("green"
+			// nodes) with the new node configuration before evicting any workloads on the original
+			// resources ("blue" nodes)" (GKE "Node upgrade strategies"), and lists both while the
+			// upgrade runs ("During the node pool blue-green upgrade operation, the URLs contain both
+			// blue and green resources", container v1 API, NodePool.instance_group_urls). The node pool
+			// ends the operation with the green groups alone (the phases between are
+			// SetBlueGreenPhase's).
+			next.InstanceGroupUrls = instanceGroupURLs(ref, next, nil)
+		}
 		r.GPUTaint = gpuTaint
 		// The fault, when one fired for this call: faults.go lets CreateFailed and Degraded fire
 		// only on the operations that can end so (gke_faults.go).

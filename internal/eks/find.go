@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
@@ -82,8 +83,12 @@ func findNodegroup(ctx context.Context, conn *eks.Client, cluster, name string) 
 // its connection failed before the whole answer came, or the service failed (5xx) after it may have
 // accepted the call. An answer with a 4xx status is a refusal, after which nothing was made, and
 // so is throttling, which EC2 answers with 503 RequestLimitExceeded (aws/retry
-// DefaultThrottleErrorCodes).
+// DefaultThrottleErrorCodes). A refusal after an earlier attempt of the same call that may have
+// taken effect (attempts.wrap) may have been preceded by the effect.
 func answerMayBeLost(err error) bool {
+	if earlier := (*earlierAttemptError)(nil); errors.As(err, &earlier) {
+		return true
+	}
 	if _, throttled := retry.DefaultThrottleErrorCodes[apiErrorCode(err)]; throttled {
 		return false
 	}
@@ -94,6 +99,42 @@ func answerMayBeLost(err error) bool {
 	}
 	return true
 }
+
+// attempts follows one create call through the SDK's retries: its error is the last attempt's
+// alone, and an earlier attempt may have taken effect (a 500 after EC2 made the group, a dropped
+// connection) before a later one was refused (throttled until the attempts ran out).
+type attempts struct{ mayHaveWorked bool }
+
+// record is an APIOptions entry that notes each attempt's outcome, inside the SDK's retry loop
+// (after the Finalize step's "Retry" middleware, which runs the rest of the stack once per attempt).
+func (a *attempts) record(stack *middleware.Stack) error {
+	return stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("gpufleetAttempts",
+		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleFinalize(ctx, in)
+			if err == nil || answerMayBeLost(err) {
+				a.mayHaveWorked = true
+			}
+			return out, md, err
+		}), "Retry", middleware.After)
+}
+
+// ec2Option and eksOption add record to one call.
+func (a *attempts) ec2Option(o *ec2.Options) { o.APIOptions = append(o.APIOptions, a.record) }
+func (a *attempts) eksOption(o *eks.Options) { o.APIOptions = append(o.APIOptions, a.record) }
+
+// wrap is the call's error, marked as possibly lost (answerMayBeLost) when its last answer is a
+// refusal but an earlier attempt may have taken effect.
+func (a *attempts) wrap(err error) error {
+	if err != nil && a.mayHaveWorked && !answerMayBeLost(err) {
+		return &earlierAttemptError{err}
+	}
+	return err
+}
+
+// earlierAttemptError is a call's refusal after an attempt that may have taken effect (attempts).
+type earlierAttemptError struct{ error }
+
+func (e *earlierAttemptError) Unwrap() error { return e.error }
 
 // lostAnswerTimeout bounds the reads that look for what a create call made when its answer was lost.
 const lostAnswerTimeout = 30 * time.Second

@@ -68,3 +68,34 @@ func TestAnswerMayBeLost(t *testing.T) {
 		})
 	}
 }
+
+// A call whose first attempt may have taken effect (500) and whose retry is refused (400): its
+// error is the refusal, and with the attempts recorded it counts as possibly lost, not as a refusal.
+func TestAttempts_refusalAfterAnAttemptThatMayHaveWorked(t *testing.T) {
+	sim, err := cloudsim.Start(cloudsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	conn := eks.NewFromConfig(cloudsim.AWSConfig("us-east-1", 0), func(o *eks.Options) { o.BaseEndpoint = aws.String(sim.Endpoints().EKS) })
+	for _, f := range []cloudsim.Fault{
+		{Service: "eks", Operation: "DescribeNodegroup", Kind: cloudsim.ServerError, Count: 1},
+		{Service: "eks", Operation: "DescribeNodegroup", Kind: cloudsim.ServerError, Status: 400, Code: "InvalidParameterException", Message: "bad", Count: 1},
+	} {
+		if _, err := sim.Inject(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var tries attempts
+	_, err = conn.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("train-od")}, tries.eksOption)
+	if apiErrorCode(err) != "InvalidParameterException" || answerMayBeLost(err) {
+		t.Fatalf("the call's own error %v: want the refusal, not possibly lost", err)
+	}
+	if !answerMayBeLost(tries.wrap(err)) || apiErrorCode(tries.wrap(err)) != "InvalidParameterException" {
+		t.Errorf("with its attempts recorded, %v does not count as possibly lost", tries.wrap(err))
+	}
+	var first attempts
+	if _, err := conn.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String("ml"), NodegroupName: aws.String("nope")}, first.eksOption); answerMayBeLost(first.wrap(err)) {
+		t.Errorf("a plain not-found (%v) counts as possibly lost", err)
+	}
+}

@@ -370,10 +370,12 @@ func ensurePlacementGroup(ctx context.Context, c *clients, m *nodePoolModel, tag
 	for k, v := range tags {
 		all[k] = v
 	}
+	var tries attempts
 	_, err = conn.CreatePlacementGroup(ctx, &ec2.CreatePlacementGroupInput{
 		GroupName: aws.String(name), Strategy: ec2types.PlacementStrategyCluster,
 		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypePlacementGroup, Tags: ec2Tags(all)}},
-	})
+	}, tries.ec2Option)
+	err = tries.wrap(err)
 	// findOwned finds the pool's group: a not-found error when there is none, a *notOwnedError
 	// when the group of its name is not the pool's.
 	findOwned := func(ctx context.Context) (*ec2types.PlacementGroup, error) {

@@ -315,6 +315,7 @@ func ec2Tags(m map[string]string) []ec2types.Tag {
 // new pool's), and the next apply would fail on it as another's.
 func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cfg sideConfig, poll time.Duration) (id, version string, created bool, err error) {
 	name := o.templateName()
+	var tries attempts
 	out, err := conn.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{
 		LaunchTemplateName: aws.String(name),
 		LaunchTemplateData: launchTemplateData(cfg),
@@ -322,7 +323,8 @@ func createLaunchTemplate(ctx context.Context, conn *ec2.Client, o sideOwner, cf
 		TagSpecifications: []ec2types.TagSpecification{
 			{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: ec2Tags(o.templateTags(cfg))},
 		},
-	})
+	}, tries.ec2Option)
+	err = tries.wrap(err)
 	if isAlreadyExists(err) {
 		existing, findErr := findLaunchTemplateByName(ctx, conn, name)
 		if findErr != nil {

@@ -141,6 +141,46 @@ func TestAccEKSNodePool_placementGroupRetryMeetsItsOwn(t *testing.T) {
 	))
 }
 
+// CreatePlacementGroup served and answered 500, and the SDK's retry throttled until its attempts ran
+// out (aws.max_retries = 2 here; throttling is the usual last answer of a busy account): the last
+// answer is a refusal, but an earlier attempt may have made the group, so it is looked for by its
+// owner tag and counted as made, and the create goes on with it. Before, only the last answer
+// counted: the create failed on the throttling with no state, the group stayed with an owner id no
+// state held, and the next apply failed on it as another's.
+func TestAccEKSNodePool_placementGroupLastRetryThrottled(t *testing.T) {
+	sim := startSim(t)
+	var dropped atomic.Int32
+	var throttled atomic.Int32
+	// The retry, after the dropped answer, is throttled before it reaches EC2.
+	ec2 := testproxy.Start(t, dropFirstAnswer(t, sim, "CreatePlacementGroup", &dropped), nil, false, func(w http.ResponseWriter, r *http.Request, _ http.Handler) bool {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Error(err)
+			return false
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !strings.Contains(string(body), "Action=CreatePlacementGroup&") || dropped.Load() == 0 || !throttled.CompareAndSwap(0, 1) {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/xml;charset=UTF-8")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?>
+<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>4b7e1d2c-9a3f-4e5b-8c6d-1f2a3b4c5d6e</RequestID></Response>`)
+		return true
+	}).URL
+	proxied := strings.Replace(providerConfig(sim, ""), sim.Endpoints().EC2, ec2, 1)
+	proxied = strings.Replace(proxied, "skip_credentials_validation = true", "skip_credentials_validation = true\n    max_retries                 = 2", 1)
+	resource.Test(t, poolTest(t, sim, resource.TestStep{
+		Config: proxied + efaPool(efaClusterPG),
+		Check: resource.ComposeTestCheckFunc(wantEFA(t, sim, od, 4, ownedPG), func(*terraform.State) error {
+			if reqs := sim.RequestsFor("ec2", "CreatePlacementGroup"); dropped.Load() != 1 || throttled.Load() != 1 || len(reqs) != 1 || reqs[0].Error != "" {
+				return fmt.Errorf("dropped %d answers, throttled %d calls; CreatePlacementGroup calls %+v: want the first served, its answer dropped, and the retry throttled, or the test proves nothing", dropped.Load(), throttled.Load(), reqs)
+			}
+			return nil
+		}),
+	}))
+}
+
 // A create that fails with nothing of the pool but its placement group, which it then cannot delete
 // (DeletePlacementGroup refused): state records the pool with the group alone, tainted; the next
 // apply replaces it, deleting the group first, and creates the pool. Before, the group was orphaned

@@ -658,8 +658,9 @@ func createSide(ctx context.Context, c *clients, m *nodePoolModel, cfg sideConfi
 		leftover, err := dropLaunchTemplate(ctx, c, o, cfg, ltID, ltVersion, created, fmt.Errorf("the apply ended before the node group was asked for: %w", err))
 		return nil, leftover, err
 	}
-	out, err := c.eks.CreateNodegroup(ctx, in)
-	if err != nil {
+	var tries attempts
+	out, err := c.eks.CreateNodegroup(ctx, in, tries.eksOption)
+	if err = tries.wrap(err); err != nil {
 		ng, findErr := findAfterFailedCreate(ctx, err, c.poll, func(ctx context.Context) (*types.Nodegroup, error) {
 			return findOwnedNodegroup(ctx, c, o, "")
 		})

@@ -142,7 +142,8 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		if state != nil {
 			replaced = replacedSides(ctx, spec, state)
 		}
-		plan.NodePools = plannedNodePools(ctx, spec, *derived, state, state != nil && plan.NodeLocations.Equal(state.NodeLocations), replaced)
+		blueGreen := plan.UpgradeSettings != nil && (plan.UpgradeSettings.Strategy.IsUnknown() || plan.UpgradeSettings.Strategy.ValueString() == strategyBlueGreen)
+		plan.NodePools = plannedNodePools(ctx, spec, *derived, state, state != nil && plan.NodeLocations.Equal(state.NodeLocations), blueGreen, replaced)
 		if state != nil {
 			requiresReplace := replacedBy(ctx, spec, *derived, state)
 			resp.RequiresReplace = append(resp.RequiresReplace, requiresReplace...)
@@ -263,11 +264,13 @@ func addRolloutWarning(ctx context.Context, diags *diag.Diagnostics, s pool.Spec
 // node_locations, which takes its cluster's at apply). A size the autoscaler owns stays what it
 // is, moved into new limits, and is unknown when the zones change (GKE sizes new zones itself).
 // Status is unknown, and so are the instance groups of new node pools (an ERROR one the apply
-// creates again is new, as is one whose reservation changes: replaced) and of node pools whose
-// zones change. in_sync is true after an update (which fails when a node pool ends otherwise),
+// creates again is new, as is one whose reservation changes: replaced), of node pools whose zones
+// change, and of a pool with the blue-green upgrade strategy (blueGreen): a change that recreates
+// the nodes moves them to new ("green") instance groups, and GKE may start such an upgrade itself
+// between the plan and the apply (cloudsim's mutatePool, SetBlueGreenPhase). in_sync is true after an update (which fails when a node pool ends otherwise),
 // unknown for a new pool: a create that leaves a side in error beside a running one succeeds with
 // a warning, in_sync false (Create).
-func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones bool, replaced []string) types.List {
+func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones, blueGreen bool, replaced []string) types.List {
 	prior := map[string]nodePoolSideModel{}
 	if state != nil {
 		for _, np := range poolschema.ListOf[nodePoolSideModel](ctx, state.NodePools) {
@@ -308,7 +311,7 @@ func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *n
 			case s.AutoscalerOwnsSize:
 				np.DesiredSize = types.Int64Unknown()
 			}
-			if sameZones {
+			if sameZones && !blueGreen {
 				np.InstanceGroupURLs = p.InstanceGroupURLs
 			}
 		}

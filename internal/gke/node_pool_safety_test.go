@@ -572,3 +572,48 @@ func recordCreation(sim *cloudsim.Sim, name string, id *string) resource.TestChe
 func oneZonePool(sim *cloudsim.Sim, body string) string {
 	return providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 1, 2)+"  node_locations = [\"europe-west4-a\"]\n"+body)
 }
+
+// An update that rolls the nodes out with the blue-green strategy (here a new machine type) ends
+// with new instance groups: GKE moves the nodes to green groups and deletes the blue ones. The plan
+// shows the node pool's instance groups known only after the apply, and the apply succeeds, where a
+// plan that kept the old ones made Terraform fail the update as an inconsistent result.
+func TestAccGKENodePool_blueGreenRolloutNewInstanceGroups(t *testing.T) {
+	sim := startSim(t)
+	const blueGreen = "  upgrade_settings {\n    strategy = \"BLUE_GREEN\"\n  }\n"
+	cfg := func(machineType string) string {
+		return providerConfig(sim, "") + poolConfig("infer", machineType, inferenceWorkload+acctest.Scaling(0, 1, 2)+"  node_locations = [\"europe-west4-a\"]\n"+blueGreen)
+	}
+	var blue string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{
+			{Config: cfg("g2-standard-8"), Check: recordAttribute("node_pools.0.instance_group_urls.0", &blue)},
+			{
+				Config: cfg("g2-standard-12"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("node_pools").AtSliceIndex(0).AtMapKey("instance_group_urls")),
+				}},
+				Check: func(s *terraform.State) error {
+					if green := acctest.StateAttribute(s, addr, "node_pools.0.instance_group_urls.0"); green == blue || green == "" {
+						return fmt.Errorf("instance groups %q after the blue-green rollout, were %q", green, blue)
+					}
+					return checkNodePool(t, sim, "infer-od", func(np *containerpb.NodePool) error {
+						if np.GetConfig().GetMachineType() != "g2-standard-12" {
+							return fmt.Errorf("machine type %s", np.GetConfig().GetMachineType())
+						}
+						return nil
+					})(s)
+				},
+			},
+		},
+	})
+}
+
+// recordAttribute is a check that records the pool's state attribute at path in *v.
+func recordAttribute(path string, v *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		*v = acctest.StateAttribute(s, addr, path)
+		return nil
+	}
+}

@@ -1,6 +1,7 @@
 package gke
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -132,8 +133,10 @@ func waitOperation(ctx context.Context, conn *container.ClusterManagerClient, c 
 		case <-time.After(poll):
 		}
 		next, err := conn.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name}, readRetry())
-		if ctx.Err() != nil {
-			return fmt.Errorf("timed out waiting for operation %s (%s, last status %s): %w", op.GetName(), op.GetOperationType(), op.GetStatus(), ctx.Err())
+		// The caller's deadline, which gRPC sends with the call: the service may answer
+		// DEADLINE_EXCEEDED a moment before the caller's own context ends.
+		if ctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded {
+			return fmt.Errorf("timed out waiting for operation %s (%s, last status %s): %w", op.GetName(), op.GetOperationType(), op.GetStatus(), cmp.Or(ctx.Err(), err))
 		}
 		if err != nil {
 			return fmt.Errorf("polling operation %s: %w", op.GetName(), err)
