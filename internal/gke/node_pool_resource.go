@@ -267,9 +267,9 @@ func addRolloutWarning(ctx context.Context, diags *diag.Diagnostics, s pool.Spec
 // creates again is new, as is one whose reservation changes: replaced), of node pools whose zones
 // change, and of a pool with the blue-green upgrade strategy (blueGreen): a change that recreates
 // the nodes moves them to new ("green") instance groups, and GKE may start such an upgrade itself
-// between the plan and the apply (cloudsim's mutatePool, SetBlueGreenPhase). in_sync is true after an update (which fails when a node pool ends otherwise),
-// unknown for a new pool: a create that leaves a side in error beside a running one succeeds with
-// a warning, in_sync false (Create).
+// between the plan and the apply (cloudsim's mutatePool, SetBlueGreenPhase). in_sync is true after
+// an update (which fails when a node pool ends otherwise), unknown for a new pool: a create that
+// leaves a side in error beside a running one succeeds with a warning, in_sync false (Create).
 func plannedNodePools(ctx context.Context, s pool.Spec, d pool.Derived, state *nodePoolModel, sameZones, blueGreen bool, replaced []string) types.List {
 	prior := map[string]nodePoolSideModel{}
 	if state != nil {
