@@ -516,12 +516,19 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 			}
 		}
 		// State records whatever exists, even after an error, so that nothing is orphaned.
-		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", refused == nil && len(sideErrs) == 0,
+		// The create's context ended (its timeout, an interrupt): GKE may still be making node pools.
+		ended := timedOut || ctx.Err() != nil
+		found, warnings, readFailed := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", refused == nil && len(sideErrs) == 0 || ended,
 			types.ListNull(types.ObjectType{AttrTypes: nodePoolSideAttrTypes}), types.StringNull(), &resp.State, &resp.Diagnostics)
 		addWarnings(&resp.Diagnostics, fmt.Sprintf("GKE node pool (%s/%s)", cluster, plan.Name.ValueString()), warnings)
 		subject := fmt.Sprintf("creating GKE node pool (%s/%s)", cluster, plan.Name.ValueString())
 		provisioning := provisioningSides(ctx, plan.NodePools)
 		switch {
+		case ended && readFailed:
+			// The create timeout, and the read back failed (warned above): state records the node
+			// pools as planned, untainted, for the next refresh to read.
+			resp.Diagnostics.AddWarning(subject+": not done at the create timeout", errors.Join(append(sideErrs, refused)...).Error()+
+				"\n\nTerraform does not taint the pool for this, so that the next apply does not delete node pools that may be running by then; the next refresh reads how their creation ended.")
 		case timedOut || len(sideErrs) > 0 && len(provisioning) > 0:
 			if found && (anyRunning(ctx, plan.NodePools) || len(provisioning) > 0) {
 				// The create timeout, with node pools that run or are still provisioning (GKE audit
@@ -686,20 +693,20 @@ func addWarnings(diags *diag.Diagnostics, subject string, warnings []string) {
 // pools, state records the model as the apply left it, its unknown values null, so that nothing is
 // orphaned; the next refresh reads the rest. found is false when none of the pool exists.
 //
-// A create whose node pools GKE made healthy, whose read back fails (a role without
-// compute.instanceGroupManagers.get, a read that outlasts its retries), warns instead
-// (createdHealthy): an error would have Terraform taint the pool, and the next apply would delete
-// and create again the node pools that run. The next refresh reads them, or fails with the same
-// error.
-func (r *NodePoolResource) refreshAfterApply(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured, createdHealthy bool, recorded types.List, recordedOwner types.String, state *tfsdk.State, diags *diag.Diagnostics) (bool, []string) {
+// A create whose read back fails (a role without compute.instanceGroupManagers.get, a read that
+// outlasts its retries) warns instead when its node pools may run (keep: GKE made them healthy, or
+// the create timed out while GKE may still be making them), and readFailed says so: an error would
+// have Terraform taint the pool, and the next apply would delete and create again the node pools
+// that run. The next refresh reads them, or fails with the same error.
+func (r *NodePoolResource) refreshAfterApply(ctx context.Context, c *clients, m *nodePoolModel, versionConfigured, keep bool, recorded types.List, recordedOwner types.String, state *tfsdk.State, diags *diag.Diagnostics) (found bool, warnings []string, readFailed bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshAfterApplyTimeout)
 	defer cancel()
 	found, warnings, err := r.refresh(ctx, c, m, versionConfigured, recorded, recordedOwner)
 	if err != nil {
 		summary, detail := fmt.Sprintf("reading GKE node pool (%s/%s) back", m.cluster(), m.Name.ValueString()),
 			err.Error()+"\n\nState records the pool as the apply left it; the next refresh reads it."
-		if createdHealthy {
-			diags.AddWarning(summary, err.Error()+"\n\nThe node pools were created and are healthy, and state records them as planned (the pool is not tainted, so that the next apply does not replace running nodes). The next refresh reads them; until it can, plans fail with this error.")
+		if keep {
+			diags.AddWarning(summary, err.Error()+"\n\nState records the node pools as planned (the pool is not tainted, so that the next apply does not replace node pools that may run). The next refresh reads them; until it can, plans fail with this error.")
 		} else {
 			diags.AddError(summary, detail)
 		}
@@ -707,14 +714,14 @@ func (r *NodePoolResource) refreshAfterApply(ctx context.Context, c *clients, m 
 			diags.Append(state.Set(ctx, m)...)
 			state.Raw = nullUnknowns(state.Raw)
 		}
-		return true, warnings
+		return true, warnings, true
 	}
 	if found {
 		diags.Append(state.Set(ctx, m)...)
 	} else {
 		state.RemoveResource(ctx)
 	}
-	return found, warnings
+	return found, warnings, false
 }
 
 // refreshAfterApplyTimeout bounds the reads after an apply.
@@ -1063,7 +1070,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			}
 		}
 		// State is what GKE holds now: the update, or as much of it as happened.
-		found, warnings := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", false, state.NodePools, state.OwnerID, &resp.State, &resp.Diagnostics)
+		found, warnings, _ := r.refreshAfterApply(ctx, c, plan, string(configured) == "true", false, state.NodePools, state.OwnerID, &resp.State, &resp.Diagnostics)
 		addWarnings(&resp.Diagnostics, subject, warnings)
 		if found && len(errs) == 0 {
 			errs = append(errs, notInSync(ctx, plan.NodePools)...)

@@ -617,3 +617,37 @@ func recordAttribute(path string, v *string) resource.TestCheckFunc {
 		return nil
 	}
 }
+
+// A create that outlasts its timeout while GKE provisions the node pool, and whose read back then
+// fails (here Compute Engine refuses the instance group read once): the create warns, and the pool
+// is not tainted, since the node pool may be running by the next apply, which would delete it to
+// replace a tainted pool. Before, the failed read made the create an error, and Terraform tainted it.
+func TestAccGKENodePool_createTimeoutThenReadFails(t *testing.T) {
+	sim, config := slowProvisioning(t)
+	var diags acctest.ApplyDiagnostics
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: diags.ProviderFactories(),
+		CheckDestroy:             checkNothingLeft(t, sim),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				if _, err := sim.Inject(cloudsim.Fault{Service: "compute", Operation: "instanceGroupManagers.get", Kind: cloudsim.ServerError, Status: 403, Count: 1,
+					Code: "forbidden", Message: "Required 'compute.instanceGroupManagers.get' permission"}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: config,
+			Check: func(s *terraform.State) error {
+				if err := diags.ExpectWarning("reading GKE node pool", "compute.instanceGroupManagers.get", "not tainted"); err != nil {
+					return err
+				}
+				if r := s.RootModule().Resources[addr]; r == nil || r.Primary.Tainted {
+					return fmt.Errorf("the pool is tainted or not in state: %v", r)
+				}
+				if n := len(sim.RequestsFor("compute", "instanceGroupManagers.get")); n == 0 {
+					return fmt.Errorf("no instance group read: the test proves nothing")
+				}
+				return nil
+			},
+		}},
+	})
+}
