@@ -1029,9 +1029,10 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			switch np := own[cfg.Name]; {
 			case np == nil:
 				err = createSide(ctx, c, cluster, o, cfg, version)
-			case np.GetStatus() == containerpb.NodePool_ERROR && recordedStatus[cfg.Name] != containerpb.NodePool_ERROR.String() && !affinityChanged(np, cfg):
+			case np.GetStatus() == containerpb.NodePool_ERROR && !slices.Contains([]string{"", containerpb.NodePool_ERROR.String(), statusNotCreated}, recordedStatus[cfg.Name]) && !affinityChanged(np, cfg):
 				// It turned ERROR after the plan, which showed no replacement: left as it is, for the
-				// next plan to show (turnedError).
+				// next plan to show (turnedError). (One that state did not hold, or held NOT_CREATED,
+				// the plan shows being created: it is replaced.)
 				err = turnedError(ctx, c, np)
 			case np.GetStatus() == containerpb.NodePool_ERROR || affinityChanged(np, cfg):
 				// A node pool in ERROR (its creation failed) is not repaired in place: delete it and
