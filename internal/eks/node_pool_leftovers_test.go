@@ -45,11 +45,7 @@ func TestAccEKSNodePool_placementGroupAnswerLost(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "ec2", Operation: "CreatePlacementGroup", Kind: cloudsim.Latency, Latency: lostAnswerLatency, Count: 1}); err != nil {
-						t.Fatal(err)
-					}
-				},
+				PreConfig:   acctest.Inject(t, sim, cloudsim.Fault{Service: "ec2", Operation: "CreatePlacementGroup", Kind: cloudsim.Latency, Latency: lostAnswerLatency, Count: 1}),
 				Config:      pool(lostAnswerTimeouts("create")),
 				ExpectError: acctest.ExpectErrorParts("deadline exceeded"),
 			},
@@ -117,11 +113,7 @@ func TestAccEKSNodePool_placementGroupRetryMeetsItsOwn(t *testing.T) {
 	cfg := proxied + efaPool(efaClusterPG)
 	resource.Test(t, poolTest(t, sim,
 		resource.TestStep{
-			PreConfig: func() {
-				if _, err := sim.Inject(refused("eks", "CreateNodegroup", od)); err != nil {
-					t.Fatal(err)
-				}
-			},
+			PreConfig:   acctest.Inject(t, sim, refused("eks", "CreateNodegroup", od)),
 			Config:      cfg,
 			ExpectError: acctest.ExpectErrorParts("creating EKS node group", od, "AccessDeniedException"),
 		},
@@ -231,11 +223,7 @@ func TestAccEKSNodePool_launchTemplateWarningsCleanupFails(t *testing.T) {
 	})
 	resource.Test(t, poolTest(t, sim,
 		resource.TestStep{
-			PreConfig: func() {
-				if _, err := sim.Inject(refused("ec2", "DeleteLaunchTemplate", "")); err != nil {
-					t.Fatal(err)
-				}
-			},
+			PreConfig:   acctest.Inject(t, sim, refused("ec2", "DeleteLaunchTemplate", "")),
 			Config:      capacityBlock(sim),
 			ExpectError: acctest.ExpectErrorParts("creating EKS node group", od, "InvalidInstanceType", "deleting launch template", "UnauthorizedOperation"),
 		},

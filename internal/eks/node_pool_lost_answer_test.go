@@ -62,12 +62,8 @@ func TestAccEKSNodePool_createAnswerLost(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.Latency, Latency: lostAnswerLatency, Count: 1, Match: od}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: cfg,
+				PreConfig: acctest.Inject(t, sim, cloudsim.Fault{Service: "eks", Operation: "CreateNodegroup", Kind: cloudsim.Latency, Latency: lostAnswerLatency, Count: 1, Match: od}),
+				Config:    cfg,
 				Check: func(s *terraform.State) error {
 					if err := diags.ExpectWarning(od, "created, its answer lost", "deadline exceeded", "gpufleet:owner"); err != nil {
 						return err
@@ -189,12 +185,8 @@ func TestAccEKSNodePool_launchTemplateAnswerLost(t *testing.T) {
 	}
 	resource.Test(t, poolTest(t, sim,
 		resource.TestStep{
-			PreConfig: func() {
-				if _, err := sim.Inject(cloudsim.Fault{Service: "ec2", Operation: "CreateLaunchTemplate", Kind: cloudsim.Latency, Latency: lostAnswerLatency, Count: 1,
-					Match: "gpufleet." + testCluster + "." + od}); err != nil {
-					t.Fatal(err)
-				}
-			},
+			PreConfig: acctest.Inject(t, sim, cloudsim.Fault{Service: "ec2", Operation: "CreateLaunchTemplate", Kind: cloudsim.Latency, Latency: lostAnswerLatency, Count: 1,
+				Match: "gpufleet." + testCluster + "." + od}),
 			Config:      cfg(lostAnswerTimeouts("create")),
 			ExpectError: acctest.ExpectErrorParts("creating launch template", od, "deadline exceeded"),
 		},

@@ -35,11 +35,7 @@ func TestAccGKENodePool_swapKeepsRunningSide(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg(0), Check: func(*terraform.State) error { odID = creationID(sim, "infer-od"); return nil }},
 			{
-				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-spot", Kind: cloudsim.CreateFailed, Count: 1}); err != nil {
-						t.Fatal(err)
-					}
-				},
+				PreConfig:   acctest.Inject(t, sim, cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-spot", Kind: cloudsim.CreateFailed, Count: 1}),
 				Config:      cfg(100),
 				ExpectError: acctest.ExpectErrorParts("infer-spot", "ERROR", "infer-od kept"),
 			},
@@ -76,12 +72,8 @@ func TestAccGKENodePool_createUnavailableAfterStart(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Kind: cloudsim.Unavailable, AfterStart: true, Count: 1}); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)),
+			PreConfig: acctest.Inject(t, sim, cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Kind: cloudsim.Unavailable, AfterStart: true, Count: 1}),
+			Config:    providerConfig(sim, "") + poolConfig("infer", "g2-standard-8", inferenceWorkload+acctest.Scaling(0, 2, 4)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_pools").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("RUNNING")),
 			},
@@ -223,11 +215,7 @@ func TestAccGKENodePool_createTimeoutBeforeSecondSide(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-spot", Kind: cloudsim.Latency, Latency: time.Minute, Count: 1}); err != nil {
-						t.Fatal(err)
-					}
-				},
+				PreConfig:          acctest.Inject(t, sim, cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-spot", Kind: cloudsim.Latency, Latency: time.Minute, Count: 1}),
 				Config:             cfg("  timeouts {\n    create = \"4s\"\n  }\n"),
 				ExpectNonEmptyPlan: true, // the plan after it creates infer-spot
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -288,11 +276,7 @@ func TestAccGKENodePool_createAnswerLostBeforeRegistered(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-od", Kind: cloudsim.Latency, Latency: 5 * time.Second, AfterStart: true, Count: 1}); err != nil {
-						t.Fatal(err)
-					}
-				},
+				PreConfig:          acctest.Inject(t, sim, cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-od", Kind: cloudsim.Latency, Latency: 5 * time.Second, AfterStart: true, Count: 1}),
 				Config:             cfg("  timeouts {\n    create = \"2s\"\n  }\n"),
 				ExpectNonEmptyPlan: true,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -348,11 +332,7 @@ func TestAccGKENodePool_createCutOffNeverRegistered(t *testing.T) {
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() {
-					if _, err := sim.Inject(cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-od", Kind: cloudsim.Latency, Latency: time.Minute, Count: 1}); err != nil {
-						t.Fatal(err)
-					}
-				},
+				PreConfig:          acctest.Inject(t, sim, cloudsim.Fault{Service: "gke", Operation: "CreateNodePool", Match: "infer-od", Kind: cloudsim.Latency, Latency: time.Minute, Count: 1}),
 				Config:             cfg("  timeouts {\n    create = \"2s\"\n  }\n"),
 				ExpectNonEmptyPlan: true,
 				Check:              func(*terraform.State) error { return diags.ExpectWarning("infer-od", "not created") },
@@ -629,12 +609,8 @@ func TestAccGKENodePool_createTimeoutThenReadFails(t *testing.T) {
 		ProtoV6ProviderFactories: diags.ProviderFactories(),
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				if _, err := sim.Inject(cloudsim.Fault{Service: "compute", Operation: "instanceGroupManagers.get", Kind: cloudsim.ServerError, Status: 403, Count: 1,
-					Code: "forbidden", Message: "Required 'compute.instanceGroupManagers.get' permission"}); err != nil {
-					t.Fatal(err)
-				}
-			},
+			PreConfig: acctest.Inject(t, sim, cloudsim.Fault{Service: "compute", Operation: "instanceGroupManagers.get", Kind: cloudsim.ServerError, Status: 403, Count: 1,
+				Code: "forbidden", Message: "Required 'compute.instanceGroupManagers.get' permission"}),
 			Config: config,
 			Check: func(s *terraform.State) error {
 				if err := diags.ExpectWarning("reading GKE node pool", "compute.instanceGroupManagers.get", "not tainted"); err != nil {
