@@ -6,7 +6,8 @@
 #                   GPU memory, NVLink and the inter-node network on the other node types a pool
 #                   admits (several GPU models or counts)
 #   GF-RS-002 warn  GPU/slice memory is more than oversize_factor (default 4) x the need; names the cheapest
-#                   fitting option on the same cloud and region
+#                   fitting option on the same cloud and region; on a pool of several GPU models, when the
+#                   GPU of every node type it admits is
 #   GF-RS-003 warn  inference or development on a full training-class GPU when a MIG slice or a
 #                   smaller inference GPU fits
 #   GF-RS-004 deny  the pool's GPU does not compute in workload.precision (bf16: 8.0+, fp8: 8.9+), nor
@@ -293,6 +294,39 @@ bundle_warn contains _rs002(have, need, factor) if {
 }
 
 _other_oversize_factor if lib.configured_oversize_factor != 4
+
+# A pool of several GPU models (a NodePool of instance-family In [g6e, p4d, p5], a ComputeClass whose
+# priorities name an A100 and an H100) has no GPU of its own to compare: it is oversized when the
+# GPU of every node type it admits is, the smallest too. Karpenter launches the cheapest node type
+# that meets the pods' requests and GKE falls back down the priorities, and GPU memory is no request
+# nor priority, so any of them can take the replicas (GF-RS-001's candidates; a node type with fewer
+# GPUs than a replica asks for is never launched for it). Whole GPUs only: a MIG or time-shared
+# pool's slices are per model. Node types the catalog does not know are not judged (GF-DATA-002
+# names them). _admits_several first: the usual pool of one node type stops there.
+bundle_warn contains {"rule": "GF-RS-002", "attribute": _shape_attribute[doc.cloud], "text": text} if {
+	_admits_several
+	doc.gpu.model == null
+	need := doc.workload.gpu_memory_gib
+	is_number(need)
+	need > 0
+	not lib.doc_partitioned(doc)
+	asked := _asked_or_one
+	smallest := min([[g.memory_gib, model, t] |
+		some [t, model, gpus, _] in lib.candidate_shapes(doc)
+		lib.launched_for(doc, gpus, asked)
+		g := lib.gpu(model)
+	])
+	factor := _rs002_factor
+	smallest[0] > factor * need
+	text := sprintf("the GPU of every node type this pool admits has %s GiB of memory or more (the smallest: %s on %s), more than %v x the %s GiB workload.gpu_memory_gib; %s; %s", [
+		lib.gib(smallest[0]), smallest[1], smallest[2], factor, lib.gib(need), _candidates_launch(doc.resource_type), _suggestion_text(_cheapest_fit(need, factor * need)),
+	])
+}
+
+# The oversize factor of the policy data, else 4 (an unusable one, which GF-DATA-001 names, too).
+_rs002_factor := f if {
+	f := lib.configured_oversize_factor
+} else := 4
 
 # The memory one replica gets: the slice or GPU, split between the replicas that time-share it (as
 # the fit splits it).

@@ -671,3 +671,49 @@ test_computes_in_is_precision_supported if {
 	count(computes) > 0
 	count(computes) < count(pairs)
 }
+
+# A pool of several GPU models is oversized when the GPU of every node type it admits is, the
+# smallest too: one node type whose GPU is not keeps it quiet. Node types a replica's GPUs never
+# launch, and those the catalog does not know, are not weighed; a MIG or shared pool's slices are per
+# model.
+test_rs002_several_models_oversized_when_every_one_is if {
+	big := _mixed_nodepool(["g6e.xlarge", "p4d.24xlarge", "p5.48xlarge", "x9.unknown"], {"gpu_memory_gib": 8})
+	fs := fx.of(findings.warn, "GF-RS-002") with input as big
+	count(fs) == 1
+	some f in fs
+	f.attribute == "spec.template.spec.requirements"
+	contains(f.msg, `the GPU of every node type this pool admits has 40 GiB of memory or more (the smallest: A100-40GB on p4d.24xlarge), more than 4 x the 8 GiB spec.template.metadata.labels["gpufleet.io/gpu-memory-gib"]; Karpenter launches any node type that meets the pods' requests`)
+	contains(f.msg, "; the cheapest fitting option in the same region is g4dn.xlarge (T4, 16 GiB) at $0.59/h per GPU")
+
+	# an L4 among them holds 8 GiB within 4x
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as _mixed_nodepool(["g6.xlarge", "g6e.xlarge", "p5.48xlarge"], {"gpu_memory_gib": 8})
+
+	# replicas of 8 GPUs: the 1-GPU L4 node is never launched for them, the smallest is the H100
+	some eight in fx.of(findings.warn, "GF-RS-002") with input as _mixed_nodepool(["g6.xlarge", "p5.48xlarge"], {"gpu_memory_gib": 8, "gpus_per_replica": 8})
+	contains(eight.msg, "(the smallest: H100-80GB on p5.48xlarge)")
+
+	# a configured factor; a time-shared pool; no memory need; node types the catalog does not know
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as big with data.gpufleet.thresholds as {"oversize_factor": 8}
+	shared := object.union(big, {"gpu": {"sharing": {"strategy": "time-slicing", "replicas": 4}}})
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as shared
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as _mixed_nodepool(["g6e.xlarge", "p5.48xlarge"], {"gpu_memory_gib": null})
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as _mixed_nodepool(["x9.unknown", "x9.other"], {"gpu_memory_gib": 8})
+}
+
+# A ComputeClass whose priorities name an A100 and an H100 (a GPU and no machine type each) for a
+# 8 GiB model: the smallest is a priority's; at 10 GiB, 40 GiB is not more than 4x.
+test_rs002_several_models_computeclass_priorities if {
+	class := fx.pool({
+		"address": "ComputeClass/embed", "resource_type": "ComputeClass", "cloud": "gcp", "region": "us-central1",
+		"gpu": _mixed_gpu, "instance_types": [], "workload": {"gpu_memory_gib": 8},
+		"autoscaler": {"priorities": [
+			{"machine_type": null, "gpu_model": "H100-80GB", "gpu_count": 1},
+			{"machine_type": null, "gpu_model": "A100-40GB", "gpu_count": 1},
+		]},
+	})
+	some f in fx.of(findings.warn, "GF-RS-002") with input as class
+	contains(f.msg, "has 40 GiB of memory or more (the smallest: A100-40GB on priority 2), more than 4 x the 8 GiB")
+	f.attribute == "spec.priorities"
+	contains(f.msg, `8 GiB spec.nodePoolConfig.nodeLabels["gpufleet.io/gpu-memory-gib"]; GKE falls back down the priorities when those before them are out of capacity; the cheapest`)
+	count(fx.of(findings.warn, "GF-RS-002")) == 0 with input as object.union(class, {"workload": {"gpu_memory_gib": 10}})
+}
