@@ -273,6 +273,11 @@ candidate_misfits(doc) := [[name, model, f] |
 	not doc_partitioned(doc)
 	shapes := candidate_shapes(doc)
 	count(shapes) > 1 # a machine type in instance_types and the priority that names it are one
+
+	# a shape other than the pool's own before candidate_request, whose fits cost a pool of one GPU
+	# model and count in several sizes (g6.xlarge, g6.2xlarge: its own fit judges them all) about
+	# 0.2 ms in each of conftest's queries (BenchmarkConftestPlan, gpufleet@1k)
+	count([1 | some [_, model, gpus, _] in shapes; [model, gpus] != [doc.gpu.model, doc.gpu.per_node]]) > 0
 	asked := candidate_request(doc, shapes)
 }
 
