@@ -171,9 +171,10 @@
 // and SetNodePoolAutoscaling, and CreateFailed to DeleteNodePool. AfterStart (GKE) serves the call
 // and answers with the fault's error anyway: a lost answer to an operation that started
 // (gke_faults.go); with Latency, the call is served when the latency ends even after the caller
-// gave up (without AfterStart, a call whose caller gave up is never served). Stuck (EKS CreateNodegroup, UpdateNodegroupConfig, UpdateNodegroupVersion,
-// DeleteNodegroup) keeps the node group CREATING, UPDATING or DELETING for the fault's latency: an
-// operation that outlasts a caller's timeout.
+// gave up (without AfterStart, a call whose caller gave up is never served). Stuck (EKS
+// CreateNodegroup, UpdateNodegroupConfig, UpdateNodegroupVersion, DeleteNodegroup) keeps the node
+// group CREATING, UPDATING or DELETING for the fault's latency: an operation that outlasts a
+// caller's timeout.
 //
 // A reservation's "accelerator_type" may be a URL (projects/P/zones/Z/acceleratorTypes/nvidia-l4),
 // which reservations.get returns as given; "share_type" ORGANIZATION shares it with every project

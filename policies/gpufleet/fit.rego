@@ -276,7 +276,7 @@ candidate_misfits(doc) := [[name, model, f] |
 
 	# a shape other than the pool's own before candidate_request, whose fits cost a pool of one GPU
 	# model and count in several sizes (g6.xlarge, g6.2xlarge: its own fit judges them all) about
-	# 0.2 ms in each of conftest's queries (BenchmarkConftestPlan, gpufleet@1k)
+	# 0.8 ms in each of conftest's queries (BenchmarkConftestPlan, gpufleet@1k: 250 such pools)
 	count([1 | some [_, model, gpus, _] in shapes; [model, gpus] != [doc.gpu.model, doc.gpu.per_node]]) > 0
 	asked := candidate_request(doc, shapes)
 }
