@@ -236,19 +236,12 @@ func TestAccGKENodePool_legacyOwnership(t *testing.T) {
 			return nil
 		},
 		Steps: []resource.TestStep{
-			{
-				Config:             cfg,
-				ResourceName:       tuneAddr,
-				ImportState:        true,
-				ImportStateId:      testProject + "/" + testLocation + "/" + testCluster + "/tune",
-				ImportStatePersist: true,
-				ImportStateCheck: func(s []*terraform.InstanceState) error {
-					if len(s) != 1 || s[0].Attributes["owner_id"] != "" || s[0].Attributes["node_pools.#"] != "1" {
-						return fmt.Errorf("imported %v", s)
-					}
-					return nil
-				},
-			},
+			importTune(cfg, func(s []*terraform.InstanceState) error {
+				if len(s) != 1 || s[0].Attributes["owner_id"] != "" || s[0].Attributes["node_pools.#"] != "1" {
+					return fmt.Errorf("imported %v", s)
+				}
+				return nil
+			}),
 			{
 				PreConfig: func() {
 					foreignNodePool(t, sim, "tune-spot", map[string]string{"gpufleet_pool": "tune"})
@@ -285,8 +278,9 @@ func TestAccGKENodePool_legacyOwnership(t *testing.T) {
 // runner) after it wrote the new gpufleet_owner label on its node pool and before Terraform saved
 // the owner id: the node pool's instance groups, which state recorded, still prove it the pool's.
 // Refresh keeps it, as does the read after an update that fails, the next apply gives the pool an
-// owner id and writes it, and destroy deletes the node pool. Before, refresh dropped the node pool from state (its label named an owner id state
-// did not hold), the next apply failed on it as another's, and a destroy left it running.
+// owner id and writes it, and destroy deletes the node pool. Before, refresh dropped the node pool
+// from state (its label named an owner id state did not hold), the next apply failed on it as
+// another's, and a destroy left it running.
 func TestAccGKENodePool_legacyUpdateKilled(t *testing.T) {
 	sim := startSimWith(t, legacySeed(""))
 	tuneID := creationID(sim, "tune-od")
@@ -300,13 +294,7 @@ func TestAccGKENodePool_legacyUpdateKilled(t *testing.T) {
 			return nil
 		},
 		Steps: []resource.TestStep{
-			{
-				Config:             cfg,
-				ResourceName:       tuneAddr,
-				ImportState:        true,
-				ImportStateId:      testProject + "/" + testLocation + "/" + testCluster + "/tune",
-				ImportStatePersist: true,
-			},
+			importTune(cfg, nil),
 			{
 				PreConfig: func() {
 					// What the killed apply wrote: its new owner id, which no state holds.
@@ -394,4 +382,17 @@ func TestAccGKENodePool_poolWithoutOwnerIDPlansNoChange(t *testing.T) {
 			{Config: cfg, PlanOnly: true},
 		},
 	})
+}
+
+// importTune is the step that imports the pool "tune" of the legacy seed (legacySeed, tuneConfig)
+// into state with cfg, checking what was imported with check when it is not nil.
+func importTune(cfg string, check resource.ImportStateCheckFunc) resource.TestStep {
+	return resource.TestStep{
+		Config:             cfg,
+		ResourceName:       tuneAddr,
+		ImportState:        true,
+		ImportStateId:      testProject + "/" + testLocation + "/" + testCluster + "/tune",
+		ImportStatePersist: true,
+		ImportStateCheck:   check,
+	}
 }

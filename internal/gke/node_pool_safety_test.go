@@ -159,19 +159,12 @@ func TestAccGKENodePool_importDriverUnspecified(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             checkNothingLeft(t, sim),
 		Steps: []resource.TestStep{
-			{
-				Config:             cfg,
-				ResourceName:       tuneAddr,
-				ImportState:        true,
-				ImportStateId:      testProject + "/" + testLocation + "/" + testCluster + "/tune",
-				ImportStatePersist: true,
-				ImportStateCheck: func(s []*terraform.InstanceState) error {
-					if got := s[0].Attributes["gpu.driver_version"]; got != "INSTALLATION_DISABLED" {
-						return fmt.Errorf("imported gpu.driver_version = %q", got)
-					}
-					return nil
-				},
-			},
+			importTune(cfg, func(s []*terraform.InstanceState) error {
+				if got := s[0].Attributes["gpu.driver_version"]; got != "INSTALLATION_DISABLED" {
+					return fmt.Errorf("imported gpu.driver_version = %q", got)
+				}
+				return nil
+			}),
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
